@@ -1,0 +1,27 @@
+//===- Passes.h - fuse conversion passes ------------------------*- C++ -*-===//
+#ifndef FUSE_CONVERSION_PASSES_H
+#define FUSE_CONVERSION_PASSES_H
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Pass/Pass.h"
+
+namespace mlir {
+class RewritePatternSet;
+} // namespace mlir
+
+namespace fuse {
+
+#define GEN_PASS_DECL
+#include "fuse/Conversion/Passes.h.inc"
+
+/// Adds the patterns that lower each fuse op to scf loops over tensors.
+void populateFuseToLoopsPatterns(mlir::RewritePatternSet &patterns);
+
+#define GEN_PASS_REGISTRATION
+#include "fuse/Conversion/Passes.h.inc"
+
+} // namespace fuse
+
+#endif // FUSE_CONVERSION_PASSES_H

@@ -1,0 +1,323 @@
+//===- FuseOps.td - fuse dialect operations ----------------*- tablegen -*-===//
+//
+// Verifier checks are tagged (`map_c1`, ...). Each tag has a matching case
+// in test/Dialect/Fuse/invalid.mlir.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FUSE_DIALECT_FUSE_IR_FUSEOPS_TD
+#define FUSE_DIALECT_FUSE_IR_FUSEOPS_TD
+
+include "fuse/Dialect/Fuse/IR/FuseDialect.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/Interfaces/ControlFlowInterfaces.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+include "mlir/IR/OpAsmInterface.td"
+
+class Fuse_Op<string mnemonic, list<Trait> traits = []>
+    : Op<Fuse_Dialect, mnemonic, traits>;
+
+//===----------------------------------------------------------------------===//
+// fuse.map
+//===----------------------------------------------------------------------===//
+
+def Fuse_MapOp : Fuse_Op<"map", [RecursiveMemoryEffects]> {
+  let summary = "elementwise function of n tensors, m results";
+  let description = [{
+    Applies the body to the elements at each index of its inputs. All
+    inputs have the same shape; each result has that shape and the element
+    type of the matching `fuse.yield` operand. The body's block takes one
+    scalar per input, in order. To combine tensors of different ranks,
+    `fuse.broadcast` the smaller one first.
+
+    ```mlir
+    %y = fuse.map %x, %w : tensor<?xf32>, tensor<?xf32> -> tensor<?xf32> {
+    ^bb0(%a: f32, %b: f32):
+      %p = arith.mulf %a, %b : f32
+      fuse.yield %p : f32
+    }
+    ```
+  }];
+  let arguments = (ins Variadic<Fuse_Tensor>:$inputs);
+  let results = (outs Variadic<Fuse_Tensor>:$results);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = [{
+    $inputs attr-dict `:` type($inputs) `->` type($results) $body
+  }];
+  let hasVerifier = 1;
+  let hasRegionVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The yield ending the body.
+    YieldOp getYield();
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// fuse.reduce
+//===----------------------------------------------------------------------===//
+
+def Fuse_ReduceOp : Fuse_Op<"reduce", [RecursiveMemoryEffects,
+    AttrSizedOperandSegments]> {
+  let summary = "reduction over all or some dimensions, variadic";
+  let description = [{
+    Reduces k tensors of one shape over `dims` (all dimensions when
+    omitted), giving k tensors of the remaining shape (rank 0 for a full
+    reduction).
+
+    The combiner is either a list of built-in kinds, one per input
+    (`add`, `mul`, `min`, `max`, `and`, `or`, `xor`; several inputs with
+    built-in kinds are independent sibling reductions done in one pass), or
+    a region taking k accumulators then k elements and yielding k new
+    accumulators (tuple reductions such as argmax or Welford).
+
+    `init` gives one scalar per input: the result is
+    `init (+) x0 (+) x1 (+) ...` in index order. Built-in kinds may omit it
+    (the kind's identity is used); a combiner region requires it. A
+    reduction over zero elements yields its init.
+
+    Combiners must be associative. fuse may regroup but never reorders
+    operands, so non-commutative combiners are fine. `min`/`max` on floats
+    propagate NaN (`arith.minimumf`/`maximumf`); `and`/`or`/`xor` take
+    integers only.
+
+    ```mlir
+    %s = fuse.reduce add %x : tensor<?xf32> -> tensor<f32>
+    %r = fuse.reduce max %m dims [1] : tensor<?x?xf32> -> tensor<?xf32>
+    %v, %i = fuse.reduce %x, %idx init(%ninf, %c0 : f32, i64)
+        : tensor<?xf32>, tensor<?xi64> -> tensor<f32>, tensor<i64> {
+    ^bb0(%av: f32, %ai: i64, %bv: f32, %bi: i64):
+      %gt = arith.cmpf ogt, %bv, %av : f32
+      %v2 = arith.select %gt, %bv, %av : f32
+      %i2 = arith.select %gt, %bi, %ai : i64
+      fuse.yield %v2, %i2 : f32, i64
+    }
+    ```
+  }];
+  let arguments = (ins Variadic<Fuse_Tensor>:$inputs,
+                       Variadic<Fuse_ElementType>:$inits,
+                       OptionalAttr<Fuse_CombinerKindArrayAttr>:$kinds,
+                       OptionalAttr<DenseI64ArrayAttr>:$dims);
+  let results = (outs Variadic<Fuse_Tensor>:$results);
+  let regions = (region AnyRegion:$combiner);
+  let hasCustomAssemblyFormat = 1;
+  let hasVerifier = 1;
+  let hasRegionVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The reduced dimensions, sorted (all dimensions when `dims` is absent).
+    SmallVector<int64_t> getReducedDims();
+    /// True when the op reduces every dimension.
+    bool isFullReduction();
+    /// True when the combiner is a list of built-in kinds.
+    bool hasBuiltinKinds() { return getKindsAttr() != nullptr; }
+    /// The built-in kind of input `i`; requires hasBuiltinKinds().
+    CombinerKind getKind(unsigned i);
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// fuse.scan
+//===----------------------------------------------------------------------===//
+
+def Fuse_ScanOp : Fuse_Op<"scan", [RecursiveMemoryEffects,
+    AttrSizedOperandSegments]> {
+  let summary = "inclusive or exclusive prefix scan along one dimension";
+  let description = [{
+    Prefix scan of k tensors of one shape along dimension `dim` (the
+    innermost when omitted). Results have the inputs' shapes and element
+    types. Inclusive: `y[i] = init (+) x[0] (+) ... (+) x[i]`; exclusive:
+    `y[i] = init (+) x[0] (+) ... (+) x[i-1]`. Combiners and inits work as
+    for `fuse.reduce`.
+
+    ```mlir
+    %y = fuse.scan inclusive add %x : tensor<?xf32> -> tensor<?xf32>
+    %e = fuse.scan exclusive add %x dim 1 : tensor<?x?xi32> -> tensor<?x?xi32>
+    ```
+  }];
+  let arguments = (ins Variadic<Fuse_Tensor>:$inputs,
+                       Variadic<Fuse_ElementType>:$inits,
+                       OptionalAttr<Fuse_CombinerKindArrayAttr>:$kinds,
+                       OptionalAttr<I64Attr>:$dim,
+                       UnitAttr:$exclusive);
+  let results = (outs Variadic<Fuse_Tensor>:$results);
+  let regions = (region AnyRegion:$combiner);
+  let hasCustomAssemblyFormat = 1;
+  let hasVerifier = 1;
+  let hasRegionVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The scanned dimension (the innermost when `dim` is absent).
+    int64_t getScanDim();
+    bool hasBuiltinKinds() { return getKindsAttr() != nullptr; }
+    CombinerKind getKind(unsigned i);
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// fuse.filter
+//===----------------------------------------------------------------------===//
+
+def Fuse_FilterOp : Fuse_Op<"filter", [RecursiveMemoryEffects]> {
+  let summary = "stream compaction: keep the elements where a predicate holds";
+  let description = [{
+    Takes k rank-1 tensors of one length and keeps, in order, the positions
+    where the predicate body (one scalar per input, yielding one `i1`) is
+    true. Each result is a rank-1 tensor of dynamic size holding the kept
+    elements of the matching input; `tensor.dim` of a result is the count.
+
+    ```mlir
+    %pos = fuse.filter %x : tensor<?xf32> -> tensor<?xf32> {
+    ^bb0(%a: f32):
+      %p = arith.cmpf ogt, %a, %zero : f32
+      fuse.yield %p : i1
+    }
+    ```
+  }];
+  let arguments = (ins Variadic<Fuse_Tensor>:$inputs);
+  let results = (outs Variadic<Fuse_Tensor>:$results);
+  let regions = (region SizedRegion<1>:$predicate);
+  let assemblyFormat = [{
+    $inputs attr-dict `:` type($inputs) `->` type($results) $predicate
+  }];
+  let hasVerifier = 1;
+  let hasRegionVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// fuse.iota
+//===----------------------------------------------------------------------===//
+
+def Fuse_IotaOp : Fuse_Op<"iota", [Pure]> {
+  let summary = "the index along one dimension, as a tensor";
+  let description = [{
+    `y[i0, ..., ir] = i_dim` converted to the element type. `dim` defaults
+    to 0. One `index` operand gives each dynamic size, in order.
+
+    ```mlir
+    %i = fuse.iota %n : tensor<?xi64>
+    %j = fuse.iota %r, %c dim 1 : tensor<?x?xf32>
+    ```
+  }];
+  let arguments = (ins Variadic<Index>:$sizes, OptionalAttr<I64Attr>:$dim);
+  let results = (outs Fuse_Tensor:$result);
+  let assemblyFormat = [{
+    $sizes (`dim` $dim^)? attr-dict `:` type($result)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    int64_t getIotaDim() { return getDim() ? *getDim() : 0; }
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// fuse.gather
+//===----------------------------------------------------------------------===//
+
+def Fuse_GatherOp : Fuse_Op<"gather", [Pure]> {
+  let summary = "read a rank-1 source at given indices";
+  let description = [{
+    `y[i...] = source[indices[i...]]`. The result has the shape of
+    `indices` and the element type of `source`. An index outside
+    `[0, size(source))` reads zero (of the element type), so the op is
+    defined for every input, an empty source included.
+
+    ```mlir
+    %y = fuse.gather %src[%idx] : tensor<?xf32>, tensor<?xi64> -> tensor<?xf32>
+    ```
+  }];
+  let arguments = (ins Fuse_Tensor:$source, Fuse_IndexTensor:$indices);
+  let results = (outs Fuse_Tensor:$result);
+  let assemblyFormat = [{
+    $source `[` $indices `]` attr-dict `:` type($source) `,` type($indices)
+    `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// fuse.broadcast
+//===----------------------------------------------------------------------===//
+
+def Fuse_BroadcastOp : Fuse_Op<"broadcast", [Pure]> {
+  let summary = "repeat a tensor along new dimensions";
+  let description = [{
+    Inserts the result dimensions listed in `dims` (sorted, unique): the
+    result has rank `rank(input) + size(dims)`, and
+    `y[i...] = input[i... without the dims]`. The kept dimensions take the
+    input's sizes; one `index` operand gives each dynamic added dimension,
+    in order. Fusion reads the input in place of the broadcast, so a
+    reduction result broadcast into a map costs no extra pass.
+
+    ```mlir
+    %b = fuse.broadcast %s dims [0] (%n) : tensor<f32> -> tensor<?xf32>
+    %rb = fuse.broadcast %rowmax dims [1] (%c) : tensor<?xf32> -> tensor<?x?xf32>
+    ```
+  }];
+  let arguments = (ins Fuse_Tensor:$input, DenseI64ArrayAttr:$dims,
+                       Variadic<Index>:$sizes);
+  let results = (outs Fuse_Tensor:$result);
+  let assemblyFormat = [{
+    $input `dims` $dims (`(` $sizes^ `)`)? attr-dict `:` type($input) `->`
+    type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// fuse.group
+//===----------------------------------------------------------------------===//
+
+def Fuse_GroupOp : Fuse_Op<"group", [IsolatedFromAbove, SingleBlock,
+    RecursiveMemoryEffects]> {
+  let summary = "a fused group: fuse ops that run as one pass over memory";
+  let description = [{
+    Produced by fusion. The body is a single block whose arguments are the
+    group's operands (tensors read from memory, and scalars) and which ends
+    in `fuse.yield` of the group's results (tensors written to memory).
+    Every intermediate value inside the body stays on chip: code generation
+    turns one group into one kernel (or one fixed sequence of kernels for
+    multi-stage patterns such as a device-wide reduction's finishing
+    stage). The body holds fuse ops and scalar ops only.
+
+    `kind` names the group's pattern, chosen by fusion and read by code
+    generation: `elementwise` (maps, broadcasts, iotas and gathers only),
+    `reduce` (one or more sibling full reductions of elementwise values),
+    `row_reduce` (reductions over the inner dimension, plus maps over the
+    same rows that read them, e.g. softmax), `scan` (an elementwise
+    prologue, the scan, an elementwise epilogue) and `filter` (an
+    elementwise prologue and the compaction).
+
+    ```mlir
+    %s = fuse.group "reduce" (%x) : (tensor<?xf32>) -> tensor<f32> {
+    ^bb0(%a: tensor<?xf32>):
+      %sq = fuse.map %a : tensor<?xf32> -> tensor<?xf32> { ... }
+      %r = fuse.reduce add %sq : tensor<?xf32> -> tensor<f32>
+      fuse.yield %r : tensor<f32>
+    }
+    ```
+  }];
+  let arguments = (ins StrAttr:$kind, Variadic<AnyType>:$operands);
+  let results = (outs Variadic<Fuse_Tensor>:$results);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = [{
+    $kind ` ` `(` $operands `)` attr-dict `:` functional-type($operands, $results)
+    $body
+  }];
+  let hasVerifier = 1;
+  let hasRegionVerifier = 1;
+  let extraClassDeclaration = [{
+    YieldOp getYield();
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// fuse.yield
+//===----------------------------------------------------------------------===//
+
+def Fuse_YieldOp : Fuse_Op<"yield", [Pure, Terminator, ReturnLike,
+    ParentOneOf<["MapOp", "ReduceOp", "ScanOp", "FilterOp", "GroupOp"]>]> {
+  let summary = "ends a fuse body, yielding its scalars";
+  let arguments = (ins Variadic<AnyType>:$values);
+  let assemblyFormat = "($values^ `:` type($values))? attr-dict";
+  let builders = [OpBuilder<(ins), [{ /* nothing to yield */ }]>];
+}
+
+#endif // FUSE_DIALECT_FUSE_IR_FUSEOPS_TD

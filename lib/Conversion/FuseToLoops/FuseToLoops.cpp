@@ -1,0 +1,446 @@
+//===- FuseToLoops.cpp - lower fuse ops to scf loops over tensors ---------===//
+//
+// The reference lowering of the dialect: plain loop nests reading elements
+// with tensor.extract and building results with tensor.insert. It defines
+// what every op computes, drives the CPU backend and is the oracle that the
+// fused and GPU paths are checked against.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fuse/Conversion/Passes.h"
+#include "fuse/Dialect/Fuse/IR/FuseOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/WalkPatternRewriteDriver.h"
+
+namespace fuse {
+#define GEN_PASS_DEF_CONVERTFUSETOLOOPSPASS
+#include "fuse/Conversion/Passes.h.inc"
+} // namespace fuse
+
+using namespace mlir;
+using namespace fuse;
+
+namespace {
+
+/// The sizes of every dimension of `tensor`, as index values.
+SmallVector<Value> dimSizes(OpBuilder &b, Location loc, Value tensor) {
+  auto type = cast<RankedTensorType>(tensor.getType());
+  SmallVector<Value> sizes;
+  for (int64_t d = 0; d < type.getRank(); ++d)
+    sizes.push_back(tensor::DimOp::create(b, loc, tensor, d));
+  return sizes;
+}
+
+/// The dynamic sizes of `type` picked out of all `sizes`.
+SmallVector<Value> dynamicSizes(RankedTensorType type, ValueRange sizes) {
+  SmallVector<Value> dyn;
+  for (int64_t d = 0; d < type.getRank(); ++d)
+    if (type.isDynamicDim(d))
+      dyn.push_back(sizes[d]);
+  return dyn;
+}
+
+/// Builds a loop nest over `sizes` (outermost first) carrying `iterArgs`.
+/// `body` gets the induction variables and the current iter values and
+/// returns the next ones. Returns the final values. With no sizes, `body`
+/// runs once with no induction variables.
+using NestBody = function_ref<SmallVector<Value>(OpBuilder &, Location,
+                                                 ValueRange, ValueRange)>;
+SmallVector<Value> buildNest(OpBuilder &b, Location loc, ValueRange sizes,
+                             ValueRange iterArgs, NestBody body) {
+  SmallVector<Value> ivs;
+  std::function<SmallVector<Value>(OpBuilder &, unsigned, ValueRange)> rec =
+      [&](OpBuilder &nb, unsigned level, ValueRange iters) {
+        if (level == sizes.size())
+          return body(nb, loc, ivs, iters);
+        Value zero = arith::ConstantIndexOp::create(nb, loc, 0);
+        Value one = arith::ConstantIndexOp::create(nb, loc, 1);
+        auto loop = scf::ForOp::create(
+            nb, loc, zero, sizes[level], one, iters,
+            [&](OpBuilder &lb, Location, Value iv, ValueRange inner) {
+              ivs.push_back(iv);
+              SmallVector<Value> next = rec(lb, level + 1, inner);
+              ivs.pop_back();
+              scf::YieldOp::create(lb, loc, next);
+            });
+        return SmallVector<Value>(loop.getResults());
+      };
+  return rec(b, 0, iterArgs);
+}
+
+/// Builds tensors of `resultTypes`, all of shape `sizes`, where `elements`
+/// gives the scalars at each index.
+using ElementFn =
+    function_ref<SmallVector<Value>(OpBuilder &, Location, ValueRange)>;
+SmallVector<Value> buildElementwise(OpBuilder &b, Location loc,
+                                    TypeRange resultTypes, ValueRange sizes,
+                                    ElementFn elements) {
+  SmallVector<Value> empties;
+  for (Type t : resultTypes) {
+    auto rt = cast<RankedTensorType>(t);
+    empties.push_back(
+        tensor::EmptyOp::create(b, loc, rt, dynamicSizes(rt, sizes)));
+  }
+  return buildNest(
+      b, loc, sizes, empties,
+      [&](OpBuilder &nb, Location l, ValueRange ivs, ValueRange iters) {
+        SmallVector<Value> vals = elements(nb, l, ivs);
+        SmallVector<Value> next;
+        for (auto [v, t] : llvm::zip_equal(vals, iters))
+          next.push_back(tensor::InsertOp::create(nb, l, v, t, ivs));
+        return next;
+      });
+}
+
+/// Clones the single block of `region` at the builder's point with its
+/// arguments replaced by `args`; returns the values its fuse.yield yields.
+SmallVector<Value> inlineBody(OpBuilder &b, Region &region, ValueRange args) {
+  Block &block = region.front();
+  IRMapping map;
+  map.map(block.getArguments(), args);
+  for (Operation &op : block.without_terminator())
+    b.clone(op, map);
+  auto yield = cast<YieldOp>(block.getTerminator());
+  return llvm::to_vector(llvm::map_range(
+      yield.getValues(), [&](Value v) { return map.lookupOrDefault(v); }));
+}
+
+/// Initial accumulators of a reduce or scan: its inits or the identities.
+template <typename OpTy>
+SmallVector<Value> initialAccumulators(OpBuilder &b, Location loc, OpTy op) {
+  if (!op.getInits().empty())
+    return SmallVector<Value>(op.getInits());
+  SmallVector<Value> accs;
+  for (auto [i, in] : llvm::enumerate(op.getInputs())) {
+    Type et = cast<RankedTensorType>(in.getType()).getElementType();
+    accs.push_back(arith::ConstantOp::create(
+        b, loc, getKindIdentity(op.getKind(i), et)));
+  }
+  return accs;
+}
+
+/// `accs (+) xs` with the op's built-in kinds or its combiner region.
+template <typename OpTy>
+SmallVector<Value> combine(OpBuilder &b, Location loc, OpTy op,
+                           ValueRange accs, ValueRange xs) {
+  if (op.hasBuiltinKinds()) {
+    SmallVector<Value> out;
+    for (unsigned i = 0; i < accs.size(); ++i)
+      out.push_back(buildCombine(b, loc, op.getKind(i), accs[i], xs[i]));
+    return out;
+  }
+  SmallVector<Value> args(accs);
+  args.append(xs.begin(), xs.end());
+  return inlineBody(b, op.getCombiner(), args);
+}
+
+SmallVector<Value> extractAll(OpBuilder &b, Location loc, ValueRange tensors,
+                              ValueRange ivs) {
+  SmallVector<Value> out;
+  for (Value t : tensors)
+    out.push_back(tensor::ExtractOp::create(b, loc, t, ivs));
+  return out;
+}
+
+//===----------------------------------------------------------------------===//
+// Patterns
+//===----------------------------------------------------------------------===//
+
+struct MapToLoops : OpRewritePattern<MapOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(MapOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    SmallVector<Value> sizes = dimSizes(rewriter, loc, op.getInputs()[0]);
+    SmallVector<Value> results = buildElementwise(
+        rewriter, loc, op.getResultTypes(), sizes,
+        [&](OpBuilder &b, Location l, ValueRange ivs) {
+          return inlineBody(b, op.getBody(),
+                            extractAll(b, l, op.getInputs(), ivs));
+        });
+    rewriter.replaceOp(op, results);
+    return success();
+  }
+};
+
+struct ReduceToLoops : OpRewritePattern<ReduceOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ReduceOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    SmallVector<Value> sizes = dimSizes(rewriter, loc, op.getInputs()[0]);
+    SmallVector<int64_t> reduced = op.getReducedDims();
+    SmallVector<int64_t> kept;
+    for (int64_t d = 0; d < static_cast<int64_t>(sizes.size()); ++d)
+      if (!llvm::is_contained(reduced, d))
+        kept.push_back(d);
+    SmallVector<Value> keptSizes, reducedSizes;
+    for (int64_t d : kept)
+      keptSizes.push_back(sizes[d]);
+    for (int64_t d : reduced)
+      reducedSizes.push_back(sizes[d]);
+
+    // Kept dimensions outside, reduced ones inside with scalar accumulators.
+    SmallVector<Value> results = buildElementwise(
+        rewriter, loc, op.getResultTypes(), keptSizes,
+        [&](OpBuilder &b, Location l, ValueRange keptIvs) {
+          SmallVector<Value> init = initialAccumulators(b, l, op);
+          return buildNest(
+              b, l, reducedSizes, init,
+              [&](OpBuilder &ib, Location il, ValueRange redIvs,
+                  ValueRange accs) {
+                SmallVector<Value> idx(sizes.size());
+                for (auto [d, iv] : llvm::zip_equal(kept, keptIvs))
+                  idx[d] = iv;
+                for (auto [d, iv] : llvm::zip_equal(reduced, redIvs))
+                  idx[d] = iv;
+                return combine(ib, il, op, accs,
+                               extractAll(ib, il, op.getInputs(), idx));
+              });
+        });
+    rewriter.replaceOp(op, results);
+    return success();
+  }
+};
+
+struct ScanToLoops : OpRewritePattern<ScanOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ScanOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    SmallVector<Value> sizes = dimSizes(rewriter, loc, op.getInputs()[0]);
+    int64_t dim = op.getScanDim();
+    unsigned k = op.getInputs().size();
+    SmallVector<Value> outerSizes;
+    for (int64_t d = 0; d < static_cast<int64_t>(sizes.size()); ++d)
+      if (d != dim)
+        outerSizes.push_back(sizes[d]);
+
+    SmallVector<Value> empties;
+    for (Type t : op.getResultTypes()) {
+      auto rt = cast<RankedTensorType>(t);
+      empties.push_back(
+          tensor::EmptyOp::create(rewriter, loc, rt, dynamicSizes(rt, sizes)));
+    }
+    bool exclusive = op.getExclusive();
+    SmallVector<Value> results = buildNest(
+        rewriter, loc, outerSizes, empties,
+        [&](OpBuilder &b, Location l, ValueRange outerIvs,
+            ValueRange tensors) {
+          SmallVector<Value> iters(initialAccumulators(b, l, op));
+          iters.append(tensors.begin(), tensors.end());
+          SmallVector<Value> fin = buildNest(
+              b, l, ValueRange{sizes[dim]}, iters,
+              [&](OpBuilder &ib, Location il, ValueRange scanIv,
+                  ValueRange cur) {
+                SmallVector<Value> idx(outerIvs.begin(), outerIvs.end());
+                idx.insert(idx.begin() + dim, scanIv[0]);
+                ValueRange accs = cur.take_front(k);
+                SmallVector<Value> next = combine(
+                    ib, il, op, accs, extractAll(ib, il, op.getInputs(), idx));
+                ValueRange stored = exclusive ? accs : ValueRange(next);
+                SmallVector<Value> out(next);
+                for (unsigned i = 0; i < k; ++i)
+                  out.push_back(tensor::InsertOp::create(ib, il, stored[i],
+                                                         cur[k + i], idx));
+                return out;
+              });
+          return SmallVector<Value>(ArrayRef<Value>(fin).drop_front(k));
+        });
+    rewriter.replaceOp(op, results);
+    return success();
+  }
+};
+
+struct FilterToLoops : OpRewritePattern<FilterOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(FilterOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value n = tensor::DimOp::create(rewriter, loc, op.getInputs()[0], 0);
+    Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
+    Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
+    SmallVector<Value> iters{zero};
+    for (Type t : op.getResultTypes())
+      iters.push_back(tensor::EmptyOp::create(
+          rewriter, loc, cast<RankedTensorType>(t), ValueRange{n}));
+    SmallVector<Value> fin = buildNest(
+        rewriter, loc, ValueRange{n}, iters,
+        [&](OpBuilder &b, Location l, ValueRange ivs, ValueRange cur) {
+          SmallVector<Value> xs = extractAll(b, l, op.getInputs(), ivs);
+          Value keep = inlineBody(b, op.getPredicate(), xs)[0];
+          auto ifOp = scf::IfOp::create(
+              b, l, keep,
+              [&](OpBuilder &tb, Location tl) {
+                SmallVector<Value> out{
+                    arith::AddIOp::create(tb, tl, cur[0], one)};
+                for (auto [x, t] : llvm::zip_equal(xs, cur.drop_front()))
+                  out.push_back(
+                      tensor::InsertOp::create(tb, tl, x, t, cur[0]));
+                scf::YieldOp::create(tb, tl, out);
+              },
+              [&](OpBuilder &eb, Location el) {
+                scf::YieldOp::create(eb, el, cur);
+              });
+          return SmallVector<Value>(ifOp.getResults());
+        });
+    SmallVector<Value> results;
+    for (auto [t, type] :
+         llvm::zip_equal(ArrayRef<Value>(fin).drop_front(),
+                         op.getResultTypes()))
+      results.push_back(tensor::ExtractSliceOp::create(
+          rewriter, loc, cast<RankedTensorType>(type), t, ValueRange{},
+          ValueRange{fin[0]}, ValueRange{},
+          rewriter.getDenseI64ArrayAttr({0}),
+          rewriter.getDenseI64ArrayAttr({ShapedType::kDynamic}),
+          rewriter.getDenseI64ArrayAttr({1})));
+    rewriter.replaceOp(op, results);
+    return success();
+  }
+};
+
+/// Converts an index value to `type` (an integer or float type).
+Value castIndex(OpBuilder &b, Location loc, Value idx, Type type) {
+  if (isa<IntegerType>(type))
+    return arith::IndexCastOp::create(b, loc, type, idx);
+  Value i64 = arith::IndexCastOp::create(b, loc, b.getI64Type(), idx);
+  return arith::SIToFPOp::create(b, loc, type, i64);
+}
+
+struct IotaToLoops : OpRewritePattern<IotaOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(IotaOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType type = op.getResult().getType();
+    SmallVector<Value> sizes;
+    unsigned dyn = 0;
+    for (int64_t d = 0; d < type.getRank(); ++d)
+      sizes.push_back(type.isDynamicDim(d)
+                          ? op.getSizes()[dyn++]
+                          : arith::ConstantIndexOp::create(
+                                rewriter, loc, type.getDimSize(d))
+                                .getResult());
+    int64_t dim = op.getIotaDim();
+    SmallVector<Value> results = buildElementwise(
+        rewriter, loc, TypeRange{type}, sizes,
+        [&](OpBuilder &b, Location l, ValueRange ivs) {
+          return SmallVector<Value>{
+              castIndex(b, l, ivs[dim], type.getElementType())};
+        });
+    rewriter.replaceOp(op, results);
+    return success();
+  }
+};
+
+struct GatherToLoops : OpRewritePattern<GatherOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(GatherOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value src = op.getSource();
+    Type et = op.getResult().getType().getElementType();
+    Value n = tensor::DimOp::create(rewriter, loc, src, 0);
+    Value n64 = arith::IndexCastOp::create(rewriter, loc,
+                                           rewriter.getI64Type(), n);
+    Value zero64 = arith::ConstantIntOp::create(rewriter, loc, 0, 64);
+    Value zeroElt = arith::ConstantOp::create(
+        rewriter, loc, cast<TypedAttr>(rewriter.getZeroAttr(et)));
+    SmallVector<Value> sizes = dimSizes(rewriter, loc, op.getIndices());
+    SmallVector<Value> results = buildElementwise(
+        rewriter, loc, TypeRange{op.getResult().getType()}, sizes,
+        [&](OpBuilder &b, Location l, ValueRange ivs) {
+          Value raw = tensor::ExtractOp::create(b, l, op.getIndices(), ivs);
+          Value i64 = raw.getType().isInteger(64)
+                          ? raw
+                          : arith::ExtSIOp::create(b, l, b.getI64Type(), raw)
+                                .getResult();
+          Value geZero = arith::CmpIOp::create(
+              b, l, arith::CmpIPredicate::sge, i64, zero64);
+          Value ltN = arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt,
+                                            i64, n64);
+          Value inBounds = arith::AndIOp::create(b, l, geZero, ltN);
+          auto ifOp = scf::IfOp::create(
+              b, l, inBounds,
+              [&](OpBuilder &tb, Location tl) {
+                Value idx = arith::IndexCastOp::create(
+                    tb, tl, tb.getIndexType(), i64);
+                Value v = tensor::ExtractOp::create(tb, tl, src, idx);
+                scf::YieldOp::create(tb, tl, v);
+              },
+              [&](OpBuilder &eb, Location el) {
+                scf::YieldOp::create(eb, el, zeroElt);
+              });
+          return SmallVector<Value>{ifOp.getResult(0)};
+        });
+    rewriter.replaceOp(op, results);
+    return success();
+  }
+};
+
+struct BroadcastToLoops : OpRewritePattern<BroadcastOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(BroadcastOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType type = op.getResult().getType();
+    ArrayRef<int64_t> added = op.getDims();
+    SmallVector<Value> inSizes = dimSizes(rewriter, loc, op.getInput());
+    SmallVector<Value> sizes;
+    unsigned dyn = 0, kept = 0;
+    for (int64_t d = 0; d < type.getRank(); ++d) {
+      if (!llvm::is_contained(added, d))
+        sizes.push_back(inSizes[kept++]);
+      else if (type.isDynamicDim(d))
+        sizes.push_back(op.getSizes()[dyn++]);
+      else
+        sizes.push_back(
+            arith::ConstantIndexOp::create(rewriter, loc, type.getDimSize(d)));
+    }
+    SmallVector<Value> results = buildElementwise(
+        rewriter, loc, TypeRange{type}, sizes,
+        [&](OpBuilder &b, Location l, ValueRange ivs) {
+          SmallVector<Value> idx;
+          for (int64_t d = 0; d < type.getRank(); ++d)
+            if (!llvm::is_contained(added, d))
+              idx.push_back(ivs[d]);
+          return SmallVector<Value>{
+              tensor::ExtractOp::create(b, l, op.getInput(), idx)};
+        });
+    rewriter.replaceOp(op, results);
+    return success();
+  }
+};
+
+struct ConvertFuseToLoopsPass
+    : fuse::impl::ConvertFuseToLoopsPassBase<ConvertFuseToLoopsPass> {
+  void runOnOperation() override {
+    RewritePatternSet patterns(&getContext());
+    fuse::populateFuseToLoopsPatterns(patterns);
+    walkAndApplyPatterns(getOperation(), std::move(patterns));
+    // Every fuse op has a pattern; anything left is a bug or a fuse op in
+    // a place the patterns cannot reach.
+    WalkResult left = getOperation()->walk([&](Operation *op) {
+      if (isa<FuseDialect>(op->getDialect()) && !isa<YieldOp>(op)) {
+        op->emitError() << "could not lower this op to loops";
+        return WalkResult::interrupt();
+      }
+      return WalkResult::advance();
+    });
+    if (left.wasInterrupted())
+      signalPassFailure();
+  }
+};
+
+} // namespace
+
+void fuse::populateFuseToLoopsPatterns(RewritePatternSet &patterns) {
+  patterns.add<MapToLoops, ReduceToLoops, ScanToLoops, FilterToLoops,
+               IotaToLoops, GatherToLoops, BroadcastToLoops>(
+      patterns.getContext());
+}

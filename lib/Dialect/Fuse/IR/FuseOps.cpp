@@ -1,0 +1,775 @@
+//===- FuseOps.cpp - fuse dialect operations ------------------------------===//
+//
+// Verifiers, custom assembly and helpers of the fuse ops. Each diagnostic
+// carries a tag (`map_c1`, ...) in a comment with a matching case in
+// test/Dialect/Fuse/invalid.mlir.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fuse/Dialect/Fuse/IR/FuseOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/OpImplementation.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallVector.h"
+
+using namespace mlir;
+using namespace fuse;
+
+//===----------------------------------------------------------------------===//
+// Shared helpers
+//===----------------------------------------------------------------------===//
+
+/// True when two shapes can be equal at run time: same rank, and equal
+/// sizes wherever both are static.
+static bool shapesCompatible(ArrayRef<int64_t> a, ArrayRef<int64_t> b) {
+  if (a.size() != b.size())
+    return false;
+  for (auto [x, y] : llvm::zip_equal(a, b))
+    if (!ShapedType::isDynamic(x) && !ShapedType::isDynamic(y) && x != y)
+      return false;
+  return true;
+}
+
+static std::string shapeString(ArrayRef<int64_t> shape) {
+  std::string s = "[";
+  for (auto [i, d] : llvm::enumerate(shape)) {
+    if (i)
+      s += ", ";
+    s += ShapedType::isDynamic(d) ? std::string("?") : std::to_string(d);
+  }
+  return s + "]";
+}
+
+static RankedTensorType tensorTypeOf(Value v) {
+  return cast<RankedTensorType>(v.getType());
+}
+
+/// All inputs share one shape (`tag`: the check's tag, for the message).
+static LogicalResult verifySameShapes(Operation *op, ValueRange inputs,
+                                      StringRef what) {
+  if (inputs.empty())
+    return op->emitOpError() << "requires at least one input";
+  ArrayRef<int64_t> shape = tensorTypeOf(inputs.front()).getShape();
+  for (auto [i, in] : llvm::enumerate(inputs)) {
+    ArrayRef<int64_t> s = tensorTypeOf(in).getShape();
+    if (!shapesCompatible(shape, s))
+      return op->emitOpError()
+             << "requires all " << what << " to have the same shape, but #0 is "
+             << shapeString(shape) << " and #" << i << " is "
+             << shapeString(s);
+  }
+  return success();
+}
+
+/// Checks the block of a body region: one argument per type in `argTypes`.
+static LogicalResult verifyBlockArgs(Operation *op, Region &region,
+                                     TypeRange argTypes, StringRef what) {
+  if (region.empty())
+    return op->emitOpError() << "requires a " << what << " region";
+  Block &block = region.front();
+  if (block.getNumArguments() != argTypes.size())
+    return op->emitOpError()
+           << "expects the " << what << " block to take " << argTypes.size()
+           << " arguments, but it takes " << block.getNumArguments();
+  for (auto [i, pair] :
+       llvm::enumerate(llvm::zip_equal(block.getArgumentTypes(), argTypes))) {
+    auto [got, want] = pair;
+    if (got != want)
+      return op->emitOpError()
+             << "expects " << what << " block argument #" << i
+             << " to have type " << want << ", but it has type " << got;
+  }
+  return success();
+}
+
+/// Checks that the block ends in a fuse.yield of `types`.
+static LogicalResult verifyYield(Operation *op, Region &region,
+                                 TypeRange types, StringRef what) {
+  auto yield = dyn_cast<YieldOp>(region.front().getTerminator());
+  if (!yield)
+    return op->emitOpError() << "expects the " << what
+                             << " block to end with fuse.yield";
+  if (yield.getValues().size() != types.size())
+    return yield.emitOpError()
+           << "yields " << yield.getValues().size() << " values, but the "
+           << what << " of " << op->getName() << " needs " << types.size();
+  for (auto [i, pair] :
+       llvm::enumerate(llvm::zip_equal(yield.getValues().getTypes(), types))) {
+    auto [got, want] = pair;
+    if (got != want)
+      return yield.emitOpError() << "operand #" << i << " has type " << got
+                                 << ", but the " << what << " of "
+                                 << op->getName() << " needs " << want;
+  }
+  return success();
+}
+
+static SmallVector<Type> elementTypes(ValueRange values) {
+  return llvm::to_vector(llvm::map_range(values, [](Value v) -> Type {
+    return tensorTypeOf(v).getElementType();
+  }));
+}
+
+bool fuse::isKindValidForType(CombinerKind kind, Type type) {
+  switch (kind) {
+  case CombinerKind::Add:
+  case CombinerKind::Mul:
+  case CombinerKind::Min:
+  case CombinerKind::Max:
+    return isa<FloatType, IntegerType>(type);
+  case CombinerKind::And:
+  case CombinerKind::Or:
+  case CombinerKind::Xor:
+    return isa<IntegerType>(type);
+  }
+  return false;
+}
+
+TypedAttr fuse::getKindIdentity(CombinerKind kind, Type type) {
+  if (auto ft = dyn_cast<FloatType>(type)) {
+    const llvm::fltSemantics &sem = ft.getFloatSemantics();
+    switch (kind) {
+    case CombinerKind::Add:
+      return FloatAttr::get(ft, APFloat::getZero(sem));
+    case CombinerKind::Mul:
+      return FloatAttr::get(ft, APFloat::getOne(sem));
+    case CombinerKind::Min:
+      return FloatAttr::get(ft, APFloat::getInf(sem));
+    case CombinerKind::Max:
+      return FloatAttr::get(ft, APFloat::getInf(sem, /*Negative=*/true));
+    default:
+      return {};
+    }
+  }
+  auto it = cast<IntegerType>(type);
+  unsigned w = it.getWidth();
+  switch (kind) {
+  case CombinerKind::Add:
+  case CombinerKind::Or:
+  case CombinerKind::Xor:
+    return IntegerAttr::get(it, APInt::getZero(w));
+  case CombinerKind::Mul:
+    return IntegerAttr::get(it, APInt(w, 1));
+  case CombinerKind::Min:
+    return IntegerAttr::get(it, APInt::getSignedMaxValue(w));
+  case CombinerKind::Max:
+    return IntegerAttr::get(it, APInt::getSignedMinValue(w));
+  case CombinerKind::And:
+    return IntegerAttr::get(it, APInt::getAllOnes(w));
+  }
+  return {};
+}
+
+Value fuse::buildCombine(OpBuilder &b, Location loc, CombinerKind kind,
+                               Value lhs, Value rhs) {
+  bool isFloat = isa<FloatType>(lhs.getType());
+  switch (kind) {
+  case CombinerKind::Add:
+    return isFloat ? arith::AddFOp::create(b, loc, lhs, rhs).getResult()
+                   : arith::AddIOp::create(b, loc, lhs, rhs).getResult();
+  case CombinerKind::Mul:
+    return isFloat ? arith::MulFOp::create(b, loc, lhs, rhs).getResult()
+                   : arith::MulIOp::create(b, loc, lhs, rhs).getResult();
+  case CombinerKind::Min:
+    return isFloat ? arith::MinimumFOp::create(b, loc, lhs, rhs).getResult()
+                   : arith::MinSIOp::create(b, loc, lhs, rhs).getResult();
+  case CombinerKind::Max:
+    return isFloat ? arith::MaximumFOp::create(b, loc, lhs, rhs).getResult()
+                   : arith::MaxSIOp::create(b, loc, lhs, rhs).getResult();
+  case CombinerKind::And:
+    return arith::AndIOp::create(b, loc, lhs, rhs);
+  case CombinerKind::Or:
+    return arith::OrIOp::create(b, loc, lhs, rhs);
+  case CombinerKind::Xor:
+    return arith::XOrIOp::create(b, loc, lhs, rhs);
+  }
+  llvm_unreachable("unknown combiner kind");
+}
+
+//===----------------------------------------------------------------------===//
+// Combiner ops (reduce, scan): shared parsing, printing and verification
+//===----------------------------------------------------------------------===//
+
+/// Parses an optional kind list: `add` or `(add, max)`.
+static ParseResult parseOptionalKinds(OpAsmParser &parser,
+                                      OperationState &state) {
+  SmallVector<Attribute> kinds;
+  MLIRContext *ctx = parser.getContext();
+  auto parseOne = [&]() -> ParseResult {
+    StringRef kw;
+    SMLoc loc = parser.getCurrentLocation();
+    if (parser.parseKeyword(&kw))
+      return failure();
+    std::optional<CombinerKind> kind = symbolizeCombinerKind(kw);
+    if (!kind)
+      return parser.emitError(loc)
+             << "unknown combiner kind '" << kw
+             << "'; expected add, mul, min, max, and, or or xor";
+    kinds.push_back(CombinerKindAttr::get(ctx, *kind));
+    return success();
+  };
+  if (succeeded(parser.parseOptionalLParen())) {
+    if (parser.parseCommaSeparatedList(parseOne) || parser.parseRParen())
+      return failure();
+  } else {
+    StringRef kw;
+    SMLoc loc = parser.getCurrentLocation();
+    if (succeeded(parser.parseOptionalKeyword(&kw))) {
+      std::optional<CombinerKind> kind = symbolizeCombinerKind(kw);
+      if (!kind)
+        return parser.emitError(loc)
+               << "unknown combiner kind '" << kw
+               << "'; expected add, mul, min, max, and, or or xor";
+      kinds.push_back(CombinerKindAttr::get(ctx, *kind));
+    }
+  }
+  if (!kinds.empty())
+    state.addAttribute("kinds", ArrayAttr::get(ctx, kinds));
+  return success();
+}
+
+static void printKinds(OpAsmPrinter &p, ArrayAttr kinds) {
+  if (!kinds)
+    return;
+  p << ' ';
+  if (kinds.size() != 1)
+    p << '(';
+  llvm::interleaveComma(kinds, p, [&](Attribute a) {
+    p << stringifyCombinerKind(cast<CombinerKindAttr>(a).getValue());
+  });
+  if (kinds.size() != 1)
+    p << ')';
+}
+
+/// Parses `%in, ... (init(%v, ... : t, ...))?`, then everything after the
+/// op-specific part: attr-dict `:` in-types `->` result-types region?
+static ParseResult
+parseCombinerOperands(OpAsmParser &parser,
+                      SmallVectorImpl<OpAsmParser::UnresolvedOperand> &inputs,
+                      SmallVectorImpl<OpAsmParser::UnresolvedOperand> &inits,
+                      SmallVectorImpl<Type> &initTypes) {
+  if (parser.parseOperandList(inputs))
+    return failure();
+  if (succeeded(parser.parseOptionalKeyword("init"))) {
+    if (parser.parseLParen() || parser.parseOperandList(inits) ||
+        parser.parseColonTypeList(initTypes) || parser.parseRParen())
+      return failure();
+  }
+  return success();
+}
+
+static ParseResult parseCombinerTail(
+    OpAsmParser &parser, OperationState &state,
+    ArrayRef<OpAsmParser::UnresolvedOperand> inputs,
+    ArrayRef<OpAsmParser::UnresolvedOperand> inits, ArrayRef<Type> initTypes) {
+  SmallVector<Type> inputTypes, resultTypes;
+  SMLoc typesLoc = parser.getCurrentLocation();
+  if (parser.parseOptionalAttrDict(state.attributes) ||
+      parser.parseColonTypeList(inputTypes) || parser.parseArrow() ||
+      parser.parseTypeList(resultTypes))
+    return failure();
+  if (parser.resolveOperands(inputs, inputTypes, typesLoc, state.operands) ||
+      parser.resolveOperands(inits, initTypes, typesLoc, state.operands))
+    return failure();
+  state.addTypes(resultTypes);
+  state.addAttribute("operandSegmentSizes",
+                     parser.getBuilder().getDenseI32ArrayAttr(
+                         {static_cast<int32_t>(inputs.size()),
+                          static_cast<int32_t>(inits.size())}));
+  Region *region = state.addRegion();
+  OptionalParseResult hasRegion = parser.parseOptionalRegion(*region);
+  if (hasRegion.has_value() && failed(*hasRegion))
+    return failure();
+  return success();
+}
+
+static void printCombinerOperands(OpAsmPrinter &p, ValueRange inputs,
+                                  ValueRange inits) {
+  p << ' ' << inputs;
+  if (!inits.empty())
+    p << " init(" << inits << " : " << inits.getTypes() << ")";
+}
+
+static void printCombinerTail(OpAsmPrinter &p, Operation *op,
+                              ValueRange inputs, Region &combiner,
+                              ArrayRef<StringRef> elided) {
+  SmallVector<StringRef> skip(elided);
+  skip.push_back("operandSegmentSizes");
+  skip.push_back("kinds");
+  p.printOptionalAttrDict(op->getAttrs(), skip);
+  p << " : " << inputs.getTypes() << " -> " << op->getResultTypes();
+  if (!combiner.empty()) {
+    p << ' ';
+    p.printRegion(combiner, /*printEntryBlockArgs=*/true,
+                  /*printBlockTerminators=*/true);
+  }
+}
+
+/// Checks kinds, inits and the combiner of a reduce or scan with inputs of
+/// element types `elemTypes`.
+static LogicalResult verifyCombiner(Operation *op, ArrayAttr kinds,
+                                    ValueRange inits, Region &combiner,
+                                    TypeRange elemTypes, StringRef tag) {
+  size_t k = elemTypes.size();
+  if (kinds) {
+    // {tag}_c6: one kind per input.
+    if (kinds.size() != k)
+      return op->emitOpError() << "has " << kinds.size()
+                               << " combiner kinds for " << k << " inputs";
+    // {tag}_c7: the kind is defined on the element type.
+    for (auto [i, pair] : llvm::enumerate(llvm::zip_equal(kinds, elemTypes))) {
+      auto [a, t] = pair;
+      CombinerKind kind = cast<CombinerKindAttr>(a).getValue();
+      if (!isKindValidForType(kind, t))
+        return op->emitOpError()
+               << "combiner kind '" << stringifyCombinerKind(kind)
+               << "' is not defined on element type " << t << " (input #" << i
+               << ")";
+    }
+    // {tag}_c10: built-in kinds take no region.
+    if (!combiner.empty())
+      return op->emitOpError()
+             << "has both built-in combiner kinds and a combiner region";
+    // {tag}_c8: inits are optional for built-in kinds.
+    if (!inits.empty() && inits.size() != k)
+      return op->emitOpError() << "has " << inits.size() << " init values for "
+                               << k << " inputs";
+  } else {
+    // {tag}_c10: no kind, so a region is needed.
+    if (combiner.empty())
+      return op->emitOpError()
+             << "needs a combiner: built-in kinds or a combiner region";
+    // {tag}_c8: a combiner region needs one init per input.
+    if (inits.size() != k)
+      return op->emitOpError()
+             << "with a combiner region needs one init value per input ("
+             << k << "), but has " << inits.size();
+  }
+  // {tag}_c9: init types match the element types.
+  for (auto [i, pair] :
+       llvm::enumerate(llvm::zip_equal(inits.getTypes(),
+                                       elemTypes.take_front(inits.size())))) {
+    auto [got, want] = pair;
+    if (got != want)
+      return op->emitOpError() << "init value #" << i << " has type " << got
+                               << ", but input #" << i << " has element type "
+                               << want;
+  }
+  return success();
+}
+
+static LogicalResult verifyCombinerRegion(Operation *op, Region &combiner,
+                                          TypeRange elemTypes) {
+  if (combiner.empty())
+    return success();
+  if (!combiner.hasOneBlock())
+    return op->emitOpError() << "expects a combiner region with one block";
+  SmallVector<Type> argTypes(elemTypes);
+  argTypes.append(elemTypes.begin(), elemTypes.end());
+  if (failed(verifyBlockArgs(op, combiner, argTypes, "combiner")))
+    return failure();
+  return verifyYield(op, combiner, elemTypes, "combiner");
+}
+
+//===----------------------------------------------------------------------===//
+// MapOp
+//===----------------------------------------------------------------------===//
+
+YieldOp MapOp::getYield() {
+  return cast<YieldOp>(getBody().front().getTerminator());
+}
+
+LogicalResult MapOp::verify() {
+  // map_c1, map_c2: one or more inputs of one shape.
+  if (failed(verifySameShapes(*this, getInputs(), "inputs")))
+    return failure();
+  // map_c3: one or more results, each of the inputs' shape.
+  if (getResults().empty())
+    return emitOpError() << "requires at least one result";
+  ArrayRef<int64_t> shape = tensorTypeOf(getInputs().front()).getShape();
+  for (auto [i, r] : llvm::enumerate(getResults())) {
+    ArrayRef<int64_t> s = tensorTypeOf(r).getShape();
+    if (!shapesCompatible(shape, s))
+      return emitOpError() << "result #" << i << " has shape "
+                           << shapeString(s) << ", but the inputs have shape "
+                           << shapeString(shape);
+  }
+  return success();
+}
+
+LogicalResult MapOp::verifyRegions() {
+  // map_c4: one block argument per input, of its element type.
+  if (failed(verifyBlockArgs(*this, getBody(), elementTypes(getInputs()),
+                             "body")))
+    return failure();
+  // map_c5, map_c6: the body yields one scalar per result.
+  return verifyYield(*this, getBody(), elementTypes(getResults()), "body");
+}
+
+//===----------------------------------------------------------------------===//
+// ReduceOp
+//===----------------------------------------------------------------------===//
+
+SmallVector<int64_t> ReduceOp::getReducedDims() {
+  if (std::optional<ArrayRef<int64_t>> dims = getDims())
+    return llvm::to_vector(*dims);
+  int64_t rank = tensorTypeOf(getInputs().front()).getRank();
+  return llvm::to_vector(llvm::seq<int64_t>(0, rank));
+}
+
+bool ReduceOp::isFullReduction() {
+  return static_cast<int64_t>(getReducedDims().size()) ==
+         tensorTypeOf(getInputs().front()).getRank();
+}
+
+CombinerKind ReduceOp::getKind(unsigned i) {
+  return cast<CombinerKindAttr>(getKindsAttr()[i]).getValue();
+}
+
+ParseResult ReduceOp::parse(OpAsmParser &parser, OperationState &state) {
+  SmallVector<OpAsmParser::UnresolvedOperand> inputs, inits;
+  SmallVector<Type> initTypes;
+  if (parseOptionalKinds(parser, state) ||
+      parseCombinerOperands(parser, inputs, inits, initTypes))
+    return failure();
+  if (succeeded(parser.parseOptionalKeyword("dims"))) {
+    SmallVector<int64_t> dims;
+    if (parser.parseLSquare())
+      return failure();
+    if (failed(parser.parseOptionalRSquare())) {
+      if (parser.parseCommaSeparatedList([&]() -> ParseResult {
+            int64_t d;
+            if (parser.parseInteger(d))
+              return failure();
+            dims.push_back(d);
+            return success();
+          }) ||
+          parser.parseRSquare())
+        return failure();
+    }
+    state.addAttribute("dims", parser.getBuilder().getDenseI64ArrayAttr(dims));
+  }
+  return parseCombinerTail(parser, state, inputs, inits, initTypes);
+}
+
+void ReduceOp::print(OpAsmPrinter &p) {
+  printKinds(p, getKindsAttr());
+  printCombinerOperands(p, getInputs(), getInits());
+  if (std::optional<ArrayRef<int64_t>> dims = getDims()) {
+    p << " dims [";
+    llvm::interleaveComma(*dims, p);
+    p << ']';
+  }
+  printCombinerTail(p, *this, getInputs(), getCombiner(), {"dims"});
+}
+
+LogicalResult ReduceOp::verify() {
+  // reduce_c1, reduce_c2: one or more inputs of one shape.
+  if (failed(verifySameShapes(*this, getInputs(), "inputs")))
+    return failure();
+  auto inType = tensorTypeOf(getInputs().front());
+  int64_t rank = inType.getRank();
+  // reduce_c4: dims sorted, unique and in range.
+  if (std::optional<ArrayRef<int64_t>> dims = getDims()) {
+    int64_t prev = -1;
+    for (int64_t d : *dims) {
+      if (d < 0 || d >= rank)
+        return emitOpError() << "reduction dimension " << d
+                             << " is out of range for rank " << rank;
+      if (d <= prev)
+        return emitOpError()
+               << "reduction dimensions must be sorted and unique";
+      prev = d;
+    }
+  }
+  // reduce_c3: one result per input.
+  if (getResults().size() != getInputs().size())
+    return emitOpError() << "has " << getResults().size() << " results for "
+                         << getInputs().size() << " inputs";
+  // reduce_c5: each result has the kept shape and the input element type.
+  SmallVector<int64_t> reduced = getReducedDims();
+  SmallVector<int64_t> kept;
+  for (int64_t d = 0; d < rank; ++d)
+    if (!llvm::is_contained(reduced, d))
+      kept.push_back(inType.getDimSize(d));
+  for (auto [i, pair] :
+       llvm::enumerate(llvm::zip_equal(getInputs(), getResults()))) {
+    auto [in, res] = pair;
+    auto rt = tensorTypeOf(res);
+    if (!shapesCompatible(rt.getShape(), kept))
+      return emitOpError() << "result #" << i << " has shape "
+                           << shapeString(rt.getShape())
+                           << ", but reducing dims of "
+                           << shapeString(inType.getShape()) << " leaves "
+                           << shapeString(kept);
+    if (rt.getElementType() != tensorTypeOf(in).getElementType())
+      return emitOpError() << "result #" << i << " has element type "
+                           << rt.getElementType() << ", but input #" << i
+                           << " has " << tensorTypeOf(in).getElementType();
+  }
+  return verifyCombiner(*this, getKindsAttr(), getInits(), getCombiner(),
+                        elementTypes(getInputs()), "reduce");
+}
+
+LogicalResult ReduceOp::verifyRegions() {
+  // reduce_c11, reduce_c12: (acc..., x...) -> acc...
+  return verifyCombinerRegion(*this, getCombiner(), elementTypes(getInputs()));
+}
+
+//===----------------------------------------------------------------------===//
+// ScanOp
+//===----------------------------------------------------------------------===//
+
+int64_t ScanOp::getScanDim() {
+  if (std::optional<int64_t> d = getDim())
+    return *d;
+  return tensorTypeOf(getInputs().front()).getRank() - 1;
+}
+
+CombinerKind ScanOp::getKind(unsigned i) {
+  return cast<CombinerKindAttr>(getKindsAttr()[i]).getValue();
+}
+
+ParseResult ScanOp::parse(OpAsmParser &parser, OperationState &state) {
+  StringRef mode;
+  SMLoc modeLoc = parser.getCurrentLocation();
+  if (parser.parseKeyword(&mode))
+    return failure();
+  if (mode != "inclusive" && mode != "exclusive")
+    return parser.emitError(modeLoc)
+           << "expected 'inclusive' or 'exclusive', got '" << mode << "'";
+  if (mode == "exclusive")
+    state.addAttribute("exclusive", parser.getBuilder().getUnitAttr());
+  SmallVector<OpAsmParser::UnresolvedOperand> inputs, inits;
+  SmallVector<Type> initTypes;
+  if (parseOptionalKinds(parser, state) ||
+      parseCombinerOperands(parser, inputs, inits, initTypes))
+    return failure();
+  if (succeeded(parser.parseOptionalKeyword("dim"))) {
+    int64_t d;
+    if (parser.parseInteger(d))
+      return failure();
+    state.addAttribute("dim", parser.getBuilder().getI64IntegerAttr(d));
+  }
+  return parseCombinerTail(parser, state, inputs, inits, initTypes);
+}
+
+void ScanOp::print(OpAsmPrinter &p) {
+  p << (getExclusive() ? " exclusive" : " inclusive");
+  printKinds(p, getKindsAttr());
+  printCombinerOperands(p, getInputs(), getInits());
+  if (std::optional<int64_t> d = getDim())
+    p << " dim " << *d;
+  printCombinerTail(p, *this, getInputs(), getCombiner(),
+                    {"dim", "exclusive"});
+}
+
+LogicalResult ScanOp::verify() {
+  // scan_c1, scan_c2: one or more inputs of one shape.
+  if (failed(verifySameShapes(*this, getInputs(), "inputs")))
+    return failure();
+  auto inType = tensorTypeOf(getInputs().front());
+  // scan_c4: a scanned dimension that exists.
+  if (inType.getRank() == 0)
+    return emitOpError() << "cannot scan a rank-0 tensor";
+  int64_t d = getScanDim();
+  if (d < 0 || d >= inType.getRank())
+    return emitOpError() << "scan dimension " << d
+                         << " is out of range for rank " << inType.getRank();
+  // scan_c3, scan_c5: one result per input, same type.
+  if (getResults().size() != getInputs().size())
+    return emitOpError() << "has " << getResults().size() << " results for "
+                         << getInputs().size() << " inputs";
+  for (auto [i, pair] :
+       llvm::enumerate(llvm::zip_equal(getInputs(), getResults()))) {
+    auto [in, res] = pair;
+    auto it = tensorTypeOf(in), rt = tensorTypeOf(res);
+    if (!shapesCompatible(it.getShape(), rt.getShape()) ||
+        it.getElementType() != rt.getElementType())
+      return emitOpError() << "result #" << i << " has type " << rt
+                           << ", but input #" << i << " has type " << it;
+  }
+  return verifyCombiner(*this, getKindsAttr(), getInits(), getCombiner(),
+                        elementTypes(getInputs()), "scan");
+}
+
+LogicalResult ScanOp::verifyRegions() {
+  // scan_c11, scan_c12
+  return verifyCombinerRegion(*this, getCombiner(), elementTypes(getInputs()));
+}
+
+//===----------------------------------------------------------------------===//
+// FilterOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult FilterOp::verify() {
+  // filter_c1: one or more rank-1 inputs of one length.
+  if (failed(verifySameShapes(*this, getInputs(), "inputs")))
+    return failure();
+  if (tensorTypeOf(getInputs().front()).getRank() != 1)
+    return emitOpError() << "requires rank-1 inputs, but input #0 has rank "
+                         << tensorTypeOf(getInputs().front()).getRank();
+  // filter_c2: one dynamic rank-1 result per input, same element type.
+  if (getResults().size() != getInputs().size())
+    return emitOpError() << "has " << getResults().size() << " results for "
+                         << getInputs().size() << " inputs";
+  for (auto [i, pair] :
+       llvm::enumerate(llvm::zip_equal(getInputs(), getResults()))) {
+    auto [in, res] = pair;
+    auto rt = tensorTypeOf(res);
+    if (rt.getRank() != 1 || !rt.isDynamicDim(0) ||
+        rt.getElementType() != tensorTypeOf(in).getElementType())
+      return emitOpError() << "result #" << i << " must be tensor<?x"
+                           << tensorTypeOf(in).getElementType()
+                           << ">, but is " << rt;
+  }
+  return success();
+}
+
+LogicalResult FilterOp::verifyRegions() {
+  // filter_c3: one predicate argument per input.
+  if (failed(verifyBlockArgs(*this, getPredicate(), elementTypes(getInputs()),
+                             "predicate")))
+    return failure();
+  // filter_c4: the predicate yields one i1.
+  Type i1 = IntegerType::get(getContext(), 1);
+  return verifyYield(*this, getPredicate(), TypeRange{i1}, "predicate");
+}
+
+//===----------------------------------------------------------------------===//
+// IotaOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult IotaOp::verify() {
+  auto type = getResult().getType();
+  // iota_c1: rank >= 1 and a dimension in range.
+  if (type.getRank() == 0)
+    return emitOpError() << "requires a result of rank 1 or more";
+  int64_t d = getIotaDim();
+  if (d < 0 || d >= type.getRank())
+    return emitOpError() << "dimension " << d << " is out of range for rank "
+                         << type.getRank();
+  // iota_c2: one size operand per dynamic dimension.
+  if (static_cast<int64_t>(getSizes().size()) != type.getNumDynamicDims())
+    return emitOpError() << "has " << getSizes().size()
+                         << " size operands, but the result type has "
+                         << type.getNumDynamicDims() << " dynamic dimensions";
+  // iota_c3: an element type that can hold an index.
+  if (type.getElementType().isInteger(1))
+    return emitOpError() << "cannot produce indices of type i1";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// GatherOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult GatherOp::verify() {
+  auto src = getSource().getType(), idx = getIndices().getType(),
+       res = getResult().getType();
+  // gather_c1: a rank-1 source.
+  if (src.getRank() != 1)
+    return emitOpError() << "requires a rank-1 source, but it has rank "
+                         << src.getRank();
+  // gather_c2: the result has the indices' shape, the source's elements.
+  if (!shapesCompatible(res.getShape(), idx.getShape()))
+    return emitOpError() << "result shape " << shapeString(res.getShape())
+                         << " differs from the indices' shape "
+                         << shapeString(idx.getShape());
+  if (res.getElementType() != src.getElementType())
+    return emitOpError() << "result element type " << res.getElementType()
+                         << " differs from the source's "
+                         << src.getElementType();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// BroadcastOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult BroadcastOp::verify() {
+  auto in = getInput().getType(), res = getResult().getType();
+  ArrayRef<int64_t> dims = getDims();
+  // broadcast_c1: rank(result) = rank(input) + |dims|.
+  if (res.getRank() != in.getRank() + static_cast<int64_t>(dims.size()))
+    return emitOpError() << "result rank " << res.getRank()
+                         << " is not the input rank " << in.getRank()
+                         << " plus " << dims.size() << " added dimensions";
+  // broadcast_c2: dims sorted, unique, in range.
+  int64_t prev = -1;
+  for (int64_t d : dims) {
+    if (d < 0 || d >= res.getRank())
+      return emitOpError() << "added dimension " << d
+                           << " is out of range for result rank "
+                           << res.getRank();
+    if (d <= prev)
+      return emitOpError() << "added dimensions must be sorted and unique";
+    prev = d;
+  }
+  // broadcast_c3: kept dimensions match the input; element types match.
+  if (in.getElementType() != res.getElementType())
+    return emitOpError() << "result element type " << res.getElementType()
+                         << " differs from the input's "
+                         << in.getElementType();
+  int64_t j = 0, numDynAdded = 0;
+  for (int64_t d = 0; d < res.getRank(); ++d) {
+    if (llvm::is_contained(dims, d)) {
+      numDynAdded += res.isDynamicDim(d);
+      continue;
+    }
+    int64_t a = in.getDimSize(j), b = res.getDimSize(d);
+    if (a != b)
+      return emitOpError() << "result dimension " << d << " ("
+                           << shapeString({b})
+                           << ") must equal input dimension " << j << " ("
+                           << shapeString({a}) << ")";
+    ++j;
+  }
+  // broadcast_c4: one size per dynamic added dimension.
+  if (static_cast<int64_t>(getSizes().size()) != numDynAdded)
+    return emitOpError() << "has " << getSizes().size()
+                         << " size operands, but " << numDynAdded
+                         << " added dimensions are dynamic";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// GroupOp
+//===----------------------------------------------------------------------===//
+
+YieldOp GroupOp::getYield() {
+  return cast<YieldOp>(getBody().front().getTerminator());
+}
+
+LogicalResult GroupOp::verify() {
+  // group_c1: a known pattern kind.
+  StringRef kind = getKind();
+  if (!llvm::is_contained({StringRef("elementwise"), StringRef("reduce"),
+                           StringRef("row_reduce"), StringRef("scan"),
+                           StringRef("filter")},
+                          kind))
+    return emitOpError() << "has unknown kind '" << kind
+                         << "'; expected elementwise, reduce, row_reduce, "
+                            "scan or filter";
+  // group_c2: operands are tensors or scalars.
+  for (auto [i, t] : llvm::enumerate(getOperands().getTypes()))
+    if (!isa<RankedTensorType, IntegerType, FloatType, IndexType>(t))
+      return emitOpError() << "operand #" << i << " has type " << t
+                           << "; expected a ranked tensor or a scalar";
+  return success();
+}
+
+LogicalResult GroupOp::verifyRegions() {
+  // group_c3: one block argument per operand, of its type.
+  if (failed(verifyBlockArgs(*this, getBody(), getOperands().getTypes(),
+                             "body")))
+    return failure();
+  // group_c4: the body yields the results.
+  return verifyYield(*this, getBody(), getResultTypes(), "body");
+}
+
+#define GET_OP_CLASSES
+#include "fuse/Dialect/Fuse/IR/FuseOps.cpp.inc"

@@ -1,0 +1,31 @@
+//===- InitAll.cpp - register fuse dialects and passes --------------------===//
+
+#include "fuse/InitAll.h"
+#include "fuse/Conversion/Passes.h"
+#include "fuse/Dialect/Fuse/IR/FuseDialect.h"
+#include "fuse/Pipelines/Pipelines.h"
+
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/InitAllPasses.h"
+
+#include <mutex>
+
+void fuse::registerAllDialects(mlir::DialectRegistry &registry) {
+  registry.insert<fuse::FuseDialect>();
+  // fuse's pipelines go through many upstream dialects (tensor, scf,
+  // bufferization, memref, gpu, nvvm, llvm, ...): register them all with
+  // their interface implementations, as mlir-opt does.
+  mlir::registerAllDialects(registry);
+  mlir::registerAllExtensions(registry);
+}
+
+void fuse::registerAllPasses() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    mlir::registerAllPasses();
+    fuse::registerFuseConversionPasses();
+    fuse::registerFusePipelines();
+  });
+}

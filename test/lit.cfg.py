@@ -1,0 +1,46 @@
+# -*- Python -*-
+import os
+
+import lit.formats
+from lit.llvm import llvm_config
+from lit.llvm.subst import ToolSubst
+
+config.name = "FUSE"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir", ".py", ".test"]
+config.excludes = ["CMakeLists.txt", "README.txt", "lit.cfg.py",
+                   "lit.site.cfg.py", "Inputs"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.fuse_obj_root, "test")
+
+config.substitutions.append(("%PATH%", config.environment["PATH"]))
+config.substitutions.append(("%shlibext", config.llvm_shlib_ext))
+config.substitutions.append(("%python", config.python_executable))
+config.substitutions.append(("%fuse_src_root", config.fuse_src_root))
+
+llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP",
+                                     "PYTHONPATH", "XDG_CACHE_HOME"])
+llvm_config.use_default_substitutions()
+
+# Captured names must not leak between CHECK-LABEL blocks.
+config.environment["FILECHECK_OPTS"] = "-enable-var-scope"
+
+llvm_config.with_environment("PATH", config.fuse_tools_dir, append_path=True)
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+llvm_config.with_environment("PYTHONPATH",
+                             os.path.join(config.fuse_src_root, "python"),
+                             append_path=True)
+
+tool_dirs = [config.fuse_tools_dir, config.llvm_tools_dir]
+tools = ["fuse-opt", "fuse-run", "mlir-translate", "mlir-opt"]
+llvm_config.add_tool_substitutions(tools, tool_dirs)
+
+if config.have_cuda_toolkit:
+    config.available_features.add("cuda-toolkit")
+    llvm_config.with_environment("PATH", config.cuda_bin_dir, append_path=True)
+
+try:
+    import numpy  # noqa: F401
+    config.available_features.add("numpy")
+except ImportError:
+    pass

@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# fuse: the whole test suite (what CI runs through .ci/run).
+#
+# Builds ./build if needed (configuring it like scripts/setup.sh), then runs
+# the lit suite (dialect, passes, pipelines, CPU integration, PTX/cubin
+# checks, tools, runtime host tests) and the Python package's pytest suite.
+# Ends with one line `N passed, N failed[, N skipped]`; exits non-zero when
+# anything failed.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$(pwd)
+BUILD_DIR=${BUILD_DIR:-build}
+export PATH="$PATH:/usr/local/cuda/bin"
+
+if [ ! -f "$BUILD_DIR/build.ninja" ]; then
+  launcher=()
+  command -v ccache >/dev/null && launcher=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+  cmake -G Ninja -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=Release \
+    -DLLVM_EXTERNAL_LIT=/usr/lib/llvm-22/bin/lit "${launcher[@]}" || {
+      echo "0 passed, 1 failed"; exit 1; }
+fi
+if ! ninja -C "$BUILD_DIR" ${FUSE_JOBS:+-j "$FUSE_JOBS"}; then
+  echo "build failed"
+  echo "0 passed, 1 failed"
+  exit 1
+fi
+
+RESULTS="$BUILD_DIR/test-results"
+rm -rf "$RESULTS" && mkdir -p "$RESULTS"
+
+echo "== lit"
+/usr/lib/llvm-22/bin/lit -sv --xunit-xml-output "$RESULTS/lit.xml" \
+  "$BUILD_DIR/test"
+lit_rc=$?
+
+py_rc=0
+if [ -d python/tests ]; then
+  echo "== pytest"
+  FUSE_BUILD_DIR="$ROOT/$BUILD_DIR" PYTHONPATH="$ROOT/python${PYTHONPATH:+:$PYTHONPATH}" \
+    python3 -m pytest -q python/tests --junitxml="$RESULTS/pytest.xml"
+  py_rc=$?
+  # pytest's 5 means "no tests collected": a broken suite, not a pass.
+fi
+
+python3 - "$RESULTS" <<'PY'
+import sys, glob
+import xml.etree.ElementTree as ET
+passed = failed = skipped = 0
+for f in sorted(glob.glob(sys.argv[1] + "/*.xml")):
+    for case in ET.parse(f).getroot().iter("testcase"):
+        if case.find("failure") is not None or case.find("error") is not None:
+            failed += 1
+        elif case.find("skipped") is not None:
+            skipped += 1
+        else:
+            passed += 1
+print(f"{passed} passed, {failed} failed, {skipped} skipped")
+PY
+[ $lit_rc -eq 0 ] && [ $py_rc -eq 0 ]

@@ -1,0 +1,125 @@
+"""Summarise benchmark JSON lines into a markdown table (and a PNG chart).
+
+    python3 bench/report.py results/*.jsonl [--md out.md] [--png chart.png]
+
+For each workload: GiB/s of every implementation (us/call for
+sumsq_small), the best non-fuse implementation, and fuse's ratio to it
+(> 1 means fuse is faster). Failed checks are marked and never count as best.
+"""
+import argparse
+import json
+import sys
+
+ORDER = ["copy", "sumsq", "dot", "chain", "scan", "select", "softmax_rows",
+         "variance", "logsumexp_rows", "sumsq_small"]
+
+
+def load(paths):
+    recs = []
+    for p in paths:
+        with open(p) as f:
+            for line in f:
+                line = line.strip()
+                if line.startswith("{"):
+                    try:
+                        recs.append(json.loads(line))
+                    except json.JSONDecodeError:
+                        pass
+    return recs
+
+
+def value(r):
+    return r.get("us_per_call") if r["workload"] == "sumsq_small" else r["gib_s"]
+
+
+def better(a, b, small):
+    return a < b if small else a > b
+
+
+def table(recs):
+    impls = []
+    for r in recs:
+        if r["impl"] not in impls:
+            impls.append(r["impl"])
+    impls.sort(key=lambda i: (not i.startswith("fuse"), i))
+    by = {}
+    for r in recs:
+        by.setdefault(r["workload"], {})[r["impl"]] = r
+    lines = ["| workload | " + " | ".join(impls) + " | best peer | fuse / best |",
+             "|---" * (len(impls) + 3) + "|"]
+    summary = []
+    for w in sorted(by, key=lambda w: ORDER.index(w) if w in ORDER else 99):
+        small = w == "sumsq_small"
+        row = by[w]
+        cells = []
+        for i in impls:
+            r = row.get(i)
+            if not r:
+                cells.append("-")
+                continue
+            v = value(r)
+            cell = f"{v:.2f} us" if small else f"{v:.0f}"
+            if not r["ok"]:
+                cell += " (FAILED check)"
+            cells.append(cell)
+        peers = [(value(r), i) for i, r in row.items()
+                 if not i.startswith("fuse") and r["ok"]]
+        best = None
+        for v, i in peers:
+            if best is None or better(v, best[0], small):
+                best = (v, i)
+        fuse = [r for i, r in row.items() if i.startswith("fuse") and r["ok"]]
+        ratio = "-"
+        if best and fuse:
+            fv = value(fuse[0])
+            ratio = f"{(best[0] / fv) if small else (fv / best[0]):.2f}x"
+            summary.append((w, ratio))
+        best_s = f"{best[1]}" if best else "-"
+        lines.append(f"| {w} | " + " | ".join(cells) + f" | {best_s} | {ratio} |")
+    return "\n".join(lines), by, impls
+
+
+def chart(by, impls, path):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    ws = [w for w in ORDER if w in by and w not in ("sumsq_small", "copy")]
+    fig, ax = plt.subplots(figsize=(12, 5))
+    width = 0.8 / max(1, len(impls))
+    for k, i in enumerate(impls):
+        vals = [by[w][i]["gib_s"] if i in by[w] and by[w][i]["ok"] else 0 for w in ws]
+        ax.bar([x + k * width for x in range(len(ws))], vals, width, label=i)
+    copy = by.get("copy", {})
+    if copy:
+        c = max(r["gib_s"] for r in copy.values() if r["ok"])
+        ax.axhline(c, color="k", linestyle="--", linewidth=1, label=f"copy {c:.0f} GiB/s")
+    ax.set_xticks([x + 0.4 - width / 2 for x in range(len(ws))])
+    ax.set_xticklabels(ws, rotation=20)
+    ax.set_ylabel("GiB/s (fewest bytes the job must move)")
+    gpu = next(iter(next(iter(by.values())).values())).get("gpu", "")
+    ax.set_title(f"fuse and peers, {gpu}")
+    ax.legend(fontsize=8, ncol=3)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("files", nargs="+")
+    ap.add_argument("--md")
+    ap.add_argument("--png")
+    a = ap.parse_args()
+    recs = load(a.files)
+    if not recs:
+        sys.exit("report: no results")
+    md, by, impls = table(recs)
+    print(md)
+    if a.md:
+        with open(a.md, "w") as f:
+            f.write(md + "\n")
+    if a.png:
+        chart(by, impls, a.png)
+
+
+if __name__ == "__main__":
+    main()

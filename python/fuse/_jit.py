@@ -1,0 +1,222 @@
+"""@fuse.jit: trace a Python function of symbolic arrays into fuse IR,
+compile it once per argument signature (dtype and rank of each argument;
+sizes stay dynamic) and run it on NumPy arrays with the CPU backend."""
+
+import functools
+import inspect
+import numbers
+import threading
+
+import numpy as np
+
+from . import _cpu
+from . import _types as T
+from ._ir import Sym, TensorVal, TraceContext
+from ._sym import SymArray, leaf, materialize_many, wrap
+
+
+def as_input_array(value, name):
+    """(array, weak) for an argument: a C-contiguous, aligned, native-order
+    NumPy array (copied when the given one is not), weak for Python
+    scalars."""
+    if isinstance(value, np.ndarray):
+        arr = value
+        if not arr.dtype.isnative:
+            arr = arr.astype(arr.dtype.newbyteorder("="))
+        T.check_supported(arr.dtype, "argument %r" % name)
+        arr = np.require(arr, requirements=["C_CONTIGUOUS", "ALIGNED"])
+        return arr, False
+    if isinstance(value, np.generic):
+        T.check_supported(value.dtype, "argument %r" % name)
+        return np.asarray(value), False
+    if isinstance(value, (bool, np.bool_)):
+        return np.asarray(value, np.bool_), True
+    if isinstance(value, numbers.Integral):
+        try:
+            return np.asarray(value, np.int64), True
+        except OverflowError:
+            raise ValueError("argument %r: %d does not fit in int64"
+                             % (name, value))
+    if isinstance(value, numbers.Real):
+        return np.asarray(value, np.float64), True
+    raise TypeError("argument %r: expected a NumPy array or a number, got %s"
+                    % (name, type(value).__name__))
+
+
+class Pipeline:
+    """One traced and compiled specialisation of a function."""
+
+    def __init__(self, ir, names, result_specs, structure, checks, nonempty):
+        self.ir = ir
+        self.names = names
+        self.result_specs = result_specs   # (dtype, rank, view, kind)
+        self.structure = structure         # 'single' | 'tuple' | 'none'
+        self.checks = checks
+        self.nonempty = nonempty
+        self._lib = None
+
+    def library(self):
+        if self._lib is None:
+            self._lib = _cpu.load(self.ir)
+        return self._lib
+
+    def _size(self, sym, arrays):
+        if sym.kind == "input":
+            i, d = sym.src
+            return arrays[i].shape[d]
+        if sym.kind == "const":
+            return sym.src
+        if sym.kind == "value":
+            return int(arrays[sym.src])
+        return None
+
+    def check(self, arrays):
+        for a, b in self.checks:
+            sa, sb = self._size(a, arrays), self._size(b, arrays)
+            if sa is not None and sb is not None and sa != sb:
+                raise ValueError(
+                    "size mismatch: %s is %d but %s is %d (they are combined "
+                    "elementwise)" % (a.describe(self.names), sa,
+                                      b.describe(self.names), sb))
+        for sym, msg in self.nonempty:
+            if self._size(sym, arrays) == 0:
+                raise ValueError("%s (%s is 0)" % (msg,
+                                                   sym.describe(self.names)))
+
+    def run(self, arrays):
+        self.check(arrays)
+        lib = self.library()
+        raw = _cpu.call(lib, "main", arrays,
+                        [(dt, rank) for dt, rank, _, _ in self.result_specs])
+        outs = []
+        for arr, (dt, rank, view, kind) in zip(raw, self.result_specs):
+            if len(view) != rank:
+                it = iter(arr.shape)
+                arr = arr.reshape(tuple(1 if not isinstance(v, Sym) else next(it)
+                                        for v in view))
+            if kind == "int":
+                outs.append(int(arr[()]))
+            elif arr.ndim == 0:
+                outs.append(arr[()])
+            else:
+                outs.append(arr)
+        if self.structure == "single":
+            return outs[0]
+        if self.structure == "none":
+            return None
+        return tuple(outs)
+
+
+def trace(fn, names, arrays, weaks):
+    ctx = TraceContext(names)
+    with ctx:
+        params = []
+        for i, (a, w) in enumerate(zip(arrays, weaks)):
+            tv = TensorVal("%%arg%d" % i, a.dtype,
+                           [Sym("input", (i, d)) for d in range(a.ndim)])
+            ctx.args.append(tv)
+            x = leaf(tv)
+            x.weak = w
+            params.append(x)
+        out = fn(*params)
+        if out is None:
+            structure, outs = "none", []
+        elif isinstance(out, (tuple, list)):
+            structure, outs = "tuple", list(out)
+        else:
+            structure, outs = "single", [out]
+        nodes = []
+        for i, o in enumerate(outs):
+            if not isinstance(o, (SymArray, numbers.Number, np.generic)):
+                raise TypeError("fuse.jit: result %d is a %s; a fuse function "
+                                "returns symbolic arrays, numbers or a tuple "
+                                "of them" % (i, type(o).__name__))
+            nodes.append(wrap(o))
+        # Materialize outputs of one shape together (one multi-result map).
+        groups = {}
+        for n in nodes:
+            groups.setdefault(n.dims, []).append(n)
+        for g in groups.values():
+            materialize_many(g)
+        leaves = [n if n.op == "leaf" else n._mat for n in nodes]
+        specs = []
+        for n, lf in zip(nodes, leaves):
+            specs.append((lf.dtype, len(lf.tv.syms), lf.dims,
+                          "int" if n.op == "size" else "array"))
+        sig = ", ".join("%s: %s" % (tv.ssa, tv.type) for tv in ctx.args)
+        rtypes = ", ".join(lf.tv.type for lf in leaves)
+        lines = ["func.func @main(%s) -> (%s) attributes "
+                 "{llvm.emit_c_interface} {" % (sig, rtypes)]
+        lines += ctx.lines
+        if leaves:
+            lines.append("  return %s : %s" % (
+                ", ".join(lf.tv.ssa for lf in leaves), rtypes))
+        else:
+            lines.append("  return")
+        lines.append("}")
+        ir = "\n".join(lines) + "\n"
+    return Pipeline(ir, names, specs, structure, ctx.checks, ctx.nonempty)
+
+
+class JitFunction:
+    """A function traced and compiled by fuse; call it with NumPy arrays."""
+
+    def __init__(self, fn):
+        self.fn = fn
+        self.signature = inspect.signature(fn)
+        for p in self.signature.parameters.values():
+            if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+                raise TypeError("fuse.jit: %s: *args/**kwargs are not "
+                                "supported" % fn.__name__)
+        self._specs = {}
+        self._lock = threading.Lock()
+        functools.update_wrapper(self, fn)
+
+    def _prepare(self, args, kwargs):
+        try:
+            bound = self.signature.bind(*args, **kwargs)
+        except TypeError as e:
+            raise TypeError("%s: %s" % (self.fn.__name__, e))
+        bound.apply_defaults()
+        names, arrays, weaks = [], [], []
+        for name, v in bound.arguments.items():
+            a, w = as_input_array(v, name)
+            names.append(name)
+            arrays.append(a)
+            weaks.append(w)
+        return names, arrays, weaks
+
+    def specialize(self, *args, **kwargs):
+        """The Pipeline for these arguments' signature (traced if new)."""
+        names, arrays, weaks = self._prepare(args, kwargs)
+        return self._pipeline(names, arrays, weaks), arrays
+
+    def _pipeline(self, names, arrays, weaks):
+        key = tuple((a.dtype.str, a.ndim, w) for a, w in zip(arrays, weaks))
+        with self._lock:
+            p = self._specs.get(key)
+            if p is None:
+                p = trace(self.fn, names, arrays, weaks)
+                self._specs[key] = p
+        return p
+
+    def lower(self, *args, **kwargs):
+        """The fuse IR (text) this function compiles to for these args."""
+        return self.specialize(*args, **kwargs)[0].ir
+
+    def compile(self, *args, **kwargs):
+        """Compiles (or loads from the cache) without running."""
+        p, _ = self.specialize(*args, **kwargs)
+        p.library()
+        return p
+
+    def __call__(self, *args, **kwargs):
+        p, arrays = self.specialize(*args, **kwargs)
+        return p.run(arrays)
+
+
+def jit(fn=None):
+    """Decorator: `@fuse.jit def f(x, y): return (x * y).sum()`."""
+    if fn is None:
+        return jit
+    return JitFunction(fn)

@@ -1,0 +1,857 @@
+"""SymArray: the symbolic array of traced functions, and fuse's array ops."""
+
+import numbers
+
+import numpy as np
+
+from . import _types as T
+from ._ir import ONE, BodyEmitter, Sym, TensorVal, current
+
+
+def _bshape(a, b, ctx):
+    """NumPy broadcasting of two shapes of Sym / 1 entries."""
+    n = max(len(a), len(b))
+    a = (1,) * (n - len(a)) + tuple(a)
+    b = (1,) * (n - len(b)) + tuple(b)
+    out = []
+    for x, y in zip(a, b):
+        if x is ONE:
+            out.append(y)
+        elif y is ONE:
+            out.append(x)
+        else:
+            ctx.unify(x, y)
+            out.append(x)
+    return tuple(out)
+
+
+class SymArray:
+    """A symbolic array inside a `fuse.jit` function (or a scalar inside a
+    lambda that fuse traces). Supports NumPy-like operators."""
+
+    __slots__ = ("op", "args", "dtype", "dims", "weak", "tv", "value",
+                 "sym", "pidx", "_mat", "__weakref__")
+    __array_priority__ = 1000
+
+    def __init__(self, op, dtype, shape, args=(), weak=False):
+        self.op, self.dtype, self.dims = op, np.dtype(dtype), tuple(shape)
+        self.args, self.weak = tuple(args), weak
+        self.tv = self.value = self.sym = self.pidx = self._mat = None
+
+    # keys identifying leaves in a body
+    def key(self):
+        if self.op == "leaf":
+            return ("leaf", id(self.tv), self.dims)
+        if self.op == "param":
+            return ("param", self.pidx)
+        return ("node", id(self))
+
+    @property
+    def ndim(self):
+        return len(self.dims)
+
+    @property
+    def shape(self):
+        """A tuple of symbolic sizes (0-d int64 arrays; 1 for broadcast
+        dimensions). Use them in arithmetic, as fuse.iota sizes or return
+        them (they come back as Python ints)."""
+        return tuple(size_array(s) if isinstance(s, Sym) else 1
+                     for s in self.dims)
+
+    def __repr__(self):
+        return "SymArray(dtype=%s, ndim=%d)" % (self.dtype, self.ndim)
+
+    # ---- misuse -----------------------------------------------------------
+    def __bool__(self):
+        raise TypeError(
+            "fuse: the truth value of a symbolic array is unknown while "
+            "tracing; use fuse.where(cond, a, b) instead of if/and/or")
+
+    def __len__(self):
+        raise TypeError("fuse: len() of a symbolic array is not a Python "
+                        "int; use x.dims[0] (a symbolic size)")
+
+    def __iter__(self):
+        raise TypeError("fuse: cannot iterate over a symbolic array")
+
+    def __index__(self):
+        raise TypeError("fuse: a symbolic value cannot be used as a Python "
+                        "int")
+
+    def __int__(self):
+        self.__index__()
+
+    def __float__(self):
+        raise TypeError("fuse: a symbolic value cannot be used as a Python "
+                        "float")
+
+    def __array__(self, *a, **k):
+        raise TypeError("fuse: a symbolic array cannot be converted to a "
+                        "NumPy array while tracing")
+
+    # ---- operators --------------------------------------------------------
+    def __add__(self, o): return _binary("add", self, o)
+    def __radd__(self, o): return _binary("add", o, self)
+    def __sub__(self, o): return _binary("sub", self, o)
+    def __rsub__(self, o): return _binary("sub", o, self)
+    def __mul__(self, o): return _binary("mul", self, o)
+    def __rmul__(self, o): return _binary("mul", o, self)
+    def __truediv__(self, o): return _binary("div", self, o)
+    def __rtruediv__(self, o): return _binary("div", o, self)
+    def __floordiv__(self, o): return _binary("floordiv", self, o)
+    def __rfloordiv__(self, o): return _binary("floordiv", o, self)
+    def __pow__(self, o): return power(self, o)
+    def __and__(self, o): return _binary("and", self, o)
+    def __rand__(self, o): return _binary("and", o, self)
+    def __or__(self, o): return _binary("or", self, o)
+    def __ror__(self, o): return _binary("or", o, self)
+    def __xor__(self, o): return _binary("xor", self, o)
+    def __rxor__(self, o): return _binary("xor", o, self)
+    def __lt__(self, o): return _binary("lt", self, o)
+    def __le__(self, o): return _binary("le", self, o)
+    def __gt__(self, o): return _binary("gt", self, o)
+    def __ge__(self, o): return _binary("ge", self, o)
+    def __eq__(self, o): return _binary("eq", self, o)
+    def __ne__(self, o): return _binary("ne", self, o)
+    __hash__ = object.__hash__
+
+    def __neg__(self):
+        if self.dtype == np.bool_:
+            raise TypeError("fuse: unary - of booleans is not supported "
+                            "(use ~)")
+        return _node("neg", self.dtype, self.dims, [self], self.weak)
+
+    def __pos__(self):
+        return self
+
+    def __abs__(self):
+        return _node("abs", self.dtype, self.dims, [self], self.weak)
+
+    def __invert__(self):
+        if T.kind(self.dtype) == "f":
+            raise TypeError("fuse: ~ needs an integer or boolean operand, got "
+                            "%s" % self.dtype)
+        return _node("invert", self.dtype, self.dims, [self], self.weak)
+
+    def __getitem__(self, idx):
+        # Only x[:, None]-style insertion of broadcast dimensions.
+        if not isinstance(idx, tuple):
+            idx = (idx,)
+        out, i = [], 0
+        for item in idx:
+            if item is None:
+                out.append(1)
+            elif item is Ellipsis:
+                rest = len([t for t in idx if t is not None and
+                            t is not Ellipsis])
+                take = self.ndim - i - rest
+                out.extend(self.dims[i:i + take])
+                i += take
+            elif isinstance(item, slice) and item == slice(None):
+                if i >= self.ndim:
+                    raise IndexError("fuse: too many indices")
+                out.append(self.dims[i])
+                i += 1
+            else:
+                raise TypeError(
+                    "fuse: symbolic arrays support only x[:, None]-style "
+                    "indexing (got %r); use fuse.gather to read at indices"
+                    % (item,))
+        out.extend(self.dims[i:])
+        base = materialize(self)
+        return _view(base, tuple(out))
+
+    def astype(self, dtype):
+        dtype = T.check_supported(dtype, "astype")
+        return cast(self, dtype)
+
+    # ---- reductions -------------------------------------------------------
+    def sum(self, axis=None, keepdims=False):
+        return _reduce_builtin(self, "add", axis, keepdims)
+
+    def prod(self, axis=None, keepdims=False):
+        return _reduce_builtin(self, "mul", axis, keepdims)
+
+    def max(self, axis=None, keepdims=False):
+        return _reduce_builtin(self, "max", axis, keepdims)
+
+    def min(self, axis=None, keepdims=False):
+        return _reduce_builtin(self, "min", axis, keepdims)
+
+    def mean(self, axis=None, keepdims=False):
+        ctx = current()
+        axes = _axes(self, axis)
+        acc = T.float_of(self.dtype)
+        s = _reduce_builtin(cast(self, acc), "add", axis, keepdims)
+        count = None
+        for a in axes:
+            if self.dims[a] is ONE:
+                continue
+            n = size_array(self.dims[a])
+            count = n if count is None else count * n
+        if count is None:
+            return s
+        return s / cast(count, acc)
+
+    @property
+    def T(self):
+        raise TypeError("fuse: transposes are not supported")
+
+
+def _node(op, dtype, shape, args, weak=False):
+    return SymArray(op, dtype, shape, args, weak)
+
+
+def leaf(tv, shape=None):
+    n = SymArray("leaf", tv.dtype, tuple(tv.syms) if shape is None else shape)
+    n.tv = tv
+    return n
+
+
+def _view(base, shape):
+    n = SymArray("leaf", base.dtype, shape)
+    n.tv = base.tv
+    return n
+
+
+def param(idx, dtype):
+    n = SymArray("param", dtype, ())
+    n.pidx = idx
+    return n
+
+
+def const(value, dtype=None):
+    """A constant; Python scalars are weakly typed as in NumPy 2."""
+    if isinstance(value, np.generic):
+        dt = T.check_supported(value.dtype, "constant")
+        n = SymArray("const", dt, ())
+        n.value = value.item()
+        return n
+    if isinstance(value, (bool, np.bool_)):
+        dt, weak = np.dtype(np.bool_), True
+    elif isinstance(value, numbers.Integral):
+        dt, weak = np.dtype(np.int64), True
+    elif isinstance(value, numbers.Real):
+        dt, weak = np.dtype(np.float64), True
+    else:
+        raise TypeError("fuse: cannot use %r (%s) in a fuse expression; "
+                        "expected a symbolic array or a Python/NumPy number"
+                        % (value, type(value).__name__))
+    if dtype is not None:
+        dt, weak = np.dtype(dtype), False
+    n = SymArray("const", dt, (), weak=weak)
+    n.value = value
+    return n
+
+
+def size_array(sym):
+    """A 0-d int64 SymArray standing for a size."""
+    n = SymArray("size", np.int64, ())
+    n.sym = sym
+    return n
+
+
+def as_sym(v, what):
+    """A Sym for a size given as an int, x.dims[i] or a 0-d integer."""
+    if isinstance(v, (bool, np.bool_)):
+        raise TypeError("%s: expected a size, got a bool" % what)
+    if isinstance(v, (numbers.Integral, np.integer)):
+        if int(v) < 0:
+            raise ValueError("%s: size must be >= 0, got %d" % (what, int(v)))
+        return Sym("const", int(v))
+    if isinstance(v, SymArray):
+        if v.op == "size":
+            return v.sym
+        if v.ndim == 0 and T.kind(v.dtype) in "su":
+            return Sym("scalar", materialize(v).tv)
+    raise TypeError("%s: expected a size (an int, x.dims[i] or a 0-d "
+                    "integer array), got %r" % (what, v))
+
+
+def wrap(v):
+    if isinstance(v, SymArray):
+        return v
+    return const(v)
+
+
+def cast(x, dtype):
+    x = wrap(x)
+    dtype = np.dtype(dtype)
+    if x.dtype == dtype:
+        return x
+    if x.op == "const":
+        with np.errstate(all="ignore"):
+            v = np.array(x.value, x.dtype).astype(dtype)
+        n = SymArray("const", dtype, x.dims)
+        n.value = v.item()
+        return n
+    return _node("cast", dtype, x.dims, [x], False)
+
+
+def _unify_weak(a, b):
+    dt, weak = T.promote(a.dtype, a.weak, b.dtype, b.weak)
+    return dt, weak
+
+
+_COMPARE = ("lt", "le", "gt", "ge", "eq", "ne")
+
+
+def _binary(op, a, b):
+    ctx = current()
+    a, b = wrap(a), wrap(b)
+    dt, weak = _unify_weak(a, b)
+    shape = _bshape(a.dims, b.dims, ctx)
+    if op == "div" and T.kind(dt) != "f":
+        dt = np.dtype(np.float64)
+    if op in ("and", "or", "xor") and T.kind(dt) == "f":
+        raise TypeError("fuse: &, |, ^ need integer or boolean operands, got "
+                        "%s and %s" % (a.dtype, b.dtype))
+    a, b = cast(a, dt), cast(b, dt)
+    if op in _COMPARE:
+        return _node(op, np.bool_, shape, [a, b])
+    return _node(op, dt, shape, [a, b], weak)
+
+
+def power(a, b):
+    a = wrap(a)
+    if isinstance(b, (numbers.Integral, np.integer)) and not isinstance(
+            b, bool) and 0 <= int(b) <= 8:
+        e = int(b)
+        if e == 0:
+            return _binary("add", cast(const(0, a.dtype), a.dtype),
+                           const(1)) + a * 0
+        r = a
+        for _ in range(e - 1):
+            r = r * a
+        return r
+    b = wrap(b)
+    dt, weak = _unify_weak(a, b)
+    if T.kind(dt) != "f":
+        raise TypeError("fuse: ** with integer operands supports only "
+                        "constant exponents 0..8")
+    shape = _bshape(a.dims, b.dims, current())
+    return _node("pow", dt, shape, [cast(a, dt), cast(b, dt)], weak)
+
+
+def unary_float(op, x):
+    x = wrap(x)
+    dt = T.float_of(x.dtype)
+    return _node(op, dt, x.dims, [cast(x, dt)], x.weak)
+
+
+def maximum(a, b):
+    return _minmax("maximum", a, b)
+
+
+def minimum(a, b):
+    return _minmax("minimum", a, b)
+
+
+def _minmax(op, a, b):
+    ctx = current()
+    a, b = wrap(a), wrap(b)
+    dt, weak = _unify_weak(a, b)
+    shape = _bshape(a.dims, b.dims, ctx)
+    return _node(op, dt, shape, [cast(a, dt), cast(b, dt)], weak)
+
+
+def where(c, a, b):
+    ctx = current()
+    c, a, b = wrap(c), wrap(a), wrap(b)
+    dt, weak = _unify_weak(a, b)
+    shape = _bshape(_bshape(c.dims, a.dims, ctx), b.dims, ctx)
+    return _node("where", dt, shape, [cast(c, np.bool_), cast(a, dt),
+                                      cast(b, dt)], weak)
+
+
+# ---- materialization ---------------------------------------------------------
+
+def _collect_leaves(node, out, seen):
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if id(n) in seen:
+            continue
+        seen.add(id(n))
+        if n.op == "size" and n._mat is None:
+            n._mat = leaf(current().size_tensor(n.sym))
+        if n._mat is not None:
+            if id(n._mat) not in seen:
+                seen.add(id(n._mat))
+                out.append(n._mat)
+        elif n.op == "leaf":
+            out.append(n)
+        elif n.op == "param":
+            raise TypeError("fuse: a scalar argument escaped its lambda")
+        else:
+            stack.extend(reversed(n.args))
+
+
+def _broadcast_leaf_emit(ctx, lf, target):
+    """The tensor SSA of leaf `lf` broadcast to `target` (shape entries)."""
+    tv = lf.tv
+    view = (1,) * (len(target) - len(lf.dims)) + tuple(lf.dims)
+    added, sizes = [], []
+    pos = 0
+    for t, v in zip(target, view):
+        if t is ONE:
+            continue
+        if v is ONE:
+            added.append(pos)
+            sizes.append(ctx.index_of(t))
+        pos += 1
+    if not added:
+        return tv.ssa, tv.type
+    rt = T.tensor_type(tv.dtype, pos)
+    r = ctx.fresh("b")
+    ctx.emit("%s = fuse.broadcast %s dims [%s] (%s) : %s -> %s" % (
+        r, tv.ssa, ", ".join(map(str, added)), ", ".join(sizes), tv.type, rt))
+    return r, rt
+
+
+def _broadcast_leaf(ctx, lf, target):
+    """Memoised _broadcast_leaf_emit (one broadcast per leaf and shape)."""
+    memo = ctx.__dict__.setdefault("bcast_memo", {})
+    k = (id(lf.tv), lf.dims, target)
+    r = memo.get(k)
+    if r is None:
+        r = _broadcast_leaf_emit(ctx, lf, target)
+        memo[k] = r
+    return r
+
+
+def materialize_many(nodes):
+    """Materializes same-shape nodes with one fuse.map; returns leaves."""
+    ctx = current()
+    nodes = [wrap(n) for n in nodes]
+    todo = []
+    for n in nodes:
+        if n.op == "leaf" or n._mat is not None:
+            continue
+        if n.op == "size":
+            n._mat = leaf(ctx.size_tensor(n.sym))
+            continue
+        if n not in todo:
+            todo.append(n)
+    if todo:
+        target = todo[0].dims
+        for n in todo[1:]:
+            if n.dims != target:
+                raise AssertionError("materialize_many: shapes differ")
+        leaves, seen = [], set()
+        for n in todo:
+            _collect_leaves(n, leaves, seen)
+        syms = [s for s in target if s is not ONE]
+        ins, keys, env = [], [], {}
+        for lf in leaves:
+            k = _broadcast_leaf(ctx, lf, target)
+            if k not in keys:
+                keys.append(k)
+                ins.append((k[0], k[1], lf.dtype))
+        if not ins:
+            # Constants only: compute at top level, then make a 0-d tensor.
+            body = BodyEmitter(ctx, {})
+            body.line = ctx.emit
+            for n in todo:
+                s = body.value(n)
+                t = ctx.fresh("t")
+                ctx.emit("%s = tensor.from_elements %s : %s" % (
+                    t, s, T.tensor_type(n.dtype, 0)))
+                n._mat = leaf(TensorVal(t, n.dtype, []), n.dims)
+        else:
+            ctx.n += 1
+            args = ["%%a%d_%d" % (ctx.n, i) for i in range(len(ins))]
+            for lf in leaves:
+                env[lf.key()] = args[keys.index(_broadcast_leaf(ctx, lf,
+                                                                target))]
+            results = [ctx.fresh("m") for _ in todo]
+            rtypes = [T.tensor_type(n.dtype, len(syms)) for n in todo]
+            ctx.emit("%s = fuse.map %s : %s -> %s {" % (
+                ", ".join(results), ", ".join(i[0] for i in ins),
+                ", ".join(i[1] for i in ins), ", ".join(rtypes)))
+            ctx.emit("^bb0(%s):" % ", ".join(
+                "%s: %s" % (a, T.mlir(i[2])) for a, i in zip(args, ins)))
+            body = BodyEmitter(ctx, env)
+            vals = [body.value(n) for n in todo]
+            ctx.emit("  fuse.yield %s : %s" % (", ".join(vals), ", ".join(
+                T.mlir(n.dtype) for n in todo)))
+            ctx.emit("}")
+            for n, r in zip(todo, results):
+                n._mat = leaf(TensorVal(r, n.dtype, syms), n.dims)
+    return [n if n.op == "leaf" else n._mat for n in nodes]
+
+
+def materialize(node):
+    return materialize_many([node])[0]
+
+
+# ---- reductions, scans, filters, gathers -------------------------------------
+
+def _axes(x, axis):
+    if axis is None:
+        return list(range(x.ndim))
+    axs = axis if isinstance(axis, (tuple, list)) else (axis,)
+    out = []
+    for a in axs:
+        if not isinstance(a, (numbers.Integral, np.integer)):
+            raise TypeError("fuse: axis must be an int, a tuple of ints or "
+                            "None, got %r" % (a,))
+        a = int(a)
+        if not -x.ndim <= a < max(x.ndim, 1) or (x.ndim == 0 and a not in
+                                                 (0, -1)):
+            raise ValueError("fuse: axis %d is out of bounds for an array of "
+                             "rank %d" % (a, x.ndim))
+        a = a % x.ndim if x.ndim else 0
+        if a in out:
+            raise ValueError("fuse: repeated axis %d" % a)
+        out.append(a)
+    if x.ndim == 0:
+        return []
+    return sorted(out)
+
+
+_KIND_NAMES = {"add": "sum", "mul": "prod", "max": "max", "min": "min"}
+
+
+def _reduce_builtin(x, kind, axis, keepdims):
+    ctx = current()
+    x = wrap(x)
+    axes = _axes(x, axis)
+    if kind in ("add", "mul"):
+        x = cast(x, T.sum_dtype(x.dtype))
+    red = [a for a in axes if x.dims[a] is not ONE]
+    if kind in ("max", "min"):
+        for a in red:
+            ctx.nonempty.append((x.dims[a], "zero-size array to reduction "
+                                 "operation %s which has no identity"
+                                 % ("maximum" if kind == "max" else
+                                    "minimum")))
+    if keepdims:
+        out_shape = tuple(1 if i in axes else s for i, s in
+                          enumerate(x.dims))
+    else:
+        out_shape = tuple(s for i, s in enumerate(x.dims) if i not in axes)
+    if not red:
+        # Reducing only broadcast (size-1) dims: the value itself.
+        if x.op == "leaf":
+            return _view(x, out_shape)
+        n = SymArray(x.op, x.dtype, out_shape, x.args, x.weak)
+        n.value, n.sym = x.value, x.sym
+        return n
+    lf = materialize(x)
+    under = [i for i, s in enumerate(x.dims) if s is not ONE]
+    dims = [under.index(a) for a in red]
+    rank = len(under)
+    keep = [s for i, s in enumerate(x.dims) if s is not ONE and i not in red]
+    r = ctx.fresh("r")
+    rt = T.tensor_type(x.dtype, len(keep))
+    dims_txt = "" if len(dims) == rank else " dims [%s]" % ", ".join(
+        map(str, dims))
+    ctx.emit("%s = fuse.reduce %s %s%s : %s -> %s" % (
+        r, kind, lf.tv.ssa, dims_txt, lf.tv.type, rt))
+    return leaf(TensorVal(r, x.dtype, keep), out_shape)
+
+
+def _scalar_operand(ctx, v, dtype, what):
+    """A top-level scalar SSA of `dtype` from a number or a 0-d SymArray."""
+    if isinstance(v, SymArray):
+        if v.ndim != 0:
+            raise ValueError("%s: expected a scalar (0-d) value, got rank %d"
+                             % (what, v.ndim))
+        lf = materialize(cast(v, dtype))
+        e = ctx.fresh()
+        ctx.emit("%s = tensor.extract %s[] : %s" % (e, lf.tv.ssa,
+                                                    lf.tv.type))
+        return e
+    if not isinstance(v, (numbers.Number, np.generic)):
+        raise TypeError("%s: expected a number, got %r" % (what, v))
+    from ._ir import const_line
+    e = ctx.fresh("c")
+    ctx.emit(const_line(e, np.dtype(dtype).type(v).item()
+                        if T.kind(dtype) != "f" else float(v), dtype))
+    return e
+
+
+def _trace_combiner(op, dtypes, what):
+    """Traces `op(acc..., elem...)` on scalar params; returns (env params,
+    result nodes)."""
+    k = len(dtypes)
+    ps = [param(i, dt) for i, dt in enumerate(list(dtypes) * 2)]
+    res = op(*ps) if k == 1 else op(tuple(ps[:k]), tuple(ps[k:]))
+    if not isinstance(res, (tuple, list)):
+        res = (res,)
+    if len(res) != k:
+        raise ValueError("%s: the combiner returned %d values, expected %d"
+                         % (what, len(res), k))
+    res = [cast(wrap(r), dt) for r, dt in zip(res, dtypes)]
+    for r in res:
+        _check_params_only(r, what)
+    return ps, res
+
+
+def _check_params_only(node, what):
+    stack, seen = [node], set()
+    while stack:
+        n = stack.pop()
+        if id(n) in seen:
+            continue
+        seen.add(id(n))
+        if n.op in ("leaf", "size"):
+            raise TypeError("%s: a combiner may use only its arguments and "
+                            "constants, not other arrays" % what)
+        if n.ndim != 0:
+            raise TypeError("%s: a combiner must compute scalars" % what)
+        stack.extend(n.args)
+
+
+def _emit_region(ctx, ps, res):
+    args = ["%%p%d_%d" % (ctx.n + 1, i) for i in range(len(ps))]
+    ctx.n += 1
+    env = {p.key(): a for p, a in zip(ps, args)}
+    ctx.emit("^bb0(%s):" % ", ".join("%s: %s" % (a, T.mlir(p.dtype))
+                                     for a, p in zip(args, ps)))
+    body = BodyEmitter(ctx, env)
+    vals = [body.value(r) for r in res]
+    ctx.emit("  fuse.yield %s : %s" % (", ".join(vals), ", ".join(
+        T.mlir(r.dtype) for r in res)))
+
+
+_KINDS = {"add": "add", "sum": "add", "+": "add", "mul": "mul", "prod": "mul",
+          "*": "mul", "max": "max", "maximum": "max", "min": "min",
+          "minimum": "min"}
+
+
+def reduce(x, op, init=None, axis=None, keepdims=False):
+    """Reduction with a built-in kind ("add", "mul", "max", "min") or a
+    Python combiner `lambda acc, elem: ...` (init required)."""
+    ctx = current()
+    x = wrap(x)
+    if isinstance(op, str):
+        if op not in _KINDS:
+            raise ValueError("fuse.reduce: unknown op %r (expected one of %s "
+                             "or a function)" % (op, sorted(set(_KINDS))))
+        kind = _KINDS[op]
+        if init is None:
+            return _reduce_builtin(x, kind, axis, keepdims)
+        r = _reduce_builtin(x, kind, axis, keepdims)
+        if kind == "add":
+            return _binary("add", cast(init if isinstance(init, SymArray)
+                                       else const(init), r.dtype), r)
+        if kind == "mul":
+            return _binary("mul", cast(init if isinstance(init, SymArray)
+                                       else const(init), r.dtype), r)
+        return _minmax("maximum" if kind == "max" else "minimum",
+                       cast(init if isinstance(init, SymArray)
+                            else const(init), r.dtype), r)
+    if not callable(op):
+        raise TypeError("fuse.reduce: op must be a string or a function, got "
+                        "%r" % (op,))
+    if init is None:
+        raise ValueError("fuse.reduce: a function combiner needs init")
+    axes = _axes(x, axis)
+    if any(x.dims[a] is ONE for a in axes):
+        raise NotImplementedError("fuse.reduce: reducing a broadcast (size-1) "
+                                  "axis with a function combiner")
+    acc = np.dtype(init.dtype) if isinstance(init, (SymArray, np.generic)) \
+        else x.dtype
+    x = cast(x, acc)
+    iv = _scalar_operand(ctx, init, acc, "fuse.reduce init")
+    ps, res = _trace_combiner(op, [acc], "fuse.reduce combiner")
+    lf = materialize(x)
+    under = [i for i, s in enumerate(x.dims) if s is not ONE]
+    dims = [under.index(a) for a in axes]
+    keep = [s for i, s in enumerate(x.dims) if s is not ONE and i not in axes]
+    if keepdims:
+        out_shape = tuple(1 if i in axes else s for i, s in
+                          enumerate(x.dims))
+    else:
+        out_shape = tuple(s for i, s in enumerate(x.dims) if i not in axes)
+    r = ctx.fresh("r")
+    rt = T.tensor_type(acc, len(keep))
+    dims_txt = "" if len(dims) == len(under) else " dims [%s]" % ", ".join(
+        map(str, dims))
+    ctx.emit("%s = fuse.reduce %s init(%s : %s)%s : %s -> %s {" % (
+        r, lf.tv.ssa, iv, T.mlir(acc), dims_txt, lf.tv.type, rt))
+    _emit_region(ctx, ps, res)
+    ctx.emit("}")
+    return leaf(TensorVal(r, acc, keep), out_shape)
+
+
+def scan(x, op="add", exclusive=False, axis=-1, init=None):
+    """Prefix scan along `axis` (the last by default): inclusive
+    (y[i] = x[0] op ... op x[i]) or exclusive (starts from the identity or
+    `init`). op: "add", "mul", "max", "min" or `lambda acc, elem: ...`."""
+    ctx = current()
+    x = wrap(x)
+    if x.ndim == 0:
+        raise ValueError("fuse.scan: x must have rank >= 1")
+    (a,) = _axes(x, axis)
+    if x.dims[a] is ONE:
+        raise NotImplementedError("fuse.scan: scanning a broadcast axis")
+    if isinstance(op, str):
+        if op not in _KINDS:
+            raise ValueError("fuse.scan: unknown op %r" % (op,))
+        kind = _KINDS[op]
+        acc = T.sum_dtype(x.dtype) if kind in ("add", "mul") else x.dtype
+        if isinstance(init, (SymArray, np.generic)):
+            acc = np.promote_types(acc, init.dtype)
+        ps = res = None
+    else:
+        if not callable(op):
+            raise TypeError("fuse.scan: op must be a string or a function")
+        if init is None:
+            raise ValueError("fuse.scan: a function combiner needs init")
+        kind = None
+        acc = np.dtype(init.dtype) if isinstance(init, (SymArray,
+                                                        np.generic)) \
+            else x.dtype
+        ps, res = _trace_combiner(op, [acc], "fuse.scan combiner")
+    x = cast(x, acc)
+    iv = None
+    if init is not None:
+        iv = _scalar_operand(ctx, init, acc, "fuse.scan init")
+    lf = materialize(x)
+    under = [i for i, s in enumerate(x.dims) if s is not ONE]
+    d = under.index(a)
+    ty = lf.tv.type
+    r = ctx.fresh("r")
+    parts = ["fuse.scan", "exclusive" if exclusive else "inclusive"]
+    if kind:
+        parts.append(kind)
+    parts.append(lf.tv.ssa)
+    if iv is not None:
+        parts.append("init(%s : %s)" % (iv, T.mlir(acc)))
+    if d != len(under) - 1:
+        parts.append("dim %d" % d)
+    ctx.emit("%s = %s : %s -> %s%s" % (r, " ".join(parts), ty, ty,
+                                       " {" if kind is None else ""))
+    if kind is None:
+        _emit_region(ctx, ps, res)
+        ctx.emit("}")
+    return leaf(TensorVal(r, acc, lf.tv.syms), x.dims)
+
+
+def filter_(xs, predicate):
+    """Keeps, in order, the elements where `predicate` holds.
+
+    xs: one rank-1 array or a tuple of arrays of one length; predicate gets
+    one scalar per array. Returns the kept elements (a tuple for a tuple);
+    their length is `result.dims[0]`."""
+    ctx = current()
+    single = not isinstance(xs, (tuple, list))
+    xs = [wrap(x) for x in ([xs] if single else xs)]
+    if not xs:
+        raise ValueError("fuse.filter: needs at least one array")
+    for i, x in enumerate(xs):
+        if x.ndim != 1:
+            raise ValueError("fuse.filter: array %d must have rank 1, got "
+                             "rank %d" % (i, x.ndim))
+    for x in xs[1:]:
+        ctx.unify(xs[0].dims[0], x.dims[0])
+    if not callable(predicate):
+        raise TypeError("fuse.filter: predicate must be a function")
+    leaves = materialize_many(xs) if len({x.dims for x in xs}) == 1 else [
+        materialize(x) for x in xs]
+    flags = wrap(predicate(*leaves))
+    if flags.dtype != np.bool_:
+        raise TypeError("fuse.filter: the predicate must return booleans, got "
+                        "%s" % flags.dtype)
+    # Inline the predicate when it reads only the filtered arrays.
+    found, seen = [], set()
+    _collect_leaves(flags, found, seen)
+    inline = all(f.op == "leaf" and any(f.tv is lf.tv and f.dims ==
+                                        lf.dims for lf in leaves)
+                 for f in found) and flags.dims == leaves[0].dims
+    ins = list(leaves)
+    if not inline:
+        ins.append(materialize(flags))
+    ins_unique = []
+    for lf in ins:
+        if lf.tv not in [u.tv for u in ins_unique]:
+            ins_unique.append(lf)
+    count = Sym("tensor", None)
+    results = [ctx.fresh("f") for _ in ins_unique]
+    types = [lf.tv.type for lf in ins_unique]
+    args = ["%%q%d_%d" % (ctx.n + 1, i) for i in range(len(ins_unique))]
+    ctx.n += 1
+    ctx.emit("%s = fuse.filter %s : %s -> %s {" % (
+        ", ".join(results), ", ".join(lf.tv.ssa for lf in ins_unique),
+        ", ".join(types), ", ".join(types)))
+    ctx.emit("^bb0(%s):" % ", ".join("%s: %s" % (a, T.mlir(lf.dtype))
+                                     for a, lf in zip(args, ins_unique)))
+    env = {}
+    for lf, a in zip(ins_unique, args):
+        env[("leaf", id(lf.tv), lf.dims)] = a
+    body = BodyEmitter(ctx, env)
+    v = body.value(flags) if inline else env[("leaf", id(ins[-1].tv),
+                                              ins[-1].dims)]
+    ctx.emit("  fuse.yield %s : i1" % v)
+    ctx.emit("}")
+    tvs = {}
+    for lf, r in zip(ins_unique, results):
+        tvs[id(lf.tv)] = TensorVal(r, lf.dtype, [count])
+    count.src = (tvs[id(ins_unique[0].tv)], 0)
+    outs = [leaf(tvs[id(lf.tv)]) for lf in leaves]
+    return outs[0] if single else tuple(outs)
+
+
+def gather(source, indices):
+    """y[i...] = source[indices[i...]] (rank-1 source; indices int32/int64).
+    Indices outside [0, len(source)) read 0."""
+    ctx = current()
+    source, indices = wrap(source), wrap(indices)
+    if source.ndim != 1:
+        raise ValueError("fuse.gather: source must have rank 1, got rank %d"
+                         % source.ndim)
+    if indices.dtype not in (np.dtype(np.int32), np.dtype(np.int64)):
+        if T.kind(indices.dtype) in "sub":
+            indices = cast(indices, np.int64)
+        else:
+            raise TypeError("fuse.gather: indices must be integers, got %s"
+                            % indices.dtype)
+    s = materialize(source)
+    i = materialize(indices)
+    r = ctx.fresh("g")
+    rt = T.tensor_type(source.dtype, len(i.tv.syms))
+    ctx.emit("%s = fuse.gather %s[%s] : %s, %s -> %s" % (
+        r, s.tv.ssa, i.tv.ssa, s.tv.type, i.tv.type, rt))
+    return leaf(TensorVal(r, source.dtype, i.tv.syms), i.dims)
+
+
+def broadcast_1d(v, sym):
+    """A 0-d value repeated `sym` times (a rank-1 array)."""
+    ctx = current()
+    lf = materialize(wrap(v))
+    if lf.ndim != 0:
+        raise ValueError("broadcast_1d: expected a 0-d value")
+    r = ctx.fresh("b")
+    rt = T.tensor_type(lf.dtype, 1)
+    ctx.emit("%s = fuse.broadcast %s dims [0] (%s) : %s -> %s" % (
+        r, lf.tv.ssa, ctx.index_of(sym), lf.tv.type, rt))
+    return leaf(TensorVal(r, lf.dtype, [sym]))
+
+
+def iota(n, dtype=np.int64):
+    """[0, 1, ..., n-1] with n an int, x.dims[i] or a 0-d integer."""
+    ctx = current()
+    dtype = T.check_supported(dtype, "fuse.iota dtype")
+    if dtype == np.bool_:
+        raise TypeError("fuse.iota: dtype bool is not supported")
+    sym = as_sym(n, "fuse.iota n")
+    idx = ctx.index_of(sym)
+    r = ctx.fresh("i")
+    rt = T.tensor_type(dtype, 1)
+    ctx.emit("%s = fuse.iota %s : %s" % (r, idx, rt))
+    return leaf(TensorVal(r, dtype, [sym]))
+
+
+def map_(fn, *xs):
+    """Applies a Python function elementwise: fn gets one scalar per array
+    (broadcast together) and returns one value or a tuple."""
+    if not callable(fn):
+        raise TypeError("fuse.map: the first argument must be a function")
+    xs = [wrap(x) for x in xs]
+    res = fn(*xs)
+    if isinstance(res, (tuple, list)):
+        return tuple(wrap(r) for r in res)
+    return wrap(res)

@@ -1,0 +1,496 @@
+"""An explicit, cuda.compute-style API: iterators and device-wide
+algorithms with built-in (OpKind) or Python-lambda operators.
+
+Every algorithm call traces a small fuse pipeline (milliseconds), then finds
+its compiled code in the in-memory or disk cache by content, so repeated
+calls with the same structure and dtypes never recompile. Values such as
+CountingIterator's start, ConstantIterator's value, h_init and num_items are
+runtime inputs of the compiled code (changing them does not recompile);
+numbers captured by a lambda's closure are compiled in as constants.
+
+    x = np.random.rand(1000).astype(np.float32)
+    out = np.empty(1, np.float32)
+    fuse.compute.reduce_into(x, out, fuse.OpKind.PLUS, len(x), np.float32(0))
+"""
+
+import enum
+import numbers
+
+import numpy as np
+
+from . import _sym as S
+from . import _types as T
+from ._ir import Sym, current
+from ._jit import as_input_array, trace
+
+
+class OpKind(enum.Enum):
+    PLUS = "plus"
+    MINUS = "minus"
+    MULTIPLIES = "multiplies"
+    DIVIDES = "divides"
+    MAXIMUM = "maximum"
+    MINIMUM = "minimum"
+    BIT_AND = "bit_and"
+    BIT_OR = "bit_or"
+    BIT_XOR = "bit_xor"
+    LOGICAL_AND = "logical_and"
+    LOGICAL_OR = "logical_or"
+    EQUAL_TO = "equal_to"
+    NOT_EQUAL_TO = "not_equal_to"
+    LESS = "less"
+    LESS_EQUAL = "less_equal"
+    GREATER = "greater"
+    GREATER_EQUAL = "greater_equal"
+    NEGATE = "negate"
+    IDENTITY = "identity"
+    LOGICAL_NOT = "logical_not"
+    BIT_NOT = "bit_not"
+
+
+_BINARY = {
+    OpKind.PLUS: lambda a, b: a + b,
+    OpKind.MINUS: lambda a, b: a - b,
+    OpKind.MULTIPLIES: lambda a, b: a * b,
+    OpKind.DIVIDES: lambda a, b: a / b,
+    OpKind.MAXIMUM: S.maximum,
+    OpKind.MINIMUM: S.minimum,
+    OpKind.BIT_AND: lambda a, b: a & b,
+    OpKind.BIT_OR: lambda a, b: a | b,
+    OpKind.BIT_XOR: lambda a, b: a ^ b,
+    OpKind.LOGICAL_AND: lambda a, b: S.cast(a, np.bool_) & S.cast(b,
+                                                                   np.bool_),
+    OpKind.LOGICAL_OR: lambda a, b: S.cast(a, np.bool_) | S.cast(b,
+                                                                  np.bool_),
+    OpKind.EQUAL_TO: lambda a, b: a == b,
+    OpKind.NOT_EQUAL_TO: lambda a, b: a != b,
+    OpKind.LESS: lambda a, b: a < b,
+    OpKind.LESS_EQUAL: lambda a, b: a <= b,
+    OpKind.GREATER: lambda a, b: a > b,
+    OpKind.GREATER_EQUAL: lambda a, b: a >= b,
+}
+_UNARY = {
+    OpKind.NEGATE: lambda a: -a,
+    OpKind.IDENTITY: lambda a: a,
+    OpKind.LOGICAL_NOT: lambda a: ~S.cast(a, np.bool_),
+    OpKind.BIT_NOT: lambda a: ~a,
+}
+# OpKinds that fuse.reduce / fuse.scan know as built-in combiners.
+_BUILTIN_KIND = {OpKind.PLUS: "add", OpKind.MULTIPLIES: "mul",
+                 OpKind.MAXIMUM: "max", OpKind.MINIMUM: "min"}
+
+
+def _binary_fn(op, what):
+    if isinstance(op, OpKind):
+        if op not in _BINARY:
+            raise ValueError("%s: %s is not a binary operator" % (what, op))
+        return _BINARY[op]
+    if callable(op):
+        return op
+    raise TypeError("%s: op must be a fuse.OpKind or a function, got %r"
+                    % (what, op))
+
+
+def _unary_fn(op, what):
+    if isinstance(op, OpKind):
+        if op not in _UNARY:
+            raise ValueError("%s: %s is not a unary operator" % (what, op))
+        return _UNARY[op]
+    if callable(op):
+        return op
+    raise TypeError("%s: op must be a fuse.OpKind or a function, got %r"
+                    % (what, op))
+
+
+# ---- iterators -----------------------------------------------------------------
+
+class _Plan:
+    """Runtime inputs gathered from arguments before tracing."""
+
+    def __init__(self):
+        self.names, self.values = [], []
+
+    def add(self, name, value):
+        self.names.append(name)
+        self.values.append(value)
+        return len(self.values) - 1
+
+
+def _scalar_value(v, name, dtype=None):
+    if isinstance(v, np.ndarray):
+        if v.size != 1:
+            raise ValueError("%s: expected a scalar or a 1-element array, got "
+                             "shape %s" % (name, v.shape))
+        v = v.reshape(())[()]
+    if dtype is not None and not isinstance(v, np.generic):
+        if not isinstance(v, (numbers.Number, np.bool_)):
+            raise TypeError("%s: expected a number, got %s"
+                            % (name, type(v).__name__))
+        return np.asarray(v).astype(dtype)[()]
+    if isinstance(v, np.generic):
+        T.check_supported(v.dtype, name)
+        return v
+    if isinstance(v, (bool, numbers.Integral)):
+        return np.int64(v) if not isinstance(v, bool) else np.bool_(v)
+    if isinstance(v, numbers.Real):
+        return np.float64(v)
+    raise TypeError("%s: expected a number, got %s" % (name,
+                                                       type(v).__name__))
+
+
+class _Iterator:
+    def _plan(self, plan, n, name):
+        raise NotImplementedError
+
+
+class CountingIterator(_Iterator):
+    """start, start + 1, ... (dtype of `start`; a Python int is int64)."""
+
+    def __init__(self, start):
+        self.start = _scalar_value(start, "CountingIterator start")
+        if T.kind(self.start.dtype) == "b":
+            raise TypeError("CountingIterator: start must be a number, got a "
+                            "bool")
+
+    def _plan(self, plan, n, name):
+        i = plan.add(name + ".start", self.start)
+        dt = self.start.dtype
+
+        def build(params, nsym):
+            return S.iota(S.size_array(nsym), dt) + params[i]
+        return build
+
+
+class ConstantIterator(_Iterator):
+    """value, value, ... (a runtime input: changing it does not recompile)."""
+
+    def __init__(self, value):
+        self.value = _scalar_value(value, "ConstantIterator value")
+
+    def _plan(self, plan, n, name):
+        i = plan.add(name + ".value", self.value)
+
+        def build(params, nsym):
+            return S.broadcast_1d(params[i], nsym)
+        return build
+
+
+class TransformIterator(_Iterator):
+    """op(it[i]); op is a fuse.OpKind (unary) or a Python function."""
+
+    def __init__(self, it, op):
+        self.it = it
+        self.op = _unary_fn(op, "TransformIterator")
+
+    def _plan(self, plan, n, name):
+        inner = _plan_input(self.it, plan, n, name)
+        op = self.op
+
+        def build(params, nsym):
+            return S.wrap(op(inner(params, nsym)))
+        return build
+
+
+class ZipIterator(_Iterator):
+    """(a[i], b[i], ...): an operator receives a tuple; use t[0], t[1]."""
+
+    def __init__(self, *its):
+        if not its:
+            raise ValueError("ZipIterator: needs at least one iterator")
+        self.its = its
+
+    def _plan(self, plan, n, name):
+        parts = [_plan_input(it, plan, n, "%s[%d]" % (name, k))
+                 for k, it in enumerate(self.its)]
+
+        def build(params, nsym):
+            return tuple(p(params, nsym) for p in parts)
+        return build
+
+
+class PermutationIterator(_Iterator):
+    """values[indices[i]] (indices: an integer array or iterator; indices
+    out of range read 0)."""
+
+    def __init__(self, values, indices):
+        self.values, self.indices = values, indices
+
+    def _plan(self, plan, n, name):
+        vals = _check_array(self.values, name + ".values")
+        vi = plan.add(name + ".values", vals)
+        idx = _plan_input(self.indices, plan, n, name + ".indices")
+
+        def build(params, nsym):
+            return S.gather(params[vi], idx(params, nsym))
+        return build
+
+
+class RowIterator(_Iterator):
+    """values[i // row_length]: a per-row value repeated over each row of a
+    row-major matrix (row_length is a runtime input). fuse-specific."""
+
+    def __init__(self, values, row_length):
+        self.values = values
+        if not isinstance(row_length, (numbers.Integral, np.integer)) or \
+                row_length < 1:
+            raise ValueError("RowIterator: row_length must be an int >= 1, "
+                             "got %r" % (row_length,))
+        self.row_length = np.int64(row_length)
+
+    def _plan(self, plan, n, name):
+        vals = _check_array(self.values, name + ".values")
+        vi = plan.add(name + ".values", vals)
+        ri = plan.add(name + ".row_length", self.row_length)
+
+        def build(params, nsym):
+            i = S.iota(S.size_array(nsym), np.int64) // params[ri]
+            return S.gather(params[vi], i)
+        return build
+
+
+def _check_array(a, name):
+    if not isinstance(a, np.ndarray):
+        raise TypeError("%s: expected a NumPy array or a fuse iterator, got "
+                        "%s" % (name, type(a).__name__))
+    T.check_supported(a.dtype, name)
+    return np.ascontiguousarray(a).reshape(-1)
+
+
+def _plan_input(x, plan, n, name):
+    if isinstance(x, _Iterator):
+        return x._plan(plan, n, name)
+    a = _check_array(x, name)
+    if a.shape[0] < n:
+        raise ValueError("%s: has %d elements but num_items is %d"
+                         % (name, a.shape[0], n))
+    i = plan.add(name, a[:n])
+
+    def build(params, nsym):
+        p = params[i]
+        current().unify(nsym, p.dims[0])
+        return p
+    return build
+
+
+def _check_out(a, name, n, dtype=None):
+    if not isinstance(a, np.ndarray):
+        raise TypeError("%s: expected a writable NumPy array, got %s"
+                        % (name, type(a).__name__))
+    if not a.flags.writeable:
+        raise ValueError("%s: the array is read-only" % name)
+    if not a.flags.c_contiguous:
+        raise ValueError("%s: output arrays must be C-contiguous (results "
+                         "are written in place)" % name)
+    T.check_supported(a.dtype, name)
+    if a.size < n:
+        raise ValueError("%s: has %d elements but %d are needed"
+                         % (name, a.size, n))
+    if dtype is not None and a.dtype != dtype:
+        raise TypeError("%s: expected dtype %s, got %s" % (name, dtype,
+                                                          a.dtype))
+
+
+def _num_items(n):
+    if isinstance(n, (bool, np.bool_)) or not isinstance(
+            n, (numbers.Integral, np.integer)):
+        raise TypeError("num_items: expected an int, got %r" % (n,))
+    if n < 0:
+        raise ValueError("num_items: must be >= 0, got %d" % n)
+    return int(n)
+
+
+def _run(plan, build):
+    """Traces build(params, nsym) -> outputs, compiles (cached) and runs."""
+    arrays, weaks = [], []
+    for name, v in zip(plan.names, plan.values):
+        a, _ = as_input_array(v, name)
+        arrays.append(a)
+        weaks.append(False)
+
+    def fn(*params):
+        nsym = Sym("value", 0)
+        return build(list(params), nsym)
+    import inspect
+    fn.__signature__ = inspect.Signature(
+        [inspect.Parameter("p%d" % i, inspect.Parameter.POSITIONAL_ONLY)
+         for i in range(len(arrays))])
+    p = trace(fn, plan.names, arrays, weaks)
+    return p.run(arrays)
+
+
+def _new_plan(num_items):
+    plan = _Plan()
+    plan.add("num_items", np.int64(num_items))
+    return plan
+
+
+def _write(out, values, n=None):
+    values = np.asarray(values)
+    flat = out.reshape(-1)
+    if n is None:
+        n = values.size
+    flat[:n] = values.reshape(-1)[:n]
+
+
+def _as_scalars(x, what):
+    if isinstance(x, tuple):
+        raise TypeError("%s: the input yields tuples (a ZipIterator); wrap it "
+                        "in a TransformIterator that makes scalars" % what)
+    return x
+
+
+# ---- algorithms ----------------------------------------------------------------
+
+def reduce_into(d_in, d_out, op, num_items, h_init):
+    """d_out[0] = h_init op d_in[0] op ... op d_in[num_items-1].
+
+    The accumulator has h_init's dtype (a Python number takes d_out's)."""
+    n = _num_items(num_items)
+    _check_out(d_out, "d_out", 1)
+    init = _scalar_value(h_init, "h_init", None if isinstance(
+        h_init, (np.generic, np.ndarray)) else d_out.dtype)
+    fn = _binary_fn(op, "reduce_into")
+    plan = _new_plan(n)
+    src = _plan_input(d_in, plan, n, "d_in")
+    ii = plan.add("h_init", init)
+    acc = init.dtype
+
+    def build(params, nsym):
+        x = S.cast(_as_scalars(src(params, nsym), "reduce_into"), acc)
+        iv = params[ii]
+        if op in _BUILTIN_KIND:
+            r = S._reduce_builtin(x, _BUILTIN_KIND[op], None, False)
+            r = fn(iv, S.cast(r, acc))
+        else:
+            r = S.reduce(x, fn, init=iv)
+        return S.cast(r, d_out.dtype)
+    r = _run(plan, build)
+    d_out.reshape(-1)[0] = r
+
+
+def segmented_reduce(d_in, d_out, op, h_init, num_segments, segment_size):
+    """d_out[s] = h_init op d_in[s*segment_size] op ... (equal-length,
+    contiguous segments: the rows of a row-major matrix). fuse-specific:
+    cuda.compute's version takes offset arrays."""
+    ns = _num_items(num_segments)
+    ss = _num_items(segment_size)
+    if not isinstance(d_in, np.ndarray):
+        raise TypeError("d_in: segmented_reduce needs a NumPy array")
+    T.check_supported(d_in.dtype, "d_in")
+    if d_in.size < ns * ss:
+        raise ValueError("d_in: has %d elements but num_segments * "
+                         "segment_size is %d" % (d_in.size, ns * ss))
+    _check_out(d_out, "d_out", ns)
+    init = _scalar_value(h_init, "h_init", None if isinstance(
+        h_init, (np.generic, np.ndarray)) else d_out.dtype)
+    fn = _binary_fn(op, "segmented_reduce")
+    plan = _new_plan(ns)
+    xi = plan.add("d_in", np.ascontiguousarray(d_in).reshape(-1)[:ns * ss]
+                  .reshape(ns, ss))
+    ii = plan.add("h_init", init)
+    acc = init.dtype
+
+    def build(params, nsym):
+        x = S.cast(params[xi], acc)
+        current().unify(nsym, x.dims[0])
+        iv = params[ii]
+        if op in _BUILTIN_KIND:
+            r = S._reduce_builtin(x, _BUILTIN_KIND[op], 1, False)
+            r = fn(iv, S.cast(r, acc))
+        else:
+            r = S.reduce(x, fn, init=iv, axis=1)
+        return S.cast(r, d_out.dtype)
+    _write(d_out, _run(plan, build), ns)
+
+
+def _scan(d_in, d_out, op, init_value, num_items, exclusive, what):
+    n = _num_items(num_items)
+    _check_out(d_out, "d_out", n)
+    fn = _binary_fn(op, what)
+    plan = _new_plan(n)
+    src = _plan_input(d_in, plan, n, "d_in")
+    ii = None
+    if init_value is not None:
+        init = _scalar_value(init_value, "init_value", None if isinstance(
+            init_value, (np.generic, np.ndarray)) else d_out.dtype)
+        ii = plan.add("init_value", init)
+        acc = init.dtype
+    elif exclusive:
+        raise ValueError("%s: init_value is required" % what)
+    else:
+        acc = d_out.dtype
+
+    def build(params, nsym):
+        x = S.cast(_as_scalars(src(params, nsym), what), acc)
+        iv = params[ii] if ii is not None else None
+        if op in _BUILTIN_KIND:
+            r = S.scan(x, _BUILTIN_KIND[op], exclusive=exclusive, init=iv)
+        else:
+            if iv is None:
+                raise ValueError("%s: a function operator needs init_value"
+                                 % what)
+            r = S.scan(x, fn, exclusive=exclusive, init=iv)
+        return S.cast(r, d_out.dtype)
+    _write(d_out, _run(plan, build), n)
+
+
+def inclusive_scan(d_in, d_out, op, init_value, num_items):
+    """d_out[i] = [init_value op] d_in[0] op ... op d_in[i]."""
+    _scan(d_in, d_out, op, init_value, num_items, False, "inclusive_scan")
+
+
+def exclusive_scan(d_in, d_out, op, init_value, num_items):
+    """d_out[0] = init_value, d_out[i] = init_value op d_in[0] op ...
+    op d_in[i-1]."""
+    _scan(d_in, d_out, op, init_value, num_items, True, "exclusive_scan")
+
+
+def unary_transform(d_in, d_out, op, num_items):
+    """d_out[i] = op(d_in[i])."""
+    n = _num_items(num_items)
+    _check_out(d_out, "d_out", n)
+    fn = _unary_fn(op, "unary_transform")
+    plan = _new_plan(n)
+    src = _plan_input(d_in, plan, n, "d_in")
+
+    def build(params, nsym):
+        return S.cast(S.wrap(fn(src(params, nsym))), d_out.dtype)
+    _write(d_out, _run(plan, build), n)
+
+
+def binary_transform(d_in1, d_in2, d_out, op, num_items):
+    """d_out[i] = op(d_in1[i], d_in2[i])."""
+    n = _num_items(num_items)
+    _check_out(d_out, "d_out", n)
+    fn = _binary_fn(op, "binary_transform")
+    plan = _new_plan(n)
+    a = _plan_input(d_in1, plan, n, "d_in1")
+    b = _plan_input(d_in2, plan, n, "d_in2")
+
+    def build(params, nsym):
+        return S.cast(S.wrap(fn(a(params, nsym), b(params, nsym))),
+                      d_out.dtype)
+    _write(d_out, _run(plan, build), n)
+
+
+def select(d_in, d_out, d_num_selected_out, cond, num_items):
+    """Copies the d_in[i] for which cond(d_in[i]) holds, in order, to d_out
+    and their count to d_num_selected_out[0]."""
+    n = _num_items(num_items)
+    if not callable(cond):
+        raise TypeError("select: cond must be a function")
+    _check_out(d_num_selected_out, "d_num_selected_out", 1)
+    _check_out(d_out, "d_out", 0)
+    plan = _new_plan(n)
+    src = _plan_input(d_in, plan, n, "d_in")
+
+    def build(params, nsym):
+        x = _as_scalars(src(params, nsym), "select")
+        y = S.filter_(x, cond)
+        return y, y.shape[0]
+    y, count = _run(plan, build)
+    if d_out.size < count:
+        raise ValueError("d_out: has %d elements but %d were selected"
+                         % (d_out.size, count))
+    _write(d_out, y.astype(d_out.dtype, copy=False), count)
+    d_num_selected_out.reshape(-1)[0] = count

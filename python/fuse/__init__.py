@@ -20,6 +20,7 @@ from ._sym import (SymArray, filter_ as filter, gather, iota, map_ as map,
 from ._tools import ToolNotFoundError
 from . import compute
 from .compute import OpKind
+from . import gpu
 
 
 __version__ = "0.1.0"
@@ -52,6 +53,6 @@ def abs(x):  # noqa: A001 (mirrors numpy.abs)
 
 __all__ = ["jit", "JitFunction", "Pipeline", "SymArray", "filter", "gather",
            "iota", "map", "maximum", "minimum", "reduce", "scan", "where",
-           "exp", "log", "sqrt", "tanh", "relu", "abs", "compute", "OpKind",
+           "exp", "log", "sqrt", "tanh", "relu", "abs", "compute", "OpKind", "gpu",
            "stats", "clear_memory_cache", "cache_root",
            "CompileError", "ToolNotFoundError"]

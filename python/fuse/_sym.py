@@ -69,7 +69,7 @@ class SymArray:
 
     def __len__(self):
         raise TypeError("fuse: len() of a symbolic array is not a Python "
-                        "int; use x.dims[0] (a symbolic size)")
+                        "int; use x.shape[0] (a symbolic size)")
 
     def __iter__(self):
         raise TypeError("fuse: cannot iterate over a symbolic array")
@@ -252,7 +252,7 @@ def size_array(sym):
 
 
 def as_sym(v, what):
-    """A Sym for a size given as an int, x.dims[i] or a 0-d integer."""
+    """A Sym for a size given as an int, x.shape[i] or a 0-d integer."""
     if isinstance(v, (bool, np.bool_)):
         raise TypeError("%s: expected a size, got a bool" % what)
     if isinstance(v, (numbers.Integral, np.integer)):
@@ -264,7 +264,7 @@ def as_sym(v, what):
             return v.sym
         if v.ndim == 0 and T.kind(v.dtype) in "su":
             return Sym("scalar", materialize(v).tv)
-    raise TypeError("%s: expected a size (an int, x.dims[i] or a 0-d "
+    raise TypeError("%s: expected a size (an int, x.shape[i] or a 0-d "
                     "integer array), got %r" % (what, v))
 
 
@@ -431,7 +431,7 @@ def materialize_many(nodes):
         if n.op == "size":
             n._mat = leaf(ctx.size_tensor(n.sym))
             continue
-        if n not in todo:
+        if not any(n is t for t in todo):
             todo.append(n)
     if todo:
         target = todo[0].dims
@@ -736,7 +736,7 @@ def filter_(xs, predicate):
 
     xs: one rank-1 array or a tuple of arrays of one length; predicate gets
     one scalar per array. Returns the kept elements (a tuple for a tuple);
-    their length is `result.dims[0]`."""
+    their length is `result.shape[0]`."""
     ctx = current()
     single = not isinstance(xs, (tuple, list))
     xs = [wrap(x) for x in ([xs] if single else xs)]
@@ -832,7 +832,7 @@ def broadcast_1d(v, sym):
 
 
 def iota(n, dtype=np.int64):
-    """[0, 1, ..., n-1] with n an int, x.dims[i] or a 0-d integer."""
+    """[0, 1, ..., n-1] with n an int, x.shape[i] or a 0-d integer."""
     ctx = current()
     dtype = T.check_supported(dtype, "fuse.iota dtype")
     if dtype == np.bool_:

@@ -1,0 +1,10 @@
+// sumsq: sum(x * x), a map feeding a full reduction (4n bytes when fused).
+func.func @sumsq(%x: tensor<?xf32>) -> tensor<f32> {
+  %sq = fuse.map %x : tensor<?xf32> -> tensor<?xf32> {
+  ^bb0(%a: f32):
+    %p = arith.mulf %a, %a : f32
+    fuse.yield %p : f32
+  }
+  %s = fuse.reduce add %sq : tensor<?xf32> -> tensor<f32>
+  return %s : tensor<f32>
+}

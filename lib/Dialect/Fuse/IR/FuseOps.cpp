@@ -47,7 +47,8 @@ static RankedTensorType tensorTypeOf(Value v) {
   return cast<RankedTensorType>(v.getType());
 }
 
-/// All inputs share one shape (`tag`: the check's tag, for the message).
+/// There is at least one input (`*_c1`) and all inputs share one shape
+/// (`*_c2`).
 static LogicalResult verifySameShapes(Operation *op, ValueRange inputs,
                                       StringRef what) {
   if (inputs.empty())
@@ -64,7 +65,8 @@ static LogicalResult verifySameShapes(Operation *op, ValueRange inputs,
   return success();
 }
 
-/// Checks the block of a body region: one argument per type in `argTypes`.
+/// Checks the block of a body region: one argument per type in `argTypes`
+/// (the count, then each type).
 static LogicalResult verifyBlockArgs(Operation *op, Region &region,
                                      TypeRange argTypes, StringRef what) {
   if (region.empty())
@@ -85,7 +87,8 @@ static LogicalResult verifyBlockArgs(Operation *op, Region &region,
   return success();
 }
 
-/// Checks that the block ends in a fuse.yield of `types`.
+/// Checks that the block ends in a fuse.yield of `types` (the terminator,
+/// the count, then each type).
 static LogicalResult verifyYield(Operation *op, Region &region,
                                  TypeRange types, StringRef what) {
   auto yield = dyn_cast<YieldOp>(region.front().getTerminator());
@@ -312,14 +315,14 @@ static void printCombinerTail(OpAsmPrinter &p, Operation *op,
 /// element types `elemTypes`.
 static LogicalResult verifyCombiner(Operation *op, ArrayAttr kinds,
                                     ValueRange inits, Region &combiner,
-                                    TypeRange elemTypes, StringRef tag) {
+                                    TypeRange elemTypes) {
   size_t k = elemTypes.size();
   if (kinds) {
-    // {tag}_c6: one kind per input.
+    // reduce_c6, scan_c6: one kind per input.
     if (kinds.size() != k)
       return op->emitOpError() << "has " << kinds.size()
                                << " combiner kinds for " << k << " inputs";
-    // {tag}_c7: the kind is defined on the element type.
+    // reduce_c7, scan_c7: the kind is defined on the element type.
     for (auto [i, pair] : llvm::enumerate(llvm::zip_equal(kinds, elemTypes))) {
       auto [a, t] = pair;
       CombinerKind kind = cast<CombinerKindAttr>(a).getValue();
@@ -329,26 +332,27 @@ static LogicalResult verifyCombiner(Operation *op, ArrayAttr kinds,
                << "' is not defined on element type " << t << " (input #" << i
                << ")";
     }
-    // {tag}_c10: built-in kinds take no region.
+    // reduce_c10, scan_c10: built-in kinds take no region.
     if (!combiner.empty())
       return op->emitOpError()
              << "has both built-in combiner kinds and a combiner region";
-    // {tag}_c8: inits are optional for built-in kinds.
+    // reduce_c8, scan_c8: inits are optional for built-in kinds, else one
+    // per input.
     if (!inits.empty() && inits.size() != k)
       return op->emitOpError() << "has " << inits.size() << " init values for "
                                << k << " inputs";
   } else {
-    // {tag}_c10: no kind, so a region is needed.
+    // reduce_c10, scan_c10: no kind, so a region is needed.
     if (combiner.empty())
       return op->emitOpError()
              << "needs a combiner: built-in kinds or a combiner region";
-    // {tag}_c8: a combiner region needs one init per input.
+    // reduce_c8, scan_c8: a combiner region needs one init per input.
     if (inits.size() != k)
       return op->emitOpError()
              << "with a combiner region needs one init value per input ("
              << k << "), but has " << inits.size();
   }
-  // {tag}_c9: init types match the element types.
+  // reduce_c9, scan_c9: init types match the element types.
   for (auto [i, pair] :
        llvm::enumerate(llvm::zip_equal(inits.getTypes(),
                                        elemTypes.take_front(inits.size())))) {
@@ -361,6 +365,8 @@ static LogicalResult verifyCombiner(Operation *op, ArrayAttr kinds,
   return success();
 }
 
+/// reduce_c11, scan_c11: one block taking (acc..., x...); reduce_c12,
+/// scan_c12: it yields the new accumulators.
 static LogicalResult verifyCombinerRegion(Operation *op, Region &combiner,
                                           TypeRange elemTypes) {
   if (combiner.empty())
@@ -386,9 +392,10 @@ LogicalResult MapOp::verify() {
   // map_c1, map_c2: one or more inputs of one shape.
   if (failed(verifySameShapes(*this, getInputs(), "inputs")))
     return failure();
-  // map_c3: one or more results, each of the inputs' shape.
+  // map_c3: one or more results.
   if (getResults().empty())
     return emitOpError() << "requires at least one result";
+  // map_c4: each result has the inputs' shape.
   ArrayRef<int64_t> shape = tensorTypeOf(getInputs().front()).getShape();
   for (auto [i, r] : llvm::enumerate(getResults())) {
     ArrayRef<int64_t> s = tensorTypeOf(r).getShape();
@@ -401,11 +408,11 @@ LogicalResult MapOp::verify() {
 }
 
 LogicalResult MapOp::verifyRegions() {
-  // map_c4: one block argument per input, of its element type.
+  // map_c5: one block argument per input, of its element type.
   if (failed(verifyBlockArgs(*this, getBody(), elementTypes(getInputs()),
                              "body")))
     return failure();
-  // map_c5, map_c6: the body yields one scalar per result.
+  // map_c6: the body yields one scalar per result, of its element type.
   return verifyYield(*this, getBody(), elementTypes(getResults()), "body");
 }
 
@@ -472,7 +479,7 @@ LogicalResult ReduceOp::verify() {
     return failure();
   auto inType = tensorTypeOf(getInputs().front());
   int64_t rank = inType.getRank();
-  // reduce_c4: dims sorted, unique and in range.
+  // reduce_c4: dims in range, sorted and unique.
   if (std::optional<ArrayRef<int64_t>> dims = getDims()) {
     int64_t prev = -1;
     for (int64_t d : *dims) {
@@ -511,7 +518,7 @@ LogicalResult ReduceOp::verify() {
                            << " has " << tensorTypeOf(in).getElementType();
   }
   return verifyCombiner(*this, getKindsAttr(), getInits(), getCombiner(),
-                        elementTypes(getInputs()), "reduce");
+                        elementTypes(getInputs()));
 }
 
 LogicalResult ReduceOp::verifyRegions() {
@@ -579,10 +586,11 @@ LogicalResult ScanOp::verify() {
   if (d < 0 || d >= inType.getRank())
     return emitOpError() << "scan dimension " << d
                          << " is out of range for rank " << inType.getRank();
-  // scan_c3, scan_c5: one result per input, same type.
+  // scan_c3: one result per input.
   if (getResults().size() != getInputs().size())
     return emitOpError() << "has " << getResults().size() << " results for "
                          << getInputs().size() << " inputs";
+  // scan_c5: each result has its input's type.
   for (auto [i, pair] :
        llvm::enumerate(llvm::zip_equal(getInputs(), getResults()))) {
     auto [in, res] = pair;
@@ -593,11 +601,11 @@ LogicalResult ScanOp::verify() {
                            << ", but input #" << i << " has type " << it;
   }
   return verifyCombiner(*this, getKindsAttr(), getInits(), getCombiner(),
-                        elementTypes(getInputs()), "scan");
+                        elementTypes(getInputs()));
 }
 
 LogicalResult ScanOp::verifyRegions() {
-  // scan_c11, scan_c12
+  // scan_c11, scan_c12: (acc..., x...) -> acc...
   return verifyCombinerRegion(*this, getCombiner(), elementTypes(getInputs()));
 }
 
@@ -606,35 +614,39 @@ LogicalResult ScanOp::verifyRegions() {
 //===----------------------------------------------------------------------===//
 
 LogicalResult FilterOp::verify() {
-  // filter_c1: one or more rank-1 inputs of one length.
+  // filter_c1, filter_c2: one or more inputs of one shape.
   if (failed(verifySameShapes(*this, getInputs(), "inputs")))
     return failure();
+  // filter_c3: the inputs have rank 1.
   if (tensorTypeOf(getInputs().front()).getRank() != 1)
     return emitOpError() << "requires rank-1 inputs, but input #0 has rank "
                          << tensorTypeOf(getInputs().front()).getRank();
-  // filter_c2: one dynamic rank-1 result per input, same element type.
+  // filter_c4: one result per input.
   if (getResults().size() != getInputs().size())
     return emitOpError() << "has " << getResults().size() << " results for "
                          << getInputs().size() << " inputs";
+  // filter_c5: each result is rank-1, dynamic, of its input's elements.
   for (auto [i, pair] :
        llvm::enumerate(llvm::zip_equal(getInputs(), getResults()))) {
     auto [in, res] = pair;
     auto rt = tensorTypeOf(res);
     if (rt.getRank() != 1 || !rt.isDynamicDim(0) ||
         rt.getElementType() != tensorTypeOf(in).getElementType())
-      return emitOpError() << "result #" << i << " must be tensor<?x"
-                           << tensorTypeOf(in).getElementType()
-                           << ">, but is " << rt;
+      return emitOpError()
+             << "result #" << i << " must be "
+             << RankedTensorType::get({ShapedType::kDynamic},
+                                      tensorTypeOf(in).getElementType())
+             << ", but is " << rt;
   }
   return success();
 }
 
 LogicalResult FilterOp::verifyRegions() {
-  // filter_c3: one predicate argument per input.
+  // filter_c6: one predicate argument per input, of its element type.
   if (failed(verifyBlockArgs(*this, getPredicate(), elementTypes(getInputs()),
                              "predicate")))
     return failure();
-  // filter_c4: the predicate yields one i1.
+  // filter_c7: the predicate yields one i1.
   Type i1 = IntegerType::get(getContext(), 1);
   return verifyYield(*this, getPredicate(), TypeRange{i1}, "predicate");
 }
@@ -645,19 +657,20 @@ LogicalResult FilterOp::verifyRegions() {
 
 LogicalResult IotaOp::verify() {
   auto type = getResult().getType();
-  // iota_c1: rank >= 1 and a dimension in range.
+  // iota_c1: rank >= 1.
   if (type.getRank() == 0)
     return emitOpError() << "requires a result of rank 1 or more";
+  // iota_c2: the dimension is in range.
   int64_t d = getIotaDim();
   if (d < 0 || d >= type.getRank())
     return emitOpError() << "dimension " << d << " is out of range for rank "
                          << type.getRank();
-  // iota_c2: one size operand per dynamic dimension.
-  if (static_cast<int64_t>(getSizes().size()) != type.getNumDynamicDims())
+  // iota_c3: one size operand per dynamic dimension.
+  if (getSizes().size() != static_cast<size_t>(type.getNumDynamicDims()))
     return emitOpError() << "has " << getSizes().size()
                          << " size operands, but the result type has "
                          << type.getNumDynamicDims() << " dynamic dimensions";
-  // iota_c3: an element type that can hold an index.
+  // iota_c4: an element type that can hold an index (not i1).
   if (type.getElementType().isInteger(1))
     return emitOpError() << "cannot produce indices of type i1";
   return success();
@@ -674,11 +687,12 @@ LogicalResult GatherOp::verify() {
   if (src.getRank() != 1)
     return emitOpError() << "requires a rank-1 source, but it has rank "
                          << src.getRank();
-  // gather_c2: the result has the indices' shape, the source's elements.
+  // gather_c2: the result has the indices' shape.
   if (!shapesCompatible(res.getShape(), idx.getShape()))
     return emitOpError() << "result shape " << shapeString(res.getShape())
                          << " differs from the indices' shape "
                          << shapeString(idx.getShape());
+  // gather_c3: the result has the source's element type.
   if (res.getElementType() != src.getElementType())
     return emitOpError() << "result element type " << res.getElementType()
                          << " differs from the source's "
@@ -709,11 +723,12 @@ LogicalResult BroadcastOp::verify() {
       return emitOpError() << "added dimensions must be sorted and unique";
     prev = d;
   }
-  // broadcast_c3: kept dimensions match the input; element types match.
+  // broadcast_c3: element types match.
   if (in.getElementType() != res.getElementType())
     return emitOpError() << "result element type " << res.getElementType()
                          << " differs from the input's "
                          << in.getElementType();
+  // broadcast_c4: each kept dimension equals its input dimension.
   int64_t j = 0, numDynAdded = 0;
   for (int64_t d = 0; d < res.getRank(); ++d) {
     if (llvm::is_contained(dims, d)) {
@@ -728,7 +743,7 @@ LogicalResult BroadcastOp::verify() {
                            << shapeString({a}) << ")";
     ++j;
   }
-  // broadcast_c4: one size per dynamic added dimension.
+  // broadcast_c5: one size per dynamic added dimension.
   if (static_cast<int64_t>(getSizes().size()) != numDynAdded)
     return emitOpError() << "has " << getSizes().size()
                          << " size operands, but " << numDynAdded

@@ -37,6 +37,16 @@ def Fuse_MapOp : Fuse_Op<"map", [RecursiveMemoryEffects]> {
       fuse.yield %p : f32
     }
     ```
+
+    Constraints (verifier tags):
+    - (map_c1) at least one input;
+    - (map_c2) all inputs have the same shape;
+    - (map_c3) at least one result;
+    - (map_c4) each result has the inputs' shape;
+    - (map_c5) the body's single block takes one argument per input, of
+      that input's element type;
+    - (map_c6) the body ends in `fuse.yield` of one value per result, of
+      that result's element type.
   }];
   let arguments = (ins Variadic<Fuse_Tensor>:$inputs);
   let results = (outs Variadic<Fuse_Tensor>:$results);
@@ -46,6 +56,8 @@ def Fuse_MapOp : Fuse_Op<"map", [RecursiveMemoryEffects]> {
   }];
   let hasVerifier = 1;
   let hasRegionVerifier = 1;
+  let hasFolder = 1;
+  let hasCanonicalizer = 1;
   let extraClassDeclaration = [{
     /// The yield ending the body.
     YieldOp getYield();
@@ -92,6 +104,24 @@ def Fuse_ReduceOp : Fuse_Op<"reduce", [RecursiveMemoryEffects,
       fuse.yield %v2, %i2 : f32, i64
     }
     ```
+
+    Constraints (verifier tags, `X` = reduce):
+    - (X_c1) at least one input;
+    - (X_c2) all inputs have the same shape;
+    - (X_c3) one result per input;
+    - (X_c4) `dims` are in range, sorted and unique;
+    - (X_c5) each result has the input shape without the reduced dimensions, and its input's element type;
+    - (X_c6) with built-in kinds, one kind per input;
+    - (X_c7) each kind is defined on its input's element type (`and`,
+      `or`, `xor`: integers only);
+    - (X_c8) inits: none or one per input with built-in kinds, exactly one
+      per input with a combiner region;
+    - (X_c9) each init has its input's element type;
+    - (X_c10) exactly one of built-in kinds and a combiner region;
+    - (X_c11) the combiner region has one block taking k accumulators then
+      k elements, of the inputs' element types;
+    - (X_c12) the combiner ends in `fuse.yield` of k values of the inputs'
+      element types.
   }];
   let arguments = (ins Variadic<Fuse_Tensor>:$inputs,
                        Variadic<Fuse_ElementType>:$inits,
@@ -102,6 +132,7 @@ def Fuse_ReduceOp : Fuse_Op<"reduce", [RecursiveMemoryEffects,
   let hasCustomAssemblyFormat = 1;
   let hasVerifier = 1;
   let hasRegionVerifier = 1;
+  let hasCanonicalizer = 1;
   let extraClassDeclaration = [{
     /// The reduced dimensions, sorted (all dimensions when `dims` is absent).
     SmallVector<int64_t> getReducedDims();
@@ -132,6 +163,24 @@ def Fuse_ScanOp : Fuse_Op<"scan", [RecursiveMemoryEffects,
     %y = fuse.scan inclusive add %x : tensor<?xf32> -> tensor<?xf32>
     %e = fuse.scan exclusive add %x dim 1 : tensor<?x?xi32> -> tensor<?x?xi32>
     ```
+
+    Constraints (verifier tags, `X` = scan):
+    - (X_c1) at least one input;
+    - (X_c2) all inputs have the same shape;
+    - (X_c3) one result per input;
+    - (X_c4) the inputs have rank 1 or more and `dim` is one of their dimensions;
+    - (X_c5) each result has its input's type;
+    - (X_c6) with built-in kinds, one kind per input;
+    - (X_c7) each kind is defined on its input's element type (`and`,
+      `or`, `xor`: integers only);
+    - (X_c8) inits: none or one per input with built-in kinds, exactly one
+      per input with a combiner region;
+    - (X_c9) each init has its input's element type;
+    - (X_c10) exactly one of built-in kinds and a combiner region;
+    - (X_c11) the combiner region has one block taking k accumulators then
+      k elements, of the inputs' element types;
+    - (X_c12) the combiner ends in `fuse.yield` of k values of the inputs'
+      element types.
   }];
   let arguments = (ins Variadic<Fuse_Tensor>:$inputs,
                        Variadic<Fuse_ElementType>:$inits,
@@ -170,6 +219,17 @@ def Fuse_FilterOp : Fuse_Op<"filter", [RecursiveMemoryEffects]> {
       fuse.yield %p : i1
     }
     ```
+
+    Constraints (verifier tags):
+    - (filter_c1) at least one input;
+    - (filter_c2) all inputs have the same shape;
+    - (filter_c3) the inputs have rank 1;
+    - (filter_c4) one result per input;
+    - (filter_c5) each result is `tensor<?xT>` with its input's element
+      type `T`;
+    - (filter_c6) the predicate's single block takes one argument per
+      input, of that input's element type;
+    - (filter_c7) the predicate ends in `fuse.yield` of one `i1`.
   }];
   let arguments = (ins Variadic<Fuse_Tensor>:$inputs);
   let results = (outs Variadic<Fuse_Tensor>:$results);
@@ -179,6 +239,7 @@ def Fuse_FilterOp : Fuse_Op<"filter", [RecursiveMemoryEffects]> {
   }];
   let hasVerifier = 1;
   let hasRegionVerifier = 1;
+  let hasCanonicalizer = 1;
 }
 
 //===----------------------------------------------------------------------===//
@@ -195,6 +256,12 @@ def Fuse_IotaOp : Fuse_Op<"iota", [Pure]> {
     %i = fuse.iota %n : tensor<?xi64>
     %j = fuse.iota %r, %c dim 1 : tensor<?x?xf32>
     ```
+
+    Constraints (verifier tags):
+    - (iota_c1) the result has rank 1 or more;
+    - (iota_c2) `dim` is one of its dimensions;
+    - (iota_c3) one size operand per dynamic dimension;
+    - (iota_c4) the element type is not `i1`.
   }];
   let arguments = (ins Variadic<Index>:$sizes, OptionalAttr<I64Attr>:$dim);
   let results = (outs Fuse_Tensor:$result);
@@ -222,6 +289,11 @@ def Fuse_GatherOp : Fuse_Op<"gather", [Pure]> {
     ```mlir
     %y = fuse.gather %src[%idx] : tensor<?xf32>, tensor<?xi64> -> tensor<?xf32>
     ```
+
+    Constraints (verifier tags; indices are `i32` or `i64` by type):
+    - (gather_c1) the source has rank 1;
+    - (gather_c2) the result has the shape of `indices`;
+    - (gather_c3) the result has the source's element type.
   }];
   let arguments = (ins Fuse_Tensor:$source, Fuse_IndexTensor:$indices);
   let results = (outs Fuse_Tensor:$result);
@@ -250,15 +322,24 @@ def Fuse_BroadcastOp : Fuse_Op<"broadcast", [Pure]> {
     %b = fuse.broadcast %s dims [0] (%n) : tensor<f32> -> tensor<?xf32>
     %rb = fuse.broadcast %rowmax dims [1] (%c) : tensor<?xf32> -> tensor<?x?xf32>
     ```
+
+    Constraints (verifier tags):
+    - (broadcast_c1) rank(result) = rank(input) + size(dims);
+    - (broadcast_c2) `dims` are in range, sorted and unique;
+    - (broadcast_c3) the result has the input's element type;
+    - (broadcast_c4) each kept result dimension equals its input dimension
+      (both static and equal, or both dynamic);
+    - (broadcast_c5) one size operand per dynamic added dimension.
   }];
   let arguments = (ins Fuse_Tensor:$input, DenseI64ArrayAttr:$dims,
                        Variadic<Index>:$sizes);
   let results = (outs Fuse_Tensor:$result);
   let assemblyFormat = [{
-    $input `dims` $dims (`(` $sizes^ `)`)? attr-dict `:` type($input) `->`
+    $input `dims` $dims (` ` `(` $sizes^ `)`)? attr-dict `:` type($input) `->`
     type($result)
   }];
   let hasVerifier = 1;
+  let hasFolder = 1;
 }
 
 //===----------------------------------------------------------------------===//
@@ -293,6 +374,14 @@ def Fuse_GroupOp : Fuse_Op<"group", [IsolatedFromAbove, SingleBlock,
       fuse.yield %r : tensor<f32>
     }
     ```
+
+    Constraints (verifier tags):
+    - (group_c1) `kind` is one of the patterns above;
+    - (group_c2) operands are ranked tensors or scalars (integer, float,
+      index);
+    - (group_c3) the body block takes one argument per operand, of its
+      type;
+    - (group_c4) the body ends in `fuse.yield` of the results.
   }];
   let arguments = (ins StrAttr:$kind, Variadic<AnyType>:$operands);
   let results = (outs Variadic<Fuse_Tensor>:$results);
@@ -315,6 +404,11 @@ def Fuse_GroupOp : Fuse_Op<"group", [IsolatedFromAbove, SingleBlock,
 def Fuse_YieldOp : Fuse_Op<"yield", [Pure, Terminator, ReturnLike,
     ParentOneOf<["MapOp", "ReduceOp", "ScanOp", "FilterOp", "GroupOp"]>]> {
   let summary = "ends a fuse body, yielding its scalars";
+  let description = [{
+    Ends the body of `fuse.map`, `fuse.reduce`, `fuse.scan`, `fuse.filter`
+    (scalars) and `fuse.group` (tensors). The parent op checks the count
+    and types.
+  }];
   let arguments = (ins Variadic<AnyType>:$values);
   let assemblyFormat = "($values^ `:` type($values))? attr-dict";
   let builders = [OpBuilder<(ins), [{ /* nothing to yield */ }]>];

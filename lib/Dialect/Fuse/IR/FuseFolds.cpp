@@ -1,0 +1,244 @@
+//===- FuseFolds.cpp - folds and canonicalizations of the fuse ops --------===//
+//
+// Every rewrite here is exact: it keeps the value of every result bit for
+// bit (NaN payloads, signed zeros and integer wrap-around included), so
+// canonicalization never changes what a pipeline computes. Each one has a
+// case in test/Dialect/Fuse/canonicalize.mlir.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fuse/Dialect/Fuse/IR/FuseOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/PatternMatch.h"
+
+using namespace mlir;
+using namespace fuse;
+
+//===----------------------------------------------------------------------===//
+// MapOp
+//===----------------------------------------------------------------------===//
+
+/// The input that result `i` of `op` forwards unchanged (its yield operand
+/// is a block argument and the types agree), or null.
+static Value forwardedInput(MapOp op, unsigned i) {
+  auto arg = dyn_cast<BlockArgument>(op.getYield().getValues()[i]);
+  if (!arg || arg.getOwner() != &op.getBody().front())
+    return {};
+  Value in = op.getInputs()[arg.getArgNumber()];
+  if (in.getType() != op.getResult(i).getType())
+    return {};
+  return in;
+}
+
+/// A map whose every result forwards an input is that input:
+/// `fuse.map %x { ^bb0(%a): fuse.yield %a }` -> `%x`.
+LogicalResult MapOp::fold(FoldAdaptor, SmallVectorImpl<OpFoldResult> &res) {
+  SmallVector<OpFoldResult> out;
+  for (unsigned i = 0, e = getNumResults(); i < e; ++i) {
+    Value in = forwardedInput(*this, i);
+    if (!in)
+      return failure();
+    out.push_back(in);
+  }
+  res.append(out.begin(), out.end());
+  return success();
+}
+
+namespace {
+
+/// Replaces results that forward an input by the input, then drops the
+/// results nobody uses and the inputs the body never reads (keeping one
+/// input, which gives the shape). Erases the op when nothing is left.
+struct SimplifyMap : OpRewritePattern<MapOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(MapOp op,
+                                PatternRewriter &rewriter) const override {
+    bool changed = false;
+    for (unsigned i = 0, e = op.getNumResults(); i < e; ++i) {
+      Value in = forwardedInput(op, i);
+      if (in && !op.getResult(i).use_empty()) {
+        rewriter.replaceAllUsesWith(op.getResult(i), in);
+        changed = true;
+      }
+    }
+
+    Block &body = op.getBody().front();
+    SmallVector<unsigned> keptResults, keptInputs;
+    for (unsigned i = 0, e = op.getNumResults(); i < e; ++i)
+      if (!op.getResult(i).use_empty())
+        keptResults.push_back(i);
+    if (keptResults.empty()) {
+      rewriter.eraseOp(op);
+      return success();
+    }
+    for (unsigned i = 0, e = op.getInputs().size(); i < e; ++i)
+      if (!body.getArgument(i).use_empty())
+        keptInputs.push_back(i);
+    // The inputs carry the iteration shape: keep at least one.
+    if (keptInputs.empty())
+      keptInputs.push_back(0);
+    if (keptResults.size() == op.getNumResults() &&
+        keptInputs.size() == op.getInputs().size())
+      return success(changed);
+
+    SmallVector<Value> inputs;
+    for (unsigned i : keptInputs)
+      inputs.push_back(op.getInputs()[i]);
+    SmallVector<Type> resultTypes;
+    for (unsigned i : keptResults)
+      resultTypes.push_back(op.getResult(i).getType());
+    auto newOp = MapOp::create(rewriter, op.getLoc(), resultTypes, inputs);
+    newOp->setDiscardableAttrs(op->getDiscardableAttrDictionary());
+    rewriter.inlineRegionBefore(op.getBody(), newOp.getBody(),
+                                newOp.getBody().end());
+    Block &nb = newOp.getBody().front();
+    // Drop the unread block arguments, last first.
+    for (int i = static_cast<int>(op.getInputs().size()) - 1; i >= 0; --i)
+      if (!llvm::is_contained(keptInputs, static_cast<unsigned>(i)))
+        nb.eraseArgument(i);
+    auto yield = cast<YieldOp>(nb.getTerminator());
+    SmallVector<Value> yielded;
+    for (unsigned i : keptResults)
+      yielded.push_back(yield.getValues()[i]);
+    rewriter.modifyOpInPlace(
+        yield, [&] { yield.getValuesMutable().assign(yielded); });
+
+    SmallVector<Value> replacements(op.getNumResults(), Value());
+    for (auto [j, i] : llvm::enumerate(keptResults))
+      replacements[i] = newOp.getResult(j);
+    // Unused results get no replacement: replaceOp needs a value per
+    // result, so erase after rewiring the used ones.
+    for (auto [i, v] : llvm::enumerate(replacements))
+      if (v)
+        rewriter.replaceAllUsesWith(op.getResult(i), v);
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+} // namespace
+
+void MapOp::getCanonicalizationPatterns(RewritePatternSet &patterns,
+                                        MLIRContext *ctx) {
+  patterns.add<SimplifyMap>(ctx);
+}
+
+//===----------------------------------------------------------------------===//
+// ReduceOp
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// A reduction over no dimensions (`dims []`, or a full reduction of a
+/// rank-0 tensor) combines each element once with the init: it is the map
+/// `y = init (+) x`. With built-in kinds and no init the kind's identity
+/// is combined in, which is exact (`0.0 + -0.0` is `0.0`, not `-0.0`).
+struct ReduceNoDimsToMap : OpRewritePattern<ReduceOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(ReduceOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!op.getReducedDims().empty())
+      return failure();
+    Location loc = op.getLoc();
+    auto map = MapOp::create(rewriter, loc, op.getResultTypes(),
+                             op.getInputs());
+    SmallVector<Type> elemTypes;
+    SmallVector<Location> locs;
+    for (Value in : op.getInputs()) {
+      elemTypes.push_back(cast<RankedTensorType>(in.getType()).getElementType());
+      locs.push_back(loc);
+    }
+    Block *block =
+        rewriter.createBlock(&map.getBody(), map.getBody().end(), elemTypes,
+                             locs);
+    rewriter.setInsertionPointToStart(block);
+    SmallVector<Value> accs;
+    if (!op.getInits().empty()) {
+      accs.append(op.getInits().begin(), op.getInits().end());
+    } else {
+      for (auto [i, t] : llvm::enumerate(elemTypes))
+        accs.push_back(arith::ConstantOp::create(
+            rewriter, loc, getKindIdentity(op.getKind(i), t)));
+    }
+    SmallVector<Value> yielded;
+    if (op.hasBuiltinKinds()) {
+      for (auto [i, acc] : llvm::enumerate(accs))
+        yielded.push_back(buildCombine(rewriter, loc, op.getKind(i), acc,
+                                       block->getArgument(i)));
+    } else {
+      Block &comb = op.getCombiner().front();
+      IRMapping mapping;
+      mapping.map(comb.getArguments().take_front(accs.size()), accs);
+      mapping.map(comb.getArguments().drop_front(accs.size()),
+                  block->getArguments());
+      for (Operation &inner : comb.without_terminator())
+        rewriter.clone(inner, mapping);
+      for (Value v : cast<YieldOp>(comb.getTerminator()).getValues())
+        yielded.push_back(mapping.lookupOrDefault(v));
+    }
+    YieldOp::create(rewriter, loc, yielded);
+    rewriter.replaceOp(op, map.getResults());
+    return success();
+  }
+};
+
+} // namespace
+
+void ReduceOp::getCanonicalizationPatterns(RewritePatternSet &patterns,
+                                           MLIRContext *ctx) {
+  patterns.add<ReduceNoDimsToMap>(ctx);
+}
+
+//===----------------------------------------------------------------------===//
+// FilterOp
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// A predicate that is the constant `true` keeps every element: each
+/// result is its input (cast to the dynamic result type).
+struct FilterKeepAll : OpRewritePattern<FilterOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(FilterOp op,
+                                PatternRewriter &rewriter) const override {
+    auto yield = cast<YieldOp>(op.getPredicate().front().getTerminator());
+    if (!matchPattern(yield.getValues()[0], m_One()))
+      return failure();
+    SmallVector<Value> results;
+    for (auto [in, res] : llvm::zip_equal(op.getInputs(), op.getResults())) {
+      if (in.getType() == res.getType())
+        results.push_back(in);
+      else
+        results.push_back(
+            tensor::CastOp::create(rewriter, op.getLoc(), res.getType(), in));
+    }
+    rewriter.replaceOp(op, results);
+    return success();
+  }
+};
+
+} // namespace
+
+void FilterOp::getCanonicalizationPatterns(RewritePatternSet &patterns,
+                                           MLIRContext *ctx) {
+  patterns.add<FilterKeepAll>(ctx);
+}
+
+//===----------------------------------------------------------------------===//
+// BroadcastOp
+//===----------------------------------------------------------------------===//
+
+/// A broadcast that adds no dimension is its input (broadcast_c4 makes the
+/// types equal).
+OpFoldResult BroadcastOp::fold(FoldAdaptor) {
+  if (getDims().empty() && getInput().getType() == getResult().getType())
+    return getInput();
+  return {};
+}

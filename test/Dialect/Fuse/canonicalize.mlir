@@ -1,0 +1,223 @@
+// Folds and canonicalization patterns of FuseFolds.cpp.
+// RUN: fuse-opt %s --canonicalize --split-input-file | FileCheck %s
+
+// A map that forwards its input folds away.
+// CHECK-LABEL: func.func @map_identity
+// CHECK-SAME: (%[[X:.+]]: tensor<?xf32>)
+// CHECK-NOT: fuse.map
+// CHECK: return %[[X]]
+func.func @map_identity(%x: tensor<?xf32>) -> tensor<?xf32> {
+  %y = fuse.map %x : tensor<?xf32> -> tensor<?xf32> {
+  ^bb0(%a: f32):
+    fuse.yield %a : f32
+  }
+  return %y : tensor<?xf32>
+}
+
+// -----
+
+// A swizzle of two inputs folds to them, crossed.
+// CHECK-LABEL: func.func @map_swap
+// CHECK-SAME: (%[[X:.+]]: tensor<?xf32>, %[[Y:.+]]: tensor<?xi32>)
+// CHECK-NOT: fuse.map
+// CHECK: return %[[Y]], %[[X]]
+func.func @map_swap(%x: tensor<?xf32>, %y: tensor<?xi32>) -> (tensor<?xi32>, tensor<?xf32>) {
+  %r:2 = fuse.map %x, %y : tensor<?xf32>, tensor<?xi32> -> tensor<?xi32>, tensor<?xf32> {
+  ^bb0(%a: f32, %b: i32):
+    fuse.yield %b, %a : i32, f32
+  }
+  return %r#0, %r#1 : tensor<?xi32>, tensor<?xf32>
+}
+
+// -----
+
+// A forwarded result whose type differs from its input's (static vs
+// dynamic) stays.
+// CHECK-LABEL: func.func @map_identity_cast
+// CHECK: %[[M:.+]] = fuse.map
+// CHECK: return %[[M]]
+func.func @map_identity_cast(%x: tensor<4xf32>) -> tensor<?xf32> {
+  %y = fuse.map %x : tensor<4xf32> -> tensor<?xf32> {
+  ^bb0(%a: f32):
+    fuse.yield %a : f32
+  }
+  return %y : tensor<?xf32>
+}
+
+// -----
+
+// One result forwards an input, the other computes: the forwarded one is
+// replaced by the input, the map keeps one result, and the input the body
+// no longer reads is dropped.
+// CHECK-LABEL: func.func @map_partial_forward
+// CHECK-SAME: (%[[X:.+]]: tensor<?xf32>, %[[Y:.+]]: tensor<?xf32>)
+// CHECK: %[[M:.+]] = fuse.map %[[X]] : tensor<?xf32> -> tensor<?xf32> {
+// CHECK-NEXT: ^bb0(%[[A:.+]]: f32):
+// CHECK-NEXT: %[[S:.+]] = arith.mulf %[[A]], %[[A]] : f32
+// CHECK-NEXT: fuse.yield %[[S]] : f32
+// CHECK: return %[[M]], %[[Y]]
+func.func @map_partial_forward(%x: tensor<?xf32>, %y: tensor<?xf32>) -> (tensor<?xf32>, tensor<?xf32>) {
+  %r:2 = fuse.map %x, %y : tensor<?xf32>, tensor<?xf32> -> tensor<?xf32>, tensor<?xf32> {
+  ^bb0(%a: f32, %b: f32):
+    %s = arith.mulf %a, %a : f32
+    fuse.yield %s, %b : f32, f32
+  }
+  return %r#0, %r#1 : tensor<?xf32>, tensor<?xf32>
+}
+
+// -----
+
+// An unused result is dropped; its now-dead body ops are removed.
+// CHECK-LABEL: func.func @map_unused_result
+// CHECK-SAME: (%[[X:.+]]: tensor<?xf32>)
+// CHECK: %[[M:.+]] = fuse.map %[[X]] {tag = 1 : i64} : tensor<?xf32> -> tensor<?xi1> {
+// CHECK-NEXT: ^bb0(%[[A:.+]]: f32):
+// CHECK-NOT: arith.mulf
+// CHECK: arith.cmpf
+// CHECK: fuse.yield %{{.+}} : i1
+// CHECK: return %[[M]]
+func.func @map_unused_result(%x: tensor<?xf32>) -> tensor<?xi1> {
+  %r:2 = fuse.map %x {tag = 1} : tensor<?xf32> -> tensor<?xf32>, tensor<?xi1> {
+  ^bb0(%a: f32):
+    %s = arith.mulf %a, %a : f32
+    %c = arith.cmpf ogt, %a, %a : f32
+    fuse.yield %s, %c : f32, i1
+  }
+  return %r#1 : tensor<?xi1>
+}
+
+// -----
+
+// A map whose body reads none of its inputs keeps one of them: it still
+// gives the shape.
+// CHECK-LABEL: func.func @map_constant_body
+// CHECK-SAME: (%[[X:.+]]: tensor<?xf32>, %[[Y:.+]]: tensor<?xf32>)
+// CHECK: fuse.map %[[X]] : tensor<?xf32> -> tensor<?xf32> {
+// CHECK-NEXT: ^bb0(%{{.+}}: f32):
+func.func @map_constant_body(%x: tensor<?xf32>, %y: tensor<?xf32>) -> tensor<?xf32> {
+  %c = arith.constant 2.0 : f32
+  %r = fuse.map %x, %y : tensor<?xf32>, tensor<?xf32> -> tensor<?xf32> {
+  ^bb0(%a: f32, %b: f32):
+    fuse.yield %c : f32
+  }
+  return %r : tensor<?xf32>
+}
+
+// -----
+
+// A broadcast that adds no dimension folds to its input.
+// CHECK-LABEL: func.func @broadcast_no_dims
+// CHECK-SAME: (%[[X:.+]]: tensor<?x4xf32>)
+// CHECK-NOT: fuse.broadcast
+// CHECK: return %[[X]]
+func.func @broadcast_no_dims(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  %b = fuse.broadcast %x dims [] : tensor<?x4xf32> -> tensor<?x4xf32>
+  return %b : tensor<?x4xf32>
+}
+
+// -----
+
+// A broadcast that adds a dimension stays.
+// CHECK-LABEL: func.func @broadcast_kept
+// CHECK: fuse.broadcast
+func.func @broadcast_kept(%x: tensor<4xf32>) -> tensor<2x4xf32> {
+  %b = fuse.broadcast %x dims [0] : tensor<4xf32> -> tensor<2x4xf32>
+  return %b : tensor<2x4xf32>
+}
+
+// -----
+
+// A reduction over no dimensions is the map init (+) x, with the kind's
+// identity when there is no init.
+// CHECK-LABEL: func.func @reduce_no_dims
+// CHECK-SAME: (%[[X:.+]]: tensor<?x4xf32>, %[[Y:.+]]: tensor<?x4xi32>, %[[I:.+]]: i32)
+// CHECK-DAG: %[[ZERO:.+]] = arith.constant 0.000000e+00 : f32
+// CHECK: %{{.+}}:2 = fuse.map %[[X]], %[[Y]] : tensor<?x4xf32>, tensor<?x4xi32> -> tensor<?x4xf32>, tensor<?x4xi32> {
+// CHECK-NEXT: ^bb0(%[[A:.+]]: f32, %[[B:.+]]: i32):
+// CHECK-DAG: arith.addf %[[A]], %[[ZERO]] : f32
+// CHECK-DAG: arith.maxsi %[[I]], %[[B]] : i32
+// CHECK-NOT: fuse.reduce
+func.func @reduce_no_dims(%x: tensor<?x4xf32>, %y: tensor<?x4xi32>, %i: i32) -> (tensor<?x4xf32>, tensor<?x4xi32>) {
+  %z = arith.constant 0.0 : f32
+  %r:2 = fuse.reduce (add, max) %x, %y init(%z, %i : f32, i32) dims []
+      : tensor<?x4xf32>, tensor<?x4xi32> -> tensor<?x4xf32>, tensor<?x4xi32>
+  return %r#0, %r#1 : tensor<?x4xf32>, tensor<?x4xi32>
+}
+
+// -----
+
+// The identity is combined in, not dropped: 0.0 + -0.0 is 0.0 (arith
+// canonicalization moves the constant to the right-hand side).
+// CHECK-LABEL: func.func @reduce_rank0_identity
+// CHECK-DAG: %[[ZERO:.+]] = arith.constant 0.000000e+00 : f32
+// CHECK: fuse.map
+// CHECK: arith.addf %{{.+}}, %[[ZERO]] : f32
+func.func @reduce_rank0_identity(%x: tensor<f32>) -> tensor<f32> {
+  %r = fuse.reduce add %x : tensor<f32> -> tensor<f32>
+  return %r : tensor<f32>
+}
+
+// -----
+
+// A custom combiner over no dimensions is inlined with the inits.
+// CHECK-LABEL: func.func @reduce_no_dims_custom
+// CHECK-SAME: (%[[X:.+]]: tensor<?xf32>, %[[I:.+]]: f32)
+// CHECK: fuse.map %[[X]] : tensor<?xf32> -> tensor<?xf32> {
+// CHECK-NEXT: ^bb0(%[[A:.+]]: f32):
+// CHECK-NEXT: %[[D:.+]] = arith.subf %[[I]], %[[A]] : f32
+// CHECK-NEXT: fuse.yield %[[D]] : f32
+func.func @reduce_no_dims_custom(%x: tensor<?xf32>, %i: f32) -> tensor<?xf32> {
+  %r = fuse.reduce %x init(%i : f32) dims [] : tensor<?xf32> -> tensor<?xf32> {
+  ^bb0(%acc: f32, %e: f32):
+    %d = arith.subf %acc, %e : f32
+    fuse.yield %d : f32
+  }
+  return %r : tensor<?xf32>
+}
+
+// -----
+
+// A reduction over a dimension stays.
+// CHECK-LABEL: func.func @reduce_kept
+// CHECK: fuse.reduce add
+func.func @reduce_kept(%x: tensor<?xf32>) -> tensor<f32> {
+  %r = fuse.reduce add %x dims [0] : tensor<?xf32> -> tensor<f32>
+  return %r : tensor<f32>
+}
+
+// -----
+
+// A filter whose predicate is constant true keeps everything.
+// CHECK-LABEL: func.func @filter_true
+// CHECK-SAME: (%[[X:.+]]: tensor<?xf32>, %[[S:.+]]: tensor<8xi32>)
+// CHECK-NOT: fuse.filter
+// CHECK: %[[C:.+]] = tensor.cast %[[S]] : tensor<8xi32> to tensor<?xi32>
+// CHECK: return %[[X]], %[[C]]
+func.func @filter_true(%x: tensor<?xf32>, %s: tensor<8xi32>) -> (tensor<?xf32>, tensor<?xi32>) {
+  %r = fuse.filter %x : tensor<?xf32> -> tensor<?xf32> {
+  ^bb0(%a: f32):
+    %t = arith.constant true
+    fuse.yield %t : i1
+  }
+  %q = fuse.filter %s : tensor<8xi32> -> tensor<?xi32> {
+  ^bb0(%a: i32):
+    %t = arith.constant true
+    fuse.yield %t : i1
+  }
+  return %r, %q : tensor<?xf32>, tensor<?xi32>
+}
+
+// -----
+
+// A data-dependent predicate stays.
+// CHECK-LABEL: func.func @filter_kept
+// CHECK: fuse.filter
+func.func @filter_kept(%x: tensor<?xf32>) -> tensor<?xf32> {
+  %z = arith.constant 0.0 : f32
+  %r = fuse.filter %x : tensor<?xf32> -> tensor<?xf32> {
+  ^bb0(%a: f32):
+    %p = arith.cmpf ogt, %a, %z : f32
+    fuse.yield %p : i1
+  }
+  return %r : tensor<?xf32>
+}

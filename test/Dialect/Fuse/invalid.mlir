@@ -1,0 +1,805 @@
+// One case per tagged verifier check of FuseOps.td / FuseOps.cpp; the tag
+// is in the comment above each case.
+// RUN: fuse-opt %s -split-input-file -verify-diagnostics --allow-unregistered-dialect
+
+// map_c1
+func.func @map_no_input() {
+  // expected-error @+1 {{'fuse.map' op requires at least one input}}
+  %0 = "fuse.map"() ({
+  ^bb0:
+    %c = arith.constant 1.0 : f32
+    fuse.yield %c : f32
+  }) : () -> tensor<f32>
+  return
+}
+
+// -----
+
+// map_c2
+func.func @map_shapes(%x: tensor<4xf32>, %y: tensor<5xf32>) {
+  // expected-error @+1 {{'fuse.map' op requires all inputs to have the same shape, but #0 is [4] and #1 is [5]}}
+  %0 = fuse.map %x, %y : tensor<4xf32>, tensor<5xf32> -> tensor<4xf32> {
+  ^bb0(%a: f32, %b: f32):
+    fuse.yield %a : f32
+  }
+  return
+}
+
+// -----
+
+// map_c2 (ranks differ)
+func.func @map_ranks(%x: tensor<?xf32>, %y: tensor<?x?xf32>) {
+  // expected-error @+1 {{requires all inputs to have the same shape, but #0 is [?] and #1 is [?, ?]}}
+  %0 = fuse.map %x, %y : tensor<?xf32>, tensor<?x?xf32> -> tensor<?xf32> {
+  ^bb0(%a: f32, %b: f32):
+    fuse.yield %a : f32
+  }
+  return
+}
+
+// -----
+
+// map_c3
+func.func @map_no_result(%x: tensor<?xf32>) {
+  // expected-error @+1 {{'fuse.map' op requires at least one result}}
+  "fuse.map"(%x) ({
+  ^bb0(%a: f32):
+    fuse.yield
+  }) : (tensor<?xf32>) -> ()
+  return
+}
+
+// -----
+
+// map_c4
+func.func @map_result_shape(%x: tensor<4xf32>) {
+  // expected-error @+1 {{'fuse.map' op result #0 has shape [5], but the inputs have shape [4]}}
+  %0 = fuse.map %x : tensor<4xf32> -> tensor<5xf32> {
+  ^bb0(%a: f32):
+    fuse.yield %a : f32
+  }
+  return
+}
+
+// -----
+
+// map_c5 (count)
+func.func @map_block_arity(%x: tensor<?xf32>) {
+  // expected-error @+1 {{'fuse.map' op expects the body block to take 1 arguments, but it takes 2}}
+  %0 = fuse.map %x : tensor<?xf32> -> tensor<?xf32> {
+  ^bb0(%a: f32, %b: f32):
+    fuse.yield %a : f32
+  }
+  return
+}
+
+// -----
+
+// map_c5 (type)
+func.func @map_block_type(%x: tensor<?xf32>) {
+  // expected-error @+1 {{'fuse.map' op expects body block argument #0 to have type 'f32', but it has type 'f64'}}
+  %0 = fuse.map %x : tensor<?xf32> -> tensor<?xf32> {
+  ^bb0(%a: f64):
+    %t = arith.truncf %a : f64 to f32
+    fuse.yield %t : f32
+  }
+  return
+}
+
+// -----
+
+// map_c6 (count)
+func.func @map_yield_count(%x: tensor<?xf32>) {
+  %0 = fuse.map %x : tensor<?xf32> -> tensor<?xf32> {
+  ^bb0(%a: f32):
+    // expected-error @+1 {{'fuse.yield' op yields 2 values, but the body of fuse.map needs 1}}
+    fuse.yield %a, %a : f32, f32
+  }
+  return
+}
+
+// -----
+
+// map_c6 (type)
+func.func @map_yield_type(%x: tensor<?xf32>) {
+  %0 = fuse.map %x : tensor<?xf32> -> tensor<?xi32> {
+  ^bb0(%a: f32):
+    // expected-error @+1 {{'fuse.yield' op operand #0 has type 'f32', but the body of fuse.map needs 'i32'}}
+    fuse.yield %a : f32
+  }
+  return
+}
+
+// -----
+
+// map_c6 (terminator)
+func.func @map_no_yield(%x: tensor<?xf32>) {
+  // expected-error @+1 {{'fuse.map' op expects the body block to end with fuse.yield}}
+  %0 = fuse.map %x : tensor<?xf32> -> tensor<?xf32> {
+  ^bb0(%a: f32):
+    "test.terminator"(%a) : (f32) -> ()
+  }
+  return
+}
+
+// -----
+
+// map: ODS region constraint (one block)
+func.func @map_two_blocks(%x: tensor<?xf32>) {
+  // expected-error @+1 {{'fuse.map' op region #0 ('body') failed to verify constraint: region with 1 blocks}}
+  %0 = fuse.map %x : tensor<?xf32> -> tensor<?xf32> {
+  ^bb0(%a: f32):
+    cf.br ^bb1
+  ^bb1:
+    fuse.yield %a : f32
+  }
+  return
+}
+
+// -----
+
+// map: ODS type constraint (element types)
+func.func @map_index_elements(%x: tensor<?xindex>) {
+  // expected-error @+1 {{'fuse.map' op operand #0 must be variadic of ranked tensor of fuse element type}}
+  %0 = fuse.map %x : tensor<?xindex> -> tensor<?xindex> {
+  ^bb0(%a: index):
+    fuse.yield %a : index
+  }
+  return
+}
+
+// -----
+
+// reduce_c1
+func.func @reduce_no_input() {
+  // expected-error @+1 {{'fuse.reduce' op requires at least one input}}
+  %0 = "fuse.reduce"() <{operandSegmentSizes = array<i32: 0, 0>, kinds = []}> ({}) : () -> tensor<f32>
+  return
+}
+
+// -----
+
+// reduce_c2
+func.func @reduce_shapes(%x: tensor<4xf32>, %y: tensor<3xf32>) {
+  // expected-error @+1 {{'fuse.reduce' op requires all inputs to have the same shape, but #0 is [4] and #1 is [3]}}
+  %0:2 = fuse.reduce (add, add) %x, %y : tensor<4xf32>, tensor<3xf32> -> tensor<f32>, tensor<f32>
+  return
+}
+
+// -----
+
+// reduce_c3
+func.func @reduce_result_count(%x: tensor<?xf32>) {
+  // expected-error @+1 {{'fuse.reduce' op has 2 results for 1 inputs}}
+  %0:2 = fuse.reduce add %x : tensor<?xf32> -> tensor<f32>, tensor<f32>
+  return
+}
+
+// -----
+
+// reduce_c4 (range)
+func.func @reduce_dim_range(%x: tensor<?x?xf32>) {
+  // expected-error @+1 {{'fuse.reduce' op reduction dimension 2 is out of range for rank 2}}
+  %0 = fuse.reduce add %x dims [2] : tensor<?x?xf32> -> tensor<?x?xf32>
+  return
+}
+
+// -----
+
+// reduce_c4 (negative)
+func.func @reduce_dim_negative(%x: tensor<?x?xf32>) {
+  // expected-error @+1 {{'fuse.reduce' op reduction dimension -1 is out of range for rank 2}}
+  %0 = fuse.reduce add %x dims [-1] : tensor<?x?xf32> -> tensor<?xf32>
+  return
+}
+
+// -----
+
+// reduce_c4 (order)
+func.func @reduce_dim_order(%x: tensor<?x?xf32>) {
+  // expected-error @+1 {{'fuse.reduce' op reduction dimensions must be sorted and unique}}
+  %0 = fuse.reduce add %x dims [1, 0] : tensor<?x?xf32> -> tensor<f32>
+  return
+}
+
+// -----
+
+// reduce_c5 (shape)
+func.func @reduce_result_shape(%x: tensor<4x5xf32>) {
+  // expected-error @+1 {{'fuse.reduce' op result #0 has shape [5], but reducing dims of [4, 5] leaves [4]}}
+  %0 = fuse.reduce add %x dims [1] : tensor<4x5xf32> -> tensor<5xf32>
+  return
+}
+
+// -----
+
+// reduce_c5 (element type)
+func.func @reduce_result_type(%x: tensor<?xf32>) {
+  // expected-error @+1 {{'fuse.reduce' op result #0 has element type 'f64', but input #0 has 'f32'}}
+  %0 = fuse.reduce add %x : tensor<?xf32> -> tensor<f64>
+  return
+}
+
+// -----
+
+// reduce_c6
+func.func @reduce_kind_count(%x: tensor<?xf32>) {
+  // expected-error @+1 {{'fuse.reduce' op has 2 combiner kinds for 1 inputs}}
+  %0 = fuse.reduce (add, mul) %x : tensor<?xf32> -> tensor<f32>
+  return
+}
+
+// -----
+
+// reduce_c7
+func.func @reduce_kind_type(%x: tensor<?xf32>) {
+  // expected-error @+1 {{'fuse.reduce' op combiner kind 'xor' is not defined on element type 'f32' (input #0)}}
+  %0 = fuse.reduce xor %x : tensor<?xf32> -> tensor<f32>
+  return
+}
+
+// -----
+
+// reduce_c8 (built-in kinds)
+func.func @reduce_init_count_kinds(%x: tensor<?xf32>, %y: tensor<?xf32>, %i: f32) {
+  // expected-error @+1 {{'fuse.reduce' op has 1 init values for 2 inputs}}
+  %0:2 = fuse.reduce (add, max) %x, %y init(%i : f32) : tensor<?xf32>, tensor<?xf32> -> tensor<f32>, tensor<f32>
+  return
+}
+
+// -----
+
+// reduce_c8 (combiner region)
+func.func @reduce_init_count_region(%x: tensor<?xf32>) {
+  // expected-error @+1 {{'fuse.reduce' op with a combiner region needs one init value per input (1), but has 0}}
+  %0 = fuse.reduce %x : tensor<?xf32> -> tensor<f32> {
+  ^bb0(%a: f32, %b: f32):
+    %s = arith.addf %a, %b : f32
+    fuse.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// reduce_c9
+func.func @reduce_init_type(%x: tensor<?xf32>, %i: f64) {
+  // expected-error @+1 {{'fuse.reduce' op init value #0 has type 'f64', but input #0 has element type 'f32'}}
+  %0 = fuse.reduce add %x init(%i : f64) : tensor<?xf32> -> tensor<f32>
+  return
+}
+
+// -----
+
+// reduce_c10 (neither)
+func.func @reduce_no_combiner(%x: tensor<?xf32>) {
+  // expected-error @+1 {{'fuse.reduce' op needs a combiner: built-in kinds or a combiner region}}
+  %0 = fuse.reduce %x : tensor<?xf32> -> tensor<f32>
+  return
+}
+
+// -----
+
+// reduce_c10 (both)
+func.func @reduce_both_combiners(%x: tensor<?xf32>, %i: f32) {
+  // expected-error @+1 {{'fuse.reduce' op has both built-in combiner kinds and a combiner region}}
+  %0 = fuse.reduce add %x init(%i : f32) : tensor<?xf32> -> tensor<f32> {
+  ^bb0(%a: f32, %b: f32):
+    fuse.yield %a : f32
+  }
+  return
+}
+
+// -----
+
+// reduce_c11 (blocks)
+func.func @reduce_two_blocks(%x: tensor<?xf32>, %i: f32) {
+  // expected-error @+1 {{'fuse.reduce' op expects a combiner region with one block}}
+  %0 = fuse.reduce %x init(%i : f32) : tensor<?xf32> -> tensor<f32> {
+  ^bb0(%a: f32, %b: f32):
+    cf.br ^bb1
+  ^bb1:
+    fuse.yield %a : f32
+  }
+  return
+}
+
+// -----
+
+// reduce_c11 (arity)
+func.func @reduce_combiner_arity(%x: tensor<?xf32>, %i: f32) {
+  // expected-error @+1 {{'fuse.reduce' op expects the combiner block to take 2 arguments, but it takes 1}}
+  %0 = fuse.reduce %x init(%i : f32) : tensor<?xf32> -> tensor<f32> {
+  ^bb0(%a: f32):
+    fuse.yield %a : f32
+  }
+  return
+}
+
+// -----
+
+// reduce_c11 (types)
+func.func @reduce_combiner_type(%x: tensor<?xf32>, %i: f32) {
+  // expected-error @+1 {{'fuse.reduce' op expects combiner block argument #1 to have type 'f32', but it has type 'i32'}}
+  %0 = fuse.reduce %x init(%i : f32) : tensor<?xf32> -> tensor<f32> {
+  ^bb0(%a: f32, %b: i32):
+    fuse.yield %a : f32
+  }
+  return
+}
+
+// -----
+
+// reduce_c12 (count)
+func.func @reduce_yield_count(%x: tensor<?xf32>, %i: f32) {
+  %0 = fuse.reduce %x init(%i : f32) : tensor<?xf32> -> tensor<f32> {
+  ^bb0(%a: f32, %b: f32):
+    // expected-error @+1 {{'fuse.yield' op yields 0 values, but the combiner of fuse.reduce needs 1}}
+    fuse.yield
+  }
+  return
+}
+
+// -----
+
+// reduce_c12 (type)
+func.func @reduce_yield_type(%x: tensor<?xf32>, %i: f32) {
+  %0 = fuse.reduce %x init(%i : f32) : tensor<?xf32> -> tensor<f32> {
+  ^bb0(%a: f32, %b: f32):
+    %c = arith.cmpf olt, %a, %b : f32
+    // expected-error @+1 {{'fuse.yield' op operand #0 has type 'i1', but the combiner of fuse.reduce needs 'f32'}}
+    fuse.yield %c : i1
+  }
+  return
+}
+
+// -----
+
+// reduce_c12 (terminator)
+func.func @reduce_no_yield(%x: tensor<?xf32>, %i: f32) {
+  // expected-error @+1 {{'fuse.reduce' op expects the combiner block to end with fuse.yield}}
+  %0 = fuse.reduce %x init(%i : f32) : tensor<?xf32> -> tensor<f32> {
+  ^bb0(%a: f32, %b: f32):
+    "test.terminator"() : () -> ()
+  }
+  return
+}
+
+// -----
+
+// scan_c1
+func.func @scan_no_input() {
+  // expected-error @+1 {{'fuse.scan' op requires at least one input}}
+  "fuse.scan"() <{operandSegmentSizes = array<i32: 0, 0>, kinds = []}> ({}) : () -> ()
+  return
+}
+
+// -----
+
+// scan_c2
+func.func @scan_shapes(%x: tensor<4xi32>, %y: tensor<?x4xi32>) {
+  // expected-error @+1 {{'fuse.scan' op requires all inputs to have the same shape, but #0 is [4] and #1 is [?, 4]}}
+  %0:2 = fuse.scan inclusive (add, add) %x, %y : tensor<4xi32>, tensor<?x4xi32> -> tensor<4xi32>, tensor<?x4xi32>
+  return
+}
+
+// -----
+
+// scan_c3
+func.func @scan_result_count(%x: tensor<?xi32>) {
+  // expected-error @+1 {{'fuse.scan' op has 0 results for 1 inputs}}
+  "fuse.scan"(%x) <{operandSegmentSizes = array<i32: 1, 0>, kinds = [#fuse.kind<add>]}> ({}) : (tensor<?xi32>) -> ()
+  return
+}
+
+// -----
+
+// scan_c4 (rank 0)
+func.func @scan_rank0(%x: tensor<i32>) {
+  // expected-error @+1 {{'fuse.scan' op cannot scan a rank-0 tensor}}
+  %0 = fuse.scan inclusive add %x : tensor<i32> -> tensor<i32>
+  return
+}
+
+// -----
+
+// scan_c4 (range)
+func.func @scan_dim_range(%x: tensor<?x?xi32>) {
+  // expected-error @+1 {{'fuse.scan' op scan dimension 2 is out of range for rank 2}}
+  %0 = fuse.scan inclusive add %x dim 2 : tensor<?x?xi32> -> tensor<?x?xi32>
+  return
+}
+
+// -----
+
+// scan_c4 (negative)
+func.func @scan_dim_negative(%x: tensor<?x?xi32>) {
+  // expected-error @+1 {{'fuse.scan' op scan dimension -1 is out of range for rank 2}}
+  %0 = fuse.scan inclusive add %x dim -1 : tensor<?x?xi32> -> tensor<?x?xi32>
+  return
+}
+
+// -----
+
+// scan_c5
+func.func @scan_result_type(%x: tensor<?xi32>) {
+  // expected-error @+1 {{'fuse.scan' op result #0 has type 'tensor<?xi64>', but input #0 has type 'tensor<?xi32>'}}
+  %0 = fuse.scan inclusive add %x : tensor<?xi32> -> tensor<?xi64>
+  return
+}
+
+// -----
+
+// scan_c6
+func.func @scan_kind_count(%x: tensor<?xi32>, %y: tensor<?xi32>) {
+  // expected-error @+1 {{'fuse.scan' op has 1 combiner kinds for 2 inputs}}
+  %0:2 = fuse.scan inclusive add %x, %y : tensor<?xi32>, tensor<?xi32> -> tensor<?xi32>, tensor<?xi32>
+  return
+}
+
+// -----
+
+// scan_c7
+func.func @scan_kind_type(%x: tensor<?xf16>) {
+  // expected-error @+1 {{'fuse.scan' op combiner kind 'and' is not defined on element type 'f16' (input #0)}}
+  %0 = fuse.scan exclusive and %x : tensor<?xf16> -> tensor<?xf16>
+  return
+}
+
+// -----
+
+// scan_c8
+func.func @scan_init_count(%x: tensor<?xi32>) {
+  // expected-error @+1 {{'fuse.scan' op with a combiner region needs one init value per input (1), but has 0}}
+  %0 = fuse.scan inclusive %x : tensor<?xi32> -> tensor<?xi32> {
+  ^bb0(%a: i32, %b: i32):
+    fuse.yield %a : i32
+  }
+  return
+}
+
+// -----
+
+// scan_c9
+func.func @scan_init_type(%x: tensor<?xi32>, %i: i64) {
+  // expected-error @+1 {{'fuse.scan' op init value #0 has type 'i64', but input #0 has element type 'i32'}}
+  %0 = fuse.scan inclusive add %x init(%i : i64) : tensor<?xi32> -> tensor<?xi32>
+  return
+}
+
+// -----
+
+// scan_c10
+func.func @scan_no_combiner(%x: tensor<?xi32>) {
+  // expected-error @+1 {{'fuse.scan' op needs a combiner: built-in kinds or a combiner region}}
+  %0 = fuse.scan inclusive %x : tensor<?xi32> -> tensor<?xi32>
+  return
+}
+
+// -----
+
+// scan_c11
+func.func @scan_combiner_arity(%x: tensor<?xi32>, %i: i32) {
+  // expected-error @+1 {{'fuse.scan' op expects the combiner block to take 2 arguments, but it takes 3}}
+  %0 = fuse.scan inclusive %x init(%i : i32) : tensor<?xi32> -> tensor<?xi32> {
+  ^bb0(%a: i32, %b: i32, %c: i32):
+    fuse.yield %a : i32
+  }
+  return
+}
+
+// -----
+
+// scan_c12
+func.func @scan_yield_type(%x: tensor<?xi32>, %i: i32) {
+  %0 = fuse.scan inclusive %x init(%i : i32) : tensor<?xi32> -> tensor<?xi32> {
+  ^bb0(%a: i32, %b: i32):
+    %e = arith.extsi %a : i32 to i64
+    // expected-error @+1 {{'fuse.yield' op operand #0 has type 'i64', but the combiner of fuse.scan needs 'i32'}}
+    fuse.yield %e : i64
+  }
+  return
+}
+
+// -----
+
+// filter_c1
+func.func @filter_no_input() {
+  // expected-error @+1 {{'fuse.filter' op requires at least one input}}
+  "fuse.filter"() ({
+  ^bb0:
+    %t = arith.constant true
+    fuse.yield %t : i1
+  }) : () -> ()
+  return
+}
+
+// -----
+
+// filter_c2
+func.func @filter_shapes(%x: tensor<3xf32>, %y: tensor<4xf32>) {
+  // expected-error @+1 {{'fuse.filter' op requires all inputs to have the same shape, but #0 is [3] and #1 is [4]}}
+  %0:2 = fuse.filter %x, %y : tensor<3xf32>, tensor<4xf32> -> tensor<?xf32>, tensor<?xf32> {
+  ^bb0(%a: f32, %b: f32):
+    %t = arith.constant true
+    fuse.yield %t : i1
+  }
+  return
+}
+
+// -----
+
+// filter_c3
+func.func @filter_rank2(%x: tensor<?x?xf32>) {
+  // expected-error @+1 {{'fuse.filter' op requires rank-1 inputs, but input #0 has rank 2}}
+  %0 = fuse.filter %x : tensor<?x?xf32> -> tensor<?xf32> {
+  ^bb0(%a: f32):
+    %t = arith.constant true
+    fuse.yield %t : i1
+  }
+  return
+}
+
+// -----
+
+// filter_c4
+func.func @filter_result_count(%x: tensor<?xf32>) {
+  // expected-error @+1 {{'fuse.filter' op has 2 results for 1 inputs}}
+  %0:2 = fuse.filter %x : tensor<?xf32> -> tensor<?xf32>, tensor<?xf32> {
+  ^bb0(%a: f32):
+    %t = arith.constant true
+    fuse.yield %t : i1
+  }
+  return
+}
+
+// -----
+
+// filter_c5 (static result)
+func.func @filter_static_result(%x: tensor<8xf32>) {
+  // expected-error @+1 {{'fuse.filter' op result #0 must be 'tensor<?xf32>', but is 'tensor<8xf32>'}}
+  %0 = fuse.filter %x : tensor<8xf32> -> tensor<8xf32> {
+  ^bb0(%a: f32):
+    %t = arith.constant true
+    fuse.yield %t : i1
+  }
+  return
+}
+
+// -----
+
+// filter_c5 (element type)
+func.func @filter_result_type(%x: tensor<?xf32>) {
+  // expected-error @+1 {{'fuse.filter' op result #0 must be 'tensor<?xf32>', but is 'tensor<?xi32>'}}
+  %0 = fuse.filter %x : tensor<?xf32> -> tensor<?xi32> {
+  ^bb0(%a: f32):
+    %t = arith.constant true
+    fuse.yield %t : i1
+  }
+  return
+}
+
+// -----
+
+// filter_c6
+func.func @filter_pred_args(%x: tensor<?xf32>) {
+  // expected-error @+1 {{'fuse.filter' op expects the predicate block to take 1 arguments, but it takes 0}}
+  %0 = fuse.filter %x : tensor<?xf32> -> tensor<?xf32> {
+    %t = arith.constant true
+    fuse.yield %t : i1
+  }
+  return
+}
+
+// -----
+
+// filter_c7
+func.func @filter_pred_yield(%x: tensor<?xf32>) {
+  %0 = fuse.filter %x : tensor<?xf32> -> tensor<?xf32> {
+  ^bb0(%a: f32):
+    // expected-error @+1 {{'fuse.yield' op operand #0 has type 'f32', but the predicate of fuse.filter needs 'i1'}}
+    fuse.yield %a : f32
+  }
+  return
+}
+
+// -----
+
+// iota_c1
+func.func @iota_rank0() {
+  // expected-error @+1 {{'fuse.iota' op requires a result of rank 1 or more}}
+  %0 = fuse.iota : tensor<i32>
+  return
+}
+
+// -----
+
+// iota_c2
+func.func @iota_dim(%n: index) {
+  // expected-error @+1 {{'fuse.iota' op dimension 1 is out of range for rank 1}}
+  %0 = fuse.iota %n dim 1 : tensor<?xi32>
+  return
+}
+
+// -----
+
+// iota_c3
+func.func @iota_sizes(%n: index) {
+  // expected-error @+1 {{'fuse.iota' op has 1 size operands, but the result type has 0 dynamic dimensions}}
+  %0 = fuse.iota %n : tensor<8xi32>
+  return
+}
+
+// -----
+
+// iota_c4
+func.func @iota_i1() {
+  // expected-error @+1 {{'fuse.iota' op cannot produce indices of type i1}}
+  %0 = fuse.iota : tensor<8xi1>
+  return
+}
+
+// -----
+
+// gather_c1
+func.func @gather_rank2_source(%s: tensor<?x?xf32>, %i: tensor<?xi64>) {
+  // expected-error @+1 {{'fuse.gather' op requires a rank-1 source, but it has rank 2}}
+  %0 = fuse.gather %s[%i] : tensor<?x?xf32>, tensor<?xi64> -> tensor<?xf32>
+  return
+}
+
+// -----
+
+// gather_c2
+func.func @gather_shape(%s: tensor<?xf32>, %i: tensor<4xi64>) {
+  // expected-error @+1 {{'fuse.gather' op result shape [5] differs from the indices' shape [4]}}
+  %0 = fuse.gather %s[%i] : tensor<?xf32>, tensor<4xi64> -> tensor<5xf32>
+  return
+}
+
+// -----
+
+// gather_c3
+func.func @gather_type(%s: tensor<?xf32>, %i: tensor<?xi64>) {
+  // expected-error @+1 {{'fuse.gather' op result element type 'f64' differs from the source's 'f32'}}
+  %0 = fuse.gather %s[%i] : tensor<?xf32>, tensor<?xi64> -> tensor<?xf64>
+  return
+}
+
+// -----
+
+// gather: ODS type constraint (indices are i32 or i64)
+func.func @gather_i16(%s: tensor<?xf32>, %i: tensor<?xi16>) {
+  // expected-error @+1 {{'fuse.gather' op operand #1 must be ranked tensor of 32-bit signless integer or 64-bit signless integer values}}
+  %0 = fuse.gather %s[%i] : tensor<?xf32>, tensor<?xi16> -> tensor<?xf32>
+  return
+}
+
+// -----
+
+// broadcast_c1
+func.func @broadcast_rank(%x: tensor<?xf32>) {
+  // expected-error @+1 {{'fuse.broadcast' op result rank 3 is not the input rank 1 plus 1 added dimensions}}
+  %0 = fuse.broadcast %x dims [0] : tensor<?xf32> -> tensor<2x3x?xf32>
+  return
+}
+
+// -----
+
+// broadcast_c2 (range)
+func.func @broadcast_dim_range(%x: tensor<?xf32>) {
+  // expected-error @+1 {{'fuse.broadcast' op added dimension 2 is out of range for result rank 2}}
+  %0 = fuse.broadcast %x dims [2] : tensor<?xf32> -> tensor<?x4xf32>
+  return
+}
+
+// -----
+
+// broadcast_c2 (order)
+func.func @broadcast_dim_order(%x: tensor<?xf32>) {
+  // expected-error @+1 {{'fuse.broadcast' op added dimensions must be sorted and unique}}
+  %0 = fuse.broadcast %x dims [2, 0] : tensor<?xf32> -> tensor<4x?x4xf32>
+  return
+}
+
+// -----
+
+// broadcast_c3
+func.func @broadcast_type(%x: tensor<?xf32>) {
+  // expected-error @+1 {{'fuse.broadcast' op result element type 'i32' differs from the input's 'f32'}}
+  %0 = fuse.broadcast %x dims [0] : tensor<?xf32> -> tensor<4x?xi32>
+  return
+}
+
+// -----
+
+// broadcast_c4
+func.func @broadcast_kept(%x: tensor<?xf32>) {
+  // expected-error @+1 {{'fuse.broadcast' op result dimension 1 ([7]) must equal input dimension 0 ([?])}}
+  %0 = fuse.broadcast %x dims [0] : tensor<?xf32> -> tensor<4x7xf32>
+  return
+}
+
+// -----
+
+// broadcast_c5
+func.func @broadcast_sizes(%x: tensor<?xf32>) {
+  // expected-error @+1 {{'fuse.broadcast' op has 0 size operands, but 1 added dimensions are dynamic}}
+  %0 = fuse.broadcast %x dims [0] : tensor<?xf32> -> tensor<?x?xf32>
+  return
+}
+
+// -----
+
+// group_c1
+func.func @group_kind(%x: tensor<?xf32>) {
+  // expected-error @+1 {{'fuse.group' op has unknown kind 'sort'; expected elementwise, reduce, row_reduce, scan or filter}}
+  %0 = fuse.group "sort" (%x) : (tensor<?xf32>) -> tensor<?xf32> {
+  ^bb0(%a: tensor<?xf32>):
+    fuse.yield %a : tensor<?xf32>
+  }
+  return
+}
+
+// -----
+
+// group_c2
+func.func @group_operand(%x: memref<?xf32>) {
+  // expected-error @+1 {{'fuse.group' op operand #0 has type 'memref<?xf32>'; expected a ranked tensor or a scalar}}
+  fuse.group "elementwise" (%x) : (memref<?xf32>) -> () {
+  ^bb0(%a: memref<?xf32>):
+    fuse.yield
+  }
+  return
+}
+
+// -----
+
+// group_c3
+func.func @group_block_args(%x: tensor<?xf32>) {
+  // expected-error @+1 {{'fuse.group' op expects body block argument #0 to have type 'tensor<?xf32>', but it has type 'tensor<?xf64>'}}
+  fuse.group "elementwise" (%x) : (tensor<?xf32>) -> () {
+  ^bb0(%a: tensor<?xf64>):
+    fuse.yield
+  }
+  return
+}
+
+// -----
+
+// group_c4
+func.func @group_yield(%x: tensor<?xf32>) {
+  %0 = fuse.group "elementwise" (%x) : (tensor<?xf32>) -> tensor<?xf32> {
+  ^bb0(%a: tensor<?xf32>):
+    // expected-error @+1 {{'fuse.yield' op yields 0 values, but the body of fuse.group needs 1}}
+    fuse.yield
+  }
+  return
+}
+
+// -----
+
+// group: IsolatedFromAbove
+func.func @group_isolated(%x: tensor<?xf32>, %k: f32) {
+  // expected-note @+1 {{required by region isolation constraints}}
+  %0 = fuse.group "elementwise" (%x) : (tensor<?xf32>) -> tensor<?xf32> {
+  ^bb0(%a: tensor<?xf32>):
+    %m = fuse.map %a : tensor<?xf32> -> tensor<?xf32> {
+    ^bb1(%e: f32):
+      // expected-error @+1 {{'arith.addf' op using value defined outside the region}}
+      %s = arith.addf %e, %k : f32
+      fuse.yield %s : f32
+    }
+    fuse.yield %m : tensor<?xf32>
+  }
+  return
+}
+
+// -----
+
+// yield: ODS parent constraint
+func.func @yield_outside() {
+  // expected-error @+1 {{'fuse.yield' op expects parent op to be one of 'fuse.map, fuse.reduce, fuse.scan, fuse.filter, fuse.group'}}
+  fuse.yield
+  return
+}

@@ -17,6 +17,7 @@ config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(("%shlibext", config.llvm_shlib_ext))
 config.substitutions.append(("%python", config.python_executable))
 config.substitutions.append(("%fuse_src_root", config.fuse_src_root))
+config.substitutions.append(("%llvm_tools_dir", config.llvm_tools_dir))
 
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP",
                                      "PYTHONPATH", "XDG_CACHE_HOME"])

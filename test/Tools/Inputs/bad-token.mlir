@@ -1,0 +1,4 @@
+func.func @f() {
+  %0 = fuse.iota : tensor<4xi32> $$$
+  return
+}

@@ -40,6 +40,15 @@ if config.have_cuda_toolkit:
     config.available_features.add("cuda-toolkit")
     llvm_config.with_environment("PATH", config.cuda_bin_dir, append_path=True)
 
+# The CUDA runtime's no-GPU test binary (runtime/ is built inside the main
+# build when a CUDA toolkit is found); see test/Runtime.
+fuse_runtime_nogpu_test = os.path.join(config.fuse_obj_root, "runtime",
+                                       "tests", "fuse_runtime_nogpu_test")
+config.substitutions.append(("%fuse_runtime_nogpu_test",
+                             fuse_runtime_nogpu_test))
+if os.path.exists(fuse_runtime_nogpu_test):
+    config.available_features.add("fuse-runtime")
+
 try:
     import numpy  # noqa: F401
     config.available_features.add("numpy")

@@ -125,6 +125,19 @@ fuse_status_t fuse_sort(fuse_dtype_t key_dtype, const void *keys_in,
                         const void *values_in, void *values_out, int64_t n,
                         fuse_stream_t stream);
 
+/* ---- additions (not used by generated code) ---------------------------- */
+
+/* Returns every cached block of the caching allocator to CUDA (after a
+ * device synchronisation). */
+fuse_status_t fuse_allocator_trim(void);
+/* Bytes cached (free, kept for reuse) and live (returned by fuse_malloc and
+ * not yet freed), and allocations served from the cache (hits) or by
+ * cudaMalloc (misses) since start. */
+fuse_status_t fuse_allocator_stats(size_t *cached_bytes, size_t *live_bytes,
+                                   uint64_t *hits, uint64_t *misses);
+/* A short name for a status ("FUSE_ERROR_OUT_OF_MEMORY"). */
+const char *fuse_status_name(fuse_status_t status);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

@@ -1,0 +1,1125 @@
+//===- gpu_test.cu - the runtime's GPU test suite -------------------------===//
+//
+// Usage: fuse_runtime_gpu_test MODE IMAGE_DIR
+//   MODE small   every op and dtype at sizes 0, 1, 31 (+ API checks); the
+//                compute-sanitizer run uses this
+//   MODE full    small + 1000003 + 2^28 (f32), determinism, modules,
+//                allocator, capture, 8 host threads, out of memory
+//   MODE huge    reductions over 2^31 + 17 f32 elements (8.6 GB)
+//   MODE fault   a kernel writes out of bounds: the context is poisoned and
+//                later calls fail fast (run in its own process)
+// IMAGE_DIR holds test_kernels_sm<ARCH>.{cubin,ptx} (built by CMake).
+// Prints PASS/FAIL lines and "N passed, N failed" last; exit 1 on failure.
+//
+// References are computed on the host, in float64 for floating types and in
+// wrap-around unsigned arithmetic for integers.
+//
+//===----------------------------------------------------------------------===//
+#include "fuse_runtime.h"
+#include "fuse_runtime.hpp"
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <limits>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <type_traits>
+#include <vector>
+
+static std::atomic<int> passed{0}, failed{0};
+static std::mutex printMutex;
+
+static void check(bool ok, const std::string &what,
+                  const std::string &detail = "") {
+  std::lock_guard<std::mutex> lock(printMutex);
+  if (ok) {
+    ++passed;
+    std::printf("PASS %s\n", what.c_str());
+  } else {
+    ++failed;
+    std::printf("FAIL %s %s\n", what.c_str(), detail.c_str());
+  }
+  std::fflush(stdout);
+}
+
+static std::string msg() { return fuse_last_error_message(); }
+
+// Checks a status; on failure records it with the runtime's message.
+static bool ok(fuse_status_t s, const std::string &what) {
+  if (s == FUSE_SUCCESS)
+    return true;
+  check(false, what,
+        std::string(fuse_status_name(s)) + ": " + fuse_last_error_message());
+  return false;
+}
+
+static void expectStatus(fuse_status_t got, fuse_status_t want,
+                         const std::string &what,
+                         std::initializer_list<const char *> needles = {}) {
+  std::string m = msg();
+  bool good = got == want;
+  for (const char *n : needles)
+    good = good && m.find(n) != std::string::npos;
+  check(good, what,
+        std::string("got ") + fuse_status_name(got) + " want " +
+            fuse_status_name(want) + "; message: '" + m + "'");
+}
+
+// ---- random data ------------------------------------------------------------
+
+struct Rng {
+  uint64_t s;
+  explicit Rng(uint64_t seed) : s(seed * 0x9E3779B97F4A7C15ull + 1) {}
+  uint64_t next() {
+    uint64_t z = (s += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+  }
+  double uniform() { return (next() >> 11) * (1.0 / 9007199254740992.0); }
+};
+
+// ---- dtype traits --------------------------------------------------------------
+
+template <typename T> struct Traits;
+#define FLOAT_TRAITS(T, DT, NAME, OUTREL, ACCEPS, TOD, FROMD)                  \
+  template <> struct Traits<T> {                                               \
+    static constexpr fuse_dtype_t dtype = DT;                                  \
+    static constexpr bool isFloat = true;                                      \
+    static const char *name() { return NAME; }                                 \
+    static double outRel() { return OUTREL; }                                  \
+    static double accEps() { return ACCEPS; }                                  \
+    static double toD(T x) { return TOD; }                                     \
+    static T fromD(double x) { return FROMD; }                                 \
+  };
+FLOAT_TRAITS(__half, FUSE_F16, "f16", std::ldexp(1.0, -11),
+             std::ldexp(1.0, -24), (double)__half2float(x),
+             __double2half(x))
+FLOAT_TRAITS(__nv_bfloat16, FUSE_BF16, "bf16", std::ldexp(1.0, -8),
+             std::ldexp(1.0, -24), (double)__bfloat162float(x),
+             __double2bfloat16(x))
+FLOAT_TRAITS(float, FUSE_F32, "f32", std::ldexp(1.0, -24),
+             std::ldexp(1.0, -24), (double)x, (float)x)
+FLOAT_TRAITS(double, FUSE_F64, "f64", std::ldexp(1.0, -53),
+             std::ldexp(1.0, -53), x, x)
+#define INT_TRAITS(T, DT, NAME)                                                \
+  template <> struct Traits<T> {                                               \
+    static constexpr fuse_dtype_t dtype = DT;                                  \
+    static constexpr bool isFloat = false;                                     \
+    static const char *name() { return NAME; }                                 \
+  };
+INT_TRAITS(int32_t, FUSE_I32, "i32")
+INT_TRAITS(int64_t, FUSE_I64, "i64")
+INT_TRAITS(uint32_t, FUSE_U32, "u32")
+INT_TRAITS(uint64_t, FUSE_U64, "u64")
+INT_TRAITS(int8_t, FUSE_I8, "i8")
+INT_TRAITS(uint8_t, FUSE_U8, "u8")
+INT_TRAITS(int16_t, FUSE_I16, "i16")
+
+static const char *opName(fuse_reduce_op_t op) {
+  static const char *n[] = {"add", "mul", "min", "max"};
+  return n[op];
+}
+
+template <typename T> static T genValue(Rng &r, fuse_reduce_op_t op) {
+  if constexpr (Traits<T>::isFloat) {
+    if (op == FUSE_REDUCE_MUL) {
+      // Products of many values stay in range: values close to 1.
+      double step = std::is_same<T, float>::value || std::is_same<T, double>::value
+                        ? 1e-3 * (2 * r.uniform() - 1)
+                        : Traits<T>::outRel() * 2 * double(int(r.next() % 3) - 1);
+      return Traits<T>::fromD(1.0 + step);
+    }
+    double v = 2 * r.uniform() - 1; // [-1, 1), never exactly 0 below
+    if (v == 0)
+      v = 0.5;
+    return Traits<T>::fromD(v);
+  } else {
+    T v = static_cast<T>(r.next());
+    if (op == FUSE_REDUCE_MUL)
+      v = static_cast<T>(v | 1); // odd: products never collapse to 0
+    return v;
+  }
+}
+
+// Host reference combiner. Floats: double; ints: wrap-around.
+template <typename T> struct Ref {
+  using A = typename std::conditional<Traits<T>::isFloat, double, T>::type;
+  static A conv(T x) {
+    if constexpr (Traits<T>::isFloat)
+      return Traits<T>::toD(x);
+    else
+      return x;
+  }
+  static A identity(fuse_reduce_op_t op) {
+    if constexpr (Traits<T>::isFloat) {
+      switch (op) {
+      case FUSE_REDUCE_ADD:
+        return 0;
+      case FUSE_REDUCE_MUL:
+        return 1;
+      case FUSE_REDUCE_MIN:
+        return INFINITY;
+      default:
+        return -INFINITY;
+      }
+    } else {
+      switch (op) {
+      case FUSE_REDUCE_ADD:
+        return 0;
+      case FUSE_REDUCE_MUL:
+        return 1;
+      case FUSE_REDUCE_MIN:
+        return std::numeric_limits<T>::max();
+      default:
+        return std::numeric_limits<T>::lowest();
+      }
+    }
+  }
+  static A apply(fuse_reduce_op_t op, A a, A b) {
+    using U = typename std::make_unsigned<
+        typename std::conditional<Traits<T>::isFloat, int, T>::type>::type;
+    switch (op) {
+    case FUSE_REDUCE_ADD:
+      if constexpr (Traits<T>::isFloat)
+        return a + b;
+      else
+        return static_cast<T>(static_cast<U>(a) + static_cast<U>(b));
+    case FUSE_REDUCE_MUL:
+      if constexpr (Traits<T>::isFloat)
+        return a * b;
+      else
+        return static_cast<T>(static_cast<U>(a) * static_cast<U>(b));
+    case FUSE_REDUCE_MIN:
+      return b < a ? b : a;
+    default:
+      return a < b ? b : a;
+    }
+  }
+};
+
+// Whether `got` matches the float64 reference `ref`; absSum is the sum of
+// |inputs| that went into it, count their number.
+template <typename T>
+static bool closeEnough(fuse_reduce_op_t op, T gotT, double ref, double absSum,
+                        double count, double *tolOut) {
+  double got = Traits<T>::toD(gotT);
+  double tol = 0;
+  if (op == FUSE_REDUCE_ADD)
+    tol = Traits<T>::outRel() * std::fabs(ref) + 8 * Traits<T>::accEps() *
+                                                    std::max(1.0, std::log2(count + 1)) *
+                                                    absSum;
+  else if (op == FUSE_REDUCE_MUL)
+    tol = (Traits<T>::outRel() + 8 * std::sqrt(count + 1) * Traits<T>::accEps()) *
+          std::fabs(ref);
+  *tolOut = tol;
+  if (std::isinf(ref) || tol == 0)
+    return got == ref;
+  return std::fabs(got - ref) <= tol;
+}
+
+template <typename T> struct DeviceArray {
+  T *p = nullptr;
+  size_t n = 0;
+  fuse_stream_t s = nullptr;
+  bool alloc(size_t count, fuse_stream_t stream = nullptr) {
+    n = count;
+    s = stream;
+    return ok(fuse_malloc(reinterpret_cast<void **>(&p), count * sizeof(T), s),
+              "fuse_malloc");
+  }
+  ~DeviceArray() {
+    if (p)
+      fuse_free(p, s);
+  }
+};
+
+// ---- reduce and scan ---------------------------------------------------------------
+
+template <typename T>
+static void testReduceScan(int64_t n, fuse_reduce_op_t op, uint64_t seed) {
+  std::string tag = std::string(Traits<T>::name()) + " " + opName(op) +
+                    " n=" + std::to_string(n);
+  Rng r(seed);
+  std::vector<T> h(n);
+  for (auto &x : h)
+    x = genValue<T>(r, op);
+  DeviceArray<T> in, out, one;
+  if (!in.alloc(n + 1) || !out.alloc(n + 1) || !one.alloc(1))
+    return;
+  if (n && !ok(fuse_memcpy_htod(in.p, h.data(), n * sizeof(T), nullptr),
+               "upload " + tag))
+    return;
+
+  using R = Ref<T>;
+  // reduce
+  typename R::A acc = R::identity(op);
+  double absSum = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    acc = R::apply(op, acc, R::conv(h[i]));
+    if constexpr (Traits<T>::isFloat)
+      absSum += std::fabs(Traits<T>::toD(h[i]));
+  }
+  T got;
+  std::memset(&got, 0x5a, sizeof got);
+  if (ok(fuse_reduce(op, Traits<T>::dtype, in.p, one.p, n, nullptr),
+         "reduce " + tag) &&
+      ok(fuse_memcpy_dtoh(&got, one.p, sizeof(T), nullptr), "download")) {
+    if constexpr (Traits<T>::isFloat) {
+      double tol;
+      bool good = closeEnough<T>(op, got, acc, absSum, double(n), &tol);
+      char d[160];
+      snprintf(d, sizeof d, "got %.17g want %.17g tol %.3g",
+               Traits<T>::toD(got), acc, tol);
+      check(good, "reduce " + tag, d);
+    } else {
+      check(got == acc, "reduce " + tag,
+            "got " + std::to_string(got) + " want " + std::to_string(acc));
+    }
+  }
+
+  // inclusive and exclusive scans (skipped for the 2^28 run of mul: the
+  // reference walk is the same as add's)
+  for (int exclusive = 0; exclusive < 2; ++exclusive) {
+    std::string stag = std::string(exclusive ? "exclusive" : "inclusive") +
+                       " scan " + tag;
+    if (!ok(fuse_scan(op, Traits<T>::dtype, exclusive, in.p, out.p, n, nullptr),
+            stag))
+      continue;
+    std::vector<T> res(n);
+    if (n && !ok(fuse_memcpy_dtoh(res.data(), out.p, n * sizeof(T), nullptr),
+                 "download"))
+      continue;
+    typename R::A run = R::identity(op);
+    double abs = 0;
+    int64_t bad = -1;
+    double badTol = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      typename R::A before = run;
+      double absBefore = abs;
+      run = R::apply(op, run, R::conv(h[i]));
+      if constexpr (Traits<T>::isFloat)
+        abs += std::fabs(Traits<T>::toD(h[i]));
+      typename R::A want = exclusive ? before : run;
+      if constexpr (Traits<T>::isFloat) {
+        double tol;
+        if (!closeEnough<T>(op, res[i], want, exclusive ? absBefore : abs,
+                            double(i + 1), &tol)) {
+          bad = i;
+          badTol = tol;
+          break;
+        }
+      } else if (res[i] != want) {
+        bad = i;
+        break;
+      }
+    }
+    std::string detail;
+    if (bad >= 0) {
+      char d[200];
+      if constexpr (Traits<T>::isFloat)
+        snprintf(d, sizeof d, "first mismatch at %lld: got %.17g tol %.3g",
+                 (long long)bad, Traits<T>::toD(res[bad]), badTol);
+      else
+        snprintf(d, sizeof d, "first mismatch at %lld", (long long)bad);
+      detail = d;
+    }
+    check(bad < 0, stag, detail);
+  }
+
+  // in-place inclusive scan equals the out-of-place one
+  if (n > 0) {
+    std::vector<T> a(n), b(n);
+    if (ok(fuse_scan(op, Traits<T>::dtype, 0, in.p, out.p, n, nullptr), "scan") &&
+        ok(fuse_scan(op, Traits<T>::dtype, 0, in.p, in.p, n, nullptr),
+           "in-place scan") &&
+        ok(fuse_memcpy_dtoh(a.data(), out.p, n * sizeof(T), nullptr), "dl") &&
+        ok(fuse_memcpy_dtoh(b.data(), in.p, n * sizeof(T), nullptr), "dl"))
+      check(std::memcmp(a.data(), b.data(), n * sizeof(T)) == 0,
+            "in-place inclusive scan " + tag);
+  }
+}
+
+// Ten runs of reduce (and scan) give bitwise identical results.
+template <typename T> static void testDeterminism(int64_t n, bool withScan) {
+  std::string tag = std::string(Traits<T>::name()) + " n=" + std::to_string(n);
+  Rng r(77);
+  std::vector<T> h(n);
+  for (auto &x : h)
+    x = genValue<T>(r, FUSE_REDUCE_ADD);
+  DeviceArray<T> in, out, one;
+  if (!in.alloc(n) || !out.alloc(n) || !one.alloc(1))
+    return;
+  if (!ok(fuse_memcpy_htod(in.p, h.data(), n * sizeof(T), nullptr), "upload"))
+    return;
+  T first{};
+  std::vector<T> firstScan;
+  bool same = true, sameScan = true;
+  for (int run = 0; run < 10; ++run) {
+    T got;
+    if (!ok(fuse_reduce(FUSE_REDUCE_ADD, Traits<T>::dtype, in.p, one.p, n,
+                        nullptr),
+            "reduce") ||
+        !ok(fuse_memcpy_dtoh(&got, one.p, sizeof got, nullptr), "download"))
+      return;
+    if (run == 0)
+      first = got;
+    same = same && std::memcmp(&got, &first, sizeof got) == 0;
+    if (withScan) {
+      std::vector<T> s(n);
+      if (!ok(fuse_scan(FUSE_REDUCE_ADD, Traits<T>::dtype, 0, in.p, out.p, n,
+                        nullptr),
+              "scan") ||
+          !ok(fuse_memcpy_dtoh(s.data(), out.p, n * sizeof(T), nullptr), "dl"))
+        return;
+      if (run == 0)
+        firstScan = s;
+      sameScan = sameScan &&
+                 std::memcmp(s.data(), firstScan.data(), n * sizeof(T)) == 0;
+    }
+  }
+  check(same, "reduce add bitwise identical over 10 runs " + tag);
+  if (withScan)
+    check(sameScan, "inclusive scan bitwise identical over 10 runs " + tag);
+}
+
+// ---- select -------------------------------------------------------------------------
+
+template <typename T> static void testSelect(int64_t n, uint64_t seed) {
+  std::string tag =
+      std::string("select ") + Traits<T>::name() + " n=" + std::to_string(n);
+  Rng r(seed);
+  std::vector<T> h(n);
+  std::vector<uint8_t> f(n);
+  for (int64_t i = 0; i < n; ++i) {
+    uint64_t bits = r.next();
+    std::memcpy(&h[i], &bits, sizeof(T));
+    static const uint8_t flagValues[] = {0, 1, 0, 7, 0, 255};
+    f[i] = flagValues[r.next() % 6];
+  }
+  DeviceArray<T> in, out;
+  DeviceArray<uint8_t> flags;
+  DeviceArray<int64_t> count;
+  if (!in.alloc(n + 1) || !out.alloc(n + 1) || !flags.alloc(n + 1) ||
+      !count.alloc(1))
+    return;
+  if (n && (!ok(fuse_memcpy_htod(in.p, h.data(), n * sizeof(T), nullptr), "up") ||
+            !ok(fuse_memcpy_htod(flags.p, f.data(), n, nullptr), "up")))
+    return;
+  std::vector<T> want;
+  for (int64_t i = 0; i < n; ++i)
+    if (f[i])
+      want.push_back(h[i]);
+  for (int inPlace = 0; inPlace < 2; ++inPlace) {
+    T *dst = inPlace ? in.p : out.p;
+    int64_t c = -1;
+    if (!ok(fuse_select_flagged(Traits<T>::dtype, in.p, flags.p, dst, count.p,
+                                n, nullptr),
+            tag) ||
+        !ok(fuse_memcpy_dtoh(&c, count.p, 8, nullptr), "dl"))
+      continue;
+    std::vector<T> got(c > 0 ? c : 0);
+    if (c > 0 &&
+        !ok(fuse_memcpy_dtoh(got.data(), dst, c * sizeof(T), nullptr), "dl"))
+      continue;
+    check(c == (int64_t)want.size() &&
+              (c == 0 || std::memcmp(got.data(), want.data(), c * sizeof(T)) == 0),
+          tag + (inPlace ? " in place" : ""),
+          "count " + std::to_string(c) + " want " + std::to_string(want.size()));
+  }
+}
+
+// ---- sort ----------------------------------------------------------------------------
+
+template <typename K> static K genKey(Rng &r) {
+  if constexpr (Traits<K>::isFloat) {
+    // Quantised (many duplicates, for stability) and never zero (so -0.0
+    // never appears).
+    int k = int(r.next() % 1024) - 512;
+    return Traits<K>::fromD((k + 0.5) / 64.0);
+  } else if constexpr (sizeof(K) >= 4) {
+    return static_cast<K>(r.next() % 4096 * 0x10001ull +
+                          (std::is_signed<K>::value && r.next() % 2
+                               ? static_cast<uint64_t>(std::numeric_limits<K>::min())
+                               : 0));
+  } else {
+    return static_cast<K>(r.next());
+  }
+}
+
+template <typename K> static double keyOrder(K k) {
+  if constexpr (Traits<K>::isFloat)
+    return Traits<K>::toD(k);
+  else
+    return 0;
+}
+template <typename K> static bool keyLess(K a, K b) {
+  if constexpr (Traits<K>::isFloat)
+    return keyOrder(a) < keyOrder(b);
+  else
+    return a < b;
+}
+
+static uint64_t valueOf(uint32_t idx) { return idx * 0x9E3779B97F4A7C15ull; }
+
+template <typename K> static void testSort(int64_t n, uint64_t seed) {
+  std::string tag =
+      std::string("sort ") + Traits<K>::name() + " n=" + std::to_string(n);
+  Rng r(seed);
+  std::vector<K> h(n);
+  std::vector<uint32_t> idx(n);
+  std::vector<uint64_t> v64(n);
+  std::vector<uint8_t> v8(n);
+  std::vector<uint16_t> v16(n);
+  for (int64_t i = 0; i < n; ++i) {
+    h[i] = genKey<K>(r);
+    idx[i] = uint32_t(i);
+    v64[i] = valueOf(uint32_t(i));
+    v8[i] = uint8_t(v64[i]);
+    v16[i] = uint16_t(v64[i]);
+  }
+  DeviceArray<K> kin, kout, kout2;
+  DeviceArray<uint32_t> vin, vout;
+  DeviceArray<uint64_t> w64in, w64out;
+  DeviceArray<uint16_t> w16in, w16out;
+  DeviceArray<uint8_t> w8in, w8out;
+  if (!kin.alloc(n + 1) || !kout.alloc(n + 1) || !kout2.alloc(n + 1) ||
+      !vin.alloc(n + 1) || !vout.alloc(n + 1) || !w64in.alloc(n + 1) ||
+      !w64out.alloc(n + 1) || !w16in.alloc(n + 1) || !w16out.alloc(n + 1) ||
+      !w8in.alloc(n + 1) || !w8out.alloc(n + 1))
+    return;
+  if (n && (!ok(fuse_memcpy_htod(kin.p, h.data(), n * sizeof(K), nullptr), "up") ||
+            !ok(fuse_memcpy_htod(vin.p, idx.data(), n * 4, nullptr), "up") ||
+            !ok(fuse_memcpy_htod(w64in.p, v64.data(), n * 8, nullptr), "up") ||
+            !ok(fuse_memcpy_htod(w16in.p, v16.data(), n * 2, nullptr), "up") ||
+            !ok(fuse_memcpy_htod(w8in.p, v8.data(), n, nullptr), "up")))
+    return;
+  if (!ok(fuse_sort(Traits<K>::dtype, kin.p, kout.p, FUSE_U32, vin.p, vout.p,
+                    n, nullptr),
+          tag + " pairs u32"))
+    return;
+  std::vector<K> ko(n);
+  std::vector<uint32_t> vo(n);
+  if (n && (!ok(fuse_memcpy_dtoh(ko.data(), kout.p, n * sizeof(K), nullptr), "dl") ||
+            !ok(fuse_memcpy_dtoh(vo.data(), vout.p, n * 4, nullptr), "dl")))
+    return;
+  // Permutation, keys carried with their index, ascending, stable.
+  std::vector<uint8_t> seen(n, 0);
+  bool good = true;
+  std::string why;
+  for (int64_t i = 0; i < n && good; ++i) {
+    uint32_t j = vo[i];
+    if (j >= uint64_t(n) || seen[j]) {
+      good = false;
+      why = "not a permutation at " + std::to_string(i);
+      break;
+    }
+    seen[j] = 1;
+    if (std::memcmp(&ko[i], &h[j], sizeof(K)) != 0) {
+      good = false;
+      why = "key not carried with its value at " + std::to_string(i);
+    } else if (i > 0 && keyLess(ko[i], ko[i - 1])) {
+      good = false;
+      why = "not ascending at " + std::to_string(i);
+    } else if (i > 0 && !keyLess(ko[i - 1], ko[i]) && vo[i - 1] > vo[i]) {
+      good = false;
+      why = "not stable at " + std::to_string(i);
+    }
+  }
+  check(good, tag + " pairs (u32 values)", why);
+
+  // Keys only: the same keys.
+  if (ok(fuse_sort(Traits<K>::dtype, kin.p, kout2.p, FUSE_U32, nullptr, nullptr,
+                   n, nullptr),
+         tag + " keys")) {
+    std::vector<K> k2(n);
+    if (!n || ok(fuse_memcpy_dtoh(k2.data(), kout2.p, n * sizeof(K), nullptr), "dl"))
+      check(n == 0 || std::memcmp(k2.data(), ko.data(), n * sizeof(K)) == 0,
+            tag + " keys only");
+  }
+  // 1-, 2- and 8-byte values follow the same permutation.
+  std::vector<uint64_t> g64(n);
+  std::vector<uint16_t> g16(n);
+  std::vector<uint8_t> g8(n);
+  if (ok(fuse_sort(Traits<K>::dtype, kin.p, kout2.p, FUSE_U64, w64in.p,
+                   w64out.p, n, nullptr), tag + " u64 values") &&
+      ok(fuse_sort(Traits<K>::dtype, kin.p, kout2.p, FUSE_I16, w16in.p,
+                   w16out.p, n, nullptr), tag + " i16 values") &&
+      ok(fuse_sort(Traits<K>::dtype, kin.p, kout2.p, FUSE_U8, w8in.p, w8out.p,
+                   n, nullptr), tag + " u8 values") &&
+      (!n || (ok(fuse_memcpy_dtoh(g64.data(), w64out.p, n * 8, nullptr), "dl") &&
+              ok(fuse_memcpy_dtoh(g16.data(), w16out.p, n * 2, nullptr), "dl") &&
+              ok(fuse_memcpy_dtoh(g8.data(), w8out.p, n, nullptr), "dl")))) {
+    bool same = true;
+    for (int64_t i = 0; i < n && same; ++i)
+      same = g64[i] == valueOf(vo[i]) && g16[i] == uint16_t(valueOf(vo[i])) &&
+             g8[i] == uint8_t(valueOf(vo[i]));
+    check(same, tag + " u64/i16/u8 values follow the keys");
+  }
+  // In place (keys_out == keys_in, values_out == values_in).
+  if (n > 0 && ok(fuse_sort(Traits<K>::dtype, kin.p, kin.p, FUSE_U32, vin.p,
+                            vin.p, n, nullptr),
+                  tag + " in place")) {
+    std::vector<K> k3(n);
+    std::vector<uint32_t> v3(n);
+    if (ok(fuse_memcpy_dtoh(k3.data(), kin.p, n * sizeof(K), nullptr), "dl") &&
+        ok(fuse_memcpy_dtoh(v3.data(), vin.p, n * 4, nullptr), "dl"))
+      check(std::memcmp(k3.data(), ko.data(), n * sizeof(K)) == 0 && v3 == vo,
+            tag + " in place");
+  }
+}
+
+// ---- per-size driver ------------------------------------------------------------------
+
+template <typename T> static void reduceScanAllOps(int64_t n, uint64_t seed) {
+  for (int op = 0; op < 4; ++op)
+    testReduceScan<T>(n, static_cast<fuse_reduce_op_t>(op), seed + op);
+}
+
+static void testAllOpsAtSize(int64_t n) {
+  std::printf("-- size %lld\n", (long long)n);
+  uint64_t seed = uint64_t(n) * 31 + 5;
+  reduceScanAllOps<__half>(n, seed);
+  reduceScanAllOps<__nv_bfloat16>(n, seed);
+  reduceScanAllOps<float>(n, seed);
+  reduceScanAllOps<double>(n, seed);
+  reduceScanAllOps<int32_t>(n, seed);
+  reduceScanAllOps<int64_t>(n, seed);
+  reduceScanAllOps<uint32_t>(n, seed);
+  reduceScanAllOps<uint64_t>(n, seed);
+  testSelect<__half>(n, seed);
+  testSelect<__nv_bfloat16>(n, seed);
+  testSelect<float>(n, seed);
+  testSelect<double>(n, seed);
+  testSelect<int32_t>(n, seed);
+  testSelect<int64_t>(n, seed);
+  testSelect<uint32_t>(n, seed);
+  testSelect<uint64_t>(n, seed);
+  testSelect<int8_t>(n, seed);
+  testSelect<int16_t>(n, seed);
+  testSort<__half>(n, seed);
+  testSort<__nv_bfloat16>(n, seed);
+  testSort<float>(n, seed);
+  testSort<double>(n, seed);
+  testSort<int32_t>(n, seed);
+  testSort<int64_t>(n, seed);
+  testSort<uint32_t>(n, seed);
+  testSort<uint64_t>(n, seed);
+  testSort<int8_t>(n, seed);
+  testSort<uint8_t>(n, seed);
+  testSort<int16_t>(n, seed);
+}
+
+// f32 at 2^28: reduce add/min/max, inclusive add scan, select, sort.
+static void testLargeF32() {
+  const int64_t n = int64_t(1) << 28;
+  std::printf("-- size 2^28 (f32)\n");
+  for (fuse_reduce_op_t op : {FUSE_REDUCE_ADD, FUSE_REDUCE_MIN, FUSE_REDUCE_MAX})
+    testReduceScan<float>(n, op, 1234 + op);
+  testSelect<float>(n, 99);
+  testSort<float>(n, 98);
+  testDeterminism<float>(n, false);
+}
+
+// ---- modules and launches -------------------------------------------------------------
+
+static std::string imageDir;
+static std::vector<char> readFile(const std::string &path) {
+  std::ifstream f(path, std::ios::binary);
+  return std::vector<char>((std::istreambuf_iterator<char>(f)),
+                           std::istreambuf_iterator<char>());
+}
+
+static std::string imagePath(int sm, const char *kind) {
+  return imageDir + "/test_kernels_sm" + std::to_string(sm) + "." + kind;
+}
+
+static int deviceSM() {
+  int a = 0, b = 0, c = 0;
+  fuse_device_info(&a, &b, &c);
+  return a * 10 + b;
+}
+
+static bool runAxpy(fuse_function_t fn, fuse_stream_t stream, int64_t n,
+                    const std::string &tag) {
+  std::vector<float> x(n);
+  for (int64_t i = 0; i < n; ++i)
+    x[i] = float(i % 13) - 6.0f;
+  DeviceArray<float> dx, dy;
+  if (!dx.alloc(n, stream) || !dy.alloc(n, stream))
+    return false;
+  if (!ok(fuse_memcpy_htod(dx.p, x.data(), n * 4, stream), tag))
+    return false;
+  float a = 2.5f;
+  long long nn = n;
+  void *args[] = {&dx.p, &dy.p, &a, &nn};
+  unsigned grid = unsigned((n + 255) / 256);
+  if (!ok(fuse_launch(fn, grid, 1, 1, 256, 1, 1, 0, stream, args), tag))
+    return false;
+  std::vector<float> y(n);
+  if (!ok(fuse_memcpy_dtoh(y.data(), dy.p, n * 4, stream), tag))
+    return false;
+  for (int64_t i = 0; i < n; ++i)
+    if (y[i] != a * x[i] + float(i)) {
+      check(false, tag, "wrong value at " + std::to_string(i));
+      return false;
+    }
+  return true;
+}
+
+static void testModules() {
+  std::printf("-- modules\n");
+  int sm = deviceSM();
+  std::vector<char> cubin = readFile(imagePath(sm, "cubin"));
+  check(!cubin.empty(), "test cubin for sm_" + std::to_string(sm) + " exists",
+        imagePath(sm, "cubin"));
+  if (cubin.empty())
+    return;
+  fuse_module_t m1 = nullptr, m2 = nullptr;
+  if (!ok(fuse_module_load(cubin.data(), cubin.size(), &m1), "load cubin"))
+    return;
+  std::vector<char> copy = cubin; // different address, same bytes
+  ok(fuse_module_load(copy.data(), copy.size(), &m2), "load cubin again");
+  check(m1 == m2, "same bytes give the cached module");
+  fuse_function_t fn = nullptr, fn2 = nullptr;
+  if (!ok(fuse_module_get_function(m1, "fuse_test_axpy", &fn), "get function"))
+    return;
+  ok(fuse_module_get_function(m1, "fuse_test_axpy", &fn2), "get function");
+  check(fn == fn2, "function handles are cached");
+  check(runAxpy(fn, nullptr, 100003, "launch axpy from cubin"),
+        "launch of a cubin kernel computes y = a*x + i");
+
+  // Zero grid: no launch, success, output untouched.
+  {
+    DeviceArray<float> y;
+    if (y.alloc(4)) {
+      fuse_memset(y.p, 0, 16, nullptr);
+      float a = 1;
+      long long n4 = 4;
+      float *nul = nullptr;
+      void *args[] = {&nul, &y.p, &a, &n4};
+      expectStatus(fuse_launch(fn, 0, 1, 1, 256, 1, 1, 0, nullptr, args),
+                   FUSE_SUCCESS, "zero-grid launch succeeds");
+      float h[4] = {1, 1, 1, 1};
+      fuse_memcpy_dtoh(h, y.p, 16, nullptr);
+      check(h[0] == 0 && h[3] == 0, "zero-grid launch does not run");
+    }
+  }
+  expectStatus(fuse_launch(fn, 1, 1, 1, 0, 1, 1, 0, nullptr, nullptr),
+               FUSE_ERROR_INVALID_ARGUMENT, "zero block dimension",
+               {"fuse_test_axpy", "zero block"});
+  fuse_function_t missing;
+  expectStatus(fuse_module_get_function(m1, "no_such_kernel", &missing),
+               FUSE_ERROR_INVALID_ARGUMENT, "missing kernel name",
+               {"no_such_kernel", "CUDA_ERROR_NOT_FOUND"});
+
+  // PTX for the device (JIT-compiled by the driver) and a fatbin.
+  for (const char *kind : {"ptx", "fatbin"}) {
+    std::vector<char> img = readFile(imagePath(sm, kind));
+    fuse_module_t mp = nullptr;
+    fuse_function_t fp = nullptr;
+    if (ok(fuse_module_load(img.data(), img.size(), &mp),
+           std::string("load ") + kind) &&
+        ok(fuse_module_get_function(mp, "fuse_test_axpy", &fp), "get function"))
+      check(runAxpy(fp, nullptr, 4097, std::string("launch axpy from ") + kind),
+            std::string("launch of a kernel from a ") + kind);
+    if (std::string(kind) == "fatbin" && img.size() > 200) {
+      fuse_module_t mt;
+      expectStatus(fuse_module_load(img.data(), img.size() / 2, &mt),
+                   FUSE_ERROR_INVALID_ARGUMENT, "truncated fatbin",
+                   {"truncated fatbin"});
+    }
+  }
+
+  // Wrong architecture: both the image's and the device's CC in the message.
+  std::string devCC = std::to_string(sm / 10) + "." + std::to_string(sm % 10);
+  for (const char *kind : {"cubin", "ptx", "fatbin"}) {
+    int wrong = std::atoi(std::getenv("FUSE_TEST_WRONG_ARCH")
+                              ? std::getenv("FUSE_TEST_WRONG_ARCH")
+                              : "100");
+    std::vector<char> img = readFile(imagePath(wrong, kind));
+    check(!img.empty(), std::string("wrong-arch ") + kind + " exists");
+    if (img.empty())
+      continue;
+    std::string wcc =
+        std::to_string(wrong / 10) + "." + std::to_string(wrong % 10);
+    fuse_module_t mw = reinterpret_cast<fuse_module_t>(0x1);
+    expectStatus(fuse_module_load(img.data(), img.size(), &mw),
+                 FUSE_ERROR_UNSUPPORTED_DEVICE,
+                 std::string("wrong-arch ") + kind + " (sm_" +
+                     std::to_string(wrong) + ") is refused naming both CCs",
+                 {wcc.c_str(), devCC.c_str()});
+    check(mw == nullptr, std::string("wrong-arch ") + kind + " leaves NULL");
+  }
+  // Garbage and truncated images.
+  const char junk[] = "this is not a code image";
+  fuse_module_t mj;
+  expectStatus(fuse_module_load(junk, sizeof junk, &mj),
+               FUSE_ERROR_INVALID_ARGUMENT, "garbage image", {"neither"});
+  expectStatus(fuse_module_load(cubin.data(), 100, &mj),
+               FUSE_ERROR_INVALID_ARGUMENT, "truncated cubin (100 bytes)",
+               {"truncated cubin"});
+  expectStatus(fuse_module_load(cubin.data(), cubin.size() - 1, &mj),
+               FUSE_ERROR_INVALID_ARGUMENT, "truncated cubin (size - 1)",
+               {"truncated cubin"});
+  expectStatus(fuse_module_load(nullptr, 10, &mj), FUSE_ERROR_INVALID_ARGUMENT,
+               "NULL image", {"empty image"});
+}
+
+// ---- allocator ---------------------------------------------------------------------------
+
+static void stats(size_t *c, size_t *l, uint64_t *h, uint64_t *m) {
+  ok(fuse_allocator_stats(c, l, h, m), "fuse_allocator_stats");
+}
+
+static void testAllocator() {
+  std::printf("-- allocator\n");
+  if (const char *mode = std::getenv("FUSE_ALLOCATOR"))
+    if (std::strcmp(mode, "direct") == 0) {
+      std::printf("(FUSE_ALLOCATOR=direct: reuse checks skipped)\n");
+      return;
+    }
+  fuse_stream_t s;
+  if (!ok(fuse_stream_create(&s), "stream"))
+    return;
+  size_t c0, l0, c1, l1;
+  uint64_t h0, m0, h1, m1;
+  void *p1 = nullptr, *p2 = nullptr, *p3 = nullptr;
+  ok(fuse_malloc(&p1, 1 << 20, s), "malloc 1 MiB");
+  ok(fuse_free(p1, s), "free");
+  stats(&c0, &l0, &h0, &m0);
+  ok(fuse_malloc(&p2, (1 << 20) - 100, s), "malloc 1 MiB - 100");
+  stats(&c1, &l1, &h1, &m1);
+  check(p2 == p1 && h1 == h0 + 1 && m1 == m0,
+        "a freed block is reused on its stream (same size class)");
+  ok(fuse_malloc(&p3, 1 << 20, nullptr), "malloc on the default stream");
+  check(p3 != p2, "a block in use is not handed out twice");
+  fuse_free(p3, nullptr);
+  fuse_free(p2, s);
+  // Temporaries of repeated reductions come from the cache.
+  DeviceArray<float> x, o;
+  if (x.alloc(1 << 20, s) && o.alloc(1, s)) {
+    fuse_memset(x.p, 0, 4 << 20, s);
+    fuse_reduce(FUSE_REDUCE_ADD, FUSE_F32, x.p, o.p, 1 << 20, s);
+    stats(&c0, &l0, &h0, &m0);
+    bool good = true;
+    for (int i = 0; i < 100; ++i)
+      good &= fuse_reduce(FUSE_REDUCE_ADD, FUSE_F32, x.p, o.p, 1 << 20, s) ==
+              FUSE_SUCCESS;
+    stats(&c1, &l1, &h1, &m1);
+    check(good && m1 == m0 && h1 >= h0 + 100,
+          "100 reductions reuse cached temporary storage",
+          "misses " + std::to_string(m1 - m0));
+  }
+  fuse_stream_synchronize(s);
+  x.~DeviceArray();
+  new (&x) DeviceArray<float>();
+  o.~DeviceArray();
+  new (&o) DeviceArray<float>();
+  ok(fuse_allocator_trim(), "trim");
+  stats(&c1, &l1, &h1, &m1);
+  check(c1 == 0, "trim returns every cached block");
+  ok(fuse_stream_destroy(s), "stream destroy");
+  void *z = reinterpret_cast<void *>(0x1);
+  expectStatus(fuse_malloc(&z, 0, nullptr), FUSE_SUCCESS, "zero-byte malloc");
+  check(z == nullptr, "zero-byte malloc gives NULL");
+}
+
+static void testOutOfMemory() {
+  std::printf("-- out of memory\n");
+  size_t freeMem = 0, total = 0;
+  cudaMemGetInfo(&freeMem, &total);
+  void *p = reinterpret_cast<void *>(0x1);
+  expectStatus(fuse_malloc(&p, freeMem + (size_t(8) << 30), nullptr),
+               FUSE_ERROR_OUT_OF_MEMORY,
+               "allocating more than free memory is a recoverable error",
+               {"out of device memory", "cudaErrorMemoryAllocation"});
+  check(p == nullptr, "failed malloc leaves NULL");
+  // Still usable.
+  DeviceArray<int32_t> x, o;
+  if (x.alloc(1000) && o.alloc(1)) {
+    std::vector<int32_t> h(1000, 3);
+    int32_t got = 0;
+    ok(fuse_memcpy_htod(x.p, h.data(), 4000, nullptr), "up");
+    ok(fuse_reduce(FUSE_REDUCE_ADD, FUSE_I32, x.p, o.p, 1000, nullptr), "reduce");
+    ok(fuse_memcpy_dtoh(&got, o.p, 4, nullptr), "dl");
+    check(got == 3000, "the context works after out of memory");
+  }
+  if (std::getenv("FUSE_ALLOCATOR") &&
+      std::strcmp(std::getenv("FUSE_ALLOCATOR"), "direct") == 0)
+    return;
+  // Trim and retry: fill the cache with ~60% of free memory, then ask for
+  // ~70% in one block.
+  cudaMemGetInfo(&freeMem, &total);
+  size_t chunk = size_t(1) << 30;
+  std::vector<void *> blocks;
+  for (size_t used = 0; used + chunk < freeMem * 6 / 10; used += chunk) {
+    void *b = nullptr;
+    if (fuse_malloc(&b, chunk, nullptr) != FUSE_SUCCESS)
+      break;
+    blocks.push_back(b);
+  }
+  for (void *b : blocks)
+    fuse_free(b, nullptr);
+  size_t c, l;
+  uint64_t h, m;
+  stats(&c, &l, &h, &m);
+  void *big = nullptr;
+  fuse_status_t s = fuse_malloc(&big, freeMem * 7 / 10, nullptr);
+  size_t c2;
+  stats(&c2, &l, &h, &m);
+  check(s == FUSE_SUCCESS && big && c > 0 && c2 == 0,
+        "out of memory trims the cache and retries once",
+        std::string(fuse_status_name(s)) + " " + msg() + " cached before " +
+            std::to_string(c));
+  if (big)
+    fuse_free(big, nullptr);
+  fuse_allocator_trim();
+}
+
+static void testCapture() {
+  std::printf("-- stream capture\n");
+  fuse_stream_t s;
+  if (!ok(fuse_stream_create(&s), "stream"))
+    return;
+  DeviceArray<float> x, o;
+  if (!x.alloc(1024, s) || !o.alloc(1, s))
+    return;
+  cudaStream_t cs = static_cast<cudaStream_t>(s);
+  if (cudaStreamBeginCapture(cs, cudaStreamCaptureModeRelaxed) != cudaSuccess) {
+    check(false, "cudaStreamBeginCapture");
+    return;
+  }
+  void *p = nullptr;
+  expectStatus(fuse_malloc(&p, 1024, s), FUSE_ERROR_NOT_PERMITTED,
+               "fuse_malloc during capture", {"captured"});
+  expectStatus(fuse_reduce(FUSE_REDUCE_ADD, FUSE_F32, x.p, o.p, 1024, s),
+               FUSE_ERROR_NOT_PERMITTED, "fuse_reduce during capture",
+               {"captured"});
+  cudaGraph_t g = nullptr;
+  cudaStreamEndCapture(cs, &g);
+  if (g)
+    cudaGraphDestroy(g);
+  expectStatus(fuse_reduce(FUSE_REDUCE_ADD, FUSE_F32, x.p, o.p, 1024, s),
+               FUSE_SUCCESS, "fuse_reduce after capture ends");
+  fuse_stream_synchronize(s);
+  x.~DeviceArray();
+  new (&x) DeviceArray<float>();
+  o.~DeviceArray();
+  new (&o) DeviceArray<float>();
+  fuse_stream_destroy(s);
+}
+
+// ---- 8 host threads ----------------------------------------------------------------------
+
+static void testThreads() {
+  std::printf("-- 8 host threads\n");
+  int sm = deviceSM();
+  std::vector<char> cubin = readFile(imagePath(sm, "cubin"));
+  std::atomic<int> bad{0};
+  std::vector<fuse_module_t> mods(8);
+  std::vector<std::thread> ts;
+  for (int t = 0; t < 8; ++t)
+    ts.emplace_back([&, t] {
+      fuse_stream_t s = nullptr;
+      if (t % 2 && fuse_stream_create(&s) != FUSE_SUCCESS) {
+        ++bad;
+        return;
+      }
+      if (fuse_module_load(cubin.data(), cubin.size(), &mods[t]) != FUSE_SUCCESS)
+        ++bad;
+      fuse_function_t fn = nullptr;
+      if (fuse_module_get_function(mods[t], "fuse_test_axpy", &fn) !=
+          FUSE_SUCCESS)
+        ++bad;
+      for (int it = 0; it < 40; ++it) {
+        int64_t n = 1000 + 977 * t + 13 * it;
+        std::vector<int64_t> h(n);
+        int64_t want = 0;
+        for (int64_t i = 0; i < n; ++i)
+          want += (h[i] = i * (t + 1) - it);
+        void *x = nullptr, *o = nullptr;
+        int64_t got = -1;
+        if (fuse_malloc(&x, n * 8, s) || fuse_malloc(&o, 8, s) ||
+            fuse_memcpy_htod(x, h.data(), n * 8, s) ||
+            fuse_reduce(FUSE_REDUCE_ADD, FUSE_I64, x, o, n, s) ||
+            fuse_memcpy_dtoh(&got, o, 8, s) || got != want)
+          ++bad;
+        fuse_free(x, s);
+        fuse_free(o, s);
+        if (it % 10 == 0 && fn) {
+          // runAxpy records its own failures.
+          if (!runAxpy(fn, s, 5000 + t, "thread axpy"))
+            ++bad;
+        }
+      }
+      if (s)
+        fuse_stream_destroy(s);
+    });
+  for (auto &t : ts)
+    t.join();
+  bool sameModule = true;
+  for (auto m : mods)
+    sameModule &= m == mods[0];
+  check(bad == 0, "8 threads: reduce, malloc/free, load, launch",
+        std::to_string(bad.load()) + " failures");
+  check(sameModule, "8 threads loading the same image share one module");
+}
+
+// ---- more than 2^31 elements ---------------------------------------------------------------
+
+__global__ void fillSquares(float *x, long long n) {
+  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n;
+       i += (long long)gridDim.x * blockDim.x) {
+    float v = float(i % 1000 + 1) / 1024.0f;
+    x[i] = v * v;
+  }
+}
+
+static void testHuge() {
+  const long long n = (1ll << 31) + 17;
+  std::printf("-- reduce over 2^31 + 17 = %lld f32 elements\n", n);
+  DeviceArray<float> x, o;
+  if (!x.alloc(n) || !o.alloc(1))
+    return;
+  fillSquares<<<132 * 8, 256, 0, cudaStreamPerThread>>>(x.p, n);
+  if (cudaStreamSynchronize(cudaStreamPerThread) != cudaSuccess) {
+    check(false, "fill kernel");
+    return;
+  }
+  // Closed form: sum over i of ((i % 1000) + 1)^2 / 2^20.
+  long long q = n / 1000, r = n % 1000;
+  auto sq = [](long long k) { return double(k) * (k + 1) * (2 * k + 1) / 6; };
+  double want = (q * sq(1000) + sq(r)) / 1048576.0;
+  float got = 0;
+  if (ok(fuse_reduce(FUSE_REDUCE_ADD, FUSE_F32, x.p, o.p, n, nullptr), "reduce") &&
+      ok(fuse_memcpy_dtoh(&got, o.p, 4, nullptr), "dl")) {
+    double rel = std::fabs(got - want) / want;
+    char d[128];
+    snprintf(d, sizeof d, "got %.9g want %.9g rel %.3g", got, want, rel);
+    check(rel < 1e-4, "sumsq over 2^31+17 elements matches the closed form", d);
+  }
+  // Extremes planted beyond 2^31: only 64-bit indexing finds them.
+  float lo = -1.0f, hi = 1e6f;
+  fuse_memcpy_htod(x.p + (1ll << 31) + 5, &lo, 4, nullptr);
+  fuse_memcpy_htod(x.p + n - 1, &hi, 4, nullptr);
+  float gmin = 0, gmax = 0;
+  if (ok(fuse_reduce(FUSE_REDUCE_MIN, FUSE_F32, x.p, o.p, n, nullptr), "min") &&
+      ok(fuse_memcpy_dtoh(&gmin, o.p, 4, nullptr), "dl") &&
+      ok(fuse_reduce(FUSE_REDUCE_MAX, FUSE_F32, x.p, o.p, n, nullptr), "max") &&
+      ok(fuse_memcpy_dtoh(&gmax, o.p, 4, nullptr), "dl"))
+    check(gmin == -1.0f && gmax == 1e6f,
+          "min/max find values planted past index 2^31",
+          std::to_string(gmin) + " " + std::to_string(gmax));
+  // Bitwise determinism at this size.
+  float first = 0;
+  bool same = true;
+  for (int i = 0; i < 10; ++i) {
+    float g = 0;
+    if (!ok(fuse_reduce(FUSE_REDUCE_ADD, FUSE_F32, x.p, o.p, n, nullptr), "r") ||
+        !ok(fuse_memcpy_dtoh(&g, o.p, 4, nullptr), "dl"))
+      return;
+    if (i == 0)
+      first = g;
+    same &= std::memcmp(&g, &first, 4) == 0;
+  }
+  check(same, "reduce over 2^31+17 bitwise identical over 10 runs");
+}
+
+// ---- a faulting kernel ---------------------------------------------------------------------
+
+static void testFault() {
+  bool blocking = std::getenv("FUSE_LAUNCH_BLOCKING") &&
+                  std::strcmp(std::getenv("FUSE_LAUNCH_BLOCKING"), "1") == 0;
+  std::printf("-- fault (FUSE_LAUNCH_BLOCKING=%d)\n", blocking);
+  int sm = deviceSM();
+  std::vector<char> cubin = readFile(imagePath(sm, "cubin"));
+  fuse_module_t m;
+  fuse_function_t fn;
+  DeviceArray<float> x;
+  if (!ok(fuse_module_load(cubin.data(), cubin.size(), &m), "load") ||
+      !ok(fuse_module_get_function(m, "fuse_test_oob_write", &fn), "get") ||
+      !x.alloc(32))
+    return;
+  void *args[] = {&x.p};
+  fuse_status_t s = fuse_launch(fn, 1, 1, 1, 32, 1, 1, 0, nullptr, args);
+  if (blocking) {
+    expectStatus(s, FUSE_ERROR_LAUNCH,
+                 "with FUSE_LAUNCH_BLOCKING=1 the launch reports the fault "
+                 "and names the kernel",
+                 {"fuse_test_oob_write", "IllegalAddress"});
+  } else {
+    expectStatus(s, FUSE_SUCCESS, "the faulting launch is queued");
+    expectStatus(fuse_stream_synchronize(nullptr), FUSE_ERROR_LAUNCH,
+                 "the fault surfaces at synchronisation",
+                 {"cudaErrorIllegalAddress"});
+  }
+  void *p = nullptr;
+  expectStatus(fuse_malloc(&p, 64, nullptr), FUSE_ERROR_POISONED,
+               "later fuse_malloc fails fast: poisoned, with the first error",
+               {"poisoned", "IllegalAddress", "restart"});
+  expectStatus(fuse_reduce(FUSE_REDUCE_ADD, FUSE_F32, x.p, x.p, 1, nullptr),
+               FUSE_ERROR_POISONED, "later fuse_reduce fails fast",
+               {"IllegalAddress"});
+  expectStatus(fuse_init(), FUSE_ERROR_POISONED, "fuse_init after the fault",
+               {"poisoned"});
+  expectStatus(fuse_module_load(cubin.data(), cubin.size(), &m),
+               FUSE_ERROR_POISONED, "module load after the fault", {});
+  x.p = nullptr; // the context is gone; do not free
+}
+
+int main(int argc, char **argv) {
+  if (argc < 3) {
+    std::fprintf(stderr, "usage: %s small|full|huge|fault IMAGE_DIR\n", argv[0]);
+    return 2;
+  }
+  std::string mode = argv[1];
+  imageDir = argv[2];
+  fuse_status_t s = fuse_init();
+  if (s != FUSE_SUCCESS) {
+    std::printf("FAIL fuse_init: %s: %s\n0 passed, 1 failed\n",
+                fuse_status_name(s), fuse_last_error_message());
+    return 1;
+  }
+  int ma, mi, sms;
+  fuse_device_info(&ma, &mi, &sms);
+  std::printf("device: compute capability %d.%d, %d SMs; mode %s\n", ma, mi,
+              sms, mode.c_str());
+  if (mode == "small" || mode == "full") {
+    for (int64_t n : {0, 1, 31})
+      testAllOpsAtSize(n);
+    testModules();
+    testAllocator();
+    testCapture();
+  }
+  if (mode == "full") {
+    testAllOpsAtSize(1000003);
+    testDeterminism<__half>(1000003, true);
+    testDeterminism<__nv_bfloat16>(1000003, true);
+    testDeterminism<float>(1000003, true);
+    testDeterminism<double>(1000003, true);
+    testThreads();
+    testLargeF32();
+    testOutOfMemory();
+  } else if (mode == "huge") {
+    testHuge();
+  } else if (mode == "fault") {
+    testFault();
+  } else if (mode != "small") {
+    std::fprintf(stderr, "unknown mode %s\n", mode.c_str());
+    return 2;
+  }
+  std::printf("%d passed, %d failed\n", passed.load(), failed.load());
+  return failed == 0 ? 0 : 1;
+}

@@ -1,0 +1,129 @@
+//===- nogpu_test.cpp - runtime checks that need no GPU -------------------===//
+//
+// On a machine without a GPU or driver: fuse_init must return
+// FUSE_ERROR_NO_DEVICE with a message that says so (not crash), every
+// other entry point must refuse cleanly, and argument checks that come
+// before any device work must still work. With a GPU present (the GPU
+// suite runs this too) the no-device checks are replaced by the same
+// argument checks after a successful init.
+//
+// Prints "N passed, N failed" and exits non-zero on any failure.
+//
+//===----------------------------------------------------------------------===//
+#include "fuse_runtime.h"
+#include "fuse_runtime.hpp"
+
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+static int passed = 0, failed = 0;
+
+static void check(bool ok, const char *what, const std::string &detail = "") {
+  if (ok) {
+    ++passed;
+    std::printf("PASS %s\n", what);
+  } else {
+    ++failed;
+    std::printf("FAIL %s %s\n", what, detail.c_str());
+  }
+}
+
+static bool contains(const char *haystack, const char *needle) {
+  return haystack && std::strstr(haystack, needle) != nullptr;
+}
+
+static void expectStatus(fuse_status_t got, fuse_status_t want,
+                         const char *what, const char *needle) {
+  std::string msg = fuse_last_error_message();
+  bool ok = got == want && (!needle || msg.find(needle) != std::string::npos);
+  check(ok, what,
+        std::string("got ") + fuse_status_name(got) + " want " +
+            fuse_status_name(want) + " message: '" + msg + "'");
+}
+
+int main(int argc, char **argv) {
+  bool expectDevice = argc > 1 && std::strcmp(argv[1], "--expect-device") == 0;
+  std::printf("fuse runtime no-GPU test (%s)\n",
+              expectDevice ? "device expected" : "no device expected");
+
+  // Before init, nothing reaches the device.
+  check(std::strcmp(fuse_last_error_message(), "") == 0,
+        "no message before any call");
+  void *p = reinterpret_cast<void *>(0x1);
+  expectStatus(fuse_malloc(&p, 16, nullptr), FUSE_ERROR_NO_DEVICE,
+               "fuse_malloc before fuse_init is refused", "fuse_init");
+  check(p == nullptr, "fuse_malloc before fuse_init leaves *ptr NULL");
+  expectStatus(fuse_malloc(nullptr, 16, nullptr), FUSE_ERROR_INVALID_ARGUMENT,
+               "fuse_malloc(NULL) is an invalid argument", "ptr is NULL");
+  expectStatus(fuse_stream_create(nullptr), FUSE_ERROR_INVALID_ARGUMENT,
+               "fuse_stream_create(NULL) is an invalid argument", "NULL");
+  check(std::string(fuse_status_name(FUSE_ERROR_POISONED)) ==
+            "FUSE_ERROR_POISONED",
+        "fuse_status_name");
+
+  fuse_status_t s = fuse_init();
+  if (!expectDevice) {
+    std::string msg = fuse_last_error_message();
+    std::printf("fuse_init: %s: %s\n", fuse_status_name(s), msg.c_str());
+    expectStatus(s, FUSE_ERROR_NO_DEVICE, "fuse_init without a GPU",
+                 "fuse_init: ");
+    check(msg.find("driver") != std::string::npos ||
+              msg.find("device") != std::string::npos,
+          "the no-device message names the driver or the device", msg);
+    // Idempotent and still a clean error.
+    expectStatus(fuse_init(), FUSE_ERROR_NO_DEVICE, "fuse_init again", "");
+    int a, b, c;
+    expectStatus(fuse_device_info(&a, &b, &c), FUSE_ERROR_NO_DEVICE,
+                 "fuse_device_info without a device", "not initialised");
+    float f = 0;
+    expectStatus(fuse_reduce(FUSE_REDUCE_ADD, FUSE_F32, &f, &f, 1, nullptr),
+                 FUSE_ERROR_NO_DEVICE, "fuse_reduce without a device",
+                 "not initialised");
+    fuse_module_t m;
+    expectStatus(fuse_module_load("x", 1, &m), FUSE_ERROR_NO_DEVICE,
+                 "fuse_module_load without a device", "not initialised");
+    fuse::Status st = fuse::init();
+    check(!st && st.code() == FUSE_ERROR_NO_DEVICE && !st.message().empty(),
+          "C++ wrapper reports the status and message");
+    fuse::Buffer<float> buf;
+    check(!buf.allocate(10) && buf.get() == nullptr,
+          "C++ Buffer::allocate fails cleanly without a device");
+  } else {
+    expectStatus(s, FUSE_SUCCESS, "fuse_init with a GPU", nullptr);
+    // Argument validation, all before any launch.
+    alignas(16) static float h[4];
+    float *d = nullptr;
+    fuse_status_t ms = fuse_malloc(reinterpret_cast<void **>(&d), 64, nullptr);
+    expectStatus(ms, FUSE_SUCCESS, "fuse_malloc 64 bytes", nullptr);
+    expectStatus(fuse_reduce(FUSE_REDUCE_ADD, FUSE_F32, d, d, -1, nullptr),
+                 FUSE_ERROR_INVALID_ARGUMENT, "negative n", "negative");
+    expectStatus(fuse_reduce(FUSE_REDUCE_ADD, FUSE_F32, nullptr, d, 4, nullptr),
+                 FUSE_ERROR_INVALID_ARGUMENT, "NULL input", "in is NULL");
+    expectStatus(fuse_reduce(FUSE_REDUCE_ADD, FUSE_F32,
+                             reinterpret_cast<char *>(d) + 1, d, 4, nullptr),
+                 FUSE_ERROR_INVALID_ARGUMENT, "misaligned input",
+                 "not aligned");
+    expectStatus(fuse_reduce(static_cast<fuse_reduce_op_t>(9), FUSE_F32, d, d,
+                             4, nullptr),
+                 FUSE_ERROR_INVALID_ARGUMENT, "unknown op", "unknown reduce op");
+    expectStatus(fuse_reduce(FUSE_REDUCE_ADD, FUSE_I8, d, d, 4, nullptr),
+                 FUSE_ERROR_INVALID_ARGUMENT, "unsupported dtype",
+                 "unsupported dtype i8");
+    expectStatus(fuse_scan(FUSE_REDUCE_ADD, FUSE_F64,
+                           0, reinterpret_cast<char *>(d) + 4, d, 2, nullptr),
+                 FUSE_ERROR_INVALID_ARGUMENT, "misaligned f64 scan input",
+                 "not aligned to 8");
+    expectStatus(fuse_sort(FUSE_F32, d, nullptr, FUSE_U32, nullptr, nullptr, 4,
+                           nullptr),
+                 FUSE_ERROR_INVALID_ARGUMENT, "sort with NULL keys_out",
+                 "keys_out is NULL");
+    expectStatus(fuse_free(h, nullptr), FUSE_ERROR_INVALID_ARGUMENT,
+                 "freeing a pointer not from fuse_malloc", "not returned");
+    expectStatus(fuse_free(d, nullptr), FUSE_SUCCESS, "fuse_free", nullptr);
+    expectStatus(fuse_free(d, nullptr), FUSE_ERROR_INVALID_ARGUMENT,
+                 "double free", "already freed");
+  }
+  std::printf("%d passed, %d failed\n", passed, failed);
+  return failed == 0 ? 0 : 1;
+}

@@ -9,6 +9,7 @@
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
 #include "mlir/InitAllPasses.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
 
 #include <mutex>
 
@@ -19,6 +20,9 @@ void fuse::registerAllDialects(mlir::DialectRegistry &registry) {
   // their interface implementations, as mlir-opt does.
   mlir::registerAllDialects(registry);
   mlir::registerAllExtensions(registry);
+  // gpu-module-to-binary and fuse-compile translate gpu/nvvm/llvm ops to
+  // LLVM IR.
+  mlir::registerAllToLLVMIRTranslations(registry);
 }
 
 void fuse::registerAllPasses() {

@@ -11,8 +11,11 @@ namespace fuse {
 
 std::string getFuseToCPUPipelineString(const FuseToCPUOptions &options) {
   std::string p;
-  // Fusion passes join here once registered (options.fusion).
-  (void)options;
+  // Fusion partitions the fuse ops into groups; convert-fuse-to-loops then
+  // lowers each group as one fused loop nest (GroupToLoops). Without it,
+  // every op gets its own loop nest (the unfused reference).
+  if (options.fusion)
+    p += "fuse-fusion,";
   p += "convert-fuse-to-loops,canonicalize,cse,";
   // Bufferize whole functions; entry points take and return plain
   // identity-layout memrefs so callers see contiguous arrays.
@@ -35,12 +38,69 @@ void buildFuseToCPUPipeline(OpPassManager &pm,
     llvm::report_fatal_error("fuse: invalid built-in CPU pipeline");
 }
 
+std::string getFuseToGPUPipelineString(const FuseToGPUOptions &options,
+                                       GPUPipelineStage stage) {
+  std::string p;
+  // Fusion and tiling come from another layer; use them when registered.
+  if (options.fusion) {
+    if (PassInfo::lookup("fuse-fusion"))
+      p += "fuse-fusion,";
+    if (PassInfo::lookup("fuse-tile"))
+      p += "fuse-tile,";
+  }
+  p += "convert-fuse-to-gpu{block-threads=" +
+       std::to_string(options.blockThreads) +
+       " unroll=" + std::to_string(options.unroll) + "},";
+  p += "canonicalize,cse,";
+  p += "gpu.module(convert-scf-to-cf,convert-gpu-to-nvvm{index-bitwidth=64},"
+       "canonicalize,cse,reconcile-unrealized-casts),";
+  p += "nvvm-attach-target{chip=" + options.chip.getValue() +
+       " features=" + options.features.getValue() +
+       " O=" + std::to_string(options.optLevel) + "}";
+  if (stage == GPUPipelineStage::NVVM)
+    return p;
+  std::string format =
+      stage == GPUPipelineStage::PTX ? "isa" : options.format.getValue();
+  p += ",gpu-module-to-binary{format=" + format;
+  if (!options.toolkitPath.empty())
+    p += " toolkit=" + options.toolkitPath.getValue();
+  p += "}";
+  if (stage == GPUPipelineStage::PTX)
+    return p;
+  p += ",fuse-embed-gpu-binary,func.func(arith-expand),convert-scf-to-cf,"
+       "convert-arith-to-llvm,convert-cf-to-llvm,convert-func-to-llvm,"
+       "reconcile-unrealized-casts";
+  return p;
+}
+
+void buildFuseToGPUPipeline(OpPassManager &pm, const FuseToGPUOptions &options,
+                            GPUPipelineStage stage) {
+  std::string text = getFuseToGPUPipelineString(options, stage);
+  if (failed(parsePassPipeline(text, pm, llvm::errs())))
+    llvm::report_fatal_error("fuse: invalid built-in GPU pipeline");
+}
+
 void registerFusePipelines() {
   PassPipelineRegistration<FuseToCPUOptions>(
       "fuse-to-cpu",
       "Lower fuse ops to the LLVM dialect for the CPU (loops, buffers, "
       "LLVM); the input of fuse-run and the test oracle",
       buildFuseToCPUPipeline);
+  PassPipelineRegistration<FuseToGPUOptions>(
+      "fuse-to-ptx",
+      "Lower fuse ops to GPU kernels and print them as PTX in a gpu.binary "
+      "(host code stays in func/llvm ops); for reading and FileCheck",
+      [](OpPassManager &pm, const FuseToGPUOptions &o) {
+        buildFuseToGPUPipeline(pm, o, GPUPipelineStage::PTX);
+      });
+  PassPipelineRegistration<FuseToGPUOptions>(
+      "fuse-to-cubin",
+      "Lower fuse ops to GPU kernels (cubin embedded as a global) and C-ABI "
+      "host functions in the LLVM dialect; what fuse-compile turns into an "
+      "object file",
+      [](OpPassManager &pm, const FuseToGPUOptions &o) {
+        buildFuseToGPUPipeline(pm, o, GPUPipelineStage::LLVM);
+      });
 }
 
 } // namespace fuse

@@ -39,4 +39,76 @@ def ConvertFuseToLoopsPass : Pass<"convert-fuse-to-loops"> {
                            "::mlir::tensor::TensorDialect"];
 }
 
+def ConvertFuseToGPUPass : Pass<"convert-fuse-to-gpu", "::mlir::ModuleOp"> {
+  let summary = "Lower fused groups to GPU kernels plus C-ABI host functions";
+  let description = [{
+    Every `func.func` whose body holds `fuse.group` ops (top-level fuse ops
+    outside a group are first wrapped in a group of their own) becomes
+      - kernels in `gpu.module @fuse_kernels`, one per `elementwise` group,
+        two per `reduce` group (per-block partials, then a one-block
+        fixed-order finish; a single launch when the input is small), one
+        per `row_reduce` group (a block per row); and
+      - a host `func.func` with the same name and the C ABI
+        `i32 NAME(ptr in0, i64 in0_d0, ..., ptr out0, ..., ptr stream)`
+        that calls the runtime (`fuse_module_load`, `fuse_launch`,
+        `fuse_malloc`, ...). The image global `@fuse_kernels_image` is a
+        placeholder filled by `fuse-embed-gpu-binary`.
+    Kernels use 16-byte vector loads and stores when every pointer is
+    16-byte aligned (checked at run time, scalar loop otherwise), grid-stride
+    loops over a grid sized from the SM count, an unrolled main loop, warp
+    shuffles and shared memory for block reductions, and 64-bit indices.
+    A group's `fuse.tiling` dictionary (block_threads, items_per_thread,
+    vector_width, grid) overrides the pass options.
+
+    Before:
+    ```mlir
+    func.func @sumsq(%x: tensor<?xf32>) -> tensor<f32> {
+      %s = fuse.group "reduce" (%x) : (tensor<?xf32>) -> tensor<f32> {...}
+      return %s : tensor<f32>
+    }
+    ```
+    After (abridged):
+    ```mlir
+    gpu.module @fuse_kernels {
+      gpu.func @sumsq_g0_partial(...) kernel {...}
+      gpu.func @sumsq_g0_finish(...) kernel {...}
+    }
+    func.func @sumsq(%x: !llvm.ptr, %x_d0: i64, %out0: !llvm.ptr,
+                     %stream: !llvm.ptr) -> i32 {...}
+    ```
+  }];
+  let options = [
+    Option<"blockThreads", "block-threads", "int64_t", "256",
+           "Threads per block (a multiple of 32, at most 1024)">,
+    Option<"unroll", "unroll", "int64_t", "4",
+           "Vector loads in flight per thread in the main loop">,
+    Option<"blocksPerSM", "blocks-per-sm", "int64_t", "8",
+           "Resident blocks per SM used to size persistent grids">,
+    Option<"smallReduce", "small-reduce", "int64_t", "32768",
+           "Reductions over at most this many elements run as one launch "
+           "of one block">
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::cf::ControlFlowDialect",
+                           "::mlir::func::FuncDialect",
+                           "::mlir::gpu::GPUDialect",
+                           "::mlir::LLVM::LLVMDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
+def FuseEmbedGPUBinaryPass : Pass<"fuse-embed-gpu-binary", "::mlir::ModuleOp"> {
+  let summary = "Embed the gpu.binary made by gpu-module-to-binary as a global";
+  let description = [{
+    Replaces `gpu.binary @fuse_kernels` (the cubin, fatbin or PTX of the
+    kernels) with the bytes of its first object in the LLVM globals
+    `@fuse_kernels_image` / `@fuse_kernels_image_size` that the host code of
+    convert-fuse-to-gpu passes to `fuse_module_load`, and drops
+    `gpu.container_module`, leaving a module that translates to LLVM IR.
+    Fails with a diagnostic when an offloading (LLVM IR) object or no
+    placeholder global is found.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
 #endif // FUSE_CONVERSION_PASSES_TD

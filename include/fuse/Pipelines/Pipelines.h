@@ -32,6 +32,58 @@ void buildFuseToCPUPipeline(mlir::OpPassManager &pm,
 /// `fuse-opt --pass-pipeline=...` would take).
 std::string getFuseToCPUPipelineString(const FuseToCPUOptions &options);
 
+/// Options of the GPU pipelines (`fuse-to-ptx`, `fuse-to-cubin`).
+struct FuseToGPUOptions : public mlir::PassPipelineOptions<FuseToGPUOptions> {
+  Option<bool> fusion{*this, "fusion",
+                      llvm::cl::desc("Run fuse's fusion and tiling passes "
+                                     "first when they are registered"),
+                      llvm::cl::init(true)};
+  Option<std::string> chip{*this, "chip",
+                           llvm::cl::desc("GPU architecture (sm_XX)"),
+                           llvm::cl::init("sm_90")};
+  Option<std::string> features{*this, "features",
+                               llvm::cl::desc("PTX features, e.g. +ptx80"),
+                               llvm::cl::init("+ptx80")};
+  Option<unsigned> optLevel{*this, "opt-level",
+                            llvm::cl::desc("NVPTX/ptxas optimization level"),
+                            llvm::cl::init(3)};
+  Option<std::string> toolkitPath{
+      *this, "toolkit-path",
+      llvm::cl::desc("CUDA toolkit root for ptxas/fatbinary (default: ptxas "
+                     "on PATH)"),
+      llvm::cl::init("")};
+  Option<std::string> format{
+      *this, "format",
+      llvm::cl::desc("Embedded image of fuse-to-cubin: bin (cubin), fatbin "
+                     "(cubin + PTX) or isa (PTX, JIT-compiled at load)"),
+      llvm::cl::init("bin")};
+  Option<int64_t> blockThreads{*this, "block-threads",
+                               llvm::cl::desc("Threads per block"),
+                               llvm::cl::init(256)};
+  Option<int64_t> unroll{*this, "unroll",
+                         llvm::cl::desc("Vector loads in flight per thread"),
+                         llvm::cl::init(4)};
+};
+
+/// How far the GPU pipeline goes.
+enum class GPUPipelineStage {
+  /// Kernels in NVVM with the target attached; host code not lowered.
+  NVVM,
+  /// gpu.binary with PTX (format=isa); host code not lowered.
+  PTX,
+  /// gpu.binary in `options.format`, embedded; everything in the LLVM
+  /// dialect, ready for translation to LLVM IR and an object file.
+  LLVM,
+};
+
+/// fuse ops -> fused groups -> gpu kernels + C-ABI host functions ->
+/// NVVM -> PTX/cubin (see GPUPipelineStage).
+void buildFuseToGPUPipeline(mlir::OpPassManager &pm,
+                            const FuseToGPUOptions &options,
+                            GPUPipelineStage stage);
+std::string getFuseToGPUPipelineString(const FuseToGPUOptions &options,
+                                       GPUPipelineStage stage);
+
 /// Registers every named pipeline with the global registry.
 void registerFusePipelines();
 

@@ -1,0 +1,38 @@
+//===- FuseToGPU.h - fused groups to GPU kernels and host code --*- C++ -*-===//
+//
+// convert-fuse-to-gpu turns every function whose body is a sequence of
+// `fuse.group` ops into
+//   - kernels in one `gpu.module @fuse_kernels` (gpu/arith/scf/memref/llvm
+//     ops; lowered further by the upstream NVVM passes), and
+//   - a host function with a C ABI (func/arith/cf/llvm ops) that loads the
+//     embedded image through the fuse runtime (runtime/include/
+//     fuse_runtime.h), allocates temporaries and launches the kernels.
+// fuse-embed-gpu-binary then replaces the `gpu.binary` made by
+// gpu-module-to-binary with an LLVM global that the host code reads.
+//
+// The C declarations of the entry points (for the AOT header) are recorded
+// on the module in the `fuse.entries` attribute: an array of dictionaries
+// {name, decl, doc} (see docs/aot.md).
+//
+//===----------------------------------------------------------------------===//
+#ifndef FUSE_CONVERSION_FUSETOGPU_FUSETOGPU_H
+#define FUSE_CONVERSION_FUSETOGPU_FUSETOGPU_H
+
+#include "mlir/IR/BuiltinOps.h"
+
+#include <string>
+
+namespace fuse {
+
+/// Name of the gpu.module holding every kernel of a converted module.
+inline constexpr const char *kKernelModuleName = "fuse_kernels";
+/// Module attribute listing the entry points (array of {name, decl, doc}).
+inline constexpr const char *kEntriesAttrName = "fuse.entries";
+
+/// The C header declaring every entry point recorded on `module` by
+/// convert-fuse-to-gpu. `guard` names the include guard.
+std::string emitEntryHeader(mlir::ModuleOp module, llvm::StringRef guard);
+
+} // namespace fuse
+
+#endif // FUSE_CONVERSION_FUSETOGPU_FUSETOGPU_H

@@ -1,0 +1,1000 @@
+//===- FuseToGPU.cpp - convert-fuse-to-gpu: host code and the pass --------===//
+//
+// Host side of the GPU path: each entry function becomes a C-ABI function
+// built from func/arith/cf/llvm ops that calls the fuse runtime. Kernels
+// come from Kernels.cpp.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fuse/Conversion/FuseToGPU/FuseToGPU.h"
+#include "KernelGen.h"
+
+#include "fuse/Conversion/Passes.h"
+#include "fuse/Dialect/Fuse/IR/FuseOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Transforms/RegionUtils.h"
+
+#include "llvm/ADT/SetVector.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+
+namespace fuse {
+#define GEN_PASS_DEF_CONVERTFUSETOGPUPASS
+#define GEN_PASS_DEF_FUSEEMBEDGPUBINARYPASS
+#include "fuse/Conversion/Passes.h.inc"
+} // namespace fuse
+
+using namespace fuse;
+using namespace fuse::gpugen;
+
+namespace {
+
+constexpr const char *kImageSuffix = "_image";
+constexpr const char *kImageSizeSuffix = "_image_size";
+
+RankedTensorType tensorTy(Value v) {
+  return dyn_cast<RankedTensorType>(v.getType());
+}
+int64_t byteWidth(Type t) { return (t.getIntOrFloatBitWidth() + 7) / 8; }
+
+std::string cTypeName(Type t) {
+  if (t.isF32())
+    return "float";
+  if (t.isF64())
+    return "double";
+  if (t.isF16() || t.isBF16())
+    return "uint16_t";
+  if (t.isIndex())
+    return "int64_t";
+  if (auto it = dyn_cast<IntegerType>(t))
+    return "int" + std::to_string(it.getWidth() < 8 ? 8 : it.getWidth()) +
+           "_t";
+  return "void";
+}
+
+//===----------------------------------------------------------------------===//
+// Wrapping loose fuse ops in groups
+//===----------------------------------------------------------------------===//
+
+StringRef groupKindFor(Operation *op) {
+  if (auto r = dyn_cast<ReduceOp>(op)) {
+    if (r.isFullReduction())
+      return "reduce";
+    return "row_reduce";
+  }
+  if (isa<ScanOp>(op))
+    return "scan";
+  if (isa<FilterOp>(op))
+    return "filter";
+  return "elementwise";
+}
+
+void wrapLooseOps(func::FuncOp fn) {
+  SmallVector<Operation *> loose;
+  for (Operation &op : fn.getBody().front())
+    if (isa<FuseDialect>(op.getDialect()) && !isa<GroupOp>(op))
+      loose.push_back(&op);
+  for (Operation *op : loose) {
+    llvm::SetVector<Value> operands(op->getOperands().begin(),
+                                    op->getOperands().end());
+    llvm::SetVector<Value> captured;
+    for (Region &r : op->getRegions())
+      getUsedValuesDefinedAbove(r, captured);
+    operands.insert(captured.begin(), captured.end());
+    OpBuilder b(op);
+    auto g = GroupOp::create(b, op->getLoc(), op->getResultTypes(),
+                             groupKindFor(op), operands.getArrayRef());
+    Block *body = b.createBlock(&g.getBody());
+    IRMapping map;
+    for (Value v : operands)
+      map.map(v, body->addArgument(v.getType(), v.getLoc()));
+    Operation *clone = b.clone(*op, map);
+    YieldOp::create(b, op->getLoc(), clone->getResults());
+    op->replaceAllUsesWith(g.getResults());
+    op->erase();
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Host function builder
+//===----------------------------------------------------------------------===//
+
+struct HostTensor {
+  Value ptr;
+  SmallVector<Value> dims; // i64
+  SmallVector<std::string> dimText;
+};
+
+class HostBuilder {
+public:
+  HostBuilder(ModuleOp module, func::FuncOp fn, Location loc)
+      : module(module), fn(fn), loc(loc), b(fn.getContext()) {}
+
+  ModuleOp module;
+  func::FuncOp fn;
+  Location loc;
+  OpBuilder b;
+  Block *entry = nullptr;
+  Block *fail = nullptr;
+  Value stream;
+  SmallVector<Value> tempSlots;
+  Value smCount; // i64
+
+  Type ptrTy() { return LLVM::LLVMPointerType::get(b.getContext()); }
+  Type i32() { return b.getI32Type(); }
+  Type i64() { return b.getI64Type(); }
+  Value c64(int64_t v) {
+    return arith::ConstantIntOp::create(b, loc, b.getI64Type(), v);
+  }
+  Value c32(int64_t v) {
+    return arith::ConstantIntOp::create(b, loc, b.getI32Type(), v);
+  }
+
+  func::FuncOp declare(StringRef name, TypeRange args) {
+    if (auto f = module.lookupSymbol<func::FuncOp>(name))
+      return f;
+    OpBuilder mb = OpBuilder::atBlockEnd(module.getBody());
+    auto f = func::FuncOp::create(mb, loc, name,
+                                  mb.getFunctionType(args, {mb.getI32Type()}));
+    f.setPrivate();
+    return f;
+  }
+  Value call(StringRef name, ValueRange args) {
+    SmallVector<Type> types(args.getTypes());
+    func::FuncOp f = declare(name, types);
+    return func::CallOp::create(b, loc, f, args).getResult(0);
+  }
+  /// Branches to the failure block unless `status` is 0.
+  void check(Value status) {
+    Block *cur = b.getBlock();
+    Block *cont = cur->splitBlock(b.getInsertionPoint());
+    b.setInsertionPointToEnd(cur);
+    Value ok = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, status,
+                                     c32(0));
+    cf::CondBranchOp::create(b, loc, ok, cont, ValueRange{}, fail,
+                             ValueRange{status});
+    b.setInsertionPointToStart(cont);
+  }
+  /// Runs `then` only when `cond` holds.
+  void ifThen(Value cond, function_ref<void()> then) {
+    Block *cur = b.getBlock();
+    Block *cont = cur->splitBlock(b.getInsertionPoint());
+    Block *thenBlock = b.createBlock(cont);
+    b.setInsertionPointToEnd(cur);
+    cf::CondBranchOp::create(b, loc, cond, thenBlock, cont);
+    b.setInsertionPointToStart(thenBlock);
+    then();
+    cf::BranchOp::create(b, loc, cont);
+    b.setInsertionPointToStart(cont);
+  }
+  /// An entry-block stack slot of type `t`.
+  Value slot(Type t) {
+    OpBuilder eb = OpBuilder::atBlockBegin(entry);
+    return LLVM::AllocaOp::create(eb, loc, ptrTy(), t,
+                                  arith::ConstantIntOp::create(
+                                      eb, loc, eb.getI64Type(), 1));
+  }
+  Value load(Type t, Value p) { return LLVM::LoadOp::create(b, loc, t, p); }
+  void store(Value v, Value p) { LLVM::StoreOp::create(b, loc, v, p); }
+
+  LLVM::GlobalOp global(StringRef name, Type t, Attribute value,
+                        bool constant, uint64_t align = 0) {
+    if (auto g = module.lookupSymbol<LLVM::GlobalOp>(name))
+      return g;
+    OpBuilder mb = OpBuilder::atBlockBegin(module.getBody());
+    auto g = LLVM::GlobalOp::create(mb, loc, t, constant,
+                                    LLVM::Linkage::Internal, name, value,
+                                    align);
+    if (!value) {
+      Block *init = mb.createBlock(&g.getInitializerRegion());
+      mb.setInsertionPointToStart(init);
+      Value z = LLVM::ZeroOp::create(mb, loc, t);
+      LLVM::ReturnOp::create(mb, loc, z);
+    }
+    return g;
+  }
+  Value addressOf(LLVM::GlobalOp g) {
+    return LLVM::AddressOfOp::create(b, loc, g);
+  }
+
+  /// A device temporary of `bytes` bytes, freed at exit.
+  Value allocTemp(Value bytes) {
+    Value s = slot(ptrTy());
+    {
+      OpBuilder eb(b.getContext());
+      eb.setInsertionPointAfter(s.getDefiningOp());
+      LLVM::StoreOp::create(eb, loc, LLVM::ZeroOp::create(eb, loc, ptrTy()),
+                            s);
+    }
+    tempSlots.push_back(s);
+    check(call("fuse_malloc", {s, bytes, stream}));
+    return load(ptrTy(), s);
+  }
+
+  /// Launches `fnHandle` on `grid` (i64) blocks of `block` threads.
+  void launch(Value fnHandle, Value grid, int64_t block, ValueRange args) {
+    Value array = slot(LLVM::LLVMArrayType::get(ptrTy(), args.size()));
+    for (auto [i, a] : llvm::enumerate(args)) {
+      Type t = a.getType().isIndex() ? i64() : a.getType();
+      Value s = slot(t);
+      store(a, s);
+      Value elem = LLVM::GEPOp::create(
+          b, loc, ptrTy(), LLVM::LLVMArrayType::get(ptrTy(), args.size()),
+          array, ArrayRef<LLVM::GEPArg>{0, static_cast<int32_t>(i)});
+      store(s, elem);
+    }
+    Value g32 = arith::TruncIOp::create(b, loc, i32(), grid);
+    Value one = c32(1);
+    check(call("fuse_launch", {fnHandle, g32, one, one, c32(block), one, one,
+                               c32(0), stream, array}));
+  }
+
+  Value ceilDiv(Value a, Value d) {
+    return arith::CeilDivSIOp::create(b, loc, a, d);
+  }
+  Value minI(Value a, Value c) { return arith::MinSIOp::create(b, loc, a, c); }
+  Value maxI(Value a, Value c) { return arith::MaxSIOp::create(b, loc, a, c); }
+  Value mul(Value a, Value c) { return arith::MulIOp::create(b, loc, a, c); }
+  Value sub(Value a, Value c) { return arith::SubIOp::create(b, loc, a, c); }
+  Value add(Value a, Value c) { return arith::AddIOp::create(b, loc, a, c); }
+};
+
+/// Sizes of a group result on the host (i64 values and their C text).
+struct ShapeInfer {
+  HostBuilder &h;
+  DenseMap<Value, HostTensor> &args; // group block arg -> host tensor
+  DenseMap<Value, std::pair<Value, std::string>> &scalars;
+
+  LogicalResult dims(Value v, SmallVector<Value> &out,
+                     SmallVector<std::string> &text) {
+    auto t = tensorTy(v);
+    out.clear();
+    text.clear();
+    SmallVector<Value> in;
+    SmallVector<std::string> inText;
+    auto fromInput = [&](Value x) -> LogicalResult {
+      return dims(x, in, inText);
+    };
+    Operation *def = v.getDefiningOp();
+    if (auto it = args.find(v); it != args.end()) {
+      in = it->second.dims;
+      inText = it->second.dimText;
+    } else if (auto m = dyn_cast_or_null<MapOp>(def)) {
+      if (m.getInputs().empty() || failed(fromInput(m.getInputs()[0])))
+        return failure();
+    } else if (auto s = dyn_cast_or_null<ScanOp>(def)) {
+      if (failed(fromInput(s.getInputs()[0])))
+        return failure();
+    } else if (auto f = dyn_cast_or_null<FilterOp>(def)) {
+      if (failed(fromInput(f.getInputs()[0])))
+        return failure();
+    } else if (auto g = dyn_cast_or_null<GatherOp>(def)) {
+      if (failed(fromInput(g.getIndices())))
+        return failure();
+    } else if (auto r = dyn_cast_or_null<ReduceOp>(def)) {
+      SmallVector<Value> d;
+      SmallVector<std::string> dt;
+      if (failed(dims(r.getInputs()[0], d, dt)))
+        return failure();
+      SmallVector<int64_t> red = r.getReducedDims();
+      for (int64_t i = 0; i < (int64_t)d.size(); ++i)
+        if (!llvm::is_contained(red, i)) {
+          in.push_back(d[i]);
+          inText.push_back(dt[i]);
+        }
+    } else if (auto bc = dyn_cast_or_null<BroadcastOp>(def)) {
+      SmallVector<Value> d;
+      SmallVector<std::string> dt;
+      if (failed(dims(bc.getInput(), d, dt)))
+        return failure();
+      unsigned k = 0, s = 0;
+      for (int64_t i = 0; i < t.getRank(); ++i) {
+        if (llvm::is_contained(bc.getDims(), i)) {
+          if (t.isDynamicDim(i)) {
+            auto it = scalars.find(bc.getSizes()[s++]);
+            if (it == scalars.end())
+              return failure();
+            in.push_back(it->second.first);
+            inText.push_back(it->second.second);
+          } else {
+            in.push_back(nullptr);
+            inText.push_back("");
+          }
+        } else {
+          in.push_back(d[k]);
+          inText.push_back(dt[k]);
+          ++k;
+        }
+      }
+    } else if (auto io = dyn_cast_or_null<IotaOp>(def)) {
+      unsigned s = 0;
+      for (int64_t i = 0; i < t.getRank(); ++i) {
+        if (t.isDynamicDim(i)) {
+          auto it = scalars.find(io.getSizes()[s++]);
+          if (it == scalars.end())
+            return failure();
+          in.push_back(it->second.first);
+          inText.push_back(it->second.second);
+        } else {
+          in.push_back(nullptr);
+          inText.push_back("");
+        }
+      }
+    } else {
+      return failure();
+    }
+    if ((int64_t)in.size() != t.getRank())
+      return failure();
+    for (int64_t i = 0; i < t.getRank(); ++i) {
+      if (!t.isDynamicDim(i)) {
+        out.push_back(h.c64(t.getDimSize(i)));
+        text.push_back(std::to_string(t.getDimSize(i)));
+      } else {
+        out.push_back(in[i]);
+        text.push_back(inText[i]);
+      }
+    }
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Converting one entry function
+//===----------------------------------------------------------------------===//
+
+struct EntryConverter {
+  ModuleOp module;
+  gpu::GPUModuleOp gpuModule;
+  Tiling defaults;
+
+  Tiling tilingOf(GroupOp g) {
+    Tiling t = defaults;
+    auto d = g->getAttrOfType<DictionaryAttr>("fuse.tiling");
+    if (!d)
+      return t;
+    auto get = [&](StringRef name, int64_t &field) {
+      if (auto a = d.getAs<IntegerAttr>(name))
+        field = a.getInt();
+    };
+    get("block_threads", t.blockThreads);
+    int64_t items = 0;
+    get("items_per_thread", items);
+    get("vector_width", t.vectorWidth);
+    get("grid", t.grid);
+    if (items > 0) {
+      int64_t vw = t.vectorWidth > 0 ? t.vectorWidth : 4;
+      t.unroll = std::max<int64_t>(1, items / vw);
+    }
+    if (t.blockThreads < 32 || t.blockThreads > 1024 || t.blockThreads % 32)
+      t.blockThreads = defaults.blockThreads;
+    t.unroll = std::clamp<int64_t>(t.unroll, 1, 16);
+    return t;
+  }
+
+  LogicalResult convert(func::FuncOp fn, SmallVector<Attribute> &entries);
+};
+
+LogicalResult EntryConverter::convert(func::FuncOp fn,
+                                      SmallVector<Attribute> &entries) {
+  MLIRContext *ctx = fn.getContext();
+  Location loc = fn.getLoc();
+  if (fn.getBody().getBlocks().size() != 1)
+    return fn.emitOpError("GPU code generation: entry functions must have "
+                          "one block");
+  wrapLooseOps(fn);
+  Block &oldBody = fn.getBody().front();
+  // Checks before building anything.
+  for (Operation &op : oldBody) {
+    if (isa<GroupOp, func::ReturnOp>(op))
+      continue;
+    if (isa<tensor::DimOp>(op))
+      continue;
+    bool scalarOnly = op.getNumRegions() == 0 &&
+                      llvm::none_of(op.getOperandTypes(), [](Type t) {
+                        return isa<ShapedType>(t);
+                      }) &&
+                      llvm::none_of(op.getResultTypes(), [](Type t) {
+                        return isa<ShapedType>(t);
+                      });
+    if (!scalarOnly)
+      return op.emitOpError("GPU code generation: unsupported op in an entry "
+                            "function (expected fuse.group, scalar ops or "
+                            "tensor.dim)");
+  }
+  for (BlockArgument a : oldBody.getArguments()) {
+    Type t = a.getType();
+    if (auto tt = dyn_cast<RankedTensorType>(t)) {
+      Type et = tt.getElementType();
+      if (et.isInteger(1))
+        return fn.emitOpError("GPU code generation: i1 tensor arguments are "
+                              "not supported");
+      continue;
+    }
+    if (!t.isIntOrIndexOrFloat())
+      return fn.emitOpError("GPU code generation: unsupported argument type ")
+             << t;
+  }
+  auto ret = cast<func::ReturnOp>(oldBody.getTerminator());
+  for (Value r : ret.getOperands()) {
+    if (!isa<RankedTensorType>(r.getType()))
+      return fn.emitOpError("GPU code generation: results must be tensors");
+    if (!r.getDefiningOp<GroupOp>())
+      return fn.emitOpError("GPU code generation: every result must be "
+                            "produced by a fuse.group in the function");
+  }
+
+  // Kernels.
+  std::string name = fn.getSymName().str();
+  SmallVector<std::pair<GroupOp, GroupKernels>> groups;
+  unsigned gi = 0;
+  for (Operation &op : oldBody)
+    if (auto g = dyn_cast<GroupOp>(op)) {
+      FailureOr<GroupKernels> gk = buildGroupKernels(
+          gpuModule, g, name + "_g" + std::to_string(gi++), tilingOf(g));
+      if (failed(gk))
+        return failure();
+      groups.push_back({g, *gk});
+    }
+
+  // The host function.
+  SmallVector<Type> argTypes;
+  Type ptrTy = LLVM::LLVMPointerType::get(ctx);
+  std::string decl, doc;
+  llvm::raw_string_ostream declOs(decl), docOs(doc);
+  declOs << "fuse_status_t " << name << "(";
+  docOs << "/** " << name << ": compiled fuse pipeline (" << groups.size()
+        << " fused group(s)).\n";
+  bool firstParam = true;
+  auto param = [&](StringRef text) {
+    declOs << (firstParam ? "" : ", ") << text;
+    firstParam = false;
+  };
+  SmallVector<std::string> argNames;
+  for (auto [i, a] : llvm::enumerate(oldBody.getArguments())) {
+    std::string an = "in" + std::to_string(i);
+    argNames.push_back(an);
+    if (auto tt = tensorTy(a)) {
+      argTypes.push_back(ptrTy);
+      param("const " + cTypeName(tt.getElementType()) + " *" + an);
+      docOs << " *  " << an << ": device pointer to " << tt << ", row-major, "
+            << "dims";
+      for (int64_t d = 0; d < tt.getRank(); ++d) {
+        argTypes.push_back(IntegerType::get(ctx, 64));
+        std::string dn = an + "_d" + std::to_string(d);
+        param("int64_t " + dn);
+        docOs << " " << dn;
+      }
+      docOs << (tt.getRank() ? "" : " (none: one element)") << ".\n";
+    } else {
+      Type t = a.getType().isIndex() ? IntegerType::get(ctx, 64) : a.getType();
+      argTypes.push_back(t);
+      param(cTypeName(a.getType()) + " " + an);
+      docOs << " *  " << an << ": scalar " << a.getType() << ".\n";
+    }
+  }
+  unsigned firstResultArg = argTypes.size();
+  for (auto [i, r] : llvm::enumerate(ret.getOperands())) {
+    argTypes.push_back(ptrTy);
+    param(cTypeName(tensorTy(r).getElementType()) + " *out" +
+          std::to_string(i));
+  }
+  unsigned streamArg = argTypes.size();
+  argTypes.push_back(ptrTy);
+  param("fuse_stream_t stream");
+  declOs << ");";
+
+  OpBuilder mb(fn);
+  auto host = func::FuncOp::create(
+      mb, loc, name + "__fuse_host",
+      mb.getFunctionType(argTypes, {mb.getI32Type()}));
+  HostBuilder h(module, host, loc);
+  h.entry = host.addEntryBlock();
+  h.fail = new Block();
+  host.getBody().push_back(h.fail);
+  h.fail->addArgument(h.i32(), loc);
+  h.b.setInsertionPointToStart(h.entry);
+  h.stream = h.entry->getArgument(streamArg);
+
+  // Kernel handles, loaded once (the first handle is the "ready" flag).
+  SmallVector<std::string> kernelNames;
+  for (auto &[g, gk] : groups) {
+    kernelNames.push_back(gk.kernel);
+    if (!gk.finishKernel.empty())
+      kernelNames.push_back(gk.finishKernel);
+  }
+  SmallVector<LLVM::GlobalOp> handleGlobals;
+  for (StringRef k : kernelNames)
+    handleGlobals.push_back(
+        h.global(("__fuse_fn_" + k).str(), ptrTy, nullptr, false, 8));
+  auto smGlobal = h.global("__fuse_sm_" + name, h.i64(),
+                           h.b.getI64IntegerAttr(0), false, 8);
+  std::string kmod = kKernelModuleName;
+  auto image = h.global(kmod + kImageSuffix,
+                        LLVM::LLVMArrayType::get(h.b.getI8Type(), 1),
+                        h.b.getStringAttr(StringRef("\0", 1)), true, 16);
+  auto imageSize = h.global(kmod + kImageSizeSuffix, h.i64(),
+                            h.b.getI64IntegerAttr(0), true, 8);
+  {
+    Value first = LLVM::LoadOp::create(
+        h.b, loc, ptrTy, h.addressOf(handleGlobals[0]), 8, false, false,
+        false, false, LLVM::AtomicOrdering::acquire);
+    Value isNull = LLVM::ICmpOp::create(h.b, loc, LLVM::ICmpPredicate::eq,
+                                        first,
+                                        LLVM::ZeroOp::create(h.b, loc, ptrTy));
+    h.ifThen(isNull, [&] {
+      h.check(h.call("fuse_init", {}));
+      Value modSlot = h.slot(ptrTy);
+      Value size = h.load(h.i64(), h.addressOf(imageSize));
+      h.check(h.call("fuse_module_load",
+                     {h.addressOf(image), size, modSlot}));
+      Value module = h.load(ptrTy, modSlot);
+      Value i32Slot = h.slot(h.i32());
+      Value maj = h.slot(h.i32()), min = h.slot(h.i32());
+      h.check(h.call("fuse_device_info", {maj, min, i32Slot}));
+      Value sm = arith::ExtSIOp::create(h.b, loc, h.i64(),
+                                        h.load(h.i32(), i32Slot));
+      LLVM::StoreOp::create(h.b, loc, sm, h.addressOf(smGlobal), 8, false,
+                            false, false, LLVM::AtomicOrdering::monotonic);
+      SmallVector<Value> handles;
+      for (StringRef k : kernelNames) {
+        std::string gname = "__fuse_name_" + k.str();
+        std::string text = k.str();
+        text.push_back('\0');
+        auto ng = h.global(gname,
+                           LLVM::LLVMArrayType::get(h.b.getI8Type(),
+                                                    text.size()),
+                           h.b.getStringAttr(text), true, 1);
+        Value fslot = h.slot(ptrTy);
+        h.check(h.call("fuse_module_get_function",
+                       {module, h.addressOf(ng), fslot}));
+        handles.push_back(h.load(ptrTy, fslot));
+      }
+      // Publish the first handle last.
+      for (int i = handles.size() - 1; i >= 0; --i)
+        LLVM::StoreOp::create(h.b, loc, handles[i],
+                              h.addressOf(handleGlobals[i]), 8, false, false,
+                              false,
+                              i == 0 ? LLVM::AtomicOrdering::release
+                                     : LLVM::AtomicOrdering::monotonic);
+    });
+  }
+  DenseMap<StringRef, Value> handle;
+  for (auto [k, g] : llvm::zip(kernelNames, handleGlobals))
+    handle[k] = LLVM::LoadOp::create(h.b, loc, ptrTy, h.addressOf(g), 8, false,
+                                     false, false, false,
+                                     LLVM::AtomicOrdering::monotonic);
+  h.smCount = LLVM::LoadOp::create(h.b, loc, h.i64(), h.addressOf(smGlobal), 8,
+                                   false, false, false, false,
+                                   LLVM::AtomicOrdering::monotonic);
+
+  // Host values of the old function's values.
+  DenseMap<Value, HostTensor> tensors;
+  IRMapping scalarMap;
+  DenseMap<Value, std::pair<Value, std::string>> scalarText;
+  {
+    unsigned p = 0;
+    for (auto [i, a] : llvm::enumerate(oldBody.getArguments())) {
+      if (auto tt = tensorTy(a)) {
+        HostTensor ht;
+        ht.ptr = h.entry->getArgument(p++);
+        for (int64_t d = 0; d < tt.getRank(); ++d) {
+          ht.dims.push_back(h.entry->getArgument(p++));
+          ht.dimText.push_back(argNames[i] + "_d" + std::to_string(d));
+        }
+        tensors[a] = ht;
+      } else {
+        Value v = h.entry->getArgument(p++);
+        scalarMap.map(a, v);
+        scalarText[a] = {v, argNames[i]};
+      }
+    }
+  }
+  // Which group results are function results.
+  DenseMap<Value, unsigned> resultIndex;
+  for (auto [i, r] : llvm::enumerate(ret.getOperands()))
+    resultIndex.try_emplace(r, i);
+  SmallVector<std::string> resultText(ret.getNumOperands());
+
+  unsigned groupIdx = 0;
+  for (Operation &op : oldBody) {
+    if (isa<func::ReturnOp>(op))
+      break;
+    if (auto dim = dyn_cast<tensor::DimOp>(op)) {
+      auto it = tensors.find(dim.getSource());
+      std::optional<int64_t> c = dim.getConstantIndex();
+      if (it == tensors.end() || !c)
+        return dim.emitOpError("GPU code generation: tensor.dim needs a "
+                               "constant index on a known tensor");
+      Value v = it->second.dims[*c];
+      scalarMap.map(dim.getResult(), v);
+      scalarText[dim.getResult()] = {v, it->second.dimText[*c]};
+      continue;
+    }
+    if (!isa<GroupOp>(op)) {
+      // Scalar op: clone on the host (index becomes i64).
+      if (auto cst = dyn_cast<arith::ConstantOp>(op);
+          cst && cst.getType().isIndex()) {
+        int64_t v = cast<IntegerAttr>(cst.getValue()).getInt();
+        Value n = h.c64(v);
+        scalarMap.map(cst.getResult(), n);
+        scalarText[cst.getResult()] = {n, std::to_string(v)};
+        continue;
+      }
+      if (isa<arith::IndexCastOp, arith::IndexCastUIOp>(op)) {
+        // Host indices are i64 already.
+        Value in = scalarMap.lookupOrNull(op.getOperand(0));
+        Type rt = op.getResult(0).getType();
+        if (!in)
+          return op.emitOpError("GPU code generation: operand not available "
+                                "on the host");
+        Value n = in;
+        if (!rt.isIndex() && rt != in.getType()) {
+          unsigned w = rt.getIntOrFloatBitWidth(),
+                   iw = in.getType().getIntOrFloatBitWidth();
+          if (w < iw)
+            n = arith::TruncIOp::create(h.b, loc, rt, in);
+          else if (isa<arith::IndexCastOp>(op))
+            n = arith::ExtSIOp::create(h.b, loc, rt, in);
+          else
+            n = arith::ExtUIOp::create(h.b, loc, rt, in);
+        }
+        scalarMap.map(op.getResult(0), n);
+        auto t = scalarText.find(op.getOperand(0));
+        scalarText[op.getResult(0)] = {
+            n, t != scalarText.end() ? t->second.second : std::string("?")};
+        continue;
+      }
+      Operation *c = h.b.clone(op, scalarMap);
+      for (auto [o, n] : llvm::zip(op.getResults(), c->getResults())) {
+        if (n.getType().isIndex())
+          n.setType(h.i64());
+        scalarText[o] = {n, "?"};
+      }
+      continue;
+    }
+    auto g = cast<GroupOp>(op);
+    GroupKernels &gk = groups[groupIdx++].second;
+    Block &body = g.getBody().front();
+    // Common kernel arguments and the body's view of the operands.
+    SmallVector<Value> common;
+    DenseMap<Value, HostTensor> bodyArgs;
+    DenseMap<Value, std::pair<Value, std::string>> bodyScalars;
+    SmallVector<Value> operandPtrs;
+    for (auto [operand, barg] :
+         llvm::zip(g.getOperands(), body.getArguments())) {
+      if (tensorTy(operand)) {
+        auto it = tensors.find(operand);
+        if (it == tensors.end())
+          return g.emitOpError("GPU code generation: operand not available on "
+                               "the host");
+        common.push_back(it->second.ptr);
+        common.append(it->second.dims);
+        operandPtrs.push_back(it->second.ptr);
+        bodyArgs[barg] = it->second;
+      } else {
+        Value v = scalarMap.lookupOrNull(operand);
+        if (!v)
+          return g.emitOpError("GPU code generation: scalar operand not "
+                               "available on the host");
+        common.push_back(v);
+        auto t = scalarText.find(operand);
+        bodyScalars[barg] = {v, t != scalarText.end() ? t->second.second
+                                                      : std::string("?")};
+      }
+    }
+    // Body scalars defined by constants can size broadcasts/iotas.
+    for (Operation &bop : body)
+      if (auto c = dyn_cast<arith::ConstantOp>(bop))
+        if (auto ia = dyn_cast<IntegerAttr>(c.getValue())) {
+          Value v = h.c64(ia.getInt());
+          bodyScalars[c.getResult()] = {v, std::to_string(ia.getInt())};
+        }
+    // Result buffers.
+    ShapeInfer shapes{h, bodyArgs, bodyScalars};
+    SmallVector<Value> outs;
+    SmallVector<SmallVector<Value>> outDims;
+    for (auto [j, res] : llvm::enumerate(g.getResults())) {
+      Value y = g.getYield().getValues()[j];
+      SmallVector<Value> d;
+      SmallVector<std::string> dt;
+      if (failed(shapes.dims(y, d, dt)))
+        return g.emitOpError("GPU code generation: cannot compute the size "
+                             "of result #")
+               << j << " on the host";
+      Value buf;
+      auto ri = resultIndex.find(res);
+      if (ri != resultIndex.end()) {
+        buf = h.entry->getArgument(firstResultArg + ri->second);
+        std::string s;
+        for (auto [k, t] : llvm::enumerate(dt))
+          s += (k ? " x " : "") + t;
+        resultText[ri->second] = dt.empty() ? "1 element" : s;
+      } else {
+        Value bytes = h.c64(byteWidth(tensorTy(res).getElementType()));
+        for (Value v : d)
+          bytes = h.mul(bytes, v);
+        buf = h.allocTemp(bytes);
+      }
+      outs.push_back(buf);
+      outDims.push_back(d);
+      tensors[res] = HostTensor{buf, d, dt};
+    }
+
+    int64_t bt = gk.tiling.blockThreads;
+    Value maxGrid =
+        gk.tiling.grid > 0
+            ? h.c64(gk.tiling.grid)
+            : h.mul(h.maxI(h.smCount, h.c64(1)), h.c64(gk.tiling.blocksPerSM));
+    auto alignedAll = [&](ValueRange ptrs) -> Value {
+      Value acc = h.c64(0);
+      for (Value p : ptrs)
+        acc = arith::OrIOp::create(
+            h.b, loc, acc, LLVM::PtrToIntOp::create(h.b, loc, h.i64(), p));
+      Value low = arith::AndIOp::create(h.b, loc, acc, h.c64(15));
+      return arith::CmpIOp::create(h.b, loc, arith::CmpIPredicate::eq, low,
+                                   h.c64(0));
+    };
+    // Flat size and chunking.
+    auto flatPlan = [&](Value n, ValueRange ptrs, Value &nchunks,
+                        Value &work) {
+      int64_t vw = gk.vectorWidth;
+      if (vw > 1) {
+        Value full = arith::DivSIOp::create(h.b, loc, n, h.c64(vw));
+        nchunks = arith::SelectOp::create(h.b, loc, alignedAll(ptrs), full,
+                                          h.c64(0));
+      } else {
+        nchunks = n;
+      }
+      work = h.add(nchunks, h.sub(n, h.mul(nchunks, h.c64(vw))));
+    };
+
+    if (gk.plan == GroupPlan::Elementwise) {
+      Value n = h.c64(1);
+      for (Value v : outDims[0])
+        n = h.mul(n, v);
+      Value nonEmpty =
+          arith::CmpIOp::create(h.b, loc, arith::CmpIPredicate::sgt, n,
+                                h.c64(0));
+      h.ifThen(nonEmpty, [&] {
+        SmallVector<Value> ptrs;
+        for (Value operand : g.getOperands())
+          if (auto t = tensorTy(operand); t && t.getRank() > 0)
+            ptrs.push_back(tensors[operand].ptr);
+        for (auto [res, o] : llvm::zip(g.getResults(), outs))
+          if (tensorTy(res).getRank() > 0)
+            ptrs.push_back(o);
+        Value nchunks, work;
+        flatPlan(n, ptrs, nchunks, work);
+        Value grid =
+            h.maxI(h.minI(h.ceilDiv(work, h.c64(bt)), maxGrid), h.c64(1));
+        SmallVector<Value> args(common);
+        args.push_back(n);
+        args.push_back(nchunks);
+        args.append(outs);
+        h.launch(handle[gk.kernel], grid, bt, args);
+      });
+    } else if (gk.plan == GroupPlan::Reduce) {
+      // The flat domain: the first reduction's input.
+      ReduceOp first;
+      for (Operation &bop : body)
+        if ((first = dyn_cast<ReduceOp>(bop)))
+          break;
+      SmallVector<Value> d;
+      SmallVector<std::string> dt;
+      if (failed(shapes.dims(first.getInputs()[0], d, dt)))
+        return g.emitOpError("GPU code generation: cannot size the reduction");
+      Value n = h.c64(1);
+      for (Value v : d)
+        n = h.mul(n, v);
+      SmallVector<Value> ptrs;
+      for (Value operand : g.getOperands())
+        if (auto t = tensorTy(operand); t && t.getRank() > 0)
+          ptrs.push_back(tensors[operand].ptr);
+      Value nchunks, work;
+      flatPlan(n, ptrs, nchunks, work);
+      Value small = arith::CmpIOp::create(h.b, loc, arith::CmpIPredicate::sle,
+                                          n, h.c64(gk.tiling.smallReduce));
+      Value isLarge = arith::XOrIOp::create(
+          h.b, loc, small,
+          arith::ConstantIntOp::create(h.b, loc, h.b.getI1Type(), 1));
+      // Small: one block computes the results directly (one launch).
+      h.ifThen(small, [&] {
+        SmallVector<Value> args(common);
+        args.push_back(n);
+        args.push_back(nchunks);
+        Value null = LLVM::ZeroOp::create(h.b, loc, ptrTy);
+        for (size_t i = 0; i < gk.partialTypes.size(); ++i)
+          args.push_back(null);
+        args.append(outs);
+        args.push_back(h.c32(1));
+        h.launch(handle[gk.kernel], h.c64(1), bt, args);
+      });
+      // Large: per-block partials, then the fixed-order finish.
+      h.ifThen(isLarge, [&] {
+        Value grid =
+            h.maxI(h.minI(h.ceilDiv(work, h.c64(bt)), maxGrid), h.c64(1));
+        SmallVector<Value> partials;
+        for (Type t : gk.partialTypes)
+          partials.push_back(h.allocTemp(h.mul(grid, h.c64(byteWidth(t)))));
+        SmallVector<Value> args(common);
+        args.push_back(n);
+        args.push_back(nchunks);
+        args.append(partials);
+        args.append(outs);
+        args.push_back(h.c32(0));
+        h.launch(handle[gk.kernel], grid, bt, args);
+        SmallVector<Value> fargs(common);
+        fargs.push_back(grid);
+        fargs.append(partials);
+        fargs.append(outs);
+        h.launch(handle[gk.finishKernel], h.c64(1), bt, fargs);
+      });
+    } else {
+      return g.emitOpError("GPU code generation: unsupported plan");
+    }
+  }
+
+  // Normal exit and the failure exit both free the temporaries.
+  auto freeTemps = [&](OpBuilder &fb) {
+    for (Value s : h.tempSlots) {
+      Value p = LLVM::LoadOp::create(fb, loc, ptrTy, s);
+      func::CallOp::create(fb, loc, h.declare("fuse_free", {ptrTy, ptrTy}),
+                           ValueRange{p, h.stream});
+    }
+  };
+  freeTemps(h.b);
+  func::ReturnOp::create(h.b, loc, ValueRange{h.c32(0)});
+  {
+    OpBuilder fb = OpBuilder::atBlockBegin(h.fail);
+    freeTemps(fb);
+    func::ReturnOp::create(fb, loc, ValueRange{h.fail->getArgument(0)});
+  }
+
+  // Documentation of the outputs.
+  for (auto [i, r] : llvm::enumerate(ret.getOperands()))
+    docOs << " *  out" << i << ": device pointer to " << r.getType()
+          << ", caller-allocated, " << resultText[i] << ".\n";
+  docOs << " *  stream: CUstream to run on (NULL: the runtime's per-thread "
+           "default).\n"
+        << " *  Asynchronous on `stream`. n = 0 launches nothing (a reduction "
+           "still writes its init/identity).\n"
+        << " *  Returns FUSE_SUCCESS or an error code; see "
+           "fuse_last_error_message(). */";
+
+  NamedAttribute fields[] = {
+      NamedAttribute(StringAttr::get(ctx, "name"), StringAttr::get(ctx, name)),
+      NamedAttribute(StringAttr::get(ctx, "decl"), StringAttr::get(ctx, decl)),
+      NamedAttribute(StringAttr::get(ctx, "doc"), StringAttr::get(ctx, doc))};
+  entries.push_back(DictionaryAttr::get(ctx, fields));
+
+  fn.erase();
+  host.setSymName(name);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// The passes
+//===----------------------------------------------------------------------===//
+
+struct ConvertFuseToGPUPass
+    : public fuse::impl::ConvertFuseToGPUPassBase<ConvertFuseToGPUPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SmallVector<func::FuncOp> entries;
+    for (auto fn : module.getOps<func::FuncOp>()) {
+      if (fn.isExternal())
+        continue;
+      bool hasFuse = false;
+      fn.walk([&](Operation *op) {
+        if (isa<FuseDialect>(op->getDialect()))
+          hasFuse = true;
+      });
+      if (hasFuse)
+        entries.push_back(fn);
+    }
+    if (entries.empty())
+      return;
+    if (blockThreads < 32 || blockThreads > 1024 || blockThreads % 32) {
+      module.emitError("convert-fuse-to-gpu: block-threads must be a "
+                       "multiple of 32 in [32, 1024]");
+      return signalPassFailure();
+    }
+    if (module.lookupSymbol(kKernelModuleName)) {
+      module.emitError("convert-fuse-to-gpu: symbol '")
+          << kKernelModuleName << "' already exists";
+      return signalPassFailure();
+    }
+    OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
+    auto gpuModule =
+        gpu::GPUModuleOp::create(b, module.getLoc(), kKernelModuleName);
+    module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
+                    b.getUnitAttr());
+    EntryConverter conv{module, gpuModule, Tiling{}};
+    conv.defaults.blockThreads = blockThreads;
+    conv.defaults.unroll = std::clamp<int64_t>(unroll, 1, 16);
+    conv.defaults.blocksPerSM = std::max<int64_t>(1, blocksPerSM);
+    conv.defaults.smallReduce = smallReduce;
+    SmallVector<Attribute> entryAttrs;
+    for (func::FuncOp fn : entries)
+      if (failed(conv.convert(fn, entryAttrs)))
+        return signalPassFailure();
+    module->setAttr(kEntriesAttrName, b.getArrayAttr(entryAttrs));
+  }
+};
+
+struct FuseEmbedGPUBinaryPass
+    : public fuse::impl::FuseEmbedGPUBinaryPassBase<FuseEmbedGPUBinaryPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SmallVector<gpu::BinaryOp> binaries(module.getOps<gpu::BinaryOp>());
+    for (gpu::BinaryOp bin : binaries) {
+      auto objects = bin.getObjects();
+      if (objects.empty()) {
+        bin.emitError("fuse-embed-gpu-binary: the binary has no object");
+        return signalPassFailure();
+      }
+      auto obj = cast<gpu::ObjectAttr>(objects[0]);
+      if (obj.getFormat() == gpu::CompilationTarget::Offload) {
+        bin.emitError("fuse-embed-gpu-binary: offloading (LLVM IR) objects "
+                      "cannot be loaded by the runtime; use format=bin, "
+                      "fatbin or isa");
+        return signalPassFailure();
+      }
+      StringRef bytes = obj.getObject().getValue();
+      std::string name = bin.getSymName().str();
+      auto image = module.lookupSymbol<LLVM::GlobalOp>(name + kImageSuffix);
+      auto size = module.lookupSymbol<LLVM::GlobalOp>(name + kImageSizeSuffix);
+      if (!image || !size) {
+        bin.emitError("fuse-embed-gpu-binary: no image placeholder for '")
+            << name << "' (run convert-fuse-to-gpu first)";
+        return signalPassFailure();
+      }
+      OpBuilder b(module.getContext());
+      std::string data = bytes.str();
+      // PTX is loaded as a NUL-terminated string.
+      if (obj.getFormat() == gpu::CompilationTarget::Assembly)
+        data.push_back('\0');
+      image.setGlobalTypeAttr(TypeAttr::get(
+          LLVM::LLVMArrayType::get(b.getI8Type(), data.size())));
+      image.setValueAttr(b.getStringAttr(data));
+      size.setValueAttr(b.getI64IntegerAttr(data.size()));
+      bin.erase();
+    }
+    module->removeAttr(gpu::GPUDialect::getContainerModuleAttrName());
+  }
+};
+
+} // namespace
+
+std::string fuse::emitEntryHeader(ModuleOp module, StringRef guard) {
+  std::string out;
+  llvm::raw_string_ostream os(out);
+  os << "/* Generated by fuse-compile. Do not edit.\n"
+     << " * Link with the object file of the same name and the fuse runtime\n"
+     << " * (libfuse_runtime). Pointers are device pointers (fuse_malloc or\n"
+     << " * cudaMalloc); 16-byte aligned pointers take the vector path. */\n"
+     << "#ifndef " << guard << "\n#define " << guard << "\n\n"
+     << "#include <stdint.h>\n#include \"fuse_runtime.h\"\n\n"
+     << "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n";
+  if (auto entries = module->getAttrOfType<ArrayAttr>(kEntriesAttrName))
+    for (Attribute a : entries) {
+      auto d = cast<DictionaryAttr>(a);
+      os << d.getAs<StringAttr>("doc").getValue() << "\n"
+         << d.getAs<StringAttr>("decl").getValue() << "\n\n";
+    }
+  os << "#ifdef __cplusplus\n} /* extern \"C\" */\n#endif\n\n#endif /* "
+     << guard << " */\n";
+  return out;
+}

@@ -1,0 +1,836 @@
+//===- Kernels.cpp - GPU kernels of fused groups --------------------------===//
+//
+// Each kernel is a gpu.func written with gpu/arith/scf/memref ops plus LLVM
+// dialect loads and stores on `!llvm.ptr<1>` (global) pointers, so that the
+// NVPTX backend sees address space 1 and emits ld.global.v4 / st.global.v4.
+// The scalar code of group bodies comes from fuse's ElementEmitter.
+//
+//===----------------------------------------------------------------------===//
+
+#include "KernelGen.h"
+
+#include "fuse/Dialect/Fuse/Utils/ElementEmitter.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+#include "llvm/ADT/bit.h"
+
+using namespace mlir;
+
+namespace fuse {
+namespace gpugen {
+namespace {
+
+Type i64Ty(OpBuilder &b) { return b.getI64Type(); }
+Value cI64(OpBuilder &b, Location loc, int64_t v) {
+  return arith::ConstantIntOp::create(b, loc, b.getI64Type(), v);
+}
+Value cI32(OpBuilder &b, Location loc, int64_t v) {
+  return arith::ConstantIntOp::create(b, loc, b.getI32Type(), v);
+}
+Value toI64(OpBuilder &b, Location loc, Value index) {
+  return arith::IndexCastUIOp::create(b, loc, b.getI64Type(), index);
+}
+Value toIndex(OpBuilder &b, Location loc, Value i64) {
+  return arith::IndexCastOp::create(b, loc, b.getIndexType(), i64);
+}
+LLVM::LLVMPointerType globalPtr(MLIRContext *ctx) {
+  return LLVM::LLVMPointerType::get(ctx, 1);
+}
+
+RankedTensorType tensorTy(Value v) {
+  return dyn_cast<RankedTensorType>(v.getType());
+}
+
+/// Memory element types the kernels can load and store.
+bool isStorable(Type t) {
+  if (auto it = dyn_cast<IntegerType>(t))
+    return it.getWidth() >= 8;
+  return isa<FloatType>(t);
+}
+
+int64_t byteWidth(Type t) { return (t.getIntOrFloatBitWidth() + 7) / 8; }
+
+/// The common kernel parameter types of a group (see KernelGen.h).
+SmallVector<Type> commonParams(GroupOp group) {
+  MLIRContext *ctx = group.getContext();
+  SmallVector<Type> types;
+  for (Value v : group.getOperands()) {
+    if (auto t = tensorTy(v)) {
+      types.push_back(globalPtr(ctx));
+      types.append(t.getRank(), IntegerType::get(ctx, 64));
+    } else {
+      types.push_back(v.getType());
+    }
+  }
+  return types;
+}
+
+/// One kernel under construction.
+struct Kernel {
+  gpu::GPUFuncOp func;
+  GroupOp group;
+  Block &body;
+  Location loc;
+  Tiling tiling;
+  SmallVector<Value> ptr;               // per group operand, null for scalars
+  SmallVector<SmallVector<Value>> dims; // i64 sizes per tensor operand
+  SmallVector<Value> rank0;             // preloaded rank-0 operands
+  SmallVector<Value> extra;             // params after the common ones
+  std::unique_ptr<ElementEmitter> em;
+  // Lane mode of the flat kernels: the current flat index (as `index`) and
+  // the element of each operand at it.
+  Value laneIndex;
+  DenseMap<unsigned, Value> laneValue;
+  // Leaves produced by the kernel itself (reduce results).
+  DenseMap<Value, Value> leaves;
+  bool failedLeaf = false;
+
+  Kernel(GroupOp group, Location loc, const Tiling &t)
+      : group(group), body(group.getBody().front()), loc(loc), tiling(t) {}
+
+  Value threadId(OpBuilder &b) {
+    return toI64(b, loc, gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x));
+  }
+  Value blockId(OpBuilder &b) {
+    return toI64(b, loc, gpu::BlockIdOp::create(b, loc, gpu::Dimension::x));
+  }
+  Value gridDim(OpBuilder &b) {
+    return toI64(b, loc, gpu::GridDimOp::create(b, loc, gpu::Dimension::x));
+  }
+
+  /// Address of element `idx` (i64) of `base` with element type `t`.
+  Value gep(OpBuilder &b, Value base, Type t, Value idx) {
+    return LLVM::GEPOp::create(b, loc, base.getType(), t, base,
+                               ArrayRef<LLVM::GEPArg>{idx});
+  }
+  /// Loads `vw` elements of type `t` at element index `idx * vw`.
+  Value loadVec(OpBuilder &b, Value base, Type t, Value chunk, int64_t vw) {
+    if (vw == 1)
+      return LLVM::LoadOp::create(b, loc, t, gep(b, base, t, chunk),
+                                  byteWidth(t));
+    auto vt = VectorType::get({vw}, t);
+    return LLVM::LoadOp::create(b, loc, vt, gep(b, base, vt, chunk),
+                                byteWidth(t) * vw);
+  }
+  void storeVec(OpBuilder &b, Value v, Value base, Value chunk) {
+    Type t = v.getType();
+    int64_t align = byteWidth(getElementTypeOrSelf(t));
+    if (auto vt = dyn_cast<VectorType>(t))
+      align *= vt.getNumElements();
+    LLVM::StoreOp::create(b, loc, v, gep(b, base, t, chunk), align);
+  }
+  Value extract(OpBuilder &b, Value vec, int64_t lane) {
+    if (!isa<VectorType>(vec.getType()))
+      return vec;
+    return LLVM::ExtractElementOp::create(b, loc, vec, cI32(b, loc, lane));
+  }
+
+  /// Row-major linear offset of `idx` (index values) into operand `arg`.
+  Value linearize(OpBuilder &b, unsigned arg, ValueRange idx) {
+    Value off = cI64(b, loc, 0);
+    for (auto [d, i] : llvm::enumerate(idx)) {
+      if (d > 0)
+        off = arith::MulIOp::create(b, loc, off, dims[arg][d]);
+      off = arith::AddIOp::create(b, loc, off, toI64(b, loc, i));
+    }
+    return off;
+  }
+
+  /// Reads the common parameters and prepares the element emitter.
+  void setUp(OpBuilder &b) {
+    Block &entry = func.getBody().front();
+    unsigned p = 0;
+    for (Value operand : group.getOperands()) {
+      if (auto t = tensorTy(operand)) {
+        ptr.push_back(entry.getArgument(p++));
+        SmallVector<Value> ds;
+        for (int64_t d = 0; d < t.getRank(); ++d)
+          ds.push_back(entry.getArgument(p++));
+        dims.push_back(ds);
+      } else {
+        ptr.push_back(nullptr);
+        dims.push_back({});
+        ++p;
+      }
+    }
+    for (unsigned e = func.getNumArguments(); p < e; ++p)
+      extra.push_back(entry.getArgument(p));
+    // Rank-0 tensor operands (e.g. a mean computed by an earlier group) are
+    // loaded once.
+    for (auto [i, operand] : llvm::enumerate(group.getOperands())) {
+      auto t = tensorTy(operand);
+      rank0.push_back(t && t.getRank() == 0
+                          ? LLVM::LoadOp::create(b, loc, t.getElementType(),
+                                                 ptr[i],
+                                                 byteWidth(t.getElementType()))
+                                .getResult()
+                          : Value());
+    }
+    auto load = [this](OpBuilder &lb, Location l, Value tensor,
+                       ValueRange idx) -> Value {
+      auto it = leaves.find(tensor);
+      if (it != leaves.end())
+        return it->second;
+      auto arg = dyn_cast<BlockArgument>(tensor);
+      if (!arg || arg.getOwner() != &body) {
+        failedLeaf = true;
+        return LLVM::PoisonOp::create(lb, l, tensorTy(tensor).getElementType());
+      }
+      unsigned n = arg.getArgNumber();
+      if (rank0[n])
+        return rank0[n];
+      if (laneIndex && idx.size() == 1 && idx[0] == laneIndex) {
+        auto lv = laneValue.find(n);
+        if (lv != laneValue.end())
+          return lv->second;
+      }
+      Type et = tensorTy(tensor).getElementType();
+      Value off;
+      if (laneIndex && idx.size() == 1 && idx[0] == laneIndex)
+        off = toI64(lb, l, laneIndex);
+      else
+        off = linearize(lb, n, idx);
+      return LLVM::LoadOp::create(lb, l, et, gep(lb, ptr[n], et, off),
+                                  byteWidth(et));
+    };
+    auto dim = [this](OpBuilder &db, Location l, Value tensor,
+                      int64_t d) -> Value {
+      auto arg = dyn_cast<BlockArgument>(tensor);
+      if (arg && arg.getOwner() == &body && ptr[arg.getArgNumber()])
+        return toIndex(db, l, dims[arg.getArgNumber()][d]);
+      failedLeaf = true;
+      return arith::ConstantIndexOp::create(db, l, 0);
+    };
+    em = std::make_unique<ElementEmitter>(body, load, dim);
+    for (auto [i, operand] : llvm::enumerate(group.getOperands()))
+      if (!tensorTy(operand)) {
+        Value param = entry.getArgument(0);
+        // Find the parameter of scalar operand i.
+        unsigned q = 0;
+        for (auto [j, o] : llvm::enumerate(group.getOperands())) {
+          if (j == i) {
+            param = entry.getArgument(q);
+            break;
+          }
+          q += tensorTy(o) ? 1 + tensorTy(o).getRank() : 1;
+        }
+        em->mapScalar(body.getArgument(i), param);
+      }
+  }
+
+  Value scalar(OpBuilder &b, Value v) {
+    FailureOr<Value> r = em->emitScalar(b, loc, v);
+    if (failed(r)) {
+      failedLeaf = true;
+      return LLVM::PoisonOp::create(b, loc, v.getType());
+    }
+    return *r;
+  }
+  Value element(OpBuilder &b, Value tensor, ValueRange idx) {
+    FailureOr<Value> r = em->emit(b, loc, tensor, idx);
+    if (failed(r)) {
+      failedLeaf = true;
+      return LLVM::PoisonOp::create(b, loc, tensorTy(tensor).getElementType());
+    }
+    return *r;
+  }
+};
+
+using StepFn = function_ref<SmallVector<Value>(
+    OpBuilder &, ArrayRef<Value> chunks, int64_t vw, ValueRange iters)>;
+
+/// Grid-stride loops over `nchunks` chunks of `vw` elements (main loop
+/// unrolled `unroll` times, then single chunks), then the scalar tail
+/// [nchunks * vw, n).
+SmallVector<Value> emitFlatLoops(Kernel &k, OpBuilder &b, Value n,
+                                 Value nchunks, int64_t vw, ValueRange inits,
+                                 StepFn step) {
+  Location loc = k.loc;
+  Value bdim = cI64(b, loc, k.tiling.blockThreads);
+  Value gtid = arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, k.blockId(b), bdim),
+      k.threadId(b));
+  Value stride = arith::MulIOp::create(b, loc, k.gridDim(b), bdim);
+  SmallVector<Value> iters(inits);
+  Value next = gtid;
+  int64_t u = k.tiling.unroll;
+  if (u > 1) {
+    Value ub = arith::SubIOp::create(
+        b, loc, nchunks,
+        arith::MulIOp::create(b, loc, stride, cI64(b, loc, u - 1)));
+    Value ustep = arith::MulIOp::create(b, loc, stride, cI64(b, loc, u));
+    SmallVector<Value> loopInits{gtid};
+    loopInits.append(iters);
+    auto loop = scf::ForOp::create(
+        b, loc, gtid, ub, ustep, loopInits,
+        [&](OpBuilder &lb, Location l, Value c, ValueRange args) {
+          SmallVector<Value> chunks;
+          for (int64_t i = 0; i < u; ++i)
+            chunks.push_back(
+                i == 0 ? c
+                       : arith::AddIOp::create(
+                             lb, l, c,
+                             arith::MulIOp::create(lb, l, stride,
+                                                   cI64(lb, l, i))));
+          SmallVector<Value> out{arith::AddIOp::create(lb, l, c, ustep)};
+          out.append(step(lb, chunks, vw, args.drop_front()));
+          scf::YieldOp::create(lb, l, out);
+        });
+    next = loop.getResult(0);
+    iters = SmallVector<Value>(loop.getResults().drop_front());
+  }
+  auto rem = scf::ForOp::create(
+      b, loc, next, nchunks, stride, iters,
+      [&](OpBuilder &lb, Location l, Value c, ValueRange args) {
+        scf::YieldOp::create(lb, l, step(lb, {c}, vw, args));
+      });
+  iters = SmallVector<Value>(rem.getResults());
+  Value tailStart = arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, nchunks, cI64(b, loc, vw)), gtid);
+  auto tail = scf::ForOp::create(
+      b, loc, tailStart, n, stride, iters,
+      [&](OpBuilder &lb, Location l, Value i, ValueRange args) {
+        scf::YieldOp::create(lb, l, step(lb, {i}, 1, args));
+      });
+  return SmallVector<Value>(tail.getResults());
+}
+
+/// Loads the element(s) of every rank>=1 operand read elementwise at the
+/// given chunks: result[u][arg].
+SmallVector<DenseMap<unsigned, Value>>
+preload(Kernel &k, OpBuilder &b, ArrayRef<Value> chunks, int64_t vw) {
+  SmallVector<DenseMap<unsigned, Value>> out(chunks.size());
+  for (BlockArgument arg : k.body.getArguments()) {
+    auto t = tensorTy(arg);
+    if (!t || t.getRank() == 0)
+      continue;
+    // Operands read only as gather sources are read at gathered indices.
+    bool direct = llvm::any_of(arg.getUsers(), [&](Operation *user) {
+      auto g = dyn_cast<GatherOp>(user);
+      return !g || g.getIndices() == arg;
+    });
+    if (!direct)
+      continue;
+    for (auto [u, c] : llvm::enumerate(chunks))
+      out[u][arg.getArgNumber()] =
+          k.loadVec(b, k.ptr[arg.getArgNumber()], t.getElementType(), c, vw);
+  }
+  return out;
+}
+
+/// Enters lane `lane` of chunk `chunk` (vw elements per chunk).
+void enterLane(Kernel &k, OpBuilder &b, const DenseMap<unsigned, Value> &vals,
+               Value chunk, int64_t vw, int64_t lane) {
+  Location loc = k.loc;
+  k.em->clearCache();
+  Value flat = chunk;
+  if (vw > 1)
+    flat = arith::AddIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, chunk, cI64(b, loc, vw)),
+        cI64(b, loc, lane));
+  k.laneIndex = toIndex(b, loc, flat);
+  k.laneValue.clear();
+  for (auto [arg, v] : vals)
+    k.laneValue[arg] = k.extract(b, v, lane);
+}
+
+gpu::GPUFuncOp createKernel(gpu::GPUModuleOp m, Location loc, StringRef name,
+                            TypeRange params, TypeRange workgroup,
+                            int64_t blockThreads) {
+  OpBuilder b(m.getContext());
+  b.setInsertionPointToEnd(m.getBody());
+  auto fnTy = b.getFunctionType(params, {});
+  auto f = gpu::GPUFuncOp::create(b, loc, name, fnTy, workgroup);
+  f->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
+  f.setKnownBlockSizeAttr(
+      b.getDenseI32ArrayAttr({static_cast<int32_t>(blockThreads), 1, 1}));
+  return f;
+}
+
+/// Shuffles `v` with lane `lane ^ offset` (32-bit pieces for other widths).
+Value shuffleXor(OpBuilder &b, Location loc, Value v, int64_t offset) {
+  Type t = v.getType();
+  unsigned bits = t.getIntOrFloatBitWidth();
+  Value off = cI32(b, loc, offset), width = cI32(b, loc, 32);
+  auto shfl = [&](Value x) {
+    return gpu::ShuffleOp::create(b, loc, x, off, width,
+                                  gpu::ShuffleMode::XOR)
+        .getShuffleResult();
+  };
+  if (bits == 32)
+    return shfl(v);
+  Type it = b.getIntegerType(bits);
+  Value asInt = isa<FloatType>(t) ? arith::BitcastOp::create(b, loc, it, v)
+                                  : v;
+  Value result;
+  if (bits < 32) {
+    Value w = arith::ExtUIOp::create(b, loc, b.getI32Type(), asInt);
+    result = arith::TruncIOp::create(b, loc, it, shfl(w));
+  } else {
+    Value lo = arith::TruncIOp::create(b, loc, b.getI32Type(), asInt);
+    Value hi = arith::TruncIOp::create(
+        b, loc, b.getI32Type(),
+        arith::ShRUIOp::create(b, loc, asInt, cI64(b, loc, 32)));
+    Value lo2 = arith::ExtUIOp::create(b, loc, it, shfl(lo));
+    Value hi2 = arith::ExtUIOp::create(b, loc, it, shfl(hi));
+    result = arith::OrIOp::create(
+        b, loc, lo2, arith::ShLIOp::create(b, loc, hi2, cI64(b, loc, 32)));
+  }
+  return isa<FloatType>(t) ? arith::BitcastOp::create(b, loc, t, result)
+                           : result;
+}
+
+/// Block-wide reduction of `accs` (the accumulators of one reduce op) with
+/// its combiner: warp butterflies, then the warps' values through shared
+/// memory `smem` (one buffer per accumulator), combined in warp order by
+/// every thread. Deterministic; the result is valid in every thread.
+SmallVector<Value> blockReduce(Kernel &k, OpBuilder &b, ReduceOp op,
+                               SmallVector<Value> accs, ValueRange smem) {
+  Location loc = k.loc;
+  auto scalarFn = [&](Value v) { return k.scalar(b, v); };
+  for (int64_t off = 16; off >= 1; off /= 2) {
+    SmallVector<Value> other;
+    for (Value a : accs)
+      other.push_back(shuffleXor(b, loc, a, off));
+    accs = emitCombine(b, loc, op, accs, other, scalarFn);
+  }
+  int64_t warps = k.tiling.blockThreads / 32;
+  if (warps == 1)
+    return accs;
+  Value tid = k.threadId(b);
+  Value lane = arith::AndIOp::create(b, loc, tid, cI64(b, loc, 31));
+  Value warp = toIndex(b, loc,
+                       arith::ShRUIOp::create(b, loc, tid, cI64(b, loc, 5)));
+  gpu::BarrierOp::create(b, loc);
+  Value isLane0 = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane,
+                                        cI64(b, loc, 0));
+  scf::IfOp::create(b, loc, isLane0, [&](OpBuilder &ib, Location l) {
+    for (auto [a, s] : llvm::zip(accs, smem))
+      memref::StoreOp::create(ib, l, a, s, ValueRange{warp});
+    scf::YieldOp::create(ib, l);
+  });
+  gpu::BarrierOp::create(b, loc);
+  SmallVector<Value> r;
+  for (Value s : smem)
+    r.push_back(memref::LoadOp::create(
+        b, loc, s, ValueRange{arith::ConstantIndexOp::create(b, loc, 0)}));
+  for (int64_t w = 1; w < warps; ++w) {
+    SmallVector<Value> x;
+    Value wi = arith::ConstantIndexOp::create(b, loc, w);
+    for (Value s : smem)
+      x.push_back(memref::LoadOp::create(b, loc, s, ValueRange{wi}));
+    r = emitCombine(b, loc, op, r, x, scalarFn);
+  }
+  return r;
+}
+
+/// Full reductions of a reduce group, in body order.
+SmallVector<ReduceOp> fullReductions(Block &body) {
+  SmallVector<ReduceOp> ops;
+  for (Operation &op : body)
+    if (auto r = dyn_cast<ReduceOp>(op))
+      ops.push_back(r);
+  return ops;
+}
+
+SmallVector<Value> identities(OpBuilder &b, Location loc, ReduceOp op) {
+  SmallVector<Value> out;
+  for (auto [i, in] : llvm::enumerate(op.getInputs()))
+    out.push_back(arith::ConstantOp::create(
+        b, loc, getKindIdentity(op.getKind(i), tensorTy(in).getElementType())));
+  return out;
+}
+
+/// In thread 0: applies the inits to the block results `finals`, then
+/// evaluates and stores every group result (rank 0) to `outs`.
+void emitFinalize(Kernel &k, OpBuilder &b, ArrayRef<ReduceOp> reds,
+                  ArrayRef<SmallVector<Value>> finals, ValueRange outs) {
+  Location loc = k.loc;
+  k.em->clearCache();
+  k.laneIndex = nullptr;
+  auto scalarFn = [&](Value v) { return k.scalar(b, v); };
+  for (auto [opc, fin] : llvm::zip(reds, finals)) {
+    ReduceOp op = opc;
+    SmallVector<Value> r(fin);
+    if (!op.getInits().empty()) {
+      SmallVector<Value> inits = emitInitialAccumulators(b, loc, op, scalarFn);
+      r = emitCombine(b, loc, op, inits, r, scalarFn);
+    }
+    for (auto [res, v] : llvm::zip(op.getResults(), r))
+      k.leaves[res] = v;
+  }
+  for (auto [v, out] : llvm::zip(k.group.getYield().getValues(), outs)) {
+    Value x = k.element(b, v, {});
+    LLVM::StoreOp::create(b, loc, x, out, byteWidth(x.getType()));
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Checks
+//===----------------------------------------------------------------------===//
+
+LogicalResult checkBoundaryTypes(GroupOp group) {
+  for (Value v : llvm::concat<Value>(group.getOperands(), group.getResults()))
+    if (auto t = tensorTy(v); t && !isStorable(t.getElementType()))
+      return group.emitOpError("GPU code generation: element type ")
+             << t.getElementType()
+             << " cannot be read or written by a kernel (i1 tensors must not "
+                "cross a group boundary)";
+  return success();
+}
+
+/// Vector width for flat kernels: 16 bytes of the common element width of
+/// every rank>=1 boundary tensor, or 1 when widths differ.
+int64_t flatVectorWidth(GroupOp group, const Tiling &t) {
+  int64_t bytes = 0;
+  for (Value v : llvm::concat<Value>(group.getOperands(), group.getResults())) {
+    auto tt = tensorTy(v);
+    if (!tt || tt.getRank() == 0)
+      continue;
+    int64_t w = byteWidth(tt.getElementType());
+    if (bytes && bytes != w)
+      return 1;
+    bytes = w;
+  }
+  if (!bytes)
+    return 1;
+  int64_t vw = 16 / bytes;
+  if (t.vectorWidth > 0 && t.vectorWidth < vw)
+    vw = llvm::bit_floor(static_cast<uint64_t>(t.vectorWidth));
+  return std::max<int64_t>(vw, 1);
+}
+
+} // namespace
+
+bool isFlatGroup(GroupOp group) {
+  int64_t rank = -1;
+  bool ok = true;
+  auto see = [&](Value v) {
+    auto t = tensorTy(v);
+    if (!t || t.getRank() == 0)
+      return;
+    if (rank >= 0 && rank != t.getRank())
+      ok = false;
+    rank = t.getRank();
+  };
+  Block &body = group.getBody().front();
+  for (BlockArgument a : body.getArguments())
+    see(a);
+  for (Operation &op : body) {
+    if (auto r = dyn_cast<ReduceOp>(op)) {
+      for (Value in : r.getInputs())
+        see(in);
+      continue; // results are rank 0 for full reductions
+    }
+    for (Value res : op.getResults())
+      see(res);
+    if (auto bc = dyn_cast<BroadcastOp>(op))
+      if (tensorTy(bc.getInput()).getRank() != 0)
+        ok = false;
+    if (isa<IotaOp>(op) && tensorTy(op.getResult(0)).getRank() != 1)
+      ok = false;
+  }
+  return ok;
+}
+
+//===----------------------------------------------------------------------===//
+// elementwise
+//===----------------------------------------------------------------------===//
+
+static FailureOr<GroupKernels>
+buildElementwise(gpu::GPUModuleOp m, GroupOp group, StringRef prefix,
+                 const Tiling &tiling) {
+  Location loc = group.getLoc();
+  MLIRContext *ctx = group.getContext();
+  GroupKernels gk;
+  gk.plan = GroupPlan::Elementwise;
+  gk.tiling = tiling;
+  gk.vectorWidth = flatVectorWidth(group, tiling);
+  gk.kernel = (prefix + "_ew").str();
+  SmallVector<Type> params = commonParams(group);
+  params.push_back(IntegerType::get(ctx, 64)); // n
+  params.push_back(IntegerType::get(ctx, 64)); // nchunks
+  params.append(group.getNumResults(), globalPtr(ctx));
+  auto f = createKernel(m, loc, gk.kernel, params, {}, tiling.blockThreads);
+  Kernel k(group, loc, tiling);
+  k.func = f;
+  OpBuilder b = OpBuilder::atBlockBegin(&f.getBody().front());
+  k.setUp(b);
+  Value n = k.extra[0], nchunks = k.extra[1];
+  ValueRange outs = ValueRange(k.extra).drop_front(2);
+  auto yields = group.getYield().getValues();
+  auto step = [&](OpBuilder &sb, ArrayRef<Value> chunks, int64_t vw,
+                  ValueRange) -> SmallVector<Value> {
+    auto vals = preload(k, sb, chunks, vw);
+    for (auto [u, c] : llvm::enumerate(chunks)) {
+      SmallVector<SmallVector<Value>> lanes(yields.size());
+      for (int64_t l = 0; l < vw; ++l) {
+        enterLane(k, sb, vals[u], c, vw, l);
+        for (auto [j, y] : llvm::enumerate(yields))
+          lanes[j].push_back(k.element(sb, y, {k.laneIndex}));
+      }
+      for (auto [j, y] : llvm::enumerate(yields)) {
+        Value v = lanes[j][0];
+        if (vw > 1) {
+          Type et = tensorTy(y).getElementType();
+          v = LLVM::PoisonOp::create(sb, loc, VectorType::get({vw}, et));
+          for (int64_t l = 0; l < vw; ++l)
+            v = LLVM::InsertElementOp::create(sb, loc, v, lanes[j][l],
+                                              cI32(sb, loc, l));
+        }
+        k.storeVec(sb, v, outs[j], c);
+      }
+    }
+    return {};
+  };
+  emitFlatLoops(k, b, n, nchunks, gk.vectorWidth, {}, step);
+  gpu::ReturnOp::create(b, loc);
+  if (k.failedLeaf)
+    return group.emitOpError("GPU code generation: unsupported value in an "
+                             "elementwise group body");
+  return gk;
+}
+
+//===----------------------------------------------------------------------===//
+// reduce
+//===----------------------------------------------------------------------===//
+
+static FailureOr<GroupKernels> buildReduce(gpu::GPUModuleOp m, GroupOp group,
+                                           StringRef prefix,
+                                           const Tiling &tiling) {
+  Location loc = group.getLoc();
+  MLIRContext *ctx = group.getContext();
+  Block &body = group.getBody().front();
+  SmallVector<ReduceOp> reds = fullReductions(body);
+  if (reds.empty())
+    return group.emitOpError("GPU code generation: a reduce group needs a "
+                             "fuse.reduce");
+  for (ReduceOp r : reds) {
+    if (!r.isFullReduction())
+      return r.emitOpError("GPU code generation: a reduce group takes full "
+                           "reductions only (use a row_reduce group)");
+    if (!r.hasBuiltinKinds())
+      return r.emitOpError("GPU code generation: custom combiner regions are "
+                           "not supported yet; use built-in kinds");
+  }
+  for (Value y : group.getYield().getValues())
+    if (tensorTy(y).getRank() != 0)
+      return group.emitOpError("GPU code generation: every result of a "
+                               "reduce group must be rank 0");
+
+  GroupKernels gk;
+  gk.plan = GroupPlan::Reduce;
+  gk.tiling = tiling;
+  gk.vectorWidth = flatVectorWidth(group, tiling);
+  gk.kernel = (prefix + "_partial").str();
+  gk.finishKernel = (prefix + "_finish").str();
+  SmallVector<Type> smemTypes;
+  for (ReduceOp r : reds)
+    for (Value res : r.getResults()) {
+      Type et = tensorTy(res).getElementType();
+      gk.partialTypes.push_back(et);
+      smemTypes.push_back(MemRefType::get(
+          {32}, et, MemRefLayoutAttrInterface{},
+          gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup)));
+    }
+  unsigned numPartials = gk.partialTypes.size();
+  unsigned numOuts = group.getNumResults();
+  auto i64 = IntegerType::get(ctx, 64);
+
+  // Stage 1: per-block partials (or, with `single`, the final results).
+  {
+    SmallVector<Type> params = commonParams(group);
+    params.push_back(i64); // n
+    params.push_back(i64); // nchunks
+    params.append(numPartials, globalPtr(ctx));
+    params.append(numOuts, globalPtr(ctx));
+    params.push_back(IntegerType::get(ctx, 32)); // single
+    auto f = createKernel(m, loc, gk.kernel, params, smemTypes,
+                          tiling.blockThreads);
+    Kernel k(group, loc, tiling);
+    k.func = f;
+    OpBuilder b = OpBuilder::atBlockBegin(&f.getBody().front());
+    k.setUp(b);
+    Value n = k.extra[0], nchunks = k.extra[1];
+    ValueRange partials = ValueRange(k.extra).slice(2, numPartials);
+    ValueRange outs = ValueRange(k.extra).slice(2 + numPartials, numOuts);
+    Value single = k.extra.back();
+    int64_t vw = gk.vectorWidth;
+    // Accumulators: [reduce][input][lane].
+    SmallVector<Value> inits;
+    for (ReduceOp r : reds) {
+      SmallVector<Value> id = identities(b, loc, r);
+      for (Value v : id)
+        for (int64_t l = 0; l < vw; ++l)
+          inits.push_back(v);
+    }
+    auto step = [&](OpBuilder &sb, ArrayRef<Value> chunks, int64_t cvw,
+                    ValueRange iters) -> SmallVector<Value> {
+      SmallVector<Value> accs(iters);
+      auto vals = preload(k, sb, chunks, cvw);
+      auto scalarFn = [&](Value v) { return k.scalar(sb, v); };
+      for (auto [u, c] : llvm::enumerate(chunks)) {
+        for (int64_t l = 0; l < cvw; ++l) {
+          enterLane(k, sb, vals[u], c, cvw, l);
+          unsigned base = 0;
+          for (ReduceOp r : reds) {
+            unsigned ni = r.getInputs().size();
+            SmallVector<Value> cur, xs;
+            for (unsigned i = 0; i < ni; ++i) {
+              cur.push_back(accs[base + i * vw + l]);
+              xs.push_back(k.element(sb, r.getInputs()[i], {k.laneIndex}));
+            }
+            SmallVector<Value> nw = emitCombine(sb, loc, r, cur, xs, scalarFn);
+            for (unsigned i = 0; i < ni; ++i)
+              accs[base + i * vw + l] = nw[i];
+            base += ni * vw;
+          }
+        }
+      }
+      return accs;
+    };
+    SmallVector<Value> accs =
+        emitFlatLoops(k, b, n, nchunks, vw, inits, step);
+    // Fold lanes, then the block.
+    auto scalarFn = [&](Value v) { return k.scalar(b, v); };
+    SmallVector<SmallVector<Value>> blockVals;
+    SmallVector<Value> flatBlock;
+    unsigned base = 0, s = 0;
+    for (ReduceOp r : reds) {
+      unsigned ni = r.getInputs().size();
+      SmallVector<Value> acc;
+      for (unsigned i = 0; i < ni; ++i)
+        acc.push_back(accs[base + i * vw]);
+      for (int64_t l = 1; l < vw; ++l) {
+        SmallVector<Value> x;
+        for (unsigned i = 0; i < ni; ++i)
+          x.push_back(accs[base + i * vw + l]);
+        acc = emitCombine(b, loc, r, acc, x, scalarFn);
+      }
+      auto smem = f.getWorkgroupAttributions().slice(s, ni);
+      SmallVector<Value> smemVals(smem.begin(), smem.end());
+      blockVals.push_back(blockReduce(k, b, r, acc, smemVals));
+      flatBlock.append(blockVals.back());
+      base += ni * vw;
+      s += ni;
+    }
+    Value isT0 = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                       k.threadId(b), cI64(b, loc, 0));
+    scf::IfOp::create(b, loc, isT0, [&](OpBuilder &tb, Location l) {
+      Value isSingle = arith::CmpIOp::create(
+          tb, l, arith::CmpIPredicate::ne, single, cI32(tb, l, 0));
+      scf::IfOp::create(
+          tb, l, isSingle,
+          [&](OpBuilder &sb, Location sl) {
+            emitFinalize(k, sb, reds, blockVals, outs);
+            scf::YieldOp::create(sb, sl);
+          },
+          [&](OpBuilder &pb, Location pl) {
+            Value bid = k.blockId(pb);
+            for (auto [v, p] : llvm::zip(flatBlock, partials))
+              LLVM::StoreOp::create(
+                  pb, pl, v, k.gep(pb, p, v.getType(), bid),
+                  byteWidth(v.getType()));
+            scf::YieldOp::create(pb, pl);
+          });
+      scf::YieldOp::create(tb, l);
+    });
+    gpu::ReturnOp::create(b, loc);
+    if (k.failedLeaf)
+      return group.emitOpError("GPU code generation: unsupported value in a "
+                               "reduce group body");
+  }
+
+  // Stage 2: one block combines the partials in a fixed order.
+  {
+    SmallVector<Type> params = commonParams(group);
+    params.push_back(i64); // count
+    params.append(numPartials, globalPtr(ctx));
+    params.append(numOuts, globalPtr(ctx));
+    auto f = createKernel(m, loc, gk.finishKernel, params, smemTypes,
+                          tiling.blockThreads);
+    Kernel k(group, loc, tiling);
+    k.func = f;
+    OpBuilder b = OpBuilder::atBlockBegin(&f.getBody().front());
+    k.setUp(b);
+    Value count = k.extra[0];
+    ValueRange partials = ValueRange(k.extra).slice(1, numPartials);
+    ValueRange outs = ValueRange(k.extra).slice(1 + numPartials, numOuts);
+    SmallVector<Value> inits;
+    for (ReduceOp r : reds)
+      inits.append(identities(b, loc, r));
+    auto loop = scf::ForOp::create(
+        b, loc, k.threadId(b), count, cI64(b, loc, tiling.blockThreads), inits,
+        [&](OpBuilder &lb, Location l, Value i, ValueRange args) {
+          auto scalarFn = [&](Value v) { return k.scalar(lb, v); };
+          SmallVector<Value> out;
+          unsigned base = 0;
+          for (ReduceOp r : reds) {
+            unsigned ni = r.getInputs().size();
+            SmallVector<Value> cur(args.slice(base, ni)), xs;
+            for (unsigned j = 0; j < ni; ++j) {
+              Type et = gk.partialTypes[base + j];
+              xs.push_back(LLVM::LoadOp::create(
+                  lb, l, et, k.gep(lb, partials[base + j], et, i),
+                  byteWidth(et)));
+            }
+            out.append(emitCombine(lb, l, r, cur, xs, scalarFn));
+            base += ni;
+          }
+          scf::YieldOp::create(lb, l, out);
+        });
+    SmallVector<SmallVector<Value>> blockVals;
+    unsigned base = 0;
+    for (ReduceOp r : reds) {
+      unsigned ni = r.getInputs().size();
+      SmallVector<Value> acc(loop.getResults().slice(base, ni));
+      auto smem = f.getWorkgroupAttributions().slice(base, ni);
+      SmallVector<Value> smemVals(smem.begin(), smem.end());
+      blockVals.push_back(blockReduce(k, b, r, acc, smemVals));
+      base += ni;
+    }
+    Value isT0 = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                       k.threadId(b), cI64(b, loc, 0));
+    scf::IfOp::create(b, loc, isT0, [&](OpBuilder &tb, Location l) {
+      emitFinalize(k, tb, reds, blockVals, outs);
+      scf::YieldOp::create(tb, l);
+    });
+    gpu::ReturnOp::create(b, loc);
+    if (k.failedLeaf)
+      return group.emitOpError("GPU code generation: unsupported value in a "
+                               "reduce group body");
+  }
+  return gk;
+}
+
+//===----------------------------------------------------------------------===//
+// Entry
+//===----------------------------------------------------------------------===//
+
+FailureOr<GroupKernels> buildGroupKernels(gpu::GPUModuleOp m, GroupOp group,
+                                          StringRef prefix,
+                                          const Tiling &tiling) {
+  if (failed(checkBoundaryTypes(group)))
+    return failure();
+  StringRef kind = group.getKind();
+  if (kind == "elementwise" || kind == "reduce") {
+    if (!isFlatGroup(group))
+      return group.emitOpError("GPU code generation: an ")
+             << kind
+             << " group must read and write tensors of one shape (rank-0 "
+                "broadcasts aside)";
+    if (kind == "elementwise")
+      return buildElementwise(m, group, prefix, tiling);
+    return buildReduce(m, group, prefix, tiling);
+  }
+  return group.emitOpError("GPU code generation: group kind '")
+         << kind << "' is not supported yet";
+}
+
+} // namespace gpugen
+} // namespace fuse

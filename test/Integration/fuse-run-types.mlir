@@ -143,3 +143,13 @@ func.func @iota_i64(%n: index) -> tensor<?xi64> {
 // HELP-DAG: --repeat=<N>
 // HELP-DAG: --save-inputs
 // HELP-DAG: --seed
+
+// The same seed gives the same inputs; another seed, others.
+// RUN: fuse-run %fuse_src_root/examples/copy.mlir --seed 7 --arg rand:100 --save-inputs --out %t/s7a
+// RUN: fuse-run %fuse_src_root/examples/copy.mlir --seed 7 --arg rand:100 --save-inputs --out %t/s7b
+// RUN: fuse-run %fuse_src_root/examples/copy.mlir --seed 8 --arg rand:100 --save-inputs --out %t/s8
+// RUN: diff %t/s7a/arg0.npy %t/s7b/arg0.npy
+// RUN: not diff %t/s7a/arg0.npy %t/s8/arg0.npy
+
+// The module can come from stdin.
+// RUN: fuse-run - --arg %t/chain.npy --print < %fuse_src_root/examples/chain.mlir | FileCheck %s --check-prefix=CHAIN

@@ -153,3 +153,26 @@ func.func @iota_i64(%n: index) -> tensor<?xi64> {
 
 // The module can come from stdin.
 // RUN: fuse-run - --arg %t/chain.npy --print < %fuse_src_root/examples/chain.mlir | FileCheck %s --check-prefix=CHAIN
+
+// Results that alias an input, each other or a constant: copied out, each
+// buffer freed once (an input's or a global's never).
+// RUN: %python %S/Inputs/make_npy.py %t/al.npy '<f4' 3 1,-2,0.25
+// RUN: fuse-run %s --entry aliases --arg %t/al.npy --print --repeat 2 | FileCheck %s --check-prefix=ALIAS
+// ALIAS: result #0: float32 array of shape (3,)
+// ALIAS-NEXT: [1, -2, 0.25]
+// ALIAS-NEXT: result #1: float32 array of shape (3,)
+// ALIAS-NEXT: [2, -4, 0.5]
+// ALIAS-NEXT: result #2: int32 array of shape (3,)
+// ALIAS-NEXT: [4, 5, 6]
+// ALIAS-NEXT: result #3: float32 array of shape (3,)
+// ALIAS-NEXT: [2, -4, 0.5]
+// ALIAS-NEXT: time: median
+func.func @aliases(%x: tensor<?xf32>) -> (tensor<?xf32>, tensor<?xf32>, tensor<3xi32>, tensor<?xf32>) {
+  %c = arith.constant dense<[4, 5, 6]> : tensor<3xi32>
+  %y = fuse.map %x : tensor<?xf32> -> tensor<?xf32> {
+  ^bb0(%a: f32):
+    %p = arith.addf %a, %a : f32
+    fuse.yield %p : f32
+  }
+  return %x, %y, %c, %y : tensor<?xf32>, tensor<?xf32>, tensor<3xi32>, tensor<?xf32>
+}

@@ -3,6 +3,7 @@
 #include "fuse/InitAll.h"
 #include "fuse/Conversion/Passes.h"
 #include "fuse/Dialect/Fuse/IR/FuseDialect.h"
+#include "fuse/Dialect/Fuse/Transforms/Passes.h"
 #include "fuse/Pipelines/Pipelines.h"
 
 #include "mlir/IR/DialectRegistry.h"
@@ -30,6 +31,7 @@ void fuse::registerAllPasses() {
   std::call_once(once, [] {
     mlir::registerAllPasses();
     fuse::registerFuseConversionPasses();
+    fuse::registerFuseTransformsPasses();
     fuse::registerFusePipelines();
   });
 }

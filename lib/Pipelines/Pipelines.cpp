@@ -11,8 +11,11 @@ namespace fuse {
 
 std::string getFuseToCPUPipelineString(const FuseToCPUOptions &options) {
   std::string p;
-  // Fusion passes join here once registered (options.fusion).
-  (void)options;
+  // Fusion partitions the fuse ops into groups; convert-fuse-to-loops then
+  // lowers each group as one fused loop nest (GroupToLoops). Without it,
+  // every op gets its own loop nest (the unfused reference).
+  if (options.fusion)
+    p += "fuse-fusion,";
   p += "convert-fuse-to-loops,canonicalize,cse,";
   // Bufferize whole functions; entry points take and return plain
   // identity-layout memrefs so callers see contiguous arrays.

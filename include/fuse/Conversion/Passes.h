@@ -19,6 +19,11 @@ namespace fuse {
 /// Adds the patterns that lower each fuse op to scf loops over tensors.
 void populateFuseToLoopsPatterns(mlir::RewritePatternSet &patterns);
 
+/// Adds the pattern that lowers each fuse.group to one fused loop nest
+/// (GroupToLoops.cpp). populateFuseToLoopsPatterns includes it; a driver
+/// that visits nested ops first should apply it alone, before the others.
+void populateFuseGroupToLoopsPatterns(mlir::RewritePatternSet &patterns);
+
 #define GEN_PASS_REGISTRATION
 #include "fuse/Conversion/Passes.h.inc"
 

@@ -420,6 +420,11 @@ struct BroadcastToLoops : OpRewritePattern<BroadcastOp> {
 struct ConvertFuseToLoopsPass
     : fuse::impl::ConvertFuseToLoopsPassBase<ConvertFuseToLoopsPass> {
   void runOnOperation() override {
+    // Fused groups first, as whole loop nests (the walk visits nested ops
+    // first, so the per-op patterns would otherwise lower their bodies).
+    RewritePatternSet groupPatterns(&getContext());
+    fuse::populateFuseGroupToLoopsPatterns(groupPatterns);
+    walkAndApplyPatterns(getOperation(), std::move(groupPatterns));
     RewritePatternSet patterns(&getContext());
     fuse::populateFuseToLoopsPatterns(patterns);
     walkAndApplyPatterns(getOperation(), std::move(patterns));
@@ -443,4 +448,5 @@ void fuse::populateFuseToLoopsPatterns(RewritePatternSet &patterns) {
   patterns.add<MapToLoops, ReduceToLoops, ScanToLoops, FilterToLoops,
                IotaToLoops, GatherToLoops, BroadcastToLoops>(
       patterns.getContext());
+  populateFuseGroupToLoopsPatterns(patterns);
 }

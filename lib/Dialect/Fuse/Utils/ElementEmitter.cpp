@@ -163,7 +163,7 @@ ElementEmitter::emitSizes(OpBuilder &b, Location loc, Value tensor) {
 }
 
 FailureOr<SmallVector<Value>>
-ElementEmitter::inlineRegion(OpBuilder &b, Location loc, Region &region,
+ElementEmitter::emitRegion(OpBuilder &b, Location loc, Region &region,
                              ValueRange args) {
   Block &block = region.front();
   IRMapping map;
@@ -207,7 +207,7 @@ FailureOr<Value> ElementEmitter::emitMapResult(OpBuilder &b, Location loc,
     args.push_back(*v);
   }
   FailureOr<SmallVector<Value>> outs =
-      inlineRegion(b, loc, map.getBody(), args);
+      emitRegion(b, loc, map.getBody(), args);
   if (failed(outs))
     return failure();
   SmallVector<void *, 4> key;

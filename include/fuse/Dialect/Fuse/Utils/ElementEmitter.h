@@ -108,15 +108,18 @@ public:
   /// Forgets every emitted scalar (see the file comment).
   void clearCache();
 
+  /// Inlines a single-block region ending in fuse.yield (a map body, a
+  /// filter predicate) at the builder with its arguments mapped to `args`;
+  /// values it captures from the group body are resolved with emitScalar.
+  /// Returns the yielded values.
+  FailureOr<SmallVector<Value>> emitRegion(OpBuilder &b, Location loc,
+                                           Region &region, ValueRange args);
+
 private:
   FailureOr<Value> emitMapResult(OpBuilder &b, Location loc, MapOp map,
                                  unsigned resultIdx, ValueRange indices);
   FailureOr<Value> emitGather(OpBuilder &b, Location loc, GatherOp op,
                               ValueRange indices);
-  /// Clones `region`'s single block at the builder with its arguments
-  /// mapped to `args`, resolving values captured from the group body.
-  FailureOr<SmallVector<Value>> inlineRegion(OpBuilder &b, Location loc,
-                                             Region &region, ValueRange args);
 
   Block &body;
   LoadFn load;

@@ -1,0 +1,19 @@
+//===- Passes.h - fuse fusion and tiling passes -----------------*- C++ -*-===//
+#ifndef FUSE_DIALECT_FUSE_TRANSFORMS_PASSES_H
+#define FUSE_DIALECT_FUSE_TRANSFORMS_PASSES_H
+
+#include "fuse/Dialect/Fuse/IR/FuseDialect.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Pass/Pass.h"
+
+namespace fuse {
+
+#define GEN_PASS_DECL
+#include "fuse/Dialect/Fuse/Transforms/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "fuse/Dialect/Fuse/Transforms/Passes.h.inc"
+
+} // namespace fuse
+
+#endif // FUSE_DIALECT_FUSE_TRANSFORMS_PASSES_H

@@ -1,0 +1,175 @@
+//===- Passes.td - fuse fusion and tiling passes -----------*- tablegen -*-===//
+#ifndef FUSE_DIALECT_FUSE_TRANSFORMS_PASSES_TD
+#define FUSE_DIALECT_FUSE_TRANSFORMS_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def FuseFusionPass : Pass<"fuse-fusion"> {
+  let summary = "Partition fuse ops into fuse.group ops (one pass over "
+                "memory each)";
+  let description = [{
+    Partitions the fuse ops of every block into `fuse.group` ops so that
+    intermediates stay on chip, minimising bytes moved through memory
+    without duplicating unbounded work. Ops are visited in program order;
+    each joins the group of its producers when the result is still one pass:
+
+    - producer-consumer: map->map, map->reduce, map->scan, map->filter,
+      scan->map (epilogue); `fuse.iota`, `fuse.broadcast` and `fuse.gather`
+      are inlined into their consumers (a broadcast of a 0-d reduction
+      result makes the 0-d tensor a group operand, read in place);
+      maps over the 0-d results of a reduce group are its finishing
+      epilogue (e.g. `mean = sum / n`).
+    - multi-output: a value both used outside and reduced is yielded by
+      the group; sibling full reductions over the same domain share a group.
+    - row-wise: reductions over the last dimension of a rank-2 tensor, maps
+      over the same rows that read them through `fuse.broadcast`, and maps
+      over the row results form one `row_reduce` group (softmax,
+      logsumexp, rmsnorm) when a row fits on chip: with a static row of
+      more than `max-row-bytes` bytes (counting every row-sized value the
+      group keeps), the broadcast consumer starts a new group instead.
+    - must-not-fuse (recorded in the `fuse.not_fused` string array of the
+      consumer group, printed by `fuse-explain`): a map reading a full
+      reduction of its own group (needs a second pass over memory); a
+      producer whose body has more than `max-recompute-ops` ops is never
+      duplicated into a second group, it is materialised once; cheaper
+      map producers are recomputed in each consumer group instead.
+    - variance: `reduce add (map (x - c) * (x - c))` where the 0-d `c`
+      depends on a full reduction of the same `x` (mean((x-mean(x))^2))
+      is rewritten to one pass: a Welford tuple reduction over `x`
+      (count: i64, mean, M2; merged with Chan's formula) next to the other
+      reductions of `x`, and `sum((x-c)^2) = M2 + count*(mean-c)^2`, an
+      identity exact for any `c`, computed by the finishing epilogue.
+      Numerics: Welford's update is backward stable (no cancellation of
+      sum(x^2) - n*mean^2); the correction term is tiny when c is the mean.
+      Off with `welford=false` (two passes, the reason is stated).
+
+    Non-fuse ops are left alone, and the results are unchanged except for
+    float reassociation of reductions. Constants used by bodies are cloned
+    into the group; other scalars become group operands.
+
+    Before:
+    ```mlir
+    %sq = fuse.map %x : tensor<?xf32> -> tensor<?xf32> { ... mulf ... }
+    %s = fuse.reduce add %sq : tensor<?xf32> -> tensor<f32>
+    ```
+    After:
+    ```mlir
+    %s = fuse.group "reduce" (%x) : (tensor<?xf32>) -> tensor<f32> {
+    ^bb0(%a: tensor<?xf32>):
+      %sq = fuse.map %a : tensor<?xf32> -> tensor<?xf32> { ... }
+      %r = fuse.reduce add %sq : tensor<?xf32> -> tensor<f32>
+      fuse.yield %r : tensor<f32>
+    }
+    ```
+  }];
+  let options = [
+    Option<"maxRowBytes", "max-row-bytes", "int64_t", /*default=*/"232448",
+           "Bytes of on-chip memory one row of a row_reduce group may use "
+           "(default: 227 KiB of shared memory per block on sm_90)">,
+    Option<"maxRecomputeOps", "max-recompute-ops", "int64_t",
+           /*default=*/"8",
+           "A map producer with at most this many body ops is recomputed in "
+           "each consumer group; a costlier one is materialised once">,
+    Option<"welford", "welford", "bool", /*default=*/"true",
+           "Rewrite mean((x - mean(x))^2) to a one-pass Welford reduction">
+  ];
+  let statistics = [
+    Statistic<"numGroups", "groups", "Number of fuse.group ops created">,
+    Statistic<"numFusedOps", "fused-ops", "Number of fuse ops put in groups">,
+    Statistic<"numNotFused", "not-fused",
+              "Number of producer-consumer edges left unfused">,
+    Statistic<"numWelford", "welford-rewrites",
+              "Number of two-pass variances rewritten to one pass">
+  ];
+  let dependentDialects = ["::fuse::FuseDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
+def FuseExplainPass : Pass<"fuse-explain"> {
+  let summary = "Report the predicted memory traffic of every fused group";
+  let description = [{
+    The traffic model. For every `fuse.group` (and every fuse op outside a
+    group, counted as its own pass) emits an MLIR remark at the group's
+    location (the location of its last op) with:
+
+    - the group kind and the ops fused, with their locations;
+    - the predicted bytes read and written, symbolic in the dynamic sizes
+      (`read 4*n bytes, write 4 bytes`; the legend names each symbol, e.g.
+      `n = dim 0 of %arg0`; sizes proven equal by the ops share a symbol,
+      a filter's result size is `count`), numeric for static shapes;
+    - the passes over memory and the kernels it needs;
+    - for every producer that was not fused, why (from `fuse.not_fused`).
+
+    Each tensor operand is read once and each result written once (a
+    row_reduce group keeps its row on chip; a gather reads one source
+    element per index). A last remark per function gives the totals. The
+    pass never changes the IR. Remarks go to the diagnostic stream
+    (stderr with fuse-opt).
+  }];
+  let statistics = [
+    Statistic<"numGroups", "groups", "Number of groups explained">,
+    Statistic<"numKernels", "kernels", "Predicted number of kernels">
+  ];
+}
+
+def FuseTilePass : Pass<"fuse-tile"> {
+  let summary = "Choose the GPU tiling of each fused group (fuse.tiling)";
+  let description = [{
+    Attaches to every `fuse.group` a `fuse.tiling` dictionary attribute,
+    read by GPU code generation (which uses the same defaults when the
+    attribute is absent):
+
+    - `block_threads` (i64): threads per block. 256 for elementwise,
+      reduce, scan and filter groups; for row_reduce groups one block per
+      row with threads = the static row length in vectors rounded up to a
+      warp multiple, clamped to [32, max-threads-per-block] (256 when
+      dynamic).
+    - `vector_width` (i64): elements per `vector-bytes` load of the widest
+      element type the group touches (4 for f32 with 16 bytes).
+    - `items_per_thread` (i64): elements per thread per grid-stride step,
+      a multiple of vector_width chosen to keep 64 bytes of loads in
+      flight per thread over all input streams.
+    - `grid` (i64): persistent grid, sm-count * blocks per SM (the option
+      `blocks-per-sm`, or the occupancy limit from max-threads-per-sm and,
+      for row_reduce groups, shared memory); capped by the number of tiles
+      when every size is static (never 0: a group over 0 elements has one
+      block that does nothing). Blocks loop grid-stride over tiles.
+    - `index_bitwidth` (i64): 32 only when every size is static and every
+      element offset, including fused operands and the grid-stride
+      overshoot of the last step, is proven below 2^31; else 64.
+
+    Options set to a non-zero value override the chosen field.
+
+    ```mlir
+    %s = fuse.group "reduce" (%x) {fuse.tiling = {block_threads = 256 : i64,
+        grid = 1056 : i64, index_bitwidth = 64 : i64,
+        items_per_thread = 16 : i64, vector_width = 4 : i64}} ...
+    ```
+  }];
+  let options = [
+    Option<"smCount", "sm-count", "int64_t", /*default=*/"132",
+           "Streaming multiprocessors of the target (H200: 132)">,
+    Option<"maxThreadsPerBlock", "max-threads-per-block", "int64_t",
+           /*default=*/"1024", "Largest block">,
+    Option<"maxThreadsPerSM", "max-threads-per-sm", "int64_t",
+           /*default=*/"2048", "Resident threads per SM">,
+    Option<"sharedMemoryBytes", "shared-memory-bytes", "int64_t",
+           /*default=*/"232448", "Shared memory per SM in bytes">,
+    Option<"vectorBytes", "vector-bytes", "int64_t", /*default=*/"16",
+           "Widest vector load in bytes">,
+    Option<"blocksPerSM", "blocks-per-sm", "int64_t", /*default=*/"0",
+           "Resident blocks per SM for the persistent grid (0: occupancy)">,
+    Option<"blockThreads", "block-threads", "int64_t", /*default=*/"0",
+           "Override block_threads (0: cost model)">,
+    Option<"itemsPerThread", "items-per-thread", "int64_t", /*default=*/"0",
+           "Override items_per_thread (0: cost model)">,
+    Option<"vectorWidth", "vector-width", "int64_t", /*default=*/"0",
+           "Override vector_width (0: cost model)">,
+    Option<"grid", "grid", "int64_t", /*default=*/"0",
+           "Override grid (0: cost model)">,
+    Option<"indexBitwidth", "index-bitwidth", "int64_t", /*default=*/"0",
+           "Override index_bitwidth, 32 or 64 (0: proven-safe choice)">
+  ];
+}
+
+#endif // FUSE_DIALECT_FUSE_TRANSFORMS_PASSES_TD

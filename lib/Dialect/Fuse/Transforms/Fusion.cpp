@@ -1,0 +1,940 @@
+//===- Fusion.cpp - partition fuse ops into fuse.group ops ----------------===//
+//
+// See the description of FuseFusionPass in Passes.td. Outline:
+//   1. (optional) rewrite two-pass variances to a Welford tuple reduction;
+//   2. visit the fuse ops of each block in order; each op joins the groups
+//      of its producers when the result is still one pass over memory
+//      (joinKind says why not otherwise), cheap map producers of a foreign
+//      group are recomputed, broadcasts and iotas follow their consumers;
+//   3. merge sibling groups that read a common tensor over the same space;
+//   4. materialise each group as a fuse.group at the place of its last op.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fuse/Dialect/Fuse/IR/FuseOps.h"
+#include "fuse/Dialect/Fuse/Transforms/Passes.h"
+#include "fuse/Dialect/Fuse/Utils/SizeAnalysis.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/Transforms/RegionUtils.h"
+#include "llvm/ADT/SetVector.h"
+
+#include <optional>
+
+namespace fuse {
+#define GEN_PASS_DEF_FUSEFUSIONPASS
+#include "fuse/Dialect/Fuse/Transforms/Passes.h.inc"
+} // namespace fuse
+
+using namespace mlir;
+using namespace fuse;
+
+namespace {
+
+std::string locString(Location loc) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  if (auto fl = dyn_cast<FileLineColLoc>(loc))
+    os << fl.getFilename().getValue().rsplit('/').second << ":"
+       << fl.getLine() << ":" << fl.getColumn();
+  else
+    loc.print(os);
+  return s;
+}
+
+std::string describe(Operation *op) {
+  return (op->getName().getStringRef() + " at " + locString(op->getLoc()))
+      .str();
+}
+
+bool isLeaf(Operation *op) { return isa<BroadcastOp, IotaOp>(op); }
+
+bool isFloatTensor(Value v) {
+  return isa<FloatType>(cast<RankedTensorType>(v.getType()).getElementType());
+}
+
+int64_t bodyOpCount(MapOp map) {
+  int64_t n = 0;
+  map.getBody().walk([&](Operation *op) {
+    if (!isa<YieldOp>(op))
+      ++n;
+  });
+  return n;
+}
+
+/// True for a full reduction, or a reduction over the last dim of rank 2.
+enum class ReduceShape { Full, Rows, Other };
+ReduceShape reduceShape(ReduceOp r) {
+  if (r.isFullReduction())
+    return ReduceShape::Full;
+  auto t = cast<RankedTensorType>(r.getInputs()[0].getType());
+  SmallVector<int64_t> dims = r.getReducedDims();
+  if (t.getRank() == 2 && dims.size() == 1 && dims[0] == 1)
+    return ReduceShape::Rows;
+  return ReduceShape::Other;
+}
+
+//===----------------------------------------------------------------------===//
+// Welford rewrite
+//===----------------------------------------------------------------------===//
+
+/// Is `c` (0-d) computed, through fuse ops on 0-d tensors, from a full
+/// reduction whose inputs include `x`?
+bool dependsOnFullReduceOf(Value c, Value x, int depth = 0) {
+  if (depth > 16)
+    return false;
+  Operation *def = c.getDefiningOp();
+  if (!def)
+    return false;
+  if (auto r = dyn_cast<ReduceOp>(def))
+    if (r.isFullReduction() && llvm::is_contained(r.getInputs(), x))
+      return true;
+  if (!isa<MapOp, ReduceOp>(def))
+    return false;
+  for (Value in : def->getOperands())
+    if (isa<RankedTensorType>(in.getType()) &&
+        dependsOnFullReduceOf(in, x, depth + 1))
+      return true;
+  return false;
+}
+
+struct VarianceMatch {
+  Value x;            // the data
+  Value c0;           // the 0-d tensor broadcast into the map
+  MapOp map;          // the squared deviations
+  BlockArgument argC; // the map's block argument for the broadcast
+  Value centre;       // the scalar subtracted, a function of argC only
+};
+
+/// Matches `sum(map(x, broadcast(c0)) { (a - f(b))^2 })` where f(b) does not
+/// read `a` and c0 depends on a full reduction of x (so the plain form needs
+/// two passes). Both `(a - f)` and `(f - a)` are accepted.
+std::optional<VarianceMatch> matchVariance(ReduceOp r) {
+  if (!r.hasBuiltinKinds() || r.getInputs().size() != 1 ||
+      !r.getInits().empty() || r.getKind(0) != CombinerKind::Add ||
+      !r.isFullReduction() || !isFloatTensor(r.getInputs()[0]))
+    return std::nullopt;
+  auto map = r.getInputs()[0].getDefiningOp<MapOp>();
+  if (!map || map.getNumResults() != 1 || map.getInputs().size() != 2)
+    return std::nullopt;
+  Block &body = map.getBody().front();
+  auto mul = map.getYield().getValues()[0].getDefiningOp<arith::MulFOp>();
+  if (!mul || mul.getLhs() != mul.getRhs())
+    return std::nullopt;
+  auto sub = mul.getLhs().getDefiningOp<arith::SubFOp>();
+  if (!sub)
+    return std::nullopt;
+  for (unsigned xi = 0; xi < 2; ++xi) {
+    BlockArgument argX = body.getArgument(xi);
+    BlockArgument argC = body.getArgument(1 - xi);
+    Value centre;
+    if (sub.getLhs() == argX)
+      centre = sub.getRhs();
+    else if (sub.getRhs() == argX)
+      centre = sub.getLhs();
+    else
+      continue;
+    // The centre may only read argC and values from outside the map.
+    llvm::SmallPtrSet<Operation *, 8> slice;
+    SmallVector<Value> work{centre};
+    bool ok = true;
+    while (!work.empty() && ok) {
+      Value v = work.pop_back_val();
+      if (v == argX) {
+        ok = false;
+        break;
+      }
+      Operation *def = v.getDefiningOp();
+      if (!def || def->getBlock() != &body)
+        continue;
+      if (def->getNumRegions() || !isMemoryEffectFree(def)) {
+        ok = false;
+        break;
+      }
+      if (slice.insert(def).second)
+        work.append(def->operand_begin(), def->operand_end());
+    }
+    if (!ok)
+      continue;
+    // Nothing else in the body.
+    for (Operation &op : body.without_terminator())
+      if (&op != sub && &op != mul && !slice.contains(&op))
+        ok = false;
+    if (!ok)
+      continue;
+    Value x = map.getInputs()[xi];
+    auto bc = map.getInputs()[1 - xi].getDefiningOp<BroadcastOp>();
+    if (!bc || bc.getInput().getType().getRank() != 0)
+      continue;
+    if (!dependsOnFullReduceOf(bc.getInput(), x))
+      continue;
+    return VarianceMatch{x, bc.getInput(), map, argC, centre};
+  }
+  return std::nullopt;
+}
+
+/// Rewrites the matched variance reduction `r` (see Passes.td):
+///   (one, zero) = map x -> (1 : i64, 0.0)
+///   (cnt, mean, m2) = reduce (one, x, zero) init(0, 0.0, 0.0) {Chan merge}
+///   r' = map (cnt, mean, m2, c) -> m2 + float(cnt) * (mean - c)^2
+void rewriteVariance(ReduceOp r, VarianceMatch m) {
+  OpBuilder b(r);
+  Location loc = r.getLoc();
+  Value x = m.x;
+  Value c = m.c0;
+  if (m.centre != m.argC) {
+    // c = f(c0) as a 0-d map: the centre's computation, moved out.
+    auto cmap = MapOp::create(
+        b, loc, TypeRange{RankedTensorType::get({}, m.centre.getType())},
+        ValueRange{m.c0});
+    Block *blk = b.createBlock(&cmap.getBody(), {}, {m.argC.getType()},
+                               {loc});
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(blk);
+    IRMapping map;
+    map.map(m.argC, blk->getArgument(0));
+    for (Operation &op : m.map.getBody().front().without_terminator())
+      if (op.getResult(0) != m.map.getYield().getValues()[0] &&
+          &op != m.map.getYield().getValues()[0].getDefiningOp()
+                     ->getOperand(0).getDefiningOp())
+        b.clone(op, map);
+    YieldOp::create(b, loc, map.lookupOrDefault(m.centre));
+    c = cmap.getResult(0);
+  }
+  b.setInsertionPoint(r);
+  auto xt = cast<RankedTensorType>(x.getType());
+  auto ft = cast<FloatType>(xt.getElementType());
+  Type i64 = b.getI64Type();
+  auto i64T = RankedTensorType::get(xt.getShape(), i64);
+  auto i64S = RankedTensorType::get({}, i64);
+  auto fS = RankedTensorType::get({}, ft);
+
+  // Element tuples: (1, x, 0).
+  auto prep = MapOp::create(b, loc, TypeRange{i64T, xt}, ValueRange{x});
+  {
+    Block *blk = b.createBlock(&prep.getBody(), {}, {ft}, {loc});
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(blk);
+    Value one = arith::ConstantIntOp::create(b, loc, 1, 64);
+    Value zero = arith::ConstantOp::create(b, loc, b.getFloatAttr(ft, 0.0));
+    YieldOp::create(b, loc, ValueRange{one, zero});
+  }
+  b.setInsertionPoint(r);
+  Value c0 = arith::ConstantIntOp::create(b, loc, 0, 64);
+  Value f0 = arith::ConstantOp::create(b, loc, b.getFloatAttr(ft, 0.0));
+  auto wel = ReduceOp::create(
+      b, loc, TypeRange{i64S, fS, fS},
+      ValueRange{prep.getResult(0), x, prep.getResult(1)},
+      ValueRange{c0, f0, f0}, /*kinds=*/nullptr, /*dims=*/nullptr);
+  {
+    Block *blk = b.createBlock(&wel.getCombiner(), {},
+                               {i64, ft, ft, i64, ft, ft},
+                               SmallVector<Location>(6, loc));
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(blk);
+    Value na = blk->getArgument(0), ma = blk->getArgument(1),
+          qa = blk->getArgument(2), nb = blk->getArgument(3),
+          mb = blk->getArgument(4), qb = blk->getArgument(5);
+    // Chan et al.: n = na + nb; d = mb - ma; mean = ma + d * nb / n;
+    // M2 = qa + qb + d^2 * na * nb / n; an empty side leaves the other.
+    Value n = arith::AddIOp::create(b, loc, na, nb);
+    Value nf = arith::SIToFPOp::create(b, loc, ft, n);
+    Value naf = arith::SIToFPOp::create(b, loc, ft, na);
+    Value nbf = arith::SIToFPOp::create(b, loc, ft, nb);
+    Value zero = arith::ConstantIntOp::create(b, loc, 0, 64);
+    Value empty =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, n, zero);
+    Value one = arith::ConstantOp::create(b, loc, b.getFloatAttr(ft, 1.0));
+    Value safeN = arith::SelectOp::create(b, loc, empty, one, nf);
+    Value d = arith::SubFOp::create(b, loc, mb, ma);
+    Value wb = arith::DivFOp::create(b, loc, nbf, safeN);
+    Value mean = arith::AddFOp::create(
+        b, loc, ma, arith::MulFOp::create(b, loc, d, wb));
+    Value dd = arith::MulFOp::create(b, loc, d, d);
+    Value t = arith::MulFOp::create(b, loc, arith::MulFOp::create(b, loc, dd, naf),
+                                    wb);
+    Value q = arith::AddFOp::create(
+        b, loc, arith::AddFOp::create(b, loc, qa, qb), t);
+    YieldOp::create(b, loc, ValueRange{n, mean, q});
+  }
+  b.setInsertionPoint(r);
+  auto fin = MapOp::create(
+      b, loc, TypeRange{fS},
+      ValueRange{wel.getResult(0), wel.getResult(1), wel.getResult(2), c});
+  {
+    Block *blk = b.createBlock(&fin.getBody(), {}, {i64, ft, ft, ft},
+                               SmallVector<Location>(4, loc));
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(blk);
+    // sum((x - c)^2) = M2 + n * (mean - c)^2, exact for any c.
+    Value nf = arith::SIToFPOp::create(b, loc, ft, blk->getArgument(0));
+    Value d = arith::SubFOp::create(b, loc, blk->getArgument(1),
+                                    blk->getArgument(3));
+    Value corr = arith::MulFOp::create(
+        b, loc, nf, arith::MulFOp::create(b, loc, d, d));
+    Value res = arith::AddFOp::create(b, loc, blk->getArgument(2), corr);
+    YieldOp::create(b, loc, res);
+  }
+  r.getResult(0).replaceAllUsesWith(fin.getResult(0));
+  Operation *sq = r.getInputs()[0].getDefiningOp();
+  r.erase();
+  // The squared differences and their broadcast are dead now.
+  if (sq && sq->use_empty()) {
+    SmallVector<Value> ins(sq->getOperands());
+    sq->erase();
+    for (Value in : ins)
+      if (Operation *def = in.getDefiningOp())
+        if (isa<BroadcastOp>(def) && def->use_empty())
+          def->erase();
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Partitioning
+//===----------------------------------------------------------------------===//
+
+struct Group {
+  std::string kind;
+  SmallVector<Operation *> ops;
+  Value domain; // the iteration space
+  std::vector<std::string> notFused;
+  bool alive = true;
+};
+
+class Partitioner {
+public:
+  Partitioner(Block &block, SizeAnalysis &sizes, int64_t maxRowBytes,
+              int64_t maxRecomputeOps)
+      : block(block), sizes(sizes), maxRowBytes(maxRowBytes),
+        maxRecomputeOps(maxRecomputeOps) {}
+
+  void run();
+  void materialise(int &numGroups, int &numFused);
+  int numNotFused = 0;
+
+private:
+  int find(int g) {
+    while (groups[g].alive == false)
+      g = mergedInto[g];
+    return g;
+  }
+  std::optional<int> groupOf(Operation *op) {
+    auto it = assign.find(op);
+    if (it == assign.end())
+      return std::nullopt;
+    return find(it->second);
+  }
+  std::optional<int> groupOfValue(Value v) {
+    Operation *def = v.getDefiningOp();
+    if (!def || def->getBlock() != &block)
+      return std::nullopt;
+    return groupOf(def);
+  }
+
+  int newGroup(StringRef kind, Value domain) {
+    groups.push_back(Group{kind.str(), {}, domain, {}, true});
+    mergedInto.push_back(-1);
+    return groups.size() - 1;
+  }
+  void addOp(int g, Operation *op) {
+    groups[g].ops.push_back(op);
+    assign[op] = g;
+  }
+  void mergeInto(int dst, int src) {
+    for (Operation *op : groups[src].ops) {
+      groups[dst].ops.push_back(op);
+      assign[op] = dst;
+    }
+    for (auto &r : groups[src].notFused)
+      groups[dst].notFused.push_back(r);
+    groups[src].ops.clear();
+    groups[src].alive = false;
+    mergedInto[src] = dst;
+  }
+
+  void visit(Operation *op);
+  std::optional<std::string> joinKind(int g, Operation *op,
+                                      std::string &kind);
+  bool dominanceOk(ArrayRef<int> gs, Operation *op);
+  void pullLeaves(int g, Operation *op);
+  void recompute(int g, Operation *op, ArrayRef<int> excluded, int depth);
+  void mergeSiblings();
+  std::optional<std::string> rowFits(int g);
+  Operation *lastOp(int g);
+  Operation *ancestorInBlock(Operation *op) {
+    return block.findAncestorOpInBlock(*op);
+  }
+
+  Block &block;
+  SizeAnalysis &sizes;
+  int64_t maxRowBytes, maxRecomputeOps;
+  std::vector<Group> groups;
+  std::vector<int> mergedInto;
+  DenseMap<Operation *, int> assign;
+  DenseMap<Operation *, std::vector<std::string>> opReasons;
+};
+
+std::optional<std::string> singletonKind(Operation *op, std::string &kind) {
+  if (isa<MapOp, GatherOp, BroadcastOp, IotaOp>(op)) {
+    kind = "elementwise";
+    return std::nullopt;
+  }
+  if (auto r = dyn_cast<ReduceOp>(op)) {
+    switch (reduceShape(r)) {
+    case ReduceShape::Full:
+      kind = "reduce";
+      return std::nullopt;
+    case ReduceShape::Rows:
+      kind = "row_reduce";
+      return std::nullopt;
+    case ReduceShape::Other:
+      return std::string("a partial reduction other than over the last "
+                         "dimension of a rank-2 tensor is left to the "
+                         "per-op lowering");
+    }
+  }
+  if (isa<ScanOp>(op)) {
+    kind = "scan";
+    return std::nullopt;
+  }
+  if (isa<FilterOp>(op)) {
+    kind = "filter";
+    return std::nullopt;
+  }
+  return std::string("not a fuse op fusion handles");
+}
+
+Value domainOf(Operation *op) {
+  if (isa<ReduceOp, ScanOp, FilterOp>(op))
+    return op->getOperand(0);
+  return op->getResult(0);
+}
+
+/// Kinds that can share a group: elementwise joins anything; two reduce
+/// (two row_reduce) groups are siblings.
+std::optional<std::string> mergeKinds(StringRef a, StringRef b) {
+  if (a == "elementwise")
+    return b.str();
+  if (b == "elementwise" || a == b) {
+    if (a == b && (a == "scan" || a == "filter"))
+      return std::nullopt;
+    return a.str();
+  }
+  return std::nullopt;
+}
+
+Operation *Partitioner::lastOp(int g) {
+  Operation *last = nullptr;
+  for (Operation *op : groups[g].ops)
+    if (!last || last->isBeforeInBlock(op))
+      last = op;
+  return last;
+}
+
+std::optional<std::string> Partitioner::rowFits(int g) {
+  auto t = cast<RankedTensorType>(groups[g].domain.getType());
+  if (t.getRank() != 2 || t.isDynamicDim(1))
+    return std::nullopt; // dynamic rows: code generation checks at run time
+  // Every rank-2 tensor the group reads is kept on chip for its row.
+  int64_t bytes = 0;
+  llvm::SmallPtrSet<Value, 4> seen;
+  for (Operation *op : groups[g].ops)
+    for (Value v : op->getOperands()) {
+      auto vt = dyn_cast<RankedTensorType>(v.getType());
+      if (!vt || vt.getRank() != 2 || !seen.insert(v).second)
+        continue;
+      std::optional<int> pg = groupOfValue(v);
+      if (pg && *pg == g)
+        continue;
+      bytes += t.getDimSize(1) * vt.getElementTypeBitWidth() / 8;
+    }
+  if (bytes <= maxRowBytes)
+    return std::nullopt;
+  return "a row of the group takes " + std::to_string(bytes) +
+         " bytes, above max-row-bytes=" + std::to_string(maxRowBytes) +
+         ": the rows are read again by a second group";
+}
+
+/// Can `op` join group `g`? On success sets `kind` to the group's new kind.
+std::optional<std::string> Partitioner::joinKind(int g, Operation *op,
+                                                 std::string &kind) {
+  Group &grp = groups[g];
+  auto memberResult = [&](Value v) -> Operation * {
+    std::optional<int> vg = groupOfValue(v);
+    return vg && *vg == g ? v.getDefiningOp() : nullptr;
+  };
+  auto isElementwiseMember = [&](Value v) {
+    Operation *d = memberResult(v);
+    return d && isa<MapOp, BroadcastOp, IotaOp, GatherOp>(d) &&
+           cast<RankedTensorType>(v.getType()).getRank() ==
+               cast<RankedTensorType>(grp.domain.getType()).getRank();
+  };
+  std::string prod = "producer group (" + grp.kind + ")";
+
+  if (isa<MapOp, GatherOp>(op)) {
+    Value res = op->getResult(0);
+    int64_t rank = cast<RankedTensorType>(res.getType()).getRank();
+    int64_t domRank = cast<RankedTensorType>(grp.domain.getType()).getRank();
+    if (auto gather = dyn_cast<GatherOp>(op))
+      if (memberResult(gather.getSource()))
+        return "the gather source " +
+               describe(gather.getSource().getDefiningOp()) +
+               " is read at arbitrary positions: it must be materialised";
+    // Values read from the group: directly or through a broadcast.
+    for (Value in : op->getOperands()) {
+      Value src = in;
+      bool viaBroadcast = false;
+      if (auto bc = in.getDefiningOp<BroadcastOp>()) {
+        if (!groupOf(bc) || *groupOf(bc) != g) {
+          src = bc.getInput();
+          viaBroadcast = true;
+        }
+      }
+      Operation *d = memberResult(src);
+      if (!d)
+        continue;
+      if (isa<FilterOp>(d))
+        return "reads the result of " + describe(d) +
+               ", a compaction whose size is known only after its pass";
+      auto st = cast<RankedTensorType>(src.getType());
+      if (viaBroadcast) {
+        if (grp.kind == "row_reduce" && st.getRank() == 1 && rank == 2 &&
+            sizes.sameShape(res, grp.domain)) {
+          if (std::optional<std::string> r = rowFits(g))
+            return r;
+          continue;
+        }
+        if (st.getRank() == 0 && grp.kind == "reduce")
+          return "reads " + describe(d) +
+                 ", a full reduction in the producer group, at every element: "
+                 "that needs a second pass over memory";
+        return "broadcasts a value of the producer group over a different "
+               "iteration space";
+      }
+      if (isa<ScanOp>(d) && grp.kind != "scan")
+        return "reads a scan result outside a scan group";
+    }
+    if (rank == domRank && sizes.sameShape(res, grp.domain)) {
+      kind = grp.kind;
+      return std::nullopt;
+    }
+    if (rank == 0 && grp.kind == "reduce") {
+      kind = grp.kind; // finishing epilogue
+      return std::nullopt;
+    }
+    if (grp.kind == "row_reduce" && rank == 1 &&
+        sizes.sameDim(res, 0, grp.domain, 0)) {
+      kind = grp.kind; // per-row epilogue
+      return std::nullopt;
+    }
+    return "iterates over a different space than " + prod;
+  }
+  if (auto r = dyn_cast<ReduceOp>(op)) {
+    for (Value in : r.getInputs())
+      if (memberResult(in) && !isElementwiseMember(in))
+        return "reduces a value that is not elementwise in " + prod;
+    if (!sizes.sameShape(r.getInputs()[0], grp.domain))
+      return "reduces over a different space than " + prod;
+    switch (reduceShape(r)) {
+    case ReduceShape::Full:
+      if (grp.kind != "elementwise" && grp.kind != "reduce")
+        return "a full reduction cannot join a " + grp.kind + " group";
+      kind = "reduce";
+      return std::nullopt;
+    case ReduceShape::Rows:
+      if (grp.kind != "elementwise" && grp.kind != "row_reduce")
+        return "a row reduction cannot join a " + grp.kind + " group";
+      kind = "row_reduce";
+      return std::nullopt;
+    case ReduceShape::Other:
+      return std::string("partial reductions are not fused");
+    }
+  }
+  if (isa<ScanOp, FilterOp>(op)) {
+    StringRef k = isa<ScanOp>(op) ? "scan" : "filter";
+    if (grp.kind != "elementwise")
+      return "a " + k.str() + " cannot join a " + grp.kind + " group";
+    for (Value in : op->getOperands())
+      if (memberResult(in) && !isElementwiseMember(in))
+        return "reads a value that is not elementwise in " + prod;
+    if (!sizes.sameShape(op->getOperand(0), grp.domain))
+      return "iterates over a different space than " + prod;
+    kind = k.str();
+    return std::nullopt;
+  }
+  return std::string("not fusable");
+}
+
+/// Users of the groups' ops that lie outside the union and come before
+/// `op` would see a group that does not exist yet: refuse. Unassigned
+/// broadcasts/iotas are looked through (they move with the group).
+bool Partitioner::dominanceOk(ArrayRef<int> gs, Operation *op) {
+  llvm::SmallDenseSet<int> set(gs.begin(), gs.end());
+  SmallVector<Value> work;
+  for (int g : gs)
+    for (Operation *m : groups[g].ops)
+      for (Value r : m->getResults())
+        work.push_back(r);
+  llvm::SmallPtrSet<Operation *, 8> seenLeaves;
+  while (!work.empty()) {
+    Value v = work.pop_back_val();
+    for (Operation *user : v.getUsers()) {
+      Operation *u = ancestorInBlock(user);
+      if (!u || u == op)
+        continue;
+      std::optional<int> ug = groupOf(u);
+      if (ug && set.contains(*ug))
+        continue;
+      if (!ug && isLeaf(u)) {
+        if (seenLeaves.insert(u).second)
+          for (Value r : u->getResults())
+            work.push_back(r);
+        continue;
+      }
+      if (u->isBeforeInBlock(op))
+        return false;
+    }
+  }
+  return true;
+}
+
+/// Broadcast and iota operands follow their consumer (cloned when they
+/// have other users), so a 0-d reduction result is read in place.
+void Partitioner::pullLeaves(int g, Operation *op) {
+  for (OpOperand &use : op->getOpOperands()) {
+    Operation *def = use.get().getDefiningOp();
+    if (!def || def->getBlock() != &block || !isLeaf(def) || groupOf(def))
+      continue;
+    Operation *leaf = def;
+    if (!def->hasOneUse()) {
+      OpBuilder b(op);
+      leaf = b.clone(*def);
+      use.set(leaf->getResult(0));
+    }
+    addOp(g, leaf);
+  }
+}
+
+/// Cheap map producers in groups `op` could not join are cloned into
+/// `op`'s group, so their results need not be written to memory.
+void Partitioner::recompute(int g, Operation *op, ArrayRef<int> excluded,
+                            int depth) {
+  for (OpOperand &use : op->getOpOperands()) {
+    auto map = use.get().getDefiningOp<MapOp>();
+    if (!map || map->getBlock() != &block)
+      continue;
+    std::optional<int> pg = groupOf(map);
+    if (!pg || *pg == g || !llvm::is_contained(excluded, *pg))
+      continue;
+    int64_t cost = bodyOpCount(map);
+    if (cost > maxRecomputeOps || depth > 3) {
+      groups[g].notFused.push_back(
+          "producer " + describe(map) + " has " + std::to_string(cost) +
+          " body ops (max-recompute-ops=" + std::to_string(maxRecomputeOps) +
+          "): materialised once and read from memory");
+      ++numNotFused;
+      continue;
+    }
+    OpBuilder b(op);
+    Operation *clone = b.clone(*map);
+    use.set(clone->getResult(
+        cast<OpResult>(use.get()).getResultNumber()));
+    addOp(g, clone);
+    pullLeaves(g, clone);
+    recompute(g, clone, excluded, depth + 1);
+  }
+}
+
+void Partitioner::visit(Operation *op) {
+  if (!isa<FuseDialect>(op->getDialect()) || isLeaf(op) ||
+      isa<GroupOp, YieldOp>(op))
+    return;
+  std::string ownKind;
+  if (std::optional<std::string> r = singletonKind(op, ownKind)) {
+    op->setAttr("fuse.not_fused",
+                ArrayAttr::get(op->getContext(),
+                               {StringAttr::get(op->getContext(), *r)}));
+    return;
+  }
+  // Candidate producer groups, directly or through a broadcast.
+  SmallVector<int> cands;
+  for (Value in : op->getOperands()) {
+    std::optional<int> g = groupOfValue(in);
+    if (!g)
+      if (auto bc = in.getDefiningOp<BroadcastOp>())
+        if (bc->getBlock() == &block)
+          g = groupOfValue(bc.getInput());
+    if (g && !llvm::is_contained(cands, *g))
+      cands.push_back(*g);
+  }
+  std::vector<std::string> reasons;
+  SmallVector<int> ok, excluded;
+  std::string kind = "elementwise";
+  for (int g : cands) {
+    std::string k;
+    std::optional<std::string> why = joinKind(g, op, k);
+    if (!why) {
+      std::optional<std::string> merged = mergeKinds(kind, k);
+      if (merged && (ok.empty() || sizes.sameShape(groups[ok.front()].domain,
+                                                   groups[g].domain))) {
+        SmallVector<int> trial(ok);
+        trial.push_back(g);
+        if (dominanceOk(trial, op)) {
+          ok.push_back(g);
+          kind = *merged;
+          continue;
+        }
+        why = "a use of its results by another group comes first";
+      } else if (!merged) {
+        why = "would mix a " + kind + " and a " + k + " in one group";
+      } else {
+        why = "the groups iterate over different spaces";
+      }
+    }
+    reasons.push_back("not fused with " +
+                      describe(groups[g].ops.back()) + " (" +
+                      groups[g].kind + " group): " + *why);
+    excluded.push_back(g);
+    ++numNotFused;
+  }
+  int target;
+  if (ok.empty()) {
+    kind = ownKind;
+    target = newGroup(kind, domainOf(op));
+  } else {
+    target = ok.front();
+    for (int g : ArrayRef<int>(ok).drop_front())
+      mergeInto(target, g);
+    groups[target].kind = kind;
+  }
+  // A reduction, scan or filter defines the iteration space of the group.
+  if (isa<ReduceOp, ScanOp, FilterOp>(op))
+    groups[target].domain = domainOf(op);
+  addOp(target, op);
+  for (auto &r : reasons)
+    groups[target].notFused.push_back(r);
+  pullLeaves(target, op);
+  recompute(target, op, excluded, 0);
+}
+
+/// Groups over the same space that read a common tensor and do not depend
+/// on each other are siblings: one pass reads the tensor once.
+void Partitioner::mergeSiblings() {
+  auto externalTensors = [&](int g) {
+    llvm::SetVector<Value> ins;
+    for (Operation *op : groups[g].ops)
+      for (Value v : op->getOperands())
+        if (isa<RankedTensorType>(v.getType())) {
+          std::optional<int> vg = groupOfValue(v);
+          if (!vg || *vg != g)
+            ins.insert(v);
+        }
+    return ins;
+  };
+  bool changed = true;
+  while (changed) {
+    changed = false;
+    for (size_t i = 0; i < groups.size() && !changed; ++i) {
+      if (!groups[i].alive || groups[i].ops.empty())
+        continue;
+      for (size_t j = i + 1; j < groups.size() && !changed; ++j) {
+        if (!groups[j].alive || groups[j].ops.empty())
+          continue;
+        std::optional<std::string> k =
+            mergeKinds(groups[i].kind, groups[j].kind);
+        if (!k || !sizes.sameShape(groups[i].domain, groups[j].domain))
+          continue;
+        auto a = externalTensors(i), b = externalTensors(j);
+        bool shared = llvm::any_of(a, [&](Value v) {
+          return b.contains(v) &&
+                 sizes.sameShape(v, groups[i].domain);
+        });
+        if (!shared)
+          continue;
+        int first = lastOp(i)->isBeforeInBlock(lastOp(j)) ? i : j;
+        int second = first == (int)i ? j : i;
+        // No use of the first group's results may come before the end of
+        // the second (that would be a dependency or a dominance problem).
+        Operation *end = lastOp(second);
+        SmallVector<int> one{first};
+        bool dep = false;
+        for (Operation *m : groups[first].ops)
+          for (Value r : m->getResults())
+            for (Operation *user : r.getUsers()) {
+              Operation *u = ancestorInBlock(user);
+              std::optional<int> ug = u ? groupOf(u) : std::nullopt;
+              if (ug && *ug == first)
+                continue;
+              if (u && (u == end || u->isBeforeInBlock(end)))
+                dep = true;
+            }
+        if (dep)
+          continue;
+        groups[first].kind = *k;
+        mergeInto(first, second);
+        changed = true;
+      }
+    }
+  }
+}
+
+void Partitioner::run() {
+  SmallVector<Operation *> ops;
+  for (Operation &op : block)
+    ops.push_back(&op);
+  for (Operation *op : ops)
+    visit(op);
+  mergeSiblings();
+  // Leaves no consumer pulled in: dead ones go, used ones get a group.
+  for (Operation *op : llvm::reverse(ops)) {
+    if (!isLeaf(op) || groupOf(op))
+      continue;
+    if (op->use_empty()) {
+      op->erase();
+      continue;
+    }
+    int g = newGroup("elementwise", op->getResult(0));
+    addOp(g, op);
+  }
+}
+
+void Partitioner::materialise(int &numGroups, int &numFused) {
+  // Order the groups by their last op; each lands where its last op was.
+  SmallVector<int> order;
+  for (size_t g = 0; g < groups.size(); ++g)
+    if (groups[g].alive && !groups[g].ops.empty())
+      order.push_back(g);
+  llvm::sort(order, [&](int a, int b) {
+    return lastOp(a)->isBeforeInBlock(lastOp(b));
+  });
+  for (int g : order) {
+    Group &grp = groups[g];
+    llvm::sort(grp.ops, [](Operation *a, Operation *b) {
+      return a->isBeforeInBlock(b);
+    });
+    llvm::SmallPtrSet<Operation *, 16> members(grp.ops.begin(),
+                                               grp.ops.end());
+    Operation *last = grp.ops.back();
+    MLIRContext *ctx = last->getContext();
+    // Operands: values used by the members (nested uses included) that are
+    // defined outside them. Constants are cloned in instead.
+    llvm::SetVector<Value> inputs;
+    llvm::SetVector<Operation *> constants;
+    for (Operation *m : grp.ops)
+      m->walk([&](Operation *inner) {
+        for (Value v : inner->getOperands()) {
+          Operation *def = v.getDefiningOp();
+          Operation *owner =
+              def ? def : v.getParentRegion()->getParentOp();
+          Operation *anc = owner ? block.findAncestorOpInBlock(*owner)
+                                 : nullptr;
+          if (anc && members.contains(anc))
+            continue;
+          if (def && def->hasTrait<OpTrait::ConstantLike>() &&
+              def->getNumResults() == 1 &&
+              !isa<ShapedType>(v.getType())) {
+            constants.insert(def);
+            continue;
+          }
+          inputs.insert(v);
+        }
+      });
+    SmallVector<Value> outputs;
+    for (Operation *m : grp.ops)
+      for (Value r : m->getResults())
+        if (llvm::any_of(r.getUsers(), [&](Operation *u) {
+              Operation *a = block.findAncestorOpInBlock(*u);
+              return !a || !members.contains(a);
+            }))
+          outputs.push_back(r);
+    if (outputs.empty()) {
+      // Nothing is used: the whole group is dead.
+      for (Operation *m : llvm::reverse(grp.ops))
+        m->erase();
+      continue;
+    }
+    OpBuilder b(last);
+    SmallVector<Type> resultTypes;
+    for (Value v : outputs)
+      resultTypes.push_back(v.getType());
+    auto group = GroupOp::create(b, last->getLoc(), resultTypes,
+                                 StringAttr::get(ctx, grp.kind),
+                                 inputs.getArrayRef());
+    SmallVector<Type> argTypes;
+    SmallVector<Location> argLocs;
+    for (Value v : inputs) {
+      argTypes.push_back(v.getType());
+      argLocs.push_back(v.getLoc());
+    }
+    Block *body = b.createBlock(&group.getBody(), {}, argTypes, argLocs);
+    IRMapping map;
+    map.map(inputs.getArrayRef(), body->getArguments());
+    b.setInsertionPointToStart(body);
+    for (Operation *c : constants)
+      b.clone(*c, map);
+    for (Operation *m : grp.ops)
+      b.clone(*m, map);
+    SmallVector<Value> yielded;
+    for (Value v : outputs)
+      yielded.push_back(map.lookup(v));
+    YieldOp::create(b, last->getLoc(), yielded);
+    for (auto [v, r] : llvm::zip_equal(outputs, group.getResults()))
+      v.replaceUsesWithIf(r, [&](OpOperand &use) {
+        return !group->isAncestor(use.getOwner());
+      });
+    if (!grp.notFused.empty()) {
+      SmallVector<Attribute> rs;
+      for (auto &s : grp.notFused)
+        rs.push_back(StringAttr::get(ctx, s));
+      group->setAttr("fuse.not_fused", ArrayAttr::get(ctx, rs));
+    }
+    for (Operation *m : llvm::reverse(grp.ops)) {
+      m->dropAllUses();
+      m->erase();
+    }
+    ++numGroups;
+    numFused += grp.ops.size();
+  }
+}
+
+struct FuseFusionPass : fuse::impl::FuseFusionPassBase<FuseFusionPass> {
+  using Base::Base;
+  void runOnOperation() override {
+    // Blocks holding fuse ops that are not themselves inside fuse ops.
+    SmallVector<Block *> blocks;
+    getOperation()->walk([&](Block *blk) {
+      Operation *parent = blk->getParentOp();
+      if (parent && isa<FuseDialect>(parent->getDialect()))
+        return;
+      if (llvm::any_of(*blk, [](Operation &op) {
+            return isa<FuseDialect>(op.getDialect()) && !isa<GroupOp>(op);
+          }))
+        blocks.push_back(blk);
+    });
+    for (Block *blk : blocks) {
+      if (welford) {
+        SmallVector<ReduceOp> reds;
+        for (Operation &op : *blk)
+          if (auto r = dyn_cast<ReduceOp>(op))
+            reds.push_back(r);
+        for (ReduceOp r : reds)
+          if (auto m = matchVariance(r)) {
+            rewriteVariance(r, *m);
+            ++numWelford;
+          }
+      }
+      SizeAnalysis sizes(getOperation());
+      Partitioner p(*blk, sizes, maxRowBytes, maxRecomputeOps);
+      p.run();
+      int ng = 0, nf = 0;
+      p.materialise(ng, nf);
+      numGroups += ng;
+      numFusedOps += nf;
+      numNotFused += p.numNotFused;
+    }
+  }
+};
+
+} // namespace

@@ -1,0 +1,166 @@
+//===- Tile.cpp - choose the GPU tiling of each fused group ---------------===//
+//
+// See FuseTilePass in Passes.td for the attribute and the cost model.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fuse/Dialect/Fuse/IR/FuseOps.h"
+#include "fuse/Dialect/Fuse/Transforms/Passes.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+
+namespace fuse {
+#define GEN_PASS_DEF_FUSETILEPASS
+#include "fuse/Dialect/Fuse/Transforms/Passes.h.inc"
+} // namespace fuse
+
+using namespace mlir;
+using namespace fuse;
+
+namespace {
+
+int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+int64_t eltBytes(Type t) {
+  auto rt = cast<RankedTensorType>(t);
+  return std::max<int64_t>(1, rt.getElementTypeBitWidth() / 8);
+}
+
+struct FuseTilePass : fuse::impl::FuseTilePassBase<FuseTilePass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    if (indexBitwidth != 0 && indexBitwidth != 32 && indexBitwidth != 64) {
+      getOperation()->emitError()
+          << "fuse-tile: index-bitwidth must be 32 or 64, not "
+          << indexBitwidth;
+      return signalPassFailure();
+    }
+    for (int64_t v : {(int64_t)smCount, (int64_t)maxThreadsPerBlock,
+                      (int64_t)maxThreadsPerSM, (int64_t)vectorBytes})
+      if (v <= 0) {
+        getOperation()->emitError()
+            << "fuse-tile: sm-count, max-threads-per-block, "
+               "max-threads-per-sm and vector-bytes must be positive";
+        return signalPassFailure();
+      }
+    if (blockThreads < 0 || itemsPerThread < 0 || vectorWidth < 0 ||
+        grid < 0 || blocksPerSM < 0 || sharedMemoryBytes < 0) {
+      getOperation()->emitError()
+          << "fuse-tile: overrides must not be negative";
+      return signalPassFailure();
+    }
+    getOperation()->walk([&](GroupOp g) { tile(g); });
+  }
+
+  void tile(GroupOp group) {
+    Block &body = group.getBody().front();
+    // Every tensor the group touches, inside and at its boundary.
+    SmallVector<Value> tensors;
+    for (Value v : body.getArguments())
+      if (isa<RankedTensorType>(v.getType()))
+        tensors.push_back(v);
+    body.walk([&](Operation *op) {
+      for (Value r : op->getResults())
+        if (isa<RankedTensorType>(r.getType()))
+          tensors.push_back(r);
+    });
+    int64_t widest = 1, inputBytes = 0;
+    bool allStatic = true;
+    int64_t maxElems = 0;
+    for (Value v : tensors) {
+      auto t = cast<RankedTensorType>(v.getType());
+      widest = std::max(widest, eltBytes(t));
+      if (t.hasStaticShape())
+        maxElems = std::max(maxElems, t.getNumElements());
+      else
+        allStatic = false;
+    }
+    for (Value v : body.getArguments())
+      if (auto t = dyn_cast<RankedTensorType>(v.getType()))
+        if (t.getRank() > 0)
+          inputBytes += eltBytes(t);
+    // The iteration space: the largest tensor at the boundary.
+    Value domain;
+    for (Value v : llvm::concat<Value>(body.getArguments(),
+                                       group.getResults())) {
+      auto t = dyn_cast<RankedTensorType>(v.getType());
+      if (!t)
+        continue;
+      if (!domain || t.getRank() >
+                         cast<RankedTensorType>(domain.getType()).getRank())
+        domain = v;
+    }
+    StringRef kind = group.getKind();
+
+    int64_t vw = std::max<int64_t>(1, vectorBytes / widest);
+    // 64 bytes of loads in flight per thread over all input streams.
+    int64_t items = std::max<int64_t>(
+        vw, ceilDiv(std::max<int64_t>(1, 64 / std::max<int64_t>(1, inputBytes)),
+                    vw) *
+                vw);
+    int64_t bt = std::min<int64_t>(256, maxThreadsPerBlock);
+    int64_t rowBytes = 0;
+    auto dt = domain ? cast<RankedTensorType>(domain.getType())
+                     : RankedTensorType();
+    if (kind == "row_reduce" && dt && dt.getRank() == 2 &&
+        !dt.isDynamicDim(1)) {
+      int64_t cols = dt.getDimSize(1);
+      int64_t warps = ceilDiv(ceilDiv(cols, vw), 32);
+      bt = std::clamp<int64_t>(warps * 32, 32, maxThreadsPerBlock);
+      items = vw;
+      for (Value v : body.getArguments())
+        if (auto t = dyn_cast<RankedTensorType>(v.getType()))
+          if (t.getRank() == 2)
+            rowBytes += cols * eltBytes(t);
+    }
+    if (blockThreads)
+      bt = blockThreads;
+    if (vectorWidth)
+      vw = vectorWidth;
+    if (itemsPerThread)
+      items = itemsPerThread;
+
+    int64_t bps = blocksPerSM;
+    if (!bps) {
+      bps = std::max<int64_t>(1, maxThreadsPerSM / bt);
+      if (rowBytes > 0 && sharedMemoryBytes > 0)
+        bps = std::max<int64_t>(
+            1, std::min(bps, sharedMemoryBytes / std::max<int64_t>(1, rowBytes)));
+    }
+    int64_t g = smCount * bps;
+    if (allStatic && dt) {
+      int64_t tiles;
+      if (kind == "row_reduce" && dt.getRank() == 2)
+        tiles = dt.getDimSize(0);
+      else
+        tiles = ceilDiv(dt.getNumElements(), bt * items);
+      g = std::max<int64_t>(1, std::min(g, tiles));
+    }
+    if (grid)
+      g = grid;
+
+    // 32-bit indices only when every offset, the grid-stride overshoot of
+    // the last step included, stays below 2^31 bytes.
+    int64_t bits = 64;
+    if (allStatic) {
+      __int128 reach = (__int128)maxElems + (__int128)g * bt * items;
+      if (reach * widest < ((__int128)1 << 31))
+        bits = 32;
+    }
+    if (indexBitwidth)
+      bits = indexBitwidth;
+
+    MLIRContext *ctx = group.getContext();
+    Builder b(ctx);
+    NamedAttrList attrs;
+    attrs.append("block_threads", b.getI64IntegerAttr(bt));
+    attrs.append("grid", b.getI64IntegerAttr(g));
+    attrs.append("index_bitwidth", b.getI64IntegerAttr(bits));
+    attrs.append("items_per_thread", b.getI64IntegerAttr(items));
+    attrs.append("vector_width", b.getI64IntegerAttr(vw));
+    group->setAttr("fuse.tiling", attrs.getDictionary(ctx));
+  }
+};
+
+} // namespace

@@ -1,0 +1,129 @@
+//===- SizeAnalysis.cpp - which dynamic sizes are equal -------------------===//
+
+#include "fuse/Dialect/Fuse/Utils/SizeAnalysis.h"
+#include "fuse/Dialect/Fuse/IR/FuseOps.h"
+
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+using namespace mlir;
+using namespace fuse;
+
+static int64_t rankOf(Value v) {
+  if (auto t = dyn_cast<RankedTensorType>(v.getType()))
+    return t.getRank();
+  return -1;
+}
+
+SizeAnalysis::SizeAnalysis(Operation *root) {
+  root->walk([&](Operation *op) { visit(op); });
+}
+
+void SizeAnalysis::unite(Dim a, Dim b) { classes.unionSets(a, b); }
+
+/// Unites every dimension of `a` and `b` (same rank).
+static void uniteAll(SizeAnalysis &sa, Value a, Value b) {
+  int64_t r = rankOf(a);
+  if (r < 0 || r != rankOf(b))
+    return;
+  for (int64_t d = 0; d < r; ++d)
+    sa.unite({a, d}, {b, d});
+}
+
+void SizeAnalysis::visit(Operation *op) {
+  if (auto map = dyn_cast<MapOp>(op)) {
+    Value first = map.getInputs().front();
+    for (Value v : map.getInputs())
+      uniteAll(*this, first, v);
+    for (Value v : map.getResults())
+      uniteAll(*this, first, v);
+  } else if (auto red = dyn_cast<ReduceOp>(op)) {
+    Value first = red.getInputs().front();
+    for (Value v : red.getInputs())
+      uniteAll(*this, first, v);
+    SmallVector<int64_t> reduced = red.getReducedDims();
+    for (Value r : red.getResults()) {
+      int64_t k = 0;
+      for (int64_t d = 0; d < rankOf(first); ++d)
+        if (!llvm::is_contained(reduced, d))
+          unite({r, k++}, {first, d});
+    }
+  } else if (auto scan = dyn_cast<ScanOp>(op)) {
+    Value first = scan.getInputs().front();
+    for (Value v : scan.getInputs())
+      uniteAll(*this, first, v);
+    for (Value v : scan.getResults())
+      uniteAll(*this, first, v);
+  } else if (auto filter = dyn_cast<FilterOp>(op)) {
+    Value first = filter.getInputs().front();
+    for (Value v : filter.getInputs())
+      unite({first, 0}, {v, 0});
+    Value r0 = filter.getResults().front();
+    for (Value r : filter.getResults())
+      unite({r0, 0}, {r, 0});
+  } else if (auto bc = dyn_cast<BroadcastOp>(op)) {
+    auto type = bc.getResult().getType();
+    int64_t kept = 0, dyn = 0;
+    for (int64_t d = 0; d < type.getRank(); ++d) {
+      if (!llvm::is_contained(bc.getDims(), d))
+        unite({bc.getResult(), d}, {bc.getInput(), kept++});
+      else if (type.isDynamicDim(d))
+        unite({bc.getResult(), d}, {bc.getSizes()[dyn++], -1});
+    }
+  } else if (auto iota = dyn_cast<IotaOp>(op)) {
+    auto type = iota.getResult().getType();
+    int64_t dyn = 0;
+    for (int64_t d = 0; d < type.getRank(); ++d)
+      if (type.isDynamicDim(d))
+        unite({iota.getResult(), d}, {iota.getSizes()[dyn++], -1});
+  } else if (auto gather = dyn_cast<GatherOp>(op)) {
+    uniteAll(*this, gather.getIndices(), gather.getResult());
+  } else if (auto group = dyn_cast<GroupOp>(op)) {
+    Block &body = group.getBody().front();
+    for (auto [operand, arg] :
+         llvm::zip(group.getOperands(), body.getArguments())) {
+      if (isa<IndexType>(operand.getType()))
+        unite({operand, -1}, {arg, -1});
+      else
+        uniteAll(*this, operand, arg);
+    }
+    if (auto yield = dyn_cast<YieldOp>(body.getTerminator()))
+      for (auto [v, r] : llvm::zip(yield.getValues(), group.getResults()))
+        uniteAll(*this, v, r);
+  } else if (auto dim = dyn_cast<tensor::DimOp>(op)) {
+    if (std::optional<int64_t> d = dim.getConstantIndex())
+      if (*d >= 0 && *d < rankOf(dim.getSource()))
+        unite({dim.getResult(), -1}, {dim.getSource(), *d});
+  }
+}
+
+SizeAnalysis::Dim SizeAnalysis::leader(Value v, int64_t d) const {
+  Dim key{v, d};
+  auto it = classes.findLeader(key);
+  if (it == classes.member_end())
+    return key;
+  return *it;
+}
+
+bool SizeAnalysis::sameDim(Value a, int64_t da, Value b, int64_t db) const {
+  auto ta = dyn_cast<RankedTensorType>(a.getType());
+  auto tb = dyn_cast<RankedTensorType>(b.getType());
+  if (!ta || !tb)
+    return false;
+  if (!ta.isDynamicDim(da) && !tb.isDynamicDim(db))
+    return ta.getDimSize(da) == tb.getDimSize(db);
+  if (ta.isDynamicDim(da) != tb.isDynamicDim(db))
+    return false;
+  if (a == b && da == db)
+    return true;
+  return leader(a, da) == leader(b, db);
+}
+
+bool SizeAnalysis::sameShape(Value a, Value b) const {
+  int64_t r = rankOf(a);
+  if (r < 0 || r != rankOf(b))
+    return false;
+  for (int64_t d = 0; d < r; ++d)
+    if (!sameDim(a, d, b, d))
+      return false;
+  return true;
+}

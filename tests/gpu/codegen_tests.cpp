@@ -1,0 +1,334 @@
+// codegen_tests.cpp - runs fuse's AOT-compiled pipelines on the GPU and
+// checks them against float64 host references.
+//
+// Built by scripts/gpu/run-codegen-tests.sh from a folder of artifacts made
+// by scripts/gpu/prepare-artifacts.sh (NAME.o + NAME.h per example); a
+// pipeline whose header is missing is reported as skipped. Sizes: 0, 1, 31,
+// 1000003 and 2^28 (FUSE_TEST_MAX_LOG2 lowers the largest), random inputs in
+// [-1, 1) without zeros. Tolerances: 1e-4 relative for sums, 1e-6 per
+// element for maps; reductions must be bitwise identical over 10 runs.
+// A misaligned (offset by one element) input checks the scalar path.
+// The last line is "N passed, N failed".
+#include "fuse_runtime.h"
+
+#if __has_include("copy.h")
+#include "copy.h"
+#define HAVE_COPY 1
+#endif
+#if __has_include("chain.h")
+#include "chain.h"
+#define HAVE_CHAIN 1
+#endif
+#if __has_include("sumsq.h")
+#include "sumsq.h"
+#define HAVE_SUMSQ 1
+#endif
+#if __has_include("sumsq_small.h")
+#include "sumsq_small.h"
+#define HAVE_SUMSQ_SMALL 1
+#endif
+#if __has_include("dot.h")
+#include "dot.h"
+#define HAVE_DOT 1
+#endif
+#if __has_include("variance.h")
+#include "variance.h"
+#define HAVE_VARIANCE 1
+#endif
+
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace {
+
+int passed = 0, failed = 0;
+
+void report(bool ok, const std::string &what, const std::string &detail) {
+  (ok ? passed : failed)++;
+  std::printf("%s %s%s%s\n", ok ? "PASS" : "FAIL", what.c_str(),
+              detail.empty() ? "" : ": ", detail.c_str());
+  std::fflush(stdout);
+}
+
+bool checkStatus(fuse_status_t st, const std::string &what) {
+  if (st == FUSE_SUCCESS)
+    return true;
+  report(false, what,
+         "status " + std::to_string(st) + " " + fuse_last_error_message());
+  return false;
+}
+
+std::vector<float> randomInput(int64_t n, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  std::vector<float> v(n);
+  for (auto &x : v) {
+    do
+      x = dist(rng);
+    while (x == 0.0f);
+  }
+  return v;
+}
+
+struct Device {
+  void *p = nullptr;
+  size_t bytes = 0;
+  explicit Device(size_t b) : bytes(b) {
+    if (b && fuse_malloc(&p, b, nullptr) != FUSE_SUCCESS)
+      p = nullptr;
+  }
+  ~Device() {
+    if (p)
+      fuse_free(p, nullptr);
+  }
+  bool ok() const { return bytes == 0 || p; }
+  float *f() const { return static_cast<float *>(p); }
+};
+
+bool upload(Device &d, const std::vector<float> &h) {
+  return h.empty() || fuse_memcpy_htod(d.p, h.data(), h.size() * 4,
+                                       nullptr) == FUSE_SUCCESS;
+}
+std::vector<float> download(const Device &d, size_t n) {
+  std::vector<float> h(n);
+  if (n)
+    fuse_memcpy_dtoh(h.data(), d.p, n * 4, nullptr);
+  fuse_stream_synchronize(nullptr);
+  return h;
+}
+
+using MapFn = std::function<fuse_status_t(const float *, int64_t, float *)>;
+using RefMap = std::function<double(double)>;
+
+/// An elementwise pipeline y = f(x): every element within 1e-6 (relative
+/// to max(1, |ref|)).
+void testMap(const char *name, const MapFn &fn, const RefMap &ref,
+             int64_t n, int64_t offset) {
+  std::string what = std::string(name) + " n=" + std::to_string(n) +
+                     (offset ? " misaligned" : "");
+  std::vector<float> x = randomInput(n + offset, 1234u + (uint32_t)n);
+  Device dx((n + offset) * 4), dy((n + offset) * 4);
+  if (!dx.ok() || !dy.ok())
+    return report(false, what, "fuse_malloc failed");
+  if (!upload(dx, x))
+    return report(false, what, "upload failed");
+  if (!checkStatus(fn(dx.f() + offset, n, dy.f() + offset), what))
+    return;
+  if (!checkStatus(fuse_stream_synchronize(nullptr), what))
+    return;
+  std::vector<float> y = download(dy, n + offset);
+  int64_t bad = 0, firstBad = -1;
+  for (int64_t i = 0; i < n; ++i) {
+    double r = ref(x[i + offset]);
+    double err = std::fabs(y[i + offset] - r) / std::max(1.0, std::fabs(r));
+    if (!(err <= 1e-6)) {
+      if (firstBad < 0)
+        firstBad = i;
+      ++bad;
+    }
+  }
+  report(bad == 0, what,
+         bad ? std::to_string(bad) + " bad elements, first at " +
+                   std::to_string(firstBad)
+             : "");
+}
+
+using RedFn = std::function<fuse_status_t(const float *, const float *,
+                                          int64_t, float *)>;
+using RefRed = std::function<double(const std::vector<float> &,
+                                    const std::vector<float> &, int64_t)>;
+
+/// A reduction to one float: 1e-4 relative, bitwise identical over 10 runs.
+void testReduce(const char *name, const RedFn &fn, const RefRed &ref,
+                int64_t n, int64_t offset, bool twoInputs) {
+  std::string what = std::string(name) + " n=" + std::to_string(n) +
+                     (offset ? " misaligned" : "");
+  std::vector<float> x = randomInput(n + offset, 99u + (uint32_t)n);
+  std::vector<float> y =
+      twoInputs ? randomInput(n + offset, 7u + (uint32_t)n)
+                : std::vector<float>();
+  Device dx((n + offset) * 4), dy(twoInputs ? (n + offset) * 4 : 0),
+      dout(4);
+  if (!dx.ok() || !dy.ok() || !dout.ok())
+    return report(false, what, "fuse_malloc failed");
+  if (!upload(dx, x) || (twoInputs && !upload(dy, y)))
+    return report(false, what, "upload failed");
+  std::vector<float> xs(x.begin() + offset, x.end());
+  std::vector<float> ys =
+      twoInputs ? std::vector<float>(y.begin() + offset, y.end())
+                : std::vector<float>();
+  double r = ref(xs, ys, n);
+  uint32_t firstBits = 0;
+  for (int run = 0; run < 10; ++run) {
+    if (!checkStatus(fn(dx.f() + offset,
+                        twoInputs ? dy.f() + offset : nullptr, n, dout.f()),
+                     what))
+      return;
+    if (!checkStatus(fuse_stream_synchronize(nullptr), what))
+      return;
+    float got = download(dout, 1)[0];
+    uint32_t bits;
+    std::memcpy(&bits, &got, 4);
+    if (run == 0) {
+      firstBits = bits;
+      double err = std::fabs(got - r) / std::max(std::fabs(r), 1e-30);
+      bool ok = (n == 0 && std::isnan(r)) ? std::isnan(got)
+                                          : (r == 0 ? got == 0 : err <= 1e-4);
+      if (!ok) {
+        char buf[128];
+        std::snprintf(buf, sizeof buf, "got %.9g, want %.9g (rel %.3g)", got,
+                      r, err);
+        return report(false, what, buf);
+      }
+    } else if (bits != firstBits) {
+      return report(false, what, "not bitwise deterministic (run " +
+                                     std::to_string(run) + ")");
+    }
+  }
+  report(true, what, "");
+}
+
+/// Back-to-back calls of a small reduction: microseconds per call.
+void timeSmall(const char *name, const RedFn &fn, int64_t n) {
+  std::vector<float> x = randomInput(n, 5);
+  Device dx(n * 4), dout(4);
+  if (!dx.ok() || !dout.ok() || !upload(dx, x))
+    return report(false, name, "setup failed");
+  for (int i = 0; i < 100; ++i)
+    fn(dx.f(), nullptr, n, dout.f());
+  fuse_stream_synchronize(nullptr);
+  const int iters = 2000;
+  auto t0 = std::chrono::steady_clock::now();
+  for (int i = 0; i < iters; ++i)
+    fn(dx.f(), nullptr, n, dout.f());
+  fuse_stream_synchronize(nullptr);
+  double us = std::chrono::duration<double, std::micro>(
+                  std::chrono::steady_clock::now() - t0)
+                  .count() /
+              iters;
+  std::printf("INFO %s n=%lld: %.2f us per call back to back\n", name,
+              (long long)n, us);
+}
+
+} // namespace
+
+int main() {
+  if (fuse_init() != FUSE_SUCCESS) {
+    std::printf("fuse_init failed: %s\n0 passed, 1 failed\n",
+                fuse_last_error_message());
+    return 1;
+  }
+  int maxLog2 = 28;
+  if (const char *e = std::getenv("FUSE_TEST_MAX_LOG2"))
+    maxLog2 = std::atoi(e);
+  std::vector<int64_t> sizes = {0, 1, 31, 1000003};
+  sizes.push_back(int64_t(1) << maxLog2);
+
+  for (int64_t n : sizes) {
+    for (int64_t off : {int64_t(0), int64_t(1)}) {
+      if (off && n > 1000003)
+        continue;
+#ifdef HAVE_COPY
+      testMap(
+          "copy",
+          [](const float *x, int64_t n, float *y) {
+            return copy(x, n, y, nullptr);
+          },
+          [](double a) { return a; }, n, off);
+#endif
+#ifdef HAVE_CHAIN
+      testMap(
+          "chain",
+          [](const float *x, int64_t n, float *y) {
+            return chain(x, n, y, nullptr);
+          },
+          [](double a) {
+            double t = std::max(0.0, 1.5 * a + 0.25);
+            return t * 0.5 + a;
+          },
+          n, off);
+#endif
+#ifdef HAVE_SUMSQ
+      testReduce(
+          "sumsq",
+          [](const float *x, const float *, int64_t n, float *o) {
+            return sumsq(x, n, o, nullptr);
+          },
+          [](const std::vector<float> &x, const std::vector<float> &,
+             int64_t n) {
+            double s = 0;
+            for (int64_t i = 0; i < n; ++i)
+              s += double(x[i]) * x[i];
+            return s;
+          },
+          n, off, false);
+#endif
+#ifdef HAVE_DOT
+      testReduce(
+          "dot",
+          [](const float *x, const float *y, int64_t n, float *o) {
+            return dot(x, n, y, n, o, nullptr);
+          },
+          [](const std::vector<float> &x, const std::vector<float> &y,
+             int64_t n) {
+            double s = 0;
+            for (int64_t i = 0; i < n; ++i)
+              s += double(x[i]) * y[i];
+            return s;
+          },
+          n, off, true);
+#endif
+#ifdef HAVE_VARIANCE
+      testReduce(
+          "variance",
+          [](const float *x, const float *, int64_t n, float *o) {
+            return variance(x, n, o, nullptr);
+          },
+          [](const std::vector<float> &x, const std::vector<float> &,
+             int64_t n) {
+            if (n == 0)
+              return std::nan("");
+            double m = 0;
+            for (int64_t i = 0; i < n; ++i)
+              m += x[i];
+            m /= n;
+            double s = 0;
+            for (int64_t i = 0; i < n; ++i)
+              s += (x[i] - m) * (x[i] - m);
+            return s / n;
+          },
+          n, off, false);
+#endif
+    }
+  }
+#ifdef HAVE_SUMSQ_SMALL
+  testReduce(
+      "sumsq_small",
+      [](const float *x, const float *, int64_t n, float *o) {
+        return sumsq_small(x, n, o, nullptr);
+      },
+      [](const std::vector<float> &x, const std::vector<float> &, int64_t n) {
+        double s = 0;
+        for (int64_t i = 0; i < n; ++i)
+          s += double(x[i]) * x[i];
+        return s;
+      },
+      4096, 0, false);
+  timeSmall(
+      "sumsq_small",
+      [](const float *x, const float *, int64_t n, float *o) {
+        return sumsq_small(x, n, o, nullptr);
+      },
+      4096);
+#endif
+  std::printf("%d passed, %d failed\n", passed, failed);
+  return failed ? 1 : 0;
+}

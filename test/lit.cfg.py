@@ -33,7 +33,7 @@ llvm_config.with_environment("PYTHONPATH",
                              append_path=True)
 
 tool_dirs = [config.fuse_tools_dir, config.llvm_tools_dir]
-tools = ["fuse-opt", "fuse-run", "mlir-translate", "mlir-opt"]
+tools = ["fuse-opt", "fuse-run", "fuse-compile", "mlir-translate", "mlir-opt"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 
 if config.have_cuda_toolkit:

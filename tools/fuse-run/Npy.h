@@ -3,7 +3,8 @@
 // A small, dependency-free reader and writer for the NumPy .npy format
 // (https://numpy.org/doc/stable/reference/generated/numpy.lib.format.html):
 // format versions 1.0, 2.0 and 3.0 headers, little-endian data in C order.
-// Fortran order, big-endian data, object and other unsupported dtypes and
+// Fortran order (where it differs from C order: two or more dimensions
+// above 1), big-endian data, object and other unsupported dtypes and
 // truncated files are rejected with a message; nothing here aborts.
 //
 //===----------------------------------------------------------------------===//

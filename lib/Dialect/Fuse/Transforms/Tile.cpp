@@ -33,7 +33,7 @@ struct FuseTilePass : fuse::impl::FuseTilePassBase<FuseTilePass> {
     if (indexBitwidth != 0 && indexBitwidth != 32 && indexBitwidth != 64) {
       getOperation()->emitError()
           << "fuse-tile: index-bitwidth must be 32 or 64, not "
-          << indexBitwidth;
+          << static_cast<int64_t>(indexBitwidth);
       return signalPassFailure();
     }
     for (int64_t v : {(int64_t)smCount, (int64_t)maxThreadsPerBlock,

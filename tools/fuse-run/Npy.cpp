@@ -423,20 +423,21 @@ std::vector<uint8_t> serialize(const Array &array) {
   dict += '\n';
   size_t headerLen = dict.size();
 
-  std::vector<uint8_t> out;
-  out.reserve(padded + array.data.size());
-  const char magic[] = "\x93NUMPY";
-  out.insert(out.end(), magic, magic + 6);
-  out.push_back(v2 ? 2 : 1);
-  out.push_back(0);
-  out.push_back(headerLen & 0xff);
-  out.push_back((headerLen >> 8) & 0xff);
+  std::string prefixBytes("\x93NUMPY", 6);
+  prefixBytes += char(v2 ? 2 : 1);
+  prefixBytes += char(0);
+  prefixBytes += char(headerLen & 0xff);
+  prefixBytes += char((headerLen >> 8) & 0xff);
   if (v2) {
-    out.push_back((headerLen >> 16) & 0xff);
-    out.push_back((headerLen >> 24) & 0xff);
+    prefixBytes += char((headerLen >> 16) & 0xff);
+    prefixBytes += char((headerLen >> 24) & 0xff);
   }
-  out.insert(out.end(), dict.begin(), dict.end());
-  out.insert(out.end(), array.data.begin(), array.data.end());
+  std::string head = prefixBytes + dict;
+  std::vector<uint8_t> out(head.size() + array.data.size());
+  std::memcpy(out.data(), head.data(), head.size());
+  if (!array.data.empty())
+    std::memcpy(out.data() + head.size(), array.data.data(),
+                array.data.size());
   return out;
 }
 

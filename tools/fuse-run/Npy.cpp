@@ -238,11 +238,10 @@ bool parseDescr(const std::string &descr, DType &out, std::string &error) {
   struct Entry {
     const char *kind;
     DType type;
-  } table[] = {{"b1", DType::Bool},    {"?", DType::Bool},
-               {"i1", DType::Int8},    {"i2", DType::Int16},
-               {"i4", DType::Int32},   {"i8", DType::Int64},
-               {"f2", DType::Float16}, {"f4", DType::Float32},
-               {"f8", DType::Float64}};
+  } table[] = {
+      {"b1", DType::Bool},    {"?", DType::Bool},     {"i1", DType::Int8},
+      {"i2", DType::Int16},   {"i4", DType::Int32},   {"i8", DType::Int64},
+      {"f2", DType::Float16}, {"f4", DType::Float32}, {"f8", DType::Float64}};
   for (const Entry &e : table) {
     if (kind != e.kind)
       continue;
@@ -405,9 +404,9 @@ bool readFile(const std::string &path, Array &out, std::string &error) {
 }
 
 std::vector<uint8_t> serialize(const Array &array) {
-  std::string dict = std::string("{'descr': '") + dtypeDescr(array.dtype) +
-                     "', 'fortran_order': False, 'shape': " +
-                     shapeString(array.shape) + ", }";
+  std::string dict =
+      std::string("{'descr': '") + dtypeDescr(array.dtype) +
+      "', 'fortran_order': False, 'shape': " + shapeString(array.shape) + ", }";
   // Pad with spaces so that magic + version + length + header ends with
   // '\n' at a multiple of 64 bytes.
   size_t prefix = 10;
@@ -436,8 +435,7 @@ std::vector<uint8_t> serialize(const Array &array) {
   std::vector<uint8_t> out(head.size() + array.data.size());
   std::memcpy(out.data(), head.data(), head.size());
   if (!array.data.empty())
-    std::memcpy(out.data() + head.size(), array.data.data(),
-                array.data.size());
+    std::memcpy(out.data() + head.size(), array.data.data(), array.data.size());
   return out;
 }
 

@@ -49,8 +49,7 @@ bool readFile(const std::string &path, Array &out, std::string &error);
 bool parse(const std::vector<uint8_t> &bytes, Array &out, std::string &error);
 
 /// Writes `array` to `path` (version 1.0 header unless it does not fit).
-bool writeFile(const std::string &path, const Array &array,
-               std::string &error);
+bool writeFile(const std::string &path, const Array &array, std::string &error);
 
 /// The bytes of a .npy file holding `array`.
 std::vector<uint8_t> serialize(const Array &array);

@@ -215,8 +215,7 @@ unsigned widthOf(Elem e) {
 }
 
 bool isFloat(Elem e) {
-  return e == Elem::F16 || e == Elem::BF16 || e == Elem::F32 ||
-         e == Elem::F64;
+  return e == Elem::F16 || e == Elem::BF16 || e == Elem::F32 || e == Elem::F64;
 }
 
 /// The .npy dtype of `e`; bf16 has none.
@@ -494,8 +493,9 @@ HostArray readNpy(const Slot &slot, const std::string &path,
   if (a.elem == Elem::I1)
     for (uint8_t &b : a.data)
       if (b > 1)
-        fail(what + ": " + path + ": bool array holds a byte other than 0 "
-                                  "or 1");
+        fail(what + ": " + path +
+             ": bool array holds a byte other than 0 "
+             "or 1");
   return a;
 }
 
@@ -520,8 +520,7 @@ HostArray parseScalar(const Slot &slot, StringRef text,
   if (slot.elem == Elem::I1 ? (v != 0 && v != 1)
                             : (bits < 64 && (v < -(int64_t(1) << (bits - 1)) ||
                                              v >= (int64_t(1) << bits))))
-    fail(what + ": value '" + text + "' does not fit " +
-         typeString(slot.type));
+    fail(what + ": value '" + text + "' does not fit " + typeString(slot.type));
   storeInt(slot.elem, v, a.data.data());
   return a;
 }
@@ -595,8 +594,7 @@ void printLevel(llvm::raw_ostream &os, const HostArray &a, unsigned dim,
       i = size - 3;
     }
     if (last)
-      os << formatElement(a.elem, a.data.data() +
-                                      (base + i) * widthOf(a.elem));
+      os << formatElement(a.elem, a.data.data() + (base + i) * widthOf(a.elem));
     else
       printLevel(os, a, dim + 1, base + i * stride, elide, indent + 1);
     if (i + 1 < size)
@@ -935,16 +933,15 @@ int main(int argc, char **argv) {
     fail("'" + name + "' was not lowered to an llvm.func");
   Invocation inv(argSlots, resultSlots, inputs);
   if (lowered.getNumArguments() != inv.numParams())
-    fail("'" + name + "' lowered to " +
-         llvm::Twine(lowered.getNumArguments()) + " parameters, expected " +
-         llvm::Twine(inv.numParams()) + " (unexpected calling convention)");
+    fail("'" + name + "' lowered to " + llvm::Twine(lowered.getNumArguments()) +
+         " parameters, expected " + llvm::Twine(inv.numParams()) +
+         " (unexpected calling convention)");
 
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
   auto jtmb = llvm::orc::JITTargetMachineBuilder::detectHost();
   if (!jtmb)
-    fail("cannot detect the host target: " +
-         llvm::toString(jtmb.takeError()));
+    fail("cannot detect the host target: " + llvm::toString(jtmb.takeError()));
   jtmb->setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
   auto tm = jtmb->createTargetMachine();
   if (!tm)
@@ -990,12 +987,13 @@ int main(int argc, char **argv) {
       ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
     }
     std::sort(ms.begin(), ms.end());
-    double median = ms.size() % 2 ? ms[ms.size() / 2]
-                                  : (ms[ms.size() / 2 - 1] + ms[ms.size() / 2]) /
-                                        2;
+    double median = ms.size() % 2
+                        ? ms[ms.size() / 2]
+                        : (ms[ms.size() / 2 - 1] + ms[ms.size() / 2]) / 2;
     char buf[128];
-    std::snprintf(buf, sizeof(buf), "time: median %.4f ms, min %.4f ms over "
-                                    "%u runs\n",
+    std::snprintf(buf, sizeof(buf),
+                  "time: median %.4f ms, min %.4f ms over "
+                  "%u runs\n",
                   median, ms.front(), unsigned(repeat));
     llvm::outs() << buf;
   }

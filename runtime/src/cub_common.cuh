@@ -18,6 +18,10 @@
 
 #include "internal.h"
 
+#include <cub/block/block_load.cuh>
+#include <cub/block/block_reduce.cuh>
+#include <cub/block/block_scan.cuh>
+#include <cub/block/block_store.cuh>
 #include <cub/device/device_reduce.cuh>
 #include <cub/device/device_scan.cuh>
 #include <thrust/iterator/transform_iterator.h>
@@ -136,8 +140,127 @@ template <typename T, typename Acc> fuse_status_t reduceT(const CubArgs &a) {
   }
 }
 
+// ---- deterministic scan for floating types --------------------------------
+//
+// cub::DeviceScan's decoupled look-back combines a tile's predecessors in an
+// order that depends on timing, so floating-point scans are not bitwise
+// reproducible (observed on the H200). Floating types use this three-phase
+// scan instead: fixed tiles of kTile elements, (1) each tile's total with
+// cub::BlockReduce, (2) an exclusive scan of the totals (recursively, by the
+// same method), (3) each tile's scan with cub::BlockScan seeded with its
+// prefix. Every combination happens in a fixed order: bitwise identical
+// results run to run for a fixed n and GPU.
+
+constexpr int kScanThreads = 256;
+constexpr int kScanItems = 8;
+constexpr long long kTile = kScanThreads * kScanItems;
+
+template <typename InIt, typename Acc, typename Op>
+__global__ void __launch_bounds__(kScanThreads)
+    tileReduceKernel(InIt in, long long n, Acc *partials, Op op, Acc identity) {
+  using Load = cub::BlockLoad<Acc, kScanThreads, kScanItems,
+                              cub::BLOCK_LOAD_WARP_TRANSPOSE>;
+  using Reduce = cub::BlockReduce<Acc, kScanThreads>;
+  __shared__ union {
+    typename Load::TempStorage load;
+    typename Reduce::TempStorage reduce;
+  } temp;
+  long long base = static_cast<long long>(blockIdx.x) * kTile;
+  int valid = static_cast<int>(n - base < kTile ? n - base : kTile);
+  Acc items[kScanItems];
+  Load(temp.load).Load(in + base, items, valid, identity);
+  __syncthreads();
+  Acc total = Reduce(temp.reduce).Reduce(items, op);
+  if (threadIdx.x == 0)
+    partials[blockIdx.x] = total;
+}
+
+template <typename InIt, typename OutT, typename Acc, typename Op>
+__global__ void __launch_bounds__(kScanThreads)
+    tileScanKernel(InIt in, OutT *out, long long n, const Acc *prefixes, Op op,
+                   Acc identity, bool exclusive) {
+  using Load = cub::BlockLoad<Acc, kScanThreads, kScanItems,
+                              cub::BLOCK_LOAD_WARP_TRANSPOSE>;
+  using Scan = cub::BlockScan<Acc, kScanThreads>;
+  using Store = cub::BlockStore<OutT, kScanThreads, kScanItems,
+                                cub::BLOCK_STORE_WARP_TRANSPOSE>;
+  __shared__ union {
+    typename Load::TempStorage load;
+    typename Scan::TempStorage scan;
+    typename Store::TempStorage store;
+  } temp;
+  long long base = static_cast<long long>(blockIdx.x) * kTile;
+  int valid = static_cast<int>(n - base < kTile ? n - base : kTile);
+  Acc items[kScanItems];
+  Load(temp.load).Load(in + base, items, valid, identity);
+  __syncthreads();
+  Acc prefix = prefixes ? prefixes[blockIdx.x] : identity;
+  if (exclusive) {
+    Scan(temp.scan).ExclusiveScan(items, items, prefix, op);
+  } else {
+    Scan(temp.scan).InclusiveScan(items, items, op);
+    for (int i = 0; i < kScanItems; ++i)
+      items[i] = op(prefix, items[i]);
+  }
+  __syncthreads();
+  OutT outItems[kScanItems];
+  for (int i = 0; i < kScanItems; ++i)
+    outItems[i] = static_cast<OutT>(items[i]);
+  Store(temp.store).Store(out + base, outItems, valid);
+}
+
+template <typename InIt, typename OutT, typename Acc, typename Op>
+fuse_status_t deterministicScan(InIt in, OutT *out, long long n, bool exclusive,
+                                Op op, Acc identity, cudaStream_t stream,
+                                const char *api) {
+  long long tiles = (n + kTile - 1) / kTile;
+  const Acc *prefixes = nullptr;
+  TempBuffer partials(stream);
+  if (tiles > 1) {
+    if (fuse_status_t s = partials.allocate(tiles * sizeof(Acc), api))
+      return s;
+    Acc *p = static_cast<Acc *>(partials.get());
+    tileReduceKernel<<<static_cast<unsigned>(tiles), kScanThreads, 0,
+                       stream>>>(in, n, p, op, identity);
+    if (cudaError_t err = cudaGetLastError())
+      return cudaFail(err, api, "launch of the scan's tile reduction");
+    // In place: each block reads its tile before writing it.
+    if (fuse_status_t s = deterministicScan<const Acc *, Acc, Acc, Op>(
+            p, p, tiles, true, op, identity, stream, api))
+      return s;
+    prefixes = p;
+  }
+  tileScanKernel<<<static_cast<unsigned>(tiles), kScanThreads, 0, stream>>>(
+      in, out, n, prefixes, op, identity, exclusive);
+  if (cudaError_t err = cudaGetLastError())
+    return cudaFail(err, api, "launch of the scan's tile scan");
+  return afterLaunch(stream, api, "deterministic scan");
+}
+
+template <typename T, typename Acc, typename Op>
+fuse_status_t scanWithCub(const CubArgs &a, Op op);
+
 template <typename T, typename Acc, typename Op>
 fuse_status_t scanWith(const CubArgs &a, Op op) {
+  if constexpr (!::cuda::std::is_integral<T>::value) {
+    const T *in = static_cast<const T *>(a.in);
+    T *out = static_cast<T *>(a.out);
+    Acc init = identity<Acc>(a.op);
+    if constexpr (::cuda::std::is_same<T, Acc>::value)
+      return deterministicScan(in, out, a.n, a.exclusive != 0, op, init,
+                               a.stream, a.api);
+    else
+      return deterministicScan(
+          thrust::make_transform_iterator(in, ToAcc<T, Acc>()), out, a.n,
+          a.exclusive != 0, op, init, a.stream, a.api);
+  } else {
+    return scanWithCub<T, Acc>(a, op);
+  }
+}
+
+// Integer scans are exact whatever the order: cub::DeviceScan.
+template <typename T, typename Acc, typename Op>
+fuse_status_t scanWithCub(const CubArgs &a, Op op) {
   const T *in = static_cast<const T *>(a.in);
   T *out = static_cast<T *>(a.out);
   Acc init = identity<Acc>(a.op);

@@ -132,8 +132,16 @@ static const char *opName(fuse_reduce_op_t op) {
   return n[op];
 }
 
-template <typename T> static T genValue(Rng &r, fuse_reduce_op_t op) {
+// Products: for n <= 1000, values near 1 (rounding is checked against the
+// worst-case bound n*eps); for larger n, 1 with rare 2, 0.5 and -1, so every
+// partial product is exact and a dropped or repeated element shows.
+template <typename T>
+static T genValue(Rng &r, fuse_reduce_op_t op, bool exactProducts = false) {
   if constexpr (Traits<T>::isFloat) {
+    if (op == FUSE_REDUCE_MUL && exactProducts) {
+      uint64_t k = r.next() % (sizeof(T) >= 4 ? 10000 : 100000);
+      return Traits<T>::fromD(k == 0 ? 2.0 : k == 1 ? 0.5 : k == 2 ? -1.0 : 1.0);
+    }
     if (op == FUSE_REDUCE_MUL) {
       // Products of many values stay in range: values close to 1.
       double step = std::is_same<T, float>::value || std::is_same<T, double>::value
@@ -221,7 +229,8 @@ static bool closeEnough(fuse_reduce_op_t op, T gotT, double ref, double absSum,
                                                     std::max(1.0, std::log2(count + 1)) *
                                                     absSum;
   else if (op == FUSE_REDUCE_MUL)
-    tol = (Traits<T>::outRel() + 8 * std::sqrt(count + 1) * Traits<T>::accEps()) *
+    tol = (Traits<T>::outRel() +
+           (count <= 1000 ? count * Traits<T>::accEps() : 0)) *
           std::fabs(ref);
   *tolOut = tol;
   if (std::isinf(ref) || tol == 0)
@@ -254,7 +263,7 @@ static void testReduceScan(int64_t n, fuse_reduce_op_t op, uint64_t seed) {
   Rng r(seed);
   std::vector<T> h(n);
   for (auto &x : h)
-    x = genValue<T>(r, op);
+    x = genValue<T>(r, op, n > 1000);
   DeviceArray<T> in, out, one;
   if (!in.alloc(n + 1) || !out.alloc(n + 1) || !one.alloc(1))
     return;
@@ -720,6 +729,8 @@ static void testModules() {
                FUSE_ERROR_INVALID_ARGUMENT, "zero block dimension",
                {"fuse_test_axpy", "zero block"});
   fuse_function_t missing;
+  // (compute-sanitizer reports the driver's deliberate error: skipped there)
+  if (!std::getenv("FUSE_TEST_UNDER_SANITIZER"))
   expectStatus(fuse_module_get_function(m1, "no_such_kernel", &missing),
                FUSE_ERROR_INVALID_ARGUMENT, "missing kernel name",
                {"no_such_kernel", "CUDA_ERROR_NOT_FOUND"});
@@ -841,9 +852,11 @@ static void testOutOfMemory() {
   size_t freeMem = 0, total = 0;
   cudaMemGetInfo(&freeMem, &total);
   void *p = reinterpret_cast<void *>(0x1);
-  expectStatus(fuse_malloc(&p, freeMem + (size_t(8) << 30), nullptr),
+  // More than the device has: fails even after the cache is trimmed.
+  expectStatus(fuse_malloc(&p, total + (size_t(8) << 30), nullptr),
                FUSE_ERROR_OUT_OF_MEMORY,
-               "allocating more than free memory is a recoverable error",
+               "allocating more than the device's memory is a recoverable "
+               "error",
                {"out of device memory", "cudaErrorMemoryAllocation"});
   check(p == nullptr, "failed malloc leaves NULL");
   // Still usable.

@@ -119,6 +119,7 @@ if step_ok configure cmake -G Ninja -S "$ROOT/runtime" -B "$BUILD" \
     # memcheck reports errors on stdout and exits non-zero with
     # --error-exitcode; the suite's own summary line is still counted.
     run_step memcheck timeout 1200 env FUSE_ALLOCATOR=direct \
+      FUSE_TEST_UNDER_SANITIZER=1 \
       "$SAN" --tool memcheck \
       --error-exitcode 3 --leak-check full \
       "$T/fuse_runtime_gpu_test" small "$T"

@@ -42,7 +42,7 @@ if [ ! -f "$BUILD_DIR/build.ninja" ]; then
   if [ -z "$CXX_BIN" ] || [ ! -x "$CXX_BIN" ]; then
     echo "fuzz.sh: no clang++ found (set FUZZ_CXX)" >&2; exit 2
   fi
-  CC_BIN=${CXX_BIN%++}
+  CC_BIN=$(dirname "$CXX_BIN")/$(basename "$CXX_BIN" | sed 's/clang++/clang/')
   [ -x "$CC_BIN" ] || CC_BIN=$(dirname "$CXX_BIN")/clang
   launcher=()
   command -v ccache >/dev/null && launcher=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)

@@ -15,7 +15,9 @@
 #include "fuse/InitAll.h"
 #include "fuse/Pipelines/Pipelines.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/IR/SymbolTable.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
@@ -74,6 +76,12 @@ static cl::opt<unsigned> optLevel("opt-level", cl::desc("Optimization level"),
 static cl::opt<bool> printTime("time",
                                cl::desc("Print the wall time in ms to stderr"),
                                cl::init(false), cl::cat(cat));
+static cl::opt<std::string> symbolPrefix(
+    "prefix",
+    cl::desc("Prepend this to the C name of every entry function (e.g. "
+             "`mylib_`), so that entries never collide with other C symbols "
+             "such as libc's select"),
+    cl::value_desc("prefix"), cl::init(""), cl::cat(cat));
 static cl::opt<bool> noFusion("no-fusion",
                               cl::desc("Do not run the fusion passes"),
                               cl::init(false), cl::cat(cat));
@@ -155,6 +163,23 @@ FailureOr<std::string> emitObject(ModuleOp module) {
   return std::string(buffer.str());
 }
 
+/// Renames every public function (the entries) to `prefix` + name, with
+/// all symbol uses in the module updated.
+LogicalResult prefixEntries(ModuleOp module, StringRef prefix) {
+  SymbolTable table(module);
+  for (auto fn : llvm::to_vector(module.getOps<func::FuncOp>())) {
+    if (!fn.isPublic() || fn.isExternal())
+      continue;
+    std::string name = (prefix + fn.getSymName()).str();
+    if (table.lookup(name))
+      return fn.emitError() << "fuse-compile: --prefix makes '" << name
+                            << "', which already exists";
+    if (failed(table.rename(fn, StringAttr::get(module.getContext(), name))))
+      return failure();
+  }
+  return success();
+}
+
 std::string guardFor(StringRef path) {
   std::string g = "FUSE_GENERATED_";
   StringRef stem = path == "-" ? "pipeline" : llvm::sys::path::stem(path);
@@ -175,6 +200,9 @@ int run(MLIRContext &ctx) {
   SourceMgrDiagnosticHandler handler(sm, &ctx);
   OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sm, &ctx);
   if (!module)
+    return 1;
+
+  if (!symbolPrefix.empty() && failed(prefixEntries(*module, symbolPrefix)))
     return 1;
 
   bool all = emit == "all";

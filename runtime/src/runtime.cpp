@@ -369,6 +369,8 @@ FUSE_API fuse_status_t fuse_stream_synchronize(fuse_stream_t stream) {
   const char *api = "fuse_stream_synchronize";
   if (fuse_status_t s = enter(api))
     return s;
+  if (fuse_status_t s = checkNotCapturing(toStream(stream), api))
+    return s;
   cudaError_t err = cudaStreamSynchronize(toStream(stream));
   if (err != cudaSuccess)
     return cudaFail(err, api, "cudaStreamSynchronize");
@@ -420,6 +422,10 @@ static fuse_status_t copy(void *dst, const void *src, size_t bytes,
     return fail(FUSE_ERROR_INVALID_ARGUMENT,
                 "%s: source and destination ranges overlap", api);
   cudaStream_t st = toStream(stream);
+  // A device-to-host copy synchronises, which would break a capture.
+  if (kind == cudaMemcpyDeviceToHost)
+    if (fuse_status_t s = checkNotCapturing(st, api))
+      return s;
   cudaError_t err = cudaMemcpyAsync(dst, src, bytes, kind, st);
   if (err != cudaSuccess)
     return cudaFail(err, api, "cudaMemcpyAsync");

@@ -8,6 +8,7 @@
 //   MODE huge    reductions over 2^31 + 17 f32 elements (8.6 GB)
 //   MODE fault   a kernel writes out of bounds: the context is poisoned and
 //                later calls fail fast (run in its own process)
+//   MODE badenv  fuse_init must reject FUSE_ALLOCATOR=<bad value>
 // IMAGE_DIR holds test_kernels_sm<ARCH>.{cubin,ptx} (built by CMake).
 // Prints PASS/FAIL lines and "N passed, N failed" last; exit 1 on failure.
 //
@@ -589,6 +590,53 @@ template <typename K> static void testSort(int64_t n, uint64_t seed) {
   }
 }
 
+// ---- NaN ---------------------------------------------------------------------------------
+
+// min/max propagate NaN wherever it sits (first, middle, last of a tile);
+// an inclusive max scan is NaN from the NaN on and exact before it.
+template <typename T> static void testNaN() {
+  const int64_t n = 5000;
+  for (int64_t at : {int64_t(0), int64_t(2047), int64_t(2048), n - 1}) {
+    std::string tag = std::string(Traits<T>::name()) + " NaN at " +
+                      std::to_string(at);
+    std::vector<T> h(n);
+    Rng r(at + 3);
+    for (auto &x : h)
+      x = genValue<T>(r, FUSE_REDUCE_MAX);
+    h[at] = Traits<T>::fromD(NAN);
+    DeviceArray<T> in, out;
+    if (!in.alloc(n) || !out.alloc(n) ||
+        !ok(fuse_memcpy_htod(in.p, h.data(), n * sizeof(T), nullptr), "up"))
+      return;
+    T got[2];
+    bool good = true;
+    for (int k = 0; k < 2; ++k) {
+      fuse_reduce_op_t op = k ? FUSE_REDUCE_MAX : FUSE_REDUCE_MIN;
+      good &= ok(fuse_reduce(op, Traits<T>::dtype, in.p, out.p, n, nullptr),
+                 "reduce") &&
+              ok(fuse_memcpy_dtoh(&got[k], out.p, sizeof(T), nullptr), "dl") &&
+              std::isnan(Traits<T>::toD(got[k]));
+    }
+    check(good, "min and max propagate NaN, " + tag);
+    std::vector<T> sc(n);
+    if (!ok(fuse_scan(FUSE_REDUCE_MAX, Traits<T>::dtype, 0, in.p, out.p, n,
+                      nullptr),
+            "scan") ||
+        !ok(fuse_memcpy_dtoh(sc.data(), out.p, n * sizeof(T), nullptr), "dl"))
+      return;
+    double run = -INFINITY;
+    bool sgood = true;
+    for (int64_t i = 0; i < n && sgood; ++i) {
+      double v = Traits<T>::toD(sc[i]);
+      if (i >= at)
+        sgood = std::isnan(v);
+      else
+        sgood = v == (run = std::max(run, Traits<T>::toD(h[i])));
+    }
+    check(sgood, "max scan is NaN from the NaN on, exact before, " + tag);
+  }
+}
+
 // ---- per-size driver ------------------------------------------------------------------
 
 template <typename T> static void reduceScanAllOps(int64_t n, uint64_t seed) {
@@ -920,8 +968,16 @@ static void testCapture() {
   expectStatus(fuse_reduce(FUSE_REDUCE_ADD, FUSE_F32, x.p, o.p, 1024, s),
                FUSE_ERROR_NOT_PERMITTED, "fuse_reduce during capture",
                {"captured"});
+  float host = 0;
+  expectStatus(fuse_memcpy_dtoh(&host, o.p, 4, s), FUSE_ERROR_NOT_PERMITTED,
+               "fuse_memcpy_dtoh (synchronising) during capture", {"captured"});
+  expectStatus(fuse_stream_synchronize(s), FUSE_ERROR_NOT_PERMITTED,
+               "fuse_stream_synchronize during capture", {"captured"});
   cudaGraph_t g = nullptr;
-  cudaStreamEndCapture(cs, &g);
+  cudaError_t endErr = cudaStreamEndCapture(cs, &g);
+  check(endErr == cudaSuccess,
+        "the capture is still valid after the refused calls",
+        cudaGetErrorName(endErr));
   if (g)
     cudaGraphDestroy(g);
   expectStatus(fuse_reduce(FUSE_REDUCE_ADD, FUSE_F32, x.p, o.p, 1024, s),
@@ -1100,6 +1156,13 @@ int main(int argc, char **argv) {
   std::string mode = argv[1];
   imageDir = argv[2];
   fuse_status_t s = fuse_init();
+  if (mode == "badenv") { // run with FUSE_ALLOCATOR set to a bad value
+    expectStatus(s, FUSE_ERROR_INVALID_ARGUMENT,
+                 "fuse_init rejects an unknown FUSE_ALLOCATOR value",
+                 {"FUSE_ALLOCATOR", "direct"});
+    std::printf("%d passed, %d failed\n", passed.load(), failed.load());
+    return failed == 0 ? 0 : 1;
+  }
   if (s != FUSE_SUCCESS) {
     std::printf("FAIL fuse_init: %s: %s\n0 passed, 1 failed\n",
                 fuse_status_name(s), fuse_last_error_message());
@@ -1113,6 +1176,10 @@ int main(int argc, char **argv) {
     for (int64_t n : {0, 1, 31})
       testAllOpsAtSize(n);
     testModules();
+    testNaN<__half>();
+    testNaN<__nv_bfloat16>();
+    testNaN<float>();
+    testNaN<double>();
     testAllocator();
     testCapture();
   }

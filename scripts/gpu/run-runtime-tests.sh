@@ -103,6 +103,8 @@ if step_ok configure cmake -G Ninja -S "$ROOT/runtime" -B "$BUILD" \
     run_step fault-blocking env FUSE_LAUNCH_BLOCKING=1 \
       "$T/fuse_runtime_gpu_test" fault "$T"
   fi
+  want fault && run_step bad-allocator-env env FUSE_ALLOCATOR=bogus \
+    "$T/fuse_runtime_gpu_test" badenv "$T"
   want direct && run_step direct-allocator env FUSE_ALLOCATOR=direct \
     "$T/fuse_runtime_gpu_test" small "$T"
   want memcheck || STEPS_SKIP_MEMCHECK=1

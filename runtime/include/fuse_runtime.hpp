@@ -1,4 +1,4 @@
-//===- fuse_runtime.hpp - thin C++ wrapper over the fuse runtime -*- C++ -*-===//
+//===- fuse_runtime.hpp - thin C++ wrapper over the fuse runtime ----------===//
 //
 // Header-only RAII over fuse_runtime.h. No exceptions: every operation
 // returns a fuse::Status (the C status plus the thread's message at the time
@@ -80,8 +80,8 @@ public:
   Buffer(const Buffer &) = delete;
   Buffer &operator=(const Buffer &) = delete;
   Buffer(Buffer &&o) noexcept
-      : p_(std::exchange(o.p_, nullptr)), n_(std::exchange(o.n_, 0)),
-        s_(o.s_) {}
+      : p_(std::exchange(o.p_, nullptr)), n_(std::exchange(o.n_, 0)), s_(o.s_) {
+  }
   Buffer &operator=(Buffer &&o) noexcept {
     if (this != &o) {
       reset();

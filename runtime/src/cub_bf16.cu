@@ -1,4 +1,4 @@
-//===- cub_bf16.cu - reduce and scan over bf16 (f32 accumulator) -*- CUDA -*-===//
+//===- cub_bf16.cu - reduce and scan over bf16 (f32 accumulator) ----------===//
 #include "cub_common.cuh"
 
 #include <cuda_bf16.h>

@@ -51,8 +51,9 @@ template <typename T> struct MulOp {
     if constexpr (::cuda::std::is_integral<T>::value) {
       using U = typename Wrap<T>::U;
       // Promote to at least unsigned int: u16*u16 would go through int.
-      using P = typename ::cuda::std::conditional<(sizeof(U) < sizeof(unsigned)),
-                                                  unsigned, U>::type;
+      using P =
+          typename ::cuda::std::conditional<(sizeof(U) < sizeof(unsigned)),
+                                            unsigned, U>::type;
       return static_cast<T>(static_cast<P>(static_cast<U>(a)) *
                             static_cast<P>(static_cast<U>(b)));
     } else {
@@ -220,8 +221,8 @@ fuse_status_t deterministicScan(InIt in, OutT *out, long long n, bool exclusive,
     if (fuse_status_t s = partials.allocate(tiles * sizeof(Acc), api))
       return s;
     Acc *p = static_cast<Acc *>(partials.get());
-    tileReduceKernel<<<static_cast<unsigned>(tiles), kScanThreads, 0,
-                       stream>>>(in, n, p, op, identity);
+    tileReduceKernel<<<static_cast<unsigned>(tiles), kScanThreads, 0, stream>>>(
+        in, n, p, op, identity);
     if (cudaError_t err = cudaGetLastError())
       return cudaFail(err, api, "launch of the scan's tile reduction");
     // In place: each block reads its tile before writing it.
@@ -273,9 +274,8 @@ fuse_status_t scanWithCub(const CubArgs &a, Op op) {
                     });
     return runCub(a.stream, a.api, "cub::DeviceScan::InclusiveScan",
                   [&](void *temp, size_t &bytes) {
-                    return cub::DeviceScan::InclusiveScan(temp, bytes, input,
-                                                          out, op, a.n,
-                                                          a.stream);
+                    return cub::DeviceScan::InclusiveScan(
+                        temp, bytes, input, out, op, a.n, a.stream);
                   });
   };
   if constexpr (::cuda::std::is_same<T, Acc>::value)

@@ -1,4 +1,4 @@
-//===- cub_f16.cu - reduce and scan over f16 (f32 accumulator) --*- CUDA -*-===//
+//===- cub_f16.cu - reduce and scan over f16 (f32 accumulator) -*- CUDA -*-===//
 #include "cub_common.cuh"
 
 #include <cuda_fp16.h>

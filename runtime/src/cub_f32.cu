@@ -1,4 +1,4 @@
-//===- cub_f32.cu - reduce and scan over f32 --------------------*- CUDA -*-===//
+//===- cub_f32.cu - reduce and scan over f32 -------------------*- CUDA -*-===//
 #include "cub_common.cuh"
 
 namespace fuse_rt {

@@ -1,4 +1,4 @@
-//===- cub_f64.cu - reduce and scan over f64 --------------------*- CUDA -*-===//
+//===- cub_f64.cu - reduce and scan over f64 -------------------*- CUDA -*-===//
 #include "cub_common.cuh"
 
 namespace fuse_rt {

@@ -1,4 +1,4 @@
-//===- cub_int32.cu - reduce and scan over i32 and u32 ----------*- CUDA -*-===//
+//===- cub_int32.cu - reduce and scan over i32 and u32 ---------*- CUDA -*-===//
 #include "cub_common.cuh"
 
 namespace fuse_rt {

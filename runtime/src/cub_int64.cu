@@ -1,4 +1,4 @@
-//===- cub_int64.cu - reduce and scan over i64 and u64 ----------*- CUDA -*-===//
+//===- cub_int64.cu - reduce and scan over i64 and u64 ---------*- CUDA -*-===//
 #include "cub_common.cuh"
 
 namespace fuse_rt {

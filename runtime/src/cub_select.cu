@@ -1,4 +1,4 @@
-//===- cub_select.cu - stream compaction ------------------------*- CUDA -*-===//
+//===- cub_select.cu - stream compaction -----------------------*- CUDA -*-===//
 //
 // Selection moves bits, so it is instantiated once per element size (1, 2,
 // 4, 8 bytes) rather than once per dtype.

@@ -1,10 +1,9 @@
-//===- cub_sort_keys.cu - radix sort of keys --------------------*- CUDA -*-===//
+//===- cub_sort_keys.cu - radix sort of keys -------------------*- CUDA -*-===//
 #include "sort_common.cuh"
 
 namespace fuse_rt {
-fuse_status_t sortKeys(fuse_dtype_t keyDtype, const void *keysIn,
-                       void *keysOut, int64_t n, cudaStream_t stream,
-                       const char *api) {
+fuse_status_t sortKeys(fuse_dtype_t keyDtype, const void *keysIn, void *keysOut,
+                       int64_t n, cudaStream_t stream, const char *api) {
   return withKeyType(keyDtype, [&](auto key) {
     using K = decltype(key);
     const K *ki = static_cast<const K *>(keysIn);

@@ -1,4 +1,4 @@
-//===- cub_sort_pairs.cu - radix sort of key/value pairs --------*- CUDA -*-===//
+//===- cub_sort_pairs.cu - radix sort of key/value pairs -------*- CUDA -*-===//
 //
 // Values are moved as bits: one instantiation per value size (1, 2, 4, 8
 // bytes) and key type.
@@ -33,8 +33,8 @@ fuse_status_t sortPairs(fuse_dtype_t keyDtype, const void *keysIn,
     using K = decltype(key);
     switch (valueSize) {
     case 1:
-      return pairsT<K, uint8_t>(keysIn, keysOut, valuesIn, valuesOut, n,
-                                stream, api);
+      return pairsT<K, uint8_t>(keysIn, keysOut, valuesIn, valuesOut, n, stream,
+                                api);
     case 2:
       return pairsT<K, uint16_t>(keysIn, keysOut, valuesIn, valuesOut, n,
                                  stream, api);

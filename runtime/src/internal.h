@@ -124,9 +124,8 @@ fuse_status_t selectFlagged(size_t elemSize, const void *in,
                             const uint8_t *flags, void *out,
                             int64_t *countDevice, int64_t n,
                             cudaStream_t stream, const char *api);
-fuse_status_t sortKeys(fuse_dtype_t keyDtype, const void *keysIn,
-                       void *keysOut, int64_t n, cudaStream_t stream,
-                       const char *api);
+fuse_status_t sortKeys(fuse_dtype_t keyDtype, const void *keysIn, void *keysOut,
+                       int64_t n, cudaStream_t stream, const char *api);
 fuse_status_t sortPairs(fuse_dtype_t keyDtype, const void *keysIn,
                         void *keysOut, size_t valueSize, const void *valuesIn,
                         void *valuesOut, int64_t n, cudaStream_t stream,

@@ -36,8 +36,8 @@ void deviceCC(int *major, int *minor);
 
 namespace {
 
-using PFN_load = CUresult (*)(CUmodule *, const void *, unsigned, CUjit_option *,
-                              void **);
+using PFN_load = CUresult (*)(CUmodule *, const void *, unsigned,
+                              CUjit_option *, void **);
 using PFN_getFunction = CUresult (*)(CUfunction *, CUmodule, const char *);
 using PFN_launch = CUresult (*)(CUfunction, unsigned, unsigned, unsigned,
                                 unsigned, unsigned, unsigned, unsigned,
@@ -57,8 +57,8 @@ template <typename T>
 fuse_status_t resolve(const char *symbol, int version, T *fn, const char *api) {
   void *p = nullptr;
   cudaDriverEntryPointQueryResult q = cudaDriverEntryPointSymbolNotFound;
-  cudaError_t err =
-      cudaGetDriverEntryPointByVersion(symbol, &p, version, cudaEnableDefault, &q);
+  cudaError_t err = cudaGetDriverEntryPointByVersion(symbol, &p, version,
+                                                     cudaEnableDefault, &q);
   if (err != cudaSuccess)
     return cudaFail(err, api, "cudaGetDriverEntryPointByVersion");
   if (q != cudaDriverEntryPointSuccess || !p)
@@ -134,8 +134,8 @@ fuse_status_t loadDriverEntryPoints(const char *api) {
 namespace {
 
 struct Target {
-  int sm = 0;          // e.g. 90
-  bool ptx = false;    // PTX (JIT-compiled) rather than SASS
+  int sm = 0;                // e.g. 90
+  bool ptx = false;          // PTX (JIT-compiled) rather than SASS
   bool archSpecific = false; // sm_90a: exactly this CC only
 };
 
@@ -166,7 +166,12 @@ bool readU32(const unsigned char *p, size_t size, size_t off, uint32_t *v) {
 // The SM of a CUDA ELF from e_flags: bits 8-15 in ABI version >= 8 (CUDA
 // 12.8+), bits 0-7 before.
 bool cubinTarget(const unsigned char *p, size_t size, Target *t) {
-  if (size < 64 || memcmp(p, "\x7f" "ELF", 4) != 0 || p[4] != 2)
+  if (size < 64 ||
+      memcmp(p,
+             "\x7f"
+             "ELF",
+             4) != 0 ||
+      p[4] != 2)
     return false;
   uint32_t flags;
   if (!readU32(p, size, 48, &flags))
@@ -295,8 +300,9 @@ FUSE_API fuse_status_t fuse_module_load(const void *image, size_t size,
   int major, minor;
   deviceCC(&major, &minor);
   char devbuf[96];
-  snprintf(devbuf, sizeof devbuf, "the device is sm_%d%d (compute capability %d.%d)",
-           major, minor, major, minor);
+  snprintf(devbuf, sizeof devbuf,
+           "the device is sm_%d%d (compute capability %d.%d)", major, minor,
+           major, minor);
 
   // Identify the image and check its target before handing it over.
   std::vector<unsigned char> bytes;
@@ -440,9 +446,9 @@ FUSE_API fuse_status_t fuse_launch(fuse_function_t function, unsigned grid_x,
   if (grid_x == 0 || grid_y == 0 || grid_z == 0)
     return FUSE_SUCCESS; // nothing to do (CUDA would reject the config)
   cudaStream_t st = toStream(stream);
-  CUresult r = pLaunch(function->fn, grid_x, grid_y, grid_z, block_x, block_y,
-                       block_z, shared_bytes, reinterpret_cast<CUstream>(st),
-                       args, nullptr);
+  CUresult r =
+      pLaunch(function->fn, grid_x, grid_y, grid_z, block_x, block_y, block_z,
+              shared_bytes, reinterpret_cast<CUstream>(st), args, nullptr);
   std::string what = "cuLaunchKernel of kernel " + function->name;
   if (r != CUDA_SUCCESS) {
     fuse_status_t status = FUSE_ERROR_LAUNCH;

@@ -202,7 +202,7 @@ size_t dtypeSize(fuse_dtype_t dtype) {
 
 const char *dtypeName(fuse_dtype_t dtype) {
   static const char *names[] = {"f16", "bf16", "f32", "f64", "i32", "i64",
-                                "u32", "u64", "i8",  "u8",  "i16", "bool"};
+                                "u32", "u64",  "i8",  "u8",  "i16", "bool"};
   unsigned d = static_cast<unsigned>(dtype);
   return d < sizeof names / sizeof names[0] ? names[d] : "?";
 }
@@ -213,8 +213,7 @@ fuse_status_t checkPointer(const void *p, size_t align, const char *api,
     return fail(FUSE_ERROR_INVALID_ARGUMENT, "%s: %s is NULL", api, name);
   if (align > 1 && reinterpret_cast<uintptr_t>(p) % align != 0)
     return fail(FUSE_ERROR_INVALID_ARGUMENT,
-                "%s: %s (%p) is not aligned to %zu bytes", api, name, p,
-                align);
+                "%s: %s (%p) is not aligned to %zu bytes", api, name, p, align);
   return FUSE_SUCCESS;
 }
 
@@ -485,9 +484,8 @@ static bool reducible(fuse_dtype_t d) {
 }
 
 static fuse_status_t checkReduceLike(fuse_reduce_op_t op, fuse_dtype_t dtype,
-                                     const void *in, const void *out,
-                                     int64_t n, bool outIsArray,
-                                     const char *api) {
+                                     const void *in, const void *out, int64_t n,
+                                     bool outIsArray, const char *api) {
   if (!validOp(op))
     return fail(FUSE_ERROR_INVALID_ARGUMENT, "%s: unknown reduce op %d", api,
                 static_cast<int>(op));
@@ -663,8 +661,8 @@ FUSE_API fuse_status_t fuse_sort(fuse_dtype_t key_dtype, const void *keys_in,
   bool pairs = values_in != nullptr || values_out != nullptr;
   size_t vs = pairs ? dtypeSize(value_dtype) : 0;
   if (pairs && vs == 0)
-    return fail(FUSE_ERROR_INVALID_ARGUMENT, "%s: unknown value dtype %d",
-                api, static_cast<int>(value_dtype));
+    return fail(FUSE_ERROR_INVALID_ARGUMENT, "%s: unknown value dtype %d", api,
+                static_cast<int>(value_dtype));
   if (fuse_status_t s = checkCount(n, api))
     return s;
   if (n == 0)

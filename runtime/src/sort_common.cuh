@@ -1,4 +1,4 @@
-//===- sort_common.cuh - radix sort dispatch --------------------*- CUDA -*-===//
+//===- sort_common.cuh - radix sort dispatch -------------------*- CUDA -*-===//
 #ifndef FUSE_RUNTIME_SORT_COMMON_CUH
 #define FUSE_RUNTIME_SORT_COMMON_CUH
 

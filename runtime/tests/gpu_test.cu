@@ -91,7 +91,8 @@ struct Rng {
   double uniform() { return (next() >> 11) * (1.0 / 9007199254740992.0); }
 };
 
-// ---- dtype traits --------------------------------------------------------------
+// ---- dtype traits
+// --------------------------------------------------------------
 
 template <typename T> struct Traits;
 #define FLOAT_TRAITS(T, DT, NAME, OUTREL, ACCEPS, TOD, FROMD)                  \
@@ -105,13 +106,12 @@ template <typename T> struct Traits;
     static T fromD(double x) { return FROMD; }                                 \
   };
 FLOAT_TRAITS(__half, FUSE_F16, "f16", std::ldexp(1.0, -11),
-             std::ldexp(1.0, -24), (double)__half2float(x),
-             __double2half(x))
+             std::ldexp(1.0, -24), (double)__half2float(x), __double2half(x))
 FLOAT_TRAITS(__nv_bfloat16, FUSE_BF16, "bf16", std::ldexp(1.0, -8),
              std::ldexp(1.0, -24), (double)__bfloat162float(x),
              __double2bfloat16(x))
-FLOAT_TRAITS(float, FUSE_F32, "f32", std::ldexp(1.0, -24),
-             std::ldexp(1.0, -24), (double)x, (float)x)
+FLOAT_TRAITS(float, FUSE_F32, "f32", std::ldexp(1.0, -24), std::ldexp(1.0, -24),
+             (double)x, (float)x)
 FLOAT_TRAITS(double, FUSE_F64, "f64", std::ldexp(1.0, -53),
              std::ldexp(1.0, -53), x, x)
 #define INT_TRAITS(T, DT, NAME)                                                \
@@ -141,13 +141,17 @@ static T genValue(Rng &r, fuse_reduce_op_t op, bool exactProducts = false) {
   if constexpr (Traits<T>::isFloat) {
     if (op == FUSE_REDUCE_MUL && exactProducts) {
       uint64_t k = r.next() % (sizeof(T) >= 4 ? 10000 : 100000);
-      return Traits<T>::fromD(k == 0 ? 2.0 : k == 1 ? 0.5 : k == 2 ? -1.0 : 1.0);
+      return Traits<T>::fromD(k == 0   ? 2.0
+                              : k == 1 ? 0.5
+                              : k == 2 ? -1.0
+                                       : 1.0);
     }
     if (op == FUSE_REDUCE_MUL) {
       // Products of many values stay in range: values close to 1.
-      double step = std::is_same<T, float>::value || std::is_same<T, double>::value
-                        ? 1e-3 * (2 * r.uniform() - 1)
-                        : Traits<T>::outRel() * 2 * double(int(r.next() % 3) - 1);
+      double step =
+          std::is_same<T, float>::value || std::is_same<T, double>::value
+              ? 1e-3 * (2 * r.uniform() - 1)
+              : Traits<T>::outRel() * 2 * double(int(r.next() % 3) - 1);
       return Traits<T>::fromD(1.0 + step);
     }
     double v = 2 * r.uniform() - 1; // [-1, 1), never exactly 0 below
@@ -226,9 +230,9 @@ static bool closeEnough(fuse_reduce_op_t op, T gotT, double ref, double absSum,
   double got = Traits<T>::toD(gotT);
   double tol = 0;
   if (op == FUSE_REDUCE_ADD)
-    tol = Traits<T>::outRel() * std::fabs(ref) + 8 * Traits<T>::accEps() *
-                                                    std::max(1.0, std::log2(count + 1)) *
-                                                    absSum;
+    tol =
+        Traits<T>::outRel() * std::fabs(ref) +
+        8 * Traits<T>::accEps() * std::max(1.0, std::log2(count + 1)) * absSum;
   else if (op == FUSE_REDUCE_MUL)
     tol = (Traits<T>::outRel() +
            (count <= 1000 ? count * Traits<T>::accEps() : 0)) *
@@ -255,7 +259,8 @@ template <typename T> struct DeviceArray {
   }
 };
 
-// ---- reduce and scan ---------------------------------------------------------------
+// ---- reduce and scan
+// ---------------------------------------------------------------
 
 template <typename T>
 static void testReduceScan(int64_t n, fuse_reduce_op_t op, uint64_t seed) {
@@ -302,8 +307,8 @@ static void testReduceScan(int64_t n, fuse_reduce_op_t op, uint64_t seed) {
   // inclusive and exclusive scans (skipped for the 2^28 run of mul: the
   // reference walk is the same as add's)
   for (int exclusive = 0; exclusive < 2; ++exclusive) {
-    std::string stag = std::string(exclusive ? "exclusive" : "inclusive") +
-                       " scan " + tag;
+    std::string stag =
+        std::string(exclusive ? "exclusive" : "inclusive") + " scan " + tag;
     if (!ok(fuse_scan(op, Traits<T>::dtype, exclusive, in.p, out.p, n, nullptr),
             stag))
       continue;
@@ -351,7 +356,8 @@ static void testReduceScan(int64_t n, fuse_reduce_op_t op, uint64_t seed) {
   // in-place inclusive scan equals the out-of-place one
   if (n > 0) {
     std::vector<T> a(n), b(n);
-    if (ok(fuse_scan(op, Traits<T>::dtype, 0, in.p, out.p, n, nullptr), "scan") &&
+    if (ok(fuse_scan(op, Traits<T>::dtype, 0, in.p, out.p, n, nullptr),
+           "scan") &&
         ok(fuse_scan(op, Traits<T>::dtype, 0, in.p, in.p, n, nullptr),
            "in-place scan") &&
         ok(fuse_memcpy_dtoh(a.data(), out.p, n * sizeof(T), nullptr), "dl") &&
@@ -404,7 +410,8 @@ template <typename T> static void testDeterminism(int64_t n, bool withScan) {
     check(sameScan, "inclusive scan bitwise identical over 10 runs " + tag);
 }
 
-// ---- select -------------------------------------------------------------------------
+// ---- select
+// -------------------------------------------------------------------------
 
 template <typename T> static void testSelect(int64_t n, uint64_t seed) {
   std::string tag =
@@ -424,8 +431,9 @@ template <typename T> static void testSelect(int64_t n, uint64_t seed) {
   if (!in.alloc(n + 1) || !out.alloc(n + 1) || !flags.alloc(n + 1) ||
       !count.alloc(1))
     return;
-  if (n && (!ok(fuse_memcpy_htod(in.p, h.data(), n * sizeof(T), nullptr), "up") ||
-            !ok(fuse_memcpy_htod(flags.p, f.data(), n, nullptr), "up")))
+  if (n &&
+      (!ok(fuse_memcpy_htod(in.p, h.data(), n * sizeof(T), nullptr), "up") ||
+       !ok(fuse_memcpy_htod(flags.p, f.data(), n, nullptr), "up")))
     return;
   std::vector<T> want;
   for (int64_t i = 0; i < n; ++i)
@@ -444,13 +452,16 @@ template <typename T> static void testSelect(int64_t n, uint64_t seed) {
         !ok(fuse_memcpy_dtoh(got.data(), dst, c * sizeof(T), nullptr), "dl"))
       continue;
     check(c == (int64_t)want.size() &&
-              (c == 0 || std::memcmp(got.data(), want.data(), c * sizeof(T)) == 0),
+              (c == 0 ||
+               std::memcmp(got.data(), want.data(), c * sizeof(T)) == 0),
           tag + (inPlace ? " in place" : ""),
-          "count " + std::to_string(c) + " want " + std::to_string(want.size()));
+          "count " + std::to_string(c) + " want " +
+              std::to_string(want.size()));
   }
 }
 
-// ---- sort ----------------------------------------------------------------------------
+// ---- sort
+// ----------------------------------------------------------------------------
 
 template <typename K> static K genKey(Rng &r) {
   if constexpr (Traits<K>::isFloat) {
@@ -459,10 +470,11 @@ template <typename K> static K genKey(Rng &r) {
     int k = int(r.next() % 1024) - 512;
     return Traits<K>::fromD((k + 0.5) / 64.0);
   } else if constexpr (sizeof(K) >= 4) {
-    return static_cast<K>(r.next() % 4096 * 0x10001ull +
-                          (std::is_signed<K>::value && r.next() % 2
-                               ? static_cast<uint64_t>(std::numeric_limits<K>::min())
-                               : 0));
+    return static_cast<K>(
+        r.next() % 4096 * 0x10001ull +
+        (std::is_signed<K>::value && r.next() % 2
+             ? static_cast<uint64_t>(std::numeric_limits<K>::min())
+             : 0));
   } else {
     return static_cast<K>(r.next());
   }
@@ -509,20 +521,22 @@ template <typename K> static void testSort(int64_t n, uint64_t seed) {
       !w64out.alloc(n + 1) || !w16in.alloc(n + 1) || !w16out.alloc(n + 1) ||
       !w8in.alloc(n + 1) || !w8out.alloc(n + 1))
     return;
-  if (n && (!ok(fuse_memcpy_htod(kin.p, h.data(), n * sizeof(K), nullptr), "up") ||
-            !ok(fuse_memcpy_htod(vin.p, idx.data(), n * 4, nullptr), "up") ||
-            !ok(fuse_memcpy_htod(w64in.p, v64.data(), n * 8, nullptr), "up") ||
-            !ok(fuse_memcpy_htod(w16in.p, v16.data(), n * 2, nullptr), "up") ||
-            !ok(fuse_memcpy_htod(w8in.p, v8.data(), n, nullptr), "up")))
+  if (n &&
+      (!ok(fuse_memcpy_htod(kin.p, h.data(), n * sizeof(K), nullptr), "up") ||
+       !ok(fuse_memcpy_htod(vin.p, idx.data(), n * 4, nullptr), "up") ||
+       !ok(fuse_memcpy_htod(w64in.p, v64.data(), n * 8, nullptr), "up") ||
+       !ok(fuse_memcpy_htod(w16in.p, v16.data(), n * 2, nullptr), "up") ||
+       !ok(fuse_memcpy_htod(w8in.p, v8.data(), n, nullptr), "up")))
     return;
-  if (!ok(fuse_sort(Traits<K>::dtype, kin.p, kout.p, FUSE_U32, vin.p, vout.p,
-                    n, nullptr),
+  if (!ok(fuse_sort(Traits<K>::dtype, kin.p, kout.p, FUSE_U32, vin.p, vout.p, n,
+                    nullptr),
           tag + " pairs u32"))
     return;
   std::vector<K> ko(n);
   std::vector<uint32_t> vo(n);
-  if (n && (!ok(fuse_memcpy_dtoh(ko.data(), kout.p, n * sizeof(K), nullptr), "dl") ||
-            !ok(fuse_memcpy_dtoh(vo.data(), vout.p, n * 4, nullptr), "dl")))
+  if (n &&
+      (!ok(fuse_memcpy_dtoh(ko.data(), kout.p, n * sizeof(K), nullptr), "dl") ||
+       !ok(fuse_memcpy_dtoh(vo.data(), vout.p, n * 4, nullptr), "dl")))
     return;
   // Permutation, keys carried with their index, ascending, stable.
   std::vector<uint8_t> seen(n, 0);
@@ -554,7 +568,8 @@ template <typename K> static void testSort(int64_t n, uint64_t seed) {
                    n, nullptr),
          tag + " keys")) {
     std::vector<K> k2(n);
-    if (!n || ok(fuse_memcpy_dtoh(k2.data(), kout2.p, n * sizeof(K), nullptr), "dl"))
+    if (!n ||
+        ok(fuse_memcpy_dtoh(k2.data(), kout2.p, n * sizeof(K), nullptr), "dl"))
       check(n == 0 || std::memcmp(k2.data(), ko.data(), n * sizeof(K)) == 0,
             tag + " keys only");
   }
@@ -563,14 +578,18 @@ template <typename K> static void testSort(int64_t n, uint64_t seed) {
   std::vector<uint16_t> g16(n);
   std::vector<uint8_t> g8(n);
   if (ok(fuse_sort(Traits<K>::dtype, kin.p, kout2.p, FUSE_U64, w64in.p,
-                   w64out.p, n, nullptr), tag + " u64 values") &&
+                   w64out.p, n, nullptr),
+         tag + " u64 values") &&
       ok(fuse_sort(Traits<K>::dtype, kin.p, kout2.p, FUSE_I16, w16in.p,
-                   w16out.p, n, nullptr), tag + " i16 values") &&
+                   w16out.p, n, nullptr),
+         tag + " i16 values") &&
       ok(fuse_sort(Traits<K>::dtype, kin.p, kout2.p, FUSE_U8, w8in.p, w8out.p,
-                   n, nullptr), tag + " u8 values") &&
-      (!n || (ok(fuse_memcpy_dtoh(g64.data(), w64out.p, n * 8, nullptr), "dl") &&
-              ok(fuse_memcpy_dtoh(g16.data(), w16out.p, n * 2, nullptr), "dl") &&
-              ok(fuse_memcpy_dtoh(g8.data(), w8out.p, n, nullptr), "dl")))) {
+                   n, nullptr),
+         tag + " u8 values") &&
+      (!n ||
+       (ok(fuse_memcpy_dtoh(g64.data(), w64out.p, n * 8, nullptr), "dl") &&
+        ok(fuse_memcpy_dtoh(g16.data(), w16out.p, n * 2, nullptr), "dl") &&
+        ok(fuse_memcpy_dtoh(g8.data(), w8out.p, n, nullptr), "dl")))) {
     bool same = true;
     for (int64_t i = 0; i < n && same; ++i)
       same = g64[i] == valueOf(vo[i]) && g16[i] == uint16_t(valueOf(vo[i])) &&
@@ -590,15 +609,16 @@ template <typename K> static void testSort(int64_t n, uint64_t seed) {
   }
 }
 
-// ---- NaN ---------------------------------------------------------------------------------
+// ---- NaN
+// ---------------------------------------------------------------------------------
 
 // min/max propagate NaN wherever it sits (first, middle, last of a tile);
 // an inclusive max scan is NaN from the NaN on and exact before it.
 template <typename T> static void testNaN() {
   const int64_t n = 5000;
   for (int64_t at : {int64_t(0), int64_t(2047), int64_t(2048), n - 1}) {
-    std::string tag = std::string(Traits<T>::name()) + " NaN at " +
-                      std::to_string(at);
+    std::string tag =
+        std::string(Traits<T>::name()) + " NaN at " + std::to_string(at);
     std::vector<T> h(n);
     Rng r(at + 3);
     for (auto &x : h)
@@ -637,7 +657,8 @@ template <typename T> static void testNaN() {
   }
 }
 
-// ---- per-size driver ------------------------------------------------------------------
+// ---- per-size driver
+// ------------------------------------------------------------------
 
 template <typename T> static void reduceScanAllOps(int64_t n, uint64_t seed) {
   for (int op = 0; op < 4; ++op)
@@ -682,14 +703,16 @@ static void testAllOpsAtSize(int64_t n) {
 static void testLargeF32() {
   const int64_t n = int64_t(1) << 28;
   std::printf("-- size 2^28 (f32)\n");
-  for (fuse_reduce_op_t op : {FUSE_REDUCE_ADD, FUSE_REDUCE_MIN, FUSE_REDUCE_MAX})
+  for (fuse_reduce_op_t op :
+       {FUSE_REDUCE_ADD, FUSE_REDUCE_MIN, FUSE_REDUCE_MAX})
     testReduceScan<float>(n, op, 1234 + op);
   testSelect<float>(n, 99);
   testSort<float>(n, 98);
   testDeterminism<float>(n, false);
 }
 
-// ---- modules and launches -------------------------------------------------------------
+// ---- modules and launches
+// -------------------------------------------------------------
 
 static std::string imageDir;
 static std::vector<char> readFile(const std::string &path) {
@@ -779,9 +802,9 @@ static void testModules() {
   fuse_function_t missing;
   // (compute-sanitizer reports the driver's deliberate error: skipped there)
   if (!std::getenv("FUSE_TEST_UNDER_SANITIZER"))
-  expectStatus(fuse_module_get_function(m1, "no_such_kernel", &missing),
-               FUSE_ERROR_INVALID_ARGUMENT, "missing kernel name",
-               {"no_such_kernel", "CUDA_ERROR_NOT_FOUND"});
+    expectStatus(fuse_module_get_function(m1, "no_such_kernel", &missing),
+                 FUSE_ERROR_INVALID_ARGUMENT, "missing kernel name",
+                 {"no_such_kernel", "CUDA_ERROR_NOT_FOUND"});
 
   // PTX for the device (JIT-compiled by the driver) and a fatbin.
   for (const char *kind : {"ptx", "fatbin"}) {
@@ -836,7 +859,8 @@ static void testModules() {
                "NULL image", {"empty image"});
 }
 
-// ---- allocator ---------------------------------------------------------------------------
+// ---- allocator
+// ---------------------------------------------------------------------------
 
 static void stats(size_t *c, size_t *l, uint64_t *h, uint64_t *m) {
   ok(fuse_allocator_stats(c, l, h, m), "fuse_allocator_stats");
@@ -913,7 +937,8 @@ static void testOutOfMemory() {
     std::vector<int32_t> h(1000, 3);
     int32_t got = 0;
     ok(fuse_memcpy_htod(x.p, h.data(), 4000, nullptr), "up");
-    ok(fuse_reduce(FUSE_REDUCE_ADD, FUSE_I32, x.p, o.p, 1000, nullptr), "reduce");
+    ok(fuse_reduce(FUSE_REDUCE_ADD, FUSE_I32, x.p, o.p, 1000, nullptr),
+       "reduce");
     ok(fuse_memcpy_dtoh(&got, o.p, 4, nullptr), "dl");
     check(got == 3000, "the context works after out of memory");
   }
@@ -990,7 +1015,8 @@ static void testCapture() {
   fuse_stream_destroy(s);
 }
 
-// ---- 8 host threads ----------------------------------------------------------------------
+// ---- 8 host threads
+// ----------------------------------------------------------------------
 
 static void testThreads() {
   std::printf("-- 8 host threads\n");
@@ -1006,7 +1032,8 @@ static void testThreads() {
         ++bad;
         return;
       }
-      if (fuse_module_load(cubin.data(), cubin.size(), &mods[t]) != FUSE_SUCCESS)
+      if (fuse_module_load(cubin.data(), cubin.size(), &mods[t]) !=
+          FUSE_SUCCESS)
         ++bad;
       fuse_function_t fn = nullptr;
       if (fuse_module_get_function(mods[t], "fuse_test_axpy", &fn) !=
@@ -1046,7 +1073,8 @@ static void testThreads() {
   check(sameModule, "8 threads loading the same image share one module");
 }
 
-// ---- more than 2^31 elements ---------------------------------------------------------------
+// ---- more than 2^31 elements
+// ---------------------------------------------------------------
 
 __global__ void fillSquares(float *x, long long n) {
   for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n;
@@ -1072,7 +1100,8 @@ static void testHuge() {
   auto sq = [](long long k) { return double(k) * (k + 1) * (2 * k + 1) / 6; };
   double want = (q * sq(1000) + sq(r)) / 1048576.0;
   float got = 0;
-  if (ok(fuse_reduce(FUSE_REDUCE_ADD, FUSE_F32, x.p, o.p, n, nullptr), "reduce") &&
+  if (ok(fuse_reduce(FUSE_REDUCE_ADD, FUSE_F32, x.p, o.p, n, nullptr),
+         "reduce") &&
       ok(fuse_memcpy_dtoh(&got, o.p, 4, nullptr), "dl")) {
     double rel = std::fabs(got - want) / want;
     char d[128];
@@ -1096,7 +1125,8 @@ static void testHuge() {
   bool same = true;
   for (int i = 0; i < 10; ++i) {
     float g = 0;
-    if (!ok(fuse_reduce(FUSE_REDUCE_ADD, FUSE_F32, x.p, o.p, n, nullptr), "r") ||
+    if (!ok(fuse_reduce(FUSE_REDUCE_ADD, FUSE_F32, x.p, o.p, n, nullptr),
+            "r") ||
         !ok(fuse_memcpy_dtoh(&g, o.p, 4, nullptr), "dl"))
       return;
     if (i == 0)
@@ -1106,7 +1136,8 @@ static void testHuge() {
   check(same, "reduce over 2^31+17 bitwise identical over 10 runs");
 }
 
-// ---- a faulting kernel ---------------------------------------------------------------------
+// ---- a faulting kernel
+// ---------------------------------------------------------------------
 
 static void testFault() {
   bool blocking = std::getenv("FUSE_LAUNCH_BLOCKING") &&
@@ -1150,7 +1181,8 @@ static void testFault() {
 
 int main(int argc, char **argv) {
   if (argc < 3) {
-    std::fprintf(stderr, "usage: %s small|full|huge|fault IMAGE_DIR\n", argv[0]);
+    std::fprintf(stderr, "usage: %s small|full|huge|fault IMAGE_DIR\n",
+                 argv[0]);
     return 2;
   }
   std::string mode = argv[1];

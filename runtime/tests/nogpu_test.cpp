@@ -106,18 +106,19 @@ int main(int argc, char **argv) {
                  "not aligned");
     expectStatus(fuse_reduce(static_cast<fuse_reduce_op_t>(9), FUSE_F32, d, d,
                              4, nullptr),
-                 FUSE_ERROR_INVALID_ARGUMENT, "unknown op", "unknown reduce op");
+                 FUSE_ERROR_INVALID_ARGUMENT, "unknown op",
+                 "unknown reduce op");
     expectStatus(fuse_reduce(FUSE_REDUCE_ADD, FUSE_I8, d, d, 4, nullptr),
                  FUSE_ERROR_INVALID_ARGUMENT, "unsupported dtype",
                  "unsupported dtype i8");
-    expectStatus(fuse_scan(FUSE_REDUCE_ADD, FUSE_F64,
-                           0, reinterpret_cast<char *>(d) + 4, d, 2, nullptr),
+    expectStatus(fuse_scan(FUSE_REDUCE_ADD, FUSE_F64, 0,
+                           reinterpret_cast<char *>(d) + 4, d, 2, nullptr),
                  FUSE_ERROR_INVALID_ARGUMENT, "misaligned f64 scan input",
                  "not aligned to 8");
-    expectStatus(fuse_sort(FUSE_F32, d, nullptr, FUSE_U32, nullptr, nullptr, 4,
-                           nullptr),
-                 FUSE_ERROR_INVALID_ARGUMENT, "sort with NULL keys_out",
-                 "keys_out is NULL");
+    expectStatus(
+        fuse_sort(FUSE_F32, d, nullptr, FUSE_U32, nullptr, nullptr, 4, nullptr),
+        FUSE_ERROR_INVALID_ARGUMENT, "sort with NULL keys_out",
+        "keys_out is NULL");
     expectStatus(fuse_free(h, nullptr), FUSE_ERROR_INVALID_ARGUMENT,
                  "freeing a pointer not from fuse_malloc", "not returned");
     expectStatus(fuse_free(d, nullptr), FUSE_SUCCESS, "fuse_free", nullptr);

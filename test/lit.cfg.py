@@ -39,6 +39,10 @@ llvm_config.add_tool_substitutions(tools, tool_dirs)
 if config.have_cuda_toolkit:
     config.available_features.add("cuda-toolkit")
     llvm_config.with_environment("PATH", config.cuda_bin_dir, append_path=True)
+    # gpu-module-to-binary finds libdevice (math.exp -> __nv_expf) through
+    # CUDA_HOME; lit does not pass the caller's environment through.
+    llvm_config.with_environment("CUDA_HOME",
+                                 os.path.dirname(config.cuda_bin_dir.rstrip("/")))
 
 # The CUDA runtime's no-GPU test binary (runtime/ is built inside the main
 # build when a CUDA toolkit is found); see test/Runtime.

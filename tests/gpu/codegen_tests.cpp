@@ -35,6 +35,14 @@
 #include "variance.h"
 #define HAVE_VARIANCE 1
 #endif
+#if __has_include("softmax_rows.h")
+#include "softmax_rows.h"
+#define HAVE_SOFTMAX_ROWS 1
+#endif
+#if __has_include("logsumexp_rows.h")
+#include "logsumexp_rows.h"
+#define HAVE_LOGSUMEXP_ROWS 1
+#endif
 
 #include <chrono>
 #include <cmath>
@@ -218,6 +226,81 @@ void timeSmall(const char *name, const RedFn &fn, int64_t n) {
               (long long)n, us);
 }
 
+using RowFn =
+    std::function<fuse_status_t(const float *, int64_t, int64_t, float *)>;
+
+/// A row-wise pipeline over a rows x cols matrix: softmax (perRow = false,
+/// rows x cols outputs) or logsumexp (perRow = true, one per row). Every
+/// output within 1e-5 relative of the float64 reference; the outputs must be
+/// bitwise identical over 10 runs. `offset` misaligns input and output by
+/// one element (scalar path); cols % 4 != 0 also takes the scalar path.
+void testRows(const char *name, const RowFn &fn, bool perRow, int64_t rows,
+              int64_t cols, int64_t offset) {
+  std::string what = std::string(name) + " " + std::to_string(rows) + "x" +
+                     std::to_string(cols) + (offset ? " misaligned" : "");
+  int64_t n = rows * cols, outN = perRow ? rows : n;
+  std::vector<float> x = randomInput(n + offset, 4321u + (uint32_t)n);
+  Device dx((n + offset) * 4), dy((outN + offset) * 4);
+  if (!dx.ok() || !dy.ok())
+    return report(false, what, "fuse_malloc failed");
+  if (!upload(dx, x))
+    return report(false, what, "upload failed");
+  std::vector<double> ref(outN);
+  for (int64_t r = 0; r < rows; ++r) {
+    const float *row = x.data() + offset + r * cols;
+    double m = -INFINITY, sum = 0;
+    for (int64_t c = 0; c < cols; ++c)
+      m = std::max(m, double(row[c]));
+    for (int64_t c = 0; c < cols; ++c)
+      sum += std::exp(double(row[c]) - m);
+    if (perRow)
+      ref[r] = std::log(sum) + m;
+    else
+      for (int64_t c = 0; c < cols; ++c)
+        ref[r * cols + c] = std::exp(double(row[c]) - m) / sum;
+  }
+  std::vector<float> first;
+  for (int run = 0; run < 10; ++run) {
+    if (!checkStatus(fn(dx.f() + offset, rows, cols, dy.f() + offset), what))
+      return;
+    if (!checkStatus(fuse_stream_synchronize(nullptr), what))
+      return;
+    std::vector<float> y = download(dy, outN + offset);
+    y.erase(y.begin(), y.begin() + offset);
+    if (run == 0) {
+      int64_t bad = 0, firstBad = -1;
+      for (int64_t i = 0; i < outN; ++i) {
+        double r = ref[i];
+        bool ok;
+        if (std::isinf(r))
+          ok = y[i] == r;
+        else
+          ok = std::fabs(y[i] - r) /
+                   std::max(std::fabs(r), perRow ? 1.0 : 1e-30) <=
+               1e-5;
+        if (!ok) {
+          if (firstBad < 0)
+            firstBad = i;
+          ++bad;
+        }
+      }
+      if (bad) {
+        char buf[160];
+        std::snprintf(buf, sizeof buf,
+                      "%lld bad, first at %lld: got %.9g, want %.9g",
+                      (long long)bad, (long long)firstBad, y[firstBad],
+                      ref[firstBad]);
+        return report(false, what, buf);
+      }
+      first = y;
+    } else if (std::memcmp(first.data(), y.data(), outN * 4) != 0) {
+      return report(false, what, "not bitwise deterministic (run " +
+                                     std::to_string(run) + ")");
+    }
+  }
+  report(true, what, "");
+}
+
 } // namespace
 
 int main() {
@@ -306,6 +389,35 @@ int main() {
             return s / n;
           },
           n, off, false);
+#endif
+    }
+  }
+  // Row shapes: empty (rows = 0, cols = 0), tiny, odd (scalar path),
+  // registers (cols <= 4096), long rows (fallback), the benchmark size.
+  std::vector<std::pair<int64_t, int64_t>> shapes = {
+      {0, 4096}, {5, 0},   {1, 1},     {31, 31},      {1, 1000003},
+      {3, 1000003}, {977, 1027}, {1000, 4096}, {1000003, 4}};
+  if (maxLog2 >= 28)
+    shapes.push_back({65536, 4096});
+  for (auto [rows, cols] : shapes) {
+    for (int64_t off : {int64_t(0), int64_t(1)}) {
+      if (off && rows * cols > 4100000)
+        continue;
+#ifdef HAVE_SOFTMAX_ROWS
+      testRows(
+          "softmax_rows",
+          [](const float *x, int64_t r, int64_t c, float *y) {
+            return softmax_rows(x, r, c, y, nullptr);
+          },
+          false, rows, cols, off);
+#endif
+#ifdef HAVE_LOGSUMEXP_ROWS
+      testRows(
+          "logsumexp_rows",
+          [](const float *x, int64_t r, int64_t c, float *y) {
+            return logsumexp_rows(x, r, c, y, nullptr);
+          },
+          true, rows, cols, off);
 #endif
     }
   }

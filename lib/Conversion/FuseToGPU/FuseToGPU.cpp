@@ -82,7 +82,7 @@ StringRef groupKindFor(Operation *op) {
 void wrapLooseOps(func::FuncOp fn) {
   SmallVector<Operation *> loose;
   for (Operation &op : fn.getBody().front())
-    if (isa<FuseDialect>(op.getDialect()) && !isa<GroupOp>(op))
+    if (isa_and_nonnull<FuseDialect>(op.getDialect()) && !isa<GroupOp>(op))
       loose.push_back(&op);
   for (Operation *op : loose) {
     llvm::SetVector<Value> operands(op->getOperands().begin(),
@@ -435,7 +435,7 @@ LogicalResult EntryConverter::convert(func::FuncOp fn,
 
   // Kernels.
   std::string name = fn.getSymName().str();
-  SmallVector<std::pair<GroupOp, GroupKernels>> groups;
+  SmallVector<std::pair<GroupOp, GroupKernels>, 2> groups;
   unsigned gi = 0;
   for (Operation &op : oldBody)
     if (auto g = dyn_cast<GroupOp>(op)) {
@@ -487,6 +487,18 @@ LogicalResult EntryConverter::convert(func::FuncOp fn,
     argTypes.push_back(ptrTy);
     param(cTypeName(tensorTy(r).getElementType()) + " *out" +
           std::to_string(i));
+  }
+  // Results compacted by a fuse.filter: one `int64_t *outK_count` each
+  // (host pointer, may be NULL), written before the call returns.
+  SmallVector<int> countArg(ret.getNumOperands(), -1);
+  for (auto [i, r] : llvm::enumerate(ret.getOperands())) {
+    auto g = r.getDefiningOp<GroupOp>();
+    Value y = g.getYield().getValues()[cast<OpResult>(r).getResultNumber()];
+    if (!y.getDefiningOp<FilterOp>())
+      continue;
+    countArg[i] = argTypes.size();
+    argTypes.push_back(ptrTy);
+    param("int64_t *out" + std::to_string(i) + "_count");
   }
   unsigned streamArg = argTypes.size();
   argTypes.push_back(ptrTy);
@@ -839,6 +851,128 @@ LogicalResult EntryConverter::convert(func::FuncOp fn,
         fargs.append(outs);
         h.launch(handle[gk.finishKernel], h.c64(1), bt, fargs);
       });
+    } else if (gk.plan == GroupPlan::RowReduce) {
+      // rows x cols from the first row reduction's input; one block per
+      // row (a rows loop in the kernel covers grids over 2^30 blocks).
+      ReduceOp first;
+      for (Operation &bop : body)
+        if ((first = dyn_cast<ReduceOp>(bop)))
+          break;
+      SmallVector<Value> d;
+      SmallVector<std::string> dt;
+      if (!first || failed(shapes.dims(first.getInputs()[0], d, dt)) ||
+          d.size() != 2)
+        return g.emitOpError("GPU code generation: cannot size the rows");
+      Value rows = d[0], cols = d[1];
+      Value nonEmpty = arith::CmpIOp::create(
+          h.b, loc, arith::CmpIPredicate::sgt, rows, h.c64(0));
+      h.ifThen(nonEmpty, [&] {
+        // Vector path: every rank-2 base 16-byte aligned and cols a
+        // multiple of the vector width (so every row start is aligned).
+        SmallVector<Value> ptrs;
+        for (Value operand : g.getOperands())
+          if (auto t = tensorTy(operand); t && t.getRank() == 2)
+            ptrs.push_back(tensors[operand].ptr);
+        for (auto [res, o] : llvm::zip(g.getResults(), outs))
+          if (tensorTy(res).getRank() == 2)
+            ptrs.push_back(o);
+        Value vec = alignedAll(ptrs);
+        if (gk.vectorWidth > 1) {
+          Value rem = arith::RemSIOp::create(h.b, loc, cols,
+                                             h.c64(gk.vectorWidth));
+          vec = arith::AndIOp::create(
+              h.b, loc, vec,
+              arith::CmpIOp::create(h.b, loc, arith::CmpIPredicate::eq, rem,
+                                    h.c64(0)));
+        }
+        Value vec32 = arith::ExtUIOp::create(h.b, loc, h.i32(), vec);
+        Value grid = h.minI(rows, h.c64(int64_t(1) << 30));
+        SmallVector<Value> args(common);
+        args.push_back(rows);
+        args.push_back(cols);
+        args.push_back(vec32);
+        args.append(outs);
+        h.launch(handle[gk.kernel], grid, bt, args);
+      });
+    } else if (gk.plan == GroupPlan::Scan || gk.plan == GroupPlan::Filter) {
+      // One launch of ntiles blocks over a zeroed look-back work space;
+      // a filter then copies its count to the host (stream synchronized).
+      bool isFilter = gk.plan == GroupPlan::Filter;
+      Operation *core = nullptr;
+      for (Operation &bop : body)
+        if (isa<ScanOp, FilterOp>(bop))
+          core = &bop;
+      SmallVector<Value> d;
+      SmallVector<std::string> dt;
+      if (!core || failed(shapes.dims(core->getOperand(0), d, dt)))
+        return g.emitOpError("GPU code generation: cannot size the scan or "
+                             "filter");
+      Value n = h.c64(1);
+      for (Value v : d)
+        n = h.mul(n, v);
+      Value countSlot = h.slot(h.i64());
+      h.store(h.c64(0), countSlot);
+      Value nonEmpty = arith::CmpIOp::create(
+          h.b, loc, arith::CmpIPredicate::sgt, n, h.c64(0));
+      h.ifThen(nonEmpty, [&] {
+        Value ntiles = h.ceilDiv(n, h.c64(gk.tileItems));
+        Value flagBytes = arith::AndIOp::create(
+            h.b, loc, h.add(h.mul(ntiles, h.c64(4)), h.c64(15)),
+            h.c64(~int64_t(15)));
+        Value head = h.add(h.c64(16), flagBytes);
+        Value slots = h.mul(ntiles, h.c64(16 * gk.statusTypes.size()));
+        Value wsBytes = h.add(h.add(head, slots), h.c64(isFilter ? 8 : 0));
+        Value ws = h.allocTemp(wsBytes);
+        h.check(h.call("fuse_memset", {ws, h.c32(0), head, h.stream}));
+        SmallVector<Value> ptrs;
+        for (Value operand : g.getOperands())
+          if (auto t = tensorTy(operand); t && t.getRank() > 0)
+            ptrs.push_back(tensors[operand].ptr);
+        for (Value o : outs)
+          ptrs.push_back(o);
+        Value aligned = arith::ExtUIOp::create(
+            h.b, loc, h.i32(), gk.vectorWidth > 1 ? alignedAll(ptrs)
+                                                  : arith::ConstantIntOp::create(
+                                                        h.b, loc,
+                                                        h.b.getI1Type(), 0));
+        SmallVector<Value> args(common);
+        args.append({n, ntiles, aligned, ws});
+        Value countDev;
+        if (isFilter) {
+          countDev = LLVM::GEPOp::create(h.b, loc, ptrTy, h.b.getI8Type(), ws,
+                                         ArrayRef<LLVM::GEPArg>{
+                                             h.add(head, slots)});
+          args.push_back(countDev);
+        }
+        args.append(outs);
+        h.launch(handle[gk.kernel], ntiles, bt, args);
+        if (isFilter) {
+          h.check(h.call("fuse_memcpy_dtoh",
+                         {countSlot, countDev, h.c64(8), h.stream}));
+          h.check(h.call("fuse_stream_synchronize", {h.stream}));
+        }
+      });
+      if (isFilter) {
+        Value count = h.load(h.i64(), countSlot);
+        for (auto [j, res] : llvm::enumerate(g.getResults())) {
+          Value y = g.getYield().getValues()[j];
+          if (!y.getDefiningOp<FilterOp>())
+            continue;
+          tensors[res].dims = {count};
+          tensors[res].dimText = {"the filter's count"};
+          auto ri = resultIndex.find(res);
+          if (ri == resultIndex.end() || countArg[ri->second] < 0)
+            continue;
+          Value dst = h.entry->getArgument(countArg[ri->second]);
+          Value notNull = LLVM::ICmpOp::create(
+              h.b, loc, LLVM::ICmpPredicate::ne, dst,
+              LLVM::ZeroOp::create(h.b, loc, ptrTy));
+          h.ifThen(notNull, [&] { h.store(count, dst); });
+          resultText[ri->second] =
+              "capacity " + dt[0] + " elements; the first *out" +
+              std::to_string(ri->second) + "_count hold the kept elements";
+        }
+      }
     } else {
       return g.emitOpError("GPU code generation: unsupported plan");
     }
@@ -864,6 +998,11 @@ LogicalResult EntryConverter::convert(func::FuncOp fn,
   for (auto [i, r] : llvm::enumerate(ret.getOperands()))
     docOs << " *  out" << i << ": device pointer to " << r.getType()
           << ", caller-allocated, " << resultText[i] << ".\n";
+  for (auto [i, c] : llvm::enumerate(countArg))
+    if (c >= 0)
+      docOs << " *  out" << i << "_count: host pointer (or NULL) receiving "
+            << "the number of elements kept in out" << i
+            << "; the call synchronizes `stream` to read it.\n";
   docOs << " *  stream: CUstream to run on (NULL: the runtime's per-thread "
            "default).\n"
         << " *  Asynchronous on `stream`. n = 0 launches nothing (a reduction "
@@ -898,7 +1037,7 @@ struct ConvertFuseToGPUPass
         continue;
       bool hasFuse = false;
       fn.walk([&](Operation *op) {
-        if (isa<FuseDialect>(op->getDialect()))
+        if (isa_and_nonnull<FuseDialect>(op->getDialect()))
           hasFuse = true;
       });
       if (hasFuse)

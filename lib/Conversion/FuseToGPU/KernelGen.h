@@ -35,8 +35,18 @@ enum class GroupPlan {
   /// Kernel `partial` (common, n, nchunks, partial ptrs, out ptrs, i32
   /// single) and kernel `finish` (common, count, partial ptrs, out ptrs).
   Reduce,
-  /// One kernel: common, rows, cols, out ptrs; one block per row.
+  /// One kernel: common, rows, cols, i32 vec, out ptrs; one block per
+  /// row.
   RowReduce,
+  /// scan groups (ScanKernels.cpp): one kernel, params common, n, ntiles,
+  /// i32 aligned, ws ptr, out ptrs; grid = ntiles = ceil(n / tileItems).
+  /// `ws` holds an i32 tile counter (16 bytes), ntiles i32 flags (rounded
+  /// up to 16 bytes), both zeroed by the host, then for each status type an
+  /// aggregate array and then an inclusive array of ntiles 8-byte slots.
+  Scan,
+  /// filter groups (ScanKernels.cpp): as Scan plus an i64* count param
+  /// (device) before the out ptrs; compacted results hold `count` elements.
+  Filter,
 };
 
 struct GroupKernels {
@@ -47,6 +57,9 @@ struct GroupKernels {
   int64_t vectorWidth = 1;
   /// Reduce: element type of each partial (one per full-reduction result).
   SmallVector<Type> partialTypes;
+  /// Scan/Filter: elements per tile and the look-back value types.
+  int64_t tileItems = 0;
+  SmallVector<Type> statusTypes;
   Tiling tiling;
 };
 
@@ -58,6 +71,33 @@ struct GroupKernels {
 FailureOr<GroupKernels> buildGroupKernels(gpu::GPUModuleOp gpuModule,
                                           GroupOp group, StringRef prefix,
                                           const Tiling &tiling);
+
+/// row_reduce groups (RowReduce.cpp): kernel `rows` with params common,
+/// rows, cols, i32 vec (1: every rank-2 row start is 16-byte aligned and
+/// cols % vectorWidth == 0), out ptrs; grid = rows (a rows loop covers more).
+FailureOr<GroupKernels> buildRowReduceKernels(gpu::GPUModuleOp gpuModule,
+                                              GroupOp group, StringRef prefix,
+                                              const Tiling &tiling);
+
+/// reduce groups with a custom combiner region (RowReduce.cpp): the
+/// GroupPlan::Reduce parameters; the last partial is an i32 "has value"
+/// flag per block. Operand order is kept (combiners may be
+/// non-commutative).
+FailureOr<GroupKernels> buildOrderedReduceKernels(gpu::GPUModuleOp gpuModule,
+                                                  GroupOp group,
+                                                  StringRef prefix,
+                                                  const Tiling &tiling);
+
+/// scan groups (ScanKernels.cpp): single-pass decoupled look-back scan.
+FailureOr<GroupKernels> buildScanGroup(gpu::GPUModuleOp gpuModule,
+                                       GroupOp group, StringRef prefix,
+                                       const Tiling &tiling);
+
+/// filter groups (ScanKernels.cpp): single-pass compaction (flags, tile
+/// counts with decoupled look-back, in-order scatter).
+FailureOr<GroupKernels> buildFilterGroup(gpu::GPUModuleOp gpuModule,
+                                         GroupOp group, StringRef prefix,
+                                         const Tiling &tiling);
 
 /// The flat iteration domain of an elementwise/reduce group: every rank>=1
 /// tensor of the body has this rank, and the kernel walks elements in

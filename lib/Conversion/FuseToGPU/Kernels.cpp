@@ -826,8 +826,18 @@ FailureOr<GroupKernels> buildGroupKernels(gpu::GPUModuleOp m, GroupOp group,
                 "broadcasts aside)";
     if (kind == "elementwise")
       return buildElementwise(m, group, prefix, tiling);
+    // Custom combiners: ordered kernels with "has value" flags.
+    if (llvm::any_of(fullReductions(group.getBody().front()),
+                     [](ReduceOp r) { return !r.hasBuiltinKinds(); }))
+      return buildOrderedReduceKernels(m, group, prefix, tiling);
     return buildReduce(m, group, prefix, tiling);
   }
+  if (kind == "row_reduce")
+    return buildRowReduceKernels(m, group, prefix, tiling);
+  if (kind == "scan")
+    return buildScanGroup(m, group, prefix, tiling);
+  if (kind == "filter")
+    return buildFilterGroup(m, group, prefix, tiling);
   return group.emitOpError("GPU code generation: group kind '")
          << kind << "' is not supported yet";
 }

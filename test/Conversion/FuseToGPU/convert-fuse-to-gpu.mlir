@@ -57,22 +57,7 @@ func.func @sumsq(%x: tensor<?xf32>) -> tensor<f32> {
   return %s : tensor<f32>
 }
 
-// -----
-
-func.func @custom(%x: tensor<?xf32>) -> tensor<f32> {
-  %s = fuse.group "reduce" (%x) : (tensor<?xf32>) -> tensor<f32> {
-  ^bb0(%a: tensor<?xf32>):
-    %z = arith.constant 0.0 : f32
-    // expected-error @+1 {{custom combiner regions are not supported yet}}
-    %r = fuse.reduce %a init(%z : f32) : tensor<?xf32> -> tensor<f32> {
-    ^bb0(%acc: f32, %e: f32):
-      %p = arith.addf %acc, %e : f32
-      fuse.yield %p : f32
-    }
-    fuse.yield %r : tensor<f32>
-  }
-  return %s : tensor<f32>
-}
+// (Custom combiners and row_reduce groups: row-reduce.mlir.)
 
 // -----
 

@@ -1,0 +1,1164 @@
+//===- RowReduce.cpp - row_reduce and ordered (custom) reduce kernels -----===//
+//
+// Two kernel generators of convert-fuse-to-gpu (see docs/gpu-codegen.md):
+//
+// * row_reduce groups (reductions over the inner dimension of a rank-2
+//   tensor, maps over the same rows reading the row results through
+//   fuse.broadcast, per-row epilogues): one block per row (rows loop when
+//   rows exceed the grid). When cols <= block * items-per-thread the row is
+//   loaded once into registers (16-byte vector loads when every row start
+//   is 16-byte aligned, else predicated scalar loads), every stage
+//   (reduction) is computed from the registers with a block reduction
+//   (warp butterflies + one shared-memory exchange), and the results are
+//   written once (vector stores). Longer rows take a fallback that walks
+//   the row once per stage and once more for the outputs (re-reads through
+//   L2/global memory).
+//
+// * reduce groups with a custom combiner region (e.g. fusion's Welford
+//   rewrite of a variance): the combiner may be non-commutative, so the
+//   order of operands is kept: each thread combines a contiguous range of
+//   elements in order, threads/warps/blocks are combined in index order
+//   (shuffle-down trees), and every accumulator carries a "has value" flag,
+//   so no identity is needed: result = init (+) x0 (+) x1 (+) ...
+//   Same host plan as built-in reductions (GroupPlan::Reduce), with one
+//   extra i32 partial holding the per-block flag.
+//
+//===----------------------------------------------------------------------===//
+
+#include "KernelGen.h"
+
+#include "fuse/Dialect/Fuse/Utils/ElementEmitter.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+#include "llvm/ADT/bit.h"
+
+using namespace mlir;
+
+namespace fuse {
+namespace gpugen {
+namespace {
+
+Value c64(OpBuilder &b, Location loc, int64_t v) {
+  return arith::ConstantIntOp::create(b, loc, b.getI64Type(), v);
+}
+Value c32(OpBuilder &b, Location loc, int64_t v) {
+  return arith::ConstantIntOp::create(b, loc, b.getI32Type(), v);
+}
+Value cBool(OpBuilder &b, Location loc, bool v) {
+  return arith::ConstantIntOp::create(b, loc, b.getI1Type(), v);
+}
+Value asI64(OpBuilder &b, Location loc, Value index) {
+  return arith::IndexCastUIOp::create(b, loc, b.getI64Type(), index);
+}
+Value asIndex(OpBuilder &b, Location loc, Value i64) {
+  return arith::IndexCastOp::create(b, loc, b.getIndexType(), i64);
+}
+RankedTensorType rtt(Value v) { return dyn_cast<RankedTensorType>(v.getType()); }
+int64_t bytesOf(Type t) { return (t.getIntOrFloatBitWidth() + 7) / 8; }
+Value cmp(OpBuilder &b, Location loc, arith::CmpIPredicate p, Value x,
+          Value y) {
+  return arith::CmpIOp::create(b, loc, p, x, y);
+}
+Value sel(OpBuilder &b, Location loc, Value c, Value x, Value y) {
+  return arith::SelectOp::create(b, loc, c, x, y);
+}
+SmallVector<Value> selAll(OpBuilder &b, Location loc, Value c, ValueRange x,
+                          ValueRange y) {
+  SmallVector<Value> out;
+  for (auto [p, q] : llvm::zip(x, y))
+    out.push_back(sel(b, loc, c, p, q));
+  return out;
+}
+
+/// An scf.if yielding one value of type `t` per branch.
+Value ifValue(OpBuilder &b, Location loc, Value cond, Type t,
+              function_ref<Value(OpBuilder &)> thenFn,
+              function_ref<Value(OpBuilder &)> elseFn) {
+  auto op = scf::IfOp::create(b, loc, TypeRange{t}, cond, true);
+  OpBuilder tb = op.getThenBodyBuilder();
+  scf::YieldOp::create(tb, loc, thenFn(tb));
+  OpBuilder eb = op.getElseBodyBuilder();
+  scf::YieldOp::create(eb, loc, elseFn(eb));
+  return op.getResult(0);
+}
+
+/// Shuffles `v` (any int/float width) with `mode`; the second value is the
+/// shuffle's validity (the source lane exists).
+std::pair<Value, Value> shuffle(OpBuilder &b, Location loc, Value v,
+                                int64_t offset, gpu::ShuffleMode mode) {
+  Type t = v.getType();
+  unsigned bits = t.getIntOrFloatBitWidth();
+  Value off = c32(b, loc, offset), width = c32(b, loc, 32);
+  Value valid;
+  auto shfl = [&](Value x) {
+    auto s = gpu::ShuffleOp::create(b, loc, x, off, width, mode);
+    valid = s.getValid();
+    return s.getShuffleResult();
+  };
+  if (bits == 32 && (t.isF32() || t.isInteger(32)))
+    return {shfl(v), valid};
+  Type it = b.getIntegerType(bits);
+  Value asInt = isa<FloatType>(t) ? arith::BitcastOp::create(b, loc, it, v)
+                                  : v;
+  Value r;
+  if (bits <= 32) {
+    Value w = bits == 32 ? asInt
+                         : arith::ExtUIOp::create(b, loc, b.getI32Type(),
+                                                  asInt);
+    Value s = shfl(w);
+    r = bits == 32 ? s : arith::TruncIOp::create(b, loc, it, s);
+  } else {
+    Value lo = arith::TruncIOp::create(b, loc, b.getI32Type(), asInt);
+    Value hi = arith::TruncIOp::create(
+        b, loc, b.getI32Type(),
+        arith::ShRUIOp::create(b, loc, asInt, arith::ConstantIntOp::create(
+                                                  b, loc, it, 32)));
+    Value lo2 = arith::ExtUIOp::create(b, loc, it, shfl(lo));
+    Value hi2 = arith::ExtUIOp::create(b, loc, it, shfl(hi));
+    r = arith::OrIOp::create(
+        b, loc, lo2,
+        arith::ShLIOp::create(b, loc, hi2,
+                              arith::ConstantIntOp::create(b, loc, it, 32)));
+  }
+  if (isa<FloatType>(t))
+    r = arith::BitcastOp::create(b, loc, t, r);
+  return {r, valid};
+}
+
+gpu::GPUFuncOp newKernel(gpu::GPUModuleOp m, Location loc, StringRef name,
+                         TypeRange params, TypeRange workgroup,
+                         int64_t blockThreads) {
+  OpBuilder b(m.getContext());
+  b.setInsertionPointToEnd(m.getBody());
+  auto f = gpu::GPUFuncOp::create(b, loc, name,
+                                  b.getFunctionType(params, {}), workgroup);
+  f->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
+  f.setKnownBlockSizeAttr(
+      b.getDenseI32ArrayAttr({static_cast<int32_t>(blockThreads), 1, 1}));
+  return f;
+}
+
+MemRefType smemType(MLIRContext *ctx, Type et) {
+  return MemRefType::get(
+      {32}, et, MemRefLayoutAttrInterface{},
+      gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup));
+}
+
+SmallVector<ReduceOp> reductionsOf(Block &body) {
+  SmallVector<ReduceOp> ops;
+  for (Operation &op : body)
+    if (auto r = dyn_cast<ReduceOp>(op))
+      ops.push_back(r);
+  return ops;
+}
+
+/// Start values of the accumulators of `r`: built-in identities, or zeros
+/// for custom combiners (never combined: the "has value" flag guards them).
+SmallVector<Value> startValues(OpBuilder &b, Location loc, ReduceOp r) {
+  SmallVector<Value> out;
+  for (auto [i, in] : llvm::enumerate(r.getInputs())) {
+    Type et = rtt(in).getElementType();
+    TypedAttr a = r.hasBuiltinKinds() ? getKindIdentity(r.getKind(i), et)
+                                      : cast<TypedAttr>(b.getZeroAttr(et));
+    out.push_back(arith::ConstantOp::create(b, loc, a));
+  }
+  return out;
+}
+
+/// Kernel state shared by both generators: the common parameters, the
+/// element emitter and its leaves.
+struct Gen {
+  GroupOp group;
+  Block &body;
+  Location loc;
+  Tiling tiling;
+  gpu::GPUFuncOp func;
+  SmallVector<Value> ptr;               // per group operand; null: scalar
+  SmallVector<SmallVector<Value>> dims; // i64 sizes per tensor operand
+  SmallVector<Value> rank0;             // preloaded rank-0 operands
+  SmallVector<Value> extra;             // parameters after the common ones
+  std::unique_ptr<ElementEmitter> em;
+  DenseMap<Value, Value> leaves; // reduce results held in registers
+  // Row mode: elements held in registers, found by their column value.
+  Value rowIdx;
+  DenseMap<Value, unsigned> colSlot;
+  DenseMap<unsigned, SmallVector<Value>> regs;
+  // Flat mode: the current flat index and the operands' elements at it.
+  Value laneIdx;
+  DenseMap<unsigned, Value> laneVals;
+  bool failed = false;
+
+  Gen(GroupOp g, Location l, const Tiling &t)
+      : group(g), body(g.getBody().front()), loc(l), tiling(t) {}
+
+  Value tid(OpBuilder &b) {
+    return asI64(b, loc, gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x));
+  }
+  Value bid(OpBuilder &b) {
+    return asI64(b, loc, gpu::BlockIdOp::create(b, loc, gpu::Dimension::x));
+  }
+  Value nblocks(OpBuilder &b) {
+    return asI64(b, loc, gpu::GridDimOp::create(b, loc, gpu::Dimension::x));
+  }
+  Value gep(OpBuilder &b, Value base, Type t, Value idx) {
+    return LLVM::GEPOp::create(b, loc, base.getType(), t, base,
+                               ArrayRef<LLVM::GEPArg>{idx});
+  }
+  Value loadAt(OpBuilder &b, Value base, Type t, Value idx) {
+    return LLVM::LoadOp::create(b, loc, t, gep(b, base, t, idx), bytesOf(t));
+  }
+  void storeAt(OpBuilder &b, Value v, Value base, Value idx) {
+    LLVM::StoreOp::create(b, loc, v, gep(b, base, v.getType(), idx),
+                          bytesOf(v.getType()));
+  }
+  Value linearize(OpBuilder &b, unsigned arg, ValueRange idx) {
+    Value off = c64(b, loc, 0);
+    for (auto [d, i] : llvm::enumerate(idx)) {
+      if (d > 0)
+        off = arith::MulIOp::create(b, loc, off, dims[arg][d]);
+      off = arith::AddIOp::create(b, loc, off, asI64(b, loc, i));
+    }
+    return off;
+  }
+
+  void setUp(OpBuilder &b) {
+    Block &entry = func.getBody().front();
+    unsigned p = 0;
+    SmallVector<Value> scalarParam;
+    for (Value operand : group.getOperands()) {
+      if (auto t = rtt(operand)) {
+        ptr.push_back(entry.getArgument(p++));
+        SmallVector<Value> ds;
+        for (int64_t d = 0; d < t.getRank(); ++d)
+          ds.push_back(entry.getArgument(p++));
+        dims.push_back(ds);
+        scalarParam.push_back(nullptr);
+      } else {
+        ptr.push_back(nullptr);
+        dims.push_back({});
+        scalarParam.push_back(entry.getArgument(p++));
+      }
+    }
+    for (unsigned e = func.getNumArguments(); p < e; ++p)
+      extra.push_back(entry.getArgument(p));
+    for (auto [i, operand] : llvm::enumerate(group.getOperands())) {
+      auto t = rtt(operand);
+      rank0.push_back(t && t.getRank() == 0
+                          ? loadAt(b, ptr[i], t.getElementType(),
+                                   c64(b, loc, 0))
+                          : Value());
+    }
+    auto load = [this](OpBuilder &lb, Location l, Value tensor,
+                       ValueRange idx) -> Value {
+      if (auto it = leaves.find(tensor); it != leaves.end())
+        return it->second;
+      auto arg = dyn_cast<BlockArgument>(tensor);
+      if (!arg || arg.getOwner() != &body) {
+        failed = true;
+        return LLVM::PoisonOp::create(lb, l, rtt(tensor).getElementType());
+      }
+      unsigned n = arg.getArgNumber();
+      if (rank0[n])
+        return rank0[n];
+      if (rowIdx && idx.size() == 2 && idx[0] == rowIdx) {
+        auto s = colSlot.find(idx[1]);
+        auto r = regs.find(n);
+        if (s != colSlot.end() && r != regs.end())
+          return r->second[s->second];
+      }
+      if (laneIdx && idx.size() == 1 && idx[0] == laneIdx)
+        if (auto lv = laneVals.find(n); lv != laneVals.end())
+          return lv->second;
+      Type et = rtt(tensor).getElementType();
+      return loadAt(lb, ptr[n], et, linearize(lb, n, idx));
+    };
+    auto dim = [this](OpBuilder &db, Location l, Value tensor,
+                      int64_t d) -> Value {
+      auto arg = dyn_cast<BlockArgument>(tensor);
+      if (arg && arg.getOwner() == &body && ptr[arg.getArgNumber()])
+        return asIndex(db, l, dims[arg.getArgNumber()][d]);
+      failed = true;
+      return arith::ConstantIndexOp::create(db, l, 0);
+    };
+    em = std::make_unique<ElementEmitter>(body, load, dim);
+    for (auto [i, param] : llvm::enumerate(scalarParam))
+      if (param)
+        em->mapScalar(body.getArgument(i), param);
+  }
+
+  Value element(OpBuilder &b, Value tensor, ValueRange idx) {
+    FailureOr<Value> r = em->emit(b, loc, tensor, idx);
+    if (llvm::failed(r)) {
+      failed = true;
+      return LLVM::PoisonOp::create(b, loc, rtt(tensor).getElementType());
+    }
+    return *r;
+  }
+  Value scalar(OpBuilder &b, Value v) {
+    FailureOr<Value> r = em->emitScalar(b, loc, v);
+    if (llvm::failed(r)) {
+      failed = true;
+      return LLVM::PoisonOp::create(b, loc, v.getType());
+    }
+    return *r;
+  }
+  SmallVector<Value> combine(OpBuilder &b, ReduceOp r, ValueRange acc,
+                             ValueRange x) {
+    return emitCombine(b, loc, r, acc, x,
+                       [&](Value v) { return scalar(b, v); });
+  }
+  SmallVector<Value> inits(OpBuilder &b, ReduceOp r) {
+    return emitInitialAccumulators(b, loc, r,
+                                   [&](Value v) { return scalar(b, v); });
+  }
+  /// `init (+) v` when the reduction has inits.
+  SmallVector<Value> applyInit(OpBuilder &b, ReduceOp r, SmallVector<Value> v) {
+    if (r.getInits().empty())
+      return v;
+    return combine(b, r, inits(b, r), v);
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Block reductions
+//===----------------------------------------------------------------------===//
+
+/// Built-in kinds: xor butterflies (every lane ends with the same value),
+/// then the warps' values through `smem`, combined in warp order by every
+/// thread. The leading barrier protects `smem` from a previous use.
+SmallVector<Value> blockAllReduce(Gen &g, OpBuilder &b, ReduceOp r,
+                                  SmallVector<Value> acc, ValueRange smem) {
+  Location loc = g.loc;
+  for (int64_t off = 16; off >= 1; off /= 2) {
+    SmallVector<Value> other;
+    for (Value a : acc)
+      other.push_back(shuffle(b, loc, a, off, gpu::ShuffleMode::XOR).first);
+    acc = g.combine(b, r, acc, other);
+  }
+  int64_t warps = g.tiling.blockThreads / 32;
+  if (warps == 1)
+    return acc;
+  Value t = g.tid(b);
+  Value lane = arith::AndIOp::create(b, loc, t, c64(b, loc, 31));
+  Value warp = asIndex(b, loc, arith::ShRUIOp::create(b, loc, t, c64(b, loc, 5)));
+  gpu::BarrierOp::create(b, loc);
+  scf::IfOp::create(
+      b, loc, cmp(b, loc, arith::CmpIPredicate::eq, lane, c64(b, loc, 0)),
+      [&](OpBuilder &ib, Location l) {
+        for (auto [a, s] : llvm::zip(acc, smem))
+          memref::StoreOp::create(ib, l, a, s, ValueRange{warp});
+        scf::YieldOp::create(ib, l);
+      });
+  gpu::BarrierOp::create(b, loc);
+  SmallVector<Value> res;
+  for (Value s : smem)
+    res.push_back(memref::LoadOp::create(
+        b, loc, s, ValueRange{arith::ConstantIndexOp::create(b, loc, 0)}));
+  for (int64_t w = 1; w < warps; ++w) {
+    SmallVector<Value> x;
+    Value wi = arith::ConstantIndexOp::create(b, loc, w);
+    for (Value s : smem)
+      x.push_back(memref::LoadOp::create(b, loc, s, ValueRange{wi}));
+    res = g.combine(b, r, res, x);
+  }
+  return res;
+}
+
+/// `(a, ha) (+) (x, hx)` for flagged accumulators of several reductions
+/// (`accs` is the concatenation of their accumulators), keeping order.
+SmallVector<Value> combineFlagged(Gen &g, OpBuilder &b,
+                                  ArrayRef<ReduceOp> reds, ValueRange a,
+                                  Value ha, ValueRange x, Value hx) {
+  Location loc = g.loc;
+  SmallVector<Value> out;
+  unsigned base = 0;
+  for (ReduceOp r : reds) {
+    unsigned ni = r.getInputs().size();
+    SmallVector<Value> both = g.combine(b, r, a.slice(base, ni),
+                                        x.slice(base, ni));
+    // ha && hx: both; ha only: a; else x (hx only, or neither).
+    SmallVector<Value> onlyOne = selAll(b, loc, ha, a.slice(base, ni),
+                                        x.slice(base, ni));
+    Value two = arith::AndIOp::create(b, loc, ha, hx);
+    out.append(selAll(b, loc, two, both, onlyOne));
+    base += ni;
+  }
+  return out;
+}
+
+/// Ordered block reduction of flagged accumulators: shuffle-down trees
+/// (lane 0 ends with lanes 0..31 in order), warps in order through `smem`
+/// (accumulators, then the i32 flags). Valid in thread 0 only.
+std::pair<SmallVector<Value>, Value>
+blockOrderedReduce(Gen &g, OpBuilder &b, ArrayRef<ReduceOp> reds,
+                   SmallVector<Value> acc, Value has, ValueRange smem,
+                   Value smemFlag) {
+  Location loc = g.loc;
+  for (int64_t off = 1; off <= 16; off *= 2) {
+    SmallVector<Value> other;
+    for (Value a : acc)
+      other.push_back(shuffle(b, loc, a, off, gpu::ShuffleMode::DOWN).first);
+    auto [h32, valid] =
+        shuffle(b, loc, arith::ExtUIOp::create(b, loc, b.getI32Type(), has),
+                off, gpu::ShuffleMode::DOWN);
+    Value oh = arith::AndIOp::create(
+        b, loc, valid,
+        cmp(b, loc, arith::CmpIPredicate::ne, h32, c32(b, loc, 0)));
+    acc = combineFlagged(g, b, reds, acc, has, other, oh);
+    has = arith::OrIOp::create(b, loc, has, oh);
+  }
+  int64_t warps = g.tiling.blockThreads / 32;
+  if (warps == 1)
+    return {acc, has};
+  Value t = g.tid(b);
+  Value lane = arith::AndIOp::create(b, loc, t, c64(b, loc, 31));
+  Value warp = asIndex(b, loc, arith::ShRUIOp::create(b, loc, t, c64(b, loc, 5)));
+  gpu::BarrierOp::create(b, loc);
+  scf::IfOp::create(
+      b, loc, cmp(b, loc, arith::CmpIPredicate::eq, lane, c64(b, loc, 0)),
+      [&](OpBuilder &ib, Location l) {
+        for (auto [a, s] : llvm::zip(acc, smem))
+          memref::StoreOp::create(ib, l, a, s, ValueRange{warp});
+        memref::StoreOp::create(
+            ib, l, arith::ExtUIOp::create(ib, l, ib.getI32Type(), has),
+            smemFlag, ValueRange{warp});
+        scf::YieldOp::create(ib, l);
+      });
+  gpu::BarrierOp::create(b, loc);
+  auto readWarp = [&](int64_t w, SmallVector<Value> &vals, Value &flag) {
+    Value wi = arith::ConstantIndexOp::create(b, loc, w);
+    vals.clear();
+    for (Value s : smem)
+      vals.push_back(memref::LoadOp::create(b, loc, s, ValueRange{wi}));
+    flag = cmp(b, loc, arith::CmpIPredicate::ne,
+               memref::LoadOp::create(b, loc, smemFlag, ValueRange{wi}),
+               c32(b, loc, 0));
+  };
+  SmallVector<Value> res;
+  Value rh;
+  readWarp(0, res, rh);
+  for (int64_t w = 1; w < warps; ++w) {
+    SmallVector<Value> x;
+    Value xh;
+    readWarp(w, x, xh);
+    res = combineFlagged(g, b, reds, res, rh, x, xh);
+    rh = arith::OrIOp::create(b, loc, rh, xh);
+  }
+  return {res, rh};
+}
+
+//===----------------------------------------------------------------------===//
+// row_reduce
+//===----------------------------------------------------------------------===//
+
+/// Body arguments of rank 2 read elementwise (not only as gather sources).
+bool readDirectly(BlockArgument arg) {
+  return llvm::any_of(arg.getUsers(), [&](Operation *user) {
+    auto gth = dyn_cast<GatherOp>(user);
+    return !gth || gth.getIndices() == arg;
+  });
+}
+
+} // namespace
+
+FailureOr<GroupKernels> buildRowReduceKernels(gpu::GPUModuleOp m,
+                                              GroupOp group, StringRef prefix,
+                                              const Tiling &tiling) {
+  Location loc = group.getLoc();
+  MLIRContext *ctx = group.getContext();
+  Block &body = group.getBody().front();
+  SmallVector<ReduceOp> reds = reductionsOf(body);
+  if (reds.empty())
+    return group.emitOpError("GPU code generation: a row_reduce group needs "
+                             "a fuse.reduce");
+  for (ReduceOp r : reds) {
+    auto in = rtt(r.getInputs()[0]);
+    SmallVector<int64_t> rd = r.getReducedDims();
+    if (in.getRank() != 2 || rd.size() != 1 || rd[0] != 1)
+      return r.emitOpError("GPU code generation: a row_reduce group takes "
+                           "reductions over dimension 1 of rank-2 tensors "
+                           "only");
+    if (!r.hasBuiltinKinds())
+      return r.emitOpError("GPU code generation: custom combiner regions are "
+                           "not supported in row_reduce groups yet; use "
+                           "built-in kinds");
+  }
+  // Every tensor of the body: rank 2 (the rows), rank 1 (per row) or 0.
+  auto badRank = [](Value v) {
+    auto t = rtt(v);
+    return t && t.getRank() > 2;
+  };
+  for (BlockArgument a : body.getArguments())
+    if (badRank(a))
+      return group.emitOpError("GPU code generation: row_reduce operands "
+                               "must have rank <= 2");
+  for (Operation &op : body) {
+    if (isa<ScanOp, FilterOp, GroupOp>(op))
+      return op.emitOpError("GPU code generation: not supported in a "
+                            "row_reduce group");
+    if (isa<GatherOp, IotaOp>(op))
+      return op.emitOpError("GPU code generation: gather and iota are not "
+                            "supported in row_reduce groups yet");
+    for (Value res : op.getResults())
+      if (badRank(res))
+        return op.emitOpError("GPU code generation: row_reduce values must "
+                              "have rank <= 2");
+  }
+  for (Value y : group.getYield().getValues())
+    if (rtt(y).getRank() == 0)
+      return group.emitOpError("GPU code generation: a row_reduce group "
+                               "yields rank-1 or rank-2 tensors only");
+
+  GroupKernels gk;
+  gk.plan = GroupPlan::RowReduce;
+  gk.tiling = tiling;
+  gk.kernel = (prefix + "_rows").str();
+  // Vector width: 16 bytes of the common width of the rank-2 tensors.
+  int64_t width = 0;
+  bool mixed = false;
+  auto seeWidth = [&](Value v) {
+    auto t = rtt(v);
+    if (!t || t.getRank() != 2)
+      return;
+    int64_t w = bytesOf(t.getElementType());
+    if (width && width != w)
+      mixed = true;
+    width = w;
+  };
+  for (Value v : llvm::concat<Value>(group.getOperands(), group.getResults()))
+    seeWidth(v);
+  int64_t vw = (!width || mixed) ? 1 : 16 / width;
+  if (tiling.vectorWidth > 0 && tiling.vectorWidth < vw)
+    vw = llvm::bit_floor(static_cast<uint64_t>(tiling.vectorWidth));
+  vw = std::max<int64_t>(vw, 1);
+  gk.vectorWidth = vw;
+  const int64_t bt = tiling.blockThreads;
+  const int64_t chunksPerThread = tiling.unroll; // vectors per thread
+  const int64_t capacity = bt * chunksPerThread * vw;
+
+  SmallVector<Type> smem;
+  for (ReduceOp r : reds)
+    for (Value in : r.getInputs())
+      smem.push_back(smemType(ctx, rtt(in).getElementType()));
+  auto i64 = IntegerType::get(ctx, 64);
+  SmallVector<Type> params;
+  for (Value v : group.getOperands()) {
+    if (auto t = rtt(v)) {
+      params.push_back(LLVM::LLVMPointerType::get(ctx, 1));
+      params.append(t.getRank(), i64);
+    } else {
+      params.push_back(v.getType());
+    }
+  }
+  params.push_back(i64);                        // rows
+  params.push_back(i64);                        // cols
+  params.push_back(IntegerType::get(ctx, 32));  // vec: 16-byte rows
+  params.append(group.getNumResults(), LLVM::LLVMPointerType::get(ctx, 1));
+  gpu::GPUFuncOp f = newKernel(m, loc, gk.kernel, params, smem, bt);
+  Gen g(group, loc, tiling);
+  g.func = f;
+  OpBuilder b = OpBuilder::atBlockBegin(&f.getBody().front());
+  g.setUp(b);
+  Value rows = g.extra[0], cols = g.extra[1];
+  Value vec = cmp(b, loc, arith::CmpIPredicate::ne, g.extra[2], c32(b, loc, 0));
+  ValueRange outs = ValueRange(g.extra).drop_front(3);
+  auto yields = group.getYield().getValues();
+  auto wg = f.getWorkgroupAttributions();
+  Value t = g.tid(b);
+
+  // The stages: each reduction over the current row, in body order. `elem`
+  // gives the reduction inputs of one element slot; `accumulate` folds the
+  // row's elements of this thread into `acc`.
+  using Accumulate = function_ref<SmallVector<Value>(
+      OpBuilder &, ReduceOp, SmallVector<Value>)>;
+  auto runStages = [&](OpBuilder &rb, Accumulate accumulate) {
+    unsigned s = 0;
+    for (ReduceOp r : reds) {
+      unsigned ni = r.getInputs().size();
+      SmallVector<Value> acc = accumulate(rb, r, startValues(rb, loc, r));
+      SmallVector<Value> sm(wg.begin() + s, wg.begin() + s + ni);
+      acc = blockAllReduce(g, rb, r, acc, sm);
+      acc = g.applyInit(rb, r, acc);
+      for (auto [res, v] : llvm::zip(r.getResults(), acc))
+        g.leaves[res] = v;
+      s += ni;
+    }
+  };
+  // Rank-1 results: every thread computes them, thread 0 stores.
+  auto storeRowResults = [&](OpBuilder &rb, Value row) {
+    Value rIdx = asIndex(rb, loc, row);
+    SmallVector<std::pair<Value, Value>> st;
+    for (auto [y, out] : llvm::zip(yields, outs))
+      if (rtt(y).getRank() == 1)
+        st.push_back({g.element(rb, y, {rIdx}), out});
+    if (st.empty())
+      return;
+    scf::IfOp::create(
+        rb, loc, cmp(rb, loc, arith::CmpIPredicate::eq, t, c64(rb, loc, 0)),
+        [&](OpBuilder &ib, Location l) {
+          for (auto [v, out] : st)
+            g.storeAt(ib, v, out, row);
+          scf::YieldOp::create(ib, l);
+        });
+  };
+
+  scf::ForOp::create(
+      b, loc, g.bid(b), rows, g.nblocks(b), ValueRange{},
+      [&](OpBuilder &lb, Location l, Value row, ValueRange) {
+        Value rowBase = arith::MulIOp::create(lb, l, row, cols);
+        Value fits = cmp(lb, l, arith::CmpIPredicate::sle, cols,
+                         c64(lb, l, capacity));
+        scf::IfOp::create(
+            lb, l, fits,
+            // Registers: element slot j*vw+k holds column (j*bt+t)*vw+k.
+            [&](OpBuilder &rb, Location) {
+              g.em->clearCache();
+              g.leaves.clear();
+              g.regs.clear();
+              g.colSlot.clear();
+              g.rowIdx = asIndex(rb, loc, row);
+              SmallVector<Value> colBase, colI64, colIdx, valid;
+              for (int64_t j = 0; j < chunksPerThread; ++j) {
+                Value cb = arith::MulIOp::create(
+                    rb, loc,
+                    arith::AddIOp::create(rb, loc, t, c64(rb, loc, j * bt)),
+                    c64(rb, loc, vw));
+                colBase.push_back(cb);
+                for (int64_t k = 0; k < vw; ++k) {
+                  Value c = k ? arith::AddIOp::create(rb, loc, cb,
+                                                      c64(rb, loc, k))
+                              : cb;
+                  colI64.push_back(c);
+                  Value ci = asIndex(rb, loc, c);
+                  g.colSlot[ci] = colIdx.size();
+                  colIdx.push_back(ci);
+                  valid.push_back(
+                      cmp(rb, loc, arith::CmpIPredicate::slt, c, cols));
+                }
+              }
+              // Load every directly read rank-2 operand once.
+              for (BlockArgument arg : body.getArguments()) {
+                auto tt = rtt(arg);
+                if (!tt || tt.getRank() != 2 || !readDirectly(arg))
+                  continue;
+                unsigned n = arg.getArgNumber();
+                Type et = tt.getElementType();
+                auto vt = VectorType::get({vw}, et);
+                SmallVector<Value> &slots = g.regs[n];
+                for (int64_t j = 0; j < chunksPerThread; ++j) {
+                  Value off = arith::AddIOp::create(rb, loc, rowBase,
+                                                    colBase[j]);
+                  Value zero = arith::ConstantOp::create(
+                      rb, loc, cast<TypedAttr>(rb.getZeroAttr(et)));
+                  if (vw == 1) {
+                    slots.push_back(ifValue(
+                        rb, loc, valid[j], et,
+                        [&](OpBuilder &ib) {
+                          return g.loadAt(ib, g.ptr[n], et, off);
+                        },
+                        [&](OpBuilder &) { return zero; }));
+                    continue;
+                  }
+                  Value v = ifValue(
+                      rb, loc, vec, vt,
+                      [&](OpBuilder &ib) {
+                        // cols % vw == 0: the chunk is whole or outside.
+                        return ifValue(
+                            ib, loc, valid[j * vw], vt,
+                            [&](OpBuilder &jb) -> Value {
+                              return LLVM::LoadOp::create(
+                                  jb, loc, vt, g.gep(jb, g.ptr[n], et, off),
+                                  16);
+                            },
+                            [&](OpBuilder &jb) -> Value {
+                              return arith::ConstantOp::create(
+                                  jb, loc,
+                                  cast<TypedAttr>(jb.getZeroAttr(vt)));
+                            });
+                      },
+                      [&](OpBuilder &ib) {
+                        Value acc = LLVM::PoisonOp::create(ib, loc, vt);
+                        for (int64_t k = 0; k < vw; ++k) {
+                          Value ok = k ? arith::AddIOp::create(
+                                             ib, loc, off, c64(ib, loc, k))
+                                       : off;
+                          Value x = ifValue(
+                              ib, loc, valid[j * vw + k], et,
+                              [&](OpBuilder &kb) {
+                                return g.loadAt(kb, g.ptr[n], et, ok);
+                              },
+                              [&](OpBuilder &kb) -> Value {
+                                return arith::ConstantOp::create(
+                                    kb, loc,
+                                    cast<TypedAttr>(kb.getZeroAttr(et)));
+                              });
+                          acc = LLVM::InsertElementOp::create(
+                              ib, loc, acc, x, c32(ib, loc, k));
+                        }
+                        return acc;
+                      });
+                  for (int64_t k = 0; k < vw; ++k)
+                    slots.push_back(LLVM::ExtractElementOp::create(
+                        rb, loc, v, c32(rb, loc, k)));
+                }
+              }
+              runStages(rb, [&](OpBuilder &sb, ReduceOp r,
+                                SmallVector<Value> acc) {
+                for (auto [slot, ci] : llvm::enumerate(colIdx)) {
+                  SmallVector<Value> xs;
+                  for (Value in : r.getInputs())
+                    xs.push_back(g.element(sb, in, {g.rowIdx, ci}));
+                  SmallVector<Value> nw = g.combine(sb, r, acc, xs);
+                  acc = selAll(sb, loc, valid[slot], nw, acc);
+                }
+                return acc;
+              });
+              // Rank-2 results: one vector store per chunk.
+              for (auto yo : llvm::zip(yields, outs)) {
+                Value y = std::get<0>(yo), out = std::get<1>(yo);
+                if (rtt(y).getRank() != 2)
+                  continue;
+                Type et = rtt(y).getElementType();
+                auto vt = VectorType::get({vw}, et);
+                for (int64_t j = 0; j < chunksPerThread; ++j) {
+                  SmallVector<Value> lanes;
+                  for (int64_t k = 0; k < vw; ++k)
+                    lanes.push_back(
+                        g.element(rb, y, {g.rowIdx, colIdx[j * vw + k]}));
+                  Value off = arith::AddIOp::create(rb, loc, rowBase,
+                                                    colBase[j]);
+                  auto storeLane = [&](OpBuilder &ib, int64_t k) {
+                    Value ok = k ? arith::AddIOp::create(ib, loc, off,
+                                                         c64(ib, loc, k))
+                                 : off;
+                    scf::IfOp::create(ib, loc, valid[j * vw + k],
+                                      [&](OpBuilder &kb, Location kl) {
+                                        g.storeAt(kb, lanes[k], out, ok);
+                                        scf::YieldOp::create(kb, kl);
+                                      });
+                  };
+                  if (vw == 1) {
+                    storeLane(rb, 0);
+                    continue;
+                  }
+                  Value v = LLVM::PoisonOp::create(rb, loc, vt);
+                  for (int64_t k = 0; k < vw; ++k)
+                    v = LLVM::InsertElementOp::create(rb, loc, v, lanes[k],
+                                                      c32(rb, loc, k));
+                  scf::IfOp::create(
+                      rb, loc, vec,
+                      [&](OpBuilder &ib, Location il) {
+                        scf::IfOp::create(
+                            ib, il, valid[j * vw],
+                            [&](OpBuilder &jb, Location jl) {
+                              LLVM::StoreOp::create(
+                                  jb, jl, v, g.gep(jb, out, et, off), 16);
+                              scf::YieldOp::create(jb, jl);
+                            });
+                        scf::YieldOp::create(ib, il);
+                      },
+                      [&](OpBuilder &ib, Location il) {
+                        for (int64_t k = 0; k < vw; ++k)
+                          storeLane(ib, k);
+                        scf::YieldOp::create(ib, il);
+                      });
+                }
+              }
+              storeRowResults(rb, row);
+              g.em->clearCache();
+              g.rowIdx = nullptr;
+              scf::YieldOp::create(rb, loc);
+            },
+            // Long rows: one block-stride walk per stage, then the outputs.
+            [&](OpBuilder &rb, Location) {
+              g.em->clearCache();
+              g.leaves.clear();
+              g.rowIdx = nullptr;
+              Value rIdx = asIndex(rb, loc, row);
+              Value step = c64(rb, loc, bt);
+              runStages(rb, [&](OpBuilder &sb, ReduceOp r,
+                                SmallVector<Value> acc) {
+                auto loop = scf::ForOp::create(
+                    sb, loc, t, cols, step, acc,
+                    [&](OpBuilder &ib, Location il, Value c, ValueRange a) {
+                      g.em->clearCache();
+                      Value ci = asIndex(ib, il, c);
+                      SmallVector<Value> xs;
+                      for (Value in : r.getInputs())
+                        xs.push_back(g.element(ib, in, {rIdx, ci}));
+                      scf::YieldOp::create(ib, il, g.combine(ib, r, a, xs));
+                    });
+                g.em->clearCache();
+                return SmallVector<Value>(loop.getResults());
+              });
+              for (auto yo : llvm::zip(yields, outs)) {
+                Value y = std::get<0>(yo), out = std::get<1>(yo);
+                if (rtt(y).getRank() != 2)
+                  continue;
+                scf::ForOp::create(
+                    rb, loc, t, cols, step, ValueRange{},
+                    [&](OpBuilder &ib, Location il, Value c, ValueRange) {
+                      g.em->clearCache();
+                      Value v = g.element(ib, y, {rIdx, asIndex(ib, il, c)});
+                      g.storeAt(ib, v, out,
+                                arith::AddIOp::create(ib, il, rowBase, c));
+                      scf::YieldOp::create(ib, il);
+                    });
+                g.em->clearCache();
+              }
+              storeRowResults(rb, row);
+              g.em->clearCache();
+              scf::YieldOp::create(rb, loc);
+            });
+        scf::YieldOp::create(lb, l);
+      });
+  gpu::ReturnOp::create(b, loc);
+  if (g.failed)
+    return group.emitOpError("GPU code generation: unsupported value in a "
+                             "row_reduce group body");
+  return gk;
+}
+
+//===----------------------------------------------------------------------===//
+// Ordered reductions (custom combiners)
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// In thread 0: result = init (+) total (or init / identity without a
+/// value), then the group's rank-0 results.
+void finalizeOrdered(Gen &g, OpBuilder &b, ArrayRef<ReduceOp> reds,
+                     ValueRange total, Value has, ValueRange outs) {
+  Location loc = g.loc;
+  g.em->clearCache();
+  g.laneIdx = nullptr;
+  unsigned base = 0;
+  for (ReduceOp r : reds) {
+    unsigned ni = r.getInputs().size();
+    SmallVector<Value> v(total.slice(base, ni));
+    SmallVector<Value> start = r.getInits().empty() ? startValues(b, loc, r)
+                                                    : g.inits(b, r);
+    SmallVector<Value> withInit =
+        r.getInits().empty() ? v : g.combine(b, r, start, v);
+    SmallVector<Value> res = selAll(b, loc, has, withInit, start);
+    for (auto [rv, x] : llvm::zip(r.getResults(), res))
+      g.leaves[rv] = x;
+    base += ni;
+  }
+  for (auto [y, out] : llvm::zip(g.group.getYield().getValues(), outs))
+    g.storeAt(b, g.element(b, y, {}), out, c64(b, loc, 0));
+  g.em->clearCache();
+}
+
+} // namespace
+
+FailureOr<GroupKernels> buildOrderedReduceKernels(gpu::GPUModuleOp m,
+                                                  GroupOp group,
+                                                  StringRef prefix,
+                                                  const Tiling &tiling) {
+  Location loc = group.getLoc();
+  MLIRContext *ctx = group.getContext();
+  Block &body = group.getBody().front();
+  SmallVector<ReduceOp> reds = reductionsOf(body);
+  if (reds.empty())
+    return group.emitOpError("GPU code generation: a reduce group needs a "
+                             "fuse.reduce");
+  for (ReduceOp r : reds) {
+    if (!r.isFullReduction())
+      return r.emitOpError("GPU code generation: a reduce group takes full "
+                           "reductions only (use a row_reduce group)");
+    for (Value in : r.getInputs())
+      if (rtt(in).getRank() != 1)
+        return r.emitOpError("GPU code generation: custom-combiner "
+                             "reductions take rank-1 inputs only");
+  }
+  for (Value y : group.getYield().getValues())
+    if (rtt(y).getRank() != 0)
+      return group.emitOpError("GPU code generation: every result of a "
+                               "reduce group must be rank 0");
+  GroupKernels gk;
+  gk.plan = GroupPlan::Reduce;
+  gk.tiling = tiling;
+  gk.kernel = (prefix + "_opartial").str();
+  gk.finishKernel = (prefix + "_ofinish").str();
+  // Vector width of the flat operands (16 bytes of their common width).
+  int64_t width = 0;
+  bool mixed = false;
+  for (Value v : group.getOperands())
+    if (auto t = rtt(v); t && t.getRank() > 0) {
+      int64_t w = bytesOf(t.getElementType());
+      mixed |= width && width != w;
+      width = w;
+    }
+  int64_t vw = (!width || mixed) ? 1 : 16 / width;
+  if (tiling.vectorWidth > 0 && tiling.vectorWidth < vw)
+    vw = llvm::bit_floor(static_cast<uint64_t>(tiling.vectorWidth));
+  vw = std::max<int64_t>(vw, 1);
+  gk.vectorWidth = vw;
+  SmallVector<Type> smem;
+  for (ReduceOp r : reds)
+    for (Value res : r.getResults()) {
+      Type et = rtt(res).getElementType();
+      gk.partialTypes.push_back(et);
+      smem.push_back(smemType(ctx, et));
+    }
+  smem.push_back(smemType(ctx, IntegerType::get(ctx, 32)));
+  gk.partialTypes.push_back(IntegerType::get(ctx, 32)); // has-value flags
+  unsigned numAcc = gk.partialTypes.size() - 1;
+  unsigned numPartials = gk.partialTypes.size();
+  unsigned numOuts = group.getNumResults();
+  auto i64 = IntegerType::get(ctx, 64);
+  auto gptr = LLVM::LLVMPointerType::get(ctx, 1);
+  SmallVector<Type> common;
+  for (Value v : group.getOperands()) {
+    if (auto t = rtt(v)) {
+      common.push_back(gptr);
+      common.append(t.getRank(), i64);
+    } else {
+      common.push_back(v.getType());
+    }
+  }
+  const int64_t bt = tiling.blockThreads;
+
+  // Folds x into (acc, has) in order.
+  auto fold = [&](Gen &g, OpBuilder &b, SmallVector<Value> acc, Value has,
+                  SmallVector<Value> x) {
+    SmallVector<Value> out;
+    unsigned base = 0;
+    for (ReduceOp r : reds) {
+      unsigned ni = r.getInputs().size();
+      SmallVector<Value> a(acc.begin() + base, acc.begin() + base + ni);
+      SmallVector<Value> xi(x.begin() + base, x.begin() + base + ni);
+      out.append(selAll(b, loc, has, g.combine(b, r, a, xi), xi));
+      base += ni;
+    }
+    return out;
+  };
+  // The contiguous range [s, e) of thread `gid` out of `nthreads` over
+  // `count` items, in multiples of `unit`.
+  auto range = [&](OpBuilder &b, Value gid, Value nthreads, Value count,
+                   int64_t unit) {
+    Value per = arith::CeilDivSIOp::create(b, loc, count, nthreads);
+    per = arith::MulIOp::create(
+        b, loc, arith::CeilDivSIOp::create(b, loc, per, c64(b, loc, unit)),
+        c64(b, loc, unit));
+    Value s = arith::MinSIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, gid, per), count);
+    Value e = arith::MinSIOp::create(b, loc, arith::AddIOp::create(b, loc, s, per),
+                                     count);
+    return std::make_pair(s, e);
+  };
+
+  // Stage 1.
+  {
+    SmallVector<Type> params(common);
+    params.push_back(i64); // n
+    params.push_back(i64); // nchunks (0: unaligned, scalar loads)
+    params.append(numPartials, gptr);
+    params.append(numOuts, gptr);
+    params.push_back(IntegerType::get(ctx, 32)); // single
+    gpu::GPUFuncOp f = newKernel(m, loc, gk.kernel, params, smem, bt);
+    Gen g(group, loc, tiling);
+    g.func = f;
+    OpBuilder b = OpBuilder::atBlockBegin(&f.getBody().front());
+    g.setUp(b);
+    Value n = g.extra[0], nchunks = g.extra[1];
+    ValueRange partials = ValueRange(g.extra).slice(2, numPartials);
+    ValueRange outs = ValueRange(g.extra).slice(2 + numPartials, numOuts);
+    Value single = g.extra.back();
+    Value t = g.tid(b);
+    Value gid = arith::AddIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, g.bid(b), c64(b, loc, bt)), t);
+    Value nthreads = arith::MulIOp::create(b, loc, g.nblocks(b), c64(b, loc, bt));
+    auto [s, e] = range(b, gid, nthreads, n, vw);
+    SmallVector<Value> acc;
+    for (ReduceOp r : reds)
+      acc.append(startValues(b, loc, r));
+    Value has = cBool(b, loc, false);
+    // Flat operands read elementwise.
+    SmallVector<unsigned> flatArgs;
+    for (BlockArgument arg : body.getArguments())
+      if (auto tt = rtt(arg); tt && tt.getRank() > 0 && readDirectly(arg))
+        flatArgs.push_back(arg.getArgNumber());
+    auto elementXs = [&](OpBuilder &eb) {
+      SmallVector<Value> xs;
+      for (ReduceOp r : reds)
+        for (Value in : r.getInputs())
+          xs.push_back(g.element(eb, in, {g.laneIdx}));
+      return xs;
+    };
+    // Vector part: [s, s + ((e - s) / vw) * vw) when aligned.
+    Value scalarFrom = s;
+    if (vw > 1) {
+      Value aligned = cmp(b, loc, arith::CmpIPredicate::sgt, nchunks,
+                          c64(b, loc, 0));
+      Value cs = arith::DivSIOp::create(b, loc, s, c64(b, loc, vw));
+      Value full = arith::DivSIOp::create(
+          b, loc, arith::SubIOp::create(b, loc, e, s), c64(b, loc, vw));
+      Value ce = arith::AddIOp::create(
+          b, loc, cs, sel(b, loc, aligned, full, c64(b, loc, 0)));
+      SmallVector<Value> inits(acc);
+      inits.push_back(has);
+      auto loop = scf::ForOp::create(
+          b, loc, cs, ce, c64(b, loc, 1), inits,
+          [&](OpBuilder &lb, Location l, Value c, ValueRange args) {
+            SmallVector<Value> a(args.drop_back());
+            Value h = args.back();
+            DenseMap<unsigned, Value> vecs;
+            for (unsigned n : flatArgs) {
+              Type et = rtt(body.getArgument(n)).getElementType();
+              auto vt = VectorType::get({vw}, et);
+              vecs[n] = LLVM::LoadOp::create(lb, l, vt,
+                                             g.gep(lb, g.ptr[n], vt, c),
+                                             bytesOf(et) * vw);
+            }
+            for (int64_t k = 0; k < vw; ++k) {
+              g.em->clearCache();
+              Value flat = arith::AddIOp::create(
+                  lb, l, arith::MulIOp::create(lb, l, c, c64(lb, l, vw)),
+                  c64(lb, l, k));
+              g.laneIdx = asIndex(lb, l, flat);
+              g.laneVals.clear();
+              for (auto [n, v] : vecs)
+                g.laneVals[n] =
+                    LLVM::ExtractElementOp::create(lb, l, v, c32(lb, l, k));
+              SmallVector<Value> xs = elementXs(lb);
+              a = k == 0 ? fold(g, lb, a, h, xs) : [&] {
+                SmallVector<Value> o;
+                unsigned base = 0;
+                for (ReduceOp r : reds) {
+                  unsigned ni = r.getInputs().size();
+                  o.append(g.combine(lb, r,
+                                     ArrayRef<Value>(a).slice(base, ni),
+                                     ArrayRef<Value>(xs).slice(base, ni)));
+                  base += ni;
+                }
+                return o;
+              }();
+            }
+            a.push_back(cBool(lb, l, true));
+            scf::YieldOp::create(lb, l, a);
+          });
+      g.em->clearCache();
+      g.laneIdx = nullptr;
+      acc = SmallVector<Value>(loop.getResults().drop_back());
+      has = loop.getResults().back();
+      // s + (ce - cs) * vw: never before s (s may be n, not a multiple).
+      scalarFrom = arith::AddIOp::create(
+          b, loc, s,
+          arith::MulIOp::create(b, loc, arith::SubIOp::create(b, loc, ce, cs),
+                                c64(b, loc, vw)));
+    }
+    {
+      SmallVector<Value> inits(acc);
+      inits.push_back(has);
+      auto loop = scf::ForOp::create(
+          b, loc, scalarFrom, e, c64(b, loc, 1), inits,
+          [&](OpBuilder &lb, Location l, Value i, ValueRange args) {
+            g.em->clearCache();
+            g.laneIdx = asIndex(lb, l, i);
+            g.laneVals.clear();
+            SmallVector<Value> a(args.drop_back());
+            a = fold(g, lb, a, args.back(), elementXs(lb));
+            a.push_back(cBool(lb, l, true));
+            scf::YieldOp::create(lb, l, a);
+          });
+      g.em->clearCache();
+      g.laneIdx = nullptr;
+      acc = SmallVector<Value>(loop.getResults().drop_back());
+      has = loop.getResults().back();
+    }
+    auto wg = f.getWorkgroupAttributions();
+    SmallVector<Value> sm(wg.begin(), wg.begin() + numAcc);
+    auto red = blockOrderedReduce(g, b, reds, acc, has, sm, wg[numAcc]);
+    SmallVector<Value> total = red.first;
+    Value th = red.second;
+    scf::IfOp::create(
+        b, loc, cmp(b, loc, arith::CmpIPredicate::eq, t, c64(b, loc, 0)),
+        [&](OpBuilder &tb, Location l) {
+          scf::IfOp::create(
+              tb, l,
+              cmp(tb, l, arith::CmpIPredicate::ne, single, c32(tb, l, 0)),
+              [&](OpBuilder &sb, Location sl) {
+                finalizeOrdered(g, sb, reds, total, th, outs);
+                scf::YieldOp::create(sb, sl);
+              },
+              [&](OpBuilder &pb, Location pl) {
+                Value blk = g.bid(pb);
+                for (auto [v, p] : llvm::zip(total, partials))
+                  g.storeAt(pb, v, p, blk);
+                g.storeAt(pb, arith::ExtUIOp::create(pb, pl, pb.getI32Type(),
+                                                     th),
+                          partials.back(), blk);
+                scf::YieldOp::create(pb, pl);
+              });
+          scf::YieldOp::create(tb, l);
+        });
+    gpu::ReturnOp::create(b, loc);
+    if (g.failed)
+      return group.emitOpError("GPU code generation: unsupported value in a "
+                               "reduce group body");
+  }
+
+  // Stage 2: one block combines the partials in block order.
+  {
+    SmallVector<Type> params(common);
+    params.push_back(i64); // count
+    params.append(numPartials, gptr);
+    params.append(numOuts, gptr);
+    gpu::GPUFuncOp f = newKernel(m, loc, gk.finishKernel, params, smem, bt);
+    Gen g(group, loc, tiling);
+    g.func = f;
+    OpBuilder b = OpBuilder::atBlockBegin(&f.getBody().front());
+    g.setUp(b);
+    Value count = g.extra[0];
+    ValueRange partials = ValueRange(g.extra).slice(1, numPartials);
+    ValueRange outs = ValueRange(g.extra).slice(1 + numPartials, numOuts);
+    Value t = g.tid(b);
+    auto [s, e] = range(b, t, c64(b, loc, bt), count, 1);
+    SmallVector<Value> inits;
+    for (ReduceOp r : reds)
+      inits.append(startValues(b, loc, r));
+    inits.push_back(cBool(b, loc, false));
+    auto loop = scf::ForOp::create(
+        b, loc, s, e, c64(b, loc, 1), inits,
+        [&](OpBuilder &lb, Location l, Value i, ValueRange args) {
+          SmallVector<Value> xs;
+          for (unsigned j = 0; j < numAcc; ++j)
+            xs.push_back(g.loadAt(lb, partials[j], gk.partialTypes[j], i));
+          Value xh = cmp(lb, l, arith::CmpIPredicate::ne,
+                         g.loadAt(lb, partials.back(), lb.getI32Type(), i),
+                         c32(lb, l, 0));
+          Value h = args.back();
+          SmallVector<Value> a =
+              combineFlagged(g, lb, reds, args.drop_back(), h, xs, xh);
+          a.push_back(arith::OrIOp::create(lb, l, h, xh));
+          scf::YieldOp::create(lb, l, a);
+        });
+    auto wg = f.getWorkgroupAttributions();
+    SmallVector<Value> sm(wg.begin(), wg.begin() + numAcc);
+    auto red = blockOrderedReduce(
+        g, b, reds, SmallVector<Value>(loop.getResults().drop_back()),
+        loop.getResults().back(), sm, wg[numAcc]);
+    SmallVector<Value> total = red.first;
+    Value th = red.second;
+    scf::IfOp::create(
+        b, loc, cmp(b, loc, arith::CmpIPredicate::eq, t, c64(b, loc, 0)),
+        [&](OpBuilder &tb, Location l) {
+          finalizeOrdered(g, tb, reds, total, th, outs);
+          scf::YieldOp::create(tb, l);
+        });
+    gpu::ReturnOp::create(b, loc);
+    if (g.failed)
+      return group.emitOpError("GPU code generation: unsupported value in a "
+                               "reduce group body");
+  }
+  return gk;
+}
+
+} // namespace gpugen
+} // namespace fuse

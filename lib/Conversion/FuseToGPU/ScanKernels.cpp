@@ -1,0 +1,1134 @@
+//===- ScanKernels.cpp - single-pass scan and filter kernels --------------===//
+//
+// `scan` and `filter` groups become one kernel each: a single-pass prefix
+// computation with decoupled look-back (Merrill & Garland, "Single-pass
+// Parallel Prefix Scan with Decoupled Look-back", 2016), written for
+// determinism:
+//
+//  * One block per tile of `block_threads * items` elements. The tile id
+//    comes from an atomic counter (not blockIdx), so every tile with a
+//    smaller id has started when a tile looks back: look-back never waits on
+//    a block that has not been scheduled.
+//  * Each thread loads `items` consecutive elements (16-byte vector loads
+//    when the tile is full and every pointer is aligned), folds them, and
+//    the block scans the thread aggregates (warp shfl.up, warp totals
+//    through shared memory). The tile aggregate is published (flag 1), warp
+//    0 looks back, then the inclusive prefix is published (flag 2). Values
+//    are written before a release store of the flag (st.release.gpu) and
+//    read after an acquire load of it (ld.acquire.gpu).
+//  * Determinism: the exclusive prefix of tile t is always the left fold
+//    init (+) A(0) (+) ... (+) A(t-1) of the tile aggregates, whatever the
+//    timing: look-back walks back in windows of 32 tiles (one per lane),
+//    stashing windows of aggregates in shared memory until it meets an
+//    inclusive prefix P(j) = init (+) A(0) (+) ... (+) A(j), then folds
+//    P(j) (+) A(j+1) (+) ... (+) A(t-1) in tile order. Inclusive prefixes
+//    are themselves such folds, so every path gives the same bits. After
+//    kMaxWindows windows without an inclusive prefix the warp waits on the
+//    oldest window (the earliest unfinished tile always finishes).
+//  * Scan: every thread then rescans its items from (tile prefix (+) thread
+//    prefix) and evaluates the group's results at each element (epilogue
+//    maps read the scan results as leaves).
+//  * Filter: the same machinery on i64 counts of kept elements gives each
+//    kept element its output position; the last tile writes the count.
+//
+// Work space (one buffer from the host, see KernelGen.h): an i32 tile
+// counter, one i32 flag per tile (both zeroed by the host), then per
+// look-back value an aggregate and an inclusive array of 8-byte slots.
+//
+//===----------------------------------------------------------------------===//
+
+#include "KernelGen.h"
+
+#include "fuse/Dialect/Fuse/Utils/ElementEmitter.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+using namespace mlir;
+
+namespace fuse {
+namespace gpugen {
+namespace {
+
+/// Look-back windows stashed in shared memory before waiting.
+constexpr int64_t kMaxWindows = 8;
+
+Value cI64(OpBuilder &b, Location loc, int64_t v) {
+  return arith::ConstantIntOp::create(b, loc, b.getI64Type(), v);
+}
+Value cI32(OpBuilder &b, Location loc, int64_t v) {
+  return arith::ConstantIntOp::create(b, loc, b.getI32Type(), v);
+}
+Value cIdx(OpBuilder &b, Location loc, int64_t v) {
+  return arith::ConstantIndexOp::create(b, loc, v);
+}
+Value toI64(OpBuilder &b, Location loc, Value index) {
+  return arith::IndexCastUIOp::create(b, loc, b.getI64Type(), index);
+}
+Value toIndex(OpBuilder &b, Location loc, Value i64) {
+  return arith::IndexCastOp::create(b, loc, b.getIndexType(), i64);
+}
+LLVM::LLVMPointerType globalPtr(MLIRContext *ctx) {
+  return LLVM::LLVMPointerType::get(ctx, 1);
+}
+RankedTensorType tensorTy(Value v) {
+  return dyn_cast<RankedTensorType>(v.getType());
+}
+int64_t byteWidth(Type t) { return (t.getIntOrFloatBitWidth() + 7) / 8; }
+Value cmpI(OpBuilder &b, Location loc, arith::CmpIPredicate p, Value x,
+           Value y) {
+  return arith::CmpIOp::create(b, loc, p, x, y);
+}
+Value sel(OpBuilder &b, Location loc, Value c, Value x, Value y) {
+  return arith::SelectOp::create(b, loc, c, x, y);
+}
+SmallVector<Value> selAll(OpBuilder &b, Location loc, Value c, ValueRange x,
+                          ValueRange y) {
+  SmallVector<Value> r;
+  for (auto [a, e] : llvm::zip(x, y))
+    r.push_back(sel(b, loc, c, a, e));
+  return r;
+}
+MemRefType smemTy(MLIRContext *ctx, int64_t n, Type t) {
+  return MemRefType::get(
+      {n}, t, MemRefLayoutAttrInterface{},
+      gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup));
+}
+
+/// Shuffles `v` (any int/float type up to 64 bits) in `mode` with `arg`
+/// (offset or lane, i32).
+Value shuffle(OpBuilder &b, Location loc, Value v, Value arg,
+              gpu::ShuffleMode mode) {
+  Type t = v.getType();
+  unsigned bits = t.getIntOrFloatBitWidth();
+  Value width = cI32(b, loc, 32);
+  auto shfl = [&](Value x) {
+    return gpu::ShuffleOp::create(b, loc, x, arg, width, mode)
+        .getShuffleResult();
+  };
+  if (bits == 32)
+    return shfl(v);
+  Type it = b.getIntegerType(bits);
+  Value asInt =
+      isa<FloatType>(t) ? arith::BitcastOp::create(b, loc, it, v) : v;
+  Value result;
+  if (bits < 32) {
+    Value w = arith::ExtUIOp::create(b, loc, b.getI32Type(), asInt);
+    result = arith::TruncIOp::create(b, loc, it, shfl(w));
+  } else {
+    Value lo = arith::TruncIOp::create(b, loc, b.getI32Type(), asInt);
+    Value hi = arith::TruncIOp::create(
+        b, loc, b.getI32Type(),
+        arith::ShRUIOp::create(b, loc, asInt, cI64(b, loc, 32)));
+    Value lo2 = arith::ExtUIOp::create(b, loc, it, shfl(lo));
+    Value hi2 = arith::ExtUIOp::create(b, loc, it, shfl(hi));
+    result = arith::OrIOp::create(
+        b, loc, lo2, arith::ShLIOp::create(b, loc, hi2, cI64(b, loc, 32)));
+  }
+  return isa<FloatType>(t) ? arith::BitcastOp::create(b, loc, t, result)
+                           : result;
+}
+
+using CombineFn = std::function<SmallVector<Value>(OpBuilder &, ValueRange,
+                                                   ValueRange)>;
+
+/// One scan/filter kernel under construction: parameters, the element
+/// emitter on the group body, and the per-element state.
+struct TileKernel {
+  gpu::GPUFuncOp func;
+  GroupOp group;
+  Block &body;
+  Location loc;
+  int64_t blockThreads;
+  SmallVector<Value> ptr;               // per group operand, null for scalars
+  SmallVector<SmallVector<Value>> dims; // i64 sizes per tensor operand
+  SmallVector<Value> rank0;
+  SmallVector<Value> extra; // params after the common ones
+  std::unique_ptr<ElementEmitter> em;
+  Value laneIndex;                     // index
+  DenseMap<unsigned, Value> laneValue; // preloaded operand elements
+  DenseMap<Value, Value> leaves;       // scan results at the current element
+  bool failedLeaf = false;
+
+  TileKernel(GroupOp g, Location l, int64_t bt)
+      : group(g), body(g.getBody().front()), loc(l), blockThreads(bt) {}
+
+  Value tid(OpBuilder &b) {
+    return toI64(b, loc, gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x));
+  }
+  Value gep(OpBuilder &b, Value base, Type t, Value idx) {
+    return LLVM::GEPOp::create(b, loc, base.getType(), t, base,
+                               ArrayRef<LLVM::GEPArg>{idx});
+  }
+  Value load(OpBuilder &b, Type t, Value base, Value idx) {
+    return LLVM::LoadOp::create(b, loc, t, gep(b, base, t, idx),
+                                byteWidth(getElementTypeOrSelf(t)) *
+                                    (isa<VectorType>(t)
+                                         ? cast<VectorType>(t).getNumElements()
+                                         : 1));
+  }
+  void store(OpBuilder &b, Value v, Value base, Value idx) {
+    Type t = v.getType();
+    int64_t align = byteWidth(getElementTypeOrSelf(t));
+    if (auto vt = dyn_cast<VectorType>(t))
+      align *= vt.getNumElements();
+    LLVM::StoreOp::create(b, loc, v, gep(b, base, t, idx), align);
+  }
+
+  void setUp(OpBuilder &b) {
+    Block &entry = func.getBody().front();
+    unsigned p = 0;
+    SmallVector<Value> scalarParam;
+    for (Value operand : group.getOperands()) {
+      if (auto t = tensorTy(operand)) {
+        ptr.push_back(entry.getArgument(p++));
+        scalarParam.push_back(nullptr);
+        SmallVector<Value> ds;
+        for (int64_t d = 0; d < t.getRank(); ++d)
+          ds.push_back(entry.getArgument(p++));
+        dims.push_back(ds);
+      } else {
+        ptr.push_back(nullptr);
+        dims.push_back({});
+        scalarParam.push_back(entry.getArgument(p++));
+      }
+    }
+    for (unsigned e = func.getNumArguments(); p < e; ++p)
+      extra.push_back(entry.getArgument(p));
+    for (auto [i, operand] : llvm::enumerate(group.getOperands())) {
+      auto t = tensorTy(operand);
+      rank0.push_back(t && t.getRank() == 0
+                          ? LLVM::LoadOp::create(b, loc, t.getElementType(),
+                                                 ptr[i],
+                                                 byteWidth(t.getElementType()))
+                                .getResult()
+                          : Value());
+    }
+    auto loadFn = [this](OpBuilder &lb, Location l, Value tensor,
+                         ValueRange idx) -> Value {
+      auto it = leaves.find(tensor);
+      if (it != leaves.end())
+        return it->second;
+      auto arg = dyn_cast<BlockArgument>(tensor);
+      if (!arg || arg.getOwner() != &body) {
+        failedLeaf = true;
+        return LLVM::PoisonOp::create(lb, l, tensorTy(tensor).getElementType());
+      }
+      unsigned n = arg.getArgNumber();
+      if (rank0[n])
+        return rank0[n];
+      bool atLane = laneIndex && idx.size() == 1 && idx[0] == laneIndex;
+      if (atLane) {
+        auto lv = laneValue.find(n);
+        if (lv != laneValue.end())
+          return lv->second;
+      }
+      Type et = tensorTy(tensor).getElementType();
+      Value off = cI64(lb, l, 0);
+      for (auto [d, i] : llvm::enumerate(idx)) {
+        if (d > 0)
+          off = arith::MulIOp::create(lb, l, off, dims[n][d]);
+        off = arith::AddIOp::create(lb, l, off, toI64(lb, l, i));
+      }
+      return LLVM::LoadOp::create(lb, l, et, gep(lb, ptr[n], et, off),
+                                  byteWidth(et));
+    };
+    auto dimFn = [this](OpBuilder &db, Location l, Value tensor,
+                        int64_t d) -> Value {
+      auto arg = dyn_cast<BlockArgument>(tensor);
+      if (arg && arg.getOwner() == &body && ptr[arg.getArgNumber()])
+        return toIndex(db, l, dims[arg.getArgNumber()][d]);
+      failedLeaf = true;
+      return cIdx(db, l, 0);
+    };
+    em = std::make_unique<ElementEmitter>(body, loadFn, dimFn);
+    for (auto [i, sp] : llvm::enumerate(scalarParam))
+      if (sp)
+        em->mapScalar(body.getArgument(i), sp);
+  }
+
+  /// Enters element `idx` (i64); `vals` are preloaded operand elements.
+  void enter(OpBuilder &b, Value idx, const DenseMap<unsigned, Value> &vals) {
+    em->clearCache();
+    laneIndex = toIndex(b, loc, idx);
+    laneValue = vals;
+  }
+  Value element(OpBuilder &b, Value tensor) {
+    FailureOr<Value> r = em->emit(b, loc, tensor, {laneIndex});
+    if (failed(r)) {
+      failedLeaf = true;
+      return LLVM::PoisonOp::create(b, loc, tensorTy(tensor).getElementType());
+    }
+    return *r;
+  }
+  Value scalar(OpBuilder &b, Value v) {
+    FailureOr<Value> r = em->emitScalar(b, loc, v);
+    if (failed(r)) {
+      failedLeaf = true;
+      return LLVM::PoisonOp::create(b, loc, v.getType());
+    }
+    return *r;
+  }
+};
+
+/// Rank-1 operands read elementwise (not only as gather sources).
+SmallVector<unsigned> directOperands(TileKernel &k) {
+  SmallVector<unsigned> out;
+  for (BlockArgument arg : k.body.getArguments()) {
+    auto t = tensorTy(arg);
+    if (!t || t.getRank() == 0)
+      continue;
+    bool direct = llvm::any_of(arg.getUsers(), [&](Operation *user) {
+      auto g = dyn_cast<GatherOp>(user);
+      return !g || g.getIndices() == arg;
+    });
+    if (direct)
+      out.push_back(arg.getArgNumber());
+  }
+  return out;
+}
+
+int64_t vectorWidthOf(GroupOp group, const Tiling &t) {
+  int64_t bytes = 0;
+  for (Value v : llvm::concat<Value>(group.getOperands(), group.getResults())) {
+    auto tt = tensorTy(v);
+    if (!tt || tt.getRank() == 0)
+      continue;
+    int64_t w = byteWidth(tt.getElementType());
+    if (bytes && bytes != w)
+      return 1;
+    bytes = w;
+  }
+  if (!bytes)
+    return 1;
+  int64_t vw = 16 / bytes;
+  if (t.vectorWidth > 0 && t.vectorWidth < vw)
+    vw = llvm::bit_floor(static_cast<uint64_t>(t.vectorWidth));
+  return std::max<int64_t>(vw, 1);
+}
+
+/// Items per thread: about `unroll` 16-byte chunks, a multiple of `vw`.
+int64_t itemsPerThread(const Tiling &t, int64_t vw) {
+  int64_t items = std::clamp<int64_t>(t.unroll * std::max<int64_t>(vw, 4), 1,
+                                      32);
+  return std::max<int64_t>(vw, items / vw * vw);
+}
+
+/// The pieces shared by scan and filter kernels.
+struct TileMachinery {
+  TileKernel &k;
+  int64_t items, vw;
+  SmallVector<Type> valTypes; // look-back value types
+  SmallVector<Value> identity;
+  CombineFn combine;
+  // Workgroup buffers.
+  Value smTile;                  // memref<1xi64>
+  SmallVector<Value> smWarp;     // memref<warps x T>
+  SmallVector<Value> smPrefix;   // memref<1 x T>
+  SmallVector<Value> smStash;    // memref<kMaxWindows*32 x T>
+  // Params.
+  Value n, aligned, ws;
+  // Derived.
+  Value tile, tileStart, threadStart, flags;
+  SmallVector<Value> aggArr, inclArr;
+
+  int64_t warps() const { return k.blockThreads / 32; }
+
+  /// Claims a tile id and computes the work-space arrays.
+  void begin(OpBuilder &b, Value ntiles) {
+    Location loc = k.loc;
+    Value t0 = cmpI(b, loc, arith::CmpIPredicate::eq, k.tid(b),
+                    cI64(b, loc, 0));
+    scf::IfOp::create(b, loc, t0, [&](OpBuilder &tb, Location l) {
+      Value id = LLVM::AtomicRMWOp::create(
+          tb, l, LLVM::AtomicBinOp::add, ws, cI32(tb, l, 1),
+          LLVM::AtomicOrdering::monotonic, "device");
+      memref::StoreOp::create(
+          tb, l, arith::ExtUIOp::create(tb, l, tb.getI64Type(), id), smTile,
+          ValueRange{cIdx(tb, l, 0)});
+      scf::YieldOp::create(tb, l);
+    });
+    gpu::BarrierOp::create(b, loc);
+    tile = memref::LoadOp::create(b, loc, smTile, ValueRange{cIdx(b, loc, 0)});
+    Value tileItems = cI64(b, loc, k.blockThreads * items);
+    tileStart = arith::MulIOp::create(b, loc, tile, tileItems);
+    threadStart = arith::AddIOp::create(
+        b, loc, tileStart,
+        arith::MulIOp::create(b, loc, k.tid(b), cI64(b, loc, items)));
+    // Layout: [0,16) counter, flags at 16, then 8-byte slot arrays.
+    Type i8 = b.getI8Type();
+    flags = k.gep(b, ws, i8, cI64(b, loc, 16));
+    Value flagBytes = arith::AndIOp::create(
+        b, loc,
+        arith::AddIOp::create(
+            b, loc, arith::MulIOp::create(b, loc, ntiles, cI64(b, loc, 4)),
+            cI64(b, loc, 15)),
+        cI64(b, loc, ~int64_t(15)));
+    Value off = arith::AddIOp::create(b, loc, cI64(b, loc, 16), flagBytes);
+    Value arrBytes = arith::MulIOp::create(b, loc, ntiles, cI64(b, loc, 8));
+    for (size_t i = 0; i < valTypes.size(); ++i) {
+      aggArr.push_back(k.gep(b, ws, i8, off));
+      off = arith::AddIOp::create(b, loc, off, arrBytes);
+    }
+    for (size_t i = 0; i < valTypes.size(); ++i) {
+      inclArr.push_back(k.gep(b, ws, i8, off));
+      off = arith::AddIOp::create(b, loc, off, arrBytes);
+    }
+  }
+
+  Value slotPtr(OpBuilder &b, Value arr, Value idx) {
+    return k.gep(b, arr, b.getI64Type(), idx);
+  }
+  void publish(OpBuilder &b, ArrayRef<Value> arrs, ValueRange vals, Value t,
+               int64_t flag) {
+    Location loc = k.loc;
+    for (auto [a, v] : llvm::zip(arrs, vals))
+      LLVM::StoreOp::create(b, loc, v, slotPtr(b, a, t), 8);
+    Value fp = k.gep(b, flags, b.getI32Type(), t);
+    LLVM::StoreOp::create(b, loc, cI32(b, loc, flag), fp, 4, false, false,
+                          false, LLVM::AtomicOrdering::release, "device");
+  }
+
+  /// Warp 0 (all lanes, tile >= 1): the exclusive prefix of the tile as a
+  /// left fold of the predecessors' aggregates (see the file comment).
+  SmallVector<Value> lookBack(OpBuilder &b, Value lane, ValueRange excl0) {
+    Location loc = k.loc;
+    Type i64 = b.getI64Type(), i32 = b.getI32Type();
+    SmallVector<Type> condTypes{i64, i64, i64};
+    condTypes.append(valTypes.begin(), valTypes.end());
+    Value start = arith::SubIOp::create(b, loc, tile, cI64(b, loc, 1));
+    auto loop = scf::WhileOp::create(
+        b, loc, condTypes, ValueRange{start, cI64(b, loc, 0)},
+        [&](OpBuilder &wb, Location l, ValueRange args) {
+          Value base = args[0], nw = args[1];
+          Value j = arith::SubIOp::create(wb, l, base, lane);
+          Value real = cmpI(wb, l, arith::CmpIPredicate::sge, j,
+                            cI64(wb, l, 0));
+          auto rd = scf::IfOp::create(
+              wb, l, real,
+              [&](OpBuilder &rb, Location rl) {
+                Value f = LLVM::LoadOp::create(
+                    rb, rl, i32, k.gep(rb, flags, i32, j), 4, false, false,
+                    false, false, LLVM::AtomicOrdering::acquire, "device");
+                Value isIncl =
+                    cmpI(rb, rl, arith::CmpIPredicate::eq, f, cI32(rb, rl, 2));
+                SmallVector<Value> out{f};
+                for (auto [ti, t] : llvm::enumerate(valTypes)) {
+                  // Reads after the acquire; the slot read is chosen by the
+                  // flag (aggregates of flag-0 tiles are never used).
+                  Value pa = slotPtr(rb, aggArr[ti], j);
+                  Value pi = slotPtr(rb, inclArr[ti], j);
+                  Value p = LLVM::SelectOp::create(rb, rl, isIncl, pi, pa);
+                  out.push_back(LLVM::LoadOp::create(rb, rl, t, p, 8, true));
+                }
+                scf::YieldOp::create(rb, rl, out);
+              },
+              [&](OpBuilder &rb, Location rl) {
+                SmallVector<Value> out{cI32(rb, rl, 2)};
+                out.append(excl0.begin(), excl0.end());
+                scf::YieldOp::create(rb, rl, out);
+              });
+          Value f = rd.getResult(0);
+          SmallVector<Value> vals(rd.getResults().drop_front());
+          Value full = cI32(wb, l, -1);
+          auto ballot = [&](Value pred) {
+            return NVVM::VoteSyncOp::create(wb, l, i32, full, pred,
+                                            NVVM::VoteSyncKind::ballot)
+                .getResult();
+          };
+          Value b0 = ballot(
+              cmpI(wb, l, arith::CmpIPredicate::eq, f, cI32(wb, l, 0)));
+          Value b2 = ballot(
+              cmpI(wb, l, arith::CmpIPredicate::eq, f, cI32(wb, l, 2)));
+          Value nearest = LLVM::CountTrailingZerosOp::create(
+              wb, l, i32, b2, IntegerAttr::get(wb.getI1Type(), 0));
+          Value nearest64 = arith::ExtUIOp::create(wb, l, i64, nearest);
+          Value b0w = arith::ExtUIOp::create(wb, l, i64, b0);
+          Value below = arith::SubIOp::create(
+              wb, l, arith::ShLIOp::create(wb, l, cI64(wb, l, 1), nearest64),
+              cI64(wb, l, 1));
+          Value has2 =
+              cmpI(wb, l, arith::CmpIPredicate::ne, b2, cI32(wb, l, 0));
+          Value none0Below = cmpI(
+              wb, l, arith::CmpIPredicate::eq,
+              arith::AndIOp::create(wb, l, b0w, below), cI64(wb, l, 0));
+          Value found = arith::AndIOp::create(wb, l, has2, none0Below);
+          Value allAgg = arith::AndIOp::create(
+              wb, l,
+              cmpI(wb, l, arith::CmpIPredicate::eq, b0, cI32(wb, l, 0)),
+              cmpI(wb, l, arith::CmpIPredicate::eq, b2, cI32(wb, l, 0)));
+          Value canStash = arith::AndIOp::create(
+              wb, l, allAgg,
+              cmpI(wb, l, arith::CmpIPredicate::slt, nw,
+                   cI64(wb, l, kMaxWindows)));
+          scf::IfOp::create(wb, l, canStash, [&](OpBuilder &sb, Location sl) {
+            Value at = toIndex(
+                sb, sl,
+                arith::AddIOp::create(
+                    sb, sl, arith::MulIOp::create(sb, sl, nw, cI64(sb, sl, 32)),
+                    lane));
+            for (auto [s, v] : llvm::zip(smStash, vals))
+              memref::StoreOp::create(sb, sl, v, s, ValueRange{at});
+            scf::YieldOp::create(sb, sl);
+          });
+          Value retry = arith::AndIOp::create(
+              wb, l,
+              arith::XOrIOp::create(
+                  wb, l, found,
+                  arith::ConstantIntOp::create(wb, l, wb.getI1Type(), 1)),
+              arith::XOrIOp::create(
+                  wb, l, canStash,
+                  arith::ConstantIntOp::create(wb, l, wb.getI1Type(), 1)));
+          scf::IfOp::create(wb, l, retry, [&](OpBuilder &sb, Location sl) {
+            NVVM::NanosleepOp::create(sb, sl, cI32(sb, sl, 32));
+            scf::YieldOp::create(sb, sl);
+          });
+          Value newBase = sel(wb, l, canStash,
+                              arith::SubIOp::create(wb, l, base,
+                                                    cI64(wb, l, 32)),
+                              base);
+          Value newNw = sel(wb, l, canStash,
+                            arith::AddIOp::create(wb, l, nw, cI64(wb, l, 1)),
+                            nw);
+          Value cont = arith::XOrIOp::create(
+              wb, l, found,
+              arith::ConstantIntOp::create(wb, l, wb.getI1Type(), 1));
+          SmallVector<Value> cargs{newBase, newNw, nearest64};
+          cargs.append(vals);
+          scf::ConditionOp::create(wb, l, cont, cargs);
+        },
+        [&](OpBuilder &ab, Location l, ValueRange args) {
+          scf::YieldOp::create(ab, l, ValueRange{args[0], args[1]});
+        });
+    Value nw = loop.getResult(1);
+    Value nearest = loop.getResult(2);
+    SmallVector<Value> vals(loop.getResults().drop_front(3));
+    // Stashed values are read by other lanes.
+    NVVM::SyncWarpOp::create(b, loc, cI32(b, loc, -1));
+    Value nearest32 = arith::TruncIOp::create(b, loc, i32, nearest);
+    SmallVector<Value> acc;
+    for (Value v : vals)
+      acc.push_back(shuffle(b, loc, v, nearest32, gpu::ShuffleMode::IDX));
+    // Lanes nearest-1 .. 0 of the last window (newer tiles), in tile order.
+    auto f1 = scf::ForOp::create(
+        b, loc, cI64(b, loc, 0), nearest, cI64(b, loc, 1), acc,
+        [&](OpBuilder &fb, Location l, Value i, ValueRange a) {
+          Value src = arith::TruncIOp::create(
+              fb, l, i32,
+              arith::SubIOp::create(
+                  fb, l, arith::SubIOp::create(fb, l, nearest, i),
+                  cI64(fb, l, 1)));
+          SmallVector<Value> x;
+          for (Value v : vals)
+            x.push_back(shuffle(fb, l, v, src, gpu::ShuffleMode::IDX));
+          scf::YieldOp::create(fb, l, combine(fb, a, x));
+        });
+    // Stashed windows, oldest (nw-1) first, each from lane 31 to lane 0.
+    auto f2 = scf::ForOp::create(
+        b, loc, cI64(b, loc, 0), nw, cI64(b, loc, 1), f1.getResults(),
+        [&](OpBuilder &fb, Location l, Value i, ValueRange a) {
+          Value w = arith::SubIOp::create(
+              fb, l, arith::SubIOp::create(fb, l, nw, i), cI64(fb, l, 1));
+          Value base = arith::MulIOp::create(fb, l, w, cI64(fb, l, 32));
+          SmallVector<Value> cur(a);
+          for (int64_t ln = 31; ln >= 0; --ln) {
+            Value at = toIndex(
+                fb, l, arith::AddIOp::create(fb, l, base, cI64(fb, l, ln)));
+            SmallVector<Value> x;
+            for (Value s : smStash)
+              x.push_back(memref::LoadOp::create(fb, l, s, ValueRange{at}));
+            cur = combine(fb, cur, x);
+          }
+          scf::YieldOp::create(fb, l, cur);
+        });
+    return SmallVector<Value>(f2.getResults());
+  }
+
+  /// Block-wide exclusive scan of the thread aggregates `agg`, the tile's
+  /// exclusive prefix from look-back, and the tile aggregate. Returns
+  /// (thread prefix = tilePrefix (+) threadExclusive, tilePrefix, total).
+  std::tuple<SmallVector<Value>, SmallVector<Value>, SmallVector<Value>>
+  scanBlock(OpBuilder &b, ValueRange agg, ValueRange excl0) {
+    Location loc = k.loc;
+    Value tid = k.tid(b);
+    Value lane = arith::AndIOp::create(b, loc, tid, cI64(b, loc, 31));
+    Value warp = arith::ShRUIOp::create(b, loc, tid, cI64(b, loc, 5));
+    SmallVector<Value> incl(agg);
+    for (int64_t off = 1; off < 32; off *= 2) {
+      SmallVector<Value> up;
+      for (Value v : incl)
+        up.push_back(
+            shuffle(b, loc, v, cI32(b, loc, off), gpu::ShuffleMode::UP));
+      SmallVector<Value> c = combine(b, up, incl);
+      Value ok = cmpI(b, loc, arith::CmpIPredicate::sge, lane,
+                      cI64(b, loc, off));
+      incl = selAll(b, loc, ok, c, incl);
+    }
+    SmallVector<Value> prevLane;
+    for (Value v : incl)
+      prevLane.push_back(
+          shuffle(b, loc, v, cI32(b, loc, 1), gpu::ShuffleMode::UP));
+    Value lane0 = cmpI(b, loc, arith::CmpIPredicate::eq, lane, cI64(b, loc, 0));
+    SmallVector<Value> exclInWarp = selAll(b, loc, lane0, identity, prevLane);
+    Value lastLane =
+        cmpI(b, loc, arith::CmpIPredicate::eq, lane, cI64(b, loc, 31));
+    scf::IfOp::create(b, loc, lastLane, [&](OpBuilder &ib, Location l) {
+      for (auto [s, v] : llvm::zip(smWarp, incl))
+        memref::StoreOp::create(ib, l, v, s, ValueRange{toIndex(ib, l, warp)});
+      scf::YieldOp::create(ib, l);
+    });
+    gpu::BarrierOp::create(b, loc);
+    SmallVector<Value> warpExcl(identity), total;
+    for (int64_t w = 0; w < warps(); ++w) {
+      SmallVector<Value> x;
+      for (Value s : smWarp)
+        x.push_back(
+            memref::LoadOp::create(b, loc, s, ValueRange{cIdx(b, loc, w)}));
+      Value before =
+          cmpI(b, loc, arith::CmpIPredicate::sgt, warp, cI64(b, loc, w));
+      warpExcl = selAll(b, loc, before, combine(b, warpExcl, x), warpExcl);
+      total = w == 0 ? x : combine(b, total, x);
+    }
+    SmallVector<Value> threadExcl = combine(b, warpExcl, exclInWarp);
+
+    // Publication and look-back.
+    Value first = cmpI(b, loc, arith::CmpIPredicate::eq, tile, cI64(b, loc, 0));
+    Value t0 = cmpI(b, loc, arith::CmpIPredicate::eq, tid, cI64(b, loc, 0));
+    Value warp0 = cmpI(b, loc, arith::CmpIPredicate::eq, warp, cI64(b, loc, 0));
+    auto storePrefix = [&](OpBuilder &sb, Location l, ValueRange v) {
+      for (auto [s, x] : llvm::zip(smPrefix, v))
+        memref::StoreOp::create(sb, l, x, s, ValueRange{cIdx(sb, l, 0)});
+    };
+    scf::IfOp::create(
+        b, loc, first,
+        [&](OpBuilder &ib, Location l) {
+          scf::IfOp::create(ib, l, t0, [&](OpBuilder &tb, Location tl) {
+            publish(tb, inclArr, combine(tb, excl0, total), tile, 2);
+            storePrefix(tb, tl, excl0);
+            scf::YieldOp::create(tb, tl);
+          });
+          scf::YieldOp::create(ib, l);
+        },
+        [&](OpBuilder &ib, Location l) {
+          scf::IfOp::create(ib, l, warp0, [&](OpBuilder &wb, Location wl) {
+            scf::IfOp::create(wb, wl, t0, [&](OpBuilder &tb, Location tl) {
+              publish(tb, aggArr, total, tile, 1);
+              scf::YieldOp::create(tb, tl);
+            });
+            SmallVector<Value> prefix = lookBack(wb, lane, excl0);
+            scf::IfOp::create(wb, wl, t0, [&](OpBuilder &tb, Location tl) {
+              publish(tb, inclArr, combine(tb, prefix, total), tile, 2);
+              storePrefix(tb, tl, prefix);
+              scf::YieldOp::create(tb, tl);
+            });
+            scf::YieldOp::create(wb, wl);
+          });
+          scf::YieldOp::create(ib, l);
+        });
+    gpu::BarrierOp::create(b, loc);
+    SmallVector<Value> tilePrefix;
+    for (Value s : smPrefix)
+      tilePrefix.push_back(
+          memref::LoadOp::create(b, loc, s, ValueRange{cIdx(b, loc, 0)}));
+    return {combine(b, tilePrefix, threadExcl), tilePrefix, total};
+  }
+};
+
+/// Workgroup buffers of a tile kernel with look-back values `valTypes`.
+SmallVector<Type> workgroupTypes(MLIRContext *ctx, int64_t warps,
+                                 ArrayRef<Type> valTypes) {
+  SmallVector<Type> t{smemTy(ctx, 1, IntegerType::get(ctx, 64))};
+  for (Type v : valTypes)
+    t.push_back(smemTy(ctx, warps, v));
+  for (Type v : valTypes)
+    t.push_back(smemTy(ctx, 1, v));
+  for (Type v : valTypes)
+    t.push_back(smemTy(ctx, kMaxWindows * 32, v));
+  return t;
+}
+
+void bindWorkgroup(TileMachinery &tm, gpu::GPUFuncOp f) {
+  auto wg = f.getWorkgroupAttributions();
+  size_t nv = tm.valTypes.size();
+  tm.smTile = wg[0];
+  for (size_t i = 0; i < nv; ++i) {
+    tm.smWarp.push_back(wg[1 + i]);
+    tm.smPrefix.push_back(wg[1 + nv + i]);
+    tm.smStash.push_back(wg[1 + 2 * nv + i]);
+  }
+}
+
+/// The per-thread element loop in two flavours: `full` (whole tile, aligned:
+/// vector loads of every direct operand) or guarded scalar elements.
+/// `perItem(b, j, idx, valid, vals)` is called for item j with the
+/// preloaded operand elements (empty in the scalar flavour) and returns the
+/// values carried to the next item (`carried`).
+using ItemFn = function_ref<SmallVector<Value>(
+    OpBuilder &, int64_t j, Value idx, Value valid,
+    const DenseMap<unsigned, Value> &vals, ValueRange carried)>;
+
+SmallVector<Value> forItems(TileKernel &k, TileMachinery &tm, OpBuilder &b,
+                            Value full, ValueRange init, ItemFn perItem) {
+  Location loc = k.loc;
+  SmallVector<unsigned> direct = directOperands(k);
+  auto ifOp = scf::IfOp::create(
+      b, loc, full,
+      [&](OpBuilder &vb, Location l) {
+        // Vector flavour.
+        DenseMap<unsigned, SmallVector<Value>> vecs;
+        Value chunk0 = arith::DivUIOp::create(vb, l, tm.threadStart,
+                                              cI64(vb, l, tm.vw));
+        for (unsigned a : direct) {
+          Type et = tensorTy(k.body.getArgument(a)).getElementType();
+          Type vt = tm.vw > 1 ? Type(VectorType::get({tm.vw}, et)) : et;
+          for (int64_t c = 0; c < tm.items / tm.vw; ++c)
+            vecs[a].push_back(k.load(
+                vb, vt, k.ptr[a],
+                arith::AddIOp::create(vb, l, chunk0, cI64(vb, l, c))));
+        }
+        SmallVector<Value> carried(init);
+        Value yes = arith::ConstantIntOp::create(vb, l, vb.getI1Type(), 1);
+        for (int64_t j = 0; j < tm.items; ++j) {
+          DenseMap<unsigned, Value> vals;
+          for (unsigned a : direct) {
+            Value v = vecs[a][j / tm.vw];
+            if (tm.vw > 1)
+              v = LLVM::ExtractElementOp::create(vb, l, v,
+                                                 cI32(vb, l, j % tm.vw));
+            vals[a] = v;
+          }
+          Value idx = arith::AddIOp::create(vb, l, tm.threadStart,
+                                            cI64(vb, l, j));
+          carried = perItem(vb, j, idx, yes, vals, carried);
+        }
+        scf::YieldOp::create(vb, l, carried);
+      },
+      [&](OpBuilder &sb, Location l) {
+        SmallVector<Value> carried(init);
+        for (int64_t j = 0; j < tm.items; ++j) {
+          Value idx = arith::AddIOp::create(sb, l, tm.threadStart,
+                                            cI64(sb, l, j));
+          Value valid = cmpI(sb, l, arith::CmpIPredicate::slt, idx, tm.n);
+          carried = perItem(sb, j, idx, valid, {}, carried);
+        }
+        scf::YieldOp::create(sb, l, carried);
+      });
+  return SmallVector<Value>(ifOp.getResults());
+}
+
+/// Computes `fn` under `valid` (scalar flavour) or directly; `dflt` gives
+/// the values when not valid.
+SmallVector<Value> guarded(OpBuilder &b, Location loc, Value valid,
+                           bool alwaysValid, ValueRange dflt,
+                           function_ref<SmallVector<Value>(OpBuilder &)> fn) {
+  if (alwaysValid)
+    return fn(b);
+  auto ifOp = scf::IfOp::create(
+      b, loc, valid,
+      [&](OpBuilder &tb, Location l) { scf::YieldOp::create(tb, l, fn(tb)); },
+      [&](OpBuilder &eb, Location l) { scf::YieldOp::create(eb, l, dflt); });
+  return SmallVector<Value>(ifOp.getResults());
+}
+
+bool isConstTrue(Value v) {
+  if (auto c = v.getDefiningOp<arith::ConstantIntOp>())
+    return c.value() != 0;
+  return false;
+}
+
+LogicalResult checkRank1(GroupOp group, StringRef what) {
+  auto bad = [&](Value v) {
+    auto t = tensorTy(v);
+    return t && t.getRank() > 1;
+  };
+  Block &body = group.getBody().front();
+  for (BlockArgument a : body.getArguments())
+    if (bad(a))
+      return group.emitOpError("GPU code generation: a ")
+             << what << " group over rank > 1 tensors is not supported yet";
+  for (Operation &op : body) {
+    for (Value r : op.getResults())
+      if (bad(r))
+        return group.emitOpError("GPU code generation: a ")
+               << what << " group over rank > 1 tensors is not supported yet";
+    if (isa<ReduceOp>(op))
+      return op.emitOpError("GPU code generation: a reduction cannot be part "
+                            "of a ")
+             << what << " group";
+    if (auto bc = dyn_cast<BroadcastOp>(op))
+      if (tensorTy(bc.getInput()).getRank() != 0)
+        return op.emitOpError("GPU code generation: only rank-0 broadcasts "
+                              "are supported in a ")
+               << what << " group";
+  }
+  for (Value y : group.getYield().getValues())
+    if (tensorTy(y).getRank() != 1)
+      return group.emitOpError("GPU code generation: every result of a ")
+             << what << " group must be rank 1";
+  return success();
+}
+
+SmallVector<Type> tileParams(GroupOp group, unsigned numOuts) {
+  MLIRContext *ctx = group.getContext();
+  SmallVector<Type> types;
+  for (Value v : group.getOperands()) {
+    if (auto t = tensorTy(v)) {
+      types.push_back(globalPtr(ctx));
+      types.append(t.getRank(), IntegerType::get(ctx, 64));
+    } else {
+      types.push_back(v.getType());
+    }
+  }
+  auto i64 = IntegerType::get(ctx, 64);
+  types.append({i64, i64, IntegerType::get(ctx, 32), globalPtr(ctx)});
+  types.append(numOuts, globalPtr(ctx));
+  return types;
+}
+
+gpu::GPUFuncOp newKernel(gpu::GPUModuleOp m, Location loc, StringRef name,
+                         TypeRange params, TypeRange workgroup,
+                         int64_t blockThreads) {
+  OpBuilder b(m.getContext());
+  b.setInsertionPointToEnd(m.getBody());
+  auto f = gpu::GPUFuncOp::create(b, loc, name, b.getFunctionType(params, {}),
+                                  workgroup);
+  f->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
+  f.setKnownBlockSizeAttr(
+      b.getDenseI32ArrayAttr({static_cast<int32_t>(blockThreads), 1, 1}));
+  return f;
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// scan
+//===----------------------------------------------------------------------===//
+
+FailureOr<GroupKernels> buildScanGroup(gpu::GPUModuleOp m, GroupOp group,
+                                       StringRef prefix,
+                                       const Tiling &tiling) {
+  Location loc = group.getLoc();
+  MLIRContext *ctx = group.getContext();
+  Block &body = group.getBody().front();
+  ScanOp scan;
+  for (Operation &op : body)
+    if (auto s = dyn_cast<ScanOp>(op)) {
+      if (scan)
+        return group.emitOpError("GPU code generation: a scan group takes one "
+                                 "fuse.scan");
+      scan = s;
+    }
+  if (!scan)
+    return group.emitOpError("GPU code generation: a scan group needs a "
+                             "fuse.scan");
+  if (failed(checkRank1(group, "scan")))
+    return failure();
+  if (!scan.hasBuiltinKinds())
+    return scan.emitOpError("GPU code generation: custom combiner regions are "
+                            "not supported yet in scans; use built-in kinds");
+
+  GroupKernels gk;
+  gk.plan = GroupPlan::Scan;
+  gk.tiling = tiling;
+  gk.vectorWidth = vectorWidthOf(group, tiling);
+  int64_t items = itemsPerThread(tiling, gk.vectorWidth);
+  gk.tileItems = tiling.blockThreads * items;
+  gk.kernel = (prefix + "_scan").str();
+  SmallVector<Type> valTypes;
+  for (Value in : scan.getInputs())
+    valTypes.push_back(tensorTy(in).getElementType());
+  gk.statusTypes = valTypes;
+  unsigned numOuts = group.getNumResults();
+  int64_t warps = tiling.blockThreads / 32;
+
+  auto f = newKernel(m, loc, gk.kernel, tileParams(group, numOuts),
+                     workgroupTypes(ctx, warps, valTypes),
+                     tiling.blockThreads);
+  TileKernel k(group, loc, tiling.blockThreads);
+  k.func = f;
+  OpBuilder b = OpBuilder::atBlockBegin(&f.getBody().front());
+  k.setUp(b);
+  TileMachinery tm{k, items, gk.vectorWidth};
+  tm.valTypes = valTypes;
+  for (auto [i, in] : llvm::enumerate(scan.getInputs()))
+    tm.identity.push_back(arith::ConstantOp::create(
+        b, loc,
+        getKindIdentity(scan.getKind(i), tensorTy(in).getElementType())));
+  auto scalarFn = [&](OpBuilder &sb) {
+    return [&k, &sb](Value v) { return k.scalar(sb, v); };
+  };
+  tm.combine = [&](OpBuilder &cb, ValueRange a, ValueRange x) {
+    return emitCombine(cb, loc, scan, a, x, scalarFn(cb));
+  };
+  bindWorkgroup(tm, f);
+  tm.n = k.extra[0];
+  Value ntiles = k.extra[1];
+  tm.aligned = k.extra[2];
+  tm.ws = k.extra[3];
+  ValueRange outs = ValueRange(k.extra).drop_front(4);
+  tm.begin(b, ntiles);
+  SmallVector<Value> excl0 =
+      scan.getInits().empty()
+          ? SmallVector<Value>(tm.identity)
+          : emitInitialAccumulators(b, loc, scan, scalarFn(b));
+
+  Value tileEnd = arith::AddIOp::create(b, loc, tm.tileStart,
+                                        cI64(b, loc, gk.tileItems));
+  Value full = arith::AndIOp::create(
+      b, loc, cmpI(b, loc, arith::CmpIPredicate::sle, tileEnd, tm.n),
+      cmpI(b, loc, arith::CmpIPredicate::ne, tm.aligned, cI32(b, loc, 0)));
+  if (gk.vectorWidth == 1)
+    full = cmpI(b, loc, arith::CmpIPredicate::sle, tileEnd, tm.n);
+  unsigned ni = scan.getInputs().size();
+
+  // Pass 1: the scan inputs of every item and the thread aggregate.
+  SmallVector<Value> init1(tm.identity);
+  for (int64_t j = 0; j < items; ++j)
+    init1.append(tm.identity);
+  SmallVector<Value> r1 = forItems(
+      k, tm, b, full, init1,
+      [&](OpBuilder &ib, int64_t j, Value idx, Value valid,
+          const DenseMap<unsigned, Value> &vals, ValueRange carried) {
+        SmallVector<Value> out(carried);
+        SmallVector<Value> acc(carried.take_front(ni));
+        SmallVector<Value> xs = guarded(
+            ib, loc, valid, isConstTrue(valid), tm.identity,
+            [&](OpBuilder &gb) {
+              k.enter(gb, idx, vals);
+              SmallVector<Value> x;
+              for (Value in : scan.getInputs())
+                x.push_back(k.element(gb, in));
+              return x;
+            });
+        SmallVector<Value> nacc = tm.combine(ib, acc, xs);
+        if (!isConstTrue(valid))
+          nacc = selAll(ib, loc, valid, nacc, acc);
+        for (unsigned i = 0; i < ni; ++i) {
+          out[i] = nacc[i];
+          out[ni + j * ni + i] = xs[i];
+        }
+        return out;
+      });
+  SmallVector<Value> threadAgg(ArrayRef<Value>(r1).take_front(ni));
+  auto [threadPrefix, tilePrefix, total] = tm.scanBlock(b, threadAgg, excl0);
+  (void)tilePrefix;
+  (void)total;
+
+  // Pass 2: rescan the items from the thread prefix and store the results.
+  auto yields = group.getYield().getValues();
+  bool exclusive = scan.getExclusive();
+  SmallVector<SmallVector<Value>> xsOf(items);
+  for (int64_t j = 0; j < items; ++j)
+    xsOf[j] = SmallVector<Value>(
+        ArrayRef<Value>(r1).slice(ni + j * ni, ni));
+  SmallVector<SmallVector<Value>> pending(yields.size());
+  forItems(
+      k, tm, b, full, threadPrefix,
+      [&](OpBuilder &ib, int64_t j, Value idx, Value valid,
+          const DenseMap<unsigned, Value> &vals, ValueRange carried) {
+        SmallVector<Value> run(carried);
+        SmallVector<Value> next = tm.combine(ib, run, xsOf[j]);
+        SmallVector<Value> y = exclusive ? run : next;
+        bool always = isConstTrue(valid);
+        guarded(ib, loc, valid, always, {}, [&](OpBuilder &gb) {
+          k.enter(gb, idx, vals);
+          for (auto [r, v] : llvm::zip(scan.getResults(), y))
+            k.leaves[r] = v;
+          for (auto [yi, yo] : llvm::enumerate(llvm::zip(yields, outs))) {
+            auto [yv, out] = yo;
+            Value v = k.element(gb, yv);
+            if (!always || tm.vw == 1) {
+              k.store(gb, v, out, idx);
+              continue;
+            }
+            // Vector flavour: one 16-byte store per vw items.
+            pending[yi].push_back(v);
+            if ((int64_t)pending[yi].size() < tm.vw)
+              continue;
+            Value vec = LLVM::PoisonOp::create(
+                gb, loc, VectorType::get({tm.vw}, v.getType()));
+            for (auto [l, e] : llvm::enumerate(pending[yi]))
+              vec = LLVM::InsertElementOp::create(gb, loc, vec, e,
+                                                  cI32(gb, loc, l));
+            pending[yi].clear();
+            Value chunk = arith::DivUIOp::create(
+                gb, loc, arith::SubIOp::create(gb, loc, idx,
+                                               cI64(gb, loc, tm.vw - 1)),
+                cI64(gb, loc, tm.vw));
+            k.store(gb, vec, out, chunk);
+          }
+          k.leaves.clear();
+          return SmallVector<Value>();
+        });
+        return always ? next : selAll(ib, loc, valid, next, run);
+      });
+  gpu::ReturnOp::create(b, loc);
+  if (k.failedLeaf)
+    return group.emitOpError("GPU code generation: unsupported value in a "
+                             "scan group body");
+  return gk;
+}
+
+//===----------------------------------------------------------------------===//
+// filter
+//===----------------------------------------------------------------------===//
+
+FailureOr<GroupKernels> buildFilterGroup(gpu::GPUModuleOp m, GroupOp group,
+                                         StringRef prefix,
+                                         const Tiling &tiling) {
+  Location loc = group.getLoc();
+  MLIRContext *ctx = group.getContext();
+  Block &body = group.getBody().front();
+  FilterOp filter;
+  for (Operation &op : body)
+    if (auto fo = dyn_cast<FilterOp>(op)) {
+      if (filter)
+        return group.emitOpError("GPU code generation: a filter group takes "
+                                 "one fuse.filter");
+      filter = fo;
+    }
+  if (!filter)
+    return group.emitOpError("GPU code generation: a filter group needs a "
+                             "fuse.filter");
+  if (failed(checkRank1(group, "filter")))
+    return failure();
+  for (Operation *user : filter->getUsers())
+    if (!isa<YieldOp>(user) || user->getParentOp() != group)
+      return user->emitOpError("GPU code generation: the result of a "
+                               "fuse.filter can only be yielded by its group");
+
+  GroupKernels gk;
+  gk.plan = GroupPlan::Filter;
+  gk.tiling = tiling;
+  gk.vectorWidth = vectorWidthOf(group, tiling);
+  int64_t items = itemsPerThread(tiling, gk.vectorWidth);
+  gk.tileItems = tiling.blockThreads * items;
+  gk.kernel = (prefix + "_filter").str();
+  Type i64 = IntegerType::get(ctx, 64);
+  SmallVector<Type> valTypes{i64};
+  gk.statusTypes = valTypes;
+  unsigned numOuts = group.getNumResults();
+  int64_t warps = tiling.blockThreads / 32;
+
+  // Params: common, n, ntiles, aligned, ws, count (i64*), outs.
+  SmallVector<Type> params = tileParams(group, 0);
+  params.push_back(globalPtr(ctx));
+  params.append(numOuts, globalPtr(ctx));
+  auto f = newKernel(m, loc, gk.kernel, params,
+                     workgroupTypes(ctx, warps, valTypes),
+                     tiling.blockThreads);
+  TileKernel k(group, loc, tiling.blockThreads);
+  k.func = f;
+  OpBuilder b = OpBuilder::atBlockBegin(&f.getBody().front());
+  k.setUp(b);
+  TileMachinery tm{k, items, gk.vectorWidth};
+  tm.valTypes = valTypes;
+  tm.identity = {cI64(b, loc, 0)};
+  tm.combine = [&](OpBuilder &cb, ValueRange a, ValueRange x) {
+    return SmallVector<Value>{arith::AddIOp::create(cb, loc, a[0], x[0])};
+  };
+  bindWorkgroup(tm, f);
+  tm.n = k.extra[0];
+  Value ntiles = k.extra[1];
+  tm.aligned = k.extra[2];
+  tm.ws = k.extra[3];
+  Value countPtr = k.extra[4];
+  ValueRange outs = ValueRange(k.extra).drop_front(5);
+  tm.begin(b, ntiles);
+
+  Value tileEnd = arith::AddIOp::create(b, loc, tm.tileStart,
+                                        cI64(b, loc, gk.tileItems));
+  Value full = cmpI(b, loc, arith::CmpIPredicate::sle, tileEnd, tm.n);
+  if (gk.vectorWidth > 1)
+    full = arith::AndIOp::create(
+        b, loc, full,
+        cmpI(b, loc, arith::CmpIPredicate::ne, tm.aligned, cI32(b, loc, 0)));
+
+  auto predicate = [&](OpBuilder &pb) -> Value {
+    SmallVector<Value> ins;
+    for (Value in : filter.getInputs())
+      ins.push_back(k.element(pb, in));
+    FailureOr<SmallVector<Value>> r =
+        k.em->emitRegion(pb, loc, filter.getPredicate(), ins);
+    if (failed(r)) {
+      k.failedLeaf = true;
+      return arith::ConstantIntOp::create(pb, loc, pb.getI1Type(), 0);
+    }
+    return (*r)[0];
+  };
+  Value falseV = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 0);
+
+  // Pass 1: flags of every item and the thread's count.
+  SmallVector<Value> init1{cI64(b, loc, 0)};
+  init1.append(items, falseV);
+  SmallVector<Value> r1 = forItems(
+      k, tm, b, full, init1,
+      [&](OpBuilder &ib, int64_t j, Value idx, Value valid,
+          const DenseMap<unsigned, Value> &vals, ValueRange carried) {
+        SmallVector<Value> out(carried);
+        Value keep = guarded(ib, loc, valid, isConstTrue(valid), {falseV},
+                             [&](OpBuilder &gb) {
+                               k.enter(gb, idx, vals);
+                               return SmallVector<Value>{predicate(gb)};
+                             })[0];
+        out[0] = arith::AddIOp::create(
+            ib, loc, carried[0], arith::ExtUIOp::create(ib, loc, i64, keep));
+        out[1 + j] = keep;
+        return out;
+      });
+  auto [threadPrefix, tilePrefix, total] =
+      tm.scanBlock(b, ValueRange{r1[0]}, tm.identity);
+  // The last tile writes the total count.
+  Value last = arith::AndIOp::create(
+      b, loc,
+      cmpI(b, loc, arith::CmpIPredicate::eq, tm.tile,
+           arith::SubIOp::create(b, loc, ntiles, cI64(b, loc, 1))),
+      cmpI(b, loc, arith::CmpIPredicate::eq, k.tid(b), cI64(b, loc, 0)));
+  {
+    Value count = arith::AddIOp::create(b, loc, tilePrefix[0], total[0]);
+    scf::IfOp::create(b, loc, last, [&](OpBuilder &tb, Location l) {
+      LLVM::StoreOp::create(tb, l, count, countPtr, 8);
+      scf::YieldOp::create(tb, l);
+    });
+  }
+
+  // Pass 2: scatter the kept elements; elementwise results at their index.
+  auto yields = group.getYield().getValues();
+  forItems(
+      k, tm, b, full, threadPrefix,
+      [&](OpBuilder &ib, int64_t j, Value idx, Value valid,
+          const DenseMap<unsigned, Value> &vals, ValueRange carried) {
+        Value pos = carried[0];
+        Value keep = r1[1 + j];
+        bool always = isConstTrue(valid);
+        guarded(ib, loc, valid, always, {}, [&](OpBuilder &gb) {
+          k.enter(gb, idx, vals);
+          for (auto [yv, out] : llvm::zip(yields, outs)) {
+            auto res = dyn_cast<OpResult>(yv);
+            if (res && res.getOwner() == filter.getOperation()) {
+              Value x = k.element(gb, filter.getInputs()[res.getResultNumber()]);
+              scf::IfOp::create(gb, loc, keep, [&](OpBuilder &sb, Location l) {
+                k.store(sb, x, out, pos);
+                scf::YieldOp::create(sb, l);
+              });
+            } else {
+              k.store(gb, k.element(gb, yv), out, idx);
+            }
+          }
+          return SmallVector<Value>();
+        });
+        return SmallVector<Value>{arith::AddIOp::create(
+            ib, loc, pos, arith::ExtUIOp::create(ib, loc, i64, keep))};
+      });
+  gpu::ReturnOp::create(b, loc);
+  if (k.failedLeaf)
+    return group.emitOpError("GPU code generation: unsupported value in a "
+                             "filter group body");
+  return gk;
+}
+
+} // namespace gpugen
+} // namespace fuse

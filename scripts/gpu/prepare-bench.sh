@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Prepares the benchmark on a machine with fuse built (LLVM/MLIR + CUDA
+# toolkit, no GPU needed), into a git-ignored folder the GPU machine runs:
+#   - every examples/NAME.mlir compiled with fuse-compile --prefix=fuse_
+#     (NAME.o, NAME.h; failures are logged and the workload is skipped),
+#     with fuse-compile's wall time per pipeline (compile-times.txt),
+#   - the runtime library (runtime/, built with nvcc),
+#   - bench_fuse (fuse's pipelines) and peers (CUB, hand-written CUDA),
+#     built with nvcc for sm_90.
+# Usage: scripts/gpu/prepare-bench.sh [OUT_DIR] [BUILD_DIR]
+#   OUT_DIR    default .device/bench   BUILD_DIR  default build
+set -euo pipefail
+root="$(cd "$(dirname "$0")/../.." && pwd)"
+out="${1:-$root/.device/bench}"
+build="${2:-$root/build}"
+export PATH="$PATH:/usr/local/cuda/bin"
+fc="$build/bin/fuse-compile"
+[ -x "$fc" ] || { echo "prepare-bench: $fc not found (build fuse first)" >&2; exit 1; }
+mkdir -p "$out/aot" "$out/bin"
+cp "$root/runtime/include/fuse_runtime.h" "$out/aot/"
+
+: > "$out/compile-times.txt"
+defs=() objs=()
+for f in "$root"/examples/*.mlir; do
+  name="$(basename "$f" .mlir)"
+  if "$fc" "$f" --prefix=fuse_ --emit=all -o "$out/aot/$name" 2> "$out/aot/$name.log"; then
+    # Wall time of a plain object compile, median of 5.
+    ts=()
+    for _ in 1 2 3 4 5; do
+      ts+=("$("$fc" "$f" --prefix=fuse_ --emit=obj -o "$out/aot/$name.o" --time 2>&1 |
+               sed -n 's/.*wall time \([0-9.]*\) ms/\1/p')")
+    done
+    med=$(printf '%s\n' "${ts[@]}" | sort -n | sed -n 3p)
+    echo "$name $med" >> "$out/compile-times.txt"
+    upper=$(echo "$name" | tr a-z A-Z)
+    defs+=("-DFUSE_HAVE_$upper")
+    objs+=("$out/aot/$name.o")
+    echo "compiled  $name  (fuse-compile --emit=obj median ${med} ms)"
+  else
+    echo "skipped   $name  ($(grep -m1 error "$out/aot/$name.log" || echo 'see log'))"
+  fi
+done
+
+rt="${RUNTIME_BUILD_DIR:-$out/runtime-build}"
+cmake -G Ninja -S "$root/runtime" -B "$rt" -DCMAKE_BUILD_TYPE=Release \
+  -DCMAKE_CUDA_ARCHITECTURES=90 -DFUSE_RUNTIME_BUILD_TESTS=OFF >/dev/null
+ninja -C "$rt" >/dev/null
+rtlib="$(find "$rt" -name 'libfuse_runtime.so*' -type f | head -1)"
+cp -L "$rtlib" "$out/bin/libfuse_runtime.so"
+
+nvcc -O3 -std=c++17 -arch=sm_90 -o "$out/bin/peers" "$root/bench/peers.cu"
+nvcc -O3 -std=c++17 -arch=sm_90 "${defs[@]}" -I "$out/aot" -I "$root/bench" \
+  -o "$out/bin/bench_fuse" "$root/bench/bench_fuse.cu" "${objs[@]}" \
+  -L "$out/bin" -lfuse_runtime -Xlinker -rpath -Xlinker '$ORIGIN'
+cp "$root/bench/torch_bench.py" "$root/bench/report.py" "$out/"
+echo "prepared $out: ${#objs[@]} fuse pipelines"

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# On the GPU machine: runs every implementation of every workload in one
+# run (fuse, CUB/hand-written CUDA, torch eager and torch.compile), keeps
+# the JSON lines, and prints the report table last.
+# Usage: scripts/gpu/run-bench.sh [PREPARED_DIR] [RESULTS_DIR]
+#   PREPARED_DIR  default .device/bench (made by prepare-bench.sh)
+#   RESULTS_DIR   default $OUT or PREPARED_DIR/results
+# Env: BENCH_ARGS (e.g. "--reps=30"), BENCH_SKIP_TORCH=1.
+set -uo pipefail
+root="$(cd "$(dirname "$0")/../.." && pwd)"
+dir="${1:-$root/.device/bench}"
+res="${2:-${OUT:-$dir/results}}"
+mkdir -p "$res"
+args=${BENCH_ARGS:---reps=30}
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv > "$res/gpu.txt" 2>&1
+rc=0
+"$dir/bin/bench_fuse" $args > "$res/fuse.jsonl" 2> "$res/fuse.err" || rc=1
+"$dir/bin/peers" $args > "$res/peers.jsonl" 2> "$res/peers.err" || rc=1
+if [ "${BENCH_SKIP_TORCH:-0}" != 1 ]; then
+  python3 "$dir/torch_bench.py" $args > "$res/torch.jsonl" 2> "$res/torch.err" || rc=1
+fi
+cat "$res"/*.err | grep -v -i warn | tail -20
+cp "$dir/compile-times.txt" "$res/" 2>/dev/null
+python3 "$dir/report.py" "$res"/*.jsonl --md "$res/report.md"
+exit $rc

@@ -46,7 +46,10 @@ cmake -G Ninja -S "$root/runtime" -B "$rt" -DCMAKE_BUILD_TYPE=Release \
   -DCMAKE_CUDA_ARCHITECTURES=90 -DFUSE_RUNTIME_BUILD_TESTS=OFF >/dev/null
 ninja -C "$rt" >/dev/null
 rtlib="$(find "$rt" -name 'libfuse_runtime.so*' -type f | head -1)"
-cp -L "$rtlib" "$out/bin/libfuse_runtime.so"
+# The executables record the library's SONAME (libfuse_runtime.so.0).
+for name in libfuse_runtime.so libfuse_runtime.so.0; do
+  cp -L "$rtlib" "$out/bin/$name"
+done
 
 nvcc -O3 -std=c++17 -arch=sm_90 -o "$out/bin/peers" "$root/bench/peers.cu"
 nvcc -O3 -std=c++17 -arch=sm_90 "${defs[@]}" -I "$out/aot" -I "$root/bench" \

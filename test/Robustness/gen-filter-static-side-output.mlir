@@ -4,8 +4,7 @@
 // verify-each rejects the function:
 //   error: type of return operand 0 ('tensor<?xi64>') doesn't match
 //   function result type ('tensor<8xi64>')
-// XFAIL: *
-// Remove the XFAIL line once GroupToLoops keeps the static type.
+// Fixed: prologue outputs of a filter group keep their own (static) type.
 // RUN: fuse-opt %s --fuse-to-cpu -o /dev/null
 // RUN: fuse-opt %s --fuse-fusion --convert-fuse-to-loops | FileCheck %s
 

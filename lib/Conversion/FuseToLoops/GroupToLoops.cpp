@@ -569,11 +569,16 @@ FailureOr<SmallVector<Value>> GroupLowering::lowerFilter() {
   Value zero = arith::ConstantIndexOp::create(b, loc, 0);
   Value one = arith::ConstantIndexOp::create(b, loc, 1);
   SmallVector<Value> iters{zero};
-  for (Value o : outs)
-    iters.push_back(tensor::EmptyOp::create(
-        b, loc, RankedTensorType::get({ShapedType::kDynamic},
-                                      tt(o).getElementType()),
-        ValueRange{*n}));
+  // Filter results are compacted into `tensor<?xT>` buffers of the input's
+  // length (sliced to the count below); prologue outputs keep their own
+  // type, which may be static.
+  for (Value o : outs) {
+    RankedTensorType type = o.getDefiningOp() == filter.getOperation()
+                                ? RankedTensorType::get({ShapedType::kDynamic},
+                                                        tt(o).getElementType())
+                                : tt(o);
+    iters.push_back(emptyLike(b, loc, type, ValueRange{*n}));
+  }
   bool ok = true;
   SmallVector<Value> fin = nest(
       b, loc, ValueRange{*n}, iters,

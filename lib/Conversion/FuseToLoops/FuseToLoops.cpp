@@ -431,7 +431,7 @@ struct ConvertFuseToLoopsPass
     // Every fuse op has a pattern; anything left is a bug or a fuse op in
     // a place the patterns cannot reach.
     WalkResult left = getOperation()->walk([&](Operation *op) {
-      if (isa<FuseDialect>(op->getDialect()) && !isa<YieldOp>(op)) {
+      if (isa_and_nonnull<FuseDialect>(op->getDialect()) && !isa<YieldOp>(op)) {
         op->emitError() << "could not lower this op to loops";
         return WalkResult::interrupt();
       }

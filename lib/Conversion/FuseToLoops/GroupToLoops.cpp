@@ -150,7 +150,7 @@ private:
 bool GroupLowering::recognise() {
   StringRef kind = group.getKind();
   for (Operation &op : body.without_terminator()) {
-    if (!isa<FuseDialect>(op.getDialect())) {
+    if (!isa_and_nonnull<FuseDialect>(op.getDialect())) {
       // Scalar ops only (constants, tensor.dim); no tensors produced.
       if (op.getNumRegions() ||
           llvm::any_of(op.getResultTypes(),

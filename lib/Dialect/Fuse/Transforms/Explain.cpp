@@ -228,11 +228,11 @@ struct FuseExplainPass : fuse::impl::FuseExplainPassBase<FuseExplainPass> {
     Poly totalRead, totalWrite;
     int groups = 0, kernels = 0;
     func->walk([&](Operation *op) {
-      if (!isa<FuseDialect>(op->getDialect()) || isa<YieldOp>(op))
+      if (!isa_and_nonnull<FuseDialect>(op->getDialect()) || isa<YieldOp>(op))
         return WalkResult::advance();
       if (op->getParentOfType<GroupOp>() ||
           (op->getParentOp() &&
-           isa<FuseDialect>(op->getParentOp()->getDialect())))
+           isa_and_nonnull<FuseDialect>(op->getParentOp()->getDialect())))
         return WalkResult::skip();
       Traffic t;
       std::string head, fused;
@@ -240,7 +240,7 @@ struct FuseExplainPass : fuse::impl::FuseExplainPassBase<FuseExplainPass> {
         t = groupTraffic(m, group);
         head = "group \"" + group.getKind().str() + "\"";
         for (Operation &inner : group.getBody().front().without_terminator()) {
-          if (!isa<FuseDialect>(inner.getDialect()))
+          if (!isa_and_nonnull<FuseDialect>(inner.getDialect()))
             continue;
           if (!fused.empty())
             fused += ", ";

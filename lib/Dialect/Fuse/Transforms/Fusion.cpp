@@ -648,7 +648,7 @@ void Partitioner::recompute(int g, Operation *op, ArrayRef<int> excluded,
 }
 
 void Partitioner::visit(Operation *op) {
-  if (!isa<FuseDialect>(op->getDialect()) || isLeaf(op) ||
+  if (!isa_and_nonnull<FuseDialect>(op->getDialect()) || isLeaf(op) ||
       isa<GroupOp, YieldOp>(op))
     return;
   std::string ownKind;
@@ -906,10 +906,11 @@ struct FuseFusionPass : fuse::impl::FuseFusionPassBase<FuseFusionPass> {
     SmallVector<Block *> blocks;
     getOperation()->walk([&](Block *blk) {
       Operation *parent = blk->getParentOp();
-      if (parent && isa<FuseDialect>(parent->getDialect()))
+      if (parent && isa_and_nonnull<FuseDialect>(parent->getDialect()))
         return;
       if (llvm::any_of(*blk, [](Operation &op) {
-            return isa<FuseDialect>(op.getDialect()) && !isa<GroupOp>(op);
+            return isa_and_nonnull<FuseDialect>(op.getDialect()) &&
+                   !isa<GroupOp>(op);
           }))
         blocks.push_back(blk);
     });

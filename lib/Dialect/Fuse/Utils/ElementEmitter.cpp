@@ -59,7 +59,7 @@ FailureOr<Value> ElementEmitter::emitScalar(OpBuilder &b, Location loc,
                              "argument #"
                           << cast<BlockArgument>(scalar).getArgNumber();
   }
-  if (isa<FuseDialect>(def->getDialect()))
+  if (isa_and_nonnull<FuseDialect>(def->getDialect()))
     return def->emitError() << "element emitter: a fuse op result is used as "
                                "a scalar";
   if (auto dimOp = dyn_cast<tensor::DimOp>(def)) {

@@ -11,6 +11,8 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
+#include <vector>
+
 using namespace mlir;
 using namespace fuse;
 
@@ -44,109 +46,133 @@ static Value castIndexTo(OpBuilder &b, Location loc, Value idx, Type type) {
 
 FailureOr<Value> ElementEmitter::emitScalar(OpBuilder &b, Location loc,
                                             Value scalar) {
-  if (Value v = scalars.lookupOrNull(scalar))
-    return v;
-  Operation *def = scalar.getDefiningOp();
-  if (!def) {
-    if (scalarFn) {
-      Value v = scalarFn(b, loc, scalar);
-      if (v) {
-        scalars.map(scalar, v);
-        return v;
-      }
-    }
-    return emitError(loc) << "element emitter: no value for scalar block "
-                             "argument #"
-                          << cast<BlockArgument>(scalar).getArgNumber();
-  }
-  if (isa_and_nonnull<FuseDialect>(def->getDialect()))
-    return def->emitError() << "element emitter: a fuse op result is used as "
-                               "a scalar";
-  if (auto dimOp = dyn_cast<tensor::DimOp>(def)) {
-    std::optional<int64_t> d = dimOp.getConstantIndex();
-    if (!d)
-      return def->emitError() << "element emitter: tensor.dim needs a "
-                                 "constant dimension";
-    FailureOr<Value> v = emitDim(b, loc, dimOp.getSource(), *d);
-    if (succeeded(v))
-      scalars.map(scalar, *v);
-    return v;
-  }
-  if (def->getNumRegions() != 0)
-    return def->emitError() << "element emitter: cannot clone a scalar op "
-                               "with regions";
-  for (Value operand : def->getOperands()) {
-    if (scalars.contains(operand))
+  // Post-order over the scalar's operands with an explicit stack: an op is
+  // cloned once all its operands have values (no recursion per op).
+  SmallVector<std::pair<Value, bool>> stack{{scalar, false}};
+  while (!stack.empty()) {
+    auto [v, expanded] = stack.back();
+    if (scalars.contains(v)) {
+      stack.pop_back();
       continue;
-    if (failed(emitScalar(b, loc, operand)))
-      return failure();
+    }
+    Operation *def = v.getDefiningOp();
+    if (!def) {
+      stack.pop_back();
+      if (scalarFn) {
+        if (Value s = scalarFn(b, loc, v)) {
+          scalars.map(v, s);
+          continue;
+        }
+      }
+      return emitError(loc) << "element emitter: no value for scalar block "
+                               "argument #"
+                            << cast<BlockArgument>(v).getArgNumber();
+    }
+    if (isa_and_nonnull<FuseDialect>(def->getDialect()))
+      return def->emitError() << "element emitter: a fuse op result is used "
+                                 "as a scalar";
+    if (auto dimOp = dyn_cast<tensor::DimOp>(def)) {
+      std::optional<int64_t> d = dimOp.getConstantIndex();
+      if (!d)
+        return def->emitError() << "element emitter: tensor.dim needs a "
+                                   "constant dimension";
+      FailureOr<Value> s = emitDim(b, loc, dimOp.getSource(), *d);
+      if (failed(s))
+        return failure();
+      scalars.map(v, *s);
+      stack.pop_back();
+      continue;
+    }
+    if (def->getNumRegions() != 0)
+      return def->emitError() << "element emitter: cannot clone a scalar op "
+                                 "with regions";
+    if (!expanded) {
+      // Operands first; the op itself once they are all mapped.
+      stack.back().second = true;
+      for (Value operand : llvm::reverse(def->getOperands()))
+        if (!scalars.contains(operand))
+          stack.push_back({operand, false});
+      continue;
+    }
+    stack.pop_back();
+    Operation *clone = b.clone(*def, scalars);
+    for (auto [from, to] :
+         llvm::zip_equal(def->getResults(), clone->getResults()))
+      scalars.map(from, to);
   }
-  Operation *clone = b.clone(*def, scalars);
-  for (auto [from, to] : llvm::zip_equal(def->getResults(),
-                                         clone->getResults()))
-    scalars.map(from, to);
   return scalars.lookup(scalar);
 }
 
 FailureOr<Value> ElementEmitter::emitDim(OpBuilder &b, Location loc,
                                          Value tensor, int64_t d) {
-  auto type = cast<RankedTensorType>(tensor.getType());
-  if (d < 0 || d >= type.getRank())
-    return emitError(loc) << "element emitter: dimension " << d
-                          << " out of range";
-  if (!type.isDynamicDim(d))
-    return arith::ConstantIndexOp::create(b, loc, type.getDimSize(d))
-        .getResult();
-  Operation *def = tensor.getDefiningOp();
-  if (auto map = dyn_cast_or_null<MapOp>(def))
-    return emitDim(b, loc, map.getInputs()[0], d);
-  if (auto bc = dyn_cast_or_null<BroadcastOp>(def)) {
-    ArrayRef<int64_t> added = bc.getDims();
-    if (!llvm::is_contained(added, d)) {
-      int64_t inDim = d - llvm::count_if(added, [&](int64_t a) {
-                        return a < d;
-                      });
-      return emitDim(b, loc, bc.getInput(), inDim);
+  // Follows the size through elementwise producers in a loop (a chain of
+  // 10^4 maps must not recurse 10^4 times).
+  while (true) {
+    auto type = cast<RankedTensorType>(tensor.getType());
+    if (d < 0 || d >= type.getRank())
+      return emitError(loc)
+             << "element emitter: dimension " << d << " out of range";
+    if (!type.isDynamicDim(d))
+      return arith::ConstantIndexOp::create(b, loc, type.getDimSize(d))
+          .getResult();
+    Operation *def = tensor.getDefiningOp();
+    if (auto map = dyn_cast_or_null<MapOp>(def)) {
+      tensor = map.getInputs()[0];
+      continue;
     }
-    unsigned dynIdx = 0;
-    for (int64_t a : added) {
-      if (a == d)
-        break;
-      if (type.isDynamicDim(a))
-        ++dynIdx;
-    }
-    return emitScalar(b, loc, bc.getSizes()[dynIdx]);
-  }
-  if (auto iota = dyn_cast_or_null<IotaOp>(def)) {
-    unsigned dynIdx = 0;
-    for (int64_t i = 0; i < d; ++i)
-      if (type.isDynamicDim(i))
-        ++dynIdx;
-    return emitScalar(b, loc, iota.getSizes()[dynIdx]);
-  }
-  if (auto gather = dyn_cast_or_null<GatherOp>(def))
-    return emitDim(b, loc, gather.getIndices(), d);
-  // A reduce result keeps the non-reduced dims of its input.
-  if (auto red = dyn_cast_or_null<ReduceOp>(def)) {
-    SmallVector<int64_t> reduced = red.getReducedDims();
-    int64_t seen = -1;
-    auto inType = cast<RankedTensorType>(red.getInputs()[0].getType());
-    for (int64_t i = 0; i < inType.getRank(); ++i) {
-      if (llvm::is_contained(reduced, i))
+    if (auto bc = dyn_cast_or_null<BroadcastOp>(def)) {
+      ArrayRef<int64_t> added = bc.getDims();
+      if (!llvm::is_contained(added, d)) {
+        d -= llvm::count_if(added, [&](int64_t a) { return a < d; });
+        tensor = bc.getInput();
         continue;
-      if (++seen == d)
-        return emitDim(b, loc, red.getInputs()[0], i);
+      }
+      unsigned dynIdx = 0;
+      for (int64_t a : added) {
+        if (a == d)
+          break;
+        if (type.isDynamicDim(a))
+          ++dynIdx;
+      }
+      return emitScalar(b, loc, bc.getSizes()[dynIdx]);
     }
+    if (auto iota = dyn_cast_or_null<IotaOp>(def)) {
+      unsigned dynIdx = 0;
+      for (int64_t i = 0; i < d; ++i)
+        if (type.isDynamicDim(i))
+          ++dynIdx;
+      return emitScalar(b, loc, iota.getSizes()[dynIdx]);
+    }
+    if (auto gather = dyn_cast_or_null<GatherOp>(def)) {
+      tensor = gather.getIndices();
+      continue;
+    }
+    // A reduce result keeps the non-reduced dims of its input.
+    if (auto red = dyn_cast_or_null<ReduceOp>(def)) {
+      SmallVector<int64_t> reduced = red.getReducedDims();
+      int64_t seen = -1, inDim = -1;
+      auto inType = cast<RankedTensorType>(red.getInputs()[0].getType());
+      for (int64_t i = 0; i < inType.getRank() && inDim < 0; ++i)
+        if (!llvm::is_contained(reduced, i) && ++seen == d)
+          inDim = i;
+      if (inDim >= 0) {
+        tensor = red.getInputs()[0];
+        d = inDim;
+        continue;
+      }
+    }
+    if (auto scan = dyn_cast_or_null<ScanOp>(def)) {
+      tensor = scan.getInputs()[0];
+      continue;
+    }
+    if (!dim)
+      return emitError(loc) << "element emitter: no size for a dynamic "
+                               "dimension of a leaf tensor";
+    Value v = dim(b, loc, tensor, d);
+    if (!v)
+      return emitError(loc) << "element emitter: no size for dimension " << d;
+    return v;
   }
-  if (auto scan = dyn_cast_or_null<ScanOp>(def))
-    return emitDim(b, loc, scan.getInputs()[0], d);
-  if (!dim)
-    return emitError(loc) << "element emitter: no size for a dynamic "
-                             "dimension of a leaf tensor";
-  Value v = dim(b, loc, tensor, d);
-  if (!v)
-    return emitError(loc) << "element emitter: no size for dimension " << d;
-  return v;
 }
 
 FailureOr<SmallVector<Value>>
@@ -196,120 +222,195 @@ ElementEmitter::emitRegion(OpBuilder &b, Location loc, Region &region,
       yield.getValues(), [&](Value v) { return map.lookupOrDefault(v); }));
 }
 
-FailureOr<Value> ElementEmitter::emitMapResult(OpBuilder &b, Location loc,
-                                               MapOp map, unsigned resultIdx,
-                                               ValueRange indices) {
+namespace {
+/// One pending element of ElementEmitter::emit: the value of `tensor` at
+/// `indices`, computed once the elements it reads (`args`, gathered one at
+/// a time in operand order) are known.
+struct EmitFrame {
+  Value tensor;
+  SmallVector<Value, 4> indices;
   SmallVector<Value> args;
-  for (Value in : map.getInputs()) {
-    FailureOr<Value> v = emit(b, loc, in, indices);
-    if (failed(v))
-      return failure();
-    args.push_back(*v);
-  }
-  FailureOr<SmallVector<Value>> outs =
-      emitRegion(b, loc, map.getBody(), args);
-  if (failed(outs))
-    return failure();
+  // fuse.gather: the bounds-checked branch the source is read in, and what
+  // to restore once it is done.
+  scf::IfOp ifOp;
+  OpBuilder::InsertPoint savedIp;
+  std::map<std::pair<void *, SmallVector<void *, 4>>, Value> savedCache;
+  IRMapping savedScalars;
+};
+
+SmallVector<void *, 4> keyOf(ValueRange indices) {
   SmallVector<void *, 4> key;
   for (Value i : indices)
     key.push_back(i.getAsOpaquePointer());
-  for (auto [r, v] : llvm::zip_equal(map.getResults(), *outs))
-    cache[{r.getAsOpaquePointer(), key}] = v;
-  return (*outs)[resultIdx];
+  return key;
 }
+} // namespace
 
-FailureOr<Value> ElementEmitter::emitGather(OpBuilder &b, Location loc,
-                                            GatherOp op, ValueRange indices) {
-  FailureOr<Value> raw = emit(b, loc, op.getIndices(), indices);
-  if (failed(raw))
-    return failure();
-  FailureOr<Value> n = emitDim(b, loc, op.getSource(), 0);
-  if (failed(n))
-    return failure();
-  Type et = op.getResult().getType().getElementType();
-  Value i64 = raw->getType().isInteger(64)
-                  ? *raw
-                  : arith::ExtSIOp::create(b, loc, b.getI64Type(), *raw)
-                        .getResult();
-  Value n64 = arith::IndexCastOp::create(b, loc, b.getI64Type(), *n);
-  Value zero64 = arith::ConstantIntOp::create(b, loc, 0, 64);
-  Value geZero =
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, i64, zero64);
-  Value ltN = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, i64,
-                                    n64);
-  Value inBounds = arith::AndIOp::create(b, loc, geZero, ltN);
-  auto ifOp = scf::IfOp::create(b, loc, TypeRange{et}, inBounds,
-                                /*withElseRegion=*/true);
-  LogicalResult ok = success();
-  {
-    OpBuilder::InsertionGuard g(b);
-    b.setInsertionPointToStart(ifOp.thenBlock());
-    Value idx = arith::IndexCastOp::create(b, loc, b.getIndexType(), i64);
-    // The read happens inside the branch: nothing emitted there may be
-    // reused outside it.
-    auto savedCache = cache;
-    IRMapping savedScalars = scalars;
-    FailureOr<Value> v = emit(b, loc, op.getSource(), ValueRange{idx});
-    cache = std::move(savedCache);
-    scalars = savedScalars;
-    if (failed(v))
-      ok = failure();
-    else
-      scf::YieldOp::create(b, loc, *v);
-    b.setInsertionPointToStart(ifOp.elseBlock());
-    Value zero =
-        arith::ConstantOp::create(b, loc, cast<TypedAttr>(b.getZeroAttr(et)));
-    scf::YieldOp::create(b, loc, zero);
-  }
-  if (failed(ok)) {
-    ifOp.erase();
-    return failure();
-  }
-  return ifOp.getResult(0);
-}
-
+// emit() walks the DAG of elementwise values in post-order with an explicit
+// stack (one frame per pending element), so a chain of 10^4 fused maps
+// needs no native stack. It emits exactly what a depth-first recursion
+// would, in the same order: operands are requested one at a time, in order,
+// and each is looked up in the cache when it is requested.
 FailureOr<Value> ElementEmitter::emit(OpBuilder &b, Location loc, Value tensor,
                                       ValueRange indices) {
-  auto type = dyn_cast<RankedTensorType>(tensor.getType());
-  if (!type)
-    return emitError(loc) << "element emitter: not a ranked tensor";
-  if (static_cast<int64_t>(indices.size()) != type.getRank())
-    return emitError(loc) << "element emitter: " << indices.size()
-                          << " indices for a rank-" << type.getRank()
-                          << " tensor";
-  SmallVector<void *, 4> key;
-  for (Value i : indices)
-    key.push_back(i.getAsOpaquePointer());
-  auto it = cache.find({tensor.getAsOpaquePointer(), key});
-  if (it != cache.end())
-    return it->second;
+  std::vector<EmitFrame> stack;
+  // Looks `t` at `idx` up, or pushes a frame for it. Returns the cached
+  // value, a null value when a frame was pushed, or failure.
+  auto request = [&](Value t, ValueRange idx) -> FailureOr<Value> {
+    auto type = dyn_cast<RankedTensorType>(t.getType());
+    if (!type)
+      return emitError(loc) << "element emitter: not a ranked tensor";
+    if (static_cast<int64_t>(idx.size()) != type.getRank())
+      return emitError(loc)
+             << "element emitter: " << idx.size() << " indices for a rank-"
+             << type.getRank() << " tensor";
+    auto it = cache.find({t.getAsOpaquePointer(), keyOf(idx)});
+    if (it != cache.end())
+      return it->second;
+    EmitFrame f;
+    f.tensor = t;
+    f.indices.assign(idx.begin(), idx.end());
+    stack.push_back(std::move(f));
+    return Value();
+  };
+  // Undoes what a frame holds open (a gather's branch) when emission fails.
+  auto abandon = [&](EmitFrame &f) {
+    if (!f.ifOp)
+      return;
+    cache = std::move(f.savedCache);
+    scalars = f.savedScalars;
+    b.restoreInsertionPoint(f.savedIp);
+    f.ifOp.erase();
+  };
 
-  FailureOr<Value> result = failure();
-  Operation *def = tensor.getDefiningOp();
-  if (auto map = dyn_cast_or_null<MapOp>(def)) {
-    return emitMapResult(b, loc, map, cast<OpResult>(tensor).getResultNumber(),
-                         indices);
-  } else if (auto bc = dyn_cast_or_null<BroadcastOp>(def)) {
-    SmallVector<Value> kept;
-    for (auto [d, idx] : llvm::enumerate(indices))
-      if (!llvm::is_contained(bc.getDims(), static_cast<int64_t>(d)))
-        kept.push_back(idx);
-    result = emit(b, loc, bc.getInput(), kept);
-  } else if (auto iota = dyn_cast_or_null<IotaOp>(def)) {
-    result = castIndexTo(b, loc, indices[iota.getIotaDim()],
-                         type.getElementType());
-  } else if (auto gather = dyn_cast_or_null<GatherOp>(def)) {
-    result = emitGather(b, loc, gather, indices);
-  } else {
-    Value v = load(b, loc, tensor, indices);
-    if (!v)
-      return emitError(loc) << "element emitter: the load callback gave no "
-                               "value";
-    result = v;
+  FailureOr<Value> root = request(tensor, indices);
+  if (failed(root) || *root)
+    return root;
+
+  Value done; // the value of the frame that just completed
+  while (true) {
+    EmitFrame &f = stack.back();
+    if (done) {
+      f.args.push_back(done);
+      done = Value();
+    }
+    Operation *def = f.tensor.getDefiningOp();
+    // What the frame needs next: an operand element, or its own value.
+    Value next;
+    SmallVector<Value, 4> nextIdx;
+    FailureOr<Value> result = Value();
+    bool cacheResult = true;
+    if (auto map = dyn_cast_or_null<MapOp>(def)) {
+      if (f.args.size() < map.getInputs().size()) {
+        next = map.getInputs()[f.args.size()];
+        nextIdx = f.indices;
+      } else {
+        FailureOr<SmallVector<Value>> outs =
+            emitRegion(b, loc, map.getBody(), f.args);
+        if (failed(outs)) {
+          result = failure();
+        } else {
+          SmallVector<void *, 4> key = keyOf(f.indices);
+          for (auto [r, v] : llvm::zip_equal(map.getResults(), *outs))
+            cache[{r.getAsOpaquePointer(), key}] = v;
+          result = (*outs)[cast<OpResult>(f.tensor).getResultNumber()];
+          cacheResult = false;
+        }
+      }
+    } else if (auto bc = dyn_cast_or_null<BroadcastOp>(def)) {
+      if (f.args.empty()) {
+        next = bc.getInput();
+        for (auto [d, idx] : llvm::enumerate(f.indices))
+          if (!llvm::is_contained(bc.getDims(), static_cast<int64_t>(d)))
+            nextIdx.push_back(idx);
+      } else {
+        result = f.args[0];
+      }
+    } else if (auto iota = dyn_cast_or_null<IotaOp>(def)) {
+      result = castIndexTo(
+          b, loc, f.indices[iota.getIotaDim()],
+          cast<RankedTensorType>(f.tensor.getType()).getElementType());
+    } else if (auto gather = dyn_cast_or_null<GatherOp>(def)) {
+      if (f.args.empty()) {
+        // The index element first.
+        next = gather.getIndices();
+        nextIdx = f.indices;
+      } else if (!f.ifOp) {
+        FailureOr<Value> n = emitDim(b, loc, gather.getSource(), 0);
+        if (failed(n)) {
+          result = failure();
+        } else {
+          Value raw = f.args[0];
+          Value i64 = raw.getType().isInteger(64)
+                          ? raw
+                          : arith::ExtSIOp::create(b, loc, b.getI64Type(), raw)
+                                .getResult();
+          Value n64 = arith::IndexCastOp::create(b, loc, b.getI64Type(), *n);
+          Value zero64 = arith::ConstantIntOp::create(b, loc, 0, 64);
+          Value geZero = arith::CmpIOp::create(
+              b, loc, arith::CmpIPredicate::sge, i64, zero64);
+          Value ltN = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
+                                            i64, n64);
+          Value inBounds = arith::AndIOp::create(b, loc, geZero, ltN);
+          Type et = gather.getResult().getType().getElementType();
+          f.ifOp = scf::IfOp::create(b, loc, TypeRange{et}, inBounds,
+                                     /*withElseRegion=*/true);
+          f.savedIp = b.saveInsertionPoint();
+          b.setInsertionPointToStart(f.ifOp.thenBlock());
+          Value idx = arith::IndexCastOp::create(b, loc, b.getIndexType(), i64);
+          // The read happens inside the branch: nothing emitted there may
+          // be reused outside it.
+          f.savedCache = cache;
+          f.savedScalars = scalars;
+          next = gather.getSource();
+          nextIdx.push_back(idx);
+        }
+      } else {
+        cache = std::move(f.savedCache);
+        scalars = f.savedScalars;
+        scf::YieldOp::create(b, loc, f.args[1]);
+        b.setInsertionPointToStart(f.ifOp.elseBlock());
+        Type et = gather.getResult().getType().getElementType();
+        Value zero = arith::ConstantOp::create(
+            b, loc, cast<TypedAttr>(b.getZeroAttr(et)));
+        scf::YieldOp::create(b, loc, zero);
+        b.restoreInsertionPoint(f.savedIp);
+        result = f.ifOp.getResult(0);
+        f.ifOp = scf::IfOp();
+      }
+    } else {
+      Value v = load(b, loc, f.tensor, f.indices);
+      if (!v)
+        result = emitError(loc) << "element emitter: the load callback gave "
+                                   "no value";
+      else
+        result = v;
+    }
+
+    if (next) {
+      FailureOr<Value> v = request(next, nextIdx);
+      if (succeeded(v)) {
+        if (*v)
+          done = *v; // cached: hand it to this frame on the next step
+        continue;
+      }
+      result = failure();
+    }
+    if (failed(result)) {
+      while (!stack.empty()) {
+        abandon(stack.back());
+        stack.pop_back();
+      }
+      return failure();
+    }
+    // The frame's value is known.
+    if (cacheResult)
+      cache[{f.tensor.getAsOpaquePointer(), keyOf(f.indices)}] = *result;
+    done = *result;
+    stack.pop_back();
+    if (stack.empty())
+      return done;
   }
-  if (succeeded(result))
-    cache[{tensor.getAsOpaquePointer(), key}] = *result;
-  return result;
 }
 
 //===----------------------------------------------------------------------===//

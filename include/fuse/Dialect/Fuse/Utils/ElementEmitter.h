@@ -6,7 +6,9 @@
 // those indices, at a builder's insertion point, without materialising any
 // intermediate tensor.
 //
-// What it handles (each op of the body, recursively):
+// What it handles (each op of the body; the walk over the body's values
+// uses an explicit stack, so the depth of a fused chain costs no native
+// stack):
 //   fuse.map        the body is inlined on the emitted scalars of its
 //                   inputs (every result of the map is cached at once).
 //   fuse.broadcast  emits the input at the kept indices (the added
@@ -116,11 +118,6 @@ public:
                                            Region &region, ValueRange args);
 
 private:
-  FailureOr<Value> emitMapResult(OpBuilder &b, Location loc, MapOp map,
-                                 unsigned resultIdx, ValueRange indices);
-  FailureOr<Value> emitGather(OpBuilder &b, Location loc, GatherOp op,
-                              ValueRange indices);
-
   Block &body;
   LoadFn load;
   DimFn dim;

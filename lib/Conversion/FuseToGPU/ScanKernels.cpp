@@ -712,7 +712,8 @@ SmallVector<Value> forItems(TileKernel &k, TileMachinery &tm, OpBuilder &b,
           Value idx = arith::AddIOp::create(sb, l, tm.threadStart,
                                             cI64(sb, l, j));
           Value valid = cmpI(sb, l, arith::CmpIPredicate::slt, idx, tm.n);
-          carried = perItem(sb, j, idx, valid, {}, carried);
+          carried = perItem(sb, j, idx, valid, DenseMap<unsigned, Value>(),
+                            carried);
         }
         scf::YieldOp::create(sb, l, carried);
       });

@@ -31,6 +31,8 @@ def rand(shape, dtype=np.float32, seed=0):
 
 
 def sum_rtol(n):
-    """Relative tolerance of a float32 sum of n terms: the CPU backend
-    accumulates in order, so the error grows with n."""
+    """Relative tolerance of a float32 sum of n terms. The CPU backend sums
+    in blocks of 1024 (error ~ (n/1024 + 1024) ulp) and carries float32
+    scans in float64 (docs/dialect.md, Numerics); the allowance that grows
+    with n is kept as headroom for other backends."""
     return 1e-5 + 2e-9 * n

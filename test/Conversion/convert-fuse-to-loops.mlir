@@ -72,13 +72,24 @@ func.func @reduce_cols(%x: tensor<?x?xf32>) -> tensor<?xf32> {
 
 // -----
 
-// A custom combiner is inlined with (acc..., x...) in that order.
+// A custom combiner is inlined with (acc..., x...) in that order. Over
+// floats it is blocked (combiners are associative, see Accumulate.h): each
+// chunk of 1024 elements starts from its first element and is combined
+// into the running value, which starts at the init.
 // CHECK-LABEL: func.func @reduce_custom
 // CHECK-SAME: (%[[X:.+]]: tensor<?xf32>, %[[INIT:.+]]: f32)
-// CHECK: scf.for %[[I:[a-z0-9_]+]] = {{.+}} iter_args(%[[A:[a-z0-9_]+]] = %[[INIT]]) -> (f32)
+// CHECK-DAG: %[[B:.+]] = arith.constant 1024 : index
+// CHECK: scf.for %[[C:[a-z0-9_]+]] = %{{.+}} to %[[N:.+]] step %[[B]] iter_args(%[[A:[a-z0-9_]+]] = %[[INIT]]) -> (f32)
+// CHECK: %[[F:.+]] = tensor.extract %[[X]][%[[C]]]
+// CHECK: %[[END:.+]] = arith.addi %[[C]], %[[B]]
+// CHECK: %[[HI:.+]] = arith.minui %[[END]], %[[N]]
+// CHECK: %[[LO:.+]] = arith.addi %[[C]], %{{.+}}
+// CHECK: %[[CH:.+]] = scf.for %[[I:[a-z0-9_]+]] = %[[LO]] to %[[HI]] step %{{.+}} iter_args(%[[P:[a-z0-9_]+]] = %[[F]]) -> (f32)
 // CHECK: %[[V:.+]] = tensor.extract %[[X]][%[[I]]]
-// CHECK: %[[D:.+]] = arith.subf %[[A]], %[[V]] : f32
+// CHECK: %[[D:.+]] = arith.subf %[[P]], %[[V]] : f32
 // CHECK: scf.yield %[[D]] : f32
+// CHECK: %[[R:.+]] = arith.subf %[[A]], %[[CH]] : f32
+// CHECK: scf.yield %[[R]] : f32
 func.func @reduce_custom(%x: tensor<?xf32>, %init: f32) -> tensor<f32> {
   %r = fuse.reduce %x init(%init : f32) : tensor<?xf32> -> tensor<f32> {
   ^bb0(%acc: f32, %e: f32):
@@ -119,6 +130,25 @@ func.func @scan_inclusive(%x: tensor<?xi32>) -> tensor<?xi32> {
 func.func @scan_exclusive_dim0(%x: tensor<?x?xi32>, %init: i32) -> tensor<?x?xi32> {
   %r = fuse.scan exclusive mul %x init(%init : i32) dim 0 : tensor<?x?xi32> -> tensor<?x?xi32>
   return %r : tensor<?x?xi32>
+}
+
+// -----
+
+// A float32 add scan carries its running prefix in f64 and rounds each
+// output; the init is widened first.
+// CHECK-LABEL: func.func @scan_f32_wide
+// CHECK-SAME: (%[[X:.+]]: tensor<?xf32>, %[[INIT:.+]]: f32)
+// CHECK: %[[W:.+]] = arith.extf %[[INIT]] : f32 to f64
+// CHECK: scf.for %[[I:[a-z0-9_]+]] = {{.+}} iter_args(%[[A:[a-z0-9_]+]] = %[[W]], %[[T:[a-z0-9_]+]] = %{{.+}}) -> (f64, tensor<?xf32>)
+// CHECK: %[[V:.+]] = tensor.extract %[[X]][%[[I]]]
+// CHECK: %[[VW:.+]] = arith.extf %[[V]] : f32 to f64
+// CHECK: %[[S:.+]] = arith.addf %[[A]], %[[VW]] : f64
+// CHECK: %[[N:.+]] = arith.truncf %[[S]] : f64 to f32
+// CHECK: %[[T2:.+]] = tensor.insert %[[N]] into %[[T]][%[[I]]]
+// CHECK: scf.yield %[[S]], %[[T2]]
+func.func @scan_f32_wide(%x: tensor<?xf32>, %init: f32) -> tensor<?xf32> {
+  %r = fuse.scan inclusive add %x init(%init : f32) : tensor<?xf32> -> tensor<?xf32>
+  return %r : tensor<?xf32>
 }
 
 // -----

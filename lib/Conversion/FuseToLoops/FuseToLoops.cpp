@@ -7,6 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Accumulate.h"
+
 #include "fuse/Conversion/Passes.h"
 #include "fuse/Dialect/Fuse/IR/FuseOps.h"
 
@@ -185,23 +187,29 @@ struct ReduceToLoops : OpRewritePattern<ReduceOp> {
     for (int64_t d : reduced)
       reducedSizes.push_back(sizes[d]);
 
-    // Kept dimensions outside, reduced ones inside with scalar accumulators.
+    // Kept dimensions outside, reduced ones inside with scalar accumulators
+    // (blocked for floats, see Accumulate.h).
+    bool blocked = isBlockedReduction(op);
     SmallVector<Value> results = buildElementwise(
         rewriter, loc, op.getResultTypes(), keptSizes,
         [&](OpBuilder &b, Location l, ValueRange keptIvs) {
           SmallVector<Value> init = initialAccumulators(b, l, op);
-          return buildNest(
-              b, l, reducedSizes, init,
-              [&](OpBuilder &ib, Location il, ValueRange redIvs,
-                  ValueRange accs) {
+          FailureOr<SmallVector<Value>> accs = buildReductionLoops(
+              b, l, reducedSizes, init, ValueRange{}, blocked,
+              [&](OpBuilder &ib, ValueRange redIvs, ValueRange,
+                  SmallVectorImpl<Value> &) -> FailureOr<SmallVector<Value>> {
                 SmallVector<Value> idx(sizes.size());
                 for (auto [d, iv] : llvm::zip_equal(kept, keptIvs))
                   idx[d] = iv;
                 for (auto [d, iv] : llvm::zip_equal(reduced, redIvs))
                   idx[d] = iv;
-                return combine(ib, il, op, accs,
-                               extractAll(ib, il, op.getInputs(), idx));
+                return extractAll(ib, l, op.getInputs(), idx);
+              },
+              [&](OpBuilder &ib, ValueRange a, ValueRange xs) {
+                return combine(ib, l, op, a, xs);
               });
+          // The element function never fails.
+          return *accs;
         });
     rewriter.replaceOp(op, results);
     return success();
@@ -230,9 +238,11 @@ struct ScanToLoops : OpRewritePattern<ScanOp> {
     bool exclusive = op.getExclusive();
     SmallVector<Value> results = buildNest(
         rewriter, loc, outerSizes, empties,
-        [&](OpBuilder &b, Location l, ValueRange outerIvs,
-            ValueRange tensors) {
-          SmallVector<Value> iters(initialAccumulators(b, l, op));
+        [&](OpBuilder &b, Location l, ValueRange outerIvs, ValueRange tensors) {
+          // The running prefix, carried in f64 for narrower float add
+          // scans (see Accumulate.h).
+          SmallVector<Value> iters =
+              scanWiden(b, l, op, initialAccumulators(b, l, op));
           iters.append(tensors.begin(), tensors.end());
           SmallVector<Value> fin = buildNest(
               b, l, ValueRange{sizes[dim]}, iters,
@@ -241,9 +251,13 @@ struct ScanToLoops : OpRewritePattern<ScanOp> {
                 SmallVector<Value> idx(outerIvs.begin(), outerIvs.end());
                 idx.insert(idx.begin() + dim, scanIv[0]);
                 ValueRange accs = cur.take_front(k);
-                SmallVector<Value> next = combine(
-                    ib, il, op, accs, extractAll(ib, il, op.getInputs(), idx));
-                ValueRange stored = exclusive ? accs : ValueRange(next);
+                SmallVector<Value> next = scanStep(
+                    ib, il, op, accs, extractAll(ib, il, op.getInputs(), idx),
+                    [&](OpBuilder &cb, ValueRange a, ValueRange xs) {
+                      return combine(cb, il, op, a, xs);
+                    });
+                SmallVector<Value> stored =
+                    scanNarrow(ib, il, op, exclusive ? accs : ValueRange(next));
                 SmallVector<Value> out(next);
                 for (unsigned i = 0; i < k; ++i)
                   out.push_back(tensor::InsertOp::create(ib, il, stored[i],

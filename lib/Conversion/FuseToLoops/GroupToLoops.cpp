@@ -19,6 +19,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Accumulate.h"
+
 #include "fuse/Conversion/Passes.h"
 #include "fuse/Dialect/Fuse/IR/FuseOps.h"
 #include "fuse/Dialect/Fuse/Utils/ElementEmitter.h"
@@ -283,46 +285,55 @@ FailureOr<SmallVector<Value>> GroupLowering::lowerReduce() {
     counts.push_back(init.size());
     iters.append(init);
   }
+  SmallVector<Value> extras;
   for (Value o : domainOuts)
-    iters.push_back(emptyLike(b, loc, tt(o), *sz));
-  bool ok = true;
-  SmallVector<Value> fin = nest(
-      b, loc, *sz, iters, [&](OpBuilder &nb, ValueRange ivs, ValueRange cur) {
+    extras.push_back(emptyLike(b, loc, tt(o), *sz));
+  // Sibling reductions share the loops, so they are all blocked when one
+  // needs it (see Accumulate.h).
+  bool blocked = llvm::any_of(reductions, [](Operation *r) {
+    return isBlockedReduction(cast<ReduceOp>(r));
+  });
+  FailureOr<SmallVector<Value>> loops = buildReductionLoops(
+      b, loc, *sz, iters, extras, blocked,
+      [&](OpBuilder &nb, ValueRange ivs, ValueRange cur,
+          SmallVectorImpl<Value> &newCur) -> FailureOr<SmallVector<Value>> {
+        em.clearCache();
+        SmallVector<Value> xs;
+        for (auto [r, k] : llvm::zip_equal(reductions, counts)) {
+          for (Value in : r->getOperands().take_front(k)) {
+            FailureOr<Value> v = em.emit(nb, loc, in, ivs);
+            if (failed(v))
+              return failure();
+            xs.push_back(*v);
+          }
+        }
+        for (auto [o, t] : llvm::zip_equal(domainOuts, cur)) {
+          FailureOr<Value> v = em.emit(nb, loc, o, ivs);
+          if (failed(v))
+            return failure();
+          newCur.push_back(tensor::InsertOp::create(nb, loc, *v, t, ivs));
+        }
+        return xs;
+      },
+      [&](OpBuilder &nb, ValueRange accs, ValueRange xs) {
         em.clearCache();
         SmallVector<Value> next;
         unsigned at = 0;
         for (auto [r, k] : llvm::zip_equal(reductions, counts)) {
-          SmallVector<Value> xs;
-          for (Value in : r->getOperands().take_front(k)) {
-            FailureOr<Value> v = em.emit(nb, loc, in, ivs);
-            if (failed(v)) {
-              ok = false;
-              return SmallVector<Value>(cur);
-            }
-            xs.push_back(*v);
-          }
           SmallVector<Value> n = emitCombine(
-              nb, loc, r, cur.slice(at, k), xs, [&](Value v) {
+              nb, loc, r, accs.slice(at, k), xs.slice(at, k), [&](Value v) {
                 FailureOr<Value> s = em.emitScalar(nb, loc, v);
                 return succeeded(s) ? *s : Value();
               });
           next.append(n);
           at += k;
         }
-        for (auto [o, t] : llvm::zip_equal(
-                 domainOuts, cur.drop_front(at))) {
-          FailureOr<Value> v = em.emit(nb, loc, o, ivs);
-          if (failed(v)) {
-            ok = false;
-            return SmallVector<Value>(cur);
-          }
-          next.push_back(tensor::InsertOp::create(nb, loc, *v, t, ivs));
-        }
         return next;
       });
   em.clearCache();
-  if (!ok)
+  if (failed(loops))
     return failure();
+  SmallVector<Value> &fin = *loops;
   unsigned at = 0;
   DenseMap<Value, Value> done;
   for (auto [r, k] : llvm::zip_equal(reductions, counts)) {
@@ -393,27 +404,35 @@ FailureOr<SmallVector<Value>> GroupLowering::lowerRowReduce() {
                 return succeeded(s) ? *s : Value();
               });
           em.clearCache();
-          SmallVector<Value> accs = nest(
-              rb, loc, ValueRange{cols}, init,
-              [&](OpBuilder &cb, ValueRange cIv, ValueRange a) {
+          FailureOr<SmallVector<Value>> accs = buildReductionLoops(
+              rb, loc, ValueRange{cols}, init, ValueRange{},
+              isBlockedReduction(reduce),
+              [&](OpBuilder &cb, ValueRange cIv, ValueRange,
+                  SmallVectorImpl<Value> &) -> FailureOr<SmallVector<Value>> {
                 em.clearCache();
                 SmallVector<Value> xs;
                 for (Value in : reduce.getInputs()) {
                   FailureOr<Value> v = em.emit(cb, loc, in, {r, cIv[0]});
-                  if (failed(v)) {
-                    ok = false;
-                    return SmallVector<Value>(a);
-                  }
+                  if (failed(v))
+                    return failure();
                   xs.push_back(*v);
                 }
+                return xs;
+              },
+              [&](OpBuilder &cb, ValueRange a, ValueRange xs) {
+                em.clearCache();
                 return emitCombine(cb, loc, red, a, xs, [&](Value v) {
                   FailureOr<Value> s = em.emitScalar(cb, loc, v);
                   return succeeded(s) ? *s : Value();
                 });
               });
           em.clearCache();
+          if (failed(accs)) {
+            ok = false;
+            return SmallVector<Value>(cur);
+          }
           for (unsigned i = 0; i < k; ++i)
-            scalarResults[red->getResult(i)] = accs[i];
+            scalarResults[red->getResult(i)] = (*accs)[i];
         }
         // The row outputs.
         SmallVector<Value> rowOuts, rowTensors, next(cur);
@@ -496,11 +515,13 @@ FailureOr<SmallVector<Value>> GroupLowering::lowerScan() {
       b, loc, outer, empties,
       [&](OpBuilder &ob, ValueRange oIvs, ValueRange tensors) {
         em.clearCache();
-        SmallVector<Value> iters = emitInitialAccumulators(
-            ob, loc, scan, [&](Value v) {
+        // The running prefix, carried in f64 for narrower float add scans
+        // (see Accumulate.h).
+        SmallVector<Value> iters = scanWiden(
+            ob, loc, scan, emitInitialAccumulators(ob, loc, scan, [&](Value v) {
               FailureOr<Value> s = em.emitScalar(ob, loc, v);
               return succeeded(s) ? *s : Value();
-            });
+            }));
         em.clearCache();
         iters.append(tensors.begin(), tensors.end());
         SmallVector<Value> fin = nest(
@@ -519,12 +540,16 @@ FailureOr<SmallVector<Value>> GroupLowering::lowerScan() {
                 }
                 xs.push_back(*v);
               }
-              SmallVector<Value> next =
-                  emitCombine(ib, loc, scan, accs, xs, [&](Value v) {
-                    FailureOr<Value> s = em.emitScalar(ib, loc, v);
-                    return succeeded(s) ? *s : Value();
+              SmallVector<Value> next = scanStep(
+                  ib, loc, scan, accs, xs,
+                  [&](OpBuilder &cb, ValueRange a, ValueRange x) {
+                    return emitCombine(cb, loc, scan, a, x, [&](Value v) {
+                      FailureOr<Value> s = em.emitScalar(cb, loc, v);
+                      return succeeded(s) ? *s : Value();
+                    });
                   });
-              ValueRange stored = exclusive ? accs : ValueRange(next);
+              SmallVector<Value> stored = scanNarrow(
+                  ib, loc, scan, exclusive ? accs : ValueRange(next));
               for (unsigned i = 0; i < k; ++i)
                 scalarResults[scan.getResult(i)] = stored[i];
               SmallVector<Value> out(next);

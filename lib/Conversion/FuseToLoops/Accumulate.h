@@ -1,0 +1,79 @@
+//===- Accumulate.h - summation order of the CPU lowering ------*- C++ -*-===//
+//
+// The order in which the CPU lowering (convert-fuse-to-loops, fused and
+// unfused) combines the elements of reductions and scans. Shared by
+// FuseToLoops.cpp and GroupToLoops.cpp so both paths round the same way.
+//
+// Reductions over floats are *blocked*: the elements, in row-major index
+// order over the reduced dimensions, are cut into consecutive chunks of
+// kReduceBlock; each chunk is combined left to right starting from its
+// first element, and the chunk results are combined left to right into the
+// running accumulator, which starts at the init:
+//   init (+) (x0 (+) ... (+) x1023) (+) (x1024 (+) ... ) (+) ...
+// Operands are regrouped (combiners are associative) but never reordered.
+// A float32 sum of n elements then has an error of about (n/1024 + 1024)
+// ulp instead of n ulp.
+//
+// Scans stay sequential (every prefix is an output), but float add scans
+// narrower than f64 carry the running prefix in f64 and round each output
+// to the element type.
+//
+//===----------------------------------------------------------------------===//
+#ifndef FUSE_LIB_CONVERSION_FUSETOLOOPS_ACCUMULATE_H
+#define FUSE_LIB_CONVERSION_FUSETOLOOPS_ACCUMULATE_H
+
+#include "fuse/Dialect/Fuse/IR/FuseOps.h"
+
+#include "mlir/IR/Builders.h"
+
+namespace fuse {
+
+/// Elements per chunk of a blocked reduction.
+constexpr int64_t kReduceBlock = 1024;
+
+/// True when `reduce` is lowered blocked: some input has a float element
+/// type and the combiner is a region or some built-in kind is add or mul
+/// (min and max are exact in any grouping).
+bool isBlockedReduction(ReduceOp reduce);
+
+/// Emits the element of every input at `ivs` (one index per reduced
+/// dimension) and returns them, threading `extras` (values carried by the
+/// loops, e.g. output tensors written on the way) through: it appends the
+/// updated extras to `newExtras`. Returns failure to abandon emission.
+using ReduceElementFn = function_ref<FailureOr<SmallVector<Value>>(
+    OpBuilder &, ValueRange ivs, ValueRange extras,
+    SmallVectorImpl<Value> &newExtras)>;
+/// `accs (+) xs` at the builder's point.
+using ReduceCombineFn = function_ref<SmallVector<Value>(
+    OpBuilder &, ValueRange accs, ValueRange xs)>;
+
+/// A reduction over the row-major iteration space `sizes` starting from
+/// `inits`, blocked as described in the file comment when `blocked` (and
+/// `sizes` is not empty), a plain loop nest otherwise. Returns the final
+/// accumulators followed by the final extras.
+FailureOr<SmallVector<Value>>
+buildReductionLoops(OpBuilder &b, Location loc, ValueRange sizes,
+                    ValueRange inits, ValueRange extras, bool blocked,
+                    ReduceElementFn element, ReduceCombineFn combine);
+
+/// The type a scan carries its running prefix `i` in: f64 for the built-in
+/// add kind on floats narrower than f64, the element type otherwise.
+Type scanCarryType(ScanOp scan, unsigned i);
+
+/// One step of a scan with carried accumulators `carry` (of
+/// scanCarryType): returns the next carried values. `combine` combines in
+/// the element types (used when no input is widened, or for a region).
+SmallVector<Value> scanStep(OpBuilder &b, Location loc, ScanOp scan,
+                            ValueRange carry, ValueRange xs,
+                            ReduceCombineFn combine);
+
+/// Converts carried values to or from the element types (extf / truncf
+/// where the carry is wider, the value itself otherwise).
+SmallVector<Value> scanWiden(OpBuilder &b, Location loc, ScanOp scan,
+                             ValueRange values);
+SmallVector<Value> scanNarrow(OpBuilder &b, Location loc, ScanOp scan,
+                              ValueRange carry);
+
+} // namespace fuse
+
+#endif // FUSE_LIB_CONVERSION_FUSETOLOOPS_ACCUMULATE_H

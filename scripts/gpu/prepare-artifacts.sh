@@ -24,8 +24,10 @@ cp "$root"/tests/gpu/*.cpp "$out/"
 ok=0; bad=0
 for f in "$root"/examples/*.mlir; do
   name="$(basename "$f" .mlir)"
-  if "$fc" "$f" --emit=all -o "$out/$name" 2> "$out/$name.log"; then
-    t=$("$fc" "$f" --emit=obj -o "$out/$name.o" --time 2>&1 | sed -n 's/.*wall time \([0-9.]*\) ms/\1/p')
+  # Entry points are prefixed (fx_copy, fx_select, ...): `select` would
+  # clash with POSIX select(), `fuse_scan` with the runtime's fuse_scan.
+  if "$fc" "$f" --prefix=fx_ --emit=all -o "$out/$name" 2> "$out/$name.log"; then
+    t=$("$fc" "$f" --prefix=fx_ --emit=obj -o "$out/$name.o" --time 2>&1 | sed -n 's/.*wall time \([0-9.]*\) ms/\1/p')
     echo "$name $t" >> "$out/compile-times.txt"
     echo "ok      $name (fuse-compile --emit=obj: ${t} ms)"
     ok=$((ok + 1))

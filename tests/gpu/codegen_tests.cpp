@@ -8,6 +8,8 @@
 // [-1, 1) without zeros. Tolerances: 1e-4 relative for sums, 1e-6 per
 // element for maps; reductions must be bitwise identical over 10 runs.
 // A misaligned (offset by one element) input checks the scalar path.
+// Entry points carry the `fx_` prefix (fuse-compile --prefix=fx_): `select`
+// would clash with POSIX select(), `fuse_scan` with the runtime's.
 // The last line is "N passed, N failed".
 #include "fuse_runtime.h"
 
@@ -34,6 +36,14 @@
 #if __has_include("variance.h")
 #include "variance.h"
 #define HAVE_VARIANCE 1
+#endif
+#if __has_include("scan.h")
+#include "scan.h"
+#define HAVE_SCAN 1
+#endif
+#if __has_include("select.h")
+#include "select.h"
+#define HAVE_SELECT 1
 #endif
 #if __has_include("softmax_rows.h")
 #include "softmax_rows.h"
@@ -301,6 +311,115 @@ void testRows(const char *name, const RowFn &fn, bool perRow, int64_t rows,
   report(true, what, "");
 }
 
+#ifdef HAVE_SCAN
+/// scan: y = inclusive prefix sum of x*x. Every element within 1e-4
+/// (relative to max(1, |ref|)) of the float64 prefix; bitwise identical
+/// over 10 runs.
+void testScan(int64_t n, int64_t offset) {
+  std::string what = "scan n=" + std::to_string(n) +
+                     (offset ? " misaligned" : "");
+  std::vector<float> x = randomInput(n + offset, 4321u + (uint32_t)n);
+  Device dx((n + offset) * 4), dy((n + offset) * 4);
+  if (!dx.ok() || !dy.ok())
+    return report(false, what, "fuse_malloc failed");
+  if (!upload(dx, x))
+    return report(false, what, "upload failed");
+  // A sentinel: nothing is written outside [0, n) (n = 0 writes nothing).
+  if (n + offset > 0 &&
+      fuse_memset(dy.p, 0x7f, (n + offset) * 4, nullptr) != FUSE_SUCCESS)
+    return report(false, what, "memset failed");
+  std::vector<float> first;
+  for (int run = 0; run < 10; ++run) {
+    if (!checkStatus(fx_scan(dx.f() + offset, n, dy.f() + offset, nullptr),
+                     what))
+      return;
+    if (!checkStatus(fuse_stream_synchronize(nullptr), what))
+      return;
+    std::vector<float> y = download(dy, n + offset);
+    if (run == 0) {
+      double acc = 0;
+      int64_t bad = 0, firstBad = -1;
+      for (int64_t i = 0; i < n; ++i) {
+        double v = x[i + offset];
+        acc += v * v;
+        double err = std::fabs(y[i + offset] - acc) / std::max(1.0, acc);
+        if (!(err <= 1e-4)) {
+          if (firstBad < 0)
+            firstBad = i;
+          ++bad;
+        }
+      }
+      if (offset) {
+        uint32_t bits;
+        std::memcpy(&bits, &y[0], 4);
+        if (bits != 0x7f7f7f7fu)
+          return report(false, what, "wrote before the output");
+      }
+      if (bad)
+        return report(false, what,
+                      std::to_string(bad) + " bad elements, first at " +
+                          std::to_string(firstBad));
+      first = y;
+    } else if (std::memcmp(first.data(), y.data(), y.size() * 4) != 0) {
+      return report(false, what, "not bitwise deterministic (run " +
+                                     std::to_string(run) + ")");
+    }
+  }
+  report(true, what, "");
+}
+#endif
+
+#ifdef HAVE_SELECT
+/// select: the x > 0 in order and their count, exactly; elements past the
+/// count are untouched.
+void testSelect(int64_t n, int64_t offset) {
+  std::string what = "select n=" + std::to_string(n) +
+                     (offset ? " misaligned" : "");
+  std::vector<float> x = randomInput(n + offset, 777u + (uint32_t)n);
+  Device dx((n + offset) * 4), dy((n + offset) * 4);
+  if (!dx.ok() || !dy.ok())
+    return report(false, what, "fuse_malloc failed");
+  if (!upload(dx, x))
+    return report(false, what, "upload failed");
+  if (n + offset > 0 &&
+      fuse_memset(dy.p, 0x7f, (n + offset) * 4, nullptr) != FUSE_SUCCESS)
+    return report(false, what, "memset failed");
+  std::vector<float> want;
+  for (int64_t i = 0; i < n; ++i)
+    if (x[i + offset] > 0)
+      want.push_back(x[i + offset]);
+  for (int run = 0; run < 3; ++run) {
+    int64_t count = -1;
+    if (!checkStatus(fx_select(dx.f() + offset, n, dy.f() + offset, &count,
+                            nullptr),
+                     what))
+      return;
+    if (count != (int64_t)want.size())
+      return report(false, what,
+                    "count " + std::to_string(count) + ", want " +
+                        std::to_string(want.size()));
+    std::vector<float> y = download(dy, n + offset);
+    for (int64_t i = 0; i < count; ++i)
+      if (y[i + offset] != want[i])
+        return report(false, what, "element " + std::to_string(i) +
+                                       " differs");
+    for (int64_t i = count + offset; i < n + offset; ++i) {
+      uint32_t bits;
+      std::memcpy(&bits, &y[i], 4);
+      if (run == 0 && bits != 0x7f7f7f7fu)
+        return report(false, what, "wrote past the count at " +
+                                       std::to_string(i - offset));
+    }
+  }
+  // A NULL count pointer is accepted.
+  if (!checkStatus(fx_select(dx.f() + offset, n, dy.f() + offset, nullptr,
+                          nullptr),
+                   what))
+    return;
+  report(true, what, "");
+}
+#endif
+
 } // namespace
 
 int main() {
@@ -323,7 +442,7 @@ int main() {
       testMap(
           "copy",
           [](const float *x, int64_t n, float *y) {
-            return copy(x, n, y, nullptr);
+            return fx_copy(x, n, y, nullptr);
           },
           [](double a) { return a; }, n, off);
 #endif
@@ -331,7 +450,7 @@ int main() {
       testMap(
           "chain",
           [](const float *x, int64_t n, float *y) {
-            return chain(x, n, y, nullptr);
+            return fx_chain(x, n, y, nullptr);
           },
           [](double a) {
             double t = std::max(0.0, 1.5 * a + 0.25);
@@ -343,7 +462,7 @@ int main() {
       testReduce(
           "sumsq",
           [](const float *x, const float *, int64_t n, float *o) {
-            return sumsq(x, n, o, nullptr);
+            return fx_sumsq(x, n, o, nullptr);
           },
           [](const std::vector<float> &x, const std::vector<float> &,
              int64_t n) {
@@ -358,7 +477,7 @@ int main() {
       testReduce(
           "dot",
           [](const float *x, const float *y, int64_t n, float *o) {
-            return dot(x, n, y, n, o, nullptr);
+            return fx_dot(x, n, y, n, o, nullptr);
           },
           [](const std::vector<float> &x, const std::vector<float> &y,
              int64_t n) {
@@ -369,11 +488,17 @@ int main() {
           },
           n, off, true);
 #endif
+#ifdef HAVE_SCAN
+      testScan(n, off);
+#endif
+#ifdef HAVE_SELECT
+      testSelect(n, off);
+#endif
 #ifdef HAVE_VARIANCE
       testReduce(
           "variance",
           [](const float *x, const float *, int64_t n, float *o) {
-            return variance(x, n, o, nullptr);
+            return fx_variance(x, n, o, nullptr);
           },
           [](const std::vector<float> &x, const std::vector<float> &,
              int64_t n) {
@@ -407,7 +532,7 @@ int main() {
       testRows(
           "softmax_rows",
           [](const float *x, int64_t r, int64_t c, float *y) {
-            return softmax_rows(x, r, c, y, nullptr);
+            return fx_softmax_rows(x, r, c, y, nullptr);
           },
           false, rows, cols, off);
 #endif
@@ -415,7 +540,7 @@ int main() {
       testRows(
           "logsumexp_rows",
           [](const float *x, int64_t r, int64_t c, float *y) {
-            return logsumexp_rows(x, r, c, y, nullptr);
+            return fx_logsumexp_rows(x, r, c, y, nullptr);
           },
           true, rows, cols, off);
 #endif
@@ -425,7 +550,7 @@ int main() {
   testReduce(
       "sumsq_small",
       [](const float *x, const float *, int64_t n, float *o) {
-        return sumsq_small(x, n, o, nullptr);
+        return fx_sumsq_small(x, n, o, nullptr);
       },
       [](const std::vector<float> &x, const std::vector<float> &, int64_t n) {
         double s = 0;
@@ -437,7 +562,7 @@ int main() {
   timeSmall(
       "sumsq_small",
       [](const float *x, const float *, int64_t n, float *o) {
-        return sumsq_small(x, n, o, nullptr);
+        return fx_sumsq_small(x, n, o, nullptr);
       },
       4096);
 #endif

@@ -628,6 +628,15 @@ void Partitioner::recompute(int g, Operation *op, ArrayRef<int> excluded,
     std::optional<int> pg = groupOf(map);
     if (!pg || *pg == g || !llvm::is_contained(excluded, *pg))
       continue;
+    // A body with side effects (an unregistered op, say) must run once
+    // per element: never duplicate it.
+    if (!isMemoryEffectFree(map)) {
+      groups[g].notFused.push_back("producer " + describe(map) +
+                                   " has side effects: materialised once "
+                                   "and read from memory");
+      ++numNotFused;
+      continue;
+    }
     int64_t cost = bodyOpCount(map);
     if (cost > maxRecomputeOps || depth > 3) {
       groups[g].notFused.push_back(

@@ -3,7 +3,8 @@
 //
 // Each pipeline of examples/ is compiled ahead of time on a machine with
 // fuse (scripts/gpu/run-bench.sh's preparation step):
-//   fuse-compile examples/NAME.mlir --prefix=fuse_ --emit=all -o DIR/NAME
+//   fuse-compile examples/NAME.mlir --prefix=fb_ --emit=all -o DIR/NAME
+// (a prefix of its own: `fuse_` would collide with the runtime's fuse_scan)
 // and this file includes the headers that exist (FUSE_HAVE_<NAME> is set by
 // the build for each object it links), so a workload fuse cannot compile yet
 // is simply absent from the results.
@@ -76,7 +77,7 @@ int main(int argc, char **argv) {
   if (r.wants("copy")) {
     DeviceArray out(n);
     r.time("copy", "fuse", 8.0 * n, [&] {
-      ok(fuse_copy(x.p, n, out.p, stream), "fuse_copy");
+      ok(fb_copy(x.p, n, out.p, stream), "fb_copy");
     }, {{out.p, 4 * n}});
     r.verifyElementwise(out, x.host, 0.0);
   }
@@ -85,7 +86,7 @@ int main(int argc, char **argv) {
   if (r.wants("sumsq")) {
     DeviceScalar out;
     r.time("sumsq", "fuse", 4.0 * n, [&] {
-      ok(fuse_sumsq(x.p, n, out.p, stream), "fuse_sumsq");
+      ok(fb_sumsq(x.p, n, out.p, stream), "fb_sumsq");
     }, {{out.p, 4}});
     double ref = sumOfSquares(x.host);
     r.verifyScalar(out.get(), ref, ref, 1e-4);
@@ -95,7 +96,7 @@ int main(int argc, char **argv) {
   if (r.wants("dot")) {
     DeviceScalar out;
     r.time("dot", "fuse", 8.0 * n, [&] {
-      ok(fuse_dot(x.p, n, y.p, n, out.p, stream), "fuse_dot");
+      ok(fb_dot(x.p, n, y.p, n, out.p, stream), "fb_dot");
     }, {{out.p, 4}});
     double ref = 0, scale = 0;
     for (int64_t i = 0; i < n; ++i) {
@@ -110,7 +111,7 @@ int main(int argc, char **argv) {
   if (r.wants("chain")) {
     DeviceArray out(n);
     r.time("chain", "fuse", 8.0 * n, [&] {
-      ok(fuse_chain(x.p, n, out.p, stream), "fuse_chain");
+      ok(fb_chain(x.p, n, out.p, stream), "fb_chain");
     }, {{out.p, 4 * n}});
     std::vector<double> ref(n);
     for (int64_t i = 0; i < n; ++i) {
@@ -124,7 +125,7 @@ int main(int argc, char **argv) {
   if (r.wants("scan")) {
     DeviceArray out(n);
     r.time("scan", "fuse", 8.0 * n, [&] {
-      ok(fuse_scan(x.p, n, out.p, stream), "fuse_scan");
+      ok(fb_scan(x.p, n, out.p, stream), "fb_scan");
     }, {{out.p, 4 * n}});
     std::vector<double> ref(n);
     double acc = 0;
@@ -142,7 +143,7 @@ int main(int argc, char **argv) {
       if (x.host[i] > 0)
         ref.push_back(x.host[i]);
     r.time("select", "fuse", 4.0 * n + 4.0 * ref.size(), [&] {
-      ok(fuse_select(x.p, n, out.p, &count, stream), "fuse_select");
+      ok(fb_select(x.p, n, out.p, &count, stream), "fb_select");
     }, {{out.p, 4 * n}});
     r.verifySelect(out, count, ref);
   }
@@ -151,7 +152,7 @@ int main(int argc, char **argv) {
   if (r.wants("variance")) {
     DeviceScalar out;
     r.time("variance", "fuse", 4.0 * n, [&] {
-      ok(fuse_variance(x.p, n, out.p, stream), "fuse_variance");
+      ok(fb_variance(x.p, n, out.p, stream), "fb_variance");
     }, {{out.p, 4}});
     double mean = 0;
     for (float v : x.host)
@@ -184,8 +185,8 @@ int main(int argc, char **argv) {
     if (r.wants("softmax_rows")) {
       DeviceArray out(rows * cols);
       r.time("softmax_rows", "fuse", 8.0 * m.n, [&] {
-        ok(fuse_softmax_rows(m.p, rows, cols, out.p, stream),
-           "fuse_softmax_rows");
+        ok(fb_softmax_rows(m.p, rows, cols, out.p, stream),
+           "fb_softmax_rows");
       }, {{out.p, 4 * m.n}});
       r.verifyElementwise(out, sm, 1e-5);
     }
@@ -194,8 +195,8 @@ int main(int argc, char **argv) {
     if (r.wants("logsumexp_rows")) {
       DeviceArray out(rows);
       r.time("logsumexp_rows", "fuse", 4.0 * m.n + 4.0 * rows, [&] {
-        ok(fuse_logsumexp_rows(m.p, rows, cols, out.p, stream),
-           "fuse_logsumexp_rows");
+        ok(fb_logsumexp_rows(m.p, rows, cols, out.p, stream),
+           "fb_logsumexp_rows");
       }, {{out.p, 4 * rows}});
       r.verifyElementwise(out, lse, 1e-5);
     }
@@ -207,10 +208,10 @@ int main(int argc, char **argv) {
     DeviceArray s(4096, /*seed=*/4);
     DeviceScalar out;
     r.timeBackToBack("sumsq_small", "fuse", 1000, [&] {
-      ok(fuse_sumsq_small(s.p, s.n, out.p, stream), "fuse_sumsq_small");
+      ok(fb_sumsq_small(s.p, s.n, out.p, stream), "fb_sumsq_small");
     });
     check(cudaMemset(out.p, 0xFF, 4));
-    ok(fuse_sumsq_small(s.p, s.n, out.p, stream), "fuse_sumsq_small");
+    ok(fb_sumsq_small(s.p, s.n, out.p, stream), "fb_sumsq_small");
     double ref = sumOfSquares(s.host);
     r.verifyScalar(out.get(), ref, ref, 1e-5);
   }

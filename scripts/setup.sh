@@ -40,7 +40,8 @@ fi
 
 say "Configuring and building fuse in $BUILD_DIR"
 launcher=()
-command -v ccache >/dev/null && launcher=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+# ccache is opt-in (FUSE_CCACHE=1): correctness of a clean build first.
+[ "${FUSE_CCACHE:-0}" = 1 ] && command -v ccache >/dev/null && launcher=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 if [ ! -f "$BUILD_DIR/build.ninja" ]; then
   cmake -G Ninja -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=Release \
     -DLLVM_EXTERNAL_LIT=/usr/lib/llvm-22/bin/lit "${launcher[@]}"

@@ -17,6 +17,7 @@ config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(("%shlibext", config.llvm_shlib_ext))
 config.substitutions.append(("%python", config.python_executable))
 config.substitutions.append(("%fuse_src_root", config.fuse_src_root))
+config.substitutions.append(("%fuse_obj_root", config.fuse_obj_root))
 config.substitutions.append(("%llvm_tools_dir", config.llvm_tools_dir))
 
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP",
@@ -58,3 +59,10 @@ try:
     config.available_features.add("numpy")
 except ImportError:
     pass
+
+# The install/find_package(Fuse) test configures and builds an outside
+# project (needs cmake and ninja; FUSE_SKIP_INSTALL_TEST=1 turns it off).
+import shutil
+if (shutil.which("cmake") and shutil.which("ninja")
+        and os.environ.get("FUSE_SKIP_INSTALL_TEST") != "1"):
+    config.available_features.add("install-test")

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Prepares the benchmark on a machine with fuse built (LLVM/MLIR + CUDA
 # toolkit, no GPU needed), into a git-ignored folder the GPU machine runs:
-#   - every examples/NAME.mlir compiled with fuse-compile --prefix=fuse_
+#   - every examples/NAME.mlir compiled with fuse-compile --prefix=fb_
 #     (NAME.o, NAME.h; failures are logged and the workload is skipped),
 #     with fuse-compile's wall time per pipeline (compile-times.txt),
 #   - the runtime library (runtime/, built with nvcc),
@@ -23,11 +23,11 @@ cp "$root/runtime/include/fuse_runtime.h" "$out/aot/"
 defs=() objs=()
 for f in "$root"/examples/*.mlir; do
   name="$(basename "$f" .mlir)"
-  if "$fc" "$f" --prefix=fuse_ --emit=all -o "$out/aot/$name" 2> "$out/aot/$name.log"; then
+  if "$fc" "$f" --prefix=fb_ --emit=all -o "$out/aot/$name" 2> "$out/aot/$name.log"; then
     # Wall time of a plain object compile, median of 5.
     ts=()
     for _ in 1 2 3 4 5; do
-      ts+=("$("$fc" "$f" --prefix=fuse_ --emit=obj -o "$out/aot/$name.o" --time 2>&1 |
+      ts+=("$("$fc" "$f" --prefix=fb_ --emit=obj -o "$out/aot/$name.o" --time 2>&1 |
                sed -n 's/.*wall time \([0-9.]*\) ms/\1/p')")
     done
     med=$(printf '%s\n' "${ts[@]}" | sort -n | sed -n 3p)

@@ -2,6 +2,7 @@
 // against hand-computed results (docs/dialect.md states the rules).
 // RUN: fuse-run %s --entry scan_exclusive_init --print | FileCheck %s --check-prefix=SCAN
 // RUN: fuse-run %s --entry reduce_order --print | FileCheck %s --check-prefix=ORDER
+// RUN: fuse-run %s --entry reduce_order --no-fusion --print | FileCheck %s --check-prefix=ORDER
 // RUN: fuse-run %s --entry gather_out_of_range --print | FileCheck %s --check-prefix=GATHER
 // RUN: fuse-run %s --entry filter_count --print | FileCheck %s --check-prefix=FILTER
 // RUN: fuse-run %s --entry iota_broadcast --print | FileCheck %s --check-prefix=IOTA
@@ -17,18 +18,28 @@ func.func @scan_exclusive_init() -> tensor<2x3xi32> {
   return %y : tensor<2x3xi32>
 }
 
-// A non-commutative combiner: ((100 - 1) - 2) - 3 = 94; operands are
-// never swapped (x - acc would give a different value).
-// ORDER: 94
-func.func @reduce_order() -> tensor<f32> {
-  %x = arith.constant dense<[1.0, 2.0, 3.0]> : tensor<3xf32>
-  %i = arith.constant 100.0 : f32
-  %r = fuse.reduce %x init(%i : f32) : tensor<3xf32> -> tensor<f32> {
-  ^bb0(%acc: f32, %e: f32):
-    %d = arith.subf %acc, %e : f32
-    fuse.yield %d : f32
+// A non-commutative (but associative, as combiners must be) combiner:
+// composing affine maps x -> a*x + b, acc then element. From (1, 0) over
+// (2,1), (3,1), (4,1): a = 24, b = ((0*2+1)*3+1)*4+1 = 17. Swapping the
+// operands (element then acc) would give b = 9.
+// ORDER: result #0: float32 array of shape ()
+// ORDER-NEXT: 24
+// ORDER: result #1: float32 array of shape ()
+// ORDER-NEXT: 17
+func.func @reduce_order() -> (tensor<f32>, tensor<f32>) {
+  %a = arith.constant dense<[2.0, 3.0, 4.0]> : tensor<3xf32>
+  %b = arith.constant dense<[1.0, 1.0, 1.0]> : tensor<3xf32>
+  %one = arith.constant 1.0 : f32
+  %zero = arith.constant 0.0 : f32
+  %ra, %rb = fuse.reduce %a, %b init(%one, %zero : f32, f32)
+      : tensor<3xf32>, tensor<3xf32> -> tensor<f32>, tensor<f32> {
+  ^bb0(%acc_a: f32, %acc_b: f32, %e_a: f32, %e_b: f32):
+    %na = arith.mulf %acc_a, %e_a : f32
+    %t = arith.mulf %acc_b, %e_a : f32
+    %nb = arith.addf %t, %e_b : f32
+    fuse.yield %na, %nb : f32, f32
   }
-  return %r : tensor<f32>
+  return %ra, %rb : tensor<f32>, tensor<f32>
 }
 
 // Indices -1, 0, 2, 3, 2^31-1 on a 3-element source: out of range reads 0.

@@ -45,7 +45,7 @@ if [ ! -f "$BUILD_DIR/build.ninja" ]; then
   CC_BIN=$(dirname "$CXX_BIN")/$(basename "$CXX_BIN" | sed 's/clang++/clang/')
   [ -x "$CC_BIN" ] || CC_BIN=$(dirname "$CXX_BIN")/clang
   launcher=()
-  command -v ccache >/dev/null && launcher=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+  [ "${FUSE_CCACHE:-0}" = 1 ] && command -v ccache >/dev/null && launcher=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
   cmake -G Ninja -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=Release \
     -DCMAKE_C_COMPILER="$CC_BIN" -DCMAKE_CXX_COMPILER="$CXX_BIN" \
     -DFUSE_BUILD_FUZZER=ON -DFUSE_BUILD_RUNTIME=OFF \

@@ -3,7 +3,8 @@
 #
 # Builds ./build if needed (configuring it like scripts/setup.sh), then runs
 # the lit suite (dialect, passes, pipelines, CPU integration, PTX/cubin
-# checks, tools, runtime host tests) and the Python package's pytest suite.
+# checks, tools, runtime host tests, robustness), the Python package's
+# pytest suite and a bounded fuzzing run (FUSE_FUZZ_SECONDS, default 60).
 # Ends with one line `N passed, N failed[, N skipped]`; exits non-zero when
 # anything failed.
 set -uo pipefail
@@ -43,6 +44,22 @@ if [ -d python/tests ]; then
   # pytest's 5 means "no tests collected": a broken suite, not a pass.
 fi
 
+# A bounded libFuzzer run over parse + verify + the CPU and PTX pipelines
+# (scripts/fuzz.sh; FUSE_FUZZ_SECONDS=0 skips it). Counted as one test.
+fuzz_rc=0
+if [ "${FUSE_FUZZ_SECONDS:-60}" != 0 ]; then
+  echo "== fuzz (${FUSE_FUZZ_SECONDS:-60} s)"
+  FUZZ_BUILD_DIR="$BUILD_DIR-fuzz" scripts/fuzz.sh -t "${FUSE_FUZZ_SECONDS:-60}" \
+    > "$RESULTS/fuzz.log" 2>&1
+  fuzz_rc=$?
+  tail -15 "$RESULTS/fuzz.log"
+  if [ $fuzz_rc -eq 0 ]; then
+    echo '<testsuite><testcase classname="fuzz" name="fuse-fuzz"/></testsuite>' > "$RESULTS/fuzz.xml"
+  else
+    echo '<testsuite><testcase classname="fuzz" name="fuse-fuzz"><failure>see fuzz.log</failure></testcase></testsuite>' > "$RESULTS/fuzz.xml"
+  fi
+fi
+
 python3 - "$RESULTS" <<'PY'
 import sys, glob
 import xml.etree.ElementTree as ET
@@ -57,4 +74,4 @@ for f in sorted(glob.glob(sys.argv[1] + "/*.xml")):
             passed += 1
 print(f"{passed} passed, {failed} failed, {skipped} skipped")
 PY
-[ $lit_rc -eq 0 ] && [ $py_rc -eq 0 ]
+[ $lit_rc -eq 0 ] && [ $py_rc -eq 0 ] && [ $fuzz_rc -eq 0 ]

@@ -4,6 +4,11 @@
 #include "fuse/Conversion/Passes.h"
 
 #include "mlir/Pass/PassRegistry.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
+
+#include <cstdlib>
 
 using namespace mlir;
 
@@ -44,6 +49,23 @@ void buildFuseToCPUPipeline(OpPassManager &pm,
     llvm::report_fatal_error("fuse: invalid built-in CPU pipeline");
 }
 
+/// The CUDA toolkit root used when the options name none: $CUDA_ROOT,
+/// $CUDA_HOME or $CUDA_PATH, else the folder above the ptxas found on PATH,
+/// else /usr/local/cuda when it exists. Both ptxas and libdevice (needed by
+/// math functions such as exp and log) are found from it.
+static std::string defaultCUDAToolkitPath() {
+  for (const char *var : {"CUDA_ROOT", "CUDA_HOME", "CUDA_PATH"})
+    if (const char *v = std::getenv(var); v && *v)
+      return v;
+  if (llvm::ErrorOr<std::string> ptxas = llvm::sys::findProgramByName("ptxas"))
+    return llvm::sys::path::parent_path(
+               llvm::sys::path::parent_path(*ptxas))
+        .str();
+  if (llvm::sys::fs::exists("/usr/local/cuda/bin/ptxas"))
+    return "/usr/local/cuda";
+  return "";
+}
+
 std::string getFuseToGPUPipelineString(const FuseToGPUOptions &options,
                                        GPUPipelineStage stage) {
   std::string p;
@@ -68,8 +90,11 @@ std::string getFuseToGPUPipelineString(const FuseToGPUOptions &options,
   std::string format =
       stage == GPUPipelineStage::PTX ? "isa" : options.format.getValue();
   p += ",gpu-module-to-binary{format=" + format;
-  if (!options.toolkitPath.empty())
-    p += " toolkit=" + options.toolkitPath.getValue();
+  std::string toolkit = options.toolkitPath.empty()
+                            ? defaultCUDAToolkitPath()
+                            : options.toolkitPath.getValue();
+  if (!toolkit.empty())
+    p += " toolkit=" + toolkit;
   p += "}";
   if (stage == GPUPipelineStage::PTX)
     return p;

@@ -49,8 +49,10 @@ struct FuseToGPUOptions : public mlir::PassPipelineOptions<FuseToGPUOptions> {
                             llvm::cl::init(3)};
   Option<std::string> toolkitPath{
       *this, "toolkit-path",
-      llvm::cl::desc("CUDA toolkit root for ptxas/fatbinary (default: ptxas "
-                     "on PATH)"),
+      llvm::cl::desc("CUDA toolkit root for ptxas, fatbinary and libdevice "
+                     "(default: $CUDA_ROOT, $CUDA_HOME or $CUDA_PATH, else "
+                     "the toolkit of the ptxas on PATH, else "
+                     "/usr/local/cuda)"),
       llvm::cl::init("")};
   Option<std::string> format{
       *this, "format",

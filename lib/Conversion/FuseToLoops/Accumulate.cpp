@@ -29,15 +29,9 @@ bool fuse::isBlockedReduction(ReduceOp reduce) {
   return false;
 }
 
-namespace {
-
-/// A loop nest over `sizes` carrying `iters`, as in the lowering files, but
-/// able to fail. `body` gets the induction variables.
-using NestFn = function_ref<FailureOr<SmallVector<Value>>(
-    OpBuilder &, ValueRange ivs, ValueRange iters)>;
-FailureOr<SmallVector<Value>> plainNest(OpBuilder &b, Location loc,
-                                        ValueRange sizes, ValueRange iters,
-                                        NestFn body) {
+FailureOr<SmallVector<Value>>
+fuse::buildFailableLoopNest(OpBuilder &b, Location loc, ValueRange sizes,
+                            ValueRange iters, FailableLoopNestFn body) {
   SmallVector<Value> ivs;
   bool ok = true;
   std::function<SmallVector<Value>(OpBuilder &, unsigned, ValueRange)> rec =
@@ -67,6 +61,20 @@ FailureOr<SmallVector<Value>> plainNest(OpBuilder &b, Location loc,
     return failure();
   return res;
 }
+
+SmallVector<Value> fuse::buildLoopNest(OpBuilder &b, Location loc,
+                                      ValueRange sizes, ValueRange iters,
+                                      LoopNestFn body) {
+  // A body that cannot fail makes the failable nest infallible.
+  return *buildFailableLoopNest(
+      b, loc, sizes, iters,
+      [&](OpBuilder &nb, ValueRange ivs,
+          ValueRange cur) -> FailureOr<SmallVector<Value>> {
+        return body(nb, ivs, cur);
+      });
+}
+
+namespace {
 
 /// The row-major indices of linear position `j` in `sizes` (all > 0).
 SmallVector<Value> delinearize(OpBuilder &b, Location loc, Value j,
@@ -101,7 +109,7 @@ fuse::buildReductionLoops(OpBuilder &b, Location loc, ValueRange sizes,
     return next;
   };
   if (!blocked || sizes.empty())
-    return plainNest(b, loc, sizes, iters,
+    return buildFailableLoopNest(b, loc, sizes, iters,
                      [&](OpBuilder &nb, ValueRange ivs, ValueRange cur) {
                        return step(nb, ivs, cur.take_front(k),
                                    cur.drop_front(k));

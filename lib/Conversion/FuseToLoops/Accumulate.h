@@ -1,8 +1,9 @@
-//===- Accumulate.h - summation order of the CPU lowering ------*- C++ -*-===//
+//===- Accumulate.h - loops and summation order of the CPU lowering -*- C++ -*-===//
 //
-// The order in which the CPU lowering (convert-fuse-to-loops, fused and
-// unfused) combines the elements of reductions and scans. Shared by
-// FuseToLoops.cpp and GroupToLoops.cpp so both paths round the same way.
+// The loop nests of the CPU lowering (convert-fuse-to-loops, fused and
+// unfused) and the order in which it combines the elements of reductions
+// and scans. Shared by FuseToLoops.cpp and GroupToLoops.cpp so both paths
+// build loops one way and round the same way.
 //
 // Reductions over floats are *blocked*: the elements, in row-major index
 // order over the reduced dimensions, are cut into consecutive chunks of
@@ -27,6 +28,24 @@
 #include "mlir/IR/Builders.h"
 
 namespace fuse {
+
+/// A loop nest over `sizes` (outermost first) carrying `iters`: `body` gets
+/// the induction variables and the current values and returns the next
+/// ones. Returns the final values; with no sizes, `body` runs once.
+using LoopNestFn = function_ref<SmallVector<Value>(OpBuilder &, ValueRange ivs,
+                                                   ValueRange iters)>;
+SmallVector<Value> buildLoopNest(OpBuilder &b, Location loc, ValueRange sizes,
+                                 ValueRange iters, LoopNestFn body);
+
+/// The same with a body that may fail (to abandon emission): then the
+/// nest's result is failure (the loops built so far stay, for the caller
+/// to erase with its rewrite).
+using FailableLoopNestFn = function_ref<FailureOr<SmallVector<Value>>(
+    OpBuilder &, ValueRange ivs, ValueRange iters)>;
+FailureOr<SmallVector<Value>> buildFailableLoopNest(OpBuilder &b, Location loc,
+                                                    ValueRange sizes,
+                                                    ValueRange iters,
+                                                    FailableLoopNestFn body);
 
 /// Elements per chunk of a blocked reduction.
 constexpr int64_t kReduceBlock = 1024;

@@ -55,24 +55,10 @@ using NestBody = function_ref<SmallVector<Value>(OpBuilder &, Location,
                                                  ValueRange, ValueRange)>;
 SmallVector<Value> buildNest(OpBuilder &b, Location loc, ValueRange sizes,
                              ValueRange iterArgs, NestBody body) {
-  SmallVector<Value> ivs;
-  std::function<SmallVector<Value>(OpBuilder &, unsigned, ValueRange)> rec =
-      [&](OpBuilder &nb, unsigned level, ValueRange iters) {
-        if (level == sizes.size())
-          return body(nb, loc, ivs, iters);
-        Value zero = arith::ConstantIndexOp::create(nb, loc, 0);
-        Value one = arith::ConstantIndexOp::create(nb, loc, 1);
-        auto loop = scf::ForOp::create(
-            nb, loc, zero, sizes[level], one, iters,
-            [&](OpBuilder &lb, Location, Value iv, ValueRange inner) {
-              ivs.push_back(iv);
-              SmallVector<Value> next = rec(lb, level + 1, inner);
-              ivs.pop_back();
-              scf::YieldOp::create(lb, loc, next);
-            });
-        return SmallVector<Value>(loop.getResults());
-      };
-  return rec(b, 0, iterArgs);
+  return buildLoopNest(b, loc, sizes, iterArgs,
+                       [&](OpBuilder &nb, ValueRange ivs, ValueRange iters) {
+                         return body(nb, loc, ivs, iters);
+                       });
 }
 
 /// Builds tensors of `resultTypes`, all of shape `sizes`, where `elements`

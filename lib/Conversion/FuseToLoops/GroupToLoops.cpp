@@ -43,30 +43,6 @@ bool isElementwiseOp(Operation *op) {
   return isa<MapOp, BroadcastOp, IotaOp, GatherOp>(op);
 }
 
-/// A loop nest over `sizes` carrying `iters`; `body` returns the next ones.
-using NestBody = function_ref<SmallVector<Value>(OpBuilder &, ValueRange,
-                                                 ValueRange)>;
-SmallVector<Value> nest(OpBuilder &b, Location loc, ValueRange sizes,
-                        ValueRange iters, NestBody body) {
-  SmallVector<Value> ivs;
-  std::function<SmallVector<Value>(OpBuilder &, unsigned, ValueRange)> rec =
-      [&](OpBuilder &nb, unsigned level, ValueRange cur) {
-        if (level == sizes.size())
-          return body(nb, ivs, cur);
-        Value zero = arith::ConstantIndexOp::create(nb, loc, 0);
-        Value one = arith::ConstantIndexOp::create(nb, loc, 1);
-        auto loop = scf::ForOp::create(
-            nb, loc, zero, sizes[level], one, cur,
-            [&](OpBuilder &lb, Location, Value iv, ValueRange inner) {
-              ivs.push_back(iv);
-              SmallVector<Value> next = rec(lb, level + 1, inner);
-              ivs.pop_back();
-              scf::YieldOp::create(lb, loc, next);
-            });
-        return SmallVector<Value>(loop.getResults());
-      };
-  return rec(b, 0, iters);
-}
 
 Value emptyLike(OpBuilder &b, Location loc, RankedTensorType type,
                 ValueRange sizes) {
@@ -202,7 +178,7 @@ FailureOr<SmallVector<Value>> GroupLowering::writeNest(ArrayRef<Value> outs) {
   for (Value o : outs)
     empties.push_back(emptyLike(b, loc, tt(o), *sz));
   bool ok = true;
-  SmallVector<Value> res = nest(
+  SmallVector<Value> res = buildLoopNest(
       b, loc, *sz, empties,
       [&](OpBuilder &nb, ValueRange ivs, ValueRange cur) {
         em.clearCache();
@@ -388,7 +364,7 @@ FailureOr<SmallVector<Value>> GroupLowering::lowerRowReduce() {
                                     ? ValueRange(*sz)
                                     : ValueRange{rows}));
   bool ok = true;
-  SmallVector<Value> res = nest(
+  SmallVector<Value> res = buildLoopNest(
       b, loc, ValueRange{rows}, empties,
       [&](OpBuilder &rb, ValueRange rIv, ValueRange cur) -> SmallVector<Value> {
         Value r = rIv[0];
@@ -444,7 +420,7 @@ FailureOr<SmallVector<Value>> GroupLowering::lowerRowReduce() {
             rowIdx.push_back(i);
           }
         if (!rowOuts.empty()) {
-          SmallVector<Value> written = nest(
+          SmallVector<Value> written = buildLoopNest(
               rb, loc, ValueRange{cols}, rowTensors,
               [&](OpBuilder &cb, ValueRange cIv, ValueRange ts) {
                 em.clearCache();
@@ -511,7 +487,7 @@ FailureOr<SmallVector<Value>> GroupLowering::lowerScan() {
     empties.push_back(emptyLike(b, loc, tt(o), *sz));
   bool ok = true;
   bool exclusive = scan.getExclusive();
-  SmallVector<Value> res = nest(
+  SmallVector<Value> res = buildLoopNest(
       b, loc, outer, empties,
       [&](OpBuilder &ob, ValueRange oIvs, ValueRange tensors) {
         em.clearCache();
@@ -524,7 +500,7 @@ FailureOr<SmallVector<Value>> GroupLowering::lowerScan() {
             }));
         em.clearCache();
         iters.append(tensors.begin(), tensors.end());
-        SmallVector<Value> fin = nest(
+        SmallVector<Value> fin = buildLoopNest(
             ob, loc, ValueRange{(*sz)[dim]}, iters,
             [&](OpBuilder &ib, ValueRange sIv, ValueRange cur) {
               em.clearCache();
@@ -605,7 +581,7 @@ FailureOr<SmallVector<Value>> GroupLowering::lowerFilter() {
     iters.push_back(emptyLike(b, loc, type, ValueRange{*n}));
   }
   bool ok = true;
-  SmallVector<Value> fin = nest(
+  SmallVector<Value> fin = buildLoopNest(
       b, loc, ValueRange{*n}, iters,
       [&](OpBuilder &lb, ValueRange ivs, ValueRange cur) {
         em.clearCache();

@@ -55,17 +55,24 @@ export PATH="$PATH:/usr/local/cuda/bin"
 say "Main job: sum(x*x) -- the pipeline"
 cat "$EX"
 
-if "$BIN/fuse-opt" --help | grep -q -- '--fuse-to-ptx'; then
-  say "Compiling it to PTX (fuse-opt --fuse-to-ptx)"
-  "$BIN/fuse-opt" "$EX" --fuse-to-ptx > "$BUILD_DIR/sumsq.ptx.mlir"
-  grep -E '^\s*(\.visible \.entry|\.target|ld\.global)' "$BUILD_DIR/sumsq.ptx.mlir" | head -12 || true
+# (grep on a saved copy: with pipefail, `fuse-opt --help | grep -q` fails
+# when grep stops reading early.)
+help=$("$BIN/fuse-opt" --help)
+if grep -q -- '--fuse-to-ptx' <<<"$help" && [ -x "$BIN/fuse-compile" ]; then
+  say "Compiling it to PTX and to an object + C header (fuse-compile)"
+  "$BIN/fuse-compile" "$EX" --emit=ptx -o "$BUILD_DIR/sumsq.ptx"
+  "$BIN/fuse-compile" "$EX" --emit=all -o "$BUILD_DIR/sumsq" --time
+  echo "PTX: kernels, 16-byte loads and warp shuffles (count):"
+  grep -oE '\.visible \.entry [A-Za-z_0-9]+|\.target [a-z_0-9]+|ld\.global\.v4\.[a-z0-9]+|shfl\.sync\.[a-z]+' \
+    "$BUILD_DIR/sumsq.ptx" | sort | uniq -c
+  grep -E '^fuse_status_t' "$BUILD_DIR/sumsq.h"
 else
   echo "fuse-to-ptx pipeline not built in this version"
 fi
 
-say "Fusion report (fuse-opt --fuse-explain)"
-if "$BIN/fuse-opt" --help | grep -q -- '--fuse-explain'; then
-  "$BIN/fuse-opt" "$EX" --fuse-fusion --fuse-explain -o /dev/null 2>&1 | head -20
+if grep -q -- '--fuse-explain' <<<"$help"; then
+  say "Fusion report (fuse-opt --fuse-fusion --fuse-explain)"
+  "$BIN/fuse-opt" "$EX" --fuse-fusion --fuse-explain -o /dev/null 2>&1 | grep remark
 fi
 
 say "Running it on the CPU backend (fuse-run, 2^24 random elements)"

@@ -25,7 +25,6 @@ namespace fuse {
 namespace gpugen {
 namespace {
 
-Type i64Ty(OpBuilder &b) { return b.getI64Type(); }
 Value cI64(OpBuilder &b, Location loc, int64_t v) {
   return arith::ConstantIntOp::create(b, loc, b.getI64Type(), v);
 }

@@ -41,15 +41,15 @@ for f in "$root"/examples/*.mlir; do
   fi
 done
 
-rt="${RUNTIME_BUILD_DIR:-$out/runtime-build}"
+# Built outside $out: the folder travels to the GPU machine and must stay small.
+rt="${RUNTIME_BUILD_DIR:-$build/runtime-standalone}"
 cmake -G Ninja -S "$root/runtime" -B "$rt" -DCMAKE_BUILD_TYPE=Release \
   -DCMAKE_CUDA_ARCHITECTURES=90 -DFUSE_RUNTIME_BUILD_TESTS=OFF >/dev/null
 ninja -C "$rt" >/dev/null
 rtlib="$(find "$rt" -name 'libfuse_runtime.so*' -type f | head -1)"
 # The executables record the library's SONAME (libfuse_runtime.so.0).
-for name in libfuse_runtime.so libfuse_runtime.so.0; do
-  cp -L "$rtlib" "$out/bin/$name"
-done
+cp -L "$rtlib" "$out/bin/libfuse_runtime.so"
+ln -sf libfuse_runtime.so "$out/bin/libfuse_runtime.so.0"
 
 nvcc -O3 -std=c++17 -arch=sm_90 -o "$out/bin/peers" "$root/bench/peers.cu"
 nvcc -O3 -std=c++17 -arch=sm_90 "${defs[@]}" -I "$out/aot" -I "$root/bench" \

@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# On the machine with fuse built (no GPU needed): prepares everything one
+# GPU-machine call needs, under .device/ (git-ignored; pass `carry: [".device"]`
+# to the device tool, or copy the folder):
+#   .device/artifacts  every example compiled for the codegen tests
+#   .device/bench      the benchmark binaries, runtime library and AOT objects
+# Usage: scripts/gpu/prepare-all.sh [BUILD_DIR]   (default build)
+set -euo pipefail
+root="$(cd "$(dirname "$0")/../.." && pwd)"
+build="${1:-$root/build}"
+"$root/scripts/gpu/prepare-artifacts.sh" "$root/.device/artifacts" "$build/bin/fuse-compile"
+"$root/scripts/gpu/prepare-bench.sh" "$root/.device/bench" "$build"
+du -sh "$root/.device"

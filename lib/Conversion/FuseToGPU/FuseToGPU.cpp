@@ -43,11 +43,6 @@ namespace {
 constexpr const char *kImageSuffix = "_image";
 constexpr const char *kImageSizeSuffix = "_image_size";
 
-RankedTensorType tensorTy(Value v) {
-  return dyn_cast<RankedTensorType>(v.getType());
-}
-int64_t byteWidth(Type t) { return (t.getIntOrFloatBitWidth() + 7) / 8; }
-
 std::string cTypeName(Type t) {
   if (t.isF32())
     return "float";

@@ -10,12 +10,64 @@
 #include "fuse/Dialect/Fuse/IR/FuseOps.h"
 #include "fuse/Support/LLVM.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMTypes.h"
 
 #include <string>
 
 namespace fuse {
 namespace gpugen {
+
+//===----------------------------------------------------------------------===//
+// Small IR helpers shared by the kernel generators and the host code.
+//===----------------------------------------------------------------------===//
+
+inline Value cI64(OpBuilder &b, Location loc, int64_t v) {
+  return arith::ConstantIntOp::create(b, loc, b.getI64Type(), v);
+}
+inline Value cI32(OpBuilder &b, Location loc, int64_t v) {
+  return arith::ConstantIntOp::create(b, loc, b.getI32Type(), v);
+}
+inline Value cIdx(OpBuilder &b, Location loc, int64_t v) {
+  return arith::ConstantIndexOp::create(b, loc, v);
+}
+inline Value cBool(OpBuilder &b, Location loc, bool v) {
+  return arith::ConstantIntOp::create(b, loc, b.getI1Type(), v);
+}
+/// index -> i64 (indices are non-negative here).
+inline Value toI64(OpBuilder &b, Location loc, Value index) {
+  return arith::IndexCastUIOp::create(b, loc, b.getI64Type(), index);
+}
+inline Value toIndex(OpBuilder &b, Location loc, Value i64) {
+  return arith::IndexCastOp::create(b, loc, b.getIndexType(), i64);
+}
+/// A pointer into global memory (address space 1).
+inline LLVM::LLVMPointerType globalPtr(MLIRContext *ctx) {
+  return LLVM::LLVMPointerType::get(ctx, 1);
+}
+inline RankedTensorType tensorTy(Value v) {
+  return dyn_cast<RankedTensorType>(v.getType());
+}
+/// Bytes of one element of an integer or float type.
+inline int64_t byteWidth(Type t) {
+  return (t.getIntOrFloatBitWidth() + 7) / 8;
+}
+inline Value cmpI(OpBuilder &b, Location loc, arith::CmpIPredicate p, Value x,
+                  Value y) {
+  return arith::CmpIOp::create(b, loc, p, x, y);
+}
+inline Value sel(OpBuilder &b, Location loc, Value c, Value x, Value y) {
+  return arith::SelectOp::create(b, loc, c, x, y);
+}
+/// Element-wise `c ? x[i] : y[i]`.
+inline SmallVector<Value> selAll(OpBuilder &b, Location loc, Value c,
+                                 ValueRange x, ValueRange y) {
+  SmallVector<Value> out;
+  for (auto [p, q] : llvm::zip(x, y))
+    out.push_back(sel(b, loc, c, p, q));
+  return out;
+}
 
 /// Tiling parameters of one group (pass options overridden by the group's
 /// `fuse.tiling` dictionary).

@@ -25,34 +25,12 @@ namespace fuse {
 namespace gpugen {
 namespace {
 
-Value cI64(OpBuilder &b, Location loc, int64_t v) {
-  return arith::ConstantIntOp::create(b, loc, b.getI64Type(), v);
-}
-Value cI32(OpBuilder &b, Location loc, int64_t v) {
-  return arith::ConstantIntOp::create(b, loc, b.getI32Type(), v);
-}
-Value toI64(OpBuilder &b, Location loc, Value index) {
-  return arith::IndexCastUIOp::create(b, loc, b.getI64Type(), index);
-}
-Value toIndex(OpBuilder &b, Location loc, Value i64) {
-  return arith::IndexCastOp::create(b, loc, b.getIndexType(), i64);
-}
-LLVM::LLVMPointerType globalPtr(MLIRContext *ctx) {
-  return LLVM::LLVMPointerType::get(ctx, 1);
-}
-
-RankedTensorType tensorTy(Value v) {
-  return dyn_cast<RankedTensorType>(v.getType());
-}
-
 /// Memory element types the kernels can load and store.
 bool isStorable(Type t) {
   if (auto it = dyn_cast<IntegerType>(t))
     return it.getWidth() >= 8;
   return isa<FloatType>(t);
 }
-
-int64_t byteWidth(Type t) { return (t.getIntOrFloatBitWidth() + 7) / 8; }
 
 /// The common kernel parameter types of a group (see KernelGen.h).
 SmallVector<Type> commonParams(GroupOp group) {

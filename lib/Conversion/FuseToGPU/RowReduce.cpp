@@ -42,37 +42,6 @@ namespace fuse {
 namespace gpugen {
 namespace {
 
-Value c64(OpBuilder &b, Location loc, int64_t v) {
-  return arith::ConstantIntOp::create(b, loc, b.getI64Type(), v);
-}
-Value c32(OpBuilder &b, Location loc, int64_t v) {
-  return arith::ConstantIntOp::create(b, loc, b.getI32Type(), v);
-}
-Value cBool(OpBuilder &b, Location loc, bool v) {
-  return arith::ConstantIntOp::create(b, loc, b.getI1Type(), v);
-}
-Value asI64(OpBuilder &b, Location loc, Value index) {
-  return arith::IndexCastUIOp::create(b, loc, b.getI64Type(), index);
-}
-Value asIndex(OpBuilder &b, Location loc, Value i64) {
-  return arith::IndexCastOp::create(b, loc, b.getIndexType(), i64);
-}
-RankedTensorType rtt(Value v) { return dyn_cast<RankedTensorType>(v.getType()); }
-int64_t bytesOf(Type t) { return (t.getIntOrFloatBitWidth() + 7) / 8; }
-Value cmp(OpBuilder &b, Location loc, arith::CmpIPredicate p, Value x,
-          Value y) {
-  return arith::CmpIOp::create(b, loc, p, x, y);
-}
-Value sel(OpBuilder &b, Location loc, Value c, Value x, Value y) {
-  return arith::SelectOp::create(b, loc, c, x, y);
-}
-SmallVector<Value> selAll(OpBuilder &b, Location loc, Value c, ValueRange x,
-                          ValueRange y) {
-  SmallVector<Value> out;
-  for (auto [p, q] : llvm::zip(x, y))
-    out.push_back(sel(b, loc, c, p, q));
-  return out;
-}
 
 /// An scf.if yielding one value of type `t` per branch.
 Value ifValue(OpBuilder &b, Location loc, Value cond, Type t,
@@ -92,7 +61,7 @@ std::pair<Value, Value> shuffle(OpBuilder &b, Location loc, Value v,
                                 int64_t offset, gpu::ShuffleMode mode) {
   Type t = v.getType();
   unsigned bits = t.getIntOrFloatBitWidth();
-  Value off = c32(b, loc, offset), width = c32(b, loc, 32);
+  Value off = cI32(b, loc, offset), width = cI32(b, loc, 32);
   Value valid;
   auto shfl = [&](Value x) {
     auto s = gpu::ShuffleOp::create(b, loc, x, off, width, mode);
@@ -161,7 +130,7 @@ SmallVector<ReduceOp> reductionsOf(Block &body) {
 SmallVector<Value> startValues(OpBuilder &b, Location loc, ReduceOp r) {
   SmallVector<Value> out;
   for (auto [i, in] : llvm::enumerate(r.getInputs())) {
-    Type et = rtt(in).getElementType();
+    Type et = tensorTy(in).getElementType();
     TypedAttr a = r.hasBuiltinKinds() ? getKindIdentity(r.getKind(i), et)
                                       : cast<TypedAttr>(b.getZeroAttr(et));
     out.push_back(arith::ConstantOp::create(b, loc, a));
@@ -196,31 +165,31 @@ struct Gen {
       : group(g), body(g.getBody().front()), loc(l), tiling(t) {}
 
   Value tid(OpBuilder &b) {
-    return asI64(b, loc, gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x));
+    return toI64(b, loc, gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x));
   }
   Value bid(OpBuilder &b) {
-    return asI64(b, loc, gpu::BlockIdOp::create(b, loc, gpu::Dimension::x));
+    return toI64(b, loc, gpu::BlockIdOp::create(b, loc, gpu::Dimension::x));
   }
   Value nblocks(OpBuilder &b) {
-    return asI64(b, loc, gpu::GridDimOp::create(b, loc, gpu::Dimension::x));
+    return toI64(b, loc, gpu::GridDimOp::create(b, loc, gpu::Dimension::x));
   }
   Value gep(OpBuilder &b, Value base, Type t, Value idx) {
     return LLVM::GEPOp::create(b, loc, base.getType(), t, base,
                                ArrayRef<LLVM::GEPArg>{idx});
   }
   Value loadAt(OpBuilder &b, Value base, Type t, Value idx) {
-    return LLVM::LoadOp::create(b, loc, t, gep(b, base, t, idx), bytesOf(t));
+    return LLVM::LoadOp::create(b, loc, t, gep(b, base, t, idx), byteWidth(t));
   }
   void storeAt(OpBuilder &b, Value v, Value base, Value idx) {
     LLVM::StoreOp::create(b, loc, v, gep(b, base, v.getType(), idx),
-                          bytesOf(v.getType()));
+                          byteWidth(v.getType()));
   }
   Value linearize(OpBuilder &b, unsigned arg, ValueRange idx) {
-    Value off = c64(b, loc, 0);
+    Value off = cI64(b, loc, 0);
     for (auto [d, i] : llvm::enumerate(idx)) {
       if (d > 0)
         off = arith::MulIOp::create(b, loc, off, dims[arg][d]);
-      off = arith::AddIOp::create(b, loc, off, asI64(b, loc, i));
+      off = arith::AddIOp::create(b, loc, off, toI64(b, loc, i));
     }
     return off;
   }
@@ -230,7 +199,7 @@ struct Gen {
     unsigned p = 0;
     SmallVector<Value> scalarParam;
     for (Value operand : group.getOperands()) {
-      if (auto t = rtt(operand)) {
+      if (auto t = tensorTy(operand)) {
         ptr.push_back(entry.getArgument(p++));
         SmallVector<Value> ds;
         for (int64_t d = 0; d < t.getRank(); ++d)
@@ -246,10 +215,10 @@ struct Gen {
     for (unsigned e = func.getNumArguments(); p < e; ++p)
       extra.push_back(entry.getArgument(p));
     for (auto [i, operand] : llvm::enumerate(group.getOperands())) {
-      auto t = rtt(operand);
+      auto t = tensorTy(operand);
       rank0.push_back(t && t.getRank() == 0
                           ? loadAt(b, ptr[i], t.getElementType(),
-                                   c64(b, loc, 0))
+                                   cI64(b, loc, 0))
                           : Value());
     }
     auto load = [this](OpBuilder &lb, Location l, Value tensor,
@@ -259,7 +228,7 @@ struct Gen {
       auto arg = dyn_cast<BlockArgument>(tensor);
       if (!arg || arg.getOwner() != &body) {
         failed = true;
-        return LLVM::PoisonOp::create(lb, l, rtt(tensor).getElementType());
+        return LLVM::PoisonOp::create(lb, l, tensorTy(tensor).getElementType());
       }
       unsigned n = arg.getArgNumber();
       if (rank0[n])
@@ -273,14 +242,14 @@ struct Gen {
       if (laneIdx && idx.size() == 1 && idx[0] == laneIdx)
         if (auto lv = laneVals.find(n); lv != laneVals.end())
           return lv->second;
-      Type et = rtt(tensor).getElementType();
+      Type et = tensorTy(tensor).getElementType();
       return loadAt(lb, ptr[n], et, linearize(lb, n, idx));
     };
     auto dim = [this](OpBuilder &db, Location l, Value tensor,
                       int64_t d) -> Value {
       auto arg = dyn_cast<BlockArgument>(tensor);
       if (arg && arg.getOwner() == &body && ptr[arg.getArgNumber()])
-        return asIndex(db, l, dims[arg.getArgNumber()][d]);
+        return toIndex(db, l, dims[arg.getArgNumber()][d]);
       failed = true;
       return arith::ConstantIndexOp::create(db, l, 0);
     };
@@ -294,7 +263,7 @@ struct Gen {
     FailureOr<Value> r = em->emit(b, loc, tensor, idx);
     if (llvm::failed(r)) {
       failed = true;
-      return LLVM::PoisonOp::create(b, loc, rtt(tensor).getElementType());
+      return LLVM::PoisonOp::create(b, loc, tensorTy(tensor).getElementType());
     }
     return *r;
   }
@@ -343,11 +312,11 @@ SmallVector<Value> blockAllReduce(Gen &g, OpBuilder &b, ReduceOp r,
   if (warps == 1)
     return acc;
   Value t = g.tid(b);
-  Value lane = arith::AndIOp::create(b, loc, t, c64(b, loc, 31));
-  Value warp = asIndex(b, loc, arith::ShRUIOp::create(b, loc, t, c64(b, loc, 5)));
+  Value lane = arith::AndIOp::create(b, loc, t, cI64(b, loc, 31));
+  Value warp = toIndex(b, loc, arith::ShRUIOp::create(b, loc, t, cI64(b, loc, 5)));
   gpu::BarrierOp::create(b, loc);
   scf::IfOp::create(
-      b, loc, cmp(b, loc, arith::CmpIPredicate::eq, lane, c64(b, loc, 0)),
+      b, loc, cmpI(b, loc, arith::CmpIPredicate::eq, lane, cI64(b, loc, 0)),
       [&](OpBuilder &ib, Location l) {
         for (auto [a, s] : llvm::zip(acc, smem))
           memref::StoreOp::create(ib, l, a, s, ValueRange{warp});
@@ -407,7 +376,7 @@ blockOrderedReduce(Gen &g, OpBuilder &b, ArrayRef<ReduceOp> reds,
                 off, gpu::ShuffleMode::DOWN);
     Value oh = arith::AndIOp::create(
         b, loc, valid,
-        cmp(b, loc, arith::CmpIPredicate::ne, h32, c32(b, loc, 0)));
+        cmpI(b, loc, arith::CmpIPredicate::ne, h32, cI32(b, loc, 0)));
     acc = combineFlagged(g, b, reds, acc, has, other, oh);
     has = arith::OrIOp::create(b, loc, has, oh);
   }
@@ -415,11 +384,11 @@ blockOrderedReduce(Gen &g, OpBuilder &b, ArrayRef<ReduceOp> reds,
   if (warps == 1)
     return {acc, has};
   Value t = g.tid(b);
-  Value lane = arith::AndIOp::create(b, loc, t, c64(b, loc, 31));
-  Value warp = asIndex(b, loc, arith::ShRUIOp::create(b, loc, t, c64(b, loc, 5)));
+  Value lane = arith::AndIOp::create(b, loc, t, cI64(b, loc, 31));
+  Value warp = toIndex(b, loc, arith::ShRUIOp::create(b, loc, t, cI64(b, loc, 5)));
   gpu::BarrierOp::create(b, loc);
   scf::IfOp::create(
-      b, loc, cmp(b, loc, arith::CmpIPredicate::eq, lane, c64(b, loc, 0)),
+      b, loc, cmpI(b, loc, arith::CmpIPredicate::eq, lane, cI64(b, loc, 0)),
       [&](OpBuilder &ib, Location l) {
         for (auto [a, s] : llvm::zip(acc, smem))
           memref::StoreOp::create(ib, l, a, s, ValueRange{warp});
@@ -434,9 +403,9 @@ blockOrderedReduce(Gen &g, OpBuilder &b, ArrayRef<ReduceOp> reds,
     vals.clear();
     for (Value s : smem)
       vals.push_back(memref::LoadOp::create(b, loc, s, ValueRange{wi}));
-    flag = cmp(b, loc, arith::CmpIPredicate::ne,
+    flag = cmpI(b, loc, arith::CmpIPredicate::ne,
                memref::LoadOp::create(b, loc, smemFlag, ValueRange{wi}),
-               c32(b, loc, 0));
+               cI32(b, loc, 0));
   };
   SmallVector<Value> res;
   Value rh;
@@ -476,7 +445,7 @@ FailureOr<GroupKernels> buildRowReduceKernels(gpu::GPUModuleOp m,
     return group.emitOpError("GPU code generation: a row_reduce group needs "
                              "a fuse.reduce");
   for (ReduceOp r : reds) {
-    auto in = rtt(r.getInputs()[0]);
+    auto in = tensorTy(r.getInputs()[0]);
     SmallVector<int64_t> rd = r.getReducedDims();
     if (in.getRank() != 2 || rd.size() != 1 || rd[0] != 1)
       return r.emitOpError("GPU code generation: a row_reduce group takes "
@@ -489,7 +458,7 @@ FailureOr<GroupKernels> buildRowReduceKernels(gpu::GPUModuleOp m,
   }
   // Every tensor of the body: rank 2 (the rows), rank 1 (per row) or 0.
   auto badRank = [](Value v) {
-    auto t = rtt(v);
+    auto t = tensorTy(v);
     return t && t.getRank() > 2;
   };
   for (BlockArgument a : body.getArguments())
@@ -509,7 +478,7 @@ FailureOr<GroupKernels> buildRowReduceKernels(gpu::GPUModuleOp m,
                               "have rank <= 2");
   }
   for (Value y : group.getYield().getValues())
-    if (rtt(y).getRank() == 0)
+    if (tensorTy(y).getRank() == 0)
       return group.emitOpError("GPU code generation: a row_reduce group "
                                "yields rank-1 or rank-2 tensors only");
 
@@ -521,10 +490,10 @@ FailureOr<GroupKernels> buildRowReduceKernels(gpu::GPUModuleOp m,
   int64_t width = 0;
   bool mixed = false;
   auto seeWidth = [&](Value v) {
-    auto t = rtt(v);
+    auto t = tensorTy(v);
     if (!t || t.getRank() != 2)
       return;
-    int64_t w = bytesOf(t.getElementType());
+    int64_t w = byteWidth(t.getElementType());
     if (width && width != w)
       mixed = true;
     width = w;
@@ -543,11 +512,11 @@ FailureOr<GroupKernels> buildRowReduceKernels(gpu::GPUModuleOp m,
   SmallVector<Type> smem;
   for (ReduceOp r : reds)
     for (Value in : r.getInputs())
-      smem.push_back(smemType(ctx, rtt(in).getElementType()));
+      smem.push_back(smemType(ctx, tensorTy(in).getElementType()));
   auto i64 = IntegerType::get(ctx, 64);
   SmallVector<Type> params;
   for (Value v : group.getOperands()) {
-    if (auto t = rtt(v)) {
+    if (auto t = tensorTy(v)) {
       params.push_back(LLVM::LLVMPointerType::get(ctx, 1));
       params.append(t.getRank(), i64);
     } else {
@@ -564,7 +533,7 @@ FailureOr<GroupKernels> buildRowReduceKernels(gpu::GPUModuleOp m,
   OpBuilder b = OpBuilder::atBlockBegin(&f.getBody().front());
   g.setUp(b);
   Value rows = g.extra[0], cols = g.extra[1];
-  Value vec = cmp(b, loc, arith::CmpIPredicate::ne, g.extra[2], c32(b, loc, 0));
+  Value vec = cmpI(b, loc, arith::CmpIPredicate::ne, g.extra[2], cI32(b, loc, 0));
   ValueRange outs = ValueRange(g.extra).drop_front(3);
   auto yields = group.getYield().getValues();
   auto wg = f.getWorkgroupAttributions();
@@ -590,15 +559,15 @@ FailureOr<GroupKernels> buildRowReduceKernels(gpu::GPUModuleOp m,
   };
   // Rank-1 results: every thread computes them, thread 0 stores.
   auto storeRowResults = [&](OpBuilder &rb, Value row) {
-    Value rIdx = asIndex(rb, loc, row);
+    Value rIdx = toIndex(rb, loc, row);
     SmallVector<std::pair<Value, Value>> st;
     for (auto [y, out] : llvm::zip(yields, outs))
-      if (rtt(y).getRank() == 1)
+      if (tensorTy(y).getRank() == 1)
         st.push_back({g.element(rb, y, {rIdx}), out});
     if (st.empty())
       return;
     scf::IfOp::create(
-        rb, loc, cmp(rb, loc, arith::CmpIPredicate::eq, t, c64(rb, loc, 0)),
+        rb, loc, cmpI(rb, loc, arith::CmpIPredicate::eq, t, cI64(rb, loc, 0)),
         [&](OpBuilder &ib, Location l) {
           for (auto [v, out] : st)
             g.storeAt(ib, v, out, row);
@@ -610,8 +579,8 @@ FailureOr<GroupKernels> buildRowReduceKernels(gpu::GPUModuleOp m,
       b, loc, g.bid(b), rows, g.nblocks(b), ValueRange{},
       [&](OpBuilder &lb, Location l, Value row, ValueRange) {
         Value rowBase = arith::MulIOp::create(lb, l, row, cols);
-        Value fits = cmp(lb, l, arith::CmpIPredicate::sle, cols,
-                         c64(lb, l, capacity));
+        Value fits = cmpI(lb, l, arith::CmpIPredicate::sle, cols,
+                         cI64(lb, l, capacity));
         scf::IfOp::create(
             lb, l, fits,
             // Registers: element slot j*vw+k holds column (j*bt+t)*vw+k.
@@ -620,29 +589,29 @@ FailureOr<GroupKernels> buildRowReduceKernels(gpu::GPUModuleOp m,
               g.leaves.clear();
               g.regs.clear();
               g.colSlot.clear();
-              g.rowIdx = asIndex(rb, loc, row);
+              g.rowIdx = toIndex(rb, loc, row);
               SmallVector<Value> colBase, colI64, colIdx, valid;
               for (int64_t j = 0; j < chunksPerThread; ++j) {
                 Value cb = arith::MulIOp::create(
                     rb, loc,
-                    arith::AddIOp::create(rb, loc, t, c64(rb, loc, j * bt)),
-                    c64(rb, loc, vw));
+                    arith::AddIOp::create(rb, loc, t, cI64(rb, loc, j * bt)),
+                    cI64(rb, loc, vw));
                 colBase.push_back(cb);
                 for (int64_t k = 0; k < vw; ++k) {
                   Value c = k ? arith::AddIOp::create(rb, loc, cb,
-                                                      c64(rb, loc, k))
+                                                      cI64(rb, loc, k))
                               : cb;
                   colI64.push_back(c);
-                  Value ci = asIndex(rb, loc, c);
+                  Value ci = toIndex(rb, loc, c);
                   g.colSlot[ci] = colIdx.size();
                   colIdx.push_back(ci);
                   valid.push_back(
-                      cmp(rb, loc, arith::CmpIPredicate::slt, c, cols));
+                      cmpI(rb, loc, arith::CmpIPredicate::slt, c, cols));
                 }
               }
               // Load every directly read rank-2 operand once.
               for (BlockArgument arg : body.getArguments()) {
-                auto tt = rtt(arg);
+                auto tt = tensorTy(arg);
                 if (!tt || tt.getRank() != 2 || !readDirectly(arg))
                   continue;
                 unsigned n = arg.getArgNumber();
@@ -684,7 +653,7 @@ FailureOr<GroupKernels> buildRowReduceKernels(gpu::GPUModuleOp m,
                         Value acc = LLVM::PoisonOp::create(ib, loc, vt);
                         for (int64_t k = 0; k < vw; ++k) {
                           Value ok = k ? arith::AddIOp::create(
-                                             ib, loc, off, c64(ib, loc, k))
+                                             ib, loc, off, cI64(ib, loc, k))
                                        : off;
                           Value x = ifValue(
                               ib, loc, valid[j * vw + k], et,
@@ -697,13 +666,13 @@ FailureOr<GroupKernels> buildRowReduceKernels(gpu::GPUModuleOp m,
                                     cast<TypedAttr>(kb.getZeroAttr(et)));
                               });
                           acc = LLVM::InsertElementOp::create(
-                              ib, loc, acc, x, c32(ib, loc, k));
+                              ib, loc, acc, x, cI32(ib, loc, k));
                         }
                         return acc;
                       });
                   for (int64_t k = 0; k < vw; ++k)
                     slots.push_back(LLVM::ExtractElementOp::create(
-                        rb, loc, v, c32(rb, loc, k)));
+                        rb, loc, v, cI32(rb, loc, k)));
                 }
               }
               runStages(rb, [&](OpBuilder &sb, ReduceOp r,
@@ -720,9 +689,9 @@ FailureOr<GroupKernels> buildRowReduceKernels(gpu::GPUModuleOp m,
               // Rank-2 results: one vector store per chunk.
               for (auto yo : llvm::zip(yields, outs)) {
                 Value y = std::get<0>(yo), out = std::get<1>(yo);
-                if (rtt(y).getRank() != 2)
+                if (tensorTy(y).getRank() != 2)
                   continue;
-                Type et = rtt(y).getElementType();
+                Type et = tensorTy(y).getElementType();
                 auto vt = VectorType::get({vw}, et);
                 for (int64_t j = 0; j < chunksPerThread; ++j) {
                   SmallVector<Value> lanes;
@@ -733,7 +702,7 @@ FailureOr<GroupKernels> buildRowReduceKernels(gpu::GPUModuleOp m,
                                                     colBase[j]);
                   auto storeLane = [&](OpBuilder &ib, int64_t k) {
                     Value ok = k ? arith::AddIOp::create(ib, loc, off,
-                                                         c64(ib, loc, k))
+                                                         cI64(ib, loc, k))
                                  : off;
                     scf::IfOp::create(ib, loc, valid[j * vw + k],
                                       [&](OpBuilder &kb, Location kl) {
@@ -748,7 +717,7 @@ FailureOr<GroupKernels> buildRowReduceKernels(gpu::GPUModuleOp m,
                   Value v = LLVM::PoisonOp::create(rb, loc, vt);
                   for (int64_t k = 0; k < vw; ++k)
                     v = LLVM::InsertElementOp::create(rb, loc, v, lanes[k],
-                                                      c32(rb, loc, k));
+                                                      cI32(rb, loc, k));
                   scf::IfOp::create(
                       rb, loc, vec,
                       [&](OpBuilder &ib, Location il) {
@@ -778,15 +747,15 @@ FailureOr<GroupKernels> buildRowReduceKernels(gpu::GPUModuleOp m,
               g.em->clearCache();
               g.leaves.clear();
               g.rowIdx = nullptr;
-              Value rIdx = asIndex(rb, loc, row);
-              Value step = c64(rb, loc, bt);
+              Value rIdx = toIndex(rb, loc, row);
+              Value step = cI64(rb, loc, bt);
               runStages(rb, [&](OpBuilder &sb, ReduceOp r,
                                 SmallVector<Value> acc) {
                 auto loop = scf::ForOp::create(
                     sb, loc, t, cols, step, acc,
                     [&](OpBuilder &ib, Location il, Value c, ValueRange a) {
                       g.em->clearCache();
-                      Value ci = asIndex(ib, il, c);
+                      Value ci = toIndex(ib, il, c);
                       SmallVector<Value> xs;
                       for (Value in : r.getInputs())
                         xs.push_back(g.element(ib, in, {rIdx, ci}));
@@ -797,13 +766,13 @@ FailureOr<GroupKernels> buildRowReduceKernels(gpu::GPUModuleOp m,
               });
               for (auto yo : llvm::zip(yields, outs)) {
                 Value y = std::get<0>(yo), out = std::get<1>(yo);
-                if (rtt(y).getRank() != 2)
+                if (tensorTy(y).getRank() != 2)
                   continue;
                 scf::ForOp::create(
                     rb, loc, t, cols, step, ValueRange{},
                     [&](OpBuilder &ib, Location il, Value c, ValueRange) {
                       g.em->clearCache();
-                      Value v = g.element(ib, y, {rIdx, asIndex(ib, il, c)});
+                      Value v = g.element(ib, y, {rIdx, toIndex(ib, il, c)});
                       g.storeAt(ib, v, out,
                                 arith::AddIOp::create(ib, il, rowBase, c));
                       scf::YieldOp::create(ib, il);
@@ -850,7 +819,7 @@ void finalizeOrdered(Gen &g, OpBuilder &b, ArrayRef<ReduceOp> reds,
     base += ni;
   }
   for (auto [y, out] : llvm::zip(g.group.getYield().getValues(), outs))
-    g.storeAt(b, g.element(b, y, {}), out, c64(b, loc, 0));
+    g.storeAt(b, g.element(b, y, {}), out, cI64(b, loc, 0));
   g.em->clearCache();
 }
 
@@ -872,12 +841,12 @@ FailureOr<GroupKernels> buildOrderedReduceKernels(gpu::GPUModuleOp m,
       return r.emitOpError("GPU code generation: a reduce group takes full "
                            "reductions only (use a row_reduce group)");
     for (Value in : r.getInputs())
-      if (rtt(in).getRank() != 1)
+      if (tensorTy(in).getRank() != 1)
         return r.emitOpError("GPU code generation: custom-combiner "
                              "reductions take rank-1 inputs only");
   }
   for (Value y : group.getYield().getValues())
-    if (rtt(y).getRank() != 0)
+    if (tensorTy(y).getRank() != 0)
       return group.emitOpError("GPU code generation: every result of a "
                                "reduce group must be rank 0");
   GroupKernels gk;
@@ -889,8 +858,8 @@ FailureOr<GroupKernels> buildOrderedReduceKernels(gpu::GPUModuleOp m,
   int64_t width = 0;
   bool mixed = false;
   for (Value v : group.getOperands())
-    if (auto t = rtt(v); t && t.getRank() > 0) {
-      int64_t w = bytesOf(t.getElementType());
+    if (auto t = tensorTy(v); t && t.getRank() > 0) {
+      int64_t w = byteWidth(t.getElementType());
       mixed |= width && width != w;
       width = w;
     }
@@ -902,7 +871,7 @@ FailureOr<GroupKernels> buildOrderedReduceKernels(gpu::GPUModuleOp m,
   SmallVector<Type> smem;
   for (ReduceOp r : reds)
     for (Value res : r.getResults()) {
-      Type et = rtt(res).getElementType();
+      Type et = tensorTy(res).getElementType();
       gk.partialTypes.push_back(et);
       smem.push_back(smemType(ctx, et));
     }
@@ -915,7 +884,7 @@ FailureOr<GroupKernels> buildOrderedReduceKernels(gpu::GPUModuleOp m,
   auto gptr = LLVM::LLVMPointerType::get(ctx, 1);
   SmallVector<Type> common;
   for (Value v : group.getOperands()) {
-    if (auto t = rtt(v)) {
+    if (auto t = tensorTy(v)) {
       common.push_back(gptr);
       common.append(t.getRank(), i64);
     } else {
@@ -944,8 +913,8 @@ FailureOr<GroupKernels> buildOrderedReduceKernels(gpu::GPUModuleOp m,
                    int64_t unit) {
     Value per = arith::CeilDivSIOp::create(b, loc, count, nthreads);
     per = arith::MulIOp::create(
-        b, loc, arith::CeilDivSIOp::create(b, loc, per, c64(b, loc, unit)),
-        c64(b, loc, unit));
+        b, loc, arith::CeilDivSIOp::create(b, loc, per, cI64(b, loc, unit)),
+        cI64(b, loc, unit));
     Value s = arith::MinSIOp::create(
         b, loc, arith::MulIOp::create(b, loc, gid, per), count);
     Value e = arith::MinSIOp::create(b, loc, arith::AddIOp::create(b, loc, s, per),
@@ -972,8 +941,8 @@ FailureOr<GroupKernels> buildOrderedReduceKernels(gpu::GPUModuleOp m,
     Value single = g.extra.back();
     Value t = g.tid(b);
     Value gid = arith::AddIOp::create(
-        b, loc, arith::MulIOp::create(b, loc, g.bid(b), c64(b, loc, bt)), t);
-    Value nthreads = arith::MulIOp::create(b, loc, g.nblocks(b), c64(b, loc, bt));
+        b, loc, arith::MulIOp::create(b, loc, g.bid(b), cI64(b, loc, bt)), t);
+    Value nthreads = arith::MulIOp::create(b, loc, g.nblocks(b), cI64(b, loc, bt));
     auto [s, e] = range(b, gid, nthreads, n, vw);
     SmallVector<Value> acc;
     for (ReduceOp r : reds)
@@ -982,7 +951,7 @@ FailureOr<GroupKernels> buildOrderedReduceKernels(gpu::GPUModuleOp m,
     // Flat operands read elementwise.
     SmallVector<unsigned> flatArgs;
     for (BlockArgument arg : body.getArguments())
-      if (auto tt = rtt(arg); tt && tt.getRank() > 0 && readDirectly(arg))
+      if (auto tt = tensorTy(arg); tt && tt.getRank() > 0 && readDirectly(arg))
         flatArgs.push_back(arg.getArgNumber());
     auto elementXs = [&](OpBuilder &eb) {
       SmallVector<Value> xs;
@@ -994,38 +963,38 @@ FailureOr<GroupKernels> buildOrderedReduceKernels(gpu::GPUModuleOp m,
     // Vector part: [s, s + ((e - s) / vw) * vw) when aligned.
     Value scalarFrom = s;
     if (vw > 1) {
-      Value aligned = cmp(b, loc, arith::CmpIPredicate::sgt, nchunks,
-                          c64(b, loc, 0));
-      Value cs = arith::DivSIOp::create(b, loc, s, c64(b, loc, vw));
+      Value aligned = cmpI(b, loc, arith::CmpIPredicate::sgt, nchunks,
+                          cI64(b, loc, 0));
+      Value cs = arith::DivSIOp::create(b, loc, s, cI64(b, loc, vw));
       Value full = arith::DivSIOp::create(
-          b, loc, arith::SubIOp::create(b, loc, e, s), c64(b, loc, vw));
+          b, loc, arith::SubIOp::create(b, loc, e, s), cI64(b, loc, vw));
       Value ce = arith::AddIOp::create(
-          b, loc, cs, sel(b, loc, aligned, full, c64(b, loc, 0)));
+          b, loc, cs, sel(b, loc, aligned, full, cI64(b, loc, 0)));
       SmallVector<Value> inits(acc);
       inits.push_back(has);
       auto loop = scf::ForOp::create(
-          b, loc, cs, ce, c64(b, loc, 1), inits,
+          b, loc, cs, ce, cI64(b, loc, 1), inits,
           [&](OpBuilder &lb, Location l, Value c, ValueRange args) {
             SmallVector<Value> a(args.drop_back());
             Value h = args.back();
             DenseMap<unsigned, Value> vecs;
             for (unsigned n : flatArgs) {
-              Type et = rtt(body.getArgument(n)).getElementType();
+              Type et = tensorTy(body.getArgument(n)).getElementType();
               auto vt = VectorType::get({vw}, et);
               vecs[n] = LLVM::LoadOp::create(lb, l, vt,
                                              g.gep(lb, g.ptr[n], vt, c),
-                                             bytesOf(et) * vw);
+                                             byteWidth(et) * vw);
             }
             for (int64_t k = 0; k < vw; ++k) {
               g.em->clearCache();
               Value flat = arith::AddIOp::create(
-                  lb, l, arith::MulIOp::create(lb, l, c, c64(lb, l, vw)),
-                  c64(lb, l, k));
-              g.laneIdx = asIndex(lb, l, flat);
+                  lb, l, arith::MulIOp::create(lb, l, c, cI64(lb, l, vw)),
+                  cI64(lb, l, k));
+              g.laneIdx = toIndex(lb, l, flat);
               g.laneVals.clear();
               for (auto [n, v] : vecs)
                 g.laneVals[n] =
-                    LLVM::ExtractElementOp::create(lb, l, v, c32(lb, l, k));
+                    LLVM::ExtractElementOp::create(lb, l, v, cI32(lb, l, k));
               SmallVector<Value> xs = elementXs(lb);
               a = k == 0 ? fold(g, lb, a, h, xs) : [&] {
                 SmallVector<Value> o;
@@ -1051,16 +1020,16 @@ FailureOr<GroupKernels> buildOrderedReduceKernels(gpu::GPUModuleOp m,
       scalarFrom = arith::AddIOp::create(
           b, loc, s,
           arith::MulIOp::create(b, loc, arith::SubIOp::create(b, loc, ce, cs),
-                                c64(b, loc, vw)));
+                                cI64(b, loc, vw)));
     }
     {
       SmallVector<Value> inits(acc);
       inits.push_back(has);
       auto loop = scf::ForOp::create(
-          b, loc, scalarFrom, e, c64(b, loc, 1), inits,
+          b, loc, scalarFrom, e, cI64(b, loc, 1), inits,
           [&](OpBuilder &lb, Location l, Value i, ValueRange args) {
             g.em->clearCache();
-            g.laneIdx = asIndex(lb, l, i);
+            g.laneIdx = toIndex(lb, l, i);
             g.laneVals.clear();
             SmallVector<Value> a(args.drop_back());
             a = fold(g, lb, a, args.back(), elementXs(lb));
@@ -1078,11 +1047,11 @@ FailureOr<GroupKernels> buildOrderedReduceKernels(gpu::GPUModuleOp m,
     SmallVector<Value> total = red.first;
     Value th = red.second;
     scf::IfOp::create(
-        b, loc, cmp(b, loc, arith::CmpIPredicate::eq, t, c64(b, loc, 0)),
+        b, loc, cmpI(b, loc, arith::CmpIPredicate::eq, t, cI64(b, loc, 0)),
         [&](OpBuilder &tb, Location l) {
           scf::IfOp::create(
               tb, l,
-              cmp(tb, l, arith::CmpIPredicate::ne, single, c32(tb, l, 0)),
+              cmpI(tb, l, arith::CmpIPredicate::ne, single, cI32(tb, l, 0)),
               [&](OpBuilder &sb, Location sl) {
                 finalizeOrdered(g, sb, reds, total, th, outs);
                 scf::YieldOp::create(sb, sl);
@@ -1119,20 +1088,20 @@ FailureOr<GroupKernels> buildOrderedReduceKernels(gpu::GPUModuleOp m,
     ValueRange partials = ValueRange(g.extra).slice(1, numPartials);
     ValueRange outs = ValueRange(g.extra).slice(1 + numPartials, numOuts);
     Value t = g.tid(b);
-    auto [s, e] = range(b, t, c64(b, loc, bt), count, 1);
+    auto [s, e] = range(b, t, cI64(b, loc, bt), count, 1);
     SmallVector<Value> inits;
     for (ReduceOp r : reds)
       inits.append(startValues(b, loc, r));
     inits.push_back(cBool(b, loc, false));
     auto loop = scf::ForOp::create(
-        b, loc, s, e, c64(b, loc, 1), inits,
+        b, loc, s, e, cI64(b, loc, 1), inits,
         [&](OpBuilder &lb, Location l, Value i, ValueRange args) {
           SmallVector<Value> xs;
           for (unsigned j = 0; j < numAcc; ++j)
             xs.push_back(g.loadAt(lb, partials[j], gk.partialTypes[j], i));
-          Value xh = cmp(lb, l, arith::CmpIPredicate::ne,
+          Value xh = cmpI(lb, l, arith::CmpIPredicate::ne,
                          g.loadAt(lb, partials.back(), lb.getI32Type(), i),
-                         c32(lb, l, 0));
+                         cI32(lb, l, 0));
           Value h = args.back();
           SmallVector<Value> a =
               combineFlagged(g, lb, reds, args.drop_back(), h, xs, xh);
@@ -1147,7 +1116,7 @@ FailureOr<GroupKernels> buildOrderedReduceKernels(gpu::GPUModuleOp m,
     SmallVector<Value> total = red.first;
     Value th = red.second;
     scf::IfOp::create(
-        b, loc, cmp(b, loc, arith::CmpIPredicate::eq, t, c64(b, loc, 0)),
+        b, loc, cmpI(b, loc, arith::CmpIPredicate::eq, t, cI64(b, loc, 0)),
         [&](OpBuilder &tb, Location l) {
           finalizeOrdered(g, tb, reds, total, th, outs);
           scf::YieldOp::create(tb, l);

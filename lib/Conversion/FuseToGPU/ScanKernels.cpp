@@ -56,42 +56,6 @@ namespace {
 /// Look-back windows stashed in shared memory before waiting.
 constexpr int64_t kMaxWindows = 8;
 
-Value cI64(OpBuilder &b, Location loc, int64_t v) {
-  return arith::ConstantIntOp::create(b, loc, b.getI64Type(), v);
-}
-Value cI32(OpBuilder &b, Location loc, int64_t v) {
-  return arith::ConstantIntOp::create(b, loc, b.getI32Type(), v);
-}
-Value cIdx(OpBuilder &b, Location loc, int64_t v) {
-  return arith::ConstantIndexOp::create(b, loc, v);
-}
-Value toI64(OpBuilder &b, Location loc, Value index) {
-  return arith::IndexCastUIOp::create(b, loc, b.getI64Type(), index);
-}
-Value toIndex(OpBuilder &b, Location loc, Value i64) {
-  return arith::IndexCastOp::create(b, loc, b.getIndexType(), i64);
-}
-LLVM::LLVMPointerType globalPtr(MLIRContext *ctx) {
-  return LLVM::LLVMPointerType::get(ctx, 1);
-}
-RankedTensorType tensorTy(Value v) {
-  return dyn_cast<RankedTensorType>(v.getType());
-}
-int64_t byteWidth(Type t) { return (t.getIntOrFloatBitWidth() + 7) / 8; }
-Value cmpI(OpBuilder &b, Location loc, arith::CmpIPredicate p, Value x,
-           Value y) {
-  return arith::CmpIOp::create(b, loc, p, x, y);
-}
-Value sel(OpBuilder &b, Location loc, Value c, Value x, Value y) {
-  return arith::SelectOp::create(b, loc, c, x, y);
-}
-SmallVector<Value> selAll(OpBuilder &b, Location loc, Value c, ValueRange x,
-                          ValueRange y) {
-  SmallVector<Value> r;
-  for (auto [a, e] : llvm::zip(x, y))
-    r.push_back(sel(b, loc, c, a, e));
-  return r;
-}
 MemRefType smemTy(MLIRContext *ctx, int64_t n, Type t) {
   return MemRefType::get(
       {n}, t, MemRefLayoutAttrInterface{},

@@ -14,7 +14,12 @@ mkdir -p "$res"
 args=${BENCH_ARGS:---reps=30}
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv > "$res/gpu.txt" 2>&1
 rc=0
-"$dir/bin/bench_fuse" $args > "$res/fuse.jsonl" 2> "$res/fuse.err" || rc=1
+# fuse: one process per workload, so that a faulting kernel (which poisons
+# its CUDA context) costs only its own row.
+: > "$res/fuse.jsonl"; : > "$res/fuse.err"
+for w in copy sumsq dot chain scan select softmax_rows variance logsumexp_rows sumsq_small; do
+  "$dir/bin/bench_fuse" $args --only=$w >> "$res/fuse.jsonl" 2>> "$res/fuse.err" || rc=1
+done
 "$dir/bin/peers" $args > "$res/peers.jsonl" 2> "$res/peers.err" || rc=1
 if [ "${BENCH_SKIP_TORCH:-0}" != 1 ]; then
   python3 "$dir/torch_bench.py" $args > "$res/torch.jsonl" 2> "$res/torch.err" || rc=1

@@ -34,4 +34,23 @@ ${CXX:-g++} -O2 -std=c++17 -I "$art" -I "$root/runtime/include" \
   "$root/tests/gpu/codegen_tests.cpp" "${objs[@]}" \
   -L "$rtdir" -lfuse_runtime -Wl,-rpath,"$rtdir" -o "$build/codegen_tests" \
   > "$build/codegen-build.log" 2>&1 || { cat "$build/codegen-build.log"; fail "codegen_tests: build failed"; }
-"$build/codegen_tests"
+# One process per pipeline: a faulting kernel poisons its CUDA context, and
+# must not fail the pipelines after it.
+total_p=0; total_f=0
+for o in "${objs[@]}"; do
+  name="$(basename "$o" .o)"
+  log="$build/$name.log"
+  "$build/codegen_tests" "$name" > "$log" 2>&1
+  rc=$?
+  grep -v '^[0-9]* passed, [0-9]* failed$' "$log"
+  last="$(tail -1 "$log")"
+  if [[ "$last" =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed$ ]]; then
+    total_p=$((total_p + BASH_REMATCH[1])); total_f=$((total_f + BASH_REMATCH[2]))
+    [ $rc -eq 0 ] || [ "${BASH_REMATCH[2]}" != 0 ] || { echo "FAIL $name: exit status $rc"; total_f=$((total_f + 1)); }
+  else
+    echo "FAIL $name: the test process ended early (exit status $rc)"
+    total_f=$((total_f + 1))
+  fi
+done
+echo "$total_p passed, $total_f failed"
+[ $total_f -eq 0 ]

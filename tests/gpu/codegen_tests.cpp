@@ -10,6 +10,9 @@
 // A misaligned (offset by one element) input checks the scalar path.
 // Entry points carry the `fx_` prefix (fuse-compile --prefix=fx_): `select`
 // would clash with POSIX select(), `fuse_scan` with the runtime's.
+// Arguments name the pipelines to run (all without arguments); the GPU
+// script runs each in its own process so that a faulting kernel, which
+// poisons its CUDA context, cannot fail the others.
 // The last line is "N passed, N failed".
 #include "fuse_runtime.h"
 
@@ -68,6 +71,17 @@
 namespace {
 
 int passed = 0, failed = 0;
+std::vector<std::string> only; // pipelines named on the command line
+
+/// Whether pipeline `name` runs: all of them without arguments.
+bool selected(const std::string &name) {
+  if (only.empty())
+    return true;
+  for (const std::string &o : only)
+    if (o == name)
+      return true;
+  return false;
+}
 
 void report(bool ok, const std::string &what, const std::string &detail) {
   (ok ? passed : failed)++;
@@ -130,6 +144,8 @@ using RefMap = std::function<double(double)>;
 /// to max(1, |ref|)).
 void testMap(const char *name, const MapFn &fn, const RefMap &ref,
              int64_t n, int64_t offset) {
+  if (!selected(name))
+    return;
   std::string what = std::string(name) + " n=" + std::to_string(n) +
                      (offset ? " misaligned" : "");
   std::vector<float> x = randomInput(n + offset, 1234u + (uint32_t)n);
@@ -167,6 +183,8 @@ using RefRed = std::function<double(const std::vector<float> &,
 /// A reduction to one float: 1e-4 relative, bitwise identical over 10 runs.
 void testReduce(const char *name, const RedFn &fn, const RefRed &ref,
                 int64_t n, int64_t offset, bool twoInputs) {
+  if (!selected(name))
+    return;
   std::string what = std::string(name) + " n=" + std::to_string(n) +
                      (offset ? " misaligned" : "");
   std::vector<float> x = randomInput(n + offset, 99u + (uint32_t)n);
@@ -216,6 +234,8 @@ void testReduce(const char *name, const RedFn &fn, const RefRed &ref,
 
 /// Back-to-back calls of a small reduction: microseconds per call.
 void timeSmall(const char *name, const RedFn &fn, int64_t n) {
+  if (!selected(name))
+    return;
   std::vector<float> x = randomInput(n, 5);
   Device dx(n * 4), dout(4);
   if (!dx.ok() || !dout.ok() || !upload(dx, x))
@@ -246,6 +266,8 @@ using RowFn =
 /// one element (scalar path); cols % 4 != 0 also takes the scalar path.
 void testRows(const char *name, const RowFn &fn, bool perRow, int64_t rows,
               int64_t cols, int64_t offset) {
+  if (!selected(name))
+    return;
   std::string what = std::string(name) + " " + std::to_string(rows) + "x" +
                      std::to_string(cols) + (offset ? " misaligned" : "");
   int64_t n = rows * cols, outN = perRow ? rows : n;
@@ -316,6 +338,8 @@ void testRows(const char *name, const RowFn &fn, bool perRow, int64_t rows,
 /// (relative to max(1, |ref|)) of the float64 prefix; bitwise identical
 /// over 10 runs.
 void testScan(int64_t n, int64_t offset) {
+  if (!selected("scan"))
+    return;
   std::string what = "scan n=" + std::to_string(n) +
                      (offset ? " misaligned" : "");
   std::vector<float> x = randomInput(n + offset, 4321u + (uint32_t)n);
@@ -373,6 +397,8 @@ void testScan(int64_t n, int64_t offset) {
 /// select: the x > 0 in order and their count, exactly; elements past the
 /// count are untouched.
 void testSelect(int64_t n, int64_t offset) {
+  if (!selected("select"))
+    return;
   std::string what = "select n=" + std::to_string(n) +
                      (offset ? " misaligned" : "");
   std::vector<float> x = randomInput(n + offset, 777u + (uint32_t)n);
@@ -422,7 +448,9 @@ void testSelect(int64_t n, int64_t offset) {
 
 } // namespace
 
-int main() {
+int main(int argc, char **argv) {
+  for (int i = 1; i < argc; ++i)
+    only.push_back(argv[i]);
   if (fuse_init() != FUSE_SUCCESS) {
     std::printf("fuse_init failed: %s\n0 passed, 1 failed\n",
                 fuse_last_error_message());

@@ -69,6 +69,16 @@ inline SmallVector<Value> selAll(OpBuilder &b, Location loc, Value c,
   return out;
 }
 
+/// A kernel `name` in `m` with `blockThreads` threads per block and one
+/// workgroup (shared-memory) buffer per `workgroup` type. Every buffer is
+/// 16-byte aligned: LLVM's load/store vectorizer merges neighbouring
+/// shared-memory accesses into 16-byte ld/st.shared.v4 on the assumption
+/// that the buffer start allows it, and a buffer placed after an 8-byte one
+/// would otherwise fault with a misaligned address.
+gpu::GPUFuncOp createKernel(gpu::GPUModuleOp m, Location loc, StringRef name,
+                            TypeRange params, TypeRange workgroup,
+                            int64_t blockThreads);
+
 /// Tiling parameters of one group (pass options overridden by the group's
 /// `fuse.tiling` dictionary).
 struct Tiling {

@@ -316,19 +316,6 @@ void enterLane(Kernel &k, OpBuilder &b, const DenseMap<unsigned, Value> &vals,
     k.laneValue[arg] = k.extract(b, v, lane);
 }
 
-gpu::GPUFuncOp createKernel(gpu::GPUModuleOp m, Location loc, StringRef name,
-                            TypeRange params, TypeRange workgroup,
-                            int64_t blockThreads) {
-  OpBuilder b(m.getContext());
-  b.setInsertionPointToEnd(m.getBody());
-  auto fnTy = b.getFunctionType(params, {});
-  auto f = gpu::GPUFuncOp::create(b, loc, name, fnTy, workgroup);
-  f->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
-  f.setKnownBlockSizeAttr(
-      b.getDenseI32ArrayAttr({static_cast<int32_t>(blockThreads), 1, 1}));
-  return f;
-}
-
 /// Shuffles `v` with lane `lane ^ offset` (32-bit pieces for other widths).
 Value shuffleXor(OpBuilder &b, Location loc, Value v, int64_t offset) {
   Type t = v.getType();
@@ -483,6 +470,22 @@ int64_t flatVectorWidth(GroupOp group, const Tiling &t) {
 }
 
 } // namespace
+
+gpu::GPUFuncOp createKernel(gpu::GPUModuleOp m, Location loc, StringRef name,
+                            TypeRange params, TypeRange workgroup,
+                            int64_t blockThreads) {
+  OpBuilder b(m.getContext());
+  b.setInsertionPointToEnd(m.getBody());
+  auto f = gpu::GPUFuncOp::create(b, loc, name, b.getFunctionType(params, {}),
+                                  workgroup);
+  f->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
+  f.setKnownBlockSizeAttr(
+      b.getDenseI32ArrayAttr({static_cast<int32_t>(blockThreads), 1, 1}));
+  for (unsigned i = 0, e = workgroup.size(); i < e; ++i)
+    f.setWorkgroupAttributionAttr(i, LLVM::LLVMDialect::getAlignAttrName(),
+                                  b.getI64IntegerAttr(16));
+  return f;
+}
 
 bool isFlatGroup(GroupOp group) {
   int64_t rank = -1;

@@ -98,19 +98,6 @@ std::pair<Value, Value> shuffle(OpBuilder &b, Location loc, Value v,
   return {r, valid};
 }
 
-gpu::GPUFuncOp newKernel(gpu::GPUModuleOp m, Location loc, StringRef name,
-                         TypeRange params, TypeRange workgroup,
-                         int64_t blockThreads) {
-  OpBuilder b(m.getContext());
-  b.setInsertionPointToEnd(m.getBody());
-  auto f = gpu::GPUFuncOp::create(b, loc, name,
-                                  b.getFunctionType(params, {}), workgroup);
-  f->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
-  f.setKnownBlockSizeAttr(
-      b.getDenseI32ArrayAttr({static_cast<int32_t>(blockThreads), 1, 1}));
-  return f;
-}
-
 MemRefType smemType(MLIRContext *ctx, Type et) {
   return MemRefType::get(
       {32}, et, MemRefLayoutAttrInterface{},
@@ -527,7 +514,7 @@ FailureOr<GroupKernels> buildRowReduceKernels(gpu::GPUModuleOp m,
   params.push_back(i64);                        // cols
   params.push_back(IntegerType::get(ctx, 32));  // vec: 16-byte rows
   params.append(group.getNumResults(), LLVM::LLVMPointerType::get(ctx, 1));
-  gpu::GPUFuncOp f = newKernel(m, loc, gk.kernel, params, smem, bt);
+  gpu::GPUFuncOp f = createKernel(m, loc, gk.kernel, params, smem, bt);
   Gen g(group, loc, tiling);
   g.func = f;
   OpBuilder b = OpBuilder::atBlockBegin(&f.getBody().front());
@@ -930,7 +917,7 @@ FailureOr<GroupKernels> buildOrderedReduceKernels(gpu::GPUModuleOp m,
     params.append(numPartials, gptr);
     params.append(numOuts, gptr);
     params.push_back(IntegerType::get(ctx, 32)); // single
-    gpu::GPUFuncOp f = newKernel(m, loc, gk.kernel, params, smem, bt);
+    gpu::GPUFuncOp f = createKernel(m, loc, gk.kernel, params, smem, bt);
     Gen g(group, loc, tiling);
     g.func = f;
     OpBuilder b = OpBuilder::atBlockBegin(&f.getBody().front());
@@ -1079,7 +1066,7 @@ FailureOr<GroupKernels> buildOrderedReduceKernels(gpu::GPUModuleOp m,
     params.push_back(i64); // count
     params.append(numPartials, gptr);
     params.append(numOuts, gptr);
-    gpu::GPUFuncOp f = newKernel(m, loc, gk.finishKernel, params, smem, bt);
+    gpu::GPUFuncOp f = createKernel(m, loc, gk.finishKernel, params, smem, bt);
     Gen g(group, loc, tiling);
     g.func = f;
     OpBuilder b = OpBuilder::atBlockBegin(&f.getBody().front());

@@ -753,19 +753,6 @@ SmallVector<Type> tileParams(GroupOp group, unsigned numOuts) {
   return types;
 }
 
-gpu::GPUFuncOp newKernel(gpu::GPUModuleOp m, Location loc, StringRef name,
-                         TypeRange params, TypeRange workgroup,
-                         int64_t blockThreads) {
-  OpBuilder b(m.getContext());
-  b.setInsertionPointToEnd(m.getBody());
-  auto f = gpu::GPUFuncOp::create(b, loc, name, b.getFunctionType(params, {}),
-                                  workgroup);
-  f->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
-  f.setKnownBlockSizeAttr(
-      b.getDenseI32ArrayAttr({static_cast<int32_t>(blockThreads), 1, 1}));
-  return f;
-}
-
 } // namespace
 
 //===----------------------------------------------------------------------===//
@@ -809,7 +796,7 @@ FailureOr<GroupKernels> buildScanGroup(gpu::GPUModuleOp m, GroupOp group,
   unsigned numOuts = group.getNumResults();
   int64_t warps = tiling.blockThreads / 32;
 
-  auto f = newKernel(m, loc, gk.kernel, tileParams(group, numOuts),
+  auto f = createKernel(m, loc, gk.kernel, tileParams(group, numOuts),
                      workgroupTypes(ctx, warps, valTypes),
                      tiling.blockThreads);
   TileKernel k(group, loc, tiling.blockThreads);
@@ -982,7 +969,7 @@ FailureOr<GroupKernels> buildFilterGroup(gpu::GPUModuleOp m, GroupOp group,
   SmallVector<Type> params = tileParams(group, 0);
   params.push_back(globalPtr(ctx));
   params.append(numOuts, globalPtr(ctx));
-  auto f = newKernel(m, loc, gk.kernel, params,
+  auto f = createKernel(m, loc, gk.kernel, params,
                      workgroupTypes(ctx, warps, valTypes),
                      tiling.blockThreads);
   TileKernel k(group, loc, tiling.blockThreads);

@@ -181,13 +181,21 @@ using RefRed = std::function<double(const std::vector<float> &,
                                     const std::vector<float> &, int64_t)>;
 
 /// A reduction to one float: 1e-4 relative, bitwise identical over 10 runs.
-void testReduce(const char *name, const RedFn &fn, const RefRed &ref,
-                int64_t n, int64_t offset, bool twoInputs) {
+/// `shift` is added to every element of x (in float) before the call and
+/// the reference: a variance of 1000 + uniform[-1, 1) checks that the
+/// kernels do not lose the small spread to the large offset.
+void testReduce(const char *name, const RedFn &fn, const RefRed &ref, int64_t n,
+                int64_t offset, bool twoInputs, float shift = 0.0f) {
   if (!selected(name))
     return;
-  std::string what = std::string(name) + " n=" + std::to_string(n) +
-                     (offset ? " misaligned" : "");
+  std::string what =
+      std::string(name) + " n=" + std::to_string(n) +
+      (offset ? " misaligned" : "") +
+      (shift != 0.0f ? " shift=" + std::to_string((long long)shift) : "");
   std::vector<float> x = randomInput(n + offset, 99u + (uint32_t)n);
+  if (shift != 0.0f)
+    for (float &v : x)
+      v += shift;
   std::vector<float> y =
       twoInputs ? randomInput(n + offset, 7u + (uint32_t)n)
                 : std::vector<float>();
@@ -446,6 +454,27 @@ void testSelect(int64_t n, int64_t offset) {
 }
 #endif
 
+#ifdef HAVE_VARIANCE
+fuse_status_t varianceFn(const float *x, const float *, int64_t n, float *o) {
+  return fx_variance(x, n, o, nullptr);
+}
+
+/// Population variance, float64 two-pass; NaN for n = 0 (as numpy.var).
+double varianceRef(const std::vector<float> &x, const std::vector<float> &,
+                   int64_t n) {
+  if (n == 0)
+    return std::nan("");
+  double m = 0;
+  for (int64_t i = 0; i < n; ++i)
+    m += x[i];
+  m /= n;
+  double s = 0;
+  for (int64_t i = 0; i < n; ++i)
+    s += (x[i] - m) * (x[i] - m);
+  return s / n;
+}
+#endif
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -523,28 +552,28 @@ int main(int argc, char **argv) {
       testSelect(n, off);
 #endif
 #ifdef HAVE_VARIANCE
-      testReduce(
-          "variance",
-          [](const float *x, const float *, int64_t n, float *o) {
-            return fx_variance(x, n, o, nullptr);
-          },
-          [](const std::vector<float> &x, const std::vector<float> &,
-             int64_t n) {
-            if (n == 0)
-              return std::nan("");
-            double m = 0;
-            for (int64_t i = 0; i < n; ++i)
-              m += x[i];
-            m /= n;
-            double s = 0;
-            for (int64_t i = 0; i < n; ++i)
-              s += (x[i] - m) * (x[i] - m);
-            return s / n;
-          },
-          n, off, false);
+      testReduce("variance", varianceFn, varianceRef, n, off, false);
 #endif
     }
   }
+#ifdef HAVE_VARIANCE
+  // Variance of data with a large offset (1000 + uniform[-1, 1)): the
+  // spread is 1e-3 of the values, so means rounded near 1000 or a naive
+  // sum of squares would miss the 1e-4 bound.
+  {
+    std::vector<int64_t> varSizes = {1, 31, 1000003};
+    if (maxLog2 >= 24)
+      varSizes.push_back(int64_t(1) << 24);
+    if (maxLog2 > 24)
+      varSizes.push_back(int64_t(1) << maxLog2);
+    for (int64_t n : varSizes)
+      for (int64_t off : {int64_t(0), int64_t(1)}) {
+        if (off && n > 1000003)
+          continue;
+        testReduce("variance", varianceFn, varianceRef, n, off, false, 1000.0f);
+      }
+  }
+#endif
   // Row shapes: empty (rows = 0, cols = 0), tiny, odd (scalar path),
   // registers (cols <= 4096), long rows (fallback), the benchmark size.
   std::vector<std::pair<int64_t, int64_t>> shapes = {

@@ -16,6 +16,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Matchers.h"
 
 #include "llvm/ADT/bit.h"
 
@@ -410,6 +411,169 @@ SmallVector<Value> identities(OpBuilder &b, Location loc, ReduceOp op) {
   return out;
 }
 
+//===----------------------------------------------------------------------===//
+// Shifted-sum accumulation of fuse-fusion's Welford reduction
+//===----------------------------------------------------------------------===//
+
+/// True when `v` is a result of a fuse.map whose yielded value for it is a
+/// constant matching `pattern` (the same value at every element).
+template <typename Pattern> bool isConstantMapResult(Value v, Pattern pattern) {
+  auto res = dyn_cast<OpResult>(v);
+  auto map = res ? dyn_cast<MapOp>(res.getOwner()) : MapOp();
+  if (!map)
+    return false;
+  Value y = map.getYield().getValues()[res.getResultNumber()];
+  return matchPattern(y, pattern);
+}
+
+/// fuse-fusion's Welford tuple reduction (marked `fuse.welford`): a full
+/// reduction of element tuples (1 : i64, x, 0.0) into (count, mean, M2)
+/// whose combiner is Chan's merge. The merge is commutative, so the reduce
+/// kernels accumulate it with the grid-stride layout of the built-in kinds:
+///  * per thread a shift c (x at the thread's first element) and per lane
+///    s1 = sum(x - c), s2 = sum((x - c)^2): a subtraction, an add and an
+///    fma per element, no division;
+///  * once per thread, (count, mean - b, M2) with M2 = s2 - s1 * s1 / count,
+///    where b = x[0] is one base for the whole grid: the merges then work
+///    on means near 0 instead of near the data's offset (f32 means of data
+///    around 1000 would be rounded to 6e-5, a large error in the deltas);
+///  * threads, warps and blocks merged with the combiner region in the
+///    fixed order of the built-in kinds (deterministic); b is added back
+///    to the mean before the reduction's init and the epilogue.
+/// Anything else with a combiner region takes the ordered kernels.
+bool isShiftedWelford(ReduceOp r) {
+  if (!r->hasAttr("fuse.welford") || r.hasBuiltinKinds() ||
+      !r.isFullReduction() || r.getInputs().size() != 3)
+    return false;
+  auto et = [&](unsigned i) {
+    return tensorTy(r.getInputs()[i]).getElementType();
+  };
+  auto ft = dyn_cast<FloatType>(et(1));
+  if (!ft || et(2) != ft || !et(0).isInteger(64))
+    return false;
+  return isConstantMapResult(r.getInputs()[0], m_One()) &&
+         isConstantMapResult(r.getInputs()[2], m_AnyZeroFloat());
+}
+
+/// The type of the shifted sums of a Welford reduction: f32 for narrower
+/// floats, else x's type.
+FloatType welfordAccType(ReduceOp r) {
+  auto ft = cast<FloatType>(tensorTy(r.getInputs()[1]).getElementType());
+  if (ft.getWidth() < 32)
+    return Float32Type::get(r.getContext());
+  return ft;
+}
+
+Value castFloat(OpBuilder &b, Location loc, Value v, Type to) {
+  auto from = cast<FloatType>(v.getType());
+  if (from == to)
+    return v;
+  if (from.getWidth() < cast<FloatType>(to).getWidth())
+    return arith::ExtFOp::create(b, loc, to, v);
+  return arith::TruncFOp::create(b, loc, to, v);
+}
+
+/// The Welford reduction's x at flat index `idx` (i64) as type `at`, or 0
+/// when `guard` is false (nothing is loaded then).
+Value emitGuardedX(Kernel &k, OpBuilder &b, ReduceOp r, FloatType at, Value idx,
+                   Value guard) {
+  Location loc = k.loc;
+  auto ifOp = scf::IfOp::create(b, loc, TypeRange{at}, guard,
+                                /*withElseRegion=*/true);
+  {
+    OpBuilder tb = ifOp.getThenBodyBuilder();
+    k.em->clearCache();
+    k.laneIndex = nullptr;
+    k.laneValue.clear();
+    Value x = k.element(tb, r.getInputs()[1], {toIndex(tb, loc, idx)});
+    scf::YieldOp::create(tb, loc, castFloat(tb, loc, x, at));
+  }
+  {
+    OpBuilder eb = ifOp.getElseBodyBuilder();
+    scf::YieldOp::create(eb, loc,
+                         ValueRange{arith::ConstantOp::create(
+                             eb, loc, eb.getFloatAttr(at, 0.0))});
+  }
+  // Values emitted inside the `if` do not dominate what follows.
+  k.em->clearCache();
+  return ifOp.getResult(0);
+}
+
+/// The shifts of one thread (type `at`): {thread shift, grid base}. The
+/// thread shift is x at the thread's first element (the first of chunk
+/// `gtid` on the vector path, element `gtid` on the scalar path), clamped
+/// to n - 1, so that it lies among the values the thread sums; the base is
+/// x[0]. Both are 0 when n = 0.
+std::pair<Value, Value> emitWelfordShifts(Kernel &k, OpBuilder &b, ReduceOp r,
+                                          FloatType at, Value n, Value nchunks,
+                                          int64_t vw) {
+  Location loc = k.loc;
+  Value gtid = arith::AddIOp::create(
+      b, loc,
+      arith::MulIOp::create(b, loc, k.blockId(b),
+                            cI64(b, loc, k.tiling.blockThreads)),
+      k.threadId(b));
+  Value vectorPath =
+      cmpI(b, loc, arith::CmpIPredicate::sgt, nchunks, cI64(b, loc, 0));
+  Value first =
+      sel(b, loc, vectorPath,
+          arith::MulIOp::create(b, loc, gtid, cI64(b, loc, vw)), gtid);
+  Value idx = arith::MinSIOp::create(
+      b, loc, first, arith::SubIOp::create(b, loc, n, cI64(b, loc, 1)));
+  Value nonEmpty = cmpI(b, loc, arith::CmpIPredicate::sgt, n, cI64(b, loc, 0));
+  Value shift = emitGuardedX(k, b, r, at, idx, nonEmpty);
+  Value base = emitGuardedX(k, b, r, at, cI64(b, loc, 0), nonEmpty);
+  return {shift, base};
+}
+
+/// One thread's (count, mean - base, M2) from its shifted sums:
+/// mean - base = (shift - base) + s1 / count, M2 = max(s2 - s1 * s1 / count,
+/// 0). An empty thread gives (0, 0, 0), the identity of Chan's merge
+/// (exactly: the merge returns the other side unchanged).
+SmallVector<Value> welfordFromSums(OpBuilder &b, Location loc, ReduceOp r,
+                                   Value shift, Value base, Value count,
+                                   Value s1, Value s2) {
+  auto ft = cast<FloatType>(tensorTy(r.getInputs()[1]).getElementType());
+  Type at = s1.getType();
+  Value zero = arith::ConstantOp::create(b, loc, b.getFloatAttr(at, 0.0));
+  Value one = arith::ConstantOp::create(b, loc, b.getFloatAttr(at, 1.0));
+  Value empty = cmpI(b, loc, arith::CmpIPredicate::eq, count, cI64(b, loc, 0));
+  Value nf = arith::SIToFPOp::create(b, loc, at, count);
+  Value q = arith::DivFOp::create(b, loc, s1, sel(b, loc, empty, one, nf));
+  Value rel = arith::AddFOp::create(
+      b, loc, arith::SubFOp::create(b, loc, shift, base), q);
+  Value mean = sel(b, loc, empty, zero, rel);
+  Value m2 =
+      arith::SubFOp::create(b, loc, s2, arith::MulFOp::create(b, loc, s1, q));
+  // Rounding can leave a tiny negative M2 for nearly constant data (NaN
+  // stays NaN: the comparison is false).
+  Value neg =
+      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, m2, zero);
+  m2 = sel(b, loc, neg, zero, m2);
+  return {count, castFloat(b, loc, mean, ft), castFloat(b, loc, m2, ft)};
+}
+
+/// (count, mean - base, M2) -> (count, mean, M2).
+SmallVector<Value> welfordAddBase(OpBuilder &b, Location loc,
+                                  ArrayRef<Value> acc, Value base) {
+  Type ft = acc[1].getType();
+  Value mean = arith::AddFOp::create(
+      b, loc, castFloat(b, loc, acc[1], base.getType()), base);
+  return {acc[0], castFloat(b, loc, mean, ft), acc[2]};
+}
+
+/// Identities of the block/finish accumulators of reduction `r`: the kinds'
+/// identities, or (0, 0, 0) for a shifted Welford reduction.
+SmallVector<Value> accIdentities(OpBuilder &b, Location loc, ReduceOp r) {
+  if (r.hasBuiltinKinds())
+    return identities(b, loc, r);
+  SmallVector<Value> out;
+  for (Value in : r.getInputs())
+    out.push_back(arith::ConstantOp::create(
+        b, loc, b.getZeroAttr(tensorTy(in).getElementType())));
+  return out;
+}
+
 /// In thread 0: applies the inits to the block results `finals`, then
 /// evaluates and stores every group result (rank 0) to `outs`.
 void emitFinalize(Kernel &k, OpBuilder &b, ArrayRef<ReduceOp> reds,
@@ -594,9 +758,9 @@ static FailureOr<GroupKernels> buildReduce(gpu::GPUModuleOp m, GroupOp group,
     if (!r.isFullReduction())
       return r.emitOpError("GPU code generation: a reduce group takes full "
                            "reductions only (use a row_reduce group)");
-    if (!r.hasBuiltinKinds())
-      return r.emitOpError("GPU code generation: custom combiner regions are "
-                           "not supported yet; use built-in kinds");
+    if (!r.hasBuiltinKinds() && !isShiftedWelford(r))
+      return r.emitOpError("GPU code generation: custom combiner regions "
+                           "take the ordered reduce kernels");
   }
   for (Value y : group.getYield().getValues())
     if (tensorTy(y).getRank() != 0)
@@ -641,13 +805,31 @@ static FailureOr<GroupKernels> buildReduce(gpu::GPUModuleOp m, GroupOp group,
     ValueRange outs = ValueRange(k.extra).slice(2 + numPartials, numOuts);
     Value single = k.extra.back();
     int64_t vw = gk.vectorWidth;
-    // Accumulators: [reduce][input][lane].
+    // Loop accumulators, per reduce: built-in kinds [input][lane]; a
+    // shifted Welford reduction s1[lane], s2[lane], then its i64 count.
     SmallVector<Value> inits;
+    SmallVector<unsigned> accBase;
+    // Welford: the thread's shift and the grid's base (null for built-in
+    // kinds).
+    SmallVector<Value> shifts, bases;
     for (ReduceOp r : reds) {
-      SmallVector<Value> id = identities(b, loc, r);
-      for (Value v : id)
-        for (int64_t l = 0; l < vw; ++l)
-          inits.push_back(v);
+      accBase.push_back(inits.size());
+      if (r.hasBuiltinKinds()) {
+        shifts.push_back(nullptr);
+        bases.push_back(nullptr);
+        SmallVector<Value> id = identities(b, loc, r);
+        for (Value v : id)
+          for (int64_t l = 0; l < vw; ++l)
+            inits.push_back(v);
+        continue;
+      }
+      FloatType at = welfordAccType(r);
+      Value zero = arith::ConstantOp::create(b, loc, b.getFloatAttr(at, 0.0));
+      inits.append(2 * vw, zero);
+      inits.push_back(cI64(b, loc, 0));
+      auto [shift, base] = emitWelfordShifts(k, b, r, at, n, nchunks, vw);
+      shifts.push_back(shift);
+      bases.push_back(base);
     }
     auto step = [&](OpBuilder &sb, ArrayRef<Value> chunks, int64_t cvw,
                     ValueRange iters) -> SmallVector<Value> {
@@ -657,8 +839,18 @@ static FailureOr<GroupKernels> buildReduce(gpu::GPUModuleOp m, GroupOp group,
       for (auto [u, c] : llvm::enumerate(chunks)) {
         for (int64_t l = 0; l < cvw; ++l) {
           enterLane(k, sb, vals[u], c, cvw, l);
-          unsigned base = 0;
-          for (ReduceOp r : reds) {
+          for (auto [ri, r] : llvm::enumerate(reds)) {
+            unsigned base = accBase[ri];
+            if (shifts[ri]) {
+              // d = x - c; s1 += d; s2 += d * d.
+              Value x = k.element(sb, r.getInputs()[1], {k.laneIndex});
+              x = castFloat(sb, loc, x, shifts[ri].getType());
+              Value d = arith::SubFOp::create(sb, loc, x, shifts[ri]);
+              Value &s1 = accs[base + l], &s2 = accs[base + vw + l];
+              s1 = arith::AddFOp::create(sb, loc, s1, d);
+              s2 = LLVM::FMAOp::create(sb, loc, d, d, s2);
+              continue;
+            }
             unsigned ni = r.getInputs().size();
             SmallVector<Value> cur, xs;
             for (unsigned i = 0; i < ni; ++i) {
@@ -668,10 +860,17 @@ static FailureOr<GroupKernels> buildReduce(gpu::GPUModuleOp m, GroupOp group,
             SmallVector<Value> nw = emitCombine(sb, loc, r, cur, xs, scalarFn);
             for (unsigned i = 0; i < ni; ++i)
               accs[base + i * vw + l] = nw[i];
-            base += ni * vw;
           }
         }
       }
+      // Welford counts: every element of these chunks.
+      for (auto [ri, r] : llvm::enumerate(reds))
+        if (shifts[ri]) {
+          Value &cnt = accs[accBase[ri] + 2 * vw];
+          cnt = arith::AddIOp::create(
+              sb, loc, cnt,
+              cI64(sb, loc, static_cast<int64_t>(chunks.size()) * cvw));
+        }
       return accs;
     };
     SmallVector<Value> accs =
@@ -680,23 +879,34 @@ static FailureOr<GroupKernels> buildReduce(gpu::GPUModuleOp m, GroupOp group,
     auto scalarFn = [&](Value v) { return k.scalar(b, v); };
     SmallVector<SmallVector<Value>> blockVals;
     SmallVector<Value> flatBlock;
-    unsigned base = 0, s = 0;
-    for (ReduceOp r : reds) {
+    unsigned s = 0;
+    for (auto [ri, r] : llvm::enumerate(reds)) {
+      unsigned base = accBase[ri];
       unsigned ni = r.getInputs().size();
       SmallVector<Value> acc;
-      for (unsigned i = 0; i < ni; ++i)
-        acc.push_back(accs[base + i * vw]);
-      for (int64_t l = 1; l < vw; ++l) {
-        SmallVector<Value> x;
+      if (shifts[ri]) {
+        // The lanes share the shift: their sums add up.
+        Value s1 = accs[base], s2 = accs[base + vw];
+        for (int64_t l = 1; l < vw; ++l) {
+          s1 = arith::AddFOp::create(b, loc, s1, accs[base + l]);
+          s2 = arith::AddFOp::create(b, loc, s2, accs[base + vw + l]);
+        }
+        acc = welfordFromSums(b, loc, r, shifts[ri], bases[ri],
+                              accs[base + 2 * vw], s1, s2);
+      } else {
         for (unsigned i = 0; i < ni; ++i)
-          x.push_back(accs[base + i * vw + l]);
-        acc = emitCombine(b, loc, r, acc, x, scalarFn);
+          acc.push_back(accs[base + i * vw]);
+        for (int64_t l = 1; l < vw; ++l) {
+          SmallVector<Value> x;
+          for (unsigned i = 0; i < ni; ++i)
+            x.push_back(accs[base + i * vw + l]);
+          acc = emitCombine(b, loc, r, acc, x, scalarFn);
+        }
       }
       auto smem = f.getWorkgroupAttributions().slice(s, ni);
       SmallVector<Value> smemVals(smem.begin(), smem.end());
       blockVals.push_back(blockReduce(k, b, r, acc, smemVals));
       flatBlock.append(blockVals.back());
-      base += ni * vw;
       s += ni;
     }
     Value isT0 = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
@@ -707,7 +917,11 @@ static FailureOr<GroupKernels> buildReduce(gpu::GPUModuleOp m, GroupOp group,
       scf::IfOp::create(
           tb, l, isSingle,
           [&](OpBuilder &sb, Location sl) {
-            emitFinalize(k, sb, reds, blockVals, outs);
+            SmallVector<SmallVector<Value>> finals(blockVals);
+            for (auto [ri, base] : llvm::enumerate(bases))
+              if (base)
+                finals[ri] = welfordAddBase(sb, sl, finals[ri], base);
+            emitFinalize(k, sb, reds, finals, outs);
             scf::YieldOp::create(sb, sl);
           },
           [&](OpBuilder &pb, Location pl) {
@@ -743,7 +957,7 @@ static FailureOr<GroupKernels> buildReduce(gpu::GPUModuleOp m, GroupOp group,
     ValueRange outs = ValueRange(k.extra).slice(1 + numPartials, numOuts);
     SmallVector<Value> inits;
     for (ReduceOp r : reds)
-      inits.append(identities(b, loc, r));
+      inits.append(accIdentities(b, loc, r));
     auto loop = scf::ForOp::create(
         b, loc, k.threadId(b), count, cI64(b, loc, tiling.blockThreads), inits,
         [&](OpBuilder &lb, Location l, Value i, ValueRange args) {
@@ -777,7 +991,18 @@ static FailureOr<GroupKernels> buildReduce(gpu::GPUModuleOp m, GroupOp group,
     Value isT0 = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
                                        k.threadId(b), cI64(b, loc, 0));
     scf::IfOp::create(b, loc, isT0, [&](OpBuilder &tb, Location l) {
-      emitFinalize(k, tb, reds, blockVals, outs);
+      // Welford partials hold mean - x[0]: add the base back.
+      SmallVector<SmallVector<Value>> finals(blockVals);
+      for (auto [ri, r] : llvm::enumerate(reds)) {
+        if (r.hasBuiltinKinds())
+          continue;
+        Value nonEmpty = cmpI(tb, l, arith::CmpIPredicate::sgt, finals[ri][0],
+                              cI64(tb, l, 0));
+        Value base =
+            emitGuardedX(k, tb, r, welfordAccType(r), cI64(tb, l, 0), nonEmpty);
+        finals[ri] = welfordAddBase(tb, l, finals[ri], base);
+      }
+      emitFinalize(k, tb, reds, finals, outs);
       scf::YieldOp::create(tb, l);
     });
     gpu::ReturnOp::create(b, loc);
@@ -806,9 +1031,11 @@ FailureOr<GroupKernels> buildGroupKernels(gpu::GPUModuleOp m, GroupOp group,
                 "broadcasts aside)";
     if (kind == "elementwise")
       return buildElementwise(m, group, prefix, tiling);
-    // Custom combiners: ordered kernels with "has value" flags.
-    if (llvm::any_of(fullReductions(group.getBody().front()),
-                     [](ReduceOp r) { return !r.hasBuiltinKinds(); }))
+    // Custom combiners: ordered kernels with "has value" flags, except
+    // fusion's Welford reduction (grid-stride shifted sums).
+    if (llvm::any_of(fullReductions(group.getBody().front()), [](ReduceOp r) {
+          return !r.hasBuiltinKinds() && !isShiftedWelford(r);
+        }))
       return buildOrderedReduceKernels(m, group, prefix, tiling);
     return buildReduce(m, group, prefix, tiling);
   }

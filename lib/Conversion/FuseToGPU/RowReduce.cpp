@@ -14,10 +14,11 @@
 //   the row once per stage and once more for the outputs (re-reads through
 //   L2/global memory).
 //
-// * reduce groups with a custom combiner region (e.g. fusion's Welford
-//   rewrite of a variance): the combiner may be non-commutative, so the
-//   order of operands is kept: each thread combines a contiguous range of
-//   elements in order, threads/warps/blocks are combined in index order
+// * reduce groups with a custom combiner region (other than fusion's
+//   Welford reduction, which Kernels.cpp accumulates with shifted sums):
+//   the combiner may be non-commutative, so the order of operands is
+//   kept: each thread combines a contiguous range of elements in order,
+//   threads/warps/blocks are combined in index order
 //   (shuffle-down trees), and every accumulator carries a "has value" flag,
 //   so no identity is needed: result = init (+) x0 (+) x1 (+) ...
 //   Same host plan as built-in reductions (GroupPlan::Reduce), with one

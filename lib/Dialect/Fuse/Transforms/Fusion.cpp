@@ -178,6 +178,7 @@ std::optional<VarianceMatch> matchVariance(ReduceOp r) {
 /// Rewrites the matched variance reduction `r` (see Passes.td):
 ///   (one, zero) = map x -> (1 : i64, 0.0)
 ///   (cnt, mean, m2) = reduce (one, x, zero) init(0, 0.0, 0.0) {Chan merge}
+///                     {fuse.welford}
 ///   r' = map (cnt, mean, m2, c) -> m2 + float(cnt) * (mean - c)^2
 void rewriteVariance(ReduceOp r, VarianceMatch m) {
   OpBuilder b(r);
@@ -228,6 +229,10 @@ void rewriteVariance(ReduceOp r, VarianceMatch m) {
       b, loc, TypeRange{i64S, fS, fS},
       ValueRange{prep.getResult(0), x, prep.getResult(1)},
       ValueRange{c0, f0, f0}, /*kinds=*/nullptr, /*dims=*/nullptr);
+  // Marks the tuple reduction for backends that accumulate it differently
+  // (the GPU reduce kernels: per-thread shifted sums, Chan merges across
+  // threads). The CPU path ignores it and runs the combiner region.
+  wel->setAttr("fuse.welford", b.getUnitAttr());
   {
     Block *blk = b.createBlock(&wel.getCombiner(), {},
                                {i64, ft, ft, i64, ft, ft},

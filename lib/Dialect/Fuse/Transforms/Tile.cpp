@@ -70,12 +70,17 @@ struct FuseTilePass : fuse::impl::FuseTilePassBase<FuseTilePass> {
     int64_t maxElems = 0;
     for (Value v : tensors) {
       auto t = cast<RankedTensorType>(v.getType());
-      widest = std::max(widest, eltBytes(t));
       if (t.hasStaticShape())
         maxElems = std::max(maxElems, t.getNumElements());
       else
         allStatic = false;
     }
+    // Loads, stores and byte offsets concern the boundary tensors only:
+    // values computed in the body live in registers, one per lane (e.g.
+    // the i64 counts of the Welford rewrite, never materialised).
+    for (Value v : llvm::concat<Value>(body.getArguments(), group.getResults()))
+      if (auto t = dyn_cast<RankedTensorType>(v.getType()))
+        widest = std::max(widest, eltBytes(t));
     for (Value v : body.getArguments())
       if (auto t = dyn_cast<RankedTensorType>(v.getType()))
         if (t.getRank() > 0)

@@ -41,7 +41,10 @@ def FuseFusionPass : Pass<"fuse-fusion"> {
       identity exact for any `c`, computed by the finishing epilogue.
       Numerics: Welford's update is backward stable (no cancellation of
       sum(x^2) - n*mean^2); the correction term is tiny when c is the mean.
-      Off with `welford=false` (two passes, the reason is stated).
+      The tuple reduction carries the unit attribute `fuse.welford`, which
+      lets GPU code generation accumulate it with per-thread shifted sums
+      (the CPU path runs the combiner region). Off with `welford=false`
+      (two passes, the reason is stated).
 
     Non-fuse ops are left alone, and the results are unchanged except for
     float reassociation of reductions. Constants used by bodies are cloned
@@ -125,7 +128,9 @@ def FuseTilePass : Pass<"fuse-tile"> {
       warp multiple, clamped to [32, max-threads-per-block] (256 when
       dynamic).
     - `vector_width` (i64): elements per `vector-bytes` load of the widest
-      element type the group touches (4 for f32 with 16 bytes).
+      element type the group loads or stores (its operands and results;
+      values computed in the body stay in registers): 4 for f32 with 16
+      bytes.
     - `items_per_thread` (i64): elements per thread per grid-stride step,
       a multiple of vector_width chosen to keep 64 bytes of loads in
       flight per thread over all input streams.

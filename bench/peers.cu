@@ -132,7 +132,14 @@ __global__ void softmaxRowsKernel(const float *__restrict__ x,
                                                v[k].z * inv, v[k].w * inv);
 }
 
-template <int BLOCK, int PER_THREAD>
+/// __expf (ex2.approx, what hand-written kernels and torch.compile use) or
+/// the accurate expf (what fuse generates): a diagnostic pair of peers.
+template <bool FAST>
+__device__ __forceinline__ float expOf(float x) {
+  return FAST ? __expf(x) : expf(x);
+}
+
+template <int BLOCK, int PER_THREAD, bool FAST_EXP = true>
 __global__ void logsumexpRowsKernel(const float *__restrict__ x,
                                     float *__restrict__ y, int64_t cols) {
   const float4 *row = reinterpret_cast<const float4 *>(x + blockIdx.x * cols);
@@ -152,8 +159,8 @@ __global__ void logsumexpRowsKernel(const float *__restrict__ x,
   float s = 0.0f;
 #pragma unroll
   for (int k = 0; k < PER_THREAD / 4; ++k)
-    s += (__expf(v[k].x - m) + __expf(v[k].y - m)) +
-         (__expf(v[k].z - m) + __expf(v[k].w - m));
+    s += (expOf<FAST_EXP>(v[k].x - m) + expOf<FAST_EXP>(v[k].y - m)) +
+         (expOf<FAST_EXP>(v[k].z - m) + expOf<FAST_EXP>(v[k].w - m));
   s = blockSum<BLOCK>(s);
   if (threadIdx.x == 0)
     y[blockIdx.x] = logf(s) + m;
@@ -393,6 +400,13 @@ void runRows(Runner &r, const DeviceArray &m, int64_t rows, int64_t cols) {
   DeviceArray out(rows);
   r.time("logsumexp_rows", "hand", 4.0 * m.n + 4.0 * rows, [&] {
     logsumexpRowsKernel<256, 16><<<(unsigned)rows, 256>>>(m.p, out.p, cols);
+  }, {{out.p, 4 * rows}});
+  r.verifyElementwise(out, lse, 1e-5);
+  // The same kernel with the accurate expf (as fuse's code): shows how much
+  // of the gap to the hand row is the exponential's cost.
+  r.time("logsumexp_rows", "hand-accurate-exp", 4.0 * m.n + 4.0 * rows, [&] {
+    logsumexpRowsKernel<256, 16, false>
+        <<<(unsigned)rows, 256>>>(m.p, out.p, cols);
   }, {{out.p, 4 * rows}});
   r.verifyElementwise(out, lse, 1e-5);
 }

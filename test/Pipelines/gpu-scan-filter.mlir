@@ -16,8 +16,8 @@
 // CHECK-DAG: .entry select_pos_g0_filter(
 // CHECK-DAG: .entry select_pair_g0_filter(
 // CHECK-DAG: atom.global.add.u32
-// CHECK-DAG: st.release.gpu.global.b32
-// CHECK-DAG: ld.acquire.gpu.global.b32
+// CHECK-DAG: st.release.gpu.global.b64
+// CHECK-DAG: ld.acquire.gpu.global.b64
 // CHECK-DAG: vote.sync.ballot.b32
 // CHECK-DAG: shfl.sync.up.b32
 // CHECK-DAG: ld.global.v4.{{b32|f32}}

@@ -913,7 +913,7 @@ LogicalResult EntryConverter::convert(func::FuncOp fn,
       h.ifThen(nonEmpty, [&] {
         Value ntiles = h.ceilDiv(n, h.c64(gk.tileItems));
         Value flagBytes = arith::AndIOp::create(
-            h.b, loc, h.add(h.mul(ntiles, h.c64(4)), h.c64(15)),
+            h.b, loc, h.add(h.mul(ntiles, h.c64(8)), h.c64(15)),
             h.c64(~int64_t(15)));
         Value head = h.add(h.c64(16), flagBytes);
         Value slots = h.mul(ntiles, h.c64(16 * gk.statusTypes.size()));

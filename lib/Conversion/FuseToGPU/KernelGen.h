@@ -102,9 +102,10 @@ enum class GroupPlan {
   RowReduce,
   /// scan groups (ScanKernels.cpp): one kernel, params common, n, ntiles,
   /// i32 aligned, ws ptr, out ptrs; grid = ntiles = ceil(n / tileItems).
-  /// `ws` holds an i32 tile counter (16 bytes), ntiles i32 flags (rounded
-  /// up to 16 bytes), both zeroed by the host, then for each status type an
-  /// aggregate array and then an inclusive array of ntiles 8-byte slots.
+  /// `ws` holds an i32 tile counter (16 bytes), ntiles 8-byte status
+  /// words (rounded up to 16 bytes), both zeroed by the host, then for each
+  /// status type an aggregate array and then an inclusive array of ntiles
+  /// 8-byte slots (unused when the value is packed into the status word).
   Scan,
   /// filter groups (ScanKernels.cpp): as Scan plus an i64* count param
   /// (device) before the out ptrs; compacted results hold `count` elements.

@@ -9,13 +9,19 @@
 //    comes from an atomic counter (not blockIdx), so every tile with a
 //    smaller id has started when a tile looks back: look-back never waits on
 //    a block that has not been scheduled.
-//  * Each thread loads `items` consecutive elements (16-byte vector loads
-//    when the tile is full and every pointer is aligned), folds them, and
-//    the block scans the thread aggregates (warp shfl.up, warp totals
-//    through shared memory). The tile aggregate is published (flag 1), warp
-//    0 looks back, then the inclusive prefix is published (flag 2). Values
-//    are written before a release store of the flag (st.release.gpu) and
-//    read after an acquire load of it (ld.acquire.gpu).
+//  * Warp-striped rows: warp w of the block owns 32 * items consecutive
+//    elements as items / vw rows of 32 lanes x vw elements, so every 16-byte
+//    vector load and store of a warp is one coalesced 512-byte row (the
+//    inputs are loaded once, for both passes). Each row is scanned across
+//    the lanes (shfl.up; for filters one ballot per column and popc), rows
+//    are folded into the warp aggregate, and the block scans the warp
+//    aggregates through shared memory. The tile aggregate is published
+//    (flag 1), warp 0 looks back, then the inclusive prefix is published
+//    (flag 2). One 8-byte status word per tile holds the flag and, for one
+//    value of at most 32 bits or a filter count (< 2^62), the value too, so
+//    a look-back window costs one acquire load; it is written with one
+//    release store (st.release.gpu / ld.acquire.gpu). Wider values go to
+//    slot arrays written before and read after the flag.
 //  * Determinism: the exclusive prefix of tile t is always the left fold
 //    init (+) A(0) (+) ... (+) A(t-1) of the tile aggregates, whatever the
 //    timing: look-back walks back in windows of 32 tiles (one per lane),
@@ -25,15 +31,17 @@
 //    are themselves such folds, so every path gives the same bits. After
 //    kMaxWindows windows without an inclusive prefix the warp waits on the
 //    oldest window (the earliest unfinished tile always finishes).
-//  * Scan: every thread then rescans its items from (tile prefix (+) thread
-//    prefix) and evaluates the group's results at each element (epilogue
+//  * Scan: every lane then rescans its items of each row from the row's
+//    prefix (tile prefix (+) earlier warps (+) earlier rows (+) lower
+//    lanes) and evaluates the group's results at each element (epilogue
 //    maps read the scan results as leaves).
-//  * Filter: the same machinery on i64 counts of kept elements gives each
-//    kept element its output position; the last tile writes the count.
+//  * Filter: the same machinery on kept-element counts gives each kept
+//    element its output position; the last tile writes the count.
 //
 // Work space (one buffer from the host, see KernelGen.h): an i32 tile
-// counter, one i32 flag per tile (both zeroed by the host), then per
-// look-back value an aggregate and an inclusive array of 8-byte slots.
+// counter, one 8-byte status word per tile (both zeroed by the host), then
+// per unpacked look-back value an aggregate and an inclusive array of
+// 8-byte slots.
 //
 //===----------------------------------------------------------------------===//
 
@@ -94,6 +102,12 @@ Value shuffle(OpBuilder &b, Location loc, Value v, Value arg,
   }
   return isa<FloatType>(t) ? arith::BitcastOp::create(b, loc, t, result)
                            : result;
+}
+
+bool isConstTrue(Value v) {
+  if (auto c = v.getDefiningOp<arith::ConstantIntOp>())
+    return c.value() != 0;
+  return false;
 }
 
 using CombineFn = std::function<SmallVector<Value>(OpBuilder &, ValueRange,
@@ -293,6 +307,14 @@ struct TileMachinery {
   SmallVector<Value> smWarp;     // memref<warps x T>
   SmallVector<Value> smPrefix;   // memref<1 x T>
   SmallVector<Value> smStash;    // memref<kMaxWindows*32 x T>
+  /// How a tile's status word (one i64 per tile, zeroed by the host) holds
+  /// the published value: NotPacked (the word is the flag; values in the
+  /// slot arrays, read after the flag), Low32 (one value of at most 32 bits
+  /// in the low half, the flag in the high half) or Top2 (one non-negative
+  /// i64 below 2^62, e.g. a filter's count, with the flag in bits 62-63).
+  /// A packed word is written with one release store and read with one
+  /// acquire load: each look-back window costs one round trip, not two.
+  enum class Packing { NotPacked, Low32, Top2 } packing = Packing::NotPacked;
   // Params.
   Value n, aligned, ws;
   // Derived.
@@ -300,6 +322,14 @@ struct TileMachinery {
   SmallVector<Value> aggArr, inclArr;
 
   int64_t warps() const { return k.blockThreads / 32; }
+
+  /// The tile element of item `j` of this thread (row j / vw, element
+  /// j % vw of the lane's vector in that row).
+  Value itemIndex(OpBuilder &b, int64_t j) {
+    return arith::AddIOp::create(
+        b, k.loc, threadStart,
+        cI64(b, k.loc, (j / vw) * 32 * vw + j % vw));
+  }
 
   /// Claims a tile id and computes the work-space arrays.
   void begin(OpBuilder &b, Value ntiles) {
@@ -319,16 +349,29 @@ struct TileMachinery {
     tile = memref::LoadOp::create(b, loc, smTile, ValueRange{cIdx(b, loc, 0)});
     Value tileItems = cI64(b, loc, k.blockThreads * items);
     tileStart = arith::MulIOp::create(b, loc, tile, tileItems);
-    threadStart = arith::AddIOp::create(
+    // Warp-striped rows: warp w owns elements [w*32*items, (w+1)*32*items)
+    // of the tile, as items/vw rows of 32 lanes x vw consecutive elements;
+    // lane l's row r starts at r*32*vw + l*vw. Every vector load and store
+    // of a warp is one coalesced 512-byte row.
+    Value tid = k.tid(b);
+    Value warpBase = arith::AddIOp::create(
         b, loc, tileStart,
-        arith::MulIOp::create(b, loc, k.tid(b), cI64(b, loc, items)));
-    // Layout: [0,16) counter, flags at 16, then 8-byte slot arrays.
+        arith::MulIOp::create(
+            b, loc, arith::ShRUIOp::create(b, loc, tid, cI64(b, loc, 5)),
+            cI64(b, loc, 32 * items)));
+    threadStart = arith::AddIOp::create(
+        b, loc, warpBase,
+        arith::MulIOp::create(
+            b, loc, arith::AndIOp::create(b, loc, tid, cI64(b, loc, 31)),
+            cI64(b, loc, vw)));
+    // Layout: [0,16) counter, 8-byte status words at 16, then 8-byte slot
+    // arrays (unused when packed).
     Type i8 = b.getI8Type();
     flags = k.gep(b, ws, i8, cI64(b, loc, 16));
     Value flagBytes = arith::AndIOp::create(
         b, loc,
         arith::AddIOp::create(
-            b, loc, arith::MulIOp::create(b, loc, ntiles, cI64(b, loc, 4)),
+            b, loc, arith::MulIOp::create(b, loc, ntiles, cI64(b, loc, 8)),
             cI64(b, loc, 15)),
         cI64(b, loc, ~int64_t(15)));
     Value off = arith::AddIOp::create(b, loc, cI64(b, loc, 16), flagBytes);
@@ -346,14 +389,55 @@ struct TileMachinery {
   Value slotPtr(OpBuilder &b, Value arr, Value idx) {
     return k.gep(b, arr, b.getI64Type(), idx);
   }
+  /// The status word of a value `v` with `flag` (packed modes).
+  Value pack(OpBuilder &b, Value v, int64_t flag) {
+    Location loc = k.loc;
+    Type i64 = b.getI64Type();
+    if (packing == Packing::Top2)
+      return arith::OrIOp::create(b, loc, v, cI64(b, loc, flag << 62));
+    unsigned bits = v.getType().getIntOrFloatBitWidth();
+    Type it = b.getIntegerType(bits);
+    Value asInt = isa<FloatType>(v.getType())
+                      ? arith::BitcastOp::create(b, loc, it, v).getResult()
+                      : v;
+    Value w = bits == 64 ? asInt
+                         : arith::ExtUIOp::create(b, loc, i64, asInt).getResult();
+    return arith::OrIOp::create(b, loc, w, cI64(b, loc, flag << 32));
+  }
+  /// (flag as i32, value) of a packed status word.
+  std::pair<Value, Value> unpack(OpBuilder &b, Value w) {
+    Location loc = k.loc;
+    Type i32 = b.getI32Type();
+    Type t = valTypes[0];
+    if (packing == Packing::Top2) {
+      Value f = arith::TruncIOp::create(
+          b, loc, i32, arith::ShRUIOp::create(b, loc, w, cI64(b, loc, 62)));
+      Value v = arith::AndIOp::create(b, loc, w,
+                                      cI64(b, loc, (int64_t(1) << 62) - 1));
+      return {f, v};
+    }
+    Value f = arith::TruncIOp::create(
+        b, loc, i32, arith::ShRUIOp::create(b, loc, w, cI64(b, loc, 32)));
+    unsigned bits = t.getIntOrFloatBitWidth();
+    Value v = arith::TruncIOp::create(b, loc, b.getIntegerType(bits), w);
+    if (isa<FloatType>(t))
+      v = arith::BitcastOp::create(b, loc, t, v);
+    return {f, v};
+  }
   void publish(OpBuilder &b, ArrayRef<Value> arrs, ValueRange vals, Value t,
                int64_t flag) {
     Location loc = k.loc;
-    for (auto [a, v] : llvm::zip(arrs, vals))
-      LLVM::StoreOp::create(b, loc, v, slotPtr(b, a, t), 8);
-    Value fp = k.gep(b, flags, b.getI32Type(), t);
-    LLVM::StoreOp::create(b, loc, cI32(b, loc, flag), fp, 4, false, false,
-                          false, LLVM::AtomicOrdering::release, "device");
+    Value word;
+    if (packing != Packing::NotPacked) {
+      word = pack(b, vals[0], flag);
+    } else {
+      for (auto [a, v] : llvm::zip(arrs, vals))
+        LLVM::StoreOp::create(b, loc, v, slotPtr(b, a, t), 8);
+      word = cI64(b, loc, flag);
+    }
+    Value fp = k.gep(b, flags, b.getI64Type(), t);
+    LLVM::StoreOp::create(b, loc, word, fp, 8, false, false, false,
+                          LLVM::AtomicOrdering::release, "device");
   }
 
   /// Warp 0 (all lanes, tile >= 1): the exclusive prefix of the tile as a
@@ -374,9 +458,15 @@ struct TileMachinery {
           auto rd = scf::IfOp::create(
               wb, l, real,
               [&](OpBuilder &rb, Location rl) {
-                Value f = LLVM::LoadOp::create(
-                    rb, rl, i32, k.gep(rb, flags, i32, j), 4, false, false,
+                Value w = LLVM::LoadOp::create(
+                    rb, rl, i64, k.gep(rb, flags, i64, j), 8, false, false,
                     false, false, LLVM::AtomicOrdering::acquire, "device");
+                if (packing != Packing::NotPacked) {
+                  auto [f, v] = unpack(rb, w);
+                  scf::YieldOp::create(rb, rl, ValueRange{f, v});
+                  return;
+                }
+                Value f = arith::TruncIOp::create(rb, rl, i32, w);
                 Value isIncl =
                     cmpI(rb, rl, arith::CmpIPredicate::eq, f, cI32(rb, rl, 2));
                 SmallVector<Value> out{f};
@@ -511,36 +601,115 @@ struct TileMachinery {
     return SmallVector<Value>(f2.getResults());
   }
 
-  /// Block-wide exclusive scan of the thread aggregates `agg`, the tile's
-  /// exclusive prefix from look-back, and the tile aggregate. Returns
-  /// (thread prefix = tilePrefix (+) threadExclusive, tilePrefix, total).
+  /// Per-row scans of the items `xs` (items x values; `valid` per item)
+  /// within the warp, then the block and the look-back: returns, per row,
+  /// the prefix of everything before the lane's first item of that row
+  /// (tile prefix, earlier warps, earlier rows, lower lanes), and the tile's
+  /// exclusive prefix and aggregate. The fold order is fixed, so the results
+  /// do not depend on timing.
+  struct RowScan {
+    SmallVector<SmallVector<Value>> rowStart;
+    SmallVector<Value> tilePrefix, total;
+  };
+  /// Per row: (the fold of the lower lanes' items, the row's fold).
+  using RowFn = function_ref<std::pair<SmallVector<Value>, SmallVector<Value>>(
+      OpBuilder &, int64_t row, Value lane)>;
+
+  /// scanRows with a generic in-warp scan of the items' values.
+  RowScan scanRows(OpBuilder &b, ArrayRef<SmallVector<Value>> xs,
+                   ArrayRef<Value> valid, ValueRange excl0) {
+    return scanRows(
+        b,
+        [&](OpBuilder &rb, int64_t r, Value lane) {
+          return warpRowScan(rb, xs, valid, r, lane);
+        },
+        excl0);
+  }
+
+  /// The lane exclusive fold and the row fold of row `r` by a warp scan
+  /// (Kogge-Stone over shfl.up) of the lanes' folds of their vw items.
+  std::pair<SmallVector<Value>, SmallVector<Value>>
+  warpRowScan(OpBuilder &b, ArrayRef<SmallVector<Value>> xs,
+              ArrayRef<Value> valid, int64_t r, Value lane) {
+    Location loc = k.loc;
+    SmallVector<Value> laneExcl, rowTotal;
+    {
+      // The lane's fold of its vw items of the row.
+      SmallVector<Value> agg;
+      for (int64_t e = 0; e < vw; ++e) {
+        int64_t j = r * vw + e;
+        if (e == 0) {
+          agg = xs[j]; // the identity when not valid
+          continue;
+        }
+        SmallVector<Value> c = combine(b, agg, xs[j]);
+        agg = isConstTrue(valid[j]) ? c : selAll(b, loc, valid[j], c, agg);
+      }
+      // Inclusive warp scan over the lanes (Kogge-Stone, shfl.up).
+      SmallVector<Value> incl(agg);
+      for (int64_t off = 1; off < 32; off *= 2) {
+        SmallVector<Value> up;
+        for (Value v : incl)
+          up.push_back(
+              shuffle(b, loc, v, cI32(b, loc, off), gpu::ShuffleMode::UP));
+        SmallVector<Value> c = combine(b, up, incl);
+        Value ok = cmpI(b, loc, arith::CmpIPredicate::sge, lane,
+                        cI64(b, loc, off));
+        incl = selAll(b, loc, ok, c, incl);
+      }
+      for (Value v : incl) {
+        laneExcl.push_back(
+            shuffle(b, loc, v, cI32(b, loc, 1), gpu::ShuffleMode::UP));
+        rowTotal.push_back(
+            shuffle(b, loc, v, cI32(b, loc, 31), gpu::ShuffleMode::IDX));
+      }
+    }
+    return {laneExcl, rowTotal};
+  }
+
+  RowScan scanRows(OpBuilder &b, RowFn rowFn, ValueRange excl0) {
+    Location loc = k.loc;
+    Value lane = arith::AndIOp::create(b, loc, k.tid(b), cI64(b, loc, 31));
+    Value lane0 =
+        cmpI(b, loc, arith::CmpIPredicate::eq, lane, cI64(b, loc, 0));
+    int64_t rows = items / vw;
+    SmallVector<SmallVector<Value>> laneExcl(rows), rowTotal(rows);
+    for (int64_t r = 0; r < rows; ++r)
+      std::tie(laneExcl[r], rowTotal[r]) = rowFn(b, r, lane);
+    // Rows before each row, and the warp aggregate.
+    SmallVector<SmallVector<Value>> rowsBefore(rows);
+    SmallVector<Value> warpAgg = rowTotal[0];
+    for (int64_t r = 1; r < rows; ++r) {
+      rowsBefore[r] = warpAgg;
+      warpAgg = combine(b, warpAgg, rowTotal[r]);
+    }
+    auto [warpPrefix, tilePrefix, total] = scanBlock(b, warpAgg, excl0);
+    RowScan out;
+    out.tilePrefix = tilePrefix;
+    out.total = total;
+    for (int64_t r = 0; r < rows; ++r) {
+      SmallVector<Value> before =
+          r == 0 ? warpPrefix : combine(b, warpPrefix, rowsBefore[r]);
+      out.rowStart.push_back(
+          selAll(b, loc, lane0, before, combine(b, before, laneExcl[r])));
+    }
+    return out;
+  }
+
+  /// Block-wide exclusive scan of the warp aggregates `warpAgg` (the same
+  /// in every lane of a warp), the tile's exclusive prefix from look-back,
+  /// and the tile aggregate. Returns (warp prefix = tilePrefix (+) earlier
+  /// warps, tilePrefix, total).
   std::tuple<SmallVector<Value>, SmallVector<Value>, SmallVector<Value>>
-  scanBlock(OpBuilder &b, ValueRange agg, ValueRange excl0) {
+  scanBlock(OpBuilder &b, ValueRange warpAgg, ValueRange excl0) {
     Location loc = k.loc;
     Value tid = k.tid(b);
     Value lane = arith::AndIOp::create(b, loc, tid, cI64(b, loc, 31));
     Value warp = arith::ShRUIOp::create(b, loc, tid, cI64(b, loc, 5));
-    SmallVector<Value> incl(agg);
-    for (int64_t off = 1; off < 32; off *= 2) {
-      SmallVector<Value> up;
-      for (Value v : incl)
-        up.push_back(
-            shuffle(b, loc, v, cI32(b, loc, off), gpu::ShuffleMode::UP));
-      SmallVector<Value> c = combine(b, up, incl);
-      Value ok = cmpI(b, loc, arith::CmpIPredicate::sge, lane,
-                      cI64(b, loc, off));
-      incl = selAll(b, loc, ok, c, incl);
-    }
-    SmallVector<Value> prevLane;
-    for (Value v : incl)
-      prevLane.push_back(
-          shuffle(b, loc, v, cI32(b, loc, 1), gpu::ShuffleMode::UP));
-    Value lane0 = cmpI(b, loc, arith::CmpIPredicate::eq, lane, cI64(b, loc, 0));
-    SmallVector<Value> exclInWarp = selAll(b, loc, lane0, identity, prevLane);
     Value lastLane =
         cmpI(b, loc, arith::CmpIPredicate::eq, lane, cI64(b, loc, 31));
     scf::IfOp::create(b, loc, lastLane, [&](OpBuilder &ib, Location l) {
-      for (auto [s, v] : llvm::zip(smWarp, incl))
+      for (auto [s, v] : llvm::zip(smWarp, warpAgg))
         memref::StoreOp::create(ib, l, v, s, ValueRange{toIndex(ib, l, warp)});
       scf::YieldOp::create(ib, l);
     });
@@ -556,7 +725,6 @@ struct TileMachinery {
       warpExcl = selAll(b, loc, before, combine(b, warpExcl, x), warpExcl);
       total = w == 0 ? x : combine(b, total, x);
     }
-    SmallVector<Value> threadExcl = combine(b, warpExcl, exclInWarp);
 
     // Publication and look-back.
     Value first = cmpI(b, loc, arith::CmpIPredicate::eq, tile, cI64(b, loc, 0));
@@ -597,7 +765,7 @@ struct TileMachinery {
     for (Value s : smPrefix)
       tilePrefix.push_back(
           memref::LoadOp::create(b, loc, s, ValueRange{cIdx(b, loc, 0)}));
-    return {combine(b, tilePrefix, threadExcl), tilePrefix, total};
+    return {combine(b, tilePrefix, warpExcl), tilePrefix, total};
   }
 };
 
@@ -625,59 +793,103 @@ void bindWorkgroup(TileMachinery &tm, gpu::GPUFuncOp f) {
   }
 }
 
-/// The per-thread element loop in two flavours: `full` (whole tile, aligned:
-/// vector loads of every direct operand) or guarded scalar elements.
-/// `perItem(b, j, idx, valid, vals)` is called for item j with the
-/// preloaded operand elements (empty in the scalar flavour) and returns the
-/// values carried to the next item (`carried`).
-using ItemFn = function_ref<SmallVector<Value>(
-    OpBuilder &, int64_t j, Value idx, Value valid,
-    const DenseMap<unsigned, Value> &vals, ValueRange carried)>;
-
-SmallVector<Value> forItems(TileKernel &k, TileMachinery &tm, OpBuilder &b,
-                            Value full, ValueRange init, ItemFn perItem) {
+/// The elements of the direct operands at every item of the thread, loaded
+/// once for both passes: 16-byte vector loads of whole rows when the tile
+/// is `full` (and aligned), else guarded scalar loads (zero where the item
+/// is past the end). Result: per item, operand number -> element.
+using ItemVals = SmallVector<DenseMap<unsigned, Value>>;
+ItemVals loadItems(TileKernel &k, TileMachinery &tm, OpBuilder &b,
+                   Value full) {
   Location loc = k.loc;
   SmallVector<unsigned> direct = directOperands(k);
+  SmallVector<Type> types;
+  for (int64_t j = 0; j < tm.items; ++j)
+    for (unsigned a : direct)
+      types.push_back(tensorTy(k.body.getArgument(a)).getElementType());
   auto ifOp = scf::IfOp::create(
       b, loc, full,
       [&](OpBuilder &vb, Location l) {
-        // Vector flavour.
-        DenseMap<unsigned, SmallVector<Value>> vecs;
         Value chunk0 = arith::DivUIOp::create(vb, l, tm.threadStart,
                                               cI64(vb, l, tm.vw));
+        DenseMap<unsigned, SmallVector<Value>> vecs;
         for (unsigned a : direct) {
           Type et = tensorTy(k.body.getArgument(a)).getElementType();
           Type vt = tm.vw > 1 ? Type(VectorType::get({tm.vw}, et)) : et;
           for (int64_t c = 0; c < tm.items / tm.vw; ++c)
             vecs[a].push_back(k.load(
                 vb, vt, k.ptr[a],
-                arith::AddIOp::create(vb, l, chunk0, cI64(vb, l, c))));
+                arith::AddIOp::create(vb, l, chunk0, cI64(vb, l, c * 32))));
         }
-        SmallVector<Value> carried(init);
-        Value yes = arith::ConstantIntOp::create(vb, l, vb.getI1Type(), 1);
-        for (int64_t j = 0; j < tm.items; ++j) {
-          DenseMap<unsigned, Value> vals;
+        SmallVector<Value> out;
+        for (int64_t j = 0; j < tm.items; ++j)
           for (unsigned a : direct) {
             Value v = vecs[a][j / tm.vw];
             if (tm.vw > 1)
               v = LLVM::ExtractElementOp::create(vb, l, v,
                                                  cI32(vb, l, j % tm.vw));
-            vals[a] = v;
+            out.push_back(v);
           }
-          Value idx = arith::AddIOp::create(vb, l, tm.threadStart,
-                                            cI64(vb, l, j));
-          carried = perItem(vb, j, idx, yes, vals, carried);
+        scf::YieldOp::create(vb, l, out);
+      },
+      [&](OpBuilder &sb, Location l) {
+        SmallVector<Value> out;
+        for (int64_t j = 0; j < tm.items; ++j) {
+          Value idx = tm.itemIndex(sb, j);
+          Value valid = cmpI(sb, l, arith::CmpIPredicate::slt, idx, tm.n);
+          for (unsigned a : direct) {
+            Type et = tensorTy(k.body.getArgument(a)).getElementType();
+            auto ld = scf::IfOp::create(
+                sb, l, valid,
+                [&](OpBuilder &tb, Location tl) {
+                  scf::YieldOp::create(
+                      tb, tl, ValueRange{k.load(tb, et, k.ptr[a], idx)});
+                },
+                [&](OpBuilder &eb, Location el) {
+                  Value zero = arith::ConstantOp::create(
+                      eb, el, cast<TypedAttr>(eb.getZeroAttr(et)));
+                  scf::YieldOp::create(eb, el, zero);
+                });
+            out.push_back(ld.getResult(0));
+          }
         }
+        scf::YieldOp::create(sb, l, out);
+      });
+  ItemVals vals(tm.items);
+  unsigned r = 0;
+  for (int64_t j = 0; j < tm.items; ++j)
+    for (unsigned a : direct)
+      vals[j][a] = ifOp.getResult(r++);
+  return vals;
+}
+
+/// The per-thread element loop in two flavours: `full` (whole tile,
+/// aligned: every item valid, results stored as vectors) or guarded
+/// elements. `perItem(b, j, idx, valid, vals, carried)` is called for item
+/// j with its preloaded operand elements and returns the values carried to
+/// the next item.
+using ItemFn = function_ref<SmallVector<Value>(
+    OpBuilder &, int64_t j, Value idx, Value valid,
+    const DenseMap<unsigned, Value> &vals, ValueRange carried)>;
+
+SmallVector<Value> forItems(TileKernel &k, TileMachinery &tm, OpBuilder &b,
+                            Value full, const ItemVals &vals,
+                            ValueRange init, ItemFn perItem) {
+  Location loc = k.loc;
+  auto ifOp = scf::IfOp::create(
+      b, loc, full,
+      [&](OpBuilder &vb, Location l) {
+        SmallVector<Value> carried(init);
+        Value yes = arith::ConstantIntOp::create(vb, l, vb.getI1Type(), 1);
+        for (int64_t j = 0; j < tm.items; ++j)
+          carried = perItem(vb, j, tm.itemIndex(vb, j), yes, vals[j], carried);
         scf::YieldOp::create(vb, l, carried);
       },
       [&](OpBuilder &sb, Location l) {
         SmallVector<Value> carried(init);
         for (int64_t j = 0; j < tm.items; ++j) {
-          Value idx = arith::AddIOp::create(sb, l, tm.threadStart,
-                                            cI64(sb, l, j));
+          Value idx = tm.itemIndex(sb, j);
           Value valid = cmpI(sb, l, arith::CmpIPredicate::slt, idx, tm.n);
-          carried = perItem(sb, j, idx, valid, DenseMap<unsigned, Value>(),
-                            carried);
+          carried = perItem(sb, j, idx, valid, vals[j], carried);
         }
         scf::YieldOp::create(sb, l, carried);
       });
@@ -696,12 +908,6 @@ SmallVector<Value> guarded(OpBuilder &b, Location loc, Value valid,
       [&](OpBuilder &tb, Location l) { scf::YieldOp::create(tb, l, fn(tb)); },
       [&](OpBuilder &eb, Location l) { scf::YieldOp::create(eb, l, dflt); });
   return SmallVector<Value>(ifOp.getResults());
-}
-
-bool isConstTrue(Value v) {
-  if (auto c = v.getDefiningOp<arith::ConstantIntOp>())
-    return c.value() != 0;
-  return false;
 }
 
 LogicalResult checkRank1(GroupOp group, StringRef what) {
@@ -799,12 +1005,19 @@ FailureOr<GroupKernels> buildScanGroup(gpu::GPUModuleOp m, GroupOp group,
   auto f = createKernel(m, loc, gk.kernel, tileParams(group, numOuts),
                      workgroupTypes(ctx, warps, valTypes),
                      tiling.blockThreads);
+  // ptxas otherwise aims at 4 blocks of 256 threads (64 registers) and
+  // spills; 3 resident tiles per SM keep every value in registers.
+  if (tiling.blockThreads == 256)
+    f->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(),
+               OpBuilder(ctx).getI32IntegerAttr(3));
   TileKernel k(group, loc, tiling.blockThreads);
   k.func = f;
   OpBuilder b = OpBuilder::atBlockBegin(&f.getBody().front());
   k.setUp(b);
   TileMachinery tm{k, items, gk.vectorWidth};
   tm.valTypes = valTypes;
+  if (valTypes.size() == 1 && valTypes[0].getIntOrFloatBitWidth() <= 32)
+    tm.packing = TileMachinery::Packing::Low32;
   for (auto [i, in] : llvm::enumerate(scan.getInputs()))
     tm.identity.push_back(arith::ConstantOp::create(
         b, loc,
@@ -836,16 +1049,16 @@ FailureOr<GroupKernels> buildScanGroup(gpu::GPUModuleOp m, GroupOp group,
     full = cmpI(b, loc, arith::CmpIPredicate::sle, tileEnd, tm.n);
   unsigned ni = scan.getInputs().size();
 
-  // Pass 1: the scan inputs of every item and the thread aggregate.
-  SmallVector<Value> init1(tm.identity);
+  ItemVals itemVals = loadItems(k, tm, b, full);
+  // Pass 1: the scan inputs of every item (the identity where not valid).
+  SmallVector<Value> init1;
   for (int64_t j = 0; j < items; ++j)
     init1.append(tm.identity);
   SmallVector<Value> r1 = forItems(
-      k, tm, b, full, init1,
+      k, tm, b, full, itemVals, init1,
       [&](OpBuilder &ib, int64_t j, Value idx, Value valid,
           const DenseMap<unsigned, Value> &vals, ValueRange carried) {
         SmallVector<Value> out(carried);
-        SmallVector<Value> acc(carried.take_front(ni));
         SmallVector<Value> xs = guarded(
             ib, loc, valid, isConstTrue(valid), tm.identity,
             [&](OpBuilder &gb) {
@@ -855,33 +1068,30 @@ FailureOr<GroupKernels> buildScanGroup(gpu::GPUModuleOp m, GroupOp group,
                 x.push_back(k.element(gb, in));
               return x;
             });
-        SmallVector<Value> nacc = tm.combine(ib, acc, xs);
-        if (!isConstTrue(valid))
-          nacc = selAll(ib, loc, valid, nacc, acc);
-        for (unsigned i = 0; i < ni; ++i) {
-          out[i] = nacc[i];
-          out[ni + j * ni + i] = xs[i];
-        }
+        for (unsigned i = 0; i < ni; ++i)
+          out[j * ni + i] = xs[i];
         return out;
       });
-  SmallVector<Value> threadAgg(ArrayRef<Value>(r1).take_front(ni));
-  auto [threadPrefix, tilePrefix, total] = tm.scanBlock(b, threadAgg, excl0);
-  (void)tilePrefix;
-  (void)total;
+  SmallVector<SmallVector<Value>> xsOf(items);
+  SmallVector<Value> validOf;
+  for (int64_t j = 0; j < items; ++j) {
+    xsOf[j] = SmallVector<Value>(ArrayRef<Value>(r1).slice(j * ni, ni));
+    validOf.push_back(
+        cmpI(b, loc, arith::CmpIPredicate::slt, tm.itemIndex(b, j), tm.n));
+  }
+  TileMachinery::RowScan rs = tm.scanRows(b, xsOf, validOf, excl0);
 
   // Pass 2: rescan the items from the thread prefix and store the results.
   auto yields = group.getYield().getValues();
   bool exclusive = scan.getExclusive();
-  SmallVector<SmallVector<Value>> xsOf(items);
-  for (int64_t j = 0; j < items; ++j)
-    xsOf[j] = SmallVector<Value>(
-        ArrayRef<Value>(r1).slice(ni + j * ni, ni));
   SmallVector<SmallVector<Value>> pending(yields.size());
   forItems(
-      k, tm, b, full, threadPrefix,
+      k, tm, b, full, itemVals, rs.rowStart[0],
       [&](OpBuilder &ib, int64_t j, Value idx, Value valid,
           const DenseMap<unsigned, Value> &vals, ValueRange carried) {
-        SmallVector<Value> run(carried);
+        // Each row starts from its own prefix.
+        SmallVector<Value> run(j % tm.vw == 0 ? ValueRange(rs.rowStart[j / tm.vw])
+                                              : carried);
         SmallVector<Value> next = tm.combine(ib, run, xsOf[j]);
         SmallVector<Value> y = exclusive ? run : next;
         bool always = isConstTrue(valid);
@@ -978,6 +1188,7 @@ FailureOr<GroupKernels> buildFilterGroup(gpu::GPUModuleOp m, GroupOp group,
   k.setUp(b);
   TileMachinery tm{k, items, gk.vectorWidth};
   tm.valTypes = valTypes;
+  tm.packing = TileMachinery::Packing::Top2; // counts are below 2^62
   tm.identity = {cI64(b, loc, 0)};
   tm.combine = [&](OpBuilder &cb, ValueRange a, ValueRange x) {
     return SmallVector<Value>{arith::AddIOp::create(cb, loc, a[0], x[0])};
@@ -1013,26 +1224,48 @@ FailureOr<GroupKernels> buildFilterGroup(gpu::GPUModuleOp m, GroupOp group,
   };
   Value falseV = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 0);
 
-  // Pass 1: flags of every item and the thread's count.
-  SmallVector<Value> init1{cI64(b, loc, 0)};
-  init1.append(items, falseV);
+  ItemVals itemVals = loadItems(k, tm, b, full);
+  // Pass 1: the flag of every item (false where not valid).
+  SmallVector<Value> init1(items, falseV);
   SmallVector<Value> r1 = forItems(
-      k, tm, b, full, init1,
+      k, tm, b, full, itemVals, init1,
       [&](OpBuilder &ib, int64_t j, Value idx, Value valid,
           const DenseMap<unsigned, Value> &vals, ValueRange carried) {
         SmallVector<Value> out(carried);
-        Value keep = guarded(ib, loc, valid, isConstTrue(valid), {falseV},
-                             [&](OpBuilder &gb) {
-                               k.enter(gb, idx, vals);
-                               return SmallVector<Value>{predicate(gb)};
-                             })[0];
-        out[0] = arith::AddIOp::create(
-            ib, loc, carried[0], arith::ExtUIOp::create(ib, loc, i64, keep));
-        out[1 + j] = keep;
+        out[j] = guarded(ib, loc, valid, isConstTrue(valid), {falseV},
+                         [&](OpBuilder &gb) {
+                           k.enter(gb, idx, vals);
+                           return SmallVector<Value>{predicate(gb)};
+                         })[0];
         return out;
       });
-  auto [threadPrefix, tilePrefix, total] =
-      tm.scanBlock(b, ValueRange{r1[0]}, tm.identity);
+  // Kept elements of lower lanes and of the whole row: one ballot per item
+  // column and population counts (flags are false past the end).
+  auto countRow = [&](OpBuilder &rb, int64_t r, Value lane) {
+    Type i32 = rb.getI32Type();
+    Value lane32 = arith::TruncIOp::create(rb, loc, i32, lane);
+    Value lower = arith::SubIOp::create(
+        rb, loc, arith::ShLIOp::create(rb, loc, cI32(rb, loc, 1), lane32),
+        cI32(rb, loc, 1));
+    Value below = cI32(rb, loc, 0), all = cI32(rb, loc, 0);
+    for (int64_t e = 0; e < tm.vw; ++e) {
+      Value mask = NVVM::VoteSyncOp::create(rb, loc, i32, cI32(rb, loc, -1),
+                                            r1[r * tm.vw + e],
+                                            NVVM::VoteSyncKind::ballot)
+                       .getResult();
+      below = arith::AddIOp::create(
+          rb, loc, below,
+          LLVM::CtPopOp::create(rb, loc, i32,
+                                arith::AndIOp::create(rb, loc, mask, lower)));
+      all = arith::AddIOp::create(rb, loc, all,
+                                  LLVM::CtPopOp::create(rb, loc, i32, mask));
+    }
+    return std::make_pair(
+        SmallVector<Value>{arith::ExtUIOp::create(rb, loc, i64, below)},
+        SmallVector<Value>{arith::ExtUIOp::create(rb, loc, i64, all)});
+  };
+  TileMachinery::RowScan rs = tm.scanRows(b, countRow, tm.identity);
+  SmallVector<Value> tilePrefix = rs.tilePrefix, total = rs.total;
   // The last tile writes the total count.
   Value last = arith::AndIOp::create(
       b, loc,
@@ -1050,11 +1283,11 @@ FailureOr<GroupKernels> buildFilterGroup(gpu::GPUModuleOp m, GroupOp group,
   // Pass 2: scatter the kept elements; elementwise results at their index.
   auto yields = group.getYield().getValues();
   forItems(
-      k, tm, b, full, threadPrefix,
+      k, tm, b, full, itemVals, rs.rowStart[0],
       [&](OpBuilder &ib, int64_t j, Value idx, Value valid,
           const DenseMap<unsigned, Value> &vals, ValueRange carried) {
-        Value pos = carried[0];
-        Value keep = r1[1 + j];
+        Value pos = j % tm.vw == 0 ? rs.rowStart[j / tm.vw][0] : carried[0];
+        Value keep = r1[j];
         bool always = isConstTrue(valid);
         guarded(ib, loc, valid, always, {}, [&](OpBuilder &gb) {
           k.enter(gb, idx, vals);

@@ -39,7 +39,7 @@ func.func @chain(%x: tensor<?xf32>) -> tensor<?xf32> {
 // CHECK: call @fuse_malloc
 // CHECK: call @fuse_free
 // CHECK: gpu.func @sumsq_g0_partial
-// CHECK-SAME: workgroup(%{{.*}} : memref<32xf32, #gpu.address_space<workgroup>>)
+// CHECK-SAME: workgroup(%{{.*}} : memref<32xf32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64})
 // CHECK: gpu.shuffle  xor
 // CHECK: gpu.barrier
 // CHECK: gpu.func @sumsq_g0_finish

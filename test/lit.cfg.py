@@ -35,6 +35,11 @@ llvm_config.with_environment("PYTHONPATH",
 
 tool_dirs = [config.fuse_tools_dir, config.llvm_tools_dir]
 tools = ["fuse-opt", "fuse-run", "fuse-compile", "mlir-translate", "mlir-opt"]
+# fuse-run-aot is built with the runtime (runtime/), where a CUDA toolkit is
+# found; fuse-run's --gpu mode is compiled in under the same condition.
+if os.path.exists(os.path.join(config.fuse_tools_dir, "fuse-run-aot")):
+    tools.append("fuse-run-aot")
+    config.available_features.add("fuse-run-aot")
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 
 if config.have_cuda_toolkit:

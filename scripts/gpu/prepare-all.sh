@@ -2,7 +2,9 @@
 # On the machine with fuse built (no GPU needed): prepares everything one
 # GPU-machine call needs, under .device/ (git-ignored; pass `carry: [".device"]`
 # to the device tool, or copy the folder):
-#   .device/artifacts  every example compiled for the codegen tests
+#   .device/artifacts  every example compiled for the codegen tests, and as
+#                      shared libraries + manifests for fuse-run-aot (with
+#                      a few inputs and the CPU backend's results)
 #   .device/bench      the benchmark binaries, runtime library and AOT objects
 # Usage: scripts/gpu/prepare-all.sh [BUILD_DIR]   (default build)
 set -euo pipefail

@@ -5,9 +5,17 @@
 #   NAME.o NAME.h NAME.ptx NAME.cubin  per examples/NAME.mlir
 #   fuse_runtime.h, tests/gpu/*.cpp    copied so the folder is self-contained
 #   compile-times.txt                  fuse-compile --emit=obj wall time (ms)
+#   shared/NAME.so shared/NAME.json    fuse-compile --emit=shared: the entries
+#                                      as a shared library + signature
+#                                      manifest, for fuse-run-aot
+#   fuse-run/CASE/arg0.npy result0.npy inputs and the CPU backend's results
+#                                      (fuse-run) for a few cases, which
+#                                      scripts/gpu/run-fuse-run-tests.sh
+#                                      compares fuse-run-aot against
 # Usage: scripts/gpu/prepare-artifacts.sh [OUT_DIR] [FUSE_COMPILE]
 #   OUT_DIR       default .device/artifacts (git-ignored)
 #   FUSE_COMPILE  default build/bin/fuse-compile, or $FUSE_COMPILE
+#                 (fuse-run is taken from the same folder)
 set -u
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 out="${1:-$root/.device/artifacts}"
@@ -38,3 +46,49 @@ for f in "$root"/examples/*.mlir; do
   fi
 done
 echo "$ok compiled, $bad failed -> $out"
+
+# Shared libraries and manifests for fuse-run-aot (run-fuse-run-tests.sh).
+mkdir -p "$out/shared"
+sok=0; sbad=0
+for f in "$root"/examples/*.mlir; do
+  name="$(basename "$f" .mlir)"
+  if "$fc" "$f" --prefix=fx_ --emit=shared -o "$out/shared/$name" \
+      2> "$out/shared/$name.log"; then
+    rm -f "$out/shared/$name.log"
+    sok=$((sok + 1))
+  else
+    echo "FAILED  $name --emit=shared (see $out/shared/$name.log)"
+    rm -f "$out/shared/$name.so" "$out/shared/$name.json"
+    sbad=$((sbad + 1))
+  fi
+done
+echo "$sok shared libraries, $sbad failed -> $out/shared"
+
+# Inputs and CPU results (the JIT backend, fuse-run) that the GPU results
+# of fuse-run-aot are compared with. CASE NAME SPEC...
+fr="$(dirname "$fc")/fuse-run"
+if [ -x "$fr" ]; then
+  rm -rf "$out/fuse-run"
+  while read -r case name specs; do
+    [ -n "$case" ] || continue
+    args=()
+    for s in $specs; do args+=(--arg "$s"); done
+    if "$fr" "$root/examples/$name.mlir" "${args[@]}" --seed 7 \
+        --out "$out/fuse-run/$case" --save-inputs > /dev/null 2> "$out/fuse-run-$case.log"; then
+      echo "$name" > "$out/fuse-run/$case/pipeline"
+      echo "$specs" > "$out/fuse-run/$case/specs"
+      rm -f "$out/fuse-run-$case.log"
+    else
+      echo "FAILED  fuse-run $case (see $out/fuse-run-$case.log)"
+    fi
+  done <<'CASES'
+sumsq       sumsq        rand:100003
+scan        scan         rand:100003
+select      select       rand:100003
+softmax     softmax_rows rand:64x1024
+softmax_odd softmax_rows rand:7x1001
+CASES
+  echo "CPU references: $(ls "$out/fuse-run" 2>/dev/null | wc -l) cases -> $out/fuse-run"
+else
+  echo "fuse-run not found next to $fc: no CPU references"
+fi

@@ -5,11 +5,19 @@
 //            the kernels' cubin (or fatbin/PTX, --format) embedded
 //   out.h    a C header declaring every entry point, with documentation
 //   out.ptx  the kernels' PTX; out.cubin the kernels' cubin
+// fuse-compile pipeline.mlir -o out --emit=shared
+//   out.so   a shared library of the entry points (plus a packed wrapper
+//            per entry), linked by the system C compiler
+//   out.json the signature manifest that fuse-run-aot reads
+// (--emit=manifest writes only the manifest). AOTCompile.h has the steps,
+// which `fuse-run --gpu` shares.
 // Runs the same pass pipeline as `fuse-opt --fuse-to-cubin`, then
 // translates the host module to LLVM IR and emits an object file for the
 // host target through LLVM's TargetMachine.
 //
 //===----------------------------------------------------------------------===//
+
+#include "AOTCompile.h"
 
 #include "fuse/Conversion/FuseToGPU/FuseToGPU.h"
 #include "fuse/InitAll.h"
@@ -47,17 +55,22 @@
 
 using namespace mlir;
 namespace cl = llvm::cl;
+namespace aot = fuse::aot;
 
 static cl::OptionCategory cat("fuse-compile options");
 static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<input.mlir>"),
                                       cl::init("-"), cl::cat(cat));
 static cl::opt<std::string>
     outputBase("o",
-               cl::desc("Output file (--emit=all: base name; .o/.h/.ptx/"
-                        ".cubin are appended)"),
+               cl::desc("Output file (--emit=all and shared: base name; "
+                        ".o/.h/.ptx/.cubin or .so/.json are appended)"),
                cl::value_desc("path"), cl::init("-"), cl::cat(cat));
 static cl::opt<std::string>
-    emit("emit", cl::desc("What to write: ptx, cubin, obj, header or all"),
+    emit("emit",
+         cl::desc("What to write: ptx, cubin, obj, header, all (.o .h .ptx "
+                  ".cubin), shared (-o BASE: BASE.so, the entries as a "
+                  "shared library, and BASE.json, their signature manifest "
+                  "for fuse-run-aot) or manifest (the JSON only)"),
          cl::init("obj"), cl::cat(cat));
 static cl::opt<std::string> chip("chip", cl::desc("GPU architecture"),
                                  cl::init("sm_90"), cl::cat(cat));
@@ -82,38 +95,28 @@ static cl::opt<std::string> symbolPrefix(
              "`mylib_`), so that entries never collide with other C symbols "
              "such as libc's select"),
     cl::value_desc("prefix"), cl::init(""), cl::cat(cat));
+static cl::opt<std::string>
+    linker("linker",
+           cl::desc("C compiler that links --emit=shared (default: cc, gcc "
+                    "or clang from PATH)"),
+           cl::value_desc("program"), cl::init(""), cl::cat(cat));
 static cl::opt<bool> noFusion("no-fusion",
                               cl::desc("Do not run the fusion passes"),
                               cl::init(false), cl::cat(cat));
 
 namespace {
 
-void makeOptions(fuse::FuseToGPUOptions &o, StringRef fmt) {
+aot::CompileOptions compileOptions() {
+  aot::CompileOptions o;
   o.chip = chip;
   o.features = features;
-  o.optLevel = optLevel;
+  o.format = format;
   o.toolkitPath = toolkit;
-  o.format = fmt.str();
+  o.optLevel = optLevel;
   o.fusion = !noFusion;
-}
-
-LogicalResult runPipeline(ModuleOp module, fuse::GPUPipelineStage stage,
-                          StringRef fmt) {
-  PassManager pm(module.getOperation()->getName());
-  fuse::FuseToGPUOptions o;
-  makeOptions(o, fmt);
-  fuse::buildFuseToGPUPipeline(pm, o, stage);
-  return pm.run(module);
-}
-
-/// The bytes of the (single) gpu.binary left by the PTX/binary stage.
-FailureOr<std::string> binaryBytes(ModuleOp module) {
-  for (auto bin : module.getOps<gpu::BinaryOp>()) {
-    auto obj = cast<gpu::ObjectAttr>(bin.getObjects()[0]);
-    return obj.getObject().getValue().str();
-  }
-  return module.emitError("fuse-compile: no kernels were generated"),
-         failure();
+  o.prefix = symbolPrefix;
+  o.linker = linker;
+  return o;
 }
 
 LogicalResult writeFile(StringRef path, StringRef data) {
@@ -125,58 +128,6 @@ LogicalResult writeFile(StringRef path, StringRef data) {
   }
   out->os() << data;
   out->keep();
-  return success();
-}
-
-FailureOr<std::string> emitObject(ModuleOp module) {
-  llvm::LLVMContext llvmCtx;
-  auto llvmModule = translateModuleToLLVMIR(module, llvmCtx, "fuse");
-  if (!llvmModule) {
-    module.emitError("fuse-compile: translation to LLVM IR failed");
-    return failure();
-  }
-  llvm::InitializeNativeTarget();
-  llvm::InitializeNativeTargetAsmPrinter();
-  std::string tripleStr = llvm::sys::getDefaultTargetTriple();
-  llvm::Triple triple(tripleStr);
-  std::string err;
-  const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple, err);
-  if (!target) {
-    llvm::errs() << "fuse-compile: " << err << "\n";
-    return failure();
-  }
-  llvm::TargetOptions opts;
-  std::unique_ptr<llvm::TargetMachine> tm(target->createTargetMachine(
-      triple, "generic", "", opts, llvm::Reloc::PIC_, std::nullopt,
-      llvm::CodeGenOptLevel::Default));
-  llvmModule->setTargetTriple(triple);
-  llvmModule->setDataLayout(tm->createDataLayout());
-  llvm::SmallString<0> buffer;
-  llvm::raw_svector_ostream os(buffer);
-  llvm::legacy::PassManager pm;
-  if (tm->addPassesToEmitFile(pm, os, nullptr,
-                              llvm::CodeGenFileType::ObjectFile)) {
-    llvm::errs() << "fuse-compile: the target cannot emit object files\n";
-    return failure();
-  }
-  pm.run(*llvmModule);
-  return std::string(buffer.str());
-}
-
-/// Renames every public function (the entries) to `prefix` + name, with
-/// all symbol uses in the module updated.
-LogicalResult prefixEntries(ModuleOp module, StringRef prefix) {
-  SymbolTable table(module);
-  for (auto fn : llvm::to_vector(module.getOps<func::FuncOp>())) {
-    if (!fn.isPublic() || fn.isExternal())
-      continue;
-    std::string name = (prefix + fn.getSymName()).str();
-    if (table.lookup(name))
-      return fn.emitError() << "fuse-compile: --prefix makes '" << name
-                            << "', which already exists";
-    if (failed(table.rename(fn, StringAttr::get(module.getContext(), name))))
-      return failure();
-  }
   return success();
 }
 
@@ -202,30 +153,54 @@ int run(MLIRContext &ctx) {
   if (!module)
     return 1;
 
-  if (!symbolPrefix.empty() && failed(prefixEntries(*module, symbolPrefix)))
-    return 1;
-
+  aot::CompileOptions options = compileOptions();
   bool all = emit == "all";
-  if (!all && emit != "ptx" && emit != "cubin" && emit != "obj" &&
-      emit != "header") {
-    llvm::errs() << "fuse-compile: --emit must be ptx, cubin, obj, header or "
-                    "all\n";
+  bool shared = emit == "shared";
+  if (!all && !shared && emit != "ptx" && emit != "cubin" && emit != "obj" &&
+      emit != "header" && emit != "manifest") {
+    llvm::errs() << "fuse-compile: --emit must be ptx, cubin, obj, header, "
+                    "all, shared or manifest\n";
     return 1;
   }
   std::string base = outputBase;
   auto pathFor = [&](StringRef ext) {
     return all ? base + ext.str() : base;
   };
-  if (all && base == "-") {
-    llvm::errs() << "fuse-compile: --emit=all needs -o <base name>\n";
+  if ((all || shared) && base == "-") {
+    llvm::errs() << "fuse-compile: --emit=" << emit
+                 << " needs -o <base name>\n";
     return 1;
   }
+  if (shared)
+    return failed(aot::compileShared(*module, options, base + ".so",
+                                     base + ".json"));
+  if (emit == "manifest") {
+    OwningOpRef<ModuleOp> source = module->clone();
+    if ((!symbolPrefix.empty() &&
+         failed(aot::prefixEntries(*module, symbolPrefix))) ||
+        failed(aot::runPipeline(*module, options,
+                                fuse::GPUPipelineStage::LLVM, format)))
+      return 1;
+    // -o out/sumsq.json names the library sumsq.so (the --emit=shared name).
+    std::string libName =
+        (base == "-" ? StringRef("pipeline") : llvm::sys::path::stem(base))
+            .str() +
+        ".so";
+    FailureOr<std::string> manifest =
+        aot::buildManifest(*source, *module, options, libName);
+    return failed(manifest) || failed(writeFile(base, *manifest));
+  }
+
+  if (!symbolPrefix.empty() &&
+      failed(aot::prefixEntries(*module, symbolPrefix)))
+    return 1;
 
   if (emit == "ptx" || all) {
     OwningOpRef<ModuleOp> copy = module->clone();
-    if (failed(runPipeline(*copy, fuse::GPUPipelineStage::PTX, "isa")))
+    if (failed(aot::runPipeline(*copy, options, fuse::GPUPipelineStage::PTX,
+                                "isa")))
       return 1;
-    FailureOr<std::string> ptx = binaryBytes(*copy);
+    FailureOr<std::string> ptx = aot::binaryBytes(*copy);
     if (failed(ptx) || failed(writeFile(pathFor(".ptx"), *ptx)))
       return 1;
     if (!all)
@@ -235,7 +210,7 @@ int run(MLIRContext &ctx) {
     OwningOpRef<ModuleOp> copy = module->clone();
     PassManager pm(copy.get()->getName());
     fuse::FuseToGPUOptions o;
-    makeOptions(o, "bin");
+    aot::makeGPUOptions(o, options, "bin");
     std::string text = fuse::getFuseToGPUPipelineString(
                            o, fuse::GPUPipelineStage::NVVM) +
                        ",gpu-module-to-binary{format=bin" +
@@ -245,14 +220,15 @@ int run(MLIRContext &ctx) {
     if (failed(parsePassPipeline(text, pm, llvm::errs())) ||
         failed(pm.run(*copy)))
       return 1;
-    FailureOr<std::string> cubin = binaryBytes(*copy);
+    FailureOr<std::string> cubin = aot::binaryBytes(*copy);
     if (failed(cubin) || failed(writeFile(pathFor(".cubin"), *cubin)))
       return 1;
     if (!all)
       return 0;
   }
   // obj / header / all: the full pipeline.
-  if (failed(runPipeline(*module, fuse::GPUPipelineStage::LLVM, format)))
+  if (failed(aot::runPipeline(*module, options, fuse::GPUPipelineStage::LLVM,
+                              format)))
     return 1;
   if (emit == "header" || all) {
     std::string hpath = pathFor(".h");
@@ -261,7 +237,7 @@ int run(MLIRContext &ctx) {
     if (!all)
       return 0;
   }
-  FailureOr<std::string> obj = emitObject(*module);
+  FailureOr<std::string> obj = aot::emitObject(*module);
   if (failed(obj) || failed(writeFile(pathFor(".o"), *obj)))
     return 1;
   return 0;
@@ -277,7 +253,9 @@ int main(int argc, char **argv) {
   cl::ParseCommandLineOptions(
       argc, argv,
       "fuse-compile: compile a fuse pipeline ahead of time to an object file "
-      "(host code + embedded GPU image) and a C header\n");
+      "(host code + embedded GPU image) and a C header, or to a shared "
+      "library and\nsignature manifest that fuse-run-aot runs on a GPU "
+      "machine (--emit=shared)\n");
   DialectRegistry registry;
   fuse::registerAllDialects(registry);
   MLIRContext ctx(registry);

@@ -23,9 +23,20 @@
 // descriptor) and frees each distinct allocated pointer once, skipping
 // pointers of inputs and of constant globals.
 //
+// --gpu compiles the module with fuse-compile's code path
+// (../fuse-compile/AOTCompile.h) into a temporary shared library and
+// manifest and hands them to fuse-run-aot's runner (../fuse-run-aot/
+// Runner.h), linked in where the runtime is built. Arguments, .npy files,
+// printing and timing are shared with fuse-run-aot (HostArray.h, no LLVM).
+//
 //===----------------------------------------------------------------------===//
 
+#include "AOTCompile.h"
+#include "HostArray.h"
 #include "Npy.h"
+#ifdef FUSE_RUN_HAVE_RUNTIME
+#include "Runner.h"
+#endif
 
 #include "fuse/InitAll.h"
 #include "fuse/Pipelines/Pipelines.h"
@@ -38,13 +49,13 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/SymbolTable.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 
-#include "llvm/ADT/APFloat.h"
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/Support/CommandLine.h"
@@ -63,12 +74,12 @@
 #include <cstdlib>
 #include <cstring>
 #include <math.h>
-#include <random>
 #include <string>
 #include <vector>
 
 using namespace fuse;
 namespace cl = llvm::cl;
+namespace aot = fuse::aot;
 
 //===----------------------------------------------------------------------===//
 // Command line
@@ -132,6 +143,26 @@ static cl::opt<bool>
              cl::cat(runCat));
 
 static cl::opt<bool>
+    gpu("gpu",
+        cl::desc("Run on the GPU instead: compile FILE like `fuse-compile "
+                 "--emit=shared` into a temporary shared library and "
+                 "manifest and run it through the fuse runtime, as "
+                 "fuse-run-aot does (needs ptxas, a C compiler to link, and "
+                 "a GPU with its driver)"),
+        cl::cat(runCat));
+
+static cl::opt<std::string>
+    gpuChip("chip",
+            cl::desc("With --gpu: the GPU architecture to compile for"),
+            cl::value_desc("sm_XY"), cl::init("sm_90"), cl::cat(runCat));
+
+static cl::opt<std::string>
+    keepDir("keep-artifacts",
+            cl::desc("With --gpu: write the shared library and manifest to "
+                     "DIR/<entry>.so and DIR/<entry>.json and keep them"),
+            cl::value_desc("DIR"), cl::cat(runCat));
+
+static cl::opt<bool>
     dumpLLVM("dump-llvm",
              cl::desc("Print the lowered LLVM-dialect module on stdout and "
                       "exit (no arguments needed)"),
@@ -143,8 +174,7 @@ static cl::opt<bool>
 
 [[noreturn]] static void fail(const llvm::Twine &message) {
   llvm::outs().flush();
-  llvm::errs() << "fuse-run: " << message << "\n";
-  std::exit(1);
+  run::fail(message.str());
 }
 
 static std::string typeString(Type type) {
@@ -155,12 +185,16 @@ static std::string typeString(Type type) {
 }
 
 //===----------------------------------------------------------------------===//
-// Element types and host arrays
+// Entry signature
 //===----------------------------------------------------------------------===//
 
 namespace {
 
-enum class Elem { I1, I8, I16, I32, I64, Index, F16, BF16, F32, F64 };
+using run::Elem;
+using run::HostArray;
+using run::kMaxRank;
+using run::Slot;
+using run::widthOf;
 
 std::optional<Elem> elemOf(Type t) {
   if (auto it = dyn_cast<IntegerType>(t)) {
@@ -194,186 +228,13 @@ std::optional<Elem> elemOf(Type t) {
   return std::nullopt;
 }
 
-unsigned widthOf(Elem e) {
-  switch (e) {
-  case Elem::I1:
-  case Elem::I8:
-    return 1;
-  case Elem::I16:
-  case Elem::F16:
-  case Elem::BF16:
-    return 2;
-  case Elem::I32:
-  case Elem::F32:
-    return 4;
-  case Elem::I64:
-  case Elem::Index:
-  case Elem::F64:
-    return 8;
-  }
-  return 1;
-}
-
-bool isFloat(Elem e) {
-  return e == Elem::F16 || e == Elem::BF16 || e == Elem::F32 || e == Elem::F64;
-}
-
-/// The .npy dtype of `e`; bf16 has none.
-std::optional<npy::DType> npyOf(Elem e) {
-  switch (e) {
-  case Elem::I1:
-    return npy::DType::Bool;
-  case Elem::I8:
-    return npy::DType::Int8;
-  case Elem::I16:
-    return npy::DType::Int16;
-  case Elem::I32:
-    return npy::DType::Int32;
-  case Elem::I64:
-  case Elem::Index:
-    return npy::DType::Int64;
-  case Elem::F16:
-    return npy::DType::Float16;
-  case Elem::F32:
-    return npy::DType::Float32;
-  case Elem::F64:
-    return npy::DType::Float64;
-  case Elem::BF16:
-    return std::nullopt;
-  }
-  return std::nullopt;
-}
-
-const char *elemName(Elem e) {
-  if (auto d = npyOf(e))
-    return npy::dtypeName(*d);
-  return "bfloat16";
-}
-
-const llvm::fltSemantics &semanticsOf(Elem e) {
-  switch (e) {
-  case Elem::F16:
-    return llvm::APFloat::IEEEhalf();
-  case Elem::BF16:
-    return llvm::APFloat::BFloat();
-  case Elem::F32:
-    return llvm::APFloat::IEEEsingle();
-  default:
-    return llvm::APFloat::IEEEdouble();
-  }
-}
-
-/// Stores `v` rounded to float type `e` at `dst`; returns the stored value.
-double storeFloat(Elem e, double v, uint8_t *dst) {
-  if (e == Elem::F64) {
-    std::memcpy(dst, &v, 8);
-    return v;
-  }
-  if (e == Elem::F32) {
-    float f = static_cast<float>(v);
-    std::memcpy(dst, &f, 4);
-    return f;
-  }
-  llvm::APFloat ap(v);
-  bool losesInfo;
-  ap.convert(semanticsOf(e), llvm::APFloat::rmNearestTiesToEven, &losesInfo);
-  uint16_t bits = static_cast<uint16_t>(ap.bitcastToAPInt().getZExtValue());
-  std::memcpy(dst, &bits, 2);
-  return ap.convertToDouble();
-}
-
-double loadFloat(Elem e, const uint8_t *src) {
-  if (e == Elem::F64) {
-    double d;
-    std::memcpy(&d, src, 8);
-    return d;
-  }
-  if (e == Elem::F32) {
-    float f;
-    std::memcpy(&f, src, 4);
-    return f;
-  }
-  uint16_t bits;
-  std::memcpy(&bits, src, 2);
-  llvm::APFloat ap(semanticsOf(e), llvm::APInt(16, bits));
-  bool losesInfo;
-  ap.convert(llvm::APFloat::IEEEdouble(), llvm::APFloat::rmNearestTiesToEven,
-             &losesInfo);
-  return ap.convertToDouble();
-}
-
-void storeInt(Elem e, int64_t v, uint8_t *dst) {
-  switch (widthOf(e)) {
-  case 1: {
-    int8_t x = static_cast<int8_t>(e == Elem::I1 ? (v != 0) : v);
-    std::memcpy(dst, &x, 1);
-    return;
-  }
-  case 2: {
-    int16_t x = static_cast<int16_t>(v);
-    std::memcpy(dst, &x, 2);
-    return;
-  }
-  case 4: {
-    int32_t x = static_cast<int32_t>(v);
-    std::memcpy(dst, &x, 4);
-    return;
-  }
-  default:
-    std::memcpy(dst, &v, 8);
-  }
-}
-
-int64_t loadInt(Elem e, const uint8_t *src) {
-  switch (widthOf(e)) {
-  case 1: {
-    int8_t x;
-    std::memcpy(&x, src, 1);
-    return e == Elem::I1 ? (x & 1) : x;
-  }
-  case 2: {
-    int16_t x;
-    std::memcpy(&x, src, 2);
-    return x;
-  }
-  case 4: {
-    int32_t x;
-    std::memcpy(&x, src, 4);
-    return x;
-  }
-  default: {
-    int64_t x;
-    std::memcpy(&x, src, 8);
-    return x;
-  }
-  }
-}
-
-/// A C-order array on the host (or a scalar, with rank 0).
-struct HostArray {
-  Elem elem = Elem::F32;
-  std::vector<int64_t> shape;
-  std::vector<uint8_t> data;
-  int64_t numElements() const { return npy::numElements(shape); }
-};
-
-/// One argument or result of the entry, from its signature before lowering.
-struct Slot {
-  Type type;
-  bool isTensor = false;
-  Elem elem = Elem::F32;
-  std::vector<int64_t> shape; // ShapedType::kDynamic for dynamic sizes
-  unsigned rank() const { return shape.size(); }
-};
-
-constexpr int64_t kMaxRank = 16;
-
 Slot describe(Type type, const llvm::Twine &what) {
   Slot s;
-  s.type = type;
+  s.typeText = typeString(type);
   if (auto t = dyn_cast<RankedTensorType>(type)) {
     s.isTensor = true;
-    s.shape.assign(t.getShape().begin(), t.getShape().end());
+    for (int64_t d : t.getShape())
+      s.shape.push_back(ShapedType::isDynamic(d) ? run::kDynamic : d);
     if (t.getRank() > kMaxRank)
       fail(what + ": rank " + llvm::Twine(t.getRank()) +
            " is above fuse-run's limit of " + llvm::Twine(kMaxRank));
@@ -388,228 +249,6 @@ Slot describe(Type type, const llvm::Twine &what) {
          " (supported: i1, i8, i16, i32, i64, index, f16, bf16, f32, f64)");
   s.elem = *e;
   return s;
-}
-
-//===----------------------------------------------------------------------===//
-// Inputs
-//===----------------------------------------------------------------------===//
-
-/// 64-bit generator, reproducible across platforms (std distributions are
-/// not): splitmix64.
-struct Rng {
-  uint64_t state;
-  explicit Rng(uint64_t s) : state(s) {}
-  uint64_t next() {
-    uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-  }
-  /// Uniform in [-1, 1).
-  double symmetric() { return double(next() >> 11) * 0x1.0p-52 - 1.0; }
-};
-
-constexpr uint64_t kMaxBytes = uint64_t(1) << 38;
-
-std::string gotString(const HostArray &a, const char *dtype) {
-  return std::string(dtype) + " array of shape " + npy::shapeString(a.shape);
-}
-
-void checkShape(const Slot &slot, const HostArray &a, const char *dtype,
-                const llvm::Twine &what) {
-  bool ok = a.shape.size() == slot.rank();
-  for (unsigned d = 0; ok && d < slot.rank(); ++d)
-    ok = slot.shape[d] == ShapedType::kDynamic || slot.shape[d] == a.shape[d];
-  if (!ok)
-    fail(what + ": expected " + typeString(slot.type) + ", got " +
-         gotString(a, dtype));
-}
-
-std::vector<int64_t> parseShape(StringRef text, const llvm::Twine &what) {
-  std::vector<int64_t> shape;
-  if (text == "scalar")
-    return shape;
-  SmallVector<StringRef> parts;
-  text.split(parts, 'x');
-  bool tooLarge = false;
-  uint64_t count = 1;
-  for (StringRef p : parts) {
-    uint64_t v;
-    if (p.empty() || p.getAsInteger(10, v) || v > uint64_t(INT64_MAX))
-      fail(what + ": bad shape '" + text +
-           "' (expected sizes joined by 'x', like 64x4096, or 'scalar')");
-    shape.push_back(static_cast<int64_t>(v));
-    if (v > kMaxBytes)
-      tooLarge = true;
-    else
-      count = std::min<uint64_t>(count * v, kMaxBytes + 1);
-  }
-  if ((tooLarge && count != 0) || count * 8 > kMaxBytes)
-    fail(what + ": shape '" + text + "' is too large");
-  return shape;
-}
-
-HostArray makeRandom(const Slot &slot, StringRef shapeText, Rng &rng,
-                     const llvm::Twine &what) {
-  HostArray a;
-  a.elem = slot.elem;
-  a.shape = parseShape(shapeText, what);
-  checkShape(slot, a, elemName(slot.elem), what);
-  int64_t n = a.numElements();
-  unsigned w = widthOf(a.elem);
-  a.data.resize(size_t(n) * w);
-  for (int64_t i = 0; i < n; ++i) {
-    uint8_t *dst = a.data.data() + i * w;
-    if (isFloat(a.elem)) {
-      // Redraw values that round to zero in the element type.
-      while (storeFloat(a.elem, rng.symmetric(), dst) == 0.0) {
-      }
-    } else if (a.elem == Elem::I1) {
-      storeInt(a.elem, int64_t(rng.next() >> 63), dst);
-    } else {
-      storeInt(a.elem, int64_t(rng.next() % 201) - 100, dst);
-    }
-  }
-  return a;
-}
-
-HostArray readNpy(const Slot &slot, const std::string &path,
-                  const llvm::Twine &what) {
-  npy::Array file;
-  std::string error;
-  if (!npy::readFile(path, file, error))
-    fail(what + ": " + path + ": " + error);
-  HostArray a;
-  a.elem = slot.elem;
-  a.shape = file.shape;
-  std::optional<npy::DType> want = npyOf(slot.elem);
-  if (!want)
-    fail(what + ": " + path + ": bf16 has no .npy dtype (use rand:SHAPE)");
-  if (*want != file.dtype || a.shape.size() != slot.rank())
-    fail(what + ": expected " + typeString(slot.type) + ", got " +
-         gotString(a, npy::dtypeName(file.dtype)));
-  checkShape(slot, a, npy::dtypeName(file.dtype), what);
-  a.data = std::move(file.data);
-  if (a.elem == Elem::I1)
-    for (uint8_t &b : a.data)
-      if (b > 1)
-        fail(what + ": " + path +
-             ": bool array holds a byte other than 0 "
-             "or 1");
-  return a;
-}
-
-HostArray parseScalar(const Slot &slot, StringRef text,
-                      const llvm::Twine &what) {
-  HostArray a;
-  a.elem = slot.elem;
-  a.data.resize(widthOf(slot.elem));
-  if (isFloat(slot.elem)) {
-    double v;
-    if (text.trim().getAsDouble(v))
-      fail(what + ": bad " + typeString(slot.type) + " value '" + text + "'");
-    storeFloat(slot.elem, v, a.data.data());
-    return a;
-  }
-  int64_t v;
-  if (slot.elem == Elem::I1 && (text == "true" || text == "false"))
-    v = text == "true";
-  else if (text.trim().getAsInteger(0, v))
-    fail(what + ": bad " + typeString(slot.type) + " value '" + text + "'");
-  unsigned bits = slot.elem == Elem::Index ? 64 : widthOf(slot.elem) * 8;
-  if (slot.elem == Elem::I1 ? (v != 0 && v != 1)
-                            : (bits < 64 && (v < -(int64_t(1) << (bits - 1)) ||
-                                             v >= (int64_t(1) << bits))))
-    fail(what + ": value '" + text + "' does not fit " + typeString(slot.type));
-  storeInt(slot.elem, v, a.data.data());
-  return a;
-}
-
-HostArray makeInput(const Slot &slot, StringRef spec, Rng &rng,
-                    const llvm::Twine &what) {
-  if (spec.consume_front("scalar:")) {
-    if (slot.isTensor)
-      fail(what + ": " + typeString(slot.type) +
-           " is a tensor: give PATH.npy or rand:SHAPE, not scalar:VALUE");
-    return parseScalar(slot, spec, what);
-  }
-  if (!slot.isTensor)
-    fail(what + ": " + typeString(slot.type) +
-         " is not a tensor: give scalar:VALUE");
-  if (spec.consume_front("rand:"))
-    return makeRandom(slot, spec, rng, what);
-  if (spec.ends_with(".npy"))
-    return readNpy(slot, spec.str(), what);
-  fail(what + ": bad spec '" + spec +
-       "' (expected PATH.npy, rand:SHAPE or scalar:VALUE)");
-}
-
-void writeNpy(const HostArray &a, const std::string &path,
-              const llvm::Twine &what) {
-  std::optional<npy::DType> d = npyOf(a.elem);
-  if (!d)
-    fail(what + ": bf16 has no .npy dtype; cannot write " + path);
-  npy::Array out;
-  out.dtype = *d;
-  out.shape = a.shape;
-  out.data = a.data;
-  std::string error;
-  if (!npy::writeFile(path, out, error))
-    fail(path + ": " + error);
-}
-
-//===----------------------------------------------------------------------===//
-// Printing (numpy-like: threshold 1000 elements, 3 edge items)
-//===----------------------------------------------------------------------===//
-
-std::string formatElement(Elem e, const uint8_t *p) {
-  char buf[64];
-  if (isFloat(e)) {
-    double v = loadFloat(e, p);
-    if (std::isnan(v))
-      return "nan";
-    if (std::isinf(v))
-      return v > 0 ? "inf" : "-inf";
-    std::snprintf(buf, sizeof(buf), e == Elem::F64 ? "%.16g" : "%.8g", v);
-    return buf;
-  }
-  int64_t v = loadInt(e, p);
-  if (e == Elem::I1)
-    return v ? "True" : "False";
-  std::snprintf(buf, sizeof(buf), "%lld", static_cast<long long>(v));
-  return buf;
-}
-
-void printLevel(llvm::raw_ostream &os, const HostArray &a, unsigned dim,
-                int64_t base, bool elide, unsigned indent) {
-  int64_t size = a.shape[dim];
-  int64_t stride = 1;
-  for (unsigned d = dim + 1; d < a.shape.size(); ++d)
-    stride *= a.shape[d];
-  os << "[";
-  bool last = dim + 1 == a.shape.size();
-  for (int64_t i = 0; i < size; ++i) {
-    if (elide && size > 6 && i == 3) {
-      os << (last ? "..., " : "...,\n" + std::string(indent + 1, ' '));
-      i = size - 3;
-    }
-    if (last)
-      os << formatElement(a.elem, a.data.data() + (base + i) * widthOf(a.elem));
-    else
-      printLevel(os, a, dim + 1, base + i * stride, elide, indent + 1);
-    if (i + 1 < size)
-      os << (last ? ", " : ",\n" + std::string(indent + 1, ' '));
-  }
-  os << "]";
-}
-
-void printArray(llvm::raw_ostream &os, const HostArray &a) {
-  if (a.shape.empty()) {
-    os << formatElement(a.elem, a.data.data()) << "\n";
-    return;
-  }
-  printLevel(os, a, 0, 0, a.numElements() > 1000, 0);
-  os << "\n";
 }
 
 //===----------------------------------------------------------------------===//
@@ -814,16 +453,88 @@ llvm::orc::SymbolMap libmSymbols(llvm::orc::MangleAndInterner interner) {
 // main
 //===----------------------------------------------------------------------===//
 
+//===----------------------------------------------------------------------===//
+// --gpu
+//===----------------------------------------------------------------------===//
+
+/// Temporary files of --gpu, removed at exit (also after an error).
+static llvm::SmallVector<std::string, 3> temporaries;
+
+static void removeTemporaries() {
+  for (auto it = temporaries.rbegin(); it != temporaries.rend(); ++it)
+    llvm::sys::fs::remove(*it);
+}
+
+/// Compiles `module` like `fuse-compile --emit=shared` and runs entry `name`
+/// through the runner of fuse-run-aot.
+static int runOnGPU(ModuleOp module, const std::string &name,
+                    const std::vector<std::string> &specs) {
+#ifndef FUSE_RUN_HAVE_RUNTIME
+  (void)module;
+  (void)specs;
+  fail("--gpu needs the fuse runtime, and this fuse-run was built without "
+       "it (no CUDA toolkit was found when fuse was configured)");
+#else
+  llvm::SmallString<256> dir;
+  if (!keepDir.empty()) {
+    if (std::error_code ec = llvm::sys::fs::create_directories(keepDir))
+      fail("cannot create '" + keepDir + "': " + ec.message());
+    dir = keepDir;
+  } else {
+    if (std::error_code ec =
+            llvm::sys::fs::createUniqueDirectory("fuse-run-gpu", dir))
+      fail("cannot create a temporary folder: " + ec.message());
+    temporaries.push_back(dir.str().str());
+    std::atexit(removeTemporaries);
+  }
+  llvm::SmallString<256> lib(dir), manifest(dir);
+  llvm::sys::path::append(lib, name + ".so");
+  llvm::sys::path::append(manifest, name + ".json");
+  if (keepDir.empty()) {
+    temporaries.push_back(lib.str().str());
+    temporaries.push_back(manifest.str().str());
+  }
+  // Only the entry is compiled: other public functions of the file need not
+  // be supported by the GPU code generator.
+  for (auto f : llvm::to_vector(module.getOps<func::FuncOp>()))
+    if (f.getName() != name && f.isPublic() && !f.isDeclaration() &&
+        SymbolTable::symbolKnownUseEmpty(f, module))
+      f.erase();
+  aot::CompileOptions options;
+  options.chip = gpuChip;
+  options.fusion = !noFusion;
+  if (failed(aot::compileShared(module, options, lib, manifest)))
+    fail("compiling '" + inputFile + "' for the GPU failed");
+
+  run::AOTRunOptions o;
+  o.manifest = manifest.str().str();
+  o.library = lib.str().str();
+  o.entry = name;
+  o.args = specs;
+  o.seed = seed;
+  o.outDir = outDir;
+  o.saveInputs = saveInputs;
+  o.print = printResults;
+  o.repeat = repeat;
+  llvm::outs().flush();
+  return run::runAOT(o);
+#endif
+}
+
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   cl::HideUnrelatedOptions(runCat);
   cl::ParseCommandLineOptions(
       argc, argv,
-      "fuse-run: JIT-run an entry function of a fuse pipeline on the CPU\n\n"
+      "fuse-run: JIT-run an entry function of a fuse pipeline on the CPU "
+      "(or, with --gpu, on the GPU)\n\n"
       "Lowers FILE with the fuse-to-cpu pipeline, compiles it at -O3 and "
       "calls the entry once\n(plus --repeat timed calls). Results are "
-      "copied out of the generated code's buffers.\nErrors print "
-      "'fuse-run: ...' (argument numbers count from 0) and exit 1.\n");
+      "copied out of the generated code's buffers.\n"
+      "--gpu compiles FILE as `fuse-compile --emit=shared` does and runs the "
+      "entry through the\nfuse runtime like fuse-run-aot: inputs are copied "
+      "to the device, results back.\nErrors print 'fuse-run: ...' (argument "
+      "numbers count from 0) and exit 1.\n");
 
   // The pipeline is built from its textual form: its passes must be
   // registered.
@@ -884,6 +595,20 @@ int main(int argc, char **argv) {
   for (auto [i, t] : llvm::enumerate(fnType.getResults()))
     resultSlots.push_back(describe(t, "result #" + llvm::Twine(i)));
 
+  std::vector<std::string> specs(argSpecs.begin(), argSpecs.end());
+  if (gpu) {
+    if (dumpLLVM)
+      fail("--dump-llvm shows the CPU pipeline; it does not go with --gpu");
+    // Bad arguments fail before compiling (and before the GPU).
+    if (argSpecs.size() != argSlots.size())
+      fail("'" + name + "' takes " + llvm::Twine(argSlots.size()) +
+           " argument(s), got " + llvm::Twine(argSpecs.size()) + " --arg");
+    if (saveInputs && outDir.empty())
+      fail("--save-inputs needs --out DIR");
+    (void)run::makeInputs(name, argSlots, specs, seed);
+    return runOnGPU(*module, name, specs);
+  }
+
   // Inputs first, so bad arguments fail fast.
   std::vector<HostArray> inputs;
   if (!dumpLLVM) {
@@ -892,20 +617,11 @@ int main(int argc, char **argv) {
            " argument(s), got " + llvm::Twine(argSpecs.size()) + " --arg");
     if (saveInputs && outDir.empty())
       fail("--save-inputs needs --out DIR");
-    Rng rng(seed);
-    for (size_t i = 0; i < argSlots.size(); ++i)
-      inputs.push_back(makeInput(argSlots[i], argSpecs[i], rng,
-                                 "argument #" + llvm::Twine(i)));
-    if (!outDir.empty()) {
-      if (std::error_code ec = llvm::sys::fs::create_directories(outDir))
-        fail("cannot create '" + outDir + "': " + ec.message());
-    }
+    inputs = run::makeInputs(name, argSlots, specs, seed);
+    if (!outDir.empty())
+      run::createDirectories(outDir);
     if (saveInputs)
-      for (size_t i = 0; i < inputs.size(); ++i) {
-        llvm::SmallString<256> path(outDir);
-        llvm::sys::path::append(path, "arg" + llvm::Twine(i) + ".npy");
-        writeNpy(inputs[i], path.str().str(), "argument #" + llvm::Twine(i));
-      }
+      run::saveInputs(inputs, outDir);
   }
 
   // Inputs are read-only for the generated code.
@@ -964,18 +680,10 @@ int main(int argc, char **argv) {
   inv.freeResults();
 
   if (printResults)
-    for (size_t i = 0; i < outputs.size(); ++i) {
-      llvm::outs() << "result #" << i << ": " << elemName(outputs[i].elem)
-                   << " array of shape " << npy::shapeString(outputs[i].shape)
-                   << "\n";
-      printArray(llvm::outs(), outputs[i]);
-    }
+    llvm::outs() << run::formatResults(outputs);
+  llvm::outs().flush();
   if (!outDir.empty())
-    for (size_t i = 0; i < outputs.size(); ++i) {
-      llvm::SmallString<256> path(outDir);
-      llvm::sys::path::append(path, "result" + llvm::Twine(i) + ".npy");
-      writeNpy(outputs[i], path.str().str(), "result #" + llvm::Twine(i));
-    }
+    run::saveResults(outputs, outDir);
 
   if (repeat > 0) {
     std::vector<double> ms;
@@ -986,16 +694,7 @@ int main(int argc, char **argv) {
       inv.freeResults();
       ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
     }
-    std::sort(ms.begin(), ms.end());
-    double median = ms.size() % 2
-                        ? ms[ms.size() / 2]
-                        : (ms[ms.size() / 2 - 1] + ms[ms.size() / 2]) / 2;
-    char buf[128];
-    std::snprintf(buf, sizeof(buf),
-                  "time: median %.4f ms, min %.4f ms over "
-                  "%u runs\n",
-                  median, ms.front(), unsigned(repeat));
-    llvm::outs() << buf;
+    llvm::outs() << run::formatTimes(ms);
   }
   llvm::outs().flush();
   return 0;

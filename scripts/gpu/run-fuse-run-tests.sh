@@ -1,0 +1,192 @@
+#!/usr/bin/env bash
+# On the GPU machine: builds fuse-run-aot with the runtime's CMake (CUDA
+# only, no LLVM/MLIR) and runs the shared libraries + manifests of a folder
+# made by scripts/gpu/prepare-artifacts.sh (shared/NAME.{so,json}) on
+# sumsq, scan, select and softmax_rows:
+#   1. the CPU backend's cases (fuse-run/CASE: the input as .npy and
+#      fuse-run's result): the GPU result against a NumPy float64 reference
+#      of the input and against the CPU result,
+#   2. random inputs made by fuse-run-aot itself (rand:SHAPE, --save-inputs)
+#      at larger and edge sizes, against NumPy float64 references,
+#   3. with a device present: argument errors still exit 1 with a message
+#      before any launch, a bad library is reported, and --repeat prints
+#      its timing line.
+# Tolerances as in tests/gpu/codegen_tests.cpp: sums 1e-4 relative, scan
+# 1e-4 relative to max(1, |ref|), softmax 1e-5 relative; select exact.
+# Usage: scripts/gpu/run-fuse-run-tests.sh [ARTIFACT_DIR] [BUILD_DIR]
+#   ARTIFACT_DIR  default .device/artifacts
+#   BUILD_DIR     default .device/build-fuse-run; the runtime is built in
+#                 BUILD_DIR/runtime with run-codegen-tests.sh's options, so
+#                 run-all.sh passes .device/build-codegen and only links
+# Needs python3 with NumPy. The last line is "N passed, N failed".
+set -u
+root="$(cd "$(dirname "$0")/../.." && pwd)"
+art="$(cd "${1:-$root/.device/artifacts}" && pwd)"
+build="${2:-$root/.device/build-fuse-run}"
+mkdir -p "$build"
+build="$(cd "$build" && pwd)"
+work="$build/work"
+rm -rf "$work"
+mkdir -p "$work"
+command -v nvcc >/dev/null 2>&1 || export PATH="$PATH:/usr/local/cuda/bin"
+
+passed=0
+failed=0
+pass() { echo "PASS $1"; passed=$((passed + 1)); }
+fail() { echo "FAIL $1"; failed=$((failed + 1)); }
+finish() { echo "$passed passed, $failed failed"; [ $failed -eq 0 ]; exit $?; }
+
+# The runtime and fuse-run-aot, from runtime/ alone.
+if ! cmake -S "$root/runtime" -B "$build/runtime" -DCMAKE_BUILD_TYPE=Release \
+    -DCMAKE_CUDA_ARCHITECTURES=90 -DFUSE_RUNTIME_BUILD_TESTS=OFF \
+    -DFUSE_RUNTIME_BUILD_RUN_AOT=ON > "$build/cmake.log" 2>&1; then
+  fail "build: cmake failed (see $build/cmake.log)"; finish
+fi
+if ! cmake --build "$build/runtime" -j "$(nproc)" --target fuse-run-aot \
+    > "$build/build.log" 2>&1; then
+  tail -20 "$build/build.log"
+  fail "build: fuse-run-aot failed to build (see $build/build.log)"; finish
+fi
+aot="$build/runtime/bin/fuse-run-aot"
+[ -x "$aot" ] || { fail "build: $aot not found"; finish; }
+pass "build fuse-run-aot"
+python3 -c 'import numpy' 2>/dev/null || { fail "python3 with numpy is needed"; finish; }
+
+# check.py KIND DIR [CPU_RESULT]: DIR holds arg0.npy and result0.npy.
+cat > "$work/check.py" <<'PY'
+import sys
+import numpy as np
+
+kind, d = sys.argv[1], sys.argv[2]
+cpu = sys.argv[3] if len(sys.argv) > 3 else None
+x = np.load(d + "/arg0.npy")
+y = np.load(d + "/result0.npy")
+x64 = x.astype(np.float64)
+
+def fail(msg):
+    print(msg)
+    sys.exit(1)
+
+def close(got, ref, rel, floor):
+    got = got.astype(np.float64)
+    if got.shape != ref.shape:
+        fail("shape %s, expected %s" % (got.shape, ref.shape))
+    err = np.abs(got - ref) / np.maximum(np.abs(ref), floor)
+    bad = np.flatnonzero(~(err <= rel))
+    if bad.size:
+        i = bad[0]
+        fail("%d of %d elements off (first at %d: %r, expected %r)"
+             % (bad.size, ref.size, i, got.flat[i], ref.flat[i]))
+
+if y.dtype != x.dtype:
+    fail("result dtype %s, expected %s" % (y.dtype, x.dtype))
+if kind == "sumsq":
+    ref = np.array((x64 * x64).sum())
+    close(y, ref, 1e-4, 1e-30)
+    tol = (1e-4, 1e-30)
+elif kind == "scan":
+    ref = np.cumsum(x64 * x64)
+    close(y, ref, 1e-4, 1.0)
+    tol = (1e-4, 1.0)
+elif kind == "select":
+    ref = x[x > 0]
+    if y.shape != ref.shape:
+        fail("kept %d elements, expected %d" % (y.size, ref.size))
+    if not np.array_equal(y, ref):
+        fail("kept elements differ from x[x > 0] at %d"
+             % np.flatnonzero(y != ref)[0])
+    tol = None
+elif kind == "softmax":
+    m = x64.max(axis=1, keepdims=True)
+    e = np.exp(x64 - m)
+    ref = e / e.sum(axis=1, keepdims=True)
+    close(y, ref, 1e-5, 1e-30)
+    tol = (1e-5, 1e-30)
+else:
+    fail("unknown kind " + kind)
+if cpu:
+    c = np.load(cpu)
+    if tol is None:
+        if not np.array_equal(y, c):
+            fail("differs from the CPU backend's result")
+    else:
+        close(y, c.astype(np.float64), 2 * tol[0], tol[1])
+print("ok")
+PY
+
+# run_case LABEL KIND PIPELINE CPU_RESULT SPEC...: runs fuse-run-aot, saving
+# its inputs and results, and checks them.
+run_case() {
+  local label="$1" kind="$2" pipe="$3" cpu="$4"; shift 4
+  local lib="$art/shared/$pipe.json"
+  if [ ! -f "$lib" ]; then fail "$label: $lib missing (prepare-artifacts.sh)"; return; fi
+  local out="$work/$label" args=()
+  for s in "$@"; do args+=(--arg "$s"); done
+  "$aot" "$lib" "${args[@]}" --seed 3 --out "$out" --save-inputs \
+    > "$out.log" 2>&1
+  local rc=$?
+  if [ $rc -ne 0 ]; then
+    fail "$label: fuse-run-aot exited with $rc: $(tail -3 "$out.log")"; return
+  fi
+  local msg
+  if msg="$(python3 "$work/check.py" "$kind" "$out" $cpu 2>&1)"; then
+    pass "$label"
+  else
+    fail "$label: $msg"
+  fi
+}
+
+# 1. The CPU backend's cases.
+for dir in "$art"/fuse-run/*/; do
+  [ -f "$dir/pipeline" ] || continue
+  case_="$(basename "$dir")"
+  pipe="$(cat "$dir/pipeline")"
+  kind="$pipe"
+  [ "$pipe" = softmax_rows ] && kind=softmax
+  run_case "cpu-$case_" "$kind" "$pipe" "$dir/result0.npy" "$dir/arg0.npy"
+done
+
+# 2. Random inputs made by fuse-run-aot (the same generator as fuse-run).
+for n in 0 1 31 1000003 16777216; do
+  run_case "sumsq-$n" sumsq sumsq "" "rand:$n"
+  run_case "scan-$n" scan scan "" "rand:$n"
+  run_case "select-$n" select select "" "rand:$n"
+done
+for shape in 1x1 3x5 1000x1024 4096x1000 64x65536; do
+  run_case "softmax-$shape" softmax softmax_rows "" "rand:$shape"
+done
+
+# 3. Errors and timing with a device present.
+expect_error() { # LABEL PATTERN COMMAND...
+  local label="$1" pattern="$2"; shift 2
+  local text rc
+  text="$("$@" 2>&1)"; rc=$?
+  if [ $rc -eq 1 ] && grep -q -- "$pattern" <<< "$text"; then
+    pass "$label"
+  else
+    fail "$label: exit status $rc, output: $text"
+  fi
+}
+expect_error "error: argument count" "'select' takes 1 argument(s), got 2 --arg" \
+  "$aot" "$art/shared/select.json" --arg rand:3 --arg rand:3
+expect_error "error: rank" "expected tensor<?x?xf32>, got float32 array of shape (12,)" \
+  "$aot" "$art/shared/softmax_rows.json" --arg rand:12
+python3 -c "import numpy as np; np.save('$work/f64.npy', np.zeros(5))"
+expect_error "error: dtype" "expected tensor<?xf32>, got float64 array of shape (5,)" \
+  "$aot" "$art/shared/sumsq.json" --arg "$work/f64.npy"
+expect_error "error: entry" "no entry named 'nope'" \
+  "$aot" "$art/shared/scan.json" --entry nope --arg rand:3
+expect_error "error: wrong library" "has no symbol 'fx_select__fuse_packed'" \
+  "$aot" "$art/shared/select.json" --lib "$art/shared/scan.so" --arg rand:3
+expect_error "error: hidden device" "FUSE_ERROR_NO_DEVICE" \
+  env CUDA_VISIBLE_DEVICES= "$aot" "$art/shared/sumsq.json" --arg rand:3
+if text="$("$aot" "$art/shared/sumsq.json" --arg rand:1000003 --repeat 20 --print 2>&1)" &&
+    grep -q '^time: median [0-9.]* ms, min [0-9.]* ms over 20 runs$' <<< "$text" &&
+    grep -q '^result #0: float32 array of shape ()$' <<< "$text"; then
+  pass "--repeat and --print"
+  grep '^time:' <<< "$text"
+else
+  fail "--repeat and --print: $text"
+fi
+
+finish

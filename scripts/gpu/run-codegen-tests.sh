@@ -52,5 +52,28 @@ for o in "${objs[@]}"; do
     total_f=$((total_f + 1))
   fi
 done
+# compute-sanitizer memcheck and racecheck over every pipeline at small
+# sizes (FUSE_TEST_SANITIZER=1: sizes up to 70001, 2 runs per check), one
+# test each: the pipelines' own checks pass and the tool reports 0 errors.
+san="$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2>/dev/null)"
+if [ -n "$san" ] && [ "${FUSE_TEST_SKIP_SANITIZER:-0}" != 1 ]; then
+  for tool in memcheck racecheck; do
+    log="$build/$tool.log"
+    FUSE_TEST_SANITIZER=1 timeout "${FUSE_SANITIZER_TIMEOUT:-150}" "$san" \
+      --tool "$tool" "$build/codegen_tests" > "$log" 2>&1
+    inner="$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$log" | tail -1)"
+    summary="$(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log" | tail -1)"
+    if [[ "$inner" =~ ^[0-9]+\ passed,\ 0\ failed$ ]] && [[ "$summary" =~ \ 0\ (errors|hazards) ]]; then
+      echo "PASS compute-sanitizer $tool: $inner; $summary"
+      total_p=$((total_p + 1))
+    else
+      echo "FAIL compute-sanitizer $tool: ${inner:-no test summary}; ${summary:-no tool summary} (see $log)"
+      grep -E '^FAIL|Invalid|Race|hazard' "$log" | head -5
+      total_f=$((total_f + 1))
+    fi
+  done
+else
+  echo "SKIP compute-sanitizer: not found"
+fi
 echo "$total_p passed, $total_f failed"
 [ $total_f -eq 0 ]

@@ -72,6 +72,8 @@ namespace {
 
 int passed = 0, failed = 0;
 std::vector<std::string> only; // pipelines named on the command line
+/// Runs per determinism check (10; 2 under compute-sanitizer, see main).
+int repeats = 10;
 
 /// Whether pipeline `name` runs: all of them without arguments.
 bool selected(const std::string &name) {
@@ -211,7 +213,7 @@ void testReduce(const char *name, const RedFn &fn, const RefRed &ref, int64_t n,
                 : std::vector<float>();
   double r = ref(xs, ys, n);
   uint32_t firstBits = 0;
-  for (int run = 0; run < 10; ++run) {
+  for (int run = 0; run < repeats; ++run) {
     if (!checkStatus(fn(dx.f() + offset,
                         twoInputs ? dy.f() + offset : nullptr, n, dout.f()),
                      what))
@@ -300,7 +302,7 @@ void testRows(const char *name, const RowFn &fn, bool perRow, int64_t rows,
         ref[r * cols + c] = std::exp(double(row[c]) - m) / sum;
   }
   std::vector<float> first;
-  for (int run = 0; run < 10; ++run) {
+  for (int run = 0; run < repeats; ++run) {
     if (!checkStatus(fn(dx.f() + offset, rows, cols, dy.f() + offset), what))
       return;
     if (!checkStatus(fuse_stream_synchronize(nullptr), what))
@@ -361,7 +363,7 @@ void testScan(int64_t n, int64_t offset) {
       fuse_memset(dy.p, 0x7f, (n + offset) * 4, nullptr) != FUSE_SUCCESS)
     return report(false, what, "memset failed");
   std::vector<float> first;
-  for (int run = 0; run < 10; ++run) {
+  for (int run = 0; run < repeats; ++run) {
     if (!checkStatus(fx_scan(dx.f() + offset, n, dy.f() + offset, nullptr),
                      what))
       return;
@@ -475,6 +477,48 @@ double varianceRef(const std::vector<float> &x, const std::vector<float> &,
 }
 #endif
 
+#ifdef HAVE_SUMSQ
+/// sumsq over 2^31 + 17 elements (8.6 GB): the generated kernels' 64-bit
+/// indexing. Every byte is 0x3c (each float 0x3c3c3c3c), so the reference
+/// is n * v * v exactly in float64; the tolerance (1e-3) is looser than the
+/// random-data tests' because a constant input is the worst case for f32
+/// partial sums, and this test is about reaching every element once.
+void testHugeSumsq() {
+  const int64_t n = (int64_t(1) << 31) + 17;
+  std::string what = "sumsq n=" + std::to_string(n);
+  Device dx(size_t(n) * 4), dout(4);
+  if (!dx.ok() || !dout.ok())
+    return report(false, what, "fuse_malloc failed (needs 8.6 GB)");
+  if (fuse_memset(dx.p, 0x3c, size_t(n) * 4, nullptr) != FUSE_SUCCESS)
+    return report(false, what, "memset failed");
+  uint32_t bits = 0x3c3c3c3cu;
+  float v;
+  std::memcpy(&v, &bits, 4);
+  double want = double(n) * double(v) * double(v);
+  uint32_t first = 0;
+  for (int run = 0; run < 2; ++run) {
+    if (!checkStatus(fx_sumsq(dx.f(), n, dout.f(), nullptr), what) ||
+        !checkStatus(fuse_stream_synchronize(nullptr), what))
+      return;
+    float got = download(dout, 1)[0];
+    uint32_t gb;
+    std::memcpy(&gb, &got, 4);
+    double err = std::fabs(got - want) / want;
+    if (err > 1e-3) {
+      char buf[128];
+      std::snprintf(buf, sizeof buf, "got %.9g, want %.9g (rel %.3g)", got,
+                    want, err);
+      return report(false, what, buf);
+    }
+    if (run == 0)
+      first = gb;
+    else if (gb != first)
+      return report(false, what, "not bitwise deterministic");
+  }
+  report(true, what, "");
+}
+#endif
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -488,8 +532,17 @@ int main(int argc, char **argv) {
   int maxLog2 = 28;
   if (const char *e = std::getenv("FUSE_TEST_MAX_LOG2"))
     maxLog2 = std::atoi(e);
+  // FUSE_TEST_SANITIZER=1: small sizes and 2 runs per determinism check,
+  // for runs under compute-sanitizer (memcheck, racecheck).
+  const char *san = std::getenv("FUSE_TEST_SANITIZER");
+  bool sanitizer = san && *san && std::strcmp(san, "0") != 0;
   std::vector<int64_t> sizes = {0, 1, 31, 1000003};
   sizes.push_back(int64_t(1) << maxLog2);
+  if (sanitizer) {
+    repeats = 2;
+    maxLog2 = 12;
+    sizes = {0, 1, 31, 4099, 70001};
+  }
 
   for (int64_t n : sizes) {
     for (int64_t off : {int64_t(0), int64_t(1)}) {
@@ -581,6 +634,8 @@ int main(int argc, char **argv) {
       {3, 1000003}, {977, 1027}, {1000, 4096}, {1000003, 4}};
   if (maxLog2 >= 28)
     shapes.push_back({65536, 4096});
+  if (sanitizer)
+    shapes = {{0, 4096}, {5, 0}, {1, 1}, {31, 31}, {3, 5001}, {7, 4096}};
   for (auto [rows, cols] : shapes) {
     for (int64_t off : {int64_t(0), int64_t(1)}) {
       if (off && rows * cols > 4100000)
@@ -622,6 +677,10 @@ int main(int argc, char **argv) {
         return fx_sumsq_small(x, n, o, nullptr);
       },
       4096);
+#endif
+#ifdef HAVE_SUMSQ
+  if (maxLog2 >= 28 && selected("sumsq"))
+    testHugeSumsq();
 #endif
   std::printf("%d passed, %d failed\n", passed, failed);
   return failed ? 1 : 0;

@@ -99,6 +99,35 @@ std::pair<Value, Value> shuffle(OpBuilder &b, Location loc, Value v,
   return {r, valid};
 }
 
+/// `v` (i32 or i64) through a side-effecting PTX `mov`: the same value, but
+/// opaque to LLVM, so the loop-invariant parts of what is computed from it
+/// are not hoisted (and kept live) across a loop, not strength-reduced into
+/// extra induction pointers, and not shared (CSE) between phases of a
+/// kernel that are separated by barriers. ptxas sees a plain mov.
+Value opaqueCopy(OpBuilder &b, Location loc, Value v) {
+  bool wide = v.getType().isInteger(64);
+  return LLVM::InlineAsmOp::create(
+             b, loc, v.getType(), ValueRange{v},
+             b.getStringAttr(wide ? "mov.b64 $0, $1;" : "mov.b32 $0, $1;"),
+             b.getStringAttr(wide ? "=l,l" : "=r,r"), b.getUnitAttr(),
+             UnitAttr(), LLVM::TailCallKindAttr(), LLVM::AsmDialectAttr(),
+             ArrayAttr())
+      .getResult(0);
+}
+
+/// The PTX special register `reg` (e.g. %tid.x) as i32, read where it is
+/// needed: unlike gpu.thread_id, LLVM neither hoists nor shares the read,
+/// so nothing derived from it stays live across a loop or a barrier (a
+/// re-read costs one S2R).
+Value readSpecial(OpBuilder &b, Location loc, StringRef reg) {
+  return LLVM::InlineAsmOp::create(
+             b, loc, b.getI32Type(), ValueRange{},
+             b.getStringAttr(("mov.u32 $0, " + reg + ";").str()),
+             b.getStringAttr("=r"), b.getUnitAttr(), UnitAttr(),
+             LLVM::TailCallKindAttr(), LLVM::AsmDialectAttr(), ArrayAttr())
+      .getResult(0);
+}
+
 MemRefType smemType(MLIRContext *ctx, Type et) {
   return MemRefType::get(
       {32}, et, MemRefLayoutAttrInterface{},
@@ -299,12 +328,16 @@ SmallVector<Value> blockAllReduce(Gen &g, OpBuilder &b, ReduceOp r,
   int64_t warps = g.tiling.blockThreads / 32;
   if (warps == 1)
     return acc;
-  Value t = g.tid(b);
-  Value lane = arith::AndIOp::create(b, loc, t, cI64(b, loc, 31));
-  Value warp = toIndex(b, loc, arith::ShRUIOp::create(b, loc, t, cI64(b, loc, 5)));
+  // Lane and warp in 32 bits, from a fresh read of the thread id (the
+  // shared-memory address is not kept live between stages).
+  Value t = readSpecial(b, loc, "%tid.x");
+  Value lane = arith::AndIOp::create(b, loc, t, cI32(b, loc, 31));
+  Value warp = arith::IndexCastUIOp::create(
+      b, loc, b.getIndexType(),
+      arith::ShRUIOp::create(b, loc, t, cI32(b, loc, 5)));
   gpu::BarrierOp::create(b, loc);
   scf::IfOp::create(
-      b, loc, cmpI(b, loc, arith::CmpIPredicate::eq, lane, cI64(b, loc, 0)),
+      b, loc, cmpI(b, loc, arith::CmpIPredicate::eq, lane, cI32(b, loc, 0)),
       [&](OpBuilder &ib, Location l) {
         for (auto [a, s] : llvm::zip(acc, smem))
           memref::StoreOp::create(ib, l, a, s, ValueRange{warp});
@@ -497,11 +530,29 @@ FailureOr<GroupKernels> buildRowReduceKernels(gpu::GPUModuleOp m,
   const int64_t chunksPerThread = tiling.unroll; // vectors per thread
   const int64_t capacity = bt * chunksPerThread * vw;
 
+  // Shared-memory exchange buffers. The stages run one after the other and
+  // blockAllReduce's leading barrier protects a buffer from its previous
+  // use, so input i of a reduction takes the first buffer of its element
+  // type that no other input of the same reduction holds (one buffer for
+  // softmax's max and sum: one shared address per thread, not two).
   SmallVector<Type> smem;
-  for (ReduceOp r : reds)
-    for (Value in : r.getInputs())
-      smem.push_back(smemType(ctx, tensorTy(in).getElementType()));
+  SmallVector<SmallVector<unsigned>> smemOf; // per reduction, per input
+  for (ReduceOp r : reds) {
+    SmallVector<unsigned> taken;
+    for (Value in : r.getInputs()) {
+      Type st = smemType(ctx, tensorTy(in).getElementType());
+      unsigned k = 0;
+      while (k < smem.size() &&
+             (smem[k] != st || llvm::is_contained(taken, k)))
+        ++k;
+      if (k == smem.size())
+        smem.push_back(st);
+      taken.push_back(k);
+    }
+    smemOf.push_back(taken);
+  }
   auto i64 = IntegerType::get(ctx, 64);
+  auto i32 = IntegerType::get(ctx, 32);
   SmallVector<Type> params;
   for (Value v : group.getOperands()) {
     if (auto t = tensorTy(v)) {
@@ -513,9 +564,35 @@ FailureOr<GroupKernels> buildRowReduceKernels(gpu::GPUModuleOp m,
   }
   params.push_back(i64);                        // rows
   params.push_back(i64);                        // cols
-  params.push_back(IntegerType::get(ctx, 32));  // vec: 16-byte rows
+  params.push_back(i32);                        // vec: 16-byte rows
   params.append(group.getNumResults(), LLVM::LLVMPointerType::get(ctx, 1));
   gpu::GPUFuncOp f = createKernel(m, loc, gk.kernel, params, smem, bt);
+  // Occupancy hint (nvvm.minctasm -> .minnctapersm): the kernel is latency
+  // bound (load, barrier, reduce, barrier), so resident blocks matter, and
+  // without a target ptxas spends registers freely. Estimate per thread:
+  // the register-held elements (32-bit words) plus about 16 for addresses,
+  // accumulators, the row and math temporaries, plus 8 when rank-2 results
+  // keep mapped values live through the last stage to the stores
+  // (softmax: 40 -> 6 blocks of 256; logsumexp: 32 -> 8 blocks, both
+  // without spills). Registers are granted per warp in units of 256.
+  {
+    int64_t held = 0;
+    for (BlockArgument arg : body.getArguments())
+      if (auto tt = tensorTy(arg);
+          tt && tt.getRank() == 2 && readDirectly(arg))
+        held += chunksPerThread * vw *
+                std::max<int64_t>(1, (byteWidth(tt.getElementType()) + 3) / 4);
+    bool rank2Out = llvm::any_of(group.getResults(), [](Value v) {
+      return tensorTy(v).getRank() == 2;
+    });
+    int64_t regs = held + 16 + (rank2Out ? 8 : 0);
+    int64_t perWarp = llvm::alignTo(regs * 32, 256);
+    int64_t blocks = std::min<int64_t>(
+        65536 / (perWarp * (bt / 32)), std::max<int64_t>(1, 2048 / bt));
+    if (regs <= 255 && blocks >= 1)
+      f->setAttr("nvvm.minctasm", Builder(ctx).getI32IntegerAttr(
+                                      static_cast<int32_t>(blocks)));
+  }
   Gen g(group, loc, tiling);
   g.func = f;
   OpBuilder b = OpBuilder::atBlockBegin(&f.getBody().front());
@@ -526,6 +603,8 @@ FailureOr<GroupKernels> buildRowReduceKernels(gpu::GPUModuleOp m,
   auto yields = group.getYield().getValues();
   auto wg = f.getWorkgroupAttributions();
   Value t = g.tid(b);
+  const auto noWrap = arith::IntegerOverflowFlags::nsw |
+                      arith::IntegerOverflowFlags::nuw;
 
   // The stages: each reduction over the current row, in body order. `elem`
   // gives the reduction inputs of one element slot; `accumulate` folds the
@@ -533,16 +612,15 @@ FailureOr<GroupKernels> buildRowReduceKernels(gpu::GPUModuleOp m,
   using Accumulate = function_ref<SmallVector<Value>(
       OpBuilder &, ReduceOp, SmallVector<Value>)>;
   auto runStages = [&](OpBuilder &rb, Accumulate accumulate) {
-    unsigned s = 0;
-    for (ReduceOp r : reds) {
-      unsigned ni = r.getInputs().size();
+    for (auto [ri, r] : llvm::enumerate(reds)) {
       SmallVector<Value> acc = accumulate(rb, r, startValues(rb, loc, r));
-      SmallVector<Value> sm(wg.begin() + s, wg.begin() + s + ni);
+      SmallVector<Value> sm;
+      for (unsigned k : smemOf[ri])
+        sm.push_back(wg[k]);
       acc = blockAllReduce(g, rb, r, acc, sm);
       acc = g.applyInit(rb, r, acc);
       for (auto [res, v] : llvm::zip(r.getResults(), acc))
         g.leaves[res] = v;
-      s += ni;
     }
   };
   // Rank-1 results: every thread computes them, thread 0 stores.
@@ -555,223 +633,280 @@ FailureOr<GroupKernels> buildRowReduceKernels(gpu::GPUModuleOp m,
     if (st.empty())
       return;
     scf::IfOp::create(
-        rb, loc, cmpI(rb, loc, arith::CmpIPredicate::eq, t, cI64(rb, loc, 0)),
+        rb, loc,
+        cmpI(rb, loc, arith::CmpIPredicate::eq,
+             readSpecial(rb, loc, "%tid.x"), cI32(rb, loc, 0)),
         [&](OpBuilder &ib, Location l) {
           for (auto [v, out] : st)
             g.storeAt(ib, v, out, row);
           scf::YieldOp::create(ib, l);
         });
   };
+  // `fn(row)` for row = block id, block id + grid, ... < rows. The step
+  // re-reads %nctaid.x at the latch: no stride register stays live and LLVM
+  // sees no affine induction to strength-reduce into extra pointers.
+  auto rowsLoop = [&](OpBuilder &ob, function_ref<void(OpBuilder &, Value)> fn) {
+    auto i64 = ob.getI64Type();
+    auto loop = scf::WhileOp::create(ob, loc, TypeRange{i64},
+                                     ValueRange{g.bid(ob)});
+    Block *before = ob.createBlock(&loop.getBefore(), {}, {i64}, {loc});
+    OpBuilder bb = OpBuilder::atBlockEnd(before);
+    scf::ConditionOp::create(
+        bb, loc,
+        cmpI(bb, loc, arith::CmpIPredicate::slt, before->getArgument(0), rows),
+        ValueRange{before->getArgument(0)});
+    Block *after = ob.createBlock(&loop.getAfter(), {}, {i64}, {loc});
+    OpBuilder ab = OpBuilder::atBlockEnd(after);
+    Value row = after->getArgument(0);
+    fn(ab, row);
+    Value step = arith::ExtUIOp::create(ab, loc, i64,
+                                        readSpecial(ab, loc, "%nctaid.x"));
+    scf::YieldOp::create(ab, loc,
+                         ValueRange{arith::AddIOp::create(ab, loc, row, step)});
+    ob.setInsertionPointAfter(loop);
+  };
 
-  scf::ForOp::create(
-      b, loc, g.bid(b), rows, g.nblocks(b), ValueRange{},
-      [&](OpBuilder &lb, Location l, Value row, ValueRange) {
-        Value rowBase = arith::MulIOp::create(lb, l, row, cols);
-        Value fits = cmpI(lb, l, arith::CmpIPredicate::sle, cols,
-                         cI64(lb, l, capacity));
-        scf::IfOp::create(
-            lb, l, fits,
-            // Registers: element slot j*vw+k holds column (j*bt+t)*vw+k.
-            [&](OpBuilder &rb, Location) {
-              g.em->clearCache();
-              g.leaves.clear();
-              g.regs.clear();
-              g.colSlot.clear();
-              g.rowIdx = toIndex(rb, loc, row);
-              SmallVector<Value> colBase, colI64, colIdx, valid;
-              for (int64_t j = 0; j < chunksPerThread; ++j) {
-                Value cb = arith::MulIOp::create(
-                    rb, loc,
-                    arith::AddIOp::create(rb, loc, t, cI64(rb, loc, j * bt)),
-                    cI64(rb, loc, vw));
-                colBase.push_back(cb);
-                for (int64_t k = 0; k < vw; ++k) {
-                  Value c = k ? arith::AddIOp::create(rb, loc, cb,
-                                                      cI64(rb, loc, k))
-                              : cb;
-                  colI64.push_back(c);
-                  Value ci = toIndex(rb, loc, c);
-                  g.colSlot[ci] = colIdx.size();
-                  colIdx.push_back(ci);
-                  valid.push_back(
-                      cmpI(rb, loc, arith::CmpIPredicate::slt, c, cols));
-                }
-              }
-              // Load every directly read rank-2 operand once.
-              for (BlockArgument arg : body.getArguments()) {
-                auto tt = tensorTy(arg);
-                if (!tt || tt.getRank() != 2 || !readDirectly(arg))
-                  continue;
-                unsigned n = arg.getArgNumber();
-                Type et = tt.getElementType();
-                auto vt = VectorType::get({vw}, et);
-                SmallVector<Value> &slots = g.regs[n];
-                for (int64_t j = 0; j < chunksPerThread; ++j) {
-                  Value off = arith::AddIOp::create(rb, loc, rowBase,
-                                                    colBase[j]);
-                  Value zero = arith::ConstantOp::create(
-                      rb, loc, cast<TypedAttr>(rb.getZeroAttr(et)));
-                  if (vw == 1) {
-                    slots.push_back(ifValue(
-                        rb, loc, valid[j], et,
-                        [&](OpBuilder &ib) {
-                          return g.loadAt(ib, g.ptr[n], et, off);
-                        },
-                        [&](OpBuilder &) { return zero; }));
-                    continue;
-                  }
-                  Value v = ifValue(
-                      rb, loc, vec, vt,
-                      [&](OpBuilder &ib) {
-                        // cols % vw == 0: the chunk is whole or outside.
-                        return ifValue(
-                            ib, loc, valid[j * vw], vt,
-                            [&](OpBuilder &jb) -> Value {
-                              return LLVM::LoadOp::create(
-                                  jb, loc, vt, g.gep(jb, g.ptr[n], et, off),
-                                  16);
-                            },
-                            [&](OpBuilder &jb) -> Value {
-                              return arith::ConstantOp::create(
-                                  jb, loc,
-                                  cast<TypedAttr>(jb.getZeroAttr(vt)));
-                            });
-                      },
-                      [&](OpBuilder &ib) {
-                        Value acc = LLVM::PoisonOp::create(ib, loc, vt);
-                        for (int64_t k = 0; k < vw; ++k) {
-                          Value ok = k ? arith::AddIOp::create(
-                                             ib, loc, off, cI64(ib, loc, k))
-                                       : off;
-                          Value x = ifValue(
-                              ib, loc, valid[j * vw + k], et,
-                              [&](OpBuilder &kb) {
-                                return g.loadAt(kb, g.ptr[n], et, ok);
-                              },
-                              [&](OpBuilder &kb) -> Value {
-                                return arith::ConstantOp::create(
-                                    kb, loc,
-                                    cast<TypedAttr>(kb.getZeroAttr(et)));
-                              });
-                          acc = LLVM::InsertElementOp::create(
-                              ib, loc, acc, x, cI32(ib, loc, k));
-                        }
-                        return acc;
-                      });
-                  for (int64_t k = 0; k < vw; ++k)
-                    slots.push_back(LLVM::ExtractElementOp::create(
-                        rb, loc, v, cI32(rb, loc, k)));
-                }
-              }
-              runStages(rb, [&](OpBuilder &sb, ReduceOp r,
-                                SmallVector<Value> acc) {
-                for (auto [slot, ci] : llvm::enumerate(colIdx)) {
-                  SmallVector<Value> xs;
-                  for (Value in : r.getInputs())
-                    xs.push_back(g.element(sb, in, {g.rowIdx, ci}));
-                  SmallVector<Value> nw = g.combine(sb, r, acc, xs);
-                  acc = selAll(sb, loc, valid[slot], nw, acc);
-                }
-                return acc;
-              });
-              // Rank-2 results: one vector store per chunk.
-              for (auto yo : llvm::zip(yields, outs)) {
-                Value y = std::get<0>(yo), out = std::get<1>(yo);
-                if (tensorTy(y).getRank() != 2)
-                  continue;
-                Type et = tensorTy(y).getElementType();
-                auto vt = VectorType::get({vw}, et);
-                for (int64_t j = 0; j < chunksPerThread; ++j) {
-                  SmallVector<Value> lanes;
-                  for (int64_t k = 0; k < vw; ++k)
-                    lanes.push_back(
-                        g.element(rb, y, {g.rowIdx, colIdx[j * vw + k]}));
-                  Value off = arith::AddIOp::create(rb, loc, rowBase,
-                                                    colBase[j]);
-                  auto storeLane = [&](OpBuilder &ib, int64_t k) {
-                    Value ok = k ? arith::AddIOp::create(ib, loc, off,
-                                                         cI64(ib, loc, k))
-                                 : off;
-                    scf::IfOp::create(ib, loc, valid[j * vw + k],
-                                      [&](OpBuilder &kb, Location kl) {
-                                        g.storeAt(kb, lanes[k], out, ok);
-                                        scf::YieldOp::create(kb, kl);
-                                      });
-                  };
-                  if (vw == 1) {
-                    storeLane(rb, 0);
-                    continue;
-                  }
-                  Value v = LLVM::PoisonOp::create(rb, loc, vt);
-                  for (int64_t k = 0; k < vw; ++k)
-                    v = LLVM::InsertElementOp::create(rb, loc, v, lanes[k],
-                                                      cI32(rb, loc, k));
-                  scf::IfOp::create(
-                      rb, loc, vec,
-                      [&](OpBuilder &ib, Location il) {
-                        scf::IfOp::create(
-                            ib, il, valid[j * vw],
-                            [&](OpBuilder &jb, Location jl) {
-                              LLVM::StoreOp::create(
-                                  jb, jl, v, g.gep(jb, out, et, off), 16);
-                              scf::YieldOp::create(jb, jl);
-                            });
-                        scf::YieldOp::create(ib, il);
-                      },
-                      [&](OpBuilder &ib, Location il) {
-                        for (int64_t k = 0; k < vw; ++k)
-                          storeLane(ib, k);
-                        scf::YieldOp::create(ib, il);
-                      });
-                }
-              }
-              storeRowResults(rb, row);
-              g.em->clearCache();
-              g.rowIdx = nullptr;
-              scf::YieldOp::create(rb, loc);
+  // Registers: element slot j*vw+k of thread t holds column
+  // t*vw + j*bt*vw + k. Per row, each operand/result gets one 64-bit pointer
+  // to the thread's first column (row * cols + t*vw, the only 64-bit index
+  // arithmetic); every access is that pointer plus a constant, and slot
+  // validity is `constant < rem` with rem = cols - t*vw in 32 bits (no
+  // per-slot column values stay live).
+  auto registerRow = [&](OpBuilder &rb, Value row) {
+    g.em->clearCache();
+    g.leaves.clear();
+    g.regs.clear();
+    g.colSlot.clear();
+    Value rowIV = row;
+    row = opaqueCopy(rb, loc, row);
+    g.rowIdx = toIndex(rb, loc, row);
+    Value cols32 = arith::TruncIOp::create(rb, loc, rb.getI32Type(), cols);
+    // Per phase (loads, each stage, stores): the thread's first column
+    // t*vw, rem = cols - t*vw and the thread's element offset
+    // row*cols + t*vw, from a fresh thread id read.
+    Value tcol, rem, first;
+    auto newPhase = [&](OpBuilder &pb) {
+      tcol = arith::MulIOp::create(pb, loc, readSpecial(pb, loc, "%tid.x"),
+                                   cI32(pb, loc, vw), noWrap);
+      rem = arith::SubIOp::create(pb, loc, cols32, tcol);
+    };
+    auto newFirst = [&](OpBuilder &pb) {
+      first = arith::AddIOp::create(
+          pb, loc,
+          arith::MulIOp::create(pb, loc, opaqueCopy(pb, loc, rowIV), cols),
+          arith::ExtUIOp::create(pb, loc, pb.getI64Type(), tcol));
+    };
+    newPhase(rb);
+    newFirst(rb);
+    SmallVector<int64_t> slotOff;
+    SmallVector<Value> colIdx;
+    for (int64_t j = 0; j < chunksPerThread; ++j)
+      for (int64_t k = 0; k < vw; ++k) {
+        int64_t off = j * bt * vw + k;
+        Value c = off ? arith::AddIOp::create(rb, loc, tcol,
+                                              cI32(rb, loc, off), noWrap)
+                      : tcol;
+        Value ci = arith::IndexCastUIOp::create(rb, loc, rb.getIndexType(), c);
+        g.colSlot[ci] = colIdx.size();
+        colIdx.push_back(ci);
+        slotOff.push_back(off);
+      }
+    // Slot validity, built where it is used (a compare with a constant)
+    // from the current phase's rem.
+    auto validAt = [&](OpBuilder &vb, unsigned slot) {
+      return cmpI(vb, loc, arith::CmpIPredicate::slt,
+                  cI32(vb, loc, slotOff[slot]), rem);
+    };
+    // Plain GEPs: a thread past the end of the last row forms addresses
+    // it never dereferences.
+    auto threadPtr = [&](OpBuilder &pb, Value base, Type et) {
+      return g.gep(pb, base, et, first);
+    };
+    auto slotPtr = [&](OpBuilder &pb, Value tp, Type et, int64_t off) {
+      if (!off)
+        return tp;
+      return Value(LLVM::GEPOp::create(
+          pb, loc, tp.getType(), et, tp,
+          ArrayRef<LLVM::GEPArg>{static_cast<int32_t>(off)}));
+    };
+    auto zeroOf = [&](OpBuilder &zb, Type ty) -> Value {
+      return arith::ConstantOp::create(zb, loc,
+                                       cast<TypedAttr>(zb.getZeroAttr(ty)));
+    };
+    // Load every directly read rank-2 operand once.
+    for (BlockArgument arg : body.getArguments()) {
+      auto tt = tensorTy(arg);
+      if (!tt || tt.getRank() != 2 || !readDirectly(arg))
+        continue;
+      unsigned n = arg.getArgNumber();
+      Type et = tt.getElementType();
+      auto vt = VectorType::get({vw}, et);
+      Value tp = threadPtr(rb, g.ptr[n], et);
+      SmallVector<Value> &slots = g.regs[n];
+      auto scalarLoad = [&](OpBuilder &sb, unsigned slot) {
+        return ifValue(
+            sb, loc, validAt(sb, slot), et,
+            [&](OpBuilder &ib) -> Value {
+              return LLVM::LoadOp::create(ib, loc, et,
+                                          slotPtr(ib, tp, et, slotOff[slot]),
+                                          byteWidth(et));
             },
-            // Long rows: one block-stride walk per stage, then the outputs.
-            [&](OpBuilder &rb, Location) {
-              g.em->clearCache();
-              g.leaves.clear();
-              g.rowIdx = nullptr;
-              Value rIdx = toIndex(rb, loc, row);
-              Value step = cI64(rb, loc, bt);
-              runStages(rb, [&](OpBuilder &sb, ReduceOp r,
-                                SmallVector<Value> acc) {
-                auto loop = scf::ForOp::create(
-                    sb, loc, t, cols, step, acc,
-                    [&](OpBuilder &ib, Location il, Value c, ValueRange a) {
-                      g.em->clearCache();
-                      Value ci = toIndex(ib, il, c);
-                      SmallVector<Value> xs;
-                      for (Value in : r.getInputs())
-                        xs.push_back(g.element(ib, in, {rIdx, ci}));
-                      scf::YieldOp::create(ib, il, g.combine(ib, r, a, xs));
-                    });
-                g.em->clearCache();
-                return SmallVector<Value>(loop.getResults());
-              });
-              for (auto yo : llvm::zip(yields, outs)) {
-                Value y = std::get<0>(yo), out = std::get<1>(yo);
-                if (tensorTy(y).getRank() != 2)
-                  continue;
-                scf::ForOp::create(
-                    rb, loc, t, cols, step, ValueRange{},
-                    [&](OpBuilder &ib, Location il, Value c, ValueRange) {
-                      g.em->clearCache();
-                      Value v = g.element(ib, y, {rIdx, toIndex(ib, il, c)});
-                      g.storeAt(ib, v, out,
-                                arith::AddIOp::create(ib, il, rowBase, c));
-                      scf::YieldOp::create(ib, il);
-                    });
-                g.em->clearCache();
-              }
-              storeRowResults(rb, row);
-              g.em->clearCache();
-              scf::YieldOp::create(rb, loc);
+            [&](OpBuilder &ib) { return zeroOf(ib, et); });
+      };
+      for (int64_t j = 0; j < chunksPerThread; ++j) {
+        unsigned s0 = j * vw;
+        if (vw == 1) {
+          slots.push_back(scalarLoad(rb, s0));
+          continue;
+        }
+        Value v = ifValue(
+            rb, loc, vec, vt,
+            [&](OpBuilder &ib) {
+              // cols % vw == 0: the chunk is whole or outside.
+              return ifValue(
+                  ib, loc, validAt(ib, s0), vt,
+                  [&](OpBuilder &jb) -> Value {
+                    return LLVM::LoadOp::create(
+                        jb, loc, vt, slotPtr(jb, tp, et, slotOff[s0]),
+                        byteWidth(et) * vw);
+                  },
+                  [&](OpBuilder &jb) { return zeroOf(jb, vt); });
+            },
+            [&](OpBuilder &ib) {
+              Value acc = LLVM::PoisonOp::create(ib, loc, vt);
+              for (int64_t k = 0; k < vw; ++k)
+                acc = LLVM::InsertElementOp::create(
+                    ib, loc, acc, scalarLoad(ib, s0 + k), cI32(ib, loc, k));
+              return acc;
             });
-        scf::YieldOp::create(lb, l);
+        for (int64_t k = 0; k < vw; ++k)
+          slots.push_back(
+              LLVM::ExtractElementOp::create(rb, loc, v, cI32(rb, loc, k)));
+      }
+    }
+    runStages(rb, [&](OpBuilder &sb, ReduceOp r, SmallVector<Value> acc) {
+      newPhase(sb);
+      for (auto [slot, ci] : llvm::enumerate(colIdx)) {
+        SmallVector<Value> xs;
+        for (Value in : r.getInputs())
+          xs.push_back(g.element(sb, in, {g.rowIdx, ci}));
+        SmallVector<Value> nw = g.combine(sb, r, acc, xs);
+        acc = selAll(sb, loc, validAt(sb, slot), nw, acc);
+      }
+      return acc;
+    });
+    // Rank-2 results: one vector store per chunk.
+    for (auto yo : llvm::zip(yields, outs)) {
+      Value y = std::get<0>(yo), out = std::get<1>(yo);
+      if (tensorTy(y).getRank() != 2)
+        continue;
+      Type et = tensorTy(y).getElementType();
+      auto vt = VectorType::get({vw}, et);
+      newPhase(rb);
+      newFirst(rb);
+      Value tp = threadPtr(rb, out, et);
+      for (int64_t j = 0; j < chunksPerThread; ++j) {
+        unsigned s0 = j * vw;
+        SmallVector<Value> lanes;
+        for (int64_t k = 0; k < vw; ++k)
+          lanes.push_back(g.element(rb, y, {g.rowIdx, colIdx[s0 + k]}));
+        auto storeLane = [&](OpBuilder &ib, int64_t k) {
+          scf::IfOp::create(ib, loc, validAt(ib, s0 + k),
+                            [&](OpBuilder &kb, Location kl) {
+                              LLVM::StoreOp::create(
+                                  kb, kl, lanes[k],
+                                  slotPtr(kb, tp, et, slotOff[s0 + k]),
+                                  byteWidth(et));
+                              scf::YieldOp::create(kb, kl);
+                            });
+        };
+        if (vw == 1) {
+          storeLane(rb, 0);
+          continue;
+        }
+        Value v = LLVM::PoisonOp::create(rb, loc, vt);
+        for (int64_t k = 0; k < vw; ++k)
+          v = LLVM::InsertElementOp::create(rb, loc, v, lanes[k],
+                                            cI32(rb, loc, k));
+        scf::IfOp::create(
+            rb, loc, vec,
+            [&](OpBuilder &ib, Location il) {
+              scf::IfOp::create(ib, il, validAt(ib, s0),
+                                [&](OpBuilder &jb, Location jl) {
+                                  LLVM::StoreOp::create(
+                                      jb, jl, v,
+                                      slotPtr(jb, tp, et, slotOff[s0]),
+                                      byteWidth(et) * vw);
+                                  scf::YieldOp::create(jb, jl);
+                                });
+              scf::YieldOp::create(ib, il);
+            },
+            [&](OpBuilder &ib, Location il) {
+              for (int64_t k = 0; k < vw; ++k)
+                storeLane(ib, k);
+              scf::YieldOp::create(ib, il);
+            });
+      }
+    }
+    storeRowResults(rb, row);
+    g.em->clearCache();
+    g.rowIdx = nullptr;
+  };
+
+  // Long rows: one block-stride walk per stage, then the outputs (64-bit
+  // columns: a row may exceed 2^31 elements).
+  auto longRow = [&](OpBuilder &rb, Value row) {
+    g.em->clearCache();
+    g.leaves.clear();
+    g.rowIdx = nullptr;
+    Value rIdx = toIndex(rb, loc, row);
+    Value rowBase = arith::MulIOp::create(rb, loc, row, cols);
+    Value step = cI64(rb, loc, bt);
+    runStages(rb, [&](OpBuilder &sb, ReduceOp r, SmallVector<Value> acc) {
+      auto loop = scf::ForOp::create(
+          sb, loc, t, cols, step, acc,
+          [&](OpBuilder &ib, Location il, Value c, ValueRange a) {
+            g.em->clearCache();
+            Value ci = toIndex(ib, il, c);
+            SmallVector<Value> xs;
+            for (Value in : r.getInputs())
+              xs.push_back(g.element(ib, in, {rIdx, ci}));
+            scf::YieldOp::create(ib, il, g.combine(ib, r, a, xs));
+          });
+      g.em->clearCache();
+      return SmallVector<Value>(loop.getResults());
+    });
+    for (auto yo : llvm::zip(yields, outs)) {
+      Value y = std::get<0>(yo), out = std::get<1>(yo);
+      if (tensorTy(y).getRank() != 2)
+        continue;
+      scf::ForOp::create(
+          rb, loc, t, cols, step, ValueRange{},
+          [&](OpBuilder &ib, Location il, Value c, ValueRange) {
+            g.em->clearCache();
+            Value v = g.element(ib, y, {rIdx, toIndex(ib, il, c)});
+            g.storeAt(ib, v, out, arith::AddIOp::create(ib, il, rowBase, c));
+            scf::YieldOp::create(ib, il);
+          });
+      g.em->clearCache();
+    }
+    storeRowResults(rb, row);
+    g.em->clearCache();
+  };
+
+  // cols is uniform: the choice is made once, outside the rows loops, so
+  // neither path's loop-carried values weigh on the other.
+  Value fits = cmpI(b, loc, arith::CmpIPredicate::sle, cols,
+                    cI64(b, loc, capacity));
+  scf::IfOp::create(
+      b, loc, fits,
+      [&](OpBuilder &ib, Location l) {
+        rowsLoop(ib, registerRow);
+        scf::YieldOp::create(ib, l);
+      },
+      [&](OpBuilder &ib, Location l) {
+        rowsLoop(ib, longRow);
+        scf::YieldOp::create(ib, l);
       });
   gpu::ReturnOp::create(b, loc);
   if (g.failed)

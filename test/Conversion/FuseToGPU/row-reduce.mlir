@@ -1,24 +1,37 @@
 // RUN: fuse-opt %s --convert-fuse-to-gpu -split-input-file -verify-diagnostics | FileCheck %s
 // row_reduce groups and reduce groups with custom combiner regions.
 
-// softmax over rows: one kernel, rows loop, the row in registers (vector
-// loads when the host's `vec` flag says rows are 16-byte aligned), xor
-// butterflies for each stage, vector stores; the host launches one block
-// per row and nothing for rows = 0.
+// softmax over rows: one kernel; cols <= 4096 picks, once, the rows loop
+// with the row in registers (vector loads when the host's `vec` flag says
+// rows are 16-byte aligned; 32-bit column offsets from the thread id read
+// per phase), xor butterflies for each stage through one shared buffer
+// (reused by both stages), vector stores; longer rows take the
+// block-stride loops. An occupancy hint (6 blocks of 256). The host
+// launches one block per row and nothing for rows = 0.
 // CHECK-LABEL: module attributes
 // CHECK-SAME: decl = "fuse_status_t softmax(const float *in0, int64_t in0_d0, int64_t in0_d1, float *out0, fuse_stream_t stream);"
 // CHECK: func.func @softmax(
 // CHECK: arith.cmpi sgt
 // CHECK: arith.remsi %{{.*}}, %c4_i64
 // CHECK: call @fuse_launch
-// CHECK: gpu.func @softmax_g0_rows(%{{.*}}: !llvm.ptr<1>, %{{.*}}: i64, %{{.*}}: i64, %{{.*}}: index, %{{.*}}: i64, %{{.*}}: i64, %{{.*}}: i32, %{{.*}}: !llvm.ptr<1>) workgroup(%{{.*}} : memref<32xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<32xf32, #gpu.address_space<workgroup>>) kernel
-// CHECK: scf.for
+// CHECK: gpu.func @softmax_g0_rows(%{{.*}}: !llvm.ptr<1>, %{{.*}}: i64, %{{.*}}: i64, %{{.*}}: index, %{{.*}}: i64, %{{.*}}: i64, %{{.*}}: i32, %{{.*}}: !llvm.ptr<1>) workgroup(%{{.*}} : memref<32xf32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}) kernel
+// CHECK-SAME: nvvm.minctasm = 6 : i32
+// CHECK: %[[FITS:.*]] = arith.cmpi sle, %{{.*}}, %c4096_i64 : i64
+// CHECK: scf.if %[[FITS]] {
+// CHECK: scf.while
+// CHECK: "mov.u32 $0, %tid.x;"
+// CHECK: arith.muli %{{.*}}, %c4_i32 overflow<nsw, nuw> : i32
 // CHECK: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xf32>
 // CHECK: math.exp
 // CHECK: gpu.shuffle  xor
 // CHECK: gpu.barrier
 // CHECK: arith.divf
 // CHECK: llvm.store %{{.*}}, %{{.*}} {alignment = 16 : i64} : vector<4xf32>, !llvm.ptr<1>
+// CHECK: "mov.u32 $0, %nctaid.x;"
+// CHECK: } else {
+// CHECK: scf.while
+// CHECK: scf.for
+// CHECK: gpu.return
 func.func @softmax(%x: tensor<?x?xf32>) -> tensor<?x?xf32> {
   %c1 = arith.constant 1 : index
   %cols = tensor.dim %x, %c1 : tensor<?x?xf32>
@@ -67,7 +80,7 @@ func.func @rowsum(%x: tensor<?x?xf32>) -> tensor<?xf32> {
 // A custom combiner: ordered partial/finish kernels with shuffle-down
 // trees and a "has value" flag partial (the i32 pointer after the f32 one).
 // CHECK-LABEL: module attributes
-// CHECK: gpu.func @custom_g0_opartial(%{{.*}}: !llvm.ptr<1>, %{{.*}}: i64, %{{.*}}: i64, %{{.*}}: i64, %{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>, %{{.*}}: i32) workgroup(%{{.*}} : memref<32xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<32xi32, #gpu.address_space<workgroup>>) kernel
+// CHECK: gpu.func @custom_g0_opartial(%{{.*}}: !llvm.ptr<1>, %{{.*}}: i64, %{{.*}}: i64, %{{.*}}: i64, %{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>, %{{.*}}: i32) workgroup(%{{.*}} : memref<32xf32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %{{.*}} : memref<32xi32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}) kernel
 // CHECK: gpu.shuffle  down
 // CHECK: gpu.func @custom_g0_ofinish(
 // CHECK: gpu.shuffle  down

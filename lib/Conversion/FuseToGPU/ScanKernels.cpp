@@ -315,6 +315,10 @@ struct TileMachinery {
   /// A packed word is written with one release store and read with one
   /// acquire load: each look-back window costs one round trip, not two.
   enum class Packing { NotPacked, Low32, Top2 } packing = Packing::NotPacked;
+  /// The combine is exactly associative and commutative (integer kinds,
+  /// filter counts): the look-back folds its window with a warp tree
+  /// instead of the tile-ordered left fold that float sums need.
+  bool orderFree = false;
   // Params.
   Value n, aligned, ws;
   // Derived.
@@ -562,6 +566,36 @@ struct TileMachinery {
     SmallVector<Value> vals(loop.getResults().drop_front(3));
     // Stashed values are read by other lanes.
     NVVM::SyncWarpOp::create(b, loc, cI32(b, loc, -1));
+    if (orderFree) {
+      // Any association gives the same bits: each lane folds its own
+      // values (an aggregate newer than the inclusive prefix, the inclusive
+      // prefix itself at lane `nearest`, its column of the stashed windows)
+      // and a butterfly combines the lanes.
+      Value mineOk = cmpI(b, loc, arith::CmpIPredicate::sle, lane, nearest);
+      SmallVector<Value> mine = selAll(b, loc, mineOk, vals, identity);
+      auto cols = scf::ForOp::create(
+          b, loc, cI64(b, loc, 0), nw, cI64(b, loc, 1), mine,
+          [&](OpBuilder &fb, Location l, Value w, ValueRange a) {
+            Value at = toIndex(
+                fb, l,
+                arith::AddIOp::create(
+                    fb, l, arith::MulIOp::create(fb, l, w, cI64(fb, l, 32)),
+                    lane));
+            SmallVector<Value> x;
+            for (Value st : smStash)
+              x.push_back(memref::LoadOp::create(fb, l, st, ValueRange{at}));
+            scf::YieldOp::create(fb, l, combine(fb, a, x));
+          });
+      mine = SmallVector<Value>(cols.getResults());
+      for (int64_t off = 16; off >= 1; off /= 2) {
+        SmallVector<Value> other;
+        for (Value v : mine)
+          other.push_back(
+              shuffle(b, loc, v, cI32(b, loc, off), gpu::ShuffleMode::XOR));
+        mine = combine(b, mine, other);
+      }
+      return mine;
+    }
     Value nearest32 = arith::TruncIOp::create(b, loc, i32, nearest);
     SmallVector<Value> acc;
     for (Value v : vals)
@@ -1018,6 +1052,7 @@ FailureOr<GroupKernels> buildScanGroup(gpu::GPUModuleOp m, GroupOp group,
   tm.valTypes = valTypes;
   if (valTypes.size() == 1 && valTypes[0].getIntOrFloatBitWidth() <= 32)
     tm.packing = TileMachinery::Packing::Low32;
+  tm.orderFree = llvm::all_of(valTypes, [](Type t) { return t.isInteger(); });
   for (auto [i, in] : llvm::enumerate(scan.getInputs()))
     tm.identity.push_back(arith::ConstantOp::create(
         b, loc,
@@ -1189,6 +1224,7 @@ FailureOr<GroupKernels> buildFilterGroup(gpu::GPUModuleOp m, GroupOp group,
   TileMachinery tm{k, items, gk.vectorWidth};
   tm.valTypes = valTypes;
   tm.packing = TileMachinery::Packing::Top2; // counts are below 2^62
+  tm.orderFree = true;
   tm.identity = {cI64(b, loc, 0)};
   tm.combine = [&](OpBuilder &cb, ValueRange a, ValueRange x) {
     return SmallVector<Value>{arith::AddIOp::create(cb, loc, a[0], x[0])};

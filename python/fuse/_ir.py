@@ -70,21 +70,31 @@ class Sym:
 class TensorVal:
     """An SSA tensor of the emitted function."""
 
-    __slots__ = ("ssa", "dtype", "syms")
+    __slots__ = ("ssa", "dtype", "syms", "scalar")
 
-    def __init__(self, ssa, dtype, syms):
+    def __init__(self, ssa, dtype, syms, scalar=False):
         self.ssa, self.dtype, self.syms = ssa, np.dtype(dtype), list(syms)
+        # GPU traces: a 0-d value kept as a plain SSA scalar (an argument
+        # passed by value, a size), captured by the fuse ops that use it.
+        self.scalar = scalar
 
     @property
     def type(self):
+        if self.scalar:
+            return T.mlir(self.dtype)
         return T.tensor_type(self.dtype, len(self.syms))
 
 
 # ---- the trace context -----------------------------------------------------
 
 class TraceContext:
-    def __init__(self, arg_names):
+    def __init__(self, arg_names, gpu=False):
         self.names = list(arg_names)
+        # gpu: trace for fuse-compile's GPU code generation, whose entry
+        # functions take 0-d arguments as scalars by value and accept only
+        # fuse ops, scalar ops and tensor.dim (no tensor.from_elements or
+        # tensor.extract): 0-d inputs and sizes stay scalars.
+        self.gpu = gpu
         self.lines = []
         self.n = 0
         self.index_memo = {}
@@ -143,8 +153,12 @@ class TraceContext:
             self.emit("%s = tensor.dim %s, %s : %s" % (v, tv.ssa, c, tv.type))
         else:
             tv = self.args[r.src] if r.kind == "value" else r.src
-            e = self.fresh()
-            self.emit("%s = tensor.extract %s[] : %s" % (e, tv.ssa, tv.type))
+            if tv.scalar:
+                e = tv.ssa
+            else:
+                e = self.fresh()
+                self.emit("%s = tensor.extract %s[] : %s" % (e, tv.ssa,
+                                                             tv.type))
             if T.bits(tv.dtype) != 64:
                 e2 = self.fresh()
                 self.emit("%s = arith.%s %s : %s to i64" % (
@@ -164,6 +178,10 @@ class TraceContext:
             idx = self.index_of(r)
             i = self.fresh()
             self.emit("%s = arith.index_cast %s : index to i64" % (i, idx))
+            if self.gpu:
+                tv = TensorVal(i, np.int64, [], scalar=True)
+                self.size_tensor_memo[id(r)] = tv
+                return tv
             t = self.fresh("t")
             self.emit("%s = tensor.from_elements %s : tensor<i64>" % (t, i))
             tv = TensorVal(t, np.int64, [])

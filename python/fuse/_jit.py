@@ -107,13 +107,20 @@ class Pipeline:
         return tuple(outs)
 
 
-def trace(fn, names, arrays, weaks):
-    ctx = TraceContext(names)
+def trace(fn, names, arrays, weaks, gpu=False):
+    """Traces fn into a Pipeline. `arrays` need only .dtype and .ndim.
+
+    gpu=True traces for fuse-compile (the GPU target): 0-d arguments are
+    scalars passed by value, and results that are sizes (x.shape[i], a
+    filter's count) are not IR results but computed by the caller from the
+    input shapes or the entry's filter counts (Pipeline.gpu_results)."""
+    ctx = TraceContext(names, gpu=gpu)
     with ctx:
         params = []
         for i, (a, w) in enumerate(zip(arrays, weaks)):
             tv = TensorVal("%%arg%d" % i, a.dtype,
-                           [Sym("input", (i, d)) for d in range(a.ndim)])
+                           [Sym("input", (i, d)) for d in range(a.ndim)],
+                           scalar=gpu and a.ndim == 0)
             ctx.args.append(tv)
             x = leaf(tv)
             x.weak = w
@@ -143,6 +150,21 @@ def trace(fn, names, arrays, weaks):
         for n, lf in zip(nodes, leaves):
             specs.append((lf.dtype, len(lf.tv.syms), lf.dims,
                           "int" if n.op == "size" else "array"))
+        gpu_results = None
+        if gpu:
+            gpu_results, kept = [], []
+            for n, lf in zip(nodes, leaves):
+                if n.op == "size":
+                    gpu_results.append(("size", n.sym))
+                elif lf.tv.scalar:
+                    raise NotImplementedError(
+                        "fuse GPU: a result computed from scalar arguments "
+                        "and constants only is not supported (it would be "
+                        "computed on the host)")
+                else:
+                    gpu_results.append(("ir", len(kept)))
+                    kept.append(lf)
+            leaves = kept
         sig = ", ".join("%s: %s" % (tv.ssa, tv.type) for tv in ctx.args)
         rtypes = ", ".join(lf.tv.type for lf in leaves)
         lines = ["func.func @main(%s) -> (%s) attributes "
@@ -155,7 +177,9 @@ def trace(fn, names, arrays, weaks):
             lines.append("  return")
         lines.append("}")
         ir = "\n".join(lines) + "\n"
-    return Pipeline(ir, names, specs, structure, ctx.checks, ctx.nonempty)
+    p = Pipeline(ir, names, specs, structure, ctx.checks, ctx.nonempty)
+    p.gpu_results = gpu_results
+    return p
 
 
 class JitFunction:
@@ -191,12 +215,13 @@ class JitFunction:
         names, arrays, weaks = self._prepare(args, kwargs)
         return self._pipeline(names, arrays, weaks), arrays
 
-    def _pipeline(self, names, arrays, weaks):
+    def _pipeline(self, names, arrays, weaks, gpu=False):
         key = tuple((a.dtype.str, a.ndim, w) for a, w in zip(arrays, weaks))
+        key += (("gpu",) if gpu else ())
         with self._lock:
             p = self._specs.get(key)
             if p is None:
-                p = trace(self.fn, names, arrays, weaks)
+                p = trace(self.fn, names, arrays, weaks, gpu=gpu)
                 self._specs[key] = p
         return p
 
@@ -210,7 +235,34 @@ class JitFunction:
         p.library()
         return p
 
+    def _bind(self, args, kwargs):
+        try:
+            bound = self.signature.bind(*args, **kwargs)
+        except TypeError as e:
+            raise TypeError("%s: %s" % (self.fn.__name__, e))
+        bound.apply_defaults()
+        return list(bound.arguments.keys()), list(bound.arguments.values())
+
+    def specialize_gpu(self, *args, **kwargs):
+        """The GPU-traced Pipeline for these GPU arguments, and the
+        arguments as fuse.gpu.DeviceArray / 0-d NumPy scalars."""
+        from . import gpu
+        names, values = self._bind(args, kwargs)
+        arrays, weaks = gpu.gpu_arguments(names, values)
+        return self._pipeline(names, arrays, weaks, gpu=True), names, arrays
+
+    def run_gpu(self, *args, **kwargs):
+        """Runs on CUDA arrays (CuPy, PyTorch, __cuda_array_interface__ or
+        DLPack): results are arrays of the same library, on the device."""
+        from . import gpu
+        p, names, arrays = self.specialize_gpu(*args, **kwargs)
+        return gpu.run_pipeline(p, names, arrays)
+
     def __call__(self, *args, **kwargs):
+        from . import gpu
+        if any(gpu.is_device_array(v) for v in args) or any(
+                gpu.is_device_array(v) for v in kwargs.values()):
+            return self.run_gpu(*args, **kwargs)
         p, arrays = self.specialize(*args, **kwargs)
         return p.run(arrays)
 

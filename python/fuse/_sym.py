@@ -443,6 +443,10 @@ def materialize_many(nodes):
             _collect_leaves(n, leaves, seen)
         syms = [s for s in target if s is not ONE]
         ins, keys, env = [], [], {}
+        scalars = [lf for lf in leaves if lf.tv.scalar]
+        leaves = [lf for lf in leaves if not lf.tv.scalar]
+        for lf in scalars:
+            env[lf.key()] = lf.tv.ssa     # captured by the map body
         for lf in leaves:
             k = _broadcast_leaf(ctx, lf, target)
             if k not in keys:
@@ -450,10 +454,15 @@ def materialize_many(nodes):
                 ins.append((k[0], k[1], lf.dtype))
         if not ins:
             # Constants only: compute at top level, then make a 0-d tensor.
-            body = BodyEmitter(ctx, {})
+            body = BodyEmitter(ctx, env)
             body.line = ctx.emit
             for n in todo:
                 s = body.value(n)
+                if ctx.gpu:
+                    # GPU entries compute scalars on the host, as scalars.
+                    n._mat = leaf(TensorVal(s, n.dtype, [], scalar=True),
+                                  n.dims)
+                    continue
                 t = ctx.fresh("t")
                 ctx.emit("%s = tensor.from_elements %s : %s" % (
                     t, s, T.tensor_type(n.dtype, 0)))
@@ -559,6 +568,8 @@ def _scalar_operand(ctx, v, dtype, what):
             raise ValueError("%s: expected a scalar (0-d) value, got rank %d"
                              % (what, v.ndim))
         lf = materialize(cast(v, dtype))
+        if lf.tv.scalar:
+            return lf.tv.ssa
         e = ctx.fresh()
         ctx.emit("%s = tensor.extract %s[] : %s" % (e, lf.tv.ssa,
                                                     lf.tv.type))
@@ -824,6 +835,18 @@ def broadcast_1d(v, sym):
     lf = materialize(wrap(v))
     if lf.ndim != 0:
         raise ValueError("broadcast_1d: expected a 0-d value")
+    if lf.tv.scalar:
+        # No fuse.broadcast of a scalar: a map over an iota that yields it.
+        i, r = ctx.fresh("i"), ctx.fresh("b")
+        ctx.n += 1
+        a = "%%a%d_0" % ctx.n
+        ctx.emit("%s = fuse.iota %s : tensor<?xi64>" % (i, ctx.index_of(sym)))
+        ctx.emit("%s = fuse.map %s : tensor<?xi64> -> %s {" % (
+            r, i, T.tensor_type(lf.dtype, 1)))
+        ctx.emit("^bb0(%s: i64):" % a)
+        ctx.emit("  fuse.yield %s : %s" % (lf.tv.ssa, T.mlir(lf.dtype)))
+        ctx.emit("}")
+        return leaf(TensorVal(r, lf.dtype, [sym]))
     r = ctx.fresh("b")
     rt = T.tensor_type(lf.dtype, 1)
     ctx.emit("%s = fuse.broadcast %s dims [0] (%s) : %s -> %s" % (

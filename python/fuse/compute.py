@@ -248,7 +248,31 @@ class RowIterator(_Iterator):
         return build
 
 
+def _is_dev(a):
+    from . import gpu
+    return gpu.is_device_array(a)
+
+
+def _dtype(a):
+    """The NumPy dtype of a NumPy or device array."""
+    if isinstance(a, np.ndarray):
+        return a.dtype
+    from . import gpu
+    return gpu.device_array(a, "array").dtype
+
+
+def _size(a):
+    if isinstance(a, np.ndarray):
+        return a.size
+    from . import gpu
+    return int(np.prod(gpu.device_array(a, "array").shape))
+
+
 def _check_array(a, name):
+    if _is_dev(a):
+        from . import gpu
+        gpu.device_array(a, name)      # CUDA, supported dtype, contiguous
+        return a.reshape(-1)
     if not isinstance(a, np.ndarray):
         raise TypeError("%s: expected a NumPy array or a fuse iterator, got "
                         "%s" % (name, type(a).__name__))
@@ -273,6 +297,17 @@ def _plan_input(x, plan, n, name):
 
 
 def _check_out(a, name, n, dtype=None):
+    if _is_dev(a):
+        from . import gpu
+        d = gpu.device_array(a, name)
+        size = int(np.prod(d.shape))
+        if size < n:
+            raise ValueError("%s: has %d elements but %d are needed"
+                             % (name, size, n))
+        if dtype is not None and d.dtype != dtype:
+            raise TypeError("%s: expected dtype %s, got %s" % (name, dtype,
+                                                              d.dtype))
+        return
     if not isinstance(a, np.ndarray):
         raise TypeError("%s: expected a writable NumPy array, got %s"
                         % (name, type(a).__name__))
@@ -299,13 +334,24 @@ def _num_items(n):
     return int(n)
 
 
-def _run(plan, build):
-    """Traces build(params, nsym) -> outputs, compiles (cached) and runs."""
-    arrays, weaks = [], []
-    for name, v in zip(plan.names, plan.values):
-        a, _ = as_input_array(v, name)
-        arrays.append(a)
-        weaks.append(False)
+def _run(plan, build, d_out):
+    """Traces build(params, nsym) -> outputs, compiles (cached) and runs:
+    on the GPU when d_out or an input is a device array (then all arrays
+    must be), else on the CPU with NumPy."""
+    gpu = _is_dev(d_out) or any(_is_dev(v) for v in plan.values)
+    if gpu:
+        from . import gpu as G
+        if not _is_dev(d_out):
+            raise TypeError("d_out: a NumPy array lives on the host; with "
+                            "CUDA inputs, d_out must be a CUDA array too")
+        arrays, _ = G.gpu_arguments(plan.names, plan.values)
+        weaks = [False] * len(arrays)
+    else:
+        arrays, weaks = [], []
+        for name, v in zip(plan.names, plan.values):
+            a, _ = as_input_array(v, name)
+            arrays.append(a)
+            weaks.append(False)
 
     def fn(*params):
         nsym = Sym("value", 0)
@@ -314,7 +360,9 @@ def _run(plan, build):
     fn.__signature__ = inspect.Signature(
         [inspect.Parameter("p%d" % i, inspect.Parameter.POSITIONAL_ONLY)
          for i in range(len(arrays))])
-    p = trace(fn, plan.names, arrays, weaks)
+    p = trace(fn, plan.names, arrays, weaks, gpu=gpu)
+    if gpu:
+        return G.run_pipeline(p, plan.names, arrays, like=d_out)
     return p.run(arrays)
 
 
@@ -325,10 +373,11 @@ def _new_plan(num_items):
 
 
 def _write(out, values, n=None):
-    values = np.asarray(values)
+    if not _is_dev(values):
+        values = np.asarray(values)
     flat = out.reshape(-1)
     if n is None:
-        n = values.size
+        n = _size(values)
     flat[:n] = values.reshape(-1)[:n]
 
 
@@ -348,7 +397,7 @@ def reduce_into(d_in, d_out, op, num_items, h_init):
     n = _num_items(num_items)
     _check_out(d_out, "d_out", 1)
     init = _scalar_value(h_init, "h_init", None if isinstance(
-        h_init, (np.generic, np.ndarray)) else d_out.dtype)
+        h_init, (np.generic, np.ndarray)) else _dtype(d_out))
     fn = _binary_fn(op, "reduce_into")
     plan = _new_plan(n)
     src = _plan_input(d_in, plan, n, "d_in")
@@ -363,8 +412,8 @@ def reduce_into(d_in, d_out, op, num_items, h_init):
             r = fn(iv, S.cast(r, acc))
         else:
             r = S.reduce(x, fn, init=iv)
-        return S.cast(r, d_out.dtype)
-    r = _run(plan, build)
+        return S.cast(r, _dtype(d_out))
+    r = _run(plan, build, d_out)
     d_out.reshape(-1)[0] = r
 
 
@@ -374,19 +423,22 @@ def segmented_reduce(d_in, d_out, op, h_init, num_segments, segment_size):
     cuda.compute's version takes offset arrays."""
     ns = _num_items(num_segments)
     ss = _num_items(segment_size)
-    if not isinstance(d_in, np.ndarray):
-        raise TypeError("d_in: segmented_reduce needs a NumPy array")
-    T.check_supported(d_in.dtype, "d_in")
-    if d_in.size < ns * ss:
+    if _is_dev(d_in):
+        flat = _check_array(d_in, "d_in")
+    elif not isinstance(d_in, np.ndarray):
+        raise TypeError("d_in: segmented_reduce needs a NumPy or CUDA array")
+    else:
+        T.check_supported(d_in.dtype, "d_in")
+        flat = np.ascontiguousarray(d_in).reshape(-1)
+    if _size(d_in) < ns * ss:
         raise ValueError("d_in: has %d elements but num_segments * "
-                         "segment_size is %d" % (d_in.size, ns * ss))
+                         "segment_size is %d" % (_size(d_in), ns * ss))
     _check_out(d_out, "d_out", ns)
     init = _scalar_value(h_init, "h_init", None if isinstance(
-        h_init, (np.generic, np.ndarray)) else d_out.dtype)
+        h_init, (np.generic, np.ndarray)) else _dtype(d_out))
     fn = _binary_fn(op, "segmented_reduce")
     plan = _new_plan(ns)
-    xi = plan.add("d_in", np.ascontiguousarray(d_in).reshape(-1)[:ns * ss]
-                  .reshape(ns, ss))
+    xi = plan.add("d_in", flat[:ns * ss].reshape(ns, ss))
     ii = plan.add("h_init", init)
     acc = init.dtype
 
@@ -399,8 +451,8 @@ def segmented_reduce(d_in, d_out, op, h_init, num_segments, segment_size):
             r = fn(iv, S.cast(r, acc))
         else:
             r = S.reduce(x, fn, init=iv, axis=1)
-        return S.cast(r, d_out.dtype)
-    _write(d_out, _run(plan, build), ns)
+        return S.cast(r, _dtype(d_out))
+    _write(d_out, _run(plan, build, d_out), ns)
 
 
 def _scan(d_in, d_out, op, init_value, num_items, exclusive, what):
@@ -412,13 +464,13 @@ def _scan(d_in, d_out, op, init_value, num_items, exclusive, what):
     ii = None
     if init_value is not None:
         init = _scalar_value(init_value, "init_value", None if isinstance(
-            init_value, (np.generic, np.ndarray)) else d_out.dtype)
+            init_value, (np.generic, np.ndarray)) else _dtype(d_out))
         ii = plan.add("init_value", init)
         acc = init.dtype
     elif exclusive:
         raise ValueError("%s: init_value is required" % what)
     else:
-        acc = d_out.dtype
+        acc = _dtype(d_out)
 
     def build(params, nsym):
         x = S.cast(_as_scalars(src(params, nsym), what), acc)
@@ -430,8 +482,8 @@ def _scan(d_in, d_out, op, init_value, num_items, exclusive, what):
                 raise ValueError("%s: a function operator needs init_value"
                                  % what)
             r = S.scan(x, fn, exclusive=exclusive, init=iv)
-        return S.cast(r, d_out.dtype)
-    _write(d_out, _run(plan, build), n)
+        return S.cast(r, _dtype(d_out))
+    _write(d_out, _run(plan, build, d_out), n)
 
 
 def inclusive_scan(d_in, d_out, op, init_value, num_items):
@@ -454,8 +506,8 @@ def unary_transform(d_in, d_out, op, num_items):
     src = _plan_input(d_in, plan, n, "d_in")
 
     def build(params, nsym):
-        return S.cast(S.wrap(fn(src(params, nsym))), d_out.dtype)
-    _write(d_out, _run(plan, build), n)
+        return S.cast(S.wrap(fn(src(params, nsym))), _dtype(d_out))
+    _write(d_out, _run(plan, build, d_out), n)
 
 
 def binary_transform(d_in1, d_in2, d_out, op, num_items):
@@ -469,8 +521,8 @@ def binary_transform(d_in1, d_in2, d_out, op, num_items):
 
     def build(params, nsym):
         return S.cast(S.wrap(fn(a(params, nsym), b(params, nsym))),
-                      d_out.dtype)
-    _write(d_out, _run(plan, build), n)
+                      _dtype(d_out))
+    _write(d_out, _run(plan, build, d_out), n)
 
 
 def select(d_in, d_out, d_num_selected_out, cond, num_items):
@@ -488,9 +540,11 @@ def select(d_in, d_out, d_num_selected_out, cond, num_items):
         x = _as_scalars(src(params, nsym), "select")
         y = S.filter_(x, cond)
         return y, y.shape[0]
-    y, count = _run(plan, build)
-    if d_out.size < count:
+    y, count = _run(plan, build, d_out)
+    if _size(d_out) < count:
         raise ValueError("d_out: has %d elements but %d were selected"
-                         % (d_out.size, count))
-    _write(d_out, y.astype(d_out.dtype, copy=False), count)
+                         % (_size(d_out), count))
+    if not _is_dev(y):
+        y = y.astype(_dtype(d_out), copy=False)
+    _write(d_out, y, count)
     d_num_selected_out.reshape(-1)[0] = count

@@ -18,23 +18,43 @@ any producer of __cuda_array_interface__ (version >= 2) or DLPack
 machines without a GPU, and every entry point raises GPUUnavailableError
 with the reason when the runtime cannot be loaded or finds no device.
 
-Implemented here: runtime discovery and loading, status/error reporting,
-device-array introspection (both protocols, with dtype/contiguity/device
-checks), and output-size derivation. Running a pipeline needs fuse-compile's
-objects, which are still being written: `run` says so clearly.
+Compilation: `fuse-compile --emit=shared` (a shared library whose fuse_*
+symbols resolve against the runtime, plus its signature manifest), stored in
+the package's cache under a key made of the IR text, the pipeline name, the
+GPU chip and the ABI version only: nothing that differs between machines,
+so a cache filled on a machine with fuse's tools (prepare-python.sh) is hit
+as is on a machine with only the runtime. Without fuse-compile, a miss is a
+GPUCacheMissError naming the key.
+
+Compile-only mode (FUSE_GPU_COMPILE_ONLY=1, or set_compile_only(True)):
+everything up to the launch (argument checks, tracing, compiling, caching,
+allocating the outputs), without loading the runtime or touching a GPU; the
+outputs are left unwritten and filter counts read 0. It fills the cache for
+another machine by running the same code that machine runs.
 """
 
+import ast
 import ctypes
 import ctypes.util
+import json
 import os
+import shutil
+import subprocess
+import tempfile
+import threading
 
 import numpy as np
 
+from . import _cache, _tools
 from . import _types as T
 
 
 class GPUUnavailableError(RuntimeError):
     """The fuse runtime or a CUDA device is not available."""
+
+
+class GPUCacheMissError(GPUUnavailableError):
+    """A GPU pipeline is not in the cache and cannot be compiled here."""
 
 
 class RuntimeErrorFromFuse(RuntimeError):
@@ -70,7 +90,7 @@ def _candidates():
     for var in ("FUSE_BUILD_DIR",):
         d = os.environ.get(var)
         if d:
-            for sub in ("lib", "runtime", "."):
+            for sub in ("lib", "runtime/lib", "runtime", "."):
                 yield os.path.join(d, sub, "libfuse_runtime.so")
     found = ctypes.util.find_library("fuse_runtime")
     if found:
@@ -88,7 +108,9 @@ def runtime():
     tried, lib = [], None
     for path in _candidates():
         try:
-            lib = ctypes.CDLL(path)
+            # RTLD_GLOBAL: the pipelines' shared libraries leave the
+            # runtime's fuse_* symbols undefined and bind them to this copy.
+            lib = ctypes.CDLL(path, mode=ctypes.RTLD_GLOBAL)
             break
         except OSError as e:
             tried.append("%s (%s)" % (path, e))
@@ -222,35 +244,496 @@ def _from_dlpack(a, name):
     return DeviceArray((t.data or 0) + t.byte_offset, shape, dtype, (a, cap))
 
 
+
+# ---- compile-only mode ---------------------------------------------------
+
+_compile_only = None
+
+
+def compile_only():
+    """Whether GPU calls stop before the launch (see the module doc)."""
+    if _compile_only is not None:
+        return _compile_only
+    return os.environ.get("FUSE_GPU_COMPILE_ONLY", "") not in ("", "0")
+
+
+def set_compile_only(flag):
+    """Overrides FUSE_GPU_COMPILE_ONLY (None: back to the environment)."""
+    global _compile_only
+    _compile_only = None if flag is None else bool(flag)
+
+
+# ---- compiling and the cache ---------------------------------------------
+
+PIPELINE = "fuse-compile-shared"
+ABI = "fuse-aot-shared-v1/prefix=fx_"
+ENTRY = "main"
+
+stats = {"compiles": 0, "disk_hits": 0, "memory_hits": 0}
+_memory = {}
+_lock = threading.RLock()
+
+
+def chip():
+    return os.environ.get("FUSE_GPU_CHIP") or "sm_90"
+
+
+def cache_key(ir_text):
+    """The cache key of a GPU pipeline: IR, pipeline, chip and ABI only (no
+    tool digests or paths), so every machine computes the same key."""
+    return _cache.make_key(ir_text, PIPELINE, chip(), ABI)
+
+
+def find_fuse_compile():
+    """fuse-compile, looked up like fuse-opt (FUSE_BIN_DIR,
+    FUSE_BUILD_DIR/bin, PATH, the repository's build/bin), or None.
+    FUSE_GPU_NO_COMPILE=1 hides it (cache look-ups only, as on a machine
+    without fuse's tools)."""
+    if os.environ.get("FUSE_GPU_NO_COMPILE", "") not in ("", "0"):
+        return None
+    for var, sub in (("FUSE_BIN_DIR", ""), ("FUSE_BUILD_DIR", "bin")):
+        d = os.environ.get(var)
+        if d and _tools._executable(os.path.join(d, sub, "fuse-compile")):
+            return os.path.join(d, sub, "fuse-compile")
+    p = shutil.which("fuse-compile")
+    if p:
+        return p
+    return _tools._executable(os.path.join(_tools._REPO_ROOT, "build", "bin",
+                                           "fuse-compile"))
+
+
+def _compile(fc, ir_text):
+    from ._cpu import CompileError
+    env = dict(os.environ)
+    if not shutil.which("ptxas"):
+        for d in (os.environ.get("CUDA_HOME"), "/usr/local/cuda"):
+            if d and os.path.exists(os.path.join(d, "bin", "ptxas")):
+                env["PATH"] = env.get("PATH", "") + os.pathsep + \
+                    os.path.join(d, "bin")
+                break
+    with tempfile.TemporaryDirectory(prefix="fuse-gpu-build-") as d:
+        src = os.path.join(d, "module.mlir")
+        with open(src, "w") as f:
+            f.write(ir_text)
+        cmd = [fc, src, "--emit=shared", "--prefix=fx_", "--chip=" + chip(),
+               "-o", os.path.join(d, "m")]
+        try:
+            r = subprocess.run(cmd, capture_output=True, timeout=600, env=env)
+        except (OSError, subprocess.TimeoutExpired) as e:
+            raise CompileError("fuse-compile: could not run %s: %s" % (fc, e))
+        if r.returncode != 0:
+            raise CompileError("fuse-compile failed (exit %d): %s\ncommand: %s"
+                               % (r.returncode,
+                                  r.stderr.decode(errors="replace").strip(),
+                                  " ".join(cmd)))
+        with open(os.path.join(d, "m.so"), "rb") as f:
+            lib = f.read()
+        with open(os.path.join(d, "m.json")) as f:
+            manifest = f.read()
+    return lib, manifest
+
+
+class Compiled:
+    """A GPU pipeline from the cache: its signature manifest and, once
+    loaded, the packed entry point."""
+
+    def __init__(self, key, path, manifest):
+        self.key, self.path = key, path
+        entries = [e for e in manifest["entries"] if e["name"] == ENTRY]
+        if not entries:
+            raise GPUUnavailableError("fuse GPU: cache entry %s has no entry "
+                                      "%r" % (key, ENTRY))
+        self.entry = entries[0]
+        self._fn = None
+
+    def function(self):
+        if self._fn is None:
+            runtime()
+            try:
+                lib = ctypes.CDLL(self.path)
+            except OSError as e:
+                raise GPUUnavailableError(
+                    "fuse GPU: cannot load %s: %s" % (self.path, e))
+            fn = getattr(lib, self.entry["packed"])
+            fn.restype = ctypes.c_int32
+            fn.argtypes = [ctypes.POINTER(ctypes.c_void_p)]
+            self._lib, self._fn = lib, fn
+        return self._fn
+
+
+def _entry_manifest(key):
+    with open(os.path.join(_cache.entry_dir(key), "entry.json")) as f:
+        return json.load(f)
+
+
+def load(ir_text):
+    """The Compiled pipeline for `ir_text`: from memory, the cache, or (with
+    fuse-compile here) a fresh compile, published in the cache."""
+    key = cache_key(ir_text)
+    with _lock:
+        c = _memory.get(key)
+        if c is not None:
+            stats["memory_hits"] += 1
+            return c
+        fc = find_fuse_compile()
+        path = _cache.lookup(key)
+        if path is not None:
+            try:
+                m = _entry_manifest(key)
+                # With fuse-compile here, an entry that another build of it
+                # made is rebuilt; without (the GPU machine), it is used.
+                if fc is not None and m.get("fuse_compile_sha256") != \
+                        _tools.file_digest(fc):
+                    _cache.discard(key)
+                    path = None
+            except (OSError, ValueError):
+                _cache.discard(key)
+                path = None
+        if path is None:
+            if fc is None:
+                raise GPUCacheMissError(
+                    "fuse GPU: pipeline %s (key %s) is not in the prebuilt "
+                    "cache %s, and no fuse-compile here to compile it; fill "
+                    "the cache on a machine with fuse's tools "
+                    "(scripts/gpu/prepare-python.sh, FUSE_GPU_COMPILE_ONLY=1) "
+                    "and point FUSE_CACHE_DIR at a copy" % (
+                        ENTRY, key, _cache.cache_root()))
+            lib, manifest = _compile(fc, ir_text)
+            m = json.loads(manifest)
+            m["fuse_compile_sha256"] = _tools.file_digest(fc)
+            stats["compiles"] += 1
+            path = _cache.publish(key, lib, {"module.mlir": ir_text,
+                                             "entry.json": json.dumps(m)})
+        else:
+            stats["disk_hits"] += 1
+        c = Compiled(key, path, m)
+        _memory[key] = c
+        return c
+
+
+def clear_memory_cache():
+    with _lock:
+        _memory.clear()
+
+
+# ---- result sizes ----------------------------------------------------------
+
+def _trunc_div(a, b):
+    q = abs(a) // abs(b)
+    return q if (a >= 0) == (b >= 0) else -q
+
+
+_SIZE_FUNCS = {
+    "min": min, "max": max, "div": _trunc_div,
+    "ceildiv": lambda a, b: -((-a) // b), "floordiv": lambda a, b: a // b,
+    "rem": lambda a, b: a - b * _trunc_div(a, b),
+}
+
+
+def eval_size(expr, env):
+    """Evaluates a manifest size expression (integers, inK_dD, inK, + - *,
+    min max div ceildiv floordiv rem(a, b)) with env's values."""
+    def ev(n):
+        if isinstance(n, ast.Expression):
+            return ev(n.body)
+        if isinstance(n, ast.Constant) and isinstance(n.value, int):
+            return n.value
+        if isinstance(n, ast.Name):
+            if n.id not in env:
+                raise ValueError("unknown name %r" % n.id)
+            return env[n.id]
+        if isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.USub):
+            return -ev(n.operand)
+        if isinstance(n, ast.BinOp) and type(n.op) in (ast.Add, ast.Sub,
+                                                      ast.Mult):
+            a, b = ev(n.left), ev(n.right)
+            return {ast.Add: a + b, ast.Sub: a - b,
+                    ast.Mult: a * b}[type(n.op)]
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and \
+                n.func.id in _SIZE_FUNCS and len(n.args) == 2:
+            return _SIZE_FUNCS[n.func.id](ev(n.args[0]), ev(n.args[1]))
+        raise ValueError("unsupported size expression %r" % expr)
+    return int(ev(ast.parse(expr, mode="eval")))
+
+
 def output_shapes(pipeline, inputs):
-    """The shapes of a traced pipeline's results, derived from its inputs'
-    shapes before launch (GPU outputs are allocated by the caller)."""
+    """The logical shapes of a traced pipeline's results, from its inputs'
+    shapes (None for a size only known after the launch: a filter's)."""
     shapes = []
     for dt, rank, view, kind in pipeline.result_specs:
-        shape = []
-        for s in view:
-            if not hasattr(s, "find"):
-                continue
-            r = s.find()
-            size = pipeline._size(r, inputs)
-            if size is None:
-                raise NotImplementedError(
-                    "GPU execution of pipelines with data-dependent result "
-                    "sizes (fuse.filter) needs a device-side count from the "
-                    "runtime; not available yet")
-            shape.append(size)
-        shapes.append(tuple(shape))
+        shapes.append(tuple(pipeline._size(s.find(), inputs)
+                            for s in view if hasattr(s, "find")))
     return shapes
 
 
-def run(jit_function, *arrays):
-    """Runs a @fuse.jit function on GPU arrays (CuPy / PyTorch).
+# ---- allocation and streams through the caller's library -------------------
 
-    Checks every argument first (device, dtype, contiguity, sizes)."""
-    devs = [device_array(a, name) for a, name in zip(
-        arrays, jit_function.signature.parameters)]
-    runtime()
-    raise GPUUnavailableError(
-        "GPU pipelines need objects from fuse-compile (AOT), which this "
-        "build of fuse does not provide yet; %d argument(s) checked" %
-        len(devs))
+def _library(a):
+    mod = type(a).__module__.split(".")[0]
+    if mod in ("torch", "cupy"):
+        return mod
+    if hasattr(a, "__fuse_empty__"):
+        return "custom"
+    return None
+
+
+def allocator_like(a):
+    """empty(shape, numpy dtype) making arrays of `a`'s kind on its device
+    (PyTorch, CuPy, or an object with __fuse_empty__(shape, dtype))."""
+    lib = _library(a)
+    if lib == "torch":
+        import torch
+        dev = a.device
+
+        def empty(shape, dtype):
+            return torch.empty(tuple(shape), dtype=_torch_dtype(dtype),
+                               device=dev)
+        return empty
+    if lib == "cupy":
+        import cupy
+
+        def empty(shape, dtype):
+            with a.device:
+                return cupy.empty(tuple(shape), dtype=dtype)
+        return empty
+    if lib == "custom":
+        return a.__fuse_empty__
+    raise TypeError("fuse GPU: cannot allocate results like a %s (PyTorch "
+                    "and CuPy arrays, or objects with __fuse_empty__)"
+                    % type(a).__name__)
+
+
+def _torch_dtype(dtype):
+    import torch
+    return {np.dtype(np.float32): torch.float32,
+            np.dtype(np.float64): torch.float64,
+            np.dtype(np.int8): torch.int8, np.dtype(np.int16): torch.int16,
+            np.dtype(np.int32): torch.int32, np.dtype(np.int64): torch.int64,
+            np.dtype(np.uint8): torch.uint8,
+            np.dtype(np.uint16): torch.uint16,
+            np.dtype(np.uint32): torch.uint32,
+            np.dtype(np.uint64): torch.uint64,
+            np.dtype(np.bool_): torch.bool}[np.dtype(dtype)]
+
+
+def stream_of(a):
+    """The current stream of `a`'s library (a CUstream as an int; 0 for the
+    legacy default stream, passed as NULL: the runtime's per-thread default
+    stream, which synchronizes with the legacy one)."""
+    lib = _library(a)
+    if lib == "torch":
+        import torch
+        return int(torch.cuda.current_stream(a.device).cuda_stream)
+    if lib == "cupy":
+        import cupy
+        return int(cupy.cuda.get_current_stream().ptr)
+    return 0
+
+
+def is_device_array(v):
+    """True for objects that GPU execution takes (or rejects with a clear
+    error): anything with __cuda_array_interface__ or __dlpack__ that is not
+    a NumPy array."""
+    if isinstance(v, (np.ndarray, np.generic)):
+        return False
+    try:
+        if getattr(v, "__cuda_array_interface__", None) is not None:
+            return True
+    except Exception:
+        pass
+    return hasattr(v, "__dlpack__")
+
+
+# ---- running -----------------------------------------------------------------
+
+def run_pipeline(pipeline, names, values, like=None):
+    """Runs a GPU-traced Pipeline. values: DeviceArray per array argument,
+    0-d NumPy arrays for scalars. Returns the results as arrays of the
+    inputs' kind (or `like`'s), shaped and sliced as the CPU backend's."""
+    pipeline.check(values)
+    c = load(pipeline.ir)
+    entry = c.entry
+    if len(entry["args"]) != len(values):
+        raise GPUUnavailableError("fuse GPU: cache entry %s takes %d "
+                                  "arguments, got %d" % (
+                                      c.key, len(entry["args"]), len(values)))
+    devs = [v for v in values if isinstance(v, DeviceArray)]
+    owner = like if like is not None else (devs[0].owner if devs else None)
+    if isinstance(owner, tuple):
+        owner = owner[0]
+    if owner is None:
+        raise TypeError("fuse GPU: no device array among the arguments")
+    empty = allocator_like(owner)
+    # Argument slots of the packed call: pointers to each C parameter.
+    keep, slots, env = [], [], {}
+    for k, (a, v) in enumerate(zip(entry["args"], values)):
+        if a["kind"] == "tensor":
+            if not isinstance(v, DeviceArray) or v.ndim != a["rank"]:
+                raise TypeError("fuse GPU: argument %r: expected %s"
+                                % (names[k], a["type"]))
+            p = ctypes.c_void_p(v.ptr or None)
+            keep.append(p)
+            slots.append(ctypes.addressof(p))
+            for d, n in enumerate(v.shape):
+                env["in%d_d%d" % (k, d)] = int(n)
+                x = ctypes.c_int64(int(n))
+                keep.append(x)
+                slots.append(ctypes.addressof(x))
+        else:
+            if isinstance(v, DeviceArray):
+                raise TypeError("fuse GPU: argument %r: expected a scalar"
+                                % names[k])
+            arr = np.array(v)   # 0-d, owned: its buffer is the C value
+            if arr.dtype.kind in "iub":
+                env["in%d" % k] = int(arr)
+            keep.append(arr)
+            slots.append(arr.ctypes.data)
+    outs, counts = [], []
+    specs = [pipeline.result_specs[j] for j, g in
+             enumerate(pipeline.gpu_results) if g[0] == "ir"]
+    if len(specs) != len(entry["results"]):
+        raise GPUUnavailableError("fuse GPU: cache entry %s has %d results, "
+                                  "the trace %d" % (c.key,
+                                                    len(entry["results"]),
+                                                    len(specs)))
+    for r, (dt, rank, view, kind) in zip(entry["results"], specs):
+        shape = [eval_size(e, env) for e in r["size"]]
+        o = empty(tuple(shape), dt)
+        outs.append(o)
+        p = ctypes.c_void_p(device_array(o, "result").ptr or None)
+        keep.append(p)
+        slots.append(ctypes.addressof(p))
+    for r in entry["results"]:
+        if r.get("filter"):
+            n = ctypes.c_int64(0)
+            counts.append(n)
+            pp = ctypes.c_void_p(ctypes.addressof(n))
+            keep.append(pp)
+            slots.append(ctypes.addressof(pp))
+        else:
+            counts.append(None)
+    st = ctypes.c_void_p(stream_of(owner) or None)
+    slots.append(ctypes.addressof(st))
+    if not compile_only():
+        if any(isinstance(v.owner, StandIn) for v in devs) or isinstance(
+                owner, StandIn):
+            raise GPUUnavailableError(
+                "fuse GPU: fuse.gpu.StandIn arrays are host memory: they "
+                "are for compile-only mode (FUSE_GPU_COMPILE_ONLY=1)")
+        fn = c.function()
+        args = (ctypes.c_void_p * len(slots))(*slots)
+        check(fn(args))
+    return _results(pipeline, values, outs, counts)
+
+
+def _results(pipeline, values, outs, counts):
+    # The size of each filter result's dimension: its kept count.
+    known = {}
+    specs = [pipeline.result_specs[i] for i, g in
+             enumerate(pipeline.gpu_results) if g[0] == "ir"]
+    for (dt, rank, view, kind), n in zip(specs, counts):
+        if n is not None:
+            for s in view:
+                if hasattr(s, "find"):
+                    known[id(s.find())] = int(n.value)
+
+    def size(s):
+        r = s.find()
+        v = pipeline._size(r, values)
+        if v is None:
+            v = known.get(id(r))
+        if v is None:
+            raise NotImplementedError(
+                "fuse GPU: a size computed while running is returned "
+                "without the filter result it counts")
+        return v
+
+    res = []
+    for (dt, rank, view, kind), g in zip(pipeline.result_specs,
+                                         pipeline.gpu_results):
+        if g[0] == "size":
+            res.append(size(g[1]))
+            continue
+        o = outs[g[1]]
+        logical = tuple(size(s) for s in view if hasattr(s, "find"))
+        total = int(np.prod(logical)) if logical else 1
+        if counts[g[1]] is not None or tuple(o.shape) != logical:
+            o = o.reshape(-1)[:total].reshape(logical)
+        if len(view) != rank or len(logical) != len(view):
+            o = o.reshape(tuple(size(v) if hasattr(v, "find") else 1
+                                for v in view))
+        res.append(o)
+    if pipeline.structure == "single":
+        return res[0]
+    if pipeline.structure == "none":
+        return None
+    return tuple(res)
+
+
+def gpu_arguments(names, values):
+    """DeviceArray per device array, 0-d NumPy arrays for numbers; raises
+    TypeError for host arrays and unsupported values before any launch."""
+    from ._jit import as_input_array
+    out, weaks = [], []
+    for name, v in zip(names, values):
+        if isinstance(v, np.ndarray):
+            raise TypeError("argument %r: a NumPy array lives on the host; "
+                            "a GPU pipeline takes CUDA arrays (CuPy, PyTorch)"
+                            " for all its array arguments" % name)
+        if is_device_array(v):
+            out.append(device_array(v, "argument %r" % name))
+            weaks.append(False)
+        else:
+            a, w = as_input_array(v, name)
+            out.append(a)
+            weaks.append(w)
+    return out, weaks
+
+
+def run(jit_function, *arrays, **kwargs):
+    """Runs a @fuse.jit function on GPU arrays (CuPy / PyTorch); the same
+    as calling it with them. Checks every argument first (device, dtype,
+    contiguity, sizes)."""
+    return jit_function.run_gpu(*arrays, **kwargs)
+
+
+class StandIn:
+    """A host NumPy array posing as a CUDA array (it exports
+    __cuda_array_interface__ with its host pointer), for compile-only mode:
+    it lets code written for CuPy/PyTorch arrays run through fuse's checks,
+    tracing and compiling on a machine without a GPU, so that the cache gets
+    exactly the entries that code needs. Never launched."""
+
+    __slots__ = ("a",)
+
+    def __init__(self, a):
+        a = np.asarray(a)
+        self.a = a if a.flags.c_contiguous else a.copy()
+
+    @property
+    def __cuda_array_interface__(self):
+        return {"shape": self.a.shape, "typestr": self.a.dtype.str,
+                "data": (self.a.ctypes.data, False), "strides": None,
+                "version": 3}
+
+    shape = property(lambda self: self.a.shape)
+    dtype = property(lambda self: self.a.dtype)
+    ndim = property(lambda self: self.a.ndim)
+
+    def __len__(self):
+        return len(self.a)
+
+    def reshape(self, *shape):
+        return StandIn(self.a.reshape(*shape))
+
+    def __getitem__(self, k):
+        return StandIn(self.a[k])
+
+    def __setitem__(self, k, v):
+        self.a[k] = v.a if isinstance(v, StandIn) else v
+
+    def __fuse_empty__(self, shape, dtype):
+        return StandIn(np.zeros(tuple(shape), dtype))
+
+    def numpy(self):
+        return self.a.copy()

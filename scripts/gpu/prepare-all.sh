@@ -6,10 +6,13 @@
 #                      shared libraries + manifests for fuse-run-aot (with
 #                      a few inputs and the CPU backend's results)
 #   .device/bench      the benchmark binaries, runtime library and AOT objects
+#   .device/pycache    the Python package's cache with the GPU pipelines of
+#                      python/tests/gpu_check.py (prepare-python.sh)
 # Usage: scripts/gpu/prepare-all.sh [BUILD_DIR]   (default build)
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 build="${1:-$root/build}"
 "$root/scripts/gpu/prepare-artifacts.sh" "$root/.device/artifacts" "$build/bin/fuse-compile"
 "$root/scripts/gpu/prepare-bench.sh" "$root/.device/bench" "$build"
+"$root/scripts/gpu/prepare-python.sh" "$root/.device/pycache" "$build/bin/fuse-compile"
 du -sh "$root/.device"

@@ -1,19 +1,20 @@
 #!/usr/bin/env bash
 # On the GPU machine, in one call: the generated-code tests, the runtime's
-# suite, fuse-run-aot on AOT shared libraries and the benchmark, from the
+# suite, fuse-run-aot on AOT shared libraries, the Python package on CUDA
+# arrays (prebuilt cache) and the benchmark, from the
 # folders scripts/gpu/prepare-all.sh made.
 # Logs and JSON lines go to $OUT (or .device/results); the last lines are a
 # summary: each suite's "N passed, N failed" and the benchmark table.
 # Env: FUSE_RT_STEPS (runtime suite steps, see run-runtime-tests.sh),
 #      BENCH_ARGS (default --reps=30), BENCH_SKIP_TORCH=1,
-#      FUSE_GPU_SUITES (default "codegen runtime fuse-run bench": which
+#      FUSE_GPU_SUITES (default "codegen runtime fuse-run python bench": which
 #      parts run).
 set -u
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 out="${OUT:-$root/.device/results}"
 mkdir -p "$out"
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader > "$out/gpu.txt" 2>&1
-suites=" ${FUSE_GPU_SUITES:-codegen runtime fuse-run bench} "
+suites=" ${FUSE_GPU_SUITES:-codegen runtime fuse-run python bench} "
 rc=0
 if [[ "$suites" == *" codegen "* ]]; then
   "$root/scripts/gpu/run-codegen-tests.sh" "$root/.device/artifacts" \
@@ -24,6 +25,10 @@ if [[ "$suites" == *" runtime "* ]]; then
     "$root/.device/build-runtime" > "$out/runtime.log" 2>&1 || rc=1
 fi
 [[ "$suites" == *" fuse-run "* ]] && { "$root/scripts/gpu/run-fuse-run-tests.sh" "$root/.device/artifacts" "$root/.device/build-codegen" > "$out/fuse-run.log" 2>&1 || rc=1; }
+if [[ "$suites" == *" python "* ]]; then
+  "$root/scripts/gpu/run-python-tests.sh" "$root/.device/pycache" \
+    "$root/.device/build-python" > "$out/python.log" 2>&1 || rc=1
+fi
 if [[ "$suites" == *" bench "* ]]; then
   "$root/scripts/gpu/run-bench.sh" "$root/.device/bench" "$out/bench" \
     > "$out/bench.log" 2>&1 || rc=1
@@ -32,6 +37,7 @@ echo "== $(cat "$out/gpu.txt")"
 [ -f "$out/codegen.log" ] && echo "codegen tests: $(tail -1 "$out/codegen.log")"
 [ -f "$out/runtime.log" ] && echo "runtime tests: $(tail -1 "$out/runtime.log")"
 [ -f "$out/fuse-run.log" ] && echo "fuse-run-aot tests: $(tail -1 "$out/fuse-run.log")"
+[ -f "$out/python.log" ] && echo "python GPU tests: $(tail -1 "$out/python.log")"
 if [ -f "$out/bench.log" ]; then
   echo "benchmark:"
   cat "$out/bench/report.md" 2>/dev/null || tail -5 "$out/bench.log"

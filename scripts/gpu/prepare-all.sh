@@ -6,6 +6,8 @@
 #                      shared libraries + manifests for fuse-run-aot (with
 #                      a few inputs and the CPU backend's results)
 #   .device/bench      the benchmark binaries, runtime library and AOT objects
+#   .device/differential  random pipelines (gen-pipelines.py) as shared
+#                      libraries with inputs and CPU results (GPU vs CPU)
 #   .device/pycache    the Python package's cache with the GPU pipelines of
 #                      python/tests/gpu_check.py (prepare-python.sh)
 # Usage: scripts/gpu/prepare-all.sh [BUILD_DIR]   (default build)
@@ -14,5 +16,6 @@ root="$(cd "$(dirname "$0")/../.." && pwd)"
 build="${1:-$root/build}"
 "$root/scripts/gpu/prepare-artifacts.sh" "$root/.device/artifacts" "$build/bin/fuse-compile"
 "$root/scripts/gpu/prepare-bench.sh" "$root/.device/bench" "$build"
+"$root/scripts/gpu/prepare-differential.sh" "$root/.device/differential" "$build" || echo "prepare-differential.sh failed (see above); suite diff will report it"
 "$root/scripts/gpu/prepare-python.sh" "$root/.device/pycache" "$build/bin/fuse-compile"
 du -sh "$root/.device"

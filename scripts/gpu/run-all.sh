@@ -1,20 +1,21 @@
 #!/usr/bin/env bash
 # On the GPU machine, in one call: the generated-code tests, the runtime's
-# suite, fuse-run-aot on AOT shared libraries, the Python package on CUDA
-# arrays (prebuilt cache) and the benchmark, from the
+# suite, fuse-run-aot on AOT shared libraries, random pipelines GPU vs CPU
+# (diff), the Python package on CUDA arrays (prebuilt cache) and the
+# benchmark, from the
 # folders scripts/gpu/prepare-all.sh made.
 # Logs and JSON lines go to $OUT (or .device/results); the last lines are a
 # summary: each suite's "N passed, N failed" and the benchmark table.
 # Env: FUSE_RT_STEPS (runtime suite steps, see run-runtime-tests.sh),
 #      BENCH_ARGS (default --reps=30), BENCH_SKIP_TORCH=1,
-#      FUSE_GPU_SUITES (default "codegen runtime fuse-run python bench": which
+#      FUSE_GPU_SUITES (default "codegen runtime fuse-run diff python bench": which
 #      parts run).
 set -u
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 out="${OUT:-$root/.device/results}"
 mkdir -p "$out"
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader > "$out/gpu.txt" 2>&1
-suites=" ${FUSE_GPU_SUITES:-codegen runtime fuse-run python bench} "
+suites=" ${FUSE_GPU_SUITES:-codegen runtime fuse-run diff python bench} "
 rc=0
 if [[ "$suites" == *" codegen "* ]]; then
   "$root/scripts/gpu/run-codegen-tests.sh" "$root/.device/artifacts" \
@@ -25,6 +26,7 @@ if [[ "$suites" == *" runtime "* ]]; then
     "$root/.device/build-runtime" > "$out/runtime.log" 2>&1 || rc=1
 fi
 [[ "$suites" == *" fuse-run "* ]] && { "$root/scripts/gpu/run-fuse-run-tests.sh" "$root/.device/artifacts" "$root/.device/build-codegen" > "$out/fuse-run.log" 2>&1 || rc=1; }
+[[ "$suites" == *" diff "* ]] && { "$root/scripts/gpu/run-differential.sh" "$root/.device/differential" "$root/.device/build-codegen" > "$out/diff.log" 2>&1 || rc=1; }
 if [[ "$suites" == *" python "* ]]; then
   "$root/scripts/gpu/run-python-tests.sh" "$root/.device/pycache" \
     "$root/.device/build-python" > "$out/python.log" 2>&1 || rc=1
@@ -37,6 +39,7 @@ echo "== $(cat "$out/gpu.txt")"
 [ -f "$out/codegen.log" ] && echo "codegen tests: $(tail -1 "$out/codegen.log")"
 [ -f "$out/runtime.log" ] && echo "runtime tests: $(tail -1 "$out/runtime.log")"
 [ -f "$out/fuse-run.log" ] && echo "fuse-run-aot tests: $(tail -1 "$out/fuse-run.log")"
+[ -f "$out/diff.log" ] && echo "random pipelines GPU vs CPU: $(tail -1 "$out/diff.log")"
 [ -f "$out/python.log" ] && echo "python GPU tests: $(tail -1 "$out/python.log")"
 if [ -f "$out/bench.log" ]; then
   echo "benchmark:"

@@ -8,33 +8,33 @@
 # summary: each suite's "N passed, N failed" and the benchmark table.
 # Env: FUSE_RT_STEPS (runtime suite steps, see run-runtime-tests.sh),
 #      BENCH_ARGS (default --reps=30), BENCH_SKIP_TORCH=1,
-#      FUSE_GPU_SUITES (default "codegen runtime fuse-run diff python bench": which
-#      parts run).
+#      FUSE_GPU_SUITES (default "codegen bench fuse-run diff python runtime":
+#      which parts run, in that order).
 set -u
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 out="${OUT:-$root/.device/results}"
 mkdir -p "$out"
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader > "$out/gpu.txt" 2>&1
-suites=" ${FUSE_GPU_SUITES:-codegen runtime fuse-run diff python bench} "
+suites="${FUSE_GPU_SUITES:-codegen bench fuse-run diff python runtime}"
 rc=0
-if [[ "$suites" == *" codegen "* ]]; then
-  "$root/scripts/gpu/run-codegen-tests.sh" "$root/.device/artifacts" \
-    "$root/.device/build-codegen" > "$out/codegen.log" 2>&1 || rc=1
-fi
-if [[ "$suites" == *" runtime "* ]]; then
-  OUT="$out/runtime" "$root/scripts/gpu/run-runtime-tests.sh" \
-    "$root/.device/build-runtime" > "$out/runtime.log" 2>&1 || rc=1
-fi
-[[ "$suites" == *" fuse-run "* ]] && { "$root/scripts/gpu/run-fuse-run-tests.sh" "$root/.device/artifacts" "$root/.device/build-codegen" > "$out/fuse-run.log" 2>&1 || rc=1; }
-[[ "$suites" == *" diff "* ]] && { "$root/scripts/gpu/run-differential.sh" "$root/.device/differential" "$root/.device/build-codegen" > "$out/diff.log" 2>&1 || rc=1; }
-if [[ "$suites" == *" python "* ]]; then
-  "$root/scripts/gpu/run-python-tests.sh" "$root/.device/pycache" \
-    "$root/.device/build-python" > "$out/python.log" 2>&1 || rc=1
-fi
-if [[ "$suites" == *" bench "* ]]; then
-  "$root/scripts/gpu/run-bench.sh" "$root/.device/bench" "$out/bench" \
-    > "$out/bench.log" 2>&1 || rc=1
-fi
+# In the order listed: on a time-limited machine the first ones matter most.
+for suite in $suites; do
+  case "$suite" in
+    codegen) "$root/scripts/gpu/run-codegen-tests.sh" "$root/.device/artifacts" \
+               "$root/.device/build-codegen" > "$out/codegen.log" 2>&1 || rc=1 ;;
+    runtime) OUT="$out/runtime" "$root/scripts/gpu/run-runtime-tests.sh" \
+               "$root/.device/build-runtime" > "$out/runtime.log" 2>&1 || rc=1 ;;
+    fuse-run) "$root/scripts/gpu/run-fuse-run-tests.sh" "$root/.device/artifacts" \
+               "$root/.device/build-codegen" > "$out/fuse-run.log" 2>&1 || rc=1 ;;
+    diff) "$root/scripts/gpu/run-differential.sh" "$root/.device/differential" \
+               "$root/.device/build-codegen" > "$out/diff.log" 2>&1 || rc=1 ;;
+    python) "$root/scripts/gpu/run-python-tests.sh" "$root/.device/pycache" \
+               "$root/.device/build-python" > "$out/python.log" 2>&1 || rc=1 ;;
+    bench) "$root/scripts/gpu/run-bench.sh" "$root/.device/bench" "$out/bench" \
+               > "$out/bench.log" 2>&1 || rc=1 ;;
+    *) echo "run-all: unknown suite '$suite' (codegen bench fuse-run diff python runtime)"; rc=1 ;;
+  esac
+done
 echo "== $(cat "$out/gpu.txt")"
 [ -f "$out/codegen.log" ] && echo "codegen tests: $(tail -1 "$out/codegen.log")"
 [ -f "$out/runtime.log" ] && echo "runtime tests: $(tail -1 "$out/runtime.log")"

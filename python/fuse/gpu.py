@@ -266,7 +266,8 @@ def set_compile_only(flag):
 # ---- compiling and the cache ---------------------------------------------
 
 PIPELINE = "fuse-compile-shared"
-ABI = "fuse-aot-shared-v1/prefix=fx_"
+# v2: results computed from a filter's kept elements also get a count.
+ABI = "fuse-aot-shared-v2/prefix=fx_"
 ENTRY = "main"
 
 stats = {"compiles": 0, "disk_hits": 0, "memory_hits": 0}

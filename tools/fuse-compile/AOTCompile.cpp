@@ -14,6 +14,7 @@
 
 #include "fuse/Conversion/FuseToGPU/FuseToGPU.h"
 #include "fuse/Dialect/Fuse/IR/FuseOps.h"
+#include "fuse/Dialect/Fuse/Utils/SizeAnalysis.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -349,16 +350,10 @@ struct SizeInfer {
   }
 };
 
-/// Whether function result `r` is compacted by a fuse.filter.
-bool isFilterResult(Value r) {
-  if (r.getDefiningOp<FilterOp>())
-    return true;
-  if (auto g = r.getDefiningOp<GroupOp>()) {
-    Value y = g.getYield().getValues()[cast<OpResult>(r).getResultNumber()];
-    return static_cast<bool>(y.getDefiningOp<FilterOp>());
-  }
-  return false;
-}
+/// Whether function result `r` is sized by a fuse.filter's kept count (a
+/// filter's result, or a map/scan/gather of one): the entry then takes an
+/// `outK_count` for it, as the GPU host code declares.
+bool isFilterResult(Value r) { return static_cast<bool>(filterCountSource(r)); }
 
 std::string elemName(Type t) {
   if (t.isIndex())

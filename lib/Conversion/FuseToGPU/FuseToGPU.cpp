@@ -11,6 +11,7 @@
 
 #include "fuse/Conversion/Passes.h"
 #include "fuse/Dialect/Fuse/IR/FuseOps.h"
+#include "fuse/Dialect/Fuse/Utils/SizeAnalysis.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
@@ -484,13 +485,12 @@ LogicalResult EntryConverter::convert(func::FuncOp fn,
     param(cTypeName(tensorTy(r).getElementType()) + " *out" +
           std::to_string(i));
   }
-  // Results compacted by a fuse.filter: one `int64_t *outK_count` each
-  // (host pointer, may be NULL), written before the call returns.
+  // Results sized by a fuse.filter's kept count (its own results, and
+  // maps, scans and gathers of them): one `int64_t *outK_count` each (host
+  // pointer, may be NULL), written before the call returns.
   SmallVector<int> countArg(ret.getNumOperands(), -1);
   for (auto [i, r] : llvm::enumerate(ret.getOperands())) {
-    auto g = r.getDefiningOp<GroupOp>();
-    Value y = g.getYield().getValues()[cast<OpResult>(r).getResultNumber()];
-    if (!y.getDefiningOp<FilterOp>())
+    if (!filterCountSource(r))
       continue;
     countArg[i] = argTypes.size();
     argTypes.push_back(ptrTy);
@@ -972,6 +972,29 @@ LogicalResult EntryConverter::convert(func::FuncOp fn,
     } else {
       return g.emitOpError("GPU code generation: unsupported plan");
     }
+  }
+
+  // Counts of the results computed from a filter's kept elements (a map
+  // over them, ...): the size the host computed for them.
+  for (auto [i, r] : llvm::enumerate(ret.getOperands())) {
+    if (countArg[i] < 0)
+      continue;
+    auto g = r.getDefiningOp<GroupOp>();
+    if (g && g.getYield()
+                 .getValues()[cast<OpResult>(r).getResultNumber()]
+                 .getDefiningOp<FilterOp>())
+      continue; // stored right after the filter's launch
+    auto it = tensors.find(r);
+    if (it == tensors.end() || it->second.dims.size() != 1)
+      return fn.emitOpError("GPU code generation: no size for result #")
+             << i << " on the host";
+    Value dst = h.entry->getArgument(countArg[i]);
+    Value notNull = LLVM::ICmpOp::create(h.b, loc, LLVM::ICmpPredicate::ne,
+                                         dst, LLVM::ZeroOp::create(h.b, loc, ptrTy));
+    h.ifThen(notNull, [&] { h.store(it->second.dims[0], dst); });
+    resultText[i] = "capacity: the size of the filtered input; the first "
+                    "*out" +
+                    std::to_string(i) + "_count elements are written";
   }
 
   // Normal exit and the failure exit both free the temporaries.

@@ -127,3 +127,36 @@ bool SizeAnalysis::sameShape(Value a, Value b) const {
       return false;
   return true;
 }
+
+Value fuse::filterCountSource(Value v) {
+  auto t = dyn_cast<RankedTensorType>(v.getType());
+  if (!t || t.getRank() != 1 || !t.isDynamicDim(0))
+    return Value();
+  // Each step moves to a value defined earlier or to an enclosing op's
+  // operand, so the walk ends.
+  while (v) {
+    if (auto r = dyn_cast<OpResult>(v)) {
+      Operation *op = r.getOwner();
+      if (isa<FilterOp>(op))
+        return v;
+      if (auto g = dyn_cast<GroupOp>(op)) {
+        v = g.getYield().getValues()[r.getResultNumber()];
+      } else if (auto m = dyn_cast<MapOp>(op)) {
+        v = m.getInputs().empty() ? Value() : m.getInputs().front();
+      } else if (auto sc = dyn_cast<ScanOp>(op)) {
+        v = sc.getInputs().empty() ? Value() : sc.getInputs().front();
+      } else if (auto ga = dyn_cast<GatherOp>(op)) {
+        v = ga.getIndices();
+      } else {
+        return Value();
+      }
+      continue;
+    }
+    auto a = cast<BlockArgument>(v);
+    auto g = dyn_cast_or_null<GroupOp>(a.getOwner()->getParentOp());
+    if (!g || a.getArgNumber() >= g->getNumOperands())
+      return Value();
+    v = g->getOperand(a.getArgNumber());
+  }
+  return Value();
+}

@@ -43,6 +43,13 @@ private:
   mutable llvm::EquivalenceClasses<Dim> classes;
 };
 
+/// The fuse.filter result whose kept count is the (leading) size of `v`,
+/// or null. Follows what keeps a shape: fuse.group results to the value
+/// their body yields, group block arguments to the group's operands, map
+/// and scan to their first input, gather to its indices. Before and after
+/// fusion alike: results sized this way get a count in the AOT ABI.
+Value filterCountSource(Value v);
+
 } // namespace fuse
 
 #endif // FUSE_DIALECT_FUSE_UTILS_SIZEANALYSIS_H

@@ -1,0 +1,55 @@
+// REQUIRES: cuda-toolkit
+// A result computed from a filter's kept elements (here a map over them) is
+// sized by the filter's count: the entry takes an `out0_count` for it as
+// for the filter's own result, the host code stores the count there, and
+// the manifest marks it as count-sized (found by the GPU-vs-CPU random
+// program suite: without the count a caller saw the whole capacity).
+// RUN: fuse-compile %s --emit=header -o %t.h
+// RUN: FileCheck %s --check-prefix=HDR < %t.h
+// RUN: fuse-compile %s --emit=manifest -o - | FileCheck %s --check-prefix=MAN
+// RUN: fuse-opt %s --fuse-fusion --fuse-tile --convert-fuse-to-gpu | FileCheck %s --check-prefix=HOST
+
+// HDR: out0: device pointer to tensor<?xf32>, caller-allocated, capacity: the size of the filtered input; the first *out0_count elements are written.
+// HDR: fuse_status_t scaled_positive(const float *in0, int64_t in0_d0, float *out0, float *out1, int64_t *out0_count, int64_t *out1_count, fuse_stream_t stream);
+// HDR: fuse_status_t plain_map(const float *in0, int64_t in0_d0, float *out0, fuse_stream_t stream);
+
+// MAN: "name": "scaled_positive"
+// MAN: "filter":true,"rank":1,"shape":[null],"size":["in0_d0"]
+// MAN: "filter":true,"rank":1,"shape":[null],"size":["in0_d0"]
+// MAN: "name": "plain_map"
+// MAN: "filter":false
+
+// The count pointers are %arg4 (the map's result) and %arg5 (the
+// filter's): both receive the filter's count, each when non-null.
+// HOST-LABEL: func.func @scaled_positive(
+// HOST: llvm.icmp "ne" %arg5
+// HOST: llvm.store %[[CNT:[0-9]+]], %arg5 : i64
+// HOST: llvm.icmp "ne" %arg4
+// HOST: llvm.store %[[CNT]], %arg4 : i64
+// HOST-LABEL: func.func @plain_map(
+// HOST-NOT: llvm.store %{{.*}}, %arg4 : i64
+
+func.func @scaled_positive(%x: tensor<?xf32>) -> (tensor<?xf32>, tensor<?xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %k = fuse.filter %x : tensor<?xf32> -> tensor<?xf32> {
+  ^bb0(%a: f32):
+    %p = arith.cmpf ogt, %a, %zero : f32
+    fuse.yield %p : i1
+  }
+  %two = arith.constant 2.0 : f32
+  %y = fuse.map %k : tensor<?xf32> -> tensor<?xf32> {
+  ^bb0(%a: f32):
+    %m = arith.mulf %a, %two : f32
+    fuse.yield %m : f32
+  }
+  return %y, %k : tensor<?xf32>, tensor<?xf32>
+}
+
+func.func @plain_map(%x: tensor<?xf32>) -> tensor<?xf32> {
+  %y = fuse.map %x : tensor<?xf32> -> tensor<?xf32> {
+  ^bb0(%a: f32):
+    %m = arith.mulf %a, %a : f32
+    fuse.yield %m : f32
+  }
+  return %y : tensor<?xf32>
+}

@@ -62,8 +62,19 @@ struct Kernel {
   std::unique_ptr<ElementEmitter> em;
   // Lane mode of the flat kernels: the current flat index (as `index`) and
   // the element of each operand at it.
-  Value laneIndex;
+  // Tensors of rank > 1 are addressed as (0, ..., 0, laneIndex): every
+  // tensor of a flat group has the group's shape, so the row-major offset
+  // of that index is the flat index itself.
+  Value laneIndex, zeroIndex;
   DenseMap<unsigned, Value> laneValue;
+
+  /// Whether `idx` addresses the current lane (see zeroIndex).
+  bool atLane(ValueRange idx) const {
+    if (!laneIndex || idx.empty() || idx.back() != laneIndex)
+      return false;
+    return llvm::all_of(idx.drop_back(),
+                        [&](Value i) { return i == zeroIndex; });
+  }
   // Leaves produced by the kernel itself (reduce results).
   DenseMap<Value, Value> leaves;
   bool failedLeaf = false;
@@ -122,6 +133,7 @@ struct Kernel {
   /// Reads the common parameters and prepares the element emitter.
   void setUp(OpBuilder &b) {
     Block &entry = func.getBody().front();
+    zeroIndex = arith::ConstantIndexOp::create(b, loc, 0);
     unsigned p = 0;
     for (Value operand : group.getOperands()) {
       if (auto t = tensorTy(operand)) {
@@ -162,14 +174,14 @@ struct Kernel {
       unsigned n = arg.getArgNumber();
       if (rank0[n])
         return rank0[n];
-      if (laneIndex && idx.size() == 1 && idx[0] == laneIndex) {
+      if (atLane(idx)) {
         auto lv = laneValue.find(n);
         if (lv != laneValue.end())
           return lv->second;
       }
       Type et = tensorTy(tensor).getElementType();
       Value off;
-      if (laneIndex && idx.size() == 1 && idx[0] == laneIndex)
+      if (atLane(idx))
         off = toI64(lb, l, laneIndex);
       else
         off = linearize(lb, n, idx);
@@ -210,7 +222,14 @@ struct Kernel {
     return *r;
   }
   Value element(OpBuilder &b, Value tensor, ValueRange idx) {
-    FailureOr<Value> r = em->emit(b, loc, tensor, idx);
+    SmallVector<Value> full(idx);
+    auto t = tensorTy(tensor);
+    if (laneIndex && idx.size() == 1 && idx[0] == laneIndex && t &&
+        t.getRank() > 1) {
+      full.assign(t.getRank() - 1, zeroIndex);
+      full.push_back(laneIndex);
+    }
+    FailureOr<Value> r = em->emit(b, loc, tensor, full);
     if (failed(r)) {
       failedLeaf = true;
       return LLVM::PoisonOp::create(b, loc, tensorTy(tensor).getElementType());

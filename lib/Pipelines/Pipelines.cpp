@@ -34,7 +34,9 @@ std::string getFuseToCPUPipelineString(const FuseToCPUOptions &options) {
   // the IR, which is all the option requires.
   p += "canonicalize,convert-scf-to-cf{allow-pattern-rollback=false},"
        "expand-strided-metadata,lower-affine,";
-  p += "arith-expand,convert-math-to-llvm,convert-math-to-libm,";
+  // fuse-expand-arith, not arith-expand: the latter rewrites maximumf and
+  // minimumf into a compare and select that ignores the sign of zero.
+  p += "fuse-expand-arith,convert-math-to-llvm,convert-math-to-libm,";
   p += "finalize-memref-to-llvm,convert-arith-to-llvm,convert-index-to-llvm,";
   p += "convert-func-to-llvm,convert-cf-to-llvm,reconcile-unrealized-casts";
   return p;

@@ -193,7 +193,11 @@ class JitFunction:
                 raise TypeError("fuse.jit: %s: *args/**kwargs are not "
                                 "supported" % fn.__name__)
         self._specs = {}
-        self._lock = threading.Lock()
+        # Re-entrant: the function may call itself (on concrete arrays)
+        # while being traced for another signature; a call with the very
+        # signature being traced is refused (see _pipeline).
+        self._lock = threading.RLock()
+        self._tracing = threading.local()
         functools.update_wrapper(self, fn)
 
     def _prepare(self, args, kwargs):
@@ -221,7 +225,19 @@ class JitFunction:
         with self._lock:
             p = self._specs.get(key)
             if p is None:
-                p = trace(self.fn, names, arrays, weaks, gpu=gpu)
+                active = getattr(self._tracing, "keys", None)
+                if active is None:
+                    active = self._tracing.keys = set()
+                if key in active:
+                    raise RecursionError(
+                        "fuse.jit: %s calls itself with the argument "
+                        "signature it is being traced for; that call would "
+                        "need the pipeline being built" % self.fn.__name__)
+                active.add(key)
+                try:
+                    p = trace(self.fn, names, arrays, weaks, gpu=gpu)
+                finally:
+                    active.discard(key)
                 self._specs[key] = p
         return p
 

@@ -112,4 +112,19 @@ def FuseEmbedGPUBinaryPass : Pass<"fuse-embed-gpu-binary", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
+def FuseExpandArithPass : Pass<"fuse-expand-arith"> {
+  let summary = "Expand the arith ops that convert-arith-to-llvm cannot "
+                "lower, keeping IEEE maximum/minimum";
+  let description = [{
+    The expansions of upstream `arith-expand` that the LLVM lowering needs
+    (`ceildivsi`, `ceildivui`, `floordivsi`, scaling extension/truncation),
+    without its rewrite of `arith.maximumf`/`arith.minimumf` into a compare
+    and select: that rewrite returns the second operand when both compare
+    equal, so `maximumf(+0.0, -0.0)` gave -0.0. Left alone, they become
+    `llvm.intr.maximum`/`llvm.intr.minimum`, which order -0.0 below +0.0
+    and propagate NaN, as fuse documents. Used by `fuse-to-cpu`.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
 #endif // FUSE_CONVERSION_PASSES_TD

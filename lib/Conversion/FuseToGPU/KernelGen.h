@@ -1,19 +1,22 @@
 //===- KernelGen.h - private helpers of convert-fuse-to-gpu -----*- C++ -*-===//
 //
-// Shared between the kernel generator (Kernels.cpp) and the host code
-// generator (FuseToGPU.cpp). Not installed.
+// Shared between the kernel generators (Kernels.cpp, ScanKernels.cpp,
+// RowReduce.cpp, with the common kernel set-up in KernelGen.cpp) and the
+// host code generator (FuseToGPU.cpp). Not installed.
 //
 //===----------------------------------------------------------------------===//
 #ifndef FUSE_LIB_CONVERSION_FUSETOGPU_KERNELGEN_H
 #define FUSE_LIB_CONVERSION_FUSETOGPU_KERNELGEN_H
 
 #include "fuse/Dialect/Fuse/IR/FuseOps.h"
+#include "fuse/Dialect/Fuse/Utils/ElementEmitter.h"
 #include "fuse/Support/LLVM.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMTypes.h"
 
+#include <memory>
 #include <string>
 
 namespace fuse {
@@ -88,6 +91,107 @@ struct Tiling {
   int64_t smallReduce = 32768;
   int64_t vectorWidth = 0; // 0: 16 bytes' worth of the element type
   int64_t grid = 0;        // 0: from the SM count
+};
+
+/// The common kernel parameter types of a group: for each group operand in
+/// order, a tensor gives `!llvm.ptr<1>` then one i64 per dimension, a
+/// scalar gives its own type.
+SmallVector<Type> commonParams(GroupOp group);
+
+/// Vector width (elements) of flat and scan/filter kernels: 16 bytes of the
+/// common element width of every rank>=1 boundary tensor (capped by
+/// `tiling.vectorWidth`), or 1 when widths differ.
+int64_t flatVectorWidth(GroupOp group, const Tiling &tiling);
+
+/// How a kernel generator addresses operands beyond KernelBase's shared
+/// scheme.
+struct KernelOptions {
+  /// Flat kernels over rank-2+ tensors of one shape (Kernels.cpp): a
+  /// tensor of rank > 1 is addressed at (0, ..., 0, laneIndex), whose
+  /// row-major offset is the flat index itself (see atLane, element).
+  bool flatLanes = false;
+  /// Rank-0 operands are loaded through a GEP at offset 0 rather than
+  /// straight from the parameter pointer.
+  bool rank0ViaGep = false;
+};
+
+/// One kernel of a group under construction, the part every generator
+/// shares: the common parameters bound to the group operands, the rank-0
+/// operands loaded once, and an ElementEmitter on the group body whose
+/// loads read, in this order, leaves produced by the kernel, the rank-0
+/// preloads, elements the generator holds (heldElement), the lane values
+/// at the current lane, and else global memory (row-major). The generators
+/// derive from it and add their own state; `failedLeaf` records any value
+/// the emitter could not produce (the kernel then reports an unsupported
+/// body).
+struct KernelBase {
+  GroupOp group;
+  Block &body;
+  Location loc;
+  Tiling tiling;
+  KernelOptions options;
+  gpu::GPUFuncOp func;                  // set before setUp
+  SmallVector<Value> ptr;               // per group operand, null for scalars
+  SmallVector<SmallVector<Value>> dims; // i64 sizes per tensor operand
+  SmallVector<Value> rank0;             // preloaded rank-0 operands
+  SmallVector<Value> extra;             // params after the common ones
+  std::unique_ptr<ElementEmitter> em;
+  /// Leaves produced by the kernel itself (reduce or scan results).
+  DenseMap<Value, Value> leaves;
+  /// Lane mode: the current flat index (as `index`) and preloaded elements
+  /// of operands (by argument number) at it.
+  Value laneIndex;
+  DenseMap<unsigned, Value> laneValue;
+  /// The index constant 0 of flatLanes addressing; null otherwise.
+  Value zeroIndex;
+  bool failedLeaf = false;
+
+  KernelBase(GroupOp group, Location loc, const Tiling &tiling,
+             KernelOptions options = KernelOptions());
+  KernelBase(const KernelBase &) = delete;
+  KernelBase &operator=(const KernelBase &) = delete;
+  virtual ~KernelBase();
+
+  Value threadId(OpBuilder &b);
+  Value blockId(OpBuilder &b);
+  Value gridDim(OpBuilder &b);
+
+  /// Address of element `idx` (i64) of `base` with element type `t`.
+  Value gep(OpBuilder &b, Value base, Type t, Value idx);
+  /// Loads a `t` (a scalar, or a vector of elements aligned to its size)
+  /// at element `idx` of `base` counted in `t`s.
+  Value load(OpBuilder &b, Type t, Value base, Value idx);
+  /// Stores `v` like `load` reads it.
+  void store(OpBuilder &b, Value v, Value base, Value idx);
+  /// Row-major linear offset (i64) of `idx` (index values) into operand
+  /// `arg`.
+  Value linearize(OpBuilder &b, unsigned arg, ValueRange idx);
+  /// Whether `idx` addresses the current lane: (laneIndex), or with
+  /// flatLanes also (0, ..., 0, laneIndex).
+  bool atLane(ValueRange idx) const;
+  /// Argument numbers of the rank>=1 operands read elementwise; operands
+  /// read only as gather sources are read at gathered indices instead.
+  SmallVector<unsigned> directOperands();
+
+  /// Binds the common parameters of `func` (the rest go to `extra`), loads
+  /// the rank-0 operands and prepares the element emitter. Builds at `b`.
+  void setUp(OpBuilder &b);
+
+  /// `tensor`'s element at `idx` (poison and failedLeaf on failure). With
+  /// flatLanes, a rank-1 index (laneIndex) into a tensor of rank > 1 means
+  /// (0, ..., 0, laneIndex).
+  Value element(OpBuilder &b, Value tensor, ValueRange idx);
+  /// The scalar `v` (poison and failedLeaf on failure).
+  Value scalar(OpBuilder &b, Value v);
+
+protected:
+  /// Hook: an element of operand `arg` at `idx` that the generator holds
+  /// in registers, or null to read it from lane values or memory.
+  virtual Value heldElement(unsigned arg, ValueRange idx) { return Value(); }
+
+private:
+  Value loadOperand(OpBuilder &b, Location l, Value tensor, ValueRange idx);
+  Value operandDim(OpBuilder &b, Location l, Value tensor, int64_t d);
 };
 
 /// What the host must do to run one group.

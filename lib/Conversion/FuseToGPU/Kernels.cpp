@@ -18,8 +18,6 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Matchers.h"
 
-#include "llvm/ADT/bit.h"
-
 using namespace mlir;
 
 namespace fuse {
@@ -33,208 +31,23 @@ bool isStorable(Type t) {
   return isa<FloatType>(t);
 }
 
-/// The common kernel parameter types of a group (see KernelGen.h).
-SmallVector<Type> commonParams(GroupOp group) {
-  MLIRContext *ctx = group.getContext();
-  SmallVector<Type> types;
-  for (Value v : group.getOperands()) {
-    if (auto t = tensorTy(v)) {
-      types.push_back(globalPtr(ctx));
-      types.append(t.getRank(), IntegerType::get(ctx, 64));
-    } else {
-      types.push_back(v.getType());
-    }
-  }
-  return types;
-}
-
-/// One kernel under construction.
-struct Kernel {
-  gpu::GPUFuncOp func;
-  GroupOp group;
-  Block &body;
-  Location loc;
-  Tiling tiling;
-  SmallVector<Value> ptr;               // per group operand, null for scalars
-  SmallVector<SmallVector<Value>> dims; // i64 sizes per tensor operand
-  SmallVector<Value> rank0;             // preloaded rank-0 operands
-  SmallVector<Value> extra;             // params after the common ones
-  std::unique_ptr<ElementEmitter> em;
-  // Lane mode of the flat kernels: the current flat index (as `index`) and
-  // the element of each operand at it.
-  // Tensors of rank > 1 are addressed as (0, ..., 0, laneIndex): every
-  // tensor of a flat group has the group's shape, so the row-major offset
-  // of that index is the flat index itself.
-  Value laneIndex, zeroIndex;
-  DenseMap<unsigned, Value> laneValue;
-
-  /// Whether `idx` addresses the current lane (see zeroIndex).
-  bool atLane(ValueRange idx) const {
-    if (!laneIndex || idx.empty() || idx.back() != laneIndex)
-      return false;
-    return llvm::all_of(idx.drop_back(),
-                        [&](Value i) { return i == zeroIndex; });
-  }
-  // Leaves produced by the kernel itself (reduce results).
-  DenseMap<Value, Value> leaves;
-  bool failedLeaf = false;
-
+/// One flat (elementwise or reduce) kernel under construction. Lane mode
+/// (enterLane) sets the current flat index and the element of each operand
+/// at it. Tensors of rank > 1 are addressed as (0, ..., 0, laneIndex)
+/// (KernelBase's flatLanes): every tensor of a flat group has the group's
+/// shape, so the row-major offset of that index is the flat index itself.
+struct Kernel : KernelBase {
   Kernel(GroupOp group, Location loc, const Tiling &t)
-      : group(group), body(group.getBody().front()), loc(loc), tiling(t) {}
+      : KernelBase(group, loc, t, KernelOptions{/*flatLanes=*/true}) {}
 
-  Value threadId(OpBuilder &b) {
-    return toI64(b, loc, gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x));
-  }
-  Value blockId(OpBuilder &b) {
-    return toI64(b, loc, gpu::BlockIdOp::create(b, loc, gpu::Dimension::x));
-  }
-  Value gridDim(OpBuilder &b) {
-    return toI64(b, loc, gpu::GridDimOp::create(b, loc, gpu::Dimension::x));
-  }
-
-  /// Address of element `idx` (i64) of `base` with element type `t`.
-  Value gep(OpBuilder &b, Value base, Type t, Value idx) {
-    return LLVM::GEPOp::create(b, loc, base.getType(), t, base,
-                               ArrayRef<LLVM::GEPArg>{idx});
-  }
-  /// Loads `vw` elements of type `t` at element index `idx * vw`.
+  /// Loads `vw` elements of type `t` at element index `chunk * vw`.
   Value loadVec(OpBuilder &b, Value base, Type t, Value chunk, int64_t vw) {
-    if (vw == 1)
-      return LLVM::LoadOp::create(b, loc, t, gep(b, base, t, chunk),
-                                  byteWidth(t));
-    auto vt = VectorType::get({vw}, t);
-    return LLVM::LoadOp::create(b, loc, vt, gep(b, base, vt, chunk),
-                                byteWidth(t) * vw);
-  }
-  void storeVec(OpBuilder &b, Value v, Value base, Value chunk) {
-    Type t = v.getType();
-    int64_t align = byteWidth(getElementTypeOrSelf(t));
-    if (auto vt = dyn_cast<VectorType>(t))
-      align *= vt.getNumElements();
-    LLVM::StoreOp::create(b, loc, v, gep(b, base, t, chunk), align);
+    return load(b, vw == 1 ? t : VectorType::get({vw}, t), base, chunk);
   }
   Value extract(OpBuilder &b, Value vec, int64_t lane) {
     if (!isa<VectorType>(vec.getType()))
       return vec;
     return LLVM::ExtractElementOp::create(b, loc, vec, cI32(b, loc, lane));
-  }
-
-  /// Row-major linear offset of `idx` (index values) into operand `arg`.
-  Value linearize(OpBuilder &b, unsigned arg, ValueRange idx) {
-    Value off = cI64(b, loc, 0);
-    for (auto [d, i] : llvm::enumerate(idx)) {
-      if (d > 0)
-        off = arith::MulIOp::create(b, loc, off, dims[arg][d]);
-      off = arith::AddIOp::create(b, loc, off, toI64(b, loc, i));
-    }
-    return off;
-  }
-
-  /// Reads the common parameters and prepares the element emitter.
-  void setUp(OpBuilder &b) {
-    Block &entry = func.getBody().front();
-    zeroIndex = arith::ConstantIndexOp::create(b, loc, 0);
-    unsigned p = 0;
-    for (Value operand : group.getOperands()) {
-      if (auto t = tensorTy(operand)) {
-        ptr.push_back(entry.getArgument(p++));
-        SmallVector<Value> ds;
-        for (int64_t d = 0; d < t.getRank(); ++d)
-          ds.push_back(entry.getArgument(p++));
-        dims.push_back(ds);
-      } else {
-        ptr.push_back(nullptr);
-        dims.push_back({});
-        ++p;
-      }
-    }
-    for (unsigned e = func.getNumArguments(); p < e; ++p)
-      extra.push_back(entry.getArgument(p));
-    // Rank-0 tensor operands (e.g. a mean computed by an earlier group) are
-    // loaded once.
-    for (auto [i, operand] : llvm::enumerate(group.getOperands())) {
-      auto t = tensorTy(operand);
-      rank0.push_back(t && t.getRank() == 0
-                          ? LLVM::LoadOp::create(b, loc, t.getElementType(),
-                                                 ptr[i],
-                                                 byteWidth(t.getElementType()))
-                                .getResult()
-                          : Value());
-    }
-    auto load = [this](OpBuilder &lb, Location l, Value tensor,
-                       ValueRange idx) -> Value {
-      auto it = leaves.find(tensor);
-      if (it != leaves.end())
-        return it->second;
-      auto arg = dyn_cast<BlockArgument>(tensor);
-      if (!arg || arg.getOwner() != &body) {
-        failedLeaf = true;
-        return LLVM::PoisonOp::create(lb, l, tensorTy(tensor).getElementType());
-      }
-      unsigned n = arg.getArgNumber();
-      if (rank0[n])
-        return rank0[n];
-      if (atLane(idx)) {
-        auto lv = laneValue.find(n);
-        if (lv != laneValue.end())
-          return lv->second;
-      }
-      Type et = tensorTy(tensor).getElementType();
-      Value off;
-      if (atLane(idx))
-        off = toI64(lb, l, laneIndex);
-      else
-        off = linearize(lb, n, idx);
-      return LLVM::LoadOp::create(lb, l, et, gep(lb, ptr[n], et, off),
-                                  byteWidth(et));
-    };
-    auto dim = [this](OpBuilder &db, Location l, Value tensor,
-                      int64_t d) -> Value {
-      auto arg = dyn_cast<BlockArgument>(tensor);
-      if (arg && arg.getOwner() == &body && ptr[arg.getArgNumber()])
-        return toIndex(db, l, dims[arg.getArgNumber()][d]);
-      failedLeaf = true;
-      return arith::ConstantIndexOp::create(db, l, 0);
-    };
-    em = std::make_unique<ElementEmitter>(body, load, dim);
-    for (auto [i, operand] : llvm::enumerate(group.getOperands()))
-      if (!tensorTy(operand)) {
-        Value param = entry.getArgument(0);
-        // Find the parameter of scalar operand i.
-        unsigned q = 0;
-        for (auto [j, o] : llvm::enumerate(group.getOperands())) {
-          if (j == i) {
-            param = entry.getArgument(q);
-            break;
-          }
-          q += tensorTy(o) ? 1 + tensorTy(o).getRank() : 1;
-        }
-        em->mapScalar(body.getArgument(i), param);
-      }
-  }
-
-  Value scalar(OpBuilder &b, Value v) {
-    FailureOr<Value> r = em->emitScalar(b, loc, v);
-    if (failed(r)) {
-      failedLeaf = true;
-      return LLVM::PoisonOp::create(b, loc, v.getType());
-    }
-    return *r;
-  }
-  Value element(OpBuilder &b, Value tensor, ValueRange idx) {
-    SmallVector<Value> full(idx);
-    auto t = tensorTy(tensor);
-    if (laneIndex && idx.size() == 1 && idx[0] == laneIndex && t &&
-        t.getRank() > 1) {
-      full.assign(t.getRank() - 1, zeroIndex);
-      full.push_back(laneIndex);
-    }
-    FailureOr<Value> r = em->emit(b, loc, tensor, full);
-    if (failed(r)) {
-      failedLeaf = true;
-      return LLVM::PoisonOp::create(b, loc, tensorTy(tensor).getElementType());
-    }
-    return *r;
   }
 };
 
@@ -302,20 +115,10 @@ SmallVector<Value> emitFlatLoops(Kernel &k, OpBuilder &b, Value n,
 SmallVector<DenseMap<unsigned, Value>>
 preload(Kernel &k, OpBuilder &b, ArrayRef<Value> chunks, int64_t vw) {
   SmallVector<DenseMap<unsigned, Value>> out(chunks.size());
-  for (BlockArgument arg : k.body.getArguments()) {
-    auto t = tensorTy(arg);
-    if (!t || t.getRank() == 0)
-      continue;
-    // Operands read only as gather sources are read at gathered indices.
-    bool direct = llvm::any_of(arg.getUsers(), [&](Operation *user) {
-      auto g = dyn_cast<GatherOp>(user);
-      return !g || g.getIndices() == arg;
-    });
-    if (!direct)
-      continue;
+  for (unsigned arg : k.directOperands()) {
+    Type et = tensorTy(k.body.getArgument(arg)).getElementType();
     for (auto [u, c] : llvm::enumerate(chunks))
-      out[u][arg.getArgNumber()] =
-          k.loadVec(b, k.ptr[arg.getArgNumber()], t.getElementType(), c, vw);
+      out[u][arg] = k.loadVec(b, k.ptr[arg], et, c, vw);
   }
   return out;
 }
@@ -631,44 +434,7 @@ LogicalResult checkBoundaryTypes(GroupOp group) {
   return success();
 }
 
-/// Vector width for flat kernels: 16 bytes of the common element width of
-/// every rank>=1 boundary tensor, or 1 when widths differ.
-int64_t flatVectorWidth(GroupOp group, const Tiling &t) {
-  int64_t bytes = 0;
-  for (Value v : llvm::concat<Value>(group.getOperands(), group.getResults())) {
-    auto tt = tensorTy(v);
-    if (!tt || tt.getRank() == 0)
-      continue;
-    int64_t w = byteWidth(tt.getElementType());
-    if (bytes && bytes != w)
-      return 1;
-    bytes = w;
-  }
-  if (!bytes)
-    return 1;
-  int64_t vw = 16 / bytes;
-  if (t.vectorWidth > 0 && t.vectorWidth < vw)
-    vw = llvm::bit_floor(static_cast<uint64_t>(t.vectorWidth));
-  return std::max<int64_t>(vw, 1);
-}
-
 } // namespace
-
-gpu::GPUFuncOp createKernel(gpu::GPUModuleOp m, Location loc, StringRef name,
-                            TypeRange params, TypeRange workgroup,
-                            int64_t blockThreads) {
-  OpBuilder b(m.getContext());
-  b.setInsertionPointToEnd(m.getBody());
-  auto f = gpu::GPUFuncOp::create(b, loc, name, b.getFunctionType(params, {}),
-                                  workgroup);
-  f->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
-  f.setKnownBlockSizeAttr(
-      b.getDenseI32ArrayAttr({static_cast<int32_t>(blockThreads), 1, 1}));
-  for (unsigned i = 0, e = workgroup.size(); i < e; ++i)
-    f.setWorkgroupAttributionAttr(i, LLVM::LLVMDialect::getAlignAttrName(),
-                                  b.getI64IntegerAttr(16));
-  return f;
-}
 
 bool isFlatGroup(GroupOp group) {
   int64_t rank = -1;
@@ -746,7 +512,7 @@ buildElementwise(gpu::GPUModuleOp m, GroupOp group, StringRef prefix,
             v = LLVM::InsertElementOp::create(sb, loc, v, lanes[j][l],
                                               cI32(sb, loc, l));
         }
-        k.storeVec(sb, v, outs[j], c);
+        k.store(sb, v, outs[j], c);
       }
     }
     return {};

@@ -155,143 +155,20 @@ SmallVector<Value> startValues(OpBuilder &b, Location loc, ReduceOp r) {
   return out;
 }
 
-/// Kernel state shared by both generators: the common parameters, the
-/// element emitter and its leaves.
-struct Gen {
-  GroupOp group;
-  Block &body;
-  Location loc;
-  Tiling tiling;
-  gpu::GPUFuncOp func;
-  SmallVector<Value> ptr;               // per group operand; null: scalar
-  SmallVector<SmallVector<Value>> dims; // i64 sizes per tensor operand
-  SmallVector<Value> rank0;             // preloaded rank-0 operands
-  SmallVector<Value> extra;             // parameters after the common ones
-  std::unique_ptr<ElementEmitter> em;
-  DenseMap<Value, Value> leaves; // reduce results held in registers
+/// Kernel state shared by both generators: KernelBase (the common
+/// parameters, the element emitter and its leaves: reduce results held in
+/// registers; lane mode: the current flat index and the operands' elements
+/// at it) plus the row mode and the reductions' combiners.
+struct Gen : KernelBase {
   // Row mode: elements held in registers, found by their column value.
   Value rowIdx;
   DenseMap<Value, unsigned> colSlot;
   DenseMap<unsigned, SmallVector<Value>> regs;
-  // Flat mode: the current flat index and the operands' elements at it.
-  Value laneIdx;
-  DenseMap<unsigned, Value> laneVals;
-  bool failed = false;
 
   Gen(GroupOp g, Location l, const Tiling &t)
-      : group(g), body(g.getBody().front()), loc(l), tiling(t) {}
+      : KernelBase(g, l, t,
+                   KernelOptions{/*flatLanes=*/false, /*rank0ViaGep=*/true}) {}
 
-  Value tid(OpBuilder &b) {
-    return toI64(b, loc, gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x));
-  }
-  Value bid(OpBuilder &b) {
-    return toI64(b, loc, gpu::BlockIdOp::create(b, loc, gpu::Dimension::x));
-  }
-  Value nblocks(OpBuilder &b) {
-    return toI64(b, loc, gpu::GridDimOp::create(b, loc, gpu::Dimension::x));
-  }
-  Value gep(OpBuilder &b, Value base, Type t, Value idx) {
-    return LLVM::GEPOp::create(b, loc, base.getType(), t, base,
-                               ArrayRef<LLVM::GEPArg>{idx});
-  }
-  Value loadAt(OpBuilder &b, Value base, Type t, Value idx) {
-    return LLVM::LoadOp::create(b, loc, t, gep(b, base, t, idx), byteWidth(t));
-  }
-  void storeAt(OpBuilder &b, Value v, Value base, Value idx) {
-    LLVM::StoreOp::create(b, loc, v, gep(b, base, v.getType(), idx),
-                          byteWidth(v.getType()));
-  }
-  Value linearize(OpBuilder &b, unsigned arg, ValueRange idx) {
-    Value off = cI64(b, loc, 0);
-    for (auto [d, i] : llvm::enumerate(idx)) {
-      if (d > 0)
-        off = arith::MulIOp::create(b, loc, off, dims[arg][d]);
-      off = arith::AddIOp::create(b, loc, off, toI64(b, loc, i));
-    }
-    return off;
-  }
-
-  void setUp(OpBuilder &b) {
-    Block &entry = func.getBody().front();
-    unsigned p = 0;
-    SmallVector<Value> scalarParam;
-    for (Value operand : group.getOperands()) {
-      if (auto t = tensorTy(operand)) {
-        ptr.push_back(entry.getArgument(p++));
-        SmallVector<Value> ds;
-        for (int64_t d = 0; d < t.getRank(); ++d)
-          ds.push_back(entry.getArgument(p++));
-        dims.push_back(ds);
-        scalarParam.push_back(nullptr);
-      } else {
-        ptr.push_back(nullptr);
-        dims.push_back({});
-        scalarParam.push_back(entry.getArgument(p++));
-      }
-    }
-    for (unsigned e = func.getNumArguments(); p < e; ++p)
-      extra.push_back(entry.getArgument(p));
-    for (auto [i, operand] : llvm::enumerate(group.getOperands())) {
-      auto t = tensorTy(operand);
-      rank0.push_back(t && t.getRank() == 0
-                          ? loadAt(b, ptr[i], t.getElementType(),
-                                   cI64(b, loc, 0))
-                          : Value());
-    }
-    auto load = [this](OpBuilder &lb, Location l, Value tensor,
-                       ValueRange idx) -> Value {
-      if (auto it = leaves.find(tensor); it != leaves.end())
-        return it->second;
-      auto arg = dyn_cast<BlockArgument>(tensor);
-      if (!arg || arg.getOwner() != &body) {
-        failed = true;
-        return LLVM::PoisonOp::create(lb, l, tensorTy(tensor).getElementType());
-      }
-      unsigned n = arg.getArgNumber();
-      if (rank0[n])
-        return rank0[n];
-      if (rowIdx && idx.size() == 2 && idx[0] == rowIdx) {
-        auto s = colSlot.find(idx[1]);
-        auto r = regs.find(n);
-        if (s != colSlot.end() && r != regs.end())
-          return r->second[s->second];
-      }
-      if (laneIdx && idx.size() == 1 && idx[0] == laneIdx)
-        if (auto lv = laneVals.find(n); lv != laneVals.end())
-          return lv->second;
-      Type et = tensorTy(tensor).getElementType();
-      return loadAt(lb, ptr[n], et, linearize(lb, n, idx));
-    };
-    auto dim = [this](OpBuilder &db, Location l, Value tensor,
-                      int64_t d) -> Value {
-      auto arg = dyn_cast<BlockArgument>(tensor);
-      if (arg && arg.getOwner() == &body && ptr[arg.getArgNumber()])
-        return toIndex(db, l, dims[arg.getArgNumber()][d]);
-      failed = true;
-      return arith::ConstantIndexOp::create(db, l, 0);
-    };
-    em = std::make_unique<ElementEmitter>(body, load, dim);
-    for (auto [i, param] : llvm::enumerate(scalarParam))
-      if (param)
-        em->mapScalar(body.getArgument(i), param);
-  }
-
-  Value element(OpBuilder &b, Value tensor, ValueRange idx) {
-    FailureOr<Value> r = em->emit(b, loc, tensor, idx);
-    if (llvm::failed(r)) {
-      failed = true;
-      return LLVM::PoisonOp::create(b, loc, tensorTy(tensor).getElementType());
-    }
-    return *r;
-  }
-  Value scalar(OpBuilder &b, Value v) {
-    FailureOr<Value> r = em->emitScalar(b, loc, v);
-    if (llvm::failed(r)) {
-      failed = true;
-      return LLVM::PoisonOp::create(b, loc, v.getType());
-    }
-    return *r;
-  }
   SmallVector<Value> combine(OpBuilder &b, ReduceOp r, ValueRange acc,
                              ValueRange x) {
     return emitCombine(b, loc, r, acc, x,
@@ -306,6 +183,18 @@ struct Gen {
     if (r.getInits().empty())
       return v;
     return combine(b, r, inits(b, r), v);
+  }
+
+protected:
+  /// Row mode: the element of row rowIdx at a column held in `regs`.
+  Value heldElement(unsigned arg, ValueRange idx) override {
+    if (!rowIdx || idx.size() != 2 || idx[0] != rowIdx)
+      return Value();
+    auto s = colSlot.find(idx[1]);
+    auto r = regs.find(arg);
+    if (s == colSlot.end() || r == regs.end())
+      return Value();
+    return r->second[s->second];
   }
 };
 
@@ -404,7 +293,7 @@ blockOrderedReduce(Gen &g, OpBuilder &b, ArrayRef<ReduceOp> reds,
   int64_t warps = g.tiling.blockThreads / 32;
   if (warps == 1)
     return {acc, has};
-  Value t = g.tid(b);
+  Value t = g.threadId(b);
   Value lane = arith::AndIOp::create(b, loc, t, cI64(b, loc, 31));
   Value warp = toIndex(b, loc, arith::ShRUIOp::create(b, loc, t, cI64(b, loc, 5)));
   gpu::BarrierOp::create(b, loc);
@@ -553,15 +442,7 @@ FailureOr<GroupKernels> buildRowReduceKernels(gpu::GPUModuleOp m,
   }
   auto i64 = IntegerType::get(ctx, 64);
   auto i32 = IntegerType::get(ctx, 32);
-  SmallVector<Type> params;
-  for (Value v : group.getOperands()) {
-    if (auto t = tensorTy(v)) {
-      params.push_back(LLVM::LLVMPointerType::get(ctx, 1));
-      params.append(t.getRank(), i64);
-    } else {
-      params.push_back(v.getType());
-    }
-  }
+  SmallVector<Type> params = commonParams(group);
   params.push_back(i64);                        // rows
   params.push_back(i64);                        // cols
   params.push_back(i32);                        // vec: 16-byte rows
@@ -602,7 +483,7 @@ FailureOr<GroupKernels> buildRowReduceKernels(gpu::GPUModuleOp m,
   ValueRange outs = ValueRange(g.extra).drop_front(3);
   auto yields = group.getYield().getValues();
   auto wg = f.getWorkgroupAttributions();
-  Value t = g.tid(b);
+  Value t = g.threadId(b);
   const auto noWrap = arith::IntegerOverflowFlags::nsw |
                       arith::IntegerOverflowFlags::nuw;
 
@@ -638,7 +519,7 @@ FailureOr<GroupKernels> buildRowReduceKernels(gpu::GPUModuleOp m,
              readSpecial(rb, loc, "%tid.x"), cI32(rb, loc, 0)),
         [&](OpBuilder &ib, Location l) {
           for (auto [v, out] : st)
-            g.storeAt(ib, v, out, row);
+            g.store(ib, v, out, row);
           scf::YieldOp::create(ib, l);
         });
   };
@@ -648,7 +529,7 @@ FailureOr<GroupKernels> buildRowReduceKernels(gpu::GPUModuleOp m,
   auto rowsLoop = [&](OpBuilder &ob, function_ref<void(OpBuilder &, Value)> fn) {
     auto i64 = ob.getI64Type();
     auto loop = scf::WhileOp::create(ob, loc, TypeRange{i64},
-                                     ValueRange{g.bid(ob)});
+                                     ValueRange{g.blockId(ob)});
     Block *before = ob.createBlock(&loop.getBefore(), {}, {i64}, {loc});
     OpBuilder bb = OpBuilder::atBlockEnd(before);
     scf::ConditionOp::create(
@@ -885,7 +766,7 @@ FailureOr<GroupKernels> buildRowReduceKernels(gpu::GPUModuleOp m,
           [&](OpBuilder &ib, Location il, Value c, ValueRange) {
             g.em->clearCache();
             Value v = g.element(ib, y, {rIdx, toIndex(ib, il, c)});
-            g.storeAt(ib, v, out, arith::AddIOp::create(ib, il, rowBase, c));
+            g.store(ib, v, out, arith::AddIOp::create(ib, il, rowBase, c));
             scf::YieldOp::create(ib, il);
           });
       g.em->clearCache();
@@ -909,7 +790,7 @@ FailureOr<GroupKernels> buildRowReduceKernels(gpu::GPUModuleOp m,
         scf::YieldOp::create(ib, l);
       });
   gpu::ReturnOp::create(b, loc);
-  if (g.failed)
+  if (g.failedLeaf)
     return group.emitOpError("GPU code generation: unsupported value in a "
                              "row_reduce group body");
   return gk;
@@ -927,7 +808,7 @@ void finalizeOrdered(Gen &g, OpBuilder &b, ArrayRef<ReduceOp> reds,
                      ValueRange total, Value has, ValueRange outs) {
   Location loc = g.loc;
   g.em->clearCache();
-  g.laneIdx = nullptr;
+  g.laneIndex = nullptr;
   unsigned base = 0;
   for (ReduceOp r : reds) {
     unsigned ni = r.getInputs().size();
@@ -942,7 +823,7 @@ void finalizeOrdered(Gen &g, OpBuilder &b, ArrayRef<ReduceOp> reds,
     base += ni;
   }
   for (auto [y, out] : llvm::zip(g.group.getYield().getValues(), outs))
-    g.storeAt(b, g.element(b, y, {}), out, cI64(b, loc, 0));
+    g.store(b, g.element(b, y, {}), out, cI64(b, loc, 0));
   g.em->clearCache();
 }
 
@@ -1005,15 +886,7 @@ FailureOr<GroupKernels> buildOrderedReduceKernels(gpu::GPUModuleOp m,
   unsigned numOuts = group.getNumResults();
   auto i64 = IntegerType::get(ctx, 64);
   auto gptr = LLVM::LLVMPointerType::get(ctx, 1);
-  SmallVector<Type> common;
-  for (Value v : group.getOperands()) {
-    if (auto t = tensorTy(v)) {
-      common.push_back(gptr);
-      common.append(t.getRank(), i64);
-    } else {
-      common.push_back(v.getType());
-    }
-  }
+  SmallVector<Type> common = commonParams(group);
   const int64_t bt = tiling.blockThreads;
 
   // Folds x into (acc, has) in order.
@@ -1062,10 +935,12 @@ FailureOr<GroupKernels> buildOrderedReduceKernels(gpu::GPUModuleOp m,
     ValueRange partials = ValueRange(g.extra).slice(2, numPartials);
     ValueRange outs = ValueRange(g.extra).slice(2 + numPartials, numOuts);
     Value single = g.extra.back();
-    Value t = g.tid(b);
+    Value t = g.threadId(b);
     Value gid = arith::AddIOp::create(
-        b, loc, arith::MulIOp::create(b, loc, g.bid(b), cI64(b, loc, bt)), t);
-    Value nthreads = arith::MulIOp::create(b, loc, g.nblocks(b), cI64(b, loc, bt));
+        b, loc,
+        arith::MulIOp::create(b, loc, g.blockId(b), cI64(b, loc, bt)), t);
+    Value nthreads =
+        arith::MulIOp::create(b, loc, g.gridDim(b), cI64(b, loc, bt));
     auto [s, e] = range(b, gid, nthreads, n, vw);
     SmallVector<Value> acc;
     for (ReduceOp r : reds)
@@ -1080,7 +955,7 @@ FailureOr<GroupKernels> buildOrderedReduceKernels(gpu::GPUModuleOp m,
       SmallVector<Value> xs;
       for (ReduceOp r : reds)
         for (Value in : r.getInputs())
-          xs.push_back(g.element(eb, in, {g.laneIdx}));
+          xs.push_back(g.element(eb, in, {g.laneIndex}));
       return xs;
     };
     // Vector part: [s, s + ((e - s) / vw) * vw) when aligned.
@@ -1113,10 +988,10 @@ FailureOr<GroupKernels> buildOrderedReduceKernels(gpu::GPUModuleOp m,
               Value flat = arith::AddIOp::create(
                   lb, l, arith::MulIOp::create(lb, l, c, cI64(lb, l, vw)),
                   cI64(lb, l, k));
-              g.laneIdx = toIndex(lb, l, flat);
-              g.laneVals.clear();
+              g.laneIndex = toIndex(lb, l, flat);
+              g.laneValue.clear();
               for (auto [n, v] : vecs)
-                g.laneVals[n] =
+                g.laneValue[n] =
                     LLVM::ExtractElementOp::create(lb, l, v, cI32(lb, l, k));
               SmallVector<Value> xs = elementXs(lb);
               a = k == 0 ? fold(g, lb, a, h, xs) : [&] {
@@ -1136,7 +1011,7 @@ FailureOr<GroupKernels> buildOrderedReduceKernels(gpu::GPUModuleOp m,
             scf::YieldOp::create(lb, l, a);
           });
       g.em->clearCache();
-      g.laneIdx = nullptr;
+      g.laneIndex = nullptr;
       acc = SmallVector<Value>(loop.getResults().drop_back());
       has = loop.getResults().back();
       // s + (ce - cs) * vw: never before s (s may be n, not a multiple).
@@ -1152,15 +1027,15 @@ FailureOr<GroupKernels> buildOrderedReduceKernels(gpu::GPUModuleOp m,
           b, loc, scalarFrom, e, cI64(b, loc, 1), inits,
           [&](OpBuilder &lb, Location l, Value i, ValueRange args) {
             g.em->clearCache();
-            g.laneIdx = toIndex(lb, l, i);
-            g.laneVals.clear();
+            g.laneIndex = toIndex(lb, l, i);
+            g.laneValue.clear();
             SmallVector<Value> a(args.drop_back());
             a = fold(g, lb, a, args.back(), elementXs(lb));
             a.push_back(cBool(lb, l, true));
             scf::YieldOp::create(lb, l, a);
           });
       g.em->clearCache();
-      g.laneIdx = nullptr;
+      g.laneIndex = nullptr;
       acc = SmallVector<Value>(loop.getResults().drop_back());
       has = loop.getResults().back();
     }
@@ -1180,10 +1055,10 @@ FailureOr<GroupKernels> buildOrderedReduceKernels(gpu::GPUModuleOp m,
                 scf::YieldOp::create(sb, sl);
               },
               [&](OpBuilder &pb, Location pl) {
-                Value blk = g.bid(pb);
+                Value blk = g.blockId(pb);
                 for (auto [v, p] : llvm::zip(total, partials))
-                  g.storeAt(pb, v, p, blk);
-                g.storeAt(pb, arith::ExtUIOp::create(pb, pl, pb.getI32Type(),
+                  g.store(pb, v, p, blk);
+                g.store(pb, arith::ExtUIOp::create(pb, pl, pb.getI32Type(),
                                                      th),
                           partials.back(), blk);
                 scf::YieldOp::create(pb, pl);
@@ -1191,7 +1066,7 @@ FailureOr<GroupKernels> buildOrderedReduceKernels(gpu::GPUModuleOp m,
           scf::YieldOp::create(tb, l);
         });
     gpu::ReturnOp::create(b, loc);
-    if (g.failed)
+    if (g.failedLeaf)
       return group.emitOpError("GPU code generation: unsupported value in a "
                                "reduce group body");
   }
@@ -1210,7 +1085,7 @@ FailureOr<GroupKernels> buildOrderedReduceKernels(gpu::GPUModuleOp m,
     Value count = g.extra[0];
     ValueRange partials = ValueRange(g.extra).slice(1, numPartials);
     ValueRange outs = ValueRange(g.extra).slice(1 + numPartials, numOuts);
-    Value t = g.tid(b);
+    Value t = g.threadId(b);
     auto [s, e] = range(b, t, cI64(b, loc, bt), count, 1);
     SmallVector<Value> inits;
     for (ReduceOp r : reds)
@@ -1221,9 +1096,9 @@ FailureOr<GroupKernels> buildOrderedReduceKernels(gpu::GPUModuleOp m,
         [&](OpBuilder &lb, Location l, Value i, ValueRange args) {
           SmallVector<Value> xs;
           for (unsigned j = 0; j < numAcc; ++j)
-            xs.push_back(g.loadAt(lb, partials[j], gk.partialTypes[j], i));
+            xs.push_back(g.load(lb, gk.partialTypes[j], partials[j], i));
           Value xh = cmpI(lb, l, arith::CmpIPredicate::ne,
-                         g.loadAt(lb, partials.back(), lb.getI32Type(), i),
+                         g.load(lb, lb.getI32Type(), partials.back(), i),
                          cI32(lb, l, 0));
           Value h = args.back();
           SmallVector<Value> a =
@@ -1245,7 +1120,7 @@ FailureOr<GroupKernels> buildOrderedReduceKernels(gpu::GPUModuleOp m,
           scf::YieldOp::create(tb, l);
         });
     gpu::ReturnOp::create(b, loc);
-    if (g.failed)
+    if (g.failedLeaf)
       return group.emitOpError("GPU code generation: unsupported value in a "
                                "reduce group body");
   }

@@ -113,120 +113,12 @@ bool isConstTrue(Value v) {
 using CombineFn = std::function<SmallVector<Value>(OpBuilder &, ValueRange,
                                                    ValueRange)>;
 
-/// One scan/filter kernel under construction: parameters, the element
-/// emitter on the group body, and the per-element state.
-struct TileKernel {
-  gpu::GPUFuncOp func;
-  GroupOp group;
-  Block &body;
-  Location loc;
-  int64_t blockThreads;
-  SmallVector<Value> ptr;               // per group operand, null for scalars
-  SmallVector<SmallVector<Value>> dims; // i64 sizes per tensor operand
-  SmallVector<Value> rank0;
-  SmallVector<Value> extra; // params after the common ones
-  std::unique_ptr<ElementEmitter> em;
-  Value laneIndex;                     // index
-  DenseMap<unsigned, Value> laneValue; // preloaded operand elements
-  DenseMap<Value, Value> leaves;       // scan results at the current element
-  bool failedLeaf = false;
-
-  TileKernel(GroupOp g, Location l, int64_t bt)
-      : group(g), body(g.getBody().front()), loc(l), blockThreads(bt) {}
-
-  Value tid(OpBuilder &b) {
-    return toI64(b, loc, gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x));
-  }
-  Value gep(OpBuilder &b, Value base, Type t, Value idx) {
-    return LLVM::GEPOp::create(b, loc, base.getType(), t, base,
-                               ArrayRef<LLVM::GEPArg>{idx});
-  }
-  Value load(OpBuilder &b, Type t, Value base, Value idx) {
-    return LLVM::LoadOp::create(b, loc, t, gep(b, base, t, idx),
-                                byteWidth(getElementTypeOrSelf(t)) *
-                                    (isa<VectorType>(t)
-                                         ? cast<VectorType>(t).getNumElements()
-                                         : 1));
-  }
-  void store(OpBuilder &b, Value v, Value base, Value idx) {
-    Type t = v.getType();
-    int64_t align = byteWidth(getElementTypeOrSelf(t));
-    if (auto vt = dyn_cast<VectorType>(t))
-      align *= vt.getNumElements();
-    LLVM::StoreOp::create(b, loc, v, gep(b, base, t, idx), align);
-  }
-
-  void setUp(OpBuilder &b) {
-    Block &entry = func.getBody().front();
-    unsigned p = 0;
-    SmallVector<Value> scalarParam;
-    for (Value operand : group.getOperands()) {
-      if (auto t = tensorTy(operand)) {
-        ptr.push_back(entry.getArgument(p++));
-        scalarParam.push_back(nullptr);
-        SmallVector<Value> ds;
-        for (int64_t d = 0; d < t.getRank(); ++d)
-          ds.push_back(entry.getArgument(p++));
-        dims.push_back(ds);
-      } else {
-        ptr.push_back(nullptr);
-        dims.push_back({});
-        scalarParam.push_back(entry.getArgument(p++));
-      }
-    }
-    for (unsigned e = func.getNumArguments(); p < e; ++p)
-      extra.push_back(entry.getArgument(p));
-    for (auto [i, operand] : llvm::enumerate(group.getOperands())) {
-      auto t = tensorTy(operand);
-      rank0.push_back(t && t.getRank() == 0
-                          ? LLVM::LoadOp::create(b, loc, t.getElementType(),
-                                                 ptr[i],
-                                                 byteWidth(t.getElementType()))
-                                .getResult()
-                          : Value());
-    }
-    auto loadFn = [this](OpBuilder &lb, Location l, Value tensor,
-                         ValueRange idx) -> Value {
-      auto it = leaves.find(tensor);
-      if (it != leaves.end())
-        return it->second;
-      auto arg = dyn_cast<BlockArgument>(tensor);
-      if (!arg || arg.getOwner() != &body) {
-        failedLeaf = true;
-        return LLVM::PoisonOp::create(lb, l, tensorTy(tensor).getElementType());
-      }
-      unsigned n = arg.getArgNumber();
-      if (rank0[n])
-        return rank0[n];
-      bool atLane = laneIndex && idx.size() == 1 && idx[0] == laneIndex;
-      if (atLane) {
-        auto lv = laneValue.find(n);
-        if (lv != laneValue.end())
-          return lv->second;
-      }
-      Type et = tensorTy(tensor).getElementType();
-      Value off = cI64(lb, l, 0);
-      for (auto [d, i] : llvm::enumerate(idx)) {
-        if (d > 0)
-          off = arith::MulIOp::create(lb, l, off, dims[n][d]);
-        off = arith::AddIOp::create(lb, l, off, toI64(lb, l, i));
-      }
-      return LLVM::LoadOp::create(lb, l, et, gep(lb, ptr[n], et, off),
-                                  byteWidth(et));
-    };
-    auto dimFn = [this](OpBuilder &db, Location l, Value tensor,
-                        int64_t d) -> Value {
-      auto arg = dyn_cast<BlockArgument>(tensor);
-      if (arg && arg.getOwner() == &body && ptr[arg.getArgNumber()])
-        return toIndex(db, l, dims[arg.getArgNumber()][d]);
-      failedLeaf = true;
-      return cIdx(db, l, 0);
-    };
-    em = std::make_unique<ElementEmitter>(body, loadFn, dimFn);
-    for (auto [i, sp] : llvm::enumerate(scalarParam))
-      if (sp)
-        em->mapScalar(body.getArgument(i), sp);
-  }
+/// One scan/filter kernel under construction: KernelBase plus the current
+/// element (enter) whose preloaded operand elements are the lane values;
+/// `leaves` hold the scan results at it.
+struct TileKernel : KernelBase {
+  using KernelBase::KernelBase;
+  using KernelBase::element;
 
   /// Enters element `idx` (i64); `vals` are preloaded operand elements.
   void enter(OpBuilder &b, Value idx, const DenseMap<unsigned, Value> &vals) {
@@ -234,59 +126,11 @@ struct TileKernel {
     laneIndex = toIndex(b, loc, idx);
     laneValue = vals;
   }
+  /// `tensor`'s element at the current element.
   Value element(OpBuilder &b, Value tensor) {
-    FailureOr<Value> r = em->emit(b, loc, tensor, {laneIndex});
-    if (failed(r)) {
-      failedLeaf = true;
-      return LLVM::PoisonOp::create(b, loc, tensorTy(tensor).getElementType());
-    }
-    return *r;
-  }
-  Value scalar(OpBuilder &b, Value v) {
-    FailureOr<Value> r = em->emitScalar(b, loc, v);
-    if (failed(r)) {
-      failedLeaf = true;
-      return LLVM::PoisonOp::create(b, loc, v.getType());
-    }
-    return *r;
+    return element(b, tensor, laneIndex);
   }
 };
-
-/// Rank-1 operands read elementwise (not only as gather sources).
-SmallVector<unsigned> directOperands(TileKernel &k) {
-  SmallVector<unsigned> out;
-  for (BlockArgument arg : k.body.getArguments()) {
-    auto t = tensorTy(arg);
-    if (!t || t.getRank() == 0)
-      continue;
-    bool direct = llvm::any_of(arg.getUsers(), [&](Operation *user) {
-      auto g = dyn_cast<GatherOp>(user);
-      return !g || g.getIndices() == arg;
-    });
-    if (direct)
-      out.push_back(arg.getArgNumber());
-  }
-  return out;
-}
-
-int64_t vectorWidthOf(GroupOp group, const Tiling &t) {
-  int64_t bytes = 0;
-  for (Value v : llvm::concat<Value>(group.getOperands(), group.getResults())) {
-    auto tt = tensorTy(v);
-    if (!tt || tt.getRank() == 0)
-      continue;
-    int64_t w = byteWidth(tt.getElementType());
-    if (bytes && bytes != w)
-      return 1;
-    bytes = w;
-  }
-  if (!bytes)
-    return 1;
-  int64_t vw = 16 / bytes;
-  if (t.vectorWidth > 0 && t.vectorWidth < vw)
-    vw = llvm::bit_floor(static_cast<uint64_t>(t.vectorWidth));
-  return std::max<int64_t>(vw, 1);
-}
 
 /// Items per thread: about `unroll` 16-byte chunks, a multiple of `vw`.
 int64_t itemsPerThread(const Tiling &t, int64_t vw) {
@@ -325,7 +169,7 @@ struct TileMachinery {
   Value tile, tileStart, threadStart, flags;
   SmallVector<Value> aggArr, inclArr;
 
-  int64_t warps() const { return k.blockThreads / 32; }
+  int64_t warps() const { return k.tiling.blockThreads / 32; }
 
   /// The tile element of item `j` of this thread (row j / vw, element
   /// j % vw of the lane's vector in that row).
@@ -338,7 +182,7 @@ struct TileMachinery {
   /// Claims a tile id and computes the work-space arrays.
   void begin(OpBuilder &b, Value ntiles) {
     Location loc = k.loc;
-    Value t0 = cmpI(b, loc, arith::CmpIPredicate::eq, k.tid(b),
+    Value t0 = cmpI(b, loc, arith::CmpIPredicate::eq, k.threadId(b),
                     cI64(b, loc, 0));
     scf::IfOp::create(b, loc, t0, [&](OpBuilder &tb, Location l) {
       Value id = LLVM::AtomicRMWOp::create(
@@ -351,13 +195,13 @@ struct TileMachinery {
     });
     gpu::BarrierOp::create(b, loc);
     tile = memref::LoadOp::create(b, loc, smTile, ValueRange{cIdx(b, loc, 0)});
-    Value tileItems = cI64(b, loc, k.blockThreads * items);
+    Value tileItems = cI64(b, loc, k.tiling.blockThreads * items);
     tileStart = arith::MulIOp::create(b, loc, tile, tileItems);
     // Warp-striped rows: warp w owns elements [w*32*items, (w+1)*32*items)
     // of the tile, as items/vw rows of 32 lanes x vw consecutive elements;
     // lane l's row r starts at r*32*vw + l*vw. Every vector load and store
     // of a warp is one coalesced 512-byte row.
-    Value tid = k.tid(b);
+    Value tid = k.threadId(b);
     Value warpBase = arith::AddIOp::create(
         b, loc, tileStart,
         arith::MulIOp::create(
@@ -703,7 +547,7 @@ struct TileMachinery {
 
   RowScan scanRows(OpBuilder &b, RowFn rowFn, ValueRange excl0) {
     Location loc = k.loc;
-    Value lane = arith::AndIOp::create(b, loc, k.tid(b), cI64(b, loc, 31));
+    Value lane = arith::AndIOp::create(b, loc, k.threadId(b), cI64(b, loc, 31));
     Value lane0 =
         cmpI(b, loc, arith::CmpIPredicate::eq, lane, cI64(b, loc, 0));
     int64_t rows = items / vw;
@@ -737,7 +581,7 @@ struct TileMachinery {
   std::tuple<SmallVector<Value>, SmallVector<Value>, SmallVector<Value>>
   scanBlock(OpBuilder &b, ValueRange warpAgg, ValueRange excl0) {
     Location loc = k.loc;
-    Value tid = k.tid(b);
+    Value tid = k.threadId(b);
     Value lane = arith::AndIOp::create(b, loc, tid, cI64(b, loc, 31));
     Value warp = arith::ShRUIOp::create(b, loc, tid, cI64(b, loc, 5));
     Value lastLane =
@@ -835,7 +679,7 @@ using ItemVals = SmallVector<DenseMap<unsigned, Value>>;
 ItemVals loadItems(TileKernel &k, TileMachinery &tm, OpBuilder &b,
                    Value full) {
   Location loc = k.loc;
-  SmallVector<unsigned> direct = directOperands(k);
+  SmallVector<unsigned> direct = k.directOperands();
   SmallVector<Type> types;
   for (int64_t j = 0; j < tm.items; ++j)
     for (unsigned a : direct)
@@ -978,15 +822,7 @@ LogicalResult checkRank1(GroupOp group, StringRef what) {
 
 SmallVector<Type> tileParams(GroupOp group, unsigned numOuts) {
   MLIRContext *ctx = group.getContext();
-  SmallVector<Type> types;
-  for (Value v : group.getOperands()) {
-    if (auto t = tensorTy(v)) {
-      types.push_back(globalPtr(ctx));
-      types.append(t.getRank(), IntegerType::get(ctx, 64));
-    } else {
-      types.push_back(v.getType());
-    }
-  }
+  SmallVector<Type> types = commonParams(group);
   auto i64 = IntegerType::get(ctx, 64);
   types.append({i64, i64, IntegerType::get(ctx, 32), globalPtr(ctx)});
   types.append(numOuts, globalPtr(ctx));
@@ -1025,7 +861,7 @@ FailureOr<GroupKernels> buildScanGroup(gpu::GPUModuleOp m, GroupOp group,
   GroupKernels gk;
   gk.plan = GroupPlan::Scan;
   gk.tiling = tiling;
-  gk.vectorWidth = vectorWidthOf(group, tiling);
+  gk.vectorWidth = flatVectorWidth(group, tiling);
   int64_t items = itemsPerThread(tiling, gk.vectorWidth);
   gk.tileItems = tiling.blockThreads * items;
   gk.kernel = (prefix + "_scan").str();
@@ -1044,7 +880,7 @@ FailureOr<GroupKernels> buildScanGroup(gpu::GPUModuleOp m, GroupOp group,
   if (tiling.blockThreads == 256)
     f->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(),
                OpBuilder(ctx).getI32IntegerAttr(3));
-  TileKernel k(group, loc, tiling.blockThreads);
+  TileKernel k(group, loc, tiling);
   k.func = f;
   OpBuilder b = OpBuilder::atBlockBegin(&f.getBody().front());
   k.setUp(b);
@@ -1200,7 +1036,7 @@ FailureOr<GroupKernels> buildFilterGroup(gpu::GPUModuleOp m, GroupOp group,
   GroupKernels gk;
   gk.plan = GroupPlan::Filter;
   gk.tiling = tiling;
-  gk.vectorWidth = vectorWidthOf(group, tiling);
+  gk.vectorWidth = flatVectorWidth(group, tiling);
   int64_t items = itemsPerThread(tiling, gk.vectorWidth);
   gk.tileItems = tiling.blockThreads * items;
   gk.kernel = (prefix + "_filter").str();
@@ -1217,7 +1053,7 @@ FailureOr<GroupKernels> buildFilterGroup(gpu::GPUModuleOp m, GroupOp group,
   auto f = createKernel(m, loc, gk.kernel, params,
                      workgroupTypes(ctx, warps, valTypes),
                      tiling.blockThreads);
-  TileKernel k(group, loc, tiling.blockThreads);
+  TileKernel k(group, loc, tiling);
   k.func = f;
   OpBuilder b = OpBuilder::atBlockBegin(&f.getBody().front());
   k.setUp(b);
@@ -1307,7 +1143,7 @@ FailureOr<GroupKernels> buildFilterGroup(gpu::GPUModuleOp m, GroupOp group,
       b, loc,
       cmpI(b, loc, arith::CmpIPredicate::eq, tm.tile,
            arith::SubIOp::create(b, loc, ntiles, cI64(b, loc, 1))),
-      cmpI(b, loc, arith::CmpIPredicate::eq, k.tid(b), cI64(b, loc, 0)));
+      cmpI(b, loc, arith::CmpIPredicate::eq, k.threadId(b), cI64(b, loc, 0)));
   {
     Value count = arith::AddIOp::create(b, loc, tilePrefix[0], total[0]);
     scf::IfOp::create(b, loc, last, [&](OpBuilder &tb, Location l) {

@@ -1,0 +1,261 @@
+//===- KernelGen.cpp - kernel set-up shared by the GPU generators ---------===//
+//
+// The common parameters of a group's kernels and the KernelBase every
+// kernel generator (Kernels.cpp, ScanKernels.cpp, RowReduce.cpp) builds on:
+// parameter binding, rank-0 preloads and the element emitter's callbacks.
+//
+//===----------------------------------------------------------------------===//
+
+#include "KernelGen.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+
+#include "llvm/ADT/bit.h"
+
+using namespace mlir;
+
+namespace fuse {
+namespace gpugen {
+
+SmallVector<Type> commonParams(GroupOp group) {
+  MLIRContext *ctx = group.getContext();
+  SmallVector<Type> types;
+  for (Value v : group.getOperands()) {
+    if (auto t = tensorTy(v)) {
+      types.push_back(globalPtr(ctx));
+      types.append(t.getRank(), IntegerType::get(ctx, 64));
+    } else {
+      types.push_back(v.getType());
+    }
+  }
+  return types;
+}
+
+/// Vector width for flat kernels: 16 bytes of the common element width of
+/// every rank>=1 boundary tensor, or 1 when widths differ.
+int64_t flatVectorWidth(GroupOp group, const Tiling &t) {
+  int64_t bytes = 0;
+  for (Value v : llvm::concat<Value>(group.getOperands(), group.getResults())) {
+    auto tt = tensorTy(v);
+    if (!tt || tt.getRank() == 0)
+      continue;
+    int64_t w = byteWidth(tt.getElementType());
+    if (bytes && bytes != w)
+      return 1;
+    bytes = w;
+  }
+  if (!bytes)
+    return 1;
+  int64_t vw = 16 / bytes;
+  if (t.vectorWidth > 0 && t.vectorWidth < vw)
+    vw = llvm::bit_floor(static_cast<uint64_t>(t.vectorWidth));
+  return std::max<int64_t>(vw, 1);
+}
+
+gpu::GPUFuncOp createKernel(gpu::GPUModuleOp m, Location loc, StringRef name,
+                            TypeRange params, TypeRange workgroup,
+                            int64_t blockThreads) {
+  OpBuilder b(m.getContext());
+  b.setInsertionPointToEnd(m.getBody());
+  auto f = gpu::GPUFuncOp::create(b, loc, name, b.getFunctionType(params, {}),
+                                  workgroup);
+  f->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
+  f.setKnownBlockSizeAttr(
+      b.getDenseI32ArrayAttr({static_cast<int32_t>(blockThreads), 1, 1}));
+  for (unsigned i = 0, e = workgroup.size(); i < e; ++i)
+    f.setWorkgroupAttributionAttr(i, LLVM::LLVMDialect::getAlignAttrName(),
+                                  b.getI64IntegerAttr(16));
+  return f;
+}
+
+//===----------------------------------------------------------------------===//
+// KernelBase
+//===----------------------------------------------------------------------===//
+
+KernelBase::KernelBase(GroupOp group, Location loc, const Tiling &tiling,
+                       KernelOptions options)
+    : group(group), body(group.getBody().front()), loc(loc), tiling(tiling),
+      options(options) {}
+
+KernelBase::~KernelBase() = default;
+
+Value KernelBase::threadId(OpBuilder &b) {
+  return toI64(b, loc, gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x));
+}
+Value KernelBase::blockId(OpBuilder &b) {
+  return toI64(b, loc, gpu::BlockIdOp::create(b, loc, gpu::Dimension::x));
+}
+Value KernelBase::gridDim(OpBuilder &b) {
+  return toI64(b, loc, gpu::GridDimOp::create(b, loc, gpu::Dimension::x));
+}
+
+Value KernelBase::gep(OpBuilder &b, Value base, Type t, Value idx) {
+  return LLVM::GEPOp::create(b, loc, base.getType(), t, base,
+                             ArrayRef<LLVM::GEPArg>{idx});
+}
+
+/// Alignment of a `t` (a scalar or a vector of elements): its size.
+static int64_t alignOf(Type t) {
+  int64_t align = byteWidth(getElementTypeOrSelf(t));
+  if (auto vt = dyn_cast<VectorType>(t))
+    align *= vt.getNumElements();
+  return align;
+}
+
+Value KernelBase::load(OpBuilder &b, Type t, Value base, Value idx) {
+  return LLVM::LoadOp::create(b, loc, t, gep(b, base, t, idx), alignOf(t));
+}
+
+void KernelBase::store(OpBuilder &b, Value v, Value base, Value idx) {
+  Type t = v.getType();
+  LLVM::StoreOp::create(b, loc, v, gep(b, base, t, idx), alignOf(t));
+}
+
+Value KernelBase::linearize(OpBuilder &b, unsigned arg, ValueRange idx) {
+  Value off = cI64(b, loc, 0);
+  for (auto [d, i] : llvm::enumerate(idx)) {
+    if (d > 0)
+      off = arith::MulIOp::create(b, loc, off, dims[arg][d]);
+    off = arith::AddIOp::create(b, loc, off, toI64(b, loc, i));
+  }
+  return off;
+}
+
+bool KernelBase::atLane(ValueRange idx) const {
+  if (!laneIndex || idx.empty() || idx.back() != laneIndex)
+    return false;
+  if (!options.flatLanes)
+    return idx.size() == 1;
+  return llvm::all_of(idx.drop_back(),
+                      [&](Value i) { return i == zeroIndex; });
+}
+
+SmallVector<unsigned> KernelBase::directOperands() {
+  SmallVector<unsigned> out;
+  for (BlockArgument arg : body.getArguments()) {
+    auto t = tensorTy(arg);
+    if (!t || t.getRank() == 0)
+      continue;
+    bool direct = llvm::any_of(arg.getUsers(), [&](Operation *user) {
+      auto g = dyn_cast<GatherOp>(user);
+      return !g || g.getIndices() == arg;
+    });
+    if (direct)
+      out.push_back(arg.getArgNumber());
+  }
+  return out;
+}
+
+void KernelBase::setUp(OpBuilder &b) {
+  Block &entry = func.getBody().front();
+  if (options.flatLanes)
+    zeroIndex = arith::ConstantIndexOp::create(b, loc, 0);
+  unsigned p = 0;
+  SmallVector<Value> scalarParam; // per group operand, null for tensors
+  for (Value operand : group.getOperands()) {
+    if (auto t = tensorTy(operand)) {
+      ptr.push_back(entry.getArgument(p++));
+      SmallVector<Value> ds;
+      for (int64_t d = 0; d < t.getRank(); ++d)
+        ds.push_back(entry.getArgument(p++));
+      dims.push_back(ds);
+      scalarParam.push_back(nullptr);
+    } else {
+      ptr.push_back(nullptr);
+      dims.push_back({});
+      scalarParam.push_back(entry.getArgument(p++));
+    }
+  }
+  for (unsigned e = func.getNumArguments(); p < e; ++p)
+    extra.push_back(entry.getArgument(p));
+  // Rank-0 tensor operands (e.g. a mean computed by an earlier group) are
+  // loaded once.
+  for (auto [i, operand] : llvm::enumerate(group.getOperands())) {
+    auto t = tensorTy(operand);
+    if (!t || t.getRank() != 0) {
+      rank0.push_back(Value());
+      continue;
+    }
+    Type et = t.getElementType();
+    rank0.push_back(options.rank0ViaGep
+                        ? load(b, et, ptr[i], cI64(b, loc, 0))
+                        : LLVM::LoadOp::create(b, loc, et, ptr[i],
+                                               byteWidth(et))
+                              .getResult());
+  }
+  em = std::make_unique<ElementEmitter>(
+      body,
+      [this](OpBuilder &lb, Location l, Value tensor, ValueRange idx) {
+        return loadOperand(lb, l, tensor, idx);
+      },
+      [this](OpBuilder &db, Location l, Value tensor, int64_t d) {
+        return operandDim(db, l, tensor, d);
+      });
+  for (auto [i, param] : llvm::enumerate(scalarParam))
+    if (param)
+      em->mapScalar(body.getArgument(i), param);
+}
+
+Value KernelBase::loadOperand(OpBuilder &b, Location l, Value tensor,
+                              ValueRange idx) {
+  if (auto it = leaves.find(tensor); it != leaves.end())
+    return it->second;
+  auto arg = dyn_cast<BlockArgument>(tensor);
+  if (!arg || arg.getOwner() != &body) {
+    failedLeaf = true;
+    return LLVM::PoisonOp::create(b, l, tensorTy(tensor).getElementType());
+  }
+  unsigned n = arg.getArgNumber();
+  if (rank0[n])
+    return rank0[n];
+  if (Value held = heldElement(n, idx))
+    return held;
+  bool lane = atLane(idx);
+  if (lane)
+    if (auto lv = laneValue.find(n); lv != laneValue.end())
+      return lv->second;
+  Type et = tensorTy(tensor).getElementType();
+  // flatLanes: the lane's row-major offset is the flat index itself.
+  Value off = lane && options.flatLanes ? toI64(b, l, laneIndex)
+                                        : linearize(b, n, idx);
+  return LLVM::LoadOp::create(b, l, et, gep(b, ptr[n], et, off),
+                              byteWidth(et));
+}
+
+Value KernelBase::operandDim(OpBuilder &b, Location l, Value tensor,
+                             int64_t d) {
+  auto arg = dyn_cast<BlockArgument>(tensor);
+  if (arg && arg.getOwner() == &body && ptr[arg.getArgNumber()])
+    return toIndex(b, l, dims[arg.getArgNumber()][d]);
+  failedLeaf = true;
+  return cIdx(b, l, 0);
+}
+
+Value KernelBase::element(OpBuilder &b, Value tensor, ValueRange idx) {
+  SmallVector<Value> full(idx);
+  auto t = tensorTy(tensor);
+  if (zeroIndex && laneIndex && idx.size() == 1 && idx[0] == laneIndex && t &&
+      t.getRank() > 1) {
+    full.assign(t.getRank() - 1, zeroIndex);
+    full.push_back(laneIndex);
+  }
+  FailureOr<Value> r = em->emit(b, loc, tensor, full);
+  if (failed(r)) {
+    failedLeaf = true;
+    return LLVM::PoisonOp::create(b, loc, tensorTy(tensor).getElementType());
+  }
+  return *r;
+}
+
+Value KernelBase::scalar(OpBuilder &b, Value v) {
+  FailureOr<Value> r = em->emitScalar(b, loc, v);
+  if (failed(r)) {
+    failedLeaf = true;
+    return LLVM::PoisonOp::create(b, loc, v.getType());
+  }
+  return *r;
+}
+
+} // namespace gpugen
+} // namespace fuse

@@ -1,7 +1,9 @@
 // REQUIRES: cuda-toolkit
 // Elementwise and full-reduction groups over rank-2 tensors run as flat
 // kernels: every tensor of the group has the group's shape, so element
-// (0, ..., 0, i) in row-major order is the flat element i. The kernel
+// (0, ..., 0, i) in row-major order is the flat element i. A group of 0-d
+// tensors (a map of a reduction's result that is not fused with it) is a
+// flat kernel of one element. The kernel
 // bodies are the rank-1 ones (16-byte vector loads, no spills); the entry
 // takes each dimension and launches over their product.
 // RUN: fuse-compile %s --emit=ptx -o %t.ptx
@@ -12,11 +14,13 @@
 
 // CHECK-DAG: .entry scale2d_g0_ew(
 // CHECK-DAG: .entry sum2d_g0_partial(
+// CHECK-DAG: .entry double0d_g1_ew(
 // CHECK-DAG: ld.global.v4.{{b32|f32}}
 // CHECK-DAG: st.global.v4.{{b32|f32}}
-// PTXAS-COUNT-3: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
+// PTXAS-COUNT-5: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
 // HDR: fuse_status_t scale2d(const float *in0, int64_t in0_d0, int64_t in0_d1, const float *in1, int64_t in1_d0, int64_t in1_d1, float *out0, fuse_stream_t stream);
 // HDR: fuse_status_t sum2d(const float *in0, int64_t in0_d0, int64_t in0_d1, float *out0, fuse_stream_t stream);
+// HDR: fuse_status_t double0d(const double *in0, int64_t in0_d0, double *out0, double *out1, fuse_stream_t stream);
 
 func.func @scale2d(%x: tensor<?x?xf32>, %y: tensor<?x?xf32>) -> tensor<?x?xf32> {
   %z = fuse.map %x, %y : tensor<?x?xf32>, tensor<?x?xf32> -> tensor<?x?xf32> {
@@ -32,4 +36,25 @@ func.func @scale2d(%x: tensor<?x?xf32>, %y: tensor<?x?xf32>) -> tensor<?x?xf32> 
 func.func @sum2d(%x: tensor<?x?xf32>) -> tensor<f32> {
   %s = fuse.reduce add %x dims [0, 1] : tensor<?x?xf32> -> tensor<f32>
   return %s : tensor<f32>
+}
+
+// Reduced from a random program (gen-pipelines seed 99): an unused map of
+// the broadcast product comes first, so the 0-d map is not fused with the
+// reduction and becomes its own group.
+func.func @double0d(%x: tensor<?xf64>) -> (tensor<f64>, tensor<f64>) {
+  %p = fuse.reduce mul %x : tensor<?xf64> -> tensor<f64>
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %x, %c0 : tensor<?xf64>
+  %b = fuse.broadcast %p dims [0] (%n) : tensor<f64> -> tensor<?xf64>
+  %unused = fuse.map %b, %x : tensor<?xf64>, tensor<?xf64> -> tensor<?xf64> {
+  ^bb0(%u: f64, %v: f64):
+    %m = arith.mulf %v, %u : f64
+    fuse.yield %m : f64
+  }
+  %d = fuse.map %p, %p : tensor<f64>, tensor<f64> -> tensor<f64> {
+  ^bb0(%a: f64, %c: f64):
+    %s = arith.addf %a, %c : f64
+    fuse.yield %s : f64
+  }
+  return %d, %p : tensor<f64>, tensor<f64>
 }

@@ -236,9 +236,14 @@ Value KernelBase::element(OpBuilder &b, Value tensor, ValueRange idx) {
   SmallVector<Value> full(idx);
   auto t = tensorTy(tensor);
   if (zeroIndex && laneIndex && idx.size() == 1 && idx[0] == laneIndex && t &&
-      t.getRank() > 1) {
-    full.assign(t.getRank() - 1, zeroIndex);
-    full.push_back(laneIndex);
+      t.getRank() != 1) {
+    // Rank > 1: (0, ..., 0, lane). Rank 0 (a group of 0-d tensors, one
+    // element, lane 0): no index.
+    full.clear();
+    if (t.getRank() > 1) {
+      full.assign(t.getRank() - 1, zeroIndex);
+      full.push_back(laneIndex);
+    }
   }
   FailureOr<Value> r = em->emit(b, loc, tensor, full);
   if (failed(r)) {

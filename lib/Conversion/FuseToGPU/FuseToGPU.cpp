@@ -808,6 +808,10 @@ LogicalResult EntryConverter::convert(func::FuncOp fn,
       for (Value operand : g.getOperands())
         if (auto t = tensorTy(operand); t && t.getRank() > 0)
           ptrs.push_back(tensors[operand].ptr);
+      // Elementwise side outputs are stored as vectors too.
+      for (auto [res, o] : llvm::zip(g.getResults(), outs))
+        if (tensorTy(res).getRank() > 0)
+          ptrs.push_back(o);
       Value nchunks, work;
       flatPlan(n, ptrs, nchunks, work);
       Value small = arith::CmpIOp::create(h.b, loc, arith::CmpIPredicate::sle,

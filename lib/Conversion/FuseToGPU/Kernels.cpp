@@ -415,6 +415,8 @@ void emitFinalize(Kernel &k, OpBuilder &b, ArrayRef<ReduceOp> reds,
       k.leaves[res] = v;
   }
   for (auto [v, out] : llvm::zip(k.group.getYield().getValues(), outs)) {
+    if (tensorTy(v).getRank() != 0)
+      continue; // an elementwise side output, stored in the loop
     Value x = k.element(b, v, {});
     LLVM::StoreOp::create(b, loc, x, out, byteWidth(x.getType()));
   }
@@ -547,10 +549,13 @@ static FailureOr<GroupKernels> buildReduce(gpu::GPUModuleOp m, GroupOp group,
       return r.emitOpError("GPU code generation: custom combiner regions "
                            "take the ordered reduce kernels");
   }
-  for (Value y : group.getYield().getValues())
+  // Results of rank > 0 are elementwise values over the reduced domain
+  // (e.g. y = f(x) returned beside sum(y)): the partial kernel stores them
+  // as it goes, like an elementwise kernel.
+  SmallVector<unsigned> sideOuts;
+  for (auto [j, y] : llvm::enumerate(group.getYield().getValues()))
     if (tensorTy(y).getRank() != 0)
-      return group.emitOpError("GPU code generation: every result of a "
-                               "reduce group must be rank 0");
+      sideOuts.push_back(j);
 
   GroupKernels gk;
   gk.plan = GroupPlan::Reduce;
@@ -621,9 +626,14 @@ static FailureOr<GroupKernels> buildReduce(gpu::GPUModuleOp m, GroupOp group,
       SmallVector<Value> accs(iters);
       auto vals = preload(k, sb, chunks, cvw);
       auto scalarFn = [&](Value v) { return k.scalar(sb, v); };
+      auto yields = group.getYield().getValues();
       for (auto [u, c] : llvm::enumerate(chunks)) {
+        SmallVector<SmallVector<Value>> sideLanes(sideOuts.size());
         for (int64_t l = 0; l < cvw; ++l) {
           enterLane(k, sb, vals[u], c, cvw, l);
+          for (auto [si, j] : llvm::enumerate(sideOuts))
+            sideLanes[si].push_back(
+                k.element(sb, yields[j], {k.laneIndex}));
           for (auto [ri, r] : llvm::enumerate(reds)) {
             unsigned base = accBase[ri];
             if (shifts[ri]) {
@@ -646,6 +656,17 @@ static FailureOr<GroupKernels> buildReduce(gpu::GPUModuleOp m, GroupOp group,
             for (unsigned i = 0; i < ni; ++i)
               accs[base + i * vw + l] = nw[i];
           }
+        }
+        for (auto [si, j] : llvm::enumerate(sideOuts)) {
+          Value v = sideLanes[si][0];
+          if (cvw > 1) {
+            Type et = tensorTy(yields[j]).getElementType();
+            v = LLVM::PoisonOp::create(sb, loc, VectorType::get({cvw}, et));
+            for (int64_t l = 0; l < cvw; ++l)
+              v = LLVM::InsertElementOp::create(sb, loc, v, sideLanes[si][l],
+                                                cI32(sb, loc, l));
+          }
+          k.store(sb, v, outs[j], c);
         }
       }
       // Welford counts: every element of these chunks.

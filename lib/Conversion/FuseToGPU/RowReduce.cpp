@@ -851,8 +851,10 @@ FailureOr<GroupKernels> buildOrderedReduceKernels(gpu::GPUModuleOp m,
   }
   for (Value y : group.getYield().getValues())
     if (tensorTy(y).getRank() != 0)
-      return group.emitOpError("GPU code generation: every result of a "
-                               "reduce group must be rank 0");
+      return group.emitOpError(
+          "GPU code generation: a reduce group with a custom-combiner "
+          "reduction cannot also return elementwise results yet (built-in "
+          "kinds can)");
   GroupKernels gk;
   gk.plan = GroupPlan::Reduce;
   gk.tiling = tiling;

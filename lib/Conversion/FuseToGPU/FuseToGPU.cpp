@@ -623,6 +623,10 @@ LogicalResult EntryConverter::convert(func::FuncOp fn,
       if (it == tensors.end() || !c)
         return dim.emitOpError("GPU code generation: tensor.dim needs a "
                                "constant index on a known tensor");
+      if (*c < 0 || *c >= static_cast<int64_t>(it->second.dims.size()))
+        return dim.emitOpError("index ")
+               << *c << " is out of range for a tensor of rank "
+               << it->second.dims.size();
       Value v = it->second.dims[*c];
       scalarMap.map(dim.getResult(), v);
       scalarText[dim.getResult()] = {v, it->second.dimText[*c]};

@@ -420,6 +420,20 @@ struct BroadcastToLoops : OpRewritePattern<BroadcastOp> {
 struct ConvertFuseToLoopsPass
     : fuse::impl::ConvertFuseToLoopsPassBase<ConvertFuseToLoopsPass> {
   void runOnOperation() override {
+    // A constant tensor.dim index past the rank is undefined behaviour that
+    // later folds would turn into a silent poison value: reject it here.
+    WalkResult badDim = getOperation()->walk([&](tensor::DimOp dim) {
+      std::optional<int64_t> d = dim.getConstantIndex();
+      auto t = dyn_cast<RankedTensorType>(dim.getSource().getType());
+      if (d && t && (*d < 0 || *d >= t.getRank())) {
+        dim.emitOpError("index ")
+            << *d << " is out of range for a tensor of rank " << t.getRank();
+        return WalkResult::interrupt();
+      }
+      return WalkResult::advance();
+    });
+    if (badDim.wasInterrupted())
+      return signalPassFailure();
     // Fused groups first, as whole loop nests (the walk visits nested ops
     // first, so the per-op patterns would otherwise lower their bodies).
     RewritePatternSet groupPatterns(&getContext());

@@ -76,6 +76,11 @@ FailureOr<Value> ElementEmitter::emitScalar(OpBuilder &b, Location loc,
       if (!d)
         return def->emitError() << "element emitter: tensor.dim needs a "
                                    "constant dimension";
+      auto st = dyn_cast<RankedTensorType>(dimOp.getSource().getType());
+      if (!st || *d < 0 || *d >= st.getRank())
+        return def->emitError() << "tensor.dim: index " << *d
+                                << " is out of range for "
+                                << dimOp.getSource().getType();
       FailureOr<Value> s = emitDim(b, loc, dimOp.getSource(), *d);
       if (failed(s))
         return failure();

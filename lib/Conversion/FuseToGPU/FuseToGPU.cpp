@@ -676,6 +676,10 @@ LogicalResult EntryConverter::convert(func::FuncOp fn,
     }
     auto g = cast<GroupOp>(op);
     GroupKernels &gk = groups[groupIdx++].second;
+    // A group without results computes nothing observable (fuse groups
+    // have no side effects): nothing to launch.
+    if (g.getNumResults() == 0)
+      continue;
     Block &body = g.getBody().front();
     // Common kernel arguments and the body's view of the operands.
     SmallVector<Value> common;

@@ -22,10 +22,10 @@
 // The count pointers are %arg4 (the map's result) and %arg5 (the
 // filter's): both receive the filter's count, each when non-null.
 // HOST-LABEL: func.func @scaled_positive(
-// HOST: llvm.icmp "ne" %arg5
-// HOST: llvm.store %[[CNT:[0-9]+]], %arg5 : i64
 // HOST: llvm.icmp "ne" %arg4
-// HOST: llvm.store %[[CNT]], %arg4 : i64
+// HOST: llvm.store %[[CNT:[0-9]+]], %arg4 : i64
+// HOST: llvm.icmp "ne" %arg5
+// HOST: llvm.store %[[CNT]], %arg5 : i64
 // HOST-LABEL: func.func @plain_map(
 // HOST-NOT: llvm.store %{{.*}}, %arg4 : i64
 

@@ -968,14 +968,10 @@ LogicalResult EntryConverter::convert(func::FuncOp fn,
             continue;
           tensors[res].dims = {count};
           tensors[res].dimText = {"the filter's count"};
+          // The count itself is stored with the other counts, at the end.
           auto ri = resultIndex.find(res);
           if (ri == resultIndex.end() || countArg[ri->second] < 0)
             continue;
-          Value dst = h.entry->getArgument(countArg[ri->second]);
-          Value notNull = LLVM::ICmpOp::create(
-              h.b, loc, LLVM::ICmpPredicate::ne, dst,
-              LLVM::ZeroOp::create(h.b, loc, ptrTy));
-          h.ifThen(notNull, [&] { h.store(count, dst); });
           resultText[ri->second] =
               "capacity " + dt[0] + " elements; the first *out" +
               std::to_string(ri->second) + "_count hold the kept elements";
@@ -986,16 +982,11 @@ LogicalResult EntryConverter::convert(func::FuncOp fn,
     }
   }
 
-  // Counts of the results computed from a filter's kept elements (a map
-  // over them, ...): the size the host computed for them.
+  // Every count: the size the host computed for the result (a filter's
+  // kept count, also for values computed from the kept elements).
   for (auto [i, r] : llvm::enumerate(ret.getOperands())) {
     if (countArg[i] < 0)
       continue;
-    auto g = r.getDefiningOp<GroupOp>();
-    if (g && g.getYield()
-                 .getValues()[cast<OpResult>(r).getResultNumber()]
-                 .getDefiningOp<FilterOp>())
-      continue; // stored right after the filter's launch
     auto it = tensors.find(r);
     if (it == tensors.end() || it->second.dims.size() != 1)
       return fn.emitOpError("GPU code generation: no size for result #")
@@ -1004,9 +995,14 @@ LogicalResult EntryConverter::convert(func::FuncOp fn,
     Value notNull = LLVM::ICmpOp::create(h.b, loc, LLVM::ICmpPredicate::ne,
                                          dst, LLVM::ZeroOp::create(h.b, loc, ptrTy));
     h.ifThen(notNull, [&] { h.store(it->second.dims[0], dst); });
-    resultText[i] = "capacity: the size of the filtered input; the first "
-                    "*out" +
-                    std::to_string(i) + "_count elements are written";
+    auto g = r.getDefiningOp<GroupOp>();
+    bool own = g && g.getYield()
+                        .getValues()[cast<OpResult>(r).getResultNumber()]
+                        .getDefiningOp<FilterOp>();
+    if (!own) // a filter's own result has its capacity text already
+      resultText[i] = "capacity: the size of the filtered input; the first "
+                      "*out" +
+                      std::to_string(i) + "_count elements are written";
   }
 
   // Normal exit and the failure exit both free the temporaries.

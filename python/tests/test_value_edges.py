@@ -7,7 +7,9 @@ on) and through the same IR lowered with fusion off
 (`fuse-to-cpu=fusion=false`, fuse-run's --no-fusion). References are NumPy,
 computed independently of fuse. Comparisons are exact (NaN == NaN, and the
 sign of zeros is compared too) except for math functions on finite
-arguments, which get a few ulp.
+arguments, which get a few ulp. The pipelines, input makers and references
+live in edge_cases.py; python/tests/gpu_check.py (its edge section) runs
+them on the GPU.
 
 Where fuse's documented semantics differ from NumPy's defaults, the test
 follows the documentation and says so:
@@ -24,19 +26,16 @@ import copy
 import numpy as np
 import pytest
 
-import fuse
 from fuse import _cpu
 
-NAN, INF = np.nan, np.inf
-
-
-def edges(dtype):
-    fi = np.finfo(dtype)
-    den = 1e-40 if dtype == np.float32 else 1e-310
-    assert 0 < den < fi.tiny          # a denormal, not flushed by NumPy
-    v = [NAN, INF, -INF, -0.0, 0.0, den, -den, fi.tiny, -fi.tiny, fi.max,
-         -fi.max, fi.max / 2, 1.0, -2.5, 0.5]
-    return np.array(v, dtype)
+from edge_cases import (
+    FLOATS, INF, NAN, arith, arith_ref, assert_same, compare_select,
+    compare_select_ref, denormal_sum_input, edges, keep_nan, keep_positive,
+    keep_positive_ref, math_fns, math_inputs, math_ref, maxmin, maxmin_ref,
+    pairs, reduction_inf_cases, reduction_nan_input, reduction_nan_positions,
+    reduction_ref, reductions, scan_nan_input, scan_overflow_input,
+    scan_refs, scans, softmax_input, softmax_ref, softmax_rows, variance,
+    variance_cases, variance_ref, zero_insensitive)
 
 
 def unfused(f, *args):
@@ -61,33 +60,7 @@ def both(f, *args):
     return out
 
 
-def assert_same(got, ref, what=""):
-    """Bitwise-level equality: same dtype and shape, NaN where NaN, equal
-    values otherwise, and the same sign on zeros."""
-    got, ref = np.asarray(got), np.asarray(ref)
-    assert got.dtype == ref.dtype, (what, got.dtype, ref.dtype)
-    assert got.shape == ref.shape, (what, got.shape, ref.shape)
-    np.testing.assert_array_equal(got, ref, err_msg=what)
-    zero = ref == 0
-    np.testing.assert_array_equal(np.signbit(got[zero]), np.signbit(ref[zero]),
-                                  err_msg="sign of zero: " + what)
-
-
-def pairs(x):
-    """Every (a, b) combination of the edge values, as two flat arrays."""
-    return np.repeat(x, x.size), np.tile(x, x.size)
-
-
-FLOATS = [np.float32, np.float64]
-
-
 # ---- elementwise maps ---------------------------------------------------------
-
-@fuse.jit
-def arith(x, y):
-    return (x + y, x - y, x * y, x / y, -x, abs(x), x * 2.0, x * 0.5,
-            x * x)
-
 
 @pytest.mark.parametrize("dtype", FLOATS)
 def test_arith_map(dtype):
@@ -96,9 +69,7 @@ def test_arith_map(dtype):
     denormals are neither flushed on input nor on output (den * 0.5 is a
     smaller denormal, den * den underflows to +0.0)."""
     x, y = pairs(edges(dtype))
-    with np.errstate(all="ignore"):
-        ref = (x + y, x - y, x * y, x / y, -x, np.abs(x), x * dtype(2),
-               x * dtype(0.5), x * x)
+    ref = arith_ref(x, y)
     for label, got in both(arith, x, y):
         for i, (g, r) in enumerate(zip(got, ref)):
             assert_same(g, r, "%s result %d" % (label, i))
@@ -109,21 +80,14 @@ def test_arith_map(dtype):
         assert g[8][0] == 0 and not np.signbit(g[8][0]), label  # -> +0.0
 
 
-@fuse.jit
-def math_fns(x):
-    return fuse.exp(x), fuse.log(x), fuse.sqrt(x), fuse.tanh(x)
-
-
 @pytest.mark.parametrize("dtype", FLOATS)
 def test_math_map(dtype):
     """exp/log/sqrt/tanh: NaN in -> NaN out, exp(-inf) = 0, exp(big) = inf,
     log(0) = -inf, log(<0) = NaN, log(inf) = inf, sqrt(-0.0) = -0.0,
     sqrt(<0) = NaN, tanh(+-inf) = +-1, tanh(-0.0) = -0.0; finite results
     within a few ulp of NumPy."""
-    x = np.concatenate([edges(dtype), np.array([-1000.0, 1000.0, -100.0,
-                                                88.0, 700.0], dtype)])
-    with np.errstate(all="ignore"):
-        ref = (np.exp(x), np.log(x), np.sqrt(x), np.tanh(x))
+    x = math_inputs(dtype)
+    ref = math_ref(x)
     ulp_rtol = 4 * np.finfo(dtype).eps
     for label, got in both(math_fns, x):
         for name, g, r in zip(("exp", "log", "sqrt", "tanh"), got, ref):
@@ -140,20 +104,13 @@ def test_math_map(dtype):
     assert_same(math_fns(np.array([-0.0], dtype))[2], np.array([-0.0], dtype))
 
 
-@fuse.jit
-def compare_select(x, y):
-    return (x < y, x <= y, x > y, x >= y, x == y, x != y,
-            fuse.where(x > y, x, y), fuse.where(x == x, x, 0.0))
-
-
 @pytest.mark.parametrize("dtype", FLOATS)
 def test_compare_and_select(dtype):
     """Ordered predicates are false on NaN (NaN < x, NaN == NaN are false),
     != is true (unordered-or-not-equal), -0.0 == +0.0; where() forwards the
     chosen operand bit for bit (NaN and -0.0 included)."""
     x, y = pairs(edges(dtype))
-    ref = (x < y, x <= y, x > y, x >= y, x == y, x != y,
-           np.where(x > y, x, y), np.where(x == x, x, dtype(0)))
+    ref = compare_select_ref(x, y)
     for label, got in both(compare_select, x, y):
         for i, (g, r) in enumerate(zip(got, ref)):
             assert_same(g, r, "%s result %d" % (label, i))
@@ -162,25 +119,12 @@ def test_compare_and_select(dtype):
     assert not (lt[0] or le[0] or gt[0] or ge[0] or eq[0]) and ne[0]
 
 
-@fuse.jit
-def maxmin(x, y):
-    return fuse.maximum(x, y), fuse.minimum(x, y), fuse.relu(x)
-
-
-def zero_insensitive(a):
-    """a with -0.0 replaced by +0.0 (for the checks that leave the sign of
-    zero to test_signed_zero_elementwise)."""
-    a = a.copy()
-    a[a == 0] = 0
-    return a
-
-
 @pytest.mark.parametrize("dtype", FLOATS)
 def test_maximum_minimum_propagate_nan(dtype):
     """fuse.maximum/minimum are arith.maximumf/minimumf: NaN propagates
     (np.maximum / np.minimum), unlike np.fmax / np.fmin which drop it."""
     x, y = pairs(edges(dtype))
-    ref = (np.maximum(x, y), np.minimum(x, y), np.maximum(x, dtype(0)))
+    ref = maxmin_ref(x, y)
     for label, got in both(maxmin, x, y):
         for i, (g, r) in enumerate(zip(got, ref)):
             assert_same(zero_insensitive(g), zero_insensitive(r),
@@ -203,18 +147,6 @@ def test_signed_zero_elementwise():
 
 # ---- reductions ---------------------------------------------------------------
 
-@fuse.jit
-def reductions(x):
-    return x.sum(), x.max(), x.min(), x.prod(), x.mean()
-
-
-def reduction_ref(x):
-    with np.errstate(all="ignore"):
-        return (np.add.reduce(x, initial=x.dtype.type(0)), np.max(x),
-                np.min(x), np.prod(x), np.add.reduce(x, initial=x.dtype.type(0))
-                / x.dtype.type(x.size))
-
-
 @pytest.mark.parametrize("dtype", FLOATS)
 def test_reductions_nan_anywhere(dtype):
     """A NaN at the first, a middle, the last position, or in a later
@@ -222,9 +154,8 @@ def test_reductions_nan_anywhere(dtype):
     and mean NaN (max/min: np.max/np.min, which propagate NaN; np.nanmax
     would not)."""
     for n in (1, 5, 3001):
-        for pos in sorted({0, n // 2, n - 1, min(n - 1, 2047)}):
-            x = np.full(n, 0.75, dtype)
-            x[pos] = NAN
+        for pos in reduction_nan_positions(n):
+            x = reduction_nan_input(n, pos, dtype)
             for label, got in both(reductions, x):
                 for i, g in enumerate(got):
                     assert np.isnan(g), (label, n, pos, i)
@@ -236,13 +167,7 @@ def test_reductions_inf_and_overflow(dtype):
     """inf + -inf = NaN, inf + finite = inf, a sum past the largest finite
     value overflows to +-inf and stays there (inf - max = inf), 0 * inf =
     NaN, the product of large values overflows; max/min of infinities."""
-    fi = np.finfo(dtype)
-    cases = [[INF, 1.0], [-INF, 1.0], [INF, -INF], [-INF, 2.0, INF],
-             [fi.max, fi.max], [-fi.max, -fi.max],
-             [fi.max, fi.max, -fi.max, -fi.max], [fi.max / 2] * 3,
-             [0.0, INF], [fi.max, 2.0], [-INF, -INF], [INF, INF],
-             [fi.max, -fi.max], [1.0] * 2000 + [INF] + [-1.0] * 3000]
-    for c in cases:
+    for c in reduction_inf_cases(dtype):
         x = np.array(c, dtype)
         ref = reduction_ref(x)
         for label, got in both(reductions, x):
@@ -260,8 +185,7 @@ def test_reductions_denormals_and_zeros(dtype):
     # 3000 denormals of alternating sign after 40 positive ones: every
     # partial sum stays below the smallest normal, where addition is exact
     # (fixed point), so any grouping gives exactly 40 * den.
-    x = np.full(3000, den, dtype)
-    x[41::2] = -den
+    x = denormal_sum_input(dtype)
     ref = reduction_ref(x)
     assert ref[0] == dtype(40) * den
     for label, got in both(reductions, x):
@@ -290,12 +214,6 @@ def test_signed_zero_reduction():
 
 # ---- scans --------------------------------------------------------------------
 
-@fuse.jit
-def scans(x):
-    return (fuse.scan(x, op="add"), fuse.scan(x, op="max"),
-            fuse.scan(x, op="min"), fuse.scan(x, op="add", exclusive=True))
-
-
 @pytest.mark.parametrize("dtype", FLOATS)
 def test_scan_nan_propagates_forward(dtype):
     """A NaN at position k: every output before k is untouched (finite),
@@ -303,8 +221,7 @@ def test_scan_nan_propagates_forward(dtype):
     exclusive scan's NaN starts at k + 1."""
     n = 2500
     for k in (0, 1, 1200, n - 1):
-        x = np.linspace(-1, 1, n).astype(dtype)
-        x[k] = NAN
+        x = scan_nan_input(n, k, dtype)
         with np.errstate(all="ignore"):
             ref_max = np.maximum.accumulate(x)
             ref_min = np.minimum.accumulate(x)
@@ -326,8 +243,7 @@ def test_scan_nan_propagates_forward(dtype):
 def test_scan_infinities(dtype):
     fi = np.finfo(dtype)
     x = np.array([1.0, INF, 2.0, -INF, 3.0], dtype)
-    with np.errstate(all="ignore"):
-        ref = (np.cumsum(x), np.maximum.accumulate(x), np.minimum.accumulate(x))
+    ref = scan_refs(x)[:3]
     for label, got in both(scans, x):
         for i, (g, r) in enumerate(zip(got[:3], ref)):
             assert_same(g, r, "%s result %d" % (label, i))
@@ -335,7 +251,7 @@ def test_scan_infinities(dtype):
     # inf (NumPy); a float32 add scan carries its prefix in float64
     # (documented), so its third output is max again where NumPy's float32
     # cumsum stays at inf.
-    x = np.array([fi.max, fi.max, -fi.max], dtype)
+    x = scan_overflow_input(dtype)
     with np.errstate(all="ignore"):
         np_cumsum = np.cumsum(x)
     want = (np.array([fi.max, INF, fi.max], dtype) if dtype == np.float32
@@ -353,18 +269,6 @@ def test_scan_infinities(dtype):
 
 # ---- filter -------------------------------------------------------------------
 
-@fuse.jit
-def keep_positive(x, i):
-    y, j = fuse.filter((x, i), lambda a, b: a > 0)
-    return y, j, y.shape[0]
-
-
-@fuse.jit
-def keep_nan(x):
-    y = fuse.filter(x, lambda a: a != a)
-    return y.shape[0]
-
-
 @pytest.mark.parametrize("dtype", FLOATS)
 def test_filter_edges(dtype):
     """x > 0 keeps +inf, denormals, tiny and max; it drops NaN, -0.0, +0.0
@@ -372,12 +276,11 @@ def test_filter_edges(dtype):
     NumPy's boolean mask. a != a keeps exactly the NaNs."""
     x = np.tile(edges(dtype), 3)
     idx = np.arange(x.size, dtype=np.int64)
-    with np.errstate(invalid="ignore"):
-        mask = x > 0
+    ry, rj, rn = keep_positive_ref(x, idx)
     for label, (y, j, n) in both(keep_positive, x, idx):
-        assert_same(y, x[mask], label)
-        assert_same(j, idx[mask], label)
-        assert n == mask.sum() == 3 * 7, label
+        assert_same(y, ry, label)
+        assert_same(j, rj, label)
+        assert n == rn == 3 * 7, label
         assert not np.isnan(y).any() and not (y == 0).any()
     den = edges(dtype)[5]
     assert den in keep_positive(x, idx)[0]
@@ -387,30 +290,14 @@ def test_filter_edges(dtype):
 
 # ---- workloads ------------------------------------------------------------------
 
-@fuse.jit
-def variance(x):
-    return ((x - x.mean()) ** 2).mean()
-
-
-@fuse.jit
-def softmax_rows(X):
-    e = fuse.exp(X - X.max(axis=1, keepdims=True))
-    return e / e.sum(axis=1, keepdims=True)
-
-
 @pytest.mark.parametrize("dtype", FLOATS)
 def test_variance_edges(dtype):
     """An inf makes the mean inf and inf - inf NaN: variance NaN (np.var);
     a NaN gives NaN; [max, -max] has mean 0 and an overflowing square:
     inf; huge-but-finite values that cancel stay finite."""
-    fi = np.finfo(dtype)
-    cases = [[1.0, INF, 2.0], [1.0, -INF], [NAN, 1.0], [fi.max, -fi.max],
-             [INF], [1e-40 if dtype == np.float32 else 1e-310] * 4,
-             [fi.max / 4, fi.max / 4]]
-    for c in cases:
+    for c in variance_cases(dtype):
         x = np.array(c, dtype)
-        with np.errstate(all="ignore"):
-            ref = np.var(x)
+        ref = variance_ref(x)
         for label, (g,) in both(variance, x):
             if np.isfinite(ref):
                 np.testing.assert_allclose(g, ref, rtol=1e-6, err_msg=label)
@@ -422,14 +309,8 @@ def test_softmax_rows_infinities():
     """Rows with -inf entries (masked logits) give 0 there and a normal
     softmax elsewhere; an all -inf row is NaN (-inf - -inf), so is a row
     with +inf (inf - inf); a NaN poisons its row only."""
-    X = np.array([[0.0, -INF, 1.0, 2.0],
-                  [-INF, -INF, -INF, -INF],
-                  [1.0, INF, 0.0, -1.0],
-                  [NAN, 0.0, 1.0, 2.0],
-                  [-0.0, 0.0, 1e-40, -1e-40]], np.float32)
-    with np.errstate(all="ignore"):
-        e = np.exp(X - X.max(axis=1, keepdims=True))
-        ref = e / e.sum(axis=1, keepdims=True)
+    X = softmax_input(np.float32)
+    ref = softmax_ref(X)
     for label, (g,) in both(softmax_rows, X):
         special = ~np.isfinite(ref) | (ref == 0)
         assert_same(g[special], ref[special], label)

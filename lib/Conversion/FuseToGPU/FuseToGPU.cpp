@@ -903,7 +903,7 @@ LogicalResult EntryConverter::convert(func::FuncOp fn,
         h.launch(handle[gk.kernel], grid, bt, args);
       });
     } else if (gk.plan == GroupPlan::Scan || gk.plan == GroupPlan::Filter) {
-      // One launch of ntiles blocks over a zeroed look-back work space;
+      // One launch over a zeroed look-back work space;
       // a filter then copies its count to the host (stream synchronized).
       bool isFilter = gk.plan == GroupPlan::Filter;
       Operation *core = nullptr;
@@ -953,7 +953,12 @@ LogicalResult EntryConverter::convert(func::FuncOp fn,
           args.push_back(countDev);
         }
         args.append(outs);
-        h.launch(handle[gk.kernel], ntiles, bt, args);
+        // Blocks loop over tiles (ScanKernels.cpp, runTiles): as many as
+        // fit on the GPU at once (2048 threads per SM), or one per tile.
+        Value resident = h.mul(h.maxI(h.smCount, h.c64(1)),
+                               h.c64(std::max<int64_t>(2048 / bt, 1)));
+        Value grid = gk.tiling.grid > 0 ? h.c64(gk.tiling.grid) : resident;
+        h.launch(handle[gk.kernel], h.minI(ntiles, grid), bt, args);
         if (isFilter) {
           h.check(h.call("fuse_memcpy_dtoh",
                          {countSlot, countDev, h.c64(8), h.stream}));

@@ -205,7 +205,8 @@ enum class GroupPlan {
   /// row.
   RowReduce,
   /// scan groups (ScanKernels.cpp): one kernel, params common, n, ntiles,
-  /// i32 aligned, ws ptr, out ptrs; grid = ntiles = ceil(n / tileItems).
+  /// i32 aligned, ws ptr, out ptrs; ntiles = ceil(n / tileItems), grid =
+  /// min(ntiles, SMs * 2048 / block_threads) blocks looping over tiles.
   /// `ws` holds an i32 tile counter (16 bytes), ntiles 8-byte status
   /// words (rounded up to 16 bytes), both zeroed by the host, then for each
   /// status type an aggregate array and then an inclusive array of ntiles

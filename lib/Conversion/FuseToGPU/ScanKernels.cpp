@@ -5,10 +5,12 @@
 // Parallel Prefix Scan with Decoupled Look-back", 2016), written for
 // determinism:
 //
-//  * One block per tile of `block_threads * items` elements. The tile id
-//    comes from an atomic counter (not blockIdx), so every tile with a
-//    smaller id has started when a tile looks back: look-back never waits on
-//    a block that has not been scheduled.
+//  * Tiles of `block_threads * items` elements. Tile ids come from an
+//    atomic counter (not blockIdx), so every tile with a smaller id is held
+//    by a running block when a tile looks back. The host launches at most
+//    as many blocks as fit on the GPU; each loops over tiles, claiming its
+//    next tile once the current tile's prefix is known and loading it while
+//    the current tile stores its results (runTiles).
 //  * Warp-striped rows: warp w of the block owns 32 * items consecutive
 //    elements as items / vw rows of 32 lanes x vw elements, so every 16-byte
 //    vector load and store of a warp is one coalesced 512-byte row (the
@@ -147,7 +149,7 @@ struct TileMachinery {
   SmallVector<Value> identity;
   CombineFn combine;
   // Workgroup buffers.
-  Value smTile;                  // memref<1xi64>
+  Value smTile;                  // memref<2xi64>: claimed tile ids
   SmallVector<Value> smWarp;     // memref<warps x T>
   SmallVector<Value> smPrefix;   // memref<1 x T>
   SmallVector<Value> smStash;    // memref<kMaxWindows*32 x T>
@@ -166,8 +168,12 @@ struct TileMachinery {
   // Params.
   Value n, aligned, ws;
   // Derived.
-  Value tile, tileStart, threadStart, flags;
+  Value tile, tileStart, threadStart, full, flags;
   SmallVector<Value> aggArr, inclArr;
+  /// Set by runTiles for scanBlock: the smTile slot of the next tile's
+  /// claim and the hook that starts its loads.
+  Value nextSlot;
+  std::function<void(OpBuilder &, Value)> onNextTile;
 
   int64_t warps() const { return k.tiling.blockThreads / 32; }
 
@@ -179,8 +185,9 @@ struct TileMachinery {
         cI64(b, k.loc, (j / vw) * 32 * vw + j % vw));
   }
 
-  /// Claims a tile id and computes the work-space arrays.
-  void begin(OpBuilder &b, Value ntiles) {
+  /// Thread 0 claims the next tile id from the work space's counter into
+  /// smTile[slot]; the caller's barrier publishes it to the block.
+  void claim(OpBuilder &b, Value slot) {
     Location loc = k.loc;
     Value t0 = cmpI(b, loc, arith::CmpIPredicate::eq, k.threadId(b),
                     cI64(b, loc, 0));
@@ -190,28 +197,18 @@ struct TileMachinery {
           LLVM::AtomicOrdering::monotonic, "device");
       memref::StoreOp::create(
           tb, l, arith::ExtUIOp::create(tb, l, tb.getI64Type(), id), smTile,
-          ValueRange{cIdx(tb, l, 0)});
+          ValueRange{toIndex(tb, l, slot)});
       scf::YieldOp::create(tb, l);
     });
-    gpu::BarrierOp::create(b, loc);
-    tile = memref::LoadOp::create(b, loc, smTile, ValueRange{cIdx(b, loc, 0)});
-    Value tileItems = cI64(b, loc, k.tiling.blockThreads * items);
-    tileStart = arith::MulIOp::create(b, loc, tile, tileItems);
-    // Warp-striped rows: warp w owns elements [w*32*items, (w+1)*32*items)
-    // of the tile, as items/vw rows of 32 lanes x vw consecutive elements;
-    // lane l's row r starts at r*32*vw + l*vw. Every vector load and store
-    // of a warp is one coalesced 512-byte row.
-    Value tid = k.threadId(b);
-    Value warpBase = arith::AddIOp::create(
-        b, loc, tileStart,
-        arith::MulIOp::create(
-            b, loc, arith::ShRUIOp::create(b, loc, tid, cI64(b, loc, 5)),
-            cI64(b, loc, 32 * items)));
-    threadStart = arith::AddIOp::create(
-        b, loc, warpBase,
-        arith::MulIOp::create(
-            b, loc, arith::AndIOp::create(b, loc, tid, cI64(b, loc, 31)),
-            cI64(b, loc, vw)));
+  }
+  Value claimed(OpBuilder &b, Value slot) {
+    return memref::LoadOp::create(b, k.loc, smTile,
+                                  ValueRange{toIndex(b, k.loc, slot)});
+  }
+
+  /// The work-space arrays (see the file comment).
+  void setUpWorkspace(OpBuilder &b, Value ntiles) {
+    Location loc = k.loc;
     // Layout: [0,16) counter, 8-byte status words at 16, then 8-byte slot
     // arrays (unused when packed).
     Type i8 = b.getI8Type();
@@ -232,6 +229,37 @@ struct TileMachinery {
       inclArr.push_back(k.gep(b, ws, i8, off));
       off = arith::AddIOp::create(b, loc, off, arrBytes);
     }
+  }
+
+  /// Makes `t` the current tile: its start, the thread's first element
+  /// and whether it is full (every item valid and, with vectors, every
+  /// pointer 16-byte aligned).
+  void setTile(OpBuilder &b, Value t) {
+    Location loc = k.loc;
+    tile = t;
+    Value tileItems = cI64(b, loc, k.tiling.blockThreads * items);
+    tileStart = arith::MulIOp::create(b, loc, tile, tileItems);
+    // Warp-striped rows: warp w owns elements [w*32*items, (w+1)*32*items)
+    // of the tile, as items/vw rows of 32 lanes x vw consecutive elements;
+    // lane l's row r starts at r*32*vw + l*vw. Every vector load and store
+    // of a warp is one coalesced 512-byte row.
+    Value tid = k.threadId(b);
+    Value warpBase = arith::AddIOp::create(
+        b, loc, tileStart,
+        arith::MulIOp::create(
+            b, loc, arith::ShRUIOp::create(b, loc, tid, cI64(b, loc, 5)),
+            cI64(b, loc, 32 * items)));
+    threadStart = arith::AddIOp::create(
+        b, loc, warpBase,
+        arith::MulIOp::create(
+            b, loc, arith::AndIOp::create(b, loc, tid, cI64(b, loc, 31)),
+            cI64(b, loc, vw)));
+    Value tileEnd = arith::AddIOp::create(b, loc, tileStart, tileItems);
+    full = cmpI(b, loc, arith::CmpIPredicate::sle, tileEnd, n);
+    if (vw > 1)
+      full = arith::AndIOp::create(
+          b, loc, full,
+          cmpI(b, loc, arith::CmpIPredicate::ne, aligned, cI32(b, loc, 0)));
   }
 
   Value slotPtr(OpBuilder &b, Value arr, Value idx) {
@@ -638,7 +666,15 @@ struct TileMachinery {
           });
           scf::YieldOp::create(ib, l);
         });
+    // The tile loop claims the block's next tile here, once this tile's
+    // prefix is known (so tiles are handed out in about the order their
+    // predecessors finish), and starts its loads right after the barrier:
+    // they are in flight while this tile stores its results.
+    if (nextSlot)
+      claim(b, nextSlot);
     gpu::BarrierOp::create(b, loc);
+    if (onNextTile)
+      onNextTile(b, claimed(b, nextSlot));
     SmallVector<Value> tilePrefix;
     for (Value s : smPrefix)
       tilePrefix.push_back(
@@ -650,7 +686,7 @@ struct TileMachinery {
 /// Workgroup buffers of a tile kernel with look-back values `valTypes`.
 SmallVector<Type> workgroupTypes(MLIRContext *ctx, int64_t warps,
                                  ArrayRef<Type> valTypes) {
-  SmallVector<Type> t{smemTy(ctx, 1, IntegerType::get(ctx, 64))};
+  SmallVector<Type> t{smemTy(ctx, 2, IntegerType::get(ctx, 64))};
   for (Type v : valTypes)
     t.push_back(smemTy(ctx, warps, v));
   for (Type v : valTypes)
@@ -772,6 +808,73 @@ SmallVector<Value> forItems(TileKernel &k, TileMachinery &tm, OpBuilder &b,
         scf::YieldOp::create(sb, l, carried);
       });
   return SmallVector<Value>(ifOp.getResults());
+}
+
+/// The tile loop. Each block claims tiles from the work-space counter
+/// until they run out (the host launches no more blocks than fit on the
+/// GPU at once, so a block handles many tiles). The loads of the block's
+/// next tile are issued right after the current tile's first barrier
+/// (scanBlock's hook): they are in flight during the look-back and the
+/// current tile's stores, which is what keeps DRAM busy while warp 0
+/// waits on its predecessors. `body` builds one tile from its preloaded
+/// items (tm's current tile set) and must call scanRows once.
+/// No deadlock: a block claims its next tile only while it holds a
+/// smaller, unfinished one, so the smallest unfinished tile is always some
+/// block's current tile, and its look-back waits only on finished tiles.
+/// Claims alternate between the two smTile slots: the slot a claim writes
+/// was last read before the previous tile's second barrier.
+void runTiles(TileKernel &k, TileMachinery &tm, OpBuilder &b, Value ntiles,
+              function_ref<void(OpBuilder &, const ItemVals &)> body) {
+  Location loc = k.loc;
+  SmallVector<unsigned> direct = k.directOperands();
+  auto flatten = [&](const ItemVals &iv) {
+    SmallVector<Value> out;
+    for (int64_t j = 0; j < tm.items; ++j)
+      for (unsigned a : direct)
+        out.push_back(iv[j].lookup(a));
+    return out;
+  };
+  auto unflatten = [&](ValueRange flat) {
+    ItemVals iv(tm.items);
+    unsigned r = 0;
+    for (int64_t j = 0; j < tm.items; ++j)
+      for (unsigned a : direct)
+        iv[j][a] = flat[r++];
+    return iv;
+  };
+  Value slot0 = cI64(b, loc, 0);
+  tm.claim(b, slot0);
+  gpu::BarrierOp::create(b, loc);
+  Value first = tm.claimed(b, slot0);
+  tm.setTile(b, first);
+  SmallVector<Value> init{first, slot0};
+  init.append(flatten(loadItems(k, tm, b, tm.full)));
+  SmallVector<Type> types(ValueRange(init).getTypes());
+  scf::WhileOp::create(
+      b, loc, types, init,
+      [&](OpBuilder &cb, Location l, ValueRange args) {
+        Value more = cmpI(cb, l, arith::CmpIPredicate::slt, args[0], ntiles);
+        scf::ConditionOp::create(cb, l, more, args);
+      },
+      [&](OpBuilder &bb, Location l, ValueRange args) {
+        tm.setTile(bb, args[0]);
+        Value iter1 = arith::AddIOp::create(bb, l, args[1], cI64(bb, l, 1));
+        tm.nextSlot = arith::AndIOp::create(bb, l, iter1, cI64(bb, l, 1));
+        SmallVector<Value> next;
+        tm.onNextTile = [&](OpBuilder &nb, Value t) {
+          Value saved[] = {tm.tile, tm.tileStart, tm.threadStart, tm.full};
+          tm.setTile(nb, t);
+          next = {t, iter1};
+          next.append(flatten(loadItems(k, tm, nb, tm.full)));
+          std::tie(tm.tile, tm.tileStart, tm.threadStart, tm.full) =
+              std::make_tuple(saved[0], saved[1], saved[2], saved[3]);
+        };
+        body(bb, unflatten(args.drop_front(2)));
+        tm.nextSlot = Value();
+        tm.onNextTile = nullptr;
+        assert(next.size() == args.size() && "the tile body scans once");
+        scf::YieldOp::create(bb, l, next);
+      });
 }
 
 /// Computes `fn` under `valid` (scalar flavour) or directly; `dflt` gives
@@ -905,99 +1008,93 @@ FailureOr<GroupKernels> buildScanGroup(gpu::GPUModuleOp m, GroupOp group,
   tm.aligned = k.extra[2];
   tm.ws = k.extra[3];
   ValueRange outs = ValueRange(k.extra).drop_front(4);
-  tm.begin(b, ntiles);
+  tm.setUpWorkspace(b, ntiles);
   SmallVector<Value> excl0 =
       scan.getInits().empty()
           ? SmallVector<Value>(tm.identity)
           : emitInitialAccumulators(b, loc, scan, scalarFn(b));
 
-  Value tileEnd = arith::AddIOp::create(b, loc, tm.tileStart,
-                                        cI64(b, loc, gk.tileItems));
-  Value full = arith::AndIOp::create(
-      b, loc, cmpI(b, loc, arith::CmpIPredicate::sle, tileEnd, tm.n),
-      cmpI(b, loc, arith::CmpIPredicate::ne, tm.aligned, cI32(b, loc, 0)));
-  if (gk.vectorWidth == 1)
-    full = cmpI(b, loc, arith::CmpIPredicate::sle, tileEnd, tm.n);
   unsigned ni = scan.getInputs().size();
-
-  ItemVals itemVals = loadItems(k, tm, b, full);
-  // Pass 1: the scan inputs of every item (the identity where not valid).
-  SmallVector<Value> init1;
-  for (int64_t j = 0; j < items; ++j)
-    init1.append(tm.identity);
-  SmallVector<Value> r1 = forItems(
-      k, tm, b, full, itemVals, init1,
-      [&](OpBuilder &ib, int64_t j, Value idx, Value valid,
-          const DenseMap<unsigned, Value> &vals, ValueRange carried) {
-        SmallVector<Value> out(carried);
-        SmallVector<Value> xs = guarded(
-            ib, loc, valid, isConstTrue(valid), tm.identity,
-            [&](OpBuilder &gb) {
-              k.enter(gb, idx, vals);
-              SmallVector<Value> x;
-              for (Value in : scan.getInputs())
-                x.push_back(k.element(gb, in));
-              return x;
-            });
-        for (unsigned i = 0; i < ni; ++i)
-          out[j * ni + i] = xs[i];
-        return out;
-      });
-  SmallVector<SmallVector<Value>> xsOf(items);
-  SmallVector<Value> validOf;
-  for (int64_t j = 0; j < items; ++j) {
-    xsOf[j] = SmallVector<Value>(ArrayRef<Value>(r1).slice(j * ni, ni));
-    validOf.push_back(
-        cmpI(b, loc, arith::CmpIPredicate::slt, tm.itemIndex(b, j), tm.n));
-  }
-  TileMachinery::RowScan rs = tm.scanRows(b, xsOf, validOf, excl0);
-
-  // Pass 2: rescan the items from the thread prefix and store the results.
   auto yields = group.getYield().getValues();
   bool exclusive = scan.getExclusive();
-  SmallVector<SmallVector<Value>> pending(yields.size());
-  forItems(
-      k, tm, b, full, itemVals, rs.rowStart[0],
-      [&](OpBuilder &ib, int64_t j, Value idx, Value valid,
-          const DenseMap<unsigned, Value> &vals, ValueRange carried) {
-        // Each row starts from its own prefix.
-        SmallVector<Value> run(j % tm.vw == 0 ? ValueRange(rs.rowStart[j / tm.vw])
-                                              : carried);
-        SmallVector<Value> next = tm.combine(ib, run, xsOf[j]);
-        SmallVector<Value> y = exclusive ? run : next;
-        bool always = isConstTrue(valid);
-        guarded(ib, loc, valid, always, {}, [&](OpBuilder &gb) {
-          k.enter(gb, idx, vals);
-          for (auto [r, v] : llvm::zip(scan.getResults(), y))
-            k.leaves[r] = v;
-          for (auto [yi, yo] : llvm::enumerate(llvm::zip(yields, outs))) {
-            auto [yv, out] = yo;
-            Value v = k.element(gb, yv);
-            if (!always || tm.vw == 1) {
-              k.store(gb, v, out, idx);
-              continue;
-            }
-            // Vector flavour: one 16-byte store per vw items.
-            pending[yi].push_back(v);
-            if ((int64_t)pending[yi].size() < tm.vw)
-              continue;
-            Value vec = LLVM::PoisonOp::create(
-                gb, loc, VectorType::get({tm.vw}, v.getType()));
-            for (auto [l, e] : llvm::enumerate(pending[yi]))
-              vec = LLVM::InsertElementOp::create(gb, loc, vec, e,
-                                                  cI32(gb, loc, l));
-            pending[yi].clear();
-            Value chunk = arith::DivUIOp::create(
-                gb, loc, arith::SubIOp::create(gb, loc, idx,
-                                               cI64(gb, loc, tm.vw - 1)),
-                cI64(gb, loc, tm.vw));
-            k.store(gb, vec, out, chunk);
-          }
-          k.leaves.clear();
-          return SmallVector<Value>();
+  runTiles(k, tm, b, ntiles, [&](OpBuilder &b, const ItemVals &itemVals) {
+    Value full = tm.full;
+    // Pass 1: the scan inputs of every item (the identity where not valid).
+    SmallVector<Value> init1;
+    for (int64_t j = 0; j < items; ++j)
+      init1.append(tm.identity);
+    SmallVector<Value> r1 = forItems(
+        k, tm, b, full, itemVals, init1,
+        [&](OpBuilder &ib, int64_t j, Value idx, Value valid,
+            const DenseMap<unsigned, Value> &vals, ValueRange carried) {
+          SmallVector<Value> out(carried);
+          SmallVector<Value> xs = guarded(
+              ib, loc, valid, isConstTrue(valid), tm.identity,
+              [&](OpBuilder &gb) {
+                k.enter(gb, idx, vals);
+                SmallVector<Value> x;
+                for (Value in : scan.getInputs())
+                  x.push_back(k.element(gb, in));
+                return x;
+              });
+          for (unsigned i = 0; i < ni; ++i)
+            out[j * ni + i] = xs[i];
+          return out;
         });
-        return always ? next : selAll(ib, loc, valid, next, run);
-      });
+    SmallVector<SmallVector<Value>> xsOf(items);
+    SmallVector<Value> validOf;
+    for (int64_t j = 0; j < items; ++j) {
+      xsOf[j] = SmallVector<Value>(ArrayRef<Value>(r1).slice(j * ni, ni));
+      validOf.push_back(
+          cmpI(b, loc, arith::CmpIPredicate::slt, tm.itemIndex(b, j), tm.n));
+    }
+    TileMachinery::RowScan rs = tm.scanRows(b, xsOf, validOf, excl0);
+
+    // Pass 2: rescan the items from the thread prefix and store the results.
+    SmallVector<SmallVector<Value>> pending(yields.size());
+    forItems(
+        k, tm, b, full, itemVals, rs.rowStart[0],
+        [&](OpBuilder &ib, int64_t j, Value idx, Value valid,
+            const DenseMap<unsigned, Value> &vals, ValueRange carried) {
+          // Each row starts from its own prefix.
+          SmallVector<Value> run(j % tm.vw == 0 ? ValueRange(rs.rowStart[j / tm.vw])
+                                                : carried);
+          SmallVector<Value> next = tm.combine(ib, run, xsOf[j]);
+          SmallVector<Value> y = exclusive ? run : next;
+          bool always = isConstTrue(valid);
+          guarded(ib, loc, valid, always, {}, [&](OpBuilder &gb) {
+            k.enter(gb, idx, vals);
+            for (auto [r, v] : llvm::zip(scan.getResults(), y))
+              k.leaves[r] = v;
+            for (auto [yi, yo] : llvm::enumerate(llvm::zip(yields, outs))) {
+              auto [yv, out] = yo;
+              Value v = k.element(gb, yv);
+              if (!always || tm.vw == 1) {
+                k.store(gb, v, out, idx);
+                continue;
+              }
+              // Vector flavour: one 16-byte store per vw items.
+              pending[yi].push_back(v);
+              if ((int64_t)pending[yi].size() < tm.vw)
+                continue;
+              Value vec = LLVM::PoisonOp::create(
+                  gb, loc, VectorType::get({tm.vw}, v.getType()));
+              for (auto [l, e] : llvm::enumerate(pending[yi]))
+                vec = LLVM::InsertElementOp::create(gb, loc, vec, e,
+                                                    cI32(gb, loc, l));
+              pending[yi].clear();
+              Value chunk = arith::DivUIOp::create(
+                  gb, loc, arith::SubIOp::create(gb, loc, idx,
+                                                 cI64(gb, loc, tm.vw - 1)),
+                  cI64(gb, loc, tm.vw));
+              k.store(gb, vec, out, chunk);
+            }
+            k.leaves.clear();
+            return SmallVector<Value>();
+          });
+          return always ? next : selAll(ib, loc, valid, next, run);
+        });
+  });
   gpu::ReturnOp::create(b, loc);
   if (k.failedLeaf)
     return group.emitOpError("GPU code generation: unsupported value in a "
@@ -1053,6 +1150,10 @@ FailureOr<GroupKernels> buildFilterGroup(gpu::GPUModuleOp m, GroupOp group,
   auto f = createKernel(m, loc, gk.kernel, params,
                      workgroupTypes(ctx, warps, valTypes),
                      tiling.blockThreads);
+  // As for scans: 3 resident tiles per SM (85 registers), no spills.
+  if (tiling.blockThreads == 256)
+    f->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(),
+               OpBuilder(ctx).getI32IntegerAttr(3));
   TileKernel k(group, loc, tiling);
   k.func = f;
   OpBuilder b = OpBuilder::atBlockBegin(&f.getBody().front());
@@ -1072,15 +1173,7 @@ FailureOr<GroupKernels> buildFilterGroup(gpu::GPUModuleOp m, GroupOp group,
   tm.ws = k.extra[3];
   Value countPtr = k.extra[4];
   ValueRange outs = ValueRange(k.extra).drop_front(5);
-  tm.begin(b, ntiles);
-
-  Value tileEnd = arith::AddIOp::create(b, loc, tm.tileStart,
-                                        cI64(b, loc, gk.tileItems));
-  Value full = cmpI(b, loc, arith::CmpIPredicate::sle, tileEnd, tm.n);
-  if (gk.vectorWidth > 1)
-    full = arith::AndIOp::create(
-        b, loc, full,
-        cmpI(b, loc, arith::CmpIPredicate::ne, tm.aligned, cI32(b, loc, 0)));
+  tm.setUpWorkspace(b, ntiles);
 
   auto predicate = [&](OpBuilder &pb) -> Value {
     SmallVector<Value> ins;
@@ -1096,90 +1189,92 @@ FailureOr<GroupKernels> buildFilterGroup(gpu::GPUModuleOp m, GroupOp group,
   };
   Value falseV = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 0);
 
-  ItemVals itemVals = loadItems(k, tm, b, full);
-  // Pass 1: the flag of every item (false where not valid).
-  SmallVector<Value> init1(items, falseV);
-  SmallVector<Value> r1 = forItems(
-      k, tm, b, full, itemVals, init1,
-      [&](OpBuilder &ib, int64_t j, Value idx, Value valid,
-          const DenseMap<unsigned, Value> &vals, ValueRange carried) {
-        SmallVector<Value> out(carried);
-        out[j] = guarded(ib, loc, valid, isConstTrue(valid), {falseV},
-                         [&](OpBuilder &gb) {
-                           k.enter(gb, idx, vals);
-                           return SmallVector<Value>{predicate(gb)};
-                         })[0];
-        return out;
-      });
-  // Kept elements of lower lanes and of the whole row: one ballot per item
-  // column and population counts (flags are false past the end).
-  auto countRow = [&](OpBuilder &rb, int64_t r, Value lane) {
-    Type i32 = rb.getI32Type();
-    Value lane32 = arith::TruncIOp::create(rb, loc, i32, lane);
-    Value lower = arith::SubIOp::create(
-        rb, loc, arith::ShLIOp::create(rb, loc, cI32(rb, loc, 1), lane32),
-        cI32(rb, loc, 1));
-    Value below = cI32(rb, loc, 0), all = cI32(rb, loc, 0);
-    for (int64_t e = 0; e < tm.vw; ++e) {
-      Value mask = NVVM::VoteSyncOp::create(rb, loc, i32, cI32(rb, loc, -1),
-                                            r1[r * tm.vw + e],
-                                            NVVM::VoteSyncKind::ballot)
-                       .getResult();
-      below = arith::AddIOp::create(
-          rb, loc, below,
-          LLVM::CtPopOp::create(rb, loc, i32,
-                                arith::AndIOp::create(rb, loc, mask, lower)));
-      all = arith::AddIOp::create(rb, loc, all,
-                                  LLVM::CtPopOp::create(rb, loc, i32, mask));
-    }
-    return std::make_pair(
-        SmallVector<Value>{arith::ExtUIOp::create(rb, loc, i64, below)},
-        SmallVector<Value>{arith::ExtUIOp::create(rb, loc, i64, all)});
-  };
-  TileMachinery::RowScan rs = tm.scanRows(b, countRow, tm.identity);
-  SmallVector<Value> tilePrefix = rs.tilePrefix, total = rs.total;
-  // The last tile writes the total count.
-  Value last = arith::AndIOp::create(
-      b, loc,
-      cmpI(b, loc, arith::CmpIPredicate::eq, tm.tile,
-           arith::SubIOp::create(b, loc, ntiles, cI64(b, loc, 1))),
-      cmpI(b, loc, arith::CmpIPredicate::eq, k.threadId(b), cI64(b, loc, 0)));
-  {
-    Value count = arith::AddIOp::create(b, loc, tilePrefix[0], total[0]);
-    scf::IfOp::create(b, loc, last, [&](OpBuilder &tb, Location l) {
-      LLVM::StoreOp::create(tb, l, count, countPtr, 8);
-      scf::YieldOp::create(tb, l);
-    });
-  }
-
-  // Pass 2: scatter the kept elements; elementwise results at their index.
   auto yields = group.getYield().getValues();
-  forItems(
-      k, tm, b, full, itemVals, rs.rowStart[0],
-      [&](OpBuilder &ib, int64_t j, Value idx, Value valid,
-          const DenseMap<unsigned, Value> &vals, ValueRange carried) {
-        Value pos = j % tm.vw == 0 ? rs.rowStart[j / tm.vw][0] : carried[0];
-        Value keep = r1[j];
-        bool always = isConstTrue(valid);
-        guarded(ib, loc, valid, always, {}, [&](OpBuilder &gb) {
-          k.enter(gb, idx, vals);
-          for (auto [yv, out] : llvm::zip(yields, outs)) {
-            auto res = dyn_cast<OpResult>(yv);
-            if (res && res.getOwner() == filter.getOperation()) {
-              Value x = k.element(gb, filter.getInputs()[res.getResultNumber()]);
-              scf::IfOp::create(gb, loc, keep, [&](OpBuilder &sb, Location l) {
-                k.store(sb, x, out, pos);
-                scf::YieldOp::create(sb, l);
-              });
-            } else {
-              k.store(gb, k.element(gb, yv), out, idx);
-            }
-          }
-          return SmallVector<Value>();
+  runTiles(k, tm, b, ntiles, [&](OpBuilder &b, const ItemVals &itemVals) {
+    Value full = tm.full;
+    // Pass 1: the flag of every item (false where not valid).
+    SmallVector<Value> init1(items, falseV);
+    SmallVector<Value> r1 = forItems(
+        k, tm, b, full, itemVals, init1,
+        [&](OpBuilder &ib, int64_t j, Value idx, Value valid,
+            const DenseMap<unsigned, Value> &vals, ValueRange carried) {
+          SmallVector<Value> out(carried);
+          out[j] = guarded(ib, loc, valid, isConstTrue(valid), {falseV},
+                           [&](OpBuilder &gb) {
+                             k.enter(gb, idx, vals);
+                             return SmallVector<Value>{predicate(gb)};
+                           })[0];
+          return out;
         });
-        return SmallVector<Value>{arith::AddIOp::create(
-            ib, loc, pos, arith::ExtUIOp::create(ib, loc, i64, keep))};
+    // Kept elements of lower lanes and of the whole row: one ballot per item
+    // column and population counts (flags are false past the end).
+    auto countRow = [&](OpBuilder &rb, int64_t r, Value lane) {
+      Type i32 = rb.getI32Type();
+      Value lane32 = arith::TruncIOp::create(rb, loc, i32, lane);
+      Value lower = arith::SubIOp::create(
+          rb, loc, arith::ShLIOp::create(rb, loc, cI32(rb, loc, 1), lane32),
+          cI32(rb, loc, 1));
+      Value below = cI32(rb, loc, 0), all = cI32(rb, loc, 0);
+      for (int64_t e = 0; e < tm.vw; ++e) {
+        Value mask = NVVM::VoteSyncOp::create(rb, loc, i32, cI32(rb, loc, -1),
+                                              r1[r * tm.vw + e],
+                                              NVVM::VoteSyncKind::ballot)
+                         .getResult();
+        below = arith::AddIOp::create(
+            rb, loc, below,
+            LLVM::CtPopOp::create(rb, loc, i32,
+                                  arith::AndIOp::create(rb, loc, mask, lower)));
+        all = arith::AddIOp::create(rb, loc, all,
+                                    LLVM::CtPopOp::create(rb, loc, i32, mask));
+      }
+      return std::make_pair(
+          SmallVector<Value>{arith::ExtUIOp::create(rb, loc, i64, below)},
+          SmallVector<Value>{arith::ExtUIOp::create(rb, loc, i64, all)});
+    };
+    TileMachinery::RowScan rs = tm.scanRows(b, countRow, tm.identity);
+    SmallVector<Value> tilePrefix = rs.tilePrefix, total = rs.total;
+    // The last tile writes the total count.
+    Value last = arith::AndIOp::create(
+        b, loc,
+        cmpI(b, loc, arith::CmpIPredicate::eq, tm.tile,
+             arith::SubIOp::create(b, loc, ntiles, cI64(b, loc, 1))),
+        cmpI(b, loc, arith::CmpIPredicate::eq, k.threadId(b), cI64(b, loc, 0)));
+    {
+      Value count = arith::AddIOp::create(b, loc, tilePrefix[0], total[0]);
+      scf::IfOp::create(b, loc, last, [&](OpBuilder &tb, Location l) {
+        LLVM::StoreOp::create(tb, l, count, countPtr, 8);
+        scf::YieldOp::create(tb, l);
       });
+    }
+
+    // Pass 2: scatter the kept elements; elementwise results at their index.
+    forItems(
+        k, tm, b, full, itemVals, rs.rowStart[0],
+        [&](OpBuilder &ib, int64_t j, Value idx, Value valid,
+            const DenseMap<unsigned, Value> &vals, ValueRange carried) {
+          Value pos = j % tm.vw == 0 ? rs.rowStart[j / tm.vw][0] : carried[0];
+          Value keep = r1[j];
+          bool always = isConstTrue(valid);
+          guarded(ib, loc, valid, always, {}, [&](OpBuilder &gb) {
+            k.enter(gb, idx, vals);
+            for (auto [yv, out] : llvm::zip(yields, outs)) {
+              auto res = dyn_cast<OpResult>(yv);
+              if (res && res.getOwner() == filter.getOperation()) {
+                Value x = k.element(gb, filter.getInputs()[res.getResultNumber()]);
+                scf::IfOp::create(gb, loc, keep, [&](OpBuilder &sb, Location l) {
+                  k.store(sb, x, out, pos);
+                  scf::YieldOp::create(sb, l);
+                });
+              } else {
+                k.store(gb, k.element(gb, yv), out, idx);
+              }
+            }
+            return SmallVector<Value>();
+          });
+          return SmallVector<Value>{arith::AddIOp::create(
+              ib, loc, pos, arith::ExtUIOp::create(ib, loc, i64, keep))};
+        });
+  });
   gpu::ReturnOp::create(b, loc);
   if (k.failedLeaf)
     return group.emitOpError("GPU code generation: unsupported value in a "

@@ -158,8 +158,11 @@ struct TileMachinery {
   /// slot arrays, read after the flag), Low32 (one value of at most 32 bits
   /// in the low half, the flag in the high half) or Top2 (one non-negative
   /// i64 below 2^62, e.g. a filter's count, with the flag in bits 62-63).
-  /// A packed word is written with one release store and read with one
-  /// acquire load: each look-back window costs one round trip, not two.
+  /// A packed word carries everything a reader needs, so it is written
+  /// and read with relaxed gpu-scope atomics (st/ld.relaxed.gpu): no fence
+  /// waits for the thread's earlier stores, and each look-back window costs
+  /// one round trip. Unpacked slots are written before a release store of
+  /// the flag and read after an acquire load of it.
   enum class Packing { NotPacked, Low32, Top2 } packing = Packing::NotPacked;
   /// The combine is exactly associative and commutative (integer kinds,
   /// filter counts): the look-back folds its window with a warp tree
@@ -313,7 +316,10 @@ struct TileMachinery {
     }
     Value fp = k.gep(b, flags, b.getI64Type(), t);
     LLVM::StoreOp::create(b, loc, word, fp, 8, false, false, false,
-                          LLVM::AtomicOrdering::release, "device");
+                          packing == Packing::NotPacked
+                              ? LLVM::AtomicOrdering::release
+                              : LLVM::AtomicOrdering::monotonic,
+                          "device");
   }
 
   /// Warp 0 (all lanes, tile >= 1): the exclusive prefix of the tile as a
@@ -336,7 +342,11 @@ struct TileMachinery {
               [&](OpBuilder &rb, Location rl) {
                 Value w = LLVM::LoadOp::create(
                     rb, rl, i64, k.gep(rb, flags, i64, j), 8, false, false,
-                    false, false, LLVM::AtomicOrdering::acquire, "device");
+                    false, false,
+                    packing == Packing::NotPacked
+                        ? LLVM::AtomicOrdering::acquire
+                        : LLVM::AtomicOrdering::monotonic,
+                    "device");
                 if (packing != Packing::NotPacked) {
                   auto [f, v] = unpack(rb, w);
                   scf::YieldOp::create(rb, rl, ValueRange{f, v});
@@ -923,6 +933,16 @@ LogicalResult checkRank1(GroupOp group, StringRef what) {
   return success();
 }
 
+/// Resident blocks: 768 threads per SM (85 registers a thread). ptxas
+/// otherwise aims at 4 blocks of 256 threads (64 registers) and spills the
+/// loaded items; fewer blocks leave DRAM idle during the look-back.
+void setTileOccupancy(gpu::GPUFuncOp f, const Tiling &tiling) {
+  int64_t blocks = 768 / tiling.blockThreads;
+  if (blocks >= 1)
+    f->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(),
+               OpBuilder(f.getContext()).getI32IntegerAttr(blocks));
+}
+
 SmallVector<Type> tileParams(GroupOp group, unsigned numOuts) {
   MLIRContext *ctx = group.getContext();
   SmallVector<Type> types = commonParams(group);
@@ -978,11 +998,7 @@ FailureOr<GroupKernels> buildScanGroup(gpu::GPUModuleOp m, GroupOp group,
   auto f = createKernel(m, loc, gk.kernel, tileParams(group, numOuts),
                      workgroupTypes(ctx, warps, valTypes),
                      tiling.blockThreads);
-  // ptxas otherwise aims at 4 blocks of 256 threads (64 registers) and
-  // spills; 3 resident tiles per SM keep every value in registers.
-  if (tiling.blockThreads == 256)
-    f->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(),
-               OpBuilder(ctx).getI32IntegerAttr(3));
+  setTileOccupancy(f, tiling);
   TileKernel k(group, loc, tiling);
   k.func = f;
   OpBuilder b = OpBuilder::atBlockBegin(&f.getBody().front());
@@ -1150,10 +1166,7 @@ FailureOr<GroupKernels> buildFilterGroup(gpu::GPUModuleOp m, GroupOp group,
   auto f = createKernel(m, loc, gk.kernel, params,
                      workgroupTypes(ctx, warps, valTypes),
                      tiling.blockThreads);
-  // As for scans: 3 resident tiles per SM (85 registers), no spills.
-  if (tiling.blockThreads == 256)
-    f->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(),
-               OpBuilder(ctx).getI32IntegerAttr(3));
+  setTileOccupancy(f, tiling);
   TileKernel k(group, loc, tiling);
   k.func = f;
   OpBuilder b = OpBuilder::atBlockBegin(&f.getBody().front());

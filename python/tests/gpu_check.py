@@ -390,10 +390,10 @@ def workload_checks(B, numeric):
 #    add.rn.f32 only). Finite prefixes are held to a bound on any grouping's
 #    rounding error, and the CPU test's [max, max, -max] scan (inf or max
 #    depending on the order and the accumulator type) is left out;
-#  - exp/log/tanh (libdevice) and float32 sqrt (sqrt.approx.f32: the PTX of
-#    math.sqrt) on finite arguments: 4 ulp (4 eps relative) of the correctly
-#    rounded value, 4 denormal steps absolute; NaN, infinities and zeros
-#    (with their sign) exactly;
+#  - exp/log/tanh (libdevice) on finite arguments: 4 ulp (4 eps relative)
+#    of the correctly rounded value, 4 denormal steps absolute; NaN,
+#    infinities and zeros (with their sign) exactly; sqrt is sqrt.rn (was
+#    libdevice's sqrt.approx.f32 until F8) and is compared bit for bit;
 #  - softmax: exp, a tree sum and a division: 64 eps relative for finite
 #    non-zero results.
 # variance: the GPU trace passes n as a scalar, so fuse-fusion rewrites the
@@ -529,10 +529,16 @@ def edge_checks(B, numeric):
             for x, got in outs:
                 for name, g, r in zip(("exp", "log", "sqrt", "tanh"), got,
                                       E.math_ref_wide(x)):
+                    if name == "sqrt":
+                        # sqrt.rn: correctly rounded, bit for bit NumPy's
+                        with np.errstate(all="ignore"):
+                            same(g, np.sqrt(x), "sqrt n=%d" % x.size)
+                        continue
                     near(g, r, 4 * np.finfo(dtype).eps,
                          4 * np.finfo(dtype).smallest_subnormal,
                          "%s n=%d" % (name, x.size))
-        chk("%s exp/log/sqrt/tanh: specials exact, finite within 4 ulp" % t,
+        chk("%s exp/log/tanh: specials exact, finite within 4 ulp; sqrt "
+            "exact" % t,
             lambda: [(x, call(E.math_fns, x)) for x in mxs], v_math)
 
         # ---- reductions -----------------------------------------------------

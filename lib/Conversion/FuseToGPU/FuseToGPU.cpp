@@ -1102,6 +1102,27 @@ struct ConvertFuseToGPUPass
       if (failed(conv.convert(fn, entryAttrs)))
         return signalPassFailure();
     module->setAttr(kEntriesAttrName, b.getArrayAttr(entryAttrs));
+    // Correctly rounded square roots, as IEEE-754 and docs/dialect.md ask:
+    // convert-gpu-to-nvvm would call libdevice's __nv_sqrtf, which is
+    // sqrt.approx.f32 (up to 1 ulp off) unless __CUDA_PREC_SQRT is set;
+    // the NVVM intrinsics are sqrt.rn.f32 / sqrt.rn.f64 (llvm.sqrt is
+    // illegal in convert-gpu-to-nvvm, which wants libdevice).
+    gpuModule.walk([](Operation *op) {
+      if (op->getName().getStringRef() != "math.sqrt" ||
+          op->getNumOperands() != 1 ||
+          !isa<Float32Type, Float64Type>(op->getResult(0).getType()))
+        return;
+      OpBuilder ob(op);
+      Type t = op->getResult(0).getType();
+      Value r = LLVM::CallIntrinsicOp::create(
+                    ob, op->getLoc(), t,
+                    ob.getStringAttr(t.isF32() ? "llvm.nvvm.sqrt.rn.f"
+                                               : "llvm.nvvm.sqrt.rn.d"),
+                    ValueRange{op->getOperand(0)})
+                    .getResult(0);
+      op->getResult(0).replaceAllUsesWith(r);
+      op->erase();
+    });
   }
 };
 

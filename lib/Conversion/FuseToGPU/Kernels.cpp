@@ -350,8 +350,9 @@ std::pair<Value, Value> emitWelfordShifts(Kernel &k, OpBuilder &b, ReduceOp r,
 
 /// One thread's (count, mean - base, M2) from its shifted sums:
 /// mean - base = (shift - base) + s1 / count, M2 = max(s2 - s1 * s1 / count,
-/// 0). An empty thread gives (0, 0, 0), the identity of Chan's merge
-/// (exactly: the merge returns the other side unchanged).
+/// 0), or +inf where s2 overflowed. An empty thread gives (0, 0, 0), the
+/// identity of Chan's merge (exactly: the merge returns the other side
+/// unchanged, fuse-fusion's rewriteVariance).
 SmallVector<Value> welfordFromSums(OpBuilder &b, Location loc, ReduceOp r,
                                    Value shift, Value base, Value count,
                                    Value s1, Value s2) {
@@ -372,6 +373,14 @@ SmallVector<Value> welfordFromSums(OpBuilder &b, Location loc, ReduceOp r,
   Value neg =
       arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, m2, zero);
   m2 = sel(b, loc, neg, zero, m2);
+  // s2 = +inf (a squared deviation past the largest float) makes M2 inf,
+  // not inf - inf = NaN.
+  Value inf = arith::ConstantOp::create(
+      b, loc, b.getFloatAttr(at, APFloat::getInf(
+                                     cast<FloatType>(at).getFloatSemantics())));
+  m2 = sel(b, loc,
+           arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, s2, inf),
+           inf, m2);
   return {count, castFloat(b, loc, mean, ft), castFloat(b, loc, m2, ft)};
 }
 

@@ -257,12 +257,46 @@ void rewriteVariance(ReduceOp r, VarianceMatch m) {
     Value wb = arith::DivFOp::create(b, loc, nbf, safeN);
     Value mean = arith::AddFOp::create(
         b, loc, ma, arith::MulFOp::create(b, loc, d, wb));
+    // Where d overflows (means of opposite sign near the largest float),
+    // the weighted average ma * na/n + mb * nb/n instead: it cannot
+    // overflow, where ma + inf * wb would reach inf - inf = NaN in a later
+    // merge.
+    Value inf = arith::ConstantOp::create(
+        b, loc, b.getFloatAttr(ft, APFloat::getInf(ft.getFloatSemantics())));
+    Value negInf = arith::ConstantOp::create(
+        b, loc,
+        b.getFloatAttr(ft, APFloat::getInf(ft.getFloatSemantics(), true)));
+    Value dFinite = arith::AndIOp::create(
+        b, loc,
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::ONE, d, inf),
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::ONE, d, negInf));
+    Value wa = arith::DivFOp::create(b, loc, naf, safeN);
+    Value weighted = arith::AddFOp::create(
+        b, loc, arith::MulFOp::create(b, loc, ma, wa),
+        arith::MulFOp::create(b, loc, mb, wb));
+    Value isNaND =
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, d, d);
+    mean = arith::SelectOp::create(
+        b, loc, arith::OrIOp::create(b, loc, dFinite, isNaND), mean,
+        weighted);
     Value dd = arith::MulFOp::create(b, loc, d, d);
     Value t = arith::MulFOp::create(b, loc, arith::MulFOp::create(b, loc, dd, naf),
                                     wb);
     Value q = arith::AddFOp::create(
         b, loc, arith::AddFOp::create(b, loc, qa, qb), t);
-    YieldOp::create(b, loc, ValueRange{n, mean, q});
+    // An empty side leaves the other exactly, also where d * d overflows
+    // (inf * 0 would be NaN): the init (0, 0, 0) is merged with data whose
+    // mean squared exceeds the largest float.
+    Value aEmpty =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, na, zero);
+    Value bEmpty =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, nb, zero);
+    auto pick = [&](Value vb, Value va, Value merged) {
+      return arith::SelectOp::create(
+          b, loc, aEmpty, vb,
+          arith::SelectOp::create(b, loc, bEmpty, va, merged));
+    };
+    YieldOp::create(b, loc, ValueRange{n, pick(mb, ma, mean), pick(qb, qa, q)});
   }
   b.setInsertionPoint(r);
   auto fin = MapOp::create(

@@ -57,6 +57,10 @@ typedef enum fuse_reduce_op {
 
 /* The message of the last failed call on this thread ("" if none). */
 const char *fuse_last_error_message(void);
+/* Records `message` as this thread's last error and returns `status`; for
+ * generated host code that rejects its arguments (e.g. overlapping buffers)
+ * before touching the device. NULL message: "". */
+fuse_status_t fuse_set_error(fuse_status_t status, const char *message);
 /* Initializes the driver and the current device (idempotent). */
 fuse_status_t fuse_init(void);
 /* Compute capability and SM count of the current device. */
@@ -90,6 +94,8 @@ fuse_status_t fuse_stream_synchronize(fuse_stream_t stream);
  * environment makes every call a cudaMalloc/cudaFree, for sanitizers). A
  * zero-byte allocation returns NULL and succeeds. */
 fuse_status_t fuse_malloc(void **ptr, size_t bytes, fuse_stream_t stream);
+/* fuse_free(NULL) does nothing and succeeds; a successful fuse_free keeps
+ * the thread's last error message (cleanup after a failed call). */
 fuse_status_t fuse_free(void *ptr, fuse_stream_t stream);
 fuse_status_t fuse_memcpy_htod(void *dst, const void *src, size_t bytes,
                                fuse_stream_t stream);

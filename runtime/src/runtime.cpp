@@ -243,6 +243,12 @@ fuse_status_t allocatorInit(const char *api);
 
 FUSE_API const char *fuse_last_error_message(void) { return tlsError.c_str(); }
 
+FUSE_API fuse_status_t fuse_set_error(fuse_status_t status,
+                                      const char *message) {
+  tlsError = message ? message : "";
+  return status;
+}
+
 FUSE_API fuse_status_t fuse_init(void) {
   const char *api = "fuse_init";
   clearError();
@@ -398,11 +404,19 @@ FUSE_API fuse_status_t fuse_malloc(void **ptr, size_t bytes,
 
 FUSE_API fuse_status_t fuse_free(void *ptr, fuse_stream_t stream) {
   const char *api = "fuse_free";
-  if (fuse_status_t s = enter(api))
-    return s;
+  // Like free(NULL), freeing NULL does nothing; and a successful free
+  // leaves the thread's last error message as it was: generated host code
+  // frees its temporaries on the way out of a failed call, and the caller
+  // must still read that call's message.
   if (!ptr)
     return FUSE_SUCCESS;
-  return deallocate(ptr, toStream(stream), api);
+  std::string saved = tlsError;
+  if (fuse_status_t s = enter(api))
+    return s;
+  fuse_status_t s = deallocate(ptr, toStream(stream), api);
+  if (s == FUSE_SUCCESS)
+    tlsError = std::move(saved);
+  return s;
 }
 
 static fuse_status_t copy(void *dst, const void *src, size_t bytes,

@@ -50,6 +50,17 @@ int main(int argc, char **argv) {
   // Before init, nothing reaches the device.
   check(std::strcmp(fuse_last_error_message(), "") == 0,
         "no message before any call");
+  expectStatus(fuse_set_error(FUSE_ERROR_INVALID_ARGUMENT, "out0 overlaps in0"),
+               FUSE_ERROR_INVALID_ARGUMENT,
+               "fuse_set_error returns its status and keeps the message",
+               "out0 overlaps in0");
+  fuse_set_error(FUSE_ERROR_LAUNCH, "kernel k failed");
+  check(fuse_free(nullptr, nullptr) == FUSE_SUCCESS &&
+            std::strcmp(fuse_last_error_message(), "kernel k failed") == 0,
+        "fuse_free(NULL) succeeds and keeps the last error message");
+  check(fuse_set_error(FUSE_SUCCESS, nullptr) == FUSE_SUCCESS &&
+            std::strcmp(fuse_last_error_message(), "") == 0,
+        "fuse_set_error(NULL) clears the message");
   void *p = reinterpret_cast<void *>(0x1);
   expectStatus(fuse_malloc(&p, 16, nullptr), FUSE_ERROR_NO_DEVICE,
                "fuse_malloc before fuse_init is refused", "fuse_init");

@@ -5,6 +5,9 @@
 #   NAME.o NAME.h NAME.ptx NAME.cubin  per examples/NAME.mlir
 #   fuse_runtime.h, tests/gpu/*.cpp    copied so the folder is self-contained
 #   compile-times.txt                  fuse-compile --emit=obj wall time (ms)
+#   overlap/                           test/Runtime/Inputs/overlap.{mlir,c}
+#                                      compiled, for the overlapping-buffers
+#                                      checks on the GPU
 #   shared/NAME.so shared/NAME.json    fuse-compile --emit=shared: the entries
 #                                      as a shared library + signature
 #                                      manifest, for fuse-run-aot
@@ -46,6 +49,14 @@ for f in "$root"/examples/*.mlir; do
   fi
 done
 echo "$ok compiled, $bad failed -> $out"
+
+# The overlapping-buffers driver (test/Runtime/overlap.test), for its GPU
+# half in run-codegen-tests.sh.
+mkdir -p "$out/overlap"
+cp "$root/test/Runtime/Inputs/overlap_main.c" "$out/overlap/"
+"$fc" "$root/test/Runtime/Inputs/overlap.mlir" --no-fusion --emit=all \
+  -o "$out/overlap/overlap" 2> "$out/overlap/compile.log" \
+  || echo "FAILED  overlap.mlir (see $out/overlap/compile.log)"
 
 # Shared libraries and manifests for fuse-run-aot (run-fuse-run-tests.sh).
 mkdir -p "$out/shared"

@@ -52,6 +52,26 @@ for o in "${objs[@]}"; do
     total_f=$((total_f + 1))
   fi
 done
+# Overlapping output/input buffers (test/Runtime/overlap.test's driver):
+# every rejection, and the accepted in-place calls run with their values.
+if [ -f "$art/overlap/overlap.o" ]; then
+  log="$build/overlap.log"
+  if ${CC:-cc} -O2 -I "$art/overlap" -I "$root/runtime/include" \
+      "$art/overlap/overlap_main.c" "$art/overlap/overlap.o" -L "$rtdir" \
+      -lfuse_runtime -lm -Wl,-rpath,"$rtdir" -o "$build/overlap_test" \
+      > "$log" 2>&1 && "$build/overlap_test" >> "$log" 2>&1 &&
+      grep -q "^overlap checks (GPU)" "$log"; then
+    echo "PASS overlapping buffers: $(tail -1 "$log")"
+    total_p=$((total_p + 1))
+  else
+    echo "FAIL overlapping buffers (see $log)"
+    grep '^FAIL' "$log" | head -5
+    total_f=$((total_f + 1))
+  fi
+else
+  echo "FAIL overlapping buffers: $art/overlap/overlap.o missing"
+  total_f=$((total_f + 1))
+fi
 # compute-sanitizer memcheck and racecheck over every pipeline at small
 # sizes (FUSE_TEST_SANITIZER=1: sizes up to 70001, 2 runs per check), one
 # test each: the pipelines' own checks pass and the tool reports 0 errors.

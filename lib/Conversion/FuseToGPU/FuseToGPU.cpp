@@ -244,6 +244,11 @@ public:
   Value mul(Value a, Value c) { return arith::MulIOp::create(b, loc, a, c); }
   Value sub(Value a, Value c) { return arith::SubIOp::create(b, loc, a, c); }
   Value add(Value a, Value c) { return arith::AddIOp::create(b, loc, a, c); }
+  Value andI(Value a, Value c) { return arith::AndIOp::create(b, loc, a, c); }
+  Value notI(Value a) {
+    return arith::XOrIOp::create(
+        b, loc, a, arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1));
+  }
 };
 
 /// Sizes of a group result on the host (i64 values and their C text).
@@ -532,58 +537,66 @@ LogicalResult EntryConverter::convert(func::FuncOp fn,
                         h.b.getStringAttr(StringRef("\0", 1)), true, 16);
   auto imageSize = h.global(kmod + kImageSizeSuffix, h.i64(),
                             h.b.getI64IntegerAttr(0), true, 8);
-  {
-    Value first = LLVM::LoadOp::create(
-        h.b, loc, ptrTy, h.addressOf(handleGlobals[0]), 8, false, false,
-        false, false, LLVM::AtomicOrdering::acquire);
-    Value isNull = LLVM::ICmpOp::create(h.b, loc, LLVM::ICmpPredicate::eq,
-                                        first,
-                                        LLVM::ZeroOp::create(h.b, loc, ptrTy));
-    h.ifThen(isNull, [&] {
-      h.check(h.call("fuse_init", {}));
-      Value modSlot = h.slot(ptrTy);
-      Value size = h.load(h.i64(), h.addressOf(imageSize));
-      h.check(h.call("fuse_module_load",
-                     {h.addressOf(image), size, modSlot}));
-      Value module = h.load(ptrTy, modSlot);
-      Value i32Slot = h.slot(h.i32());
-      Value maj = h.slot(h.i32()), min = h.slot(h.i32());
-      h.check(h.call("fuse_device_info", {maj, min, i32Slot}));
-      Value sm = arith::ExtSIOp::create(h.b, loc, h.i64(),
-                                        h.load(h.i32(), i32Slot));
-      LLVM::StoreOp::create(h.b, loc, sm, h.addressOf(smGlobal), 8, false,
-                            false, false, LLVM::AtomicOrdering::monotonic);
-      SmallVector<Value> handles;
-      for (StringRef k : kernelNames) {
-        std::string gname = "__fuse_name_" + k.str();
-        std::string text = k.str();
-        text.push_back('\0');
-        auto ng = h.global(gname,
-                           LLVM::LLVMArrayType::get(h.b.getI8Type(),
-                                                    text.size()),
-                           h.b.getStringAttr(text), true, 1);
-        Value fslot = h.slot(ptrTy);
-        h.check(h.call("fuse_module_get_function",
-                       {module, h.addressOf(ng), fslot}));
-        handles.push_back(h.load(ptrTy, fslot));
-      }
-      // Publish the first handle last.
-      for (int i = handles.size() - 1; i >= 0; --i)
-        LLVM::StoreOp::create(h.b, loc, handles[i],
-                              h.addressOf(handleGlobals[i]), 8, false, false,
-                              false,
-                              i == 0 ? LLVM::AtomicOrdering::release
-                                     : LLVM::AtomicOrdering::monotonic);
-    });
-  }
+  // Loaded at the first group, after its argument checks: a call whose
+  // buffers overlap is rejected before anything touches the device.
   DenseMap<StringRef, Value> handle;
-  for (auto [k, g] : llvm::zip(kernelNames, handleGlobals))
-    handle[k] = LLVM::LoadOp::create(h.b, loc, ptrTy, h.addressOf(g), 8, false,
-                                     false, false, false,
+  bool loaded = handleGlobals.empty();
+  auto ensureLoaded = [&] {
+    if (loaded)
+      return;
+    loaded = true;
+    {
+      Value first = LLVM::LoadOp::create(
+          h.b, loc, ptrTy, h.addressOf(handleGlobals[0]), 8, false, false,
+          false, false, LLVM::AtomicOrdering::acquire);
+      Value isNull = LLVM::ICmpOp::create(h.b, loc, LLVM::ICmpPredicate::eq,
+                                          first,
+                                          LLVM::ZeroOp::create(h.b, loc, ptrTy));
+      h.ifThen(isNull, [&] {
+        h.check(h.call("fuse_init", {}));
+        Value modSlot = h.slot(ptrTy);
+        Value size = h.load(h.i64(), h.addressOf(imageSize));
+        h.check(h.call("fuse_module_load",
+                       {h.addressOf(image), size, modSlot}));
+        Value module = h.load(ptrTy, modSlot);
+        Value i32Slot = h.slot(h.i32());
+        Value maj = h.slot(h.i32()), min = h.slot(h.i32());
+        h.check(h.call("fuse_device_info", {maj, min, i32Slot}));
+        Value sm = arith::ExtSIOp::create(h.b, loc, h.i64(),
+                                          h.load(h.i32(), i32Slot));
+        LLVM::StoreOp::create(h.b, loc, sm, h.addressOf(smGlobal), 8, false,
+                              false, false, LLVM::AtomicOrdering::monotonic);
+        SmallVector<Value> handles;
+        for (StringRef k : kernelNames) {
+          std::string gname = "__fuse_name_" + k.str();
+          std::string text = k.str();
+          text.push_back('\0');
+          auto ng = h.global(gname,
+                             LLVM::LLVMArrayType::get(h.b.getI8Type(),
+                                                      text.size()),
+                             h.b.getStringAttr(text), true, 1);
+          Value fslot = h.slot(ptrTy);
+          h.check(h.call("fuse_module_get_function",
+                         {module, h.addressOf(ng), fslot}));
+          handles.push_back(h.load(ptrTy, fslot));
+        }
+        // Publish the first handle last.
+        for (int i = handles.size() - 1; i >= 0; --i)
+          LLVM::StoreOp::create(h.b, loc, handles[i],
+                                h.addressOf(handleGlobals[i]), 8, false, false,
+                                false,
+                                i == 0 ? LLVM::AtomicOrdering::release
+                                       : LLVM::AtomicOrdering::monotonic);
+      });
+    }
+    for (auto [k, g] : llvm::zip(kernelNames, handleGlobals))
+      handle[k] = LLVM::LoadOp::create(h.b, loc, ptrTy, h.addressOf(g), 8, false,
+                                       false, false, false,
+                                       LLVM::AtomicOrdering::monotonic);
+    h.smCount = LLVM::LoadOp::create(h.b, loc, h.i64(), h.addressOf(smGlobal), 8,
+                                     false, false, false, false,
                                      LLVM::AtomicOrdering::monotonic);
-  h.smCount = LLVM::LoadOp::create(h.b, loc, h.i64(), h.addressOf(smGlobal), 8,
-                                   false, false, false, false,
-                                   LLVM::AtomicOrdering::monotonic);
+  };
 
   // Host values of the old function's values.
   DenseMap<Value, HostTensor> tensors;
@@ -612,6 +625,97 @@ LogicalResult EntryConverter::convert(func::FuncOp fn,
   for (auto [i, r] : llvm::enumerate(ret.getOperands()))
     resultIndex.try_emplace(r, i);
   SmallVector<std::string> resultText(ret.getNumOperands());
+
+  // Argument checks: byte ranges of the caller's buffers.
+  struct Extent {
+    Value ptr, bytes; // i64 bytes
+    std::string what; // "in0", "out1"
+  };
+  auto extentBytes = [&](RankedTensorType t, ArrayRef<Value> dims) {
+    Value bytes = h.c64(byteWidth(t.getElementType()));
+    for (Value v : dims)
+      bytes = h.mul(bytes, v);
+    return bytes;
+  };
+  SmallVector<std::pair<BlockArgument, Extent>> userInputs;
+  for (auto [i, a] : llvm::enumerate(oldBody.getArguments()))
+    if (auto tt = tensorTy(a)) {
+      const HostTensor &ht = tensors[a];
+      userInputs.push_back(
+          {a, Extent{ht.ptr, extentBytes(tt, ht.dims), argNames[i]}});
+    }
+  SmallVector<Extent> userOutputs;
+  auto addr = [&](Value p) {
+    return LLVM::PtrToIntOp::create(h.b, loc, h.i64(), p).getResult();
+  };
+  // [a, a + na) and [b, b + nb) share a byte (empty ranges share none).
+  auto overlaps = [&](const Extent &x, const Extent &y) -> Value {
+    Value a = addr(x.ptr), b = addr(y.ptr);
+    auto ult = [&](Value l, Value r) {
+      return arith::CmpIOp::create(h.b, loc, arith::CmpIPredicate::ult, l, r)
+          .getResult();
+    };
+    Value zero = h.c64(0);
+    return h.andI(h.andI(ult(a, h.add(b, y.bytes)), ult(b, h.add(a, x.bytes))),
+                  h.andI(ult(zero, x.bytes), ult(zero, y.bytes)));
+  };
+  auto sameBuffer = [&](const Extent &x, const Extent &y) -> Value {
+    auto eq = [&](Value l, Value r) {
+      return arith::CmpIOp::create(h.b, loc, arith::CmpIPredicate::eq, l, r)
+          .getResult();
+    };
+    return h.andI(eq(addr(x.ptr), addr(y.ptr)), eq(x.bytes, y.bytes));
+  };
+  unsigned numMessages = 0;
+  // Returns FUSE_ERROR_INVALID_ARGUMENT with `message` when `cond` holds.
+  auto rejectIf = [&](Value cond, const std::string &message) {
+    std::string text = message;
+    text.push_back('\0');
+    auto g = h.global("__fuse_msg_" + name + "_" +
+                          std::to_string(numMessages++),
+                      LLVM::LLVMArrayType::get(h.b.getI8Type(), text.size()),
+                      h.b.getStringAttr(text), true, 1);
+    h.ifThen(cond, [&] {
+      h.check(h.call("fuse_set_error",
+                     {h.c32(1 /*FUSE_ERROR_INVALID_ARGUMENT*/),
+                      h.addressOf(g)}));
+    });
+  };
+  // Why result `resNo` of group `g` (step `gIdx`) cannot be computed into
+  // the buffer of argument `arg`, or "" when it can: the step's kernel
+  // reads every element of `arg` it uses at the element it writes, before
+  // writing it, in the same thread (elementwise and grid-stride kernels) or
+  // before any later tile writes it (scan and filter tiles: a tile writes
+  // only after every earlier tile has loaded its elements), and no later
+  // step reads `arg`.
+  auto inPlaceProblem = [&](GroupOp g, const GroupKernels &gk, unsigned gIdx,
+                            unsigned resNo, BlockArgument arg,
+                            StringRef argName) -> std::string {
+    auto rt = tensorTy(g.getResult(resNo));
+    if (rt.getElementType() != tensorTy(arg).getElementType())
+      return "the element types differ";
+    bool planOk = gk.plan == GroupPlan::Elementwise ||
+                  gk.plan == GroupPlan::Scan || gk.plan == GroupPlan::Filter ||
+                  (gk.plan == GroupPlan::Reduce && rt.getRank() > 0);
+    if (!planOk)
+      return "in-place use is not supported for reductions and row kernels";
+    Block &body = g.getBody().front();
+    for (auto [i, operand] : llvm::enumerate(g.getOperands())) {
+      if (operand != arg)
+        continue;
+      for (Operation *user : body.getArgument(i).getUsers()) {
+        if (auto ga = dyn_cast<GatherOp>(user);
+            ga && ga.getSource() == body.getArgument(i))
+          return (argName + " is gathered from").str();
+        if (isa<BroadcastOp>(user))
+          return (argName + " is broadcast").str();
+      }
+    }
+    for (unsigned m = gIdx + 1; m < groups.size(); ++m)
+      if (llvm::is_contained(groups[m].first.getOperands(), Value(arg)))
+        return ("a later step reads " + argName).str();
+    return "";
+  };
 
   unsigned groupIdx = 0;
   for (Operation &op : oldBody) {
@@ -715,18 +819,56 @@ LogicalResult EntryConverter::convert(func::FuncOp fn,
           Value v = h.c64(ia.getInt());
           bodyScalars[c.getResult()] = {v, std::to_string(ia.getInt())};
         }
-    // Result buffers.
+    // Result sizes.
     ShapeInfer shapes{h, bodyArgs, bodyScalars};
-    SmallVector<Value> outs;
-    SmallVector<SmallVector<Value>> outDims;
+    SmallVector<SmallVector<Value>> dimsOf(g.getNumResults());
+    SmallVector<SmallVector<std::string>> dimTextOf(g.getNumResults());
     for (auto [j, res] : llvm::enumerate(g.getResults())) {
       Value y = g.getYield().getValues()[j];
-      SmallVector<Value> d;
-      SmallVector<std::string> dt;
-      if (failed(shapes.dims(y, d, dt)))
+      if (failed(shapes.dims(y, dimsOf[j], dimTextOf[j])))
         return g.emitOpError("GPU code generation: cannot compute the size "
                              "of result #")
                << j << " on the host";
+    }
+    // The caller's output buffers may not overlap an input or another
+    // output, except an output that is exactly an input's buffer where this
+    // step computes in place safely (see inPlaceProblem).
+    for (auto [j, res] : llvm::enumerate(g.getResults())) {
+      auto ri = resultIndex.find(res);
+      if (ri == resultIndex.end())
+        continue;
+      unsigned k = ri->second;
+      Extent o{h.entry->getArgument(firstResultArg + k),
+               extentBytes(tensorTy(res), dimsOf[j]),
+               "out" + std::to_string(k)};
+      for (auto &[arg, in] : userInputs) {
+        std::string problem =
+            inPlaceProblem(g, gk, groupIdx - 1, j, arg, in.what);
+        std::string what = name + ": " + o.what + " and " + in.what;
+        if (problem.empty()) {
+          rejectIf(h.andI(overlaps(o, in), h.notI(sameBuffer(o, in))),
+                   what + " overlap without being the same buffer (" +
+                       o.what + " == " + in.what +
+                       ", in place, is supported here; other overlaps are "
+                       "not)");
+        } else {
+          rejectIf(overlaps(o, in), what + " overlap; " + o.what +
+                                        " cannot be computed in place of " +
+                                        in.what + ": " + problem);
+        }
+      }
+      for (const Extent &p : userOutputs)
+        rejectIf(overlaps(o, p),
+                 name + ": " + o.what + " and " + p.what + " overlap");
+      userOutputs.push_back(o);
+    }
+    ensureLoaded();
+    // Result buffers.
+    SmallVector<Value> outs;
+    SmallVector<SmallVector<Value>> outDims;
+    for (auto [j, res] : llvm::enumerate(g.getResults())) {
+      SmallVector<Value> &d = dimsOf[j];
+      SmallVector<std::string> &dt = dimTextOf[j];
       Value buf;
       auto ri = resultIndex.find(res);
       if (ri != resultIndex.end()) {
@@ -736,10 +878,7 @@ LogicalResult EntryConverter::convert(func::FuncOp fn,
           s += (k ? " x " : "") + t;
         resultText[ri->second] = dt.empty() ? "1 element" : s;
       } else {
-        Value bytes = h.c64(byteWidth(tensorTy(res).getElementType()));
-        for (Value v : d)
-          bytes = h.mul(bytes, v);
-        buf = h.allocTemp(bytes);
+        buf = h.allocTemp(extentBytes(tensorTy(res), d));
       }
       outs.push_back(buf);
       outDims.push_back(d);

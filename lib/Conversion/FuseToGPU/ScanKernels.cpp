@@ -943,6 +943,26 @@ void setTileOccupancy(gpu::GPUFuncOp f, const Tiling &tiling) {
                OpBuilder(f.getContext()).getI32IntegerAttr(blocks));
 }
 
+/// The one `OpT` (fuse.scan or fuse.filter, named `what`) of a scan or
+/// filter group, after checking the group's shapes (checkRank1).
+template <typename OpT>
+FailureOr<OpT> theOneOp(GroupOp group, StringRef what) {
+  OpT found;
+  for (Operation &op : group.getBody().front())
+    if (auto o = dyn_cast<OpT>(op)) {
+      if (found)
+        return group.emitOpError("GPU code generation: a ")
+               << what << " group takes one fuse." << what;
+      found = o;
+    }
+  if (!found)
+    return group.emitOpError("GPU code generation: a ")
+           << what << " group needs a fuse." << what;
+  if (failed(checkRank1(group, what)))
+    return failure();
+  return found;
+}
+
 SmallVector<Type> tileParams(GroupOp group, unsigned numOuts) {
   MLIRContext *ctx = group.getContext();
   SmallVector<Type> types = commonParams(group);
@@ -963,20 +983,10 @@ FailureOr<GroupKernels> buildScanGroup(gpu::GPUModuleOp m, GroupOp group,
                                        const Tiling &tiling) {
   Location loc = group.getLoc();
   MLIRContext *ctx = group.getContext();
-  Block &body = group.getBody().front();
-  ScanOp scan;
-  for (Operation &op : body)
-    if (auto s = dyn_cast<ScanOp>(op)) {
-      if (scan)
-        return group.emitOpError("GPU code generation: a scan group takes one "
-                                 "fuse.scan");
-      scan = s;
-    }
-  if (!scan)
-    return group.emitOpError("GPU code generation: a scan group needs a "
-                             "fuse.scan");
-  if (failed(checkRank1(group, "scan")))
+  FailureOr<ScanOp> found = theOneOp<ScanOp>(group, "scan");
+  if (failed(found))
     return failure();
+  ScanOp scan = *found;
   if (!scan.hasBuiltinKinds())
     return scan.emitOpError("GPU code generation: custom combiner regions are "
                             "not supported yet in scans; use built-in kinds");
@@ -1127,20 +1137,10 @@ FailureOr<GroupKernels> buildFilterGroup(gpu::GPUModuleOp m, GroupOp group,
                                          const Tiling &tiling) {
   Location loc = group.getLoc();
   MLIRContext *ctx = group.getContext();
-  Block &body = group.getBody().front();
-  FilterOp filter;
-  for (Operation &op : body)
-    if (auto fo = dyn_cast<FilterOp>(op)) {
-      if (filter)
-        return group.emitOpError("GPU code generation: a filter group takes "
-                                 "one fuse.filter");
-      filter = fo;
-    }
-  if (!filter)
-    return group.emitOpError("GPU code generation: a filter group needs a "
-                             "fuse.filter");
-  if (failed(checkRank1(group, "filter")))
+  FailureOr<FilterOp> found = theOneOp<FilterOp>(group, "filter");
+  if (failed(found))
     return failure();
+  FilterOp filter = *found;
   for (Operation *user : filter->getUsers())
     if (!isa<YieldOp>(user) || user->getParentOp() != group)
       return user->emitOpError("GPU code generation: the result of a "

@@ -1,0 +1,277 @@
+// Restrictions of the GPU code generator (convert-fuse-to-gpu) that a
+// verifier-valid program of plain fuse ops reaches through fusion
+// (docs/reliability.md, checklist row 4): one case per restriction, each a
+// clean "GPU code generation: ..." error at the op it is about, never a
+// crash or an internal error. The restrictions only hand-written fuse.group
+// IR reaches (kinds whose body does not fit the kernel pattern, sizes the
+// host cannot compute) are in gpu-codegen-restrictions-groups.mlir. The
+// second RUN line compiles every case on its own with fuse-compile, the
+// full pipeline: each must fail with the same error at the same line
+// (Inputs/each-case.py).
+//
+// RUN: fuse-opt %s -split-input-file -verify-diagnostics --fuse-fusion --fuse-tile --convert-fuse-to-gpu -o /dev/null
+// RUN: rm -rf %t && %python %S/Inputs/each-case.py %s %t fuse-compile --emit=ptx | FileCheck %s --check-prefix=FULL
+// FULL-NOT: FAIL
+// FULL: 19 cases: 19 rejected cleanly with the expected error, 0 failed
+//
+// Messages of lib/Conversion/FuseToGPU that guard internal invariants,
+// not reachable from valid IR (tried; the reason each time):
+// - "operand not available on the host" (an index_cast on the host),
+//   "operand not available on the host" and "scalar operand not available
+//   on the host" (group operands): every value of an entry function is an
+//   argument, a tensor.dim, a scalar op or a group result (anything else
+//   is rejected first, "unsupported op in an entry function"), and each is
+//   given its host value before any later op can use it.
+// - "tensor.dim needs a constant index on a known tensor", the "known
+//   tensor" half: every tensor of an entry function is an argument or a
+//   group result, all known (the non-constant index is tested below).
+// - "unsupported plan": every group kernel builder sets a plan.
+// - "no size for result #N on the host": results with an out_count are
+//   rank-1 group results, whose host sizes are always recorded.
+// - "group kind '...' is not supported yet": the fuse.group verifier
+//   (group_c1) admits exactly the five kinds that have builders.
+// - "custom combiner regions take the ordered reduce kernels" and the
+//   ordered builder's "a reduce group needs a fuse.reduce": the dispatch
+//   sends a reduce group to the ordered kernels exactly when it has a
+//   custom-combiner reduction, and to the built-in ones otherwise.
+// - "unsupported value in a reduce group body" of the two finishing
+//   kernels (built-in and ordered): a finishing kernel evaluates only what
+//   the partial kernel's one-block path already evaluated (the same
+//   finalize), so the partial kernel fails first.
+// - "cannot size the rows" and "cannot size the scan or filter" when the
+//   group has no reduction/scan/filter or the reduction is not rank 2:
+//   the kernel builders rejected those groups before (the size failures
+//   themselves are tested in gpu-codegen-restrictions-groups.mlir).
+
+// -----
+
+// An entry function is one block.
+// expected-error @+1 {{GPU code generation: entry functions must have one block}}
+func.func @multi_block(%x: tensor<?xf32>) -> tensor<?xf32> {
+  %m = fuse.map %x : tensor<?xf32> -> tensor<?xf32> {
+  ^bb0(%a: f32):
+    fuse.yield %a : f32
+  }
+  cf.br ^bb1
+^bb1:
+  return %m : tensor<?xf32>
+}
+
+// -----
+
+// Between groups the host runs scalar code only: no tensor op.
+func.func @tensor_op_on_host(%x: tensor<?xf32>) -> f32 {
+  %s = fuse.reduce add %x : tensor<?xf32> -> tensor<f32>
+  // expected-error @+1 {{GPU code generation: unsupported op in an entry function (expected fuse.group, scalar ops or tensor.dim)}}
+  %e = tensor.extract %s[] : tensor<f32>
+  return %e : f32
+}
+
+// -----
+
+// expected-error @+1 {{GPU code generation: i1 tensor arguments are not supported}}
+func.func @i1_argument(%x: tensor<?xi1>) -> tensor<?xi32> {
+  %m = fuse.map %x : tensor<?xi1> -> tensor<?xi32> {
+  ^bb0(%a: i1):
+    %e = arith.extui %a : i1 to i32
+    fuse.yield %e : i32
+  }
+  return %m : tensor<?xi32>
+}
+
+// -----
+
+// expected-error @+1 {{GPU code generation: unsupported argument type 'vector<4xf32>'}}
+func.func @vector_argument(%x: tensor<?xf32>, %v: vector<4xf32>) -> tensor<?xf32> {
+  %m = fuse.map %x : tensor<?xf32> -> tensor<?xf32> {
+  ^bb0(%a: f32):
+    fuse.yield %a : f32
+  }
+  return %m : tensor<?xf32>
+}
+
+// -----
+
+// expected-error @+1 {{GPU code generation: results must be tensors}}
+func.func @scalar_result(%x: tensor<?xf32>, %y: f32) -> (tensor<?xf32>, f32) {
+  %m = fuse.map %x : tensor<?xf32> -> tensor<?xf32> {
+  ^bb0(%a: f32):
+    fuse.yield %a : f32
+  }
+  return %m, %y : tensor<?xf32>, f32
+}
+
+// -----
+
+// An argument returned as it is.
+// expected-error @+1 {{GPU code generation: every result must be produced by a fuse.group in the function}}
+func.func @argument_result(%x: tensor<?xf32>) -> (tensor<?xf32>, tensor<?xf32>) {
+  %m = fuse.map %x : tensor<?xf32> -> tensor<?xf32> {
+  ^bb0(%a: f32):
+    fuse.yield %a : f32
+  }
+  return %m, %x : tensor<?xf32>, tensor<?xf32>
+}
+
+// -----
+
+func.func @dim_not_constant(%x: tensor<?x?xf32>, %i: index) -> tensor<?xf32> {
+  // expected-error @+1 {{GPU code generation: tensor.dim needs a constant index on a known tensor}}
+  %n = tensor.dim %x, %i : tensor<?x?xf32>
+  %io = fuse.iota %n : tensor<?xf32>
+  return %io : tensor<?xf32>
+}
+
+// -----
+
+// An i1 tensor written by a kernel (inside a group i1 is fine).
+func.func @i1_result(%x: tensor<?xf32>) -> tensor<?xi1> {
+  // expected-error @+1 {{GPU code generation: element type 'i1' cannot be read or written by a kernel (i1 tensors must not cross a group boundary)}}
+  %m = fuse.map %x : tensor<?xf32> -> tensor<?xi1> {
+  ^bb0(%a: f32):
+    %z = arith.constant 0.0 : f32
+    %c = arith.cmpf ogt, %a, %z : f32
+    fuse.yield %c : i1
+  }
+  return %m : tensor<?xi1>
+}
+
+// -----
+
+// x - v[:, None]: a rank-1 tensor broadcast into a rank-2 elementwise group
+// (fine in a row_reduce group, where it is a per-row value).
+func.func @elementwise_mixed_shapes(%x: tensor<?x?xf32>, %v: tensor<?xf32>) -> tensor<?x?xf32> {
+  %c1 = arith.constant 1 : index
+  %n = tensor.dim %x, %c1 : tensor<?x?xf32>
+  %b = fuse.broadcast %v dims [1] (%n) : tensor<?xf32> -> tensor<?x?xf32>
+  // expected-error @+1 {{GPU code generation: an elementwise group must read and write tensors of one shape (rank-0 broadcasts aside)}}
+  %m = fuse.map %x, %b : tensor<?x?xf32>, tensor<?x?xf32> -> tensor<?x?xf32> {
+  ^bb0(%a: f32, %s: f32):
+    %d = arith.subf %a, %s : f32
+    fuse.yield %d : f32
+  }
+  return %m : tensor<?x?xf32>
+}
+
+// -----
+
+// The same for a full reduction of a broadcast rank-1 tensor.
+func.func @reduce_mixed_shapes(%v: tensor<?xf32>, %n: index) -> tensor<f32> {
+  %b = fuse.broadcast %v dims [1] (%n) : tensor<?xf32> -> tensor<?x?xf32>
+  // expected-error @+1 {{GPU code generation: an reduce group must read and write tensors of one shape (rank-0 broadcasts aside)}}
+  %s = fuse.reduce add %b dims [0, 1] : tensor<?x?xf32> -> tensor<f32>
+  return %s : tensor<f32>
+}
+
+// -----
+
+// A partial reduction over dimension 0 becomes a row_reduce group of its own.
+func.func @reduce_columns(%x: tensor<?x?xf32>) -> tensor<?xf32> {
+  // expected-error @+1 {{GPU code generation: a row_reduce group takes reductions over dimension 1 of rank-2 tensors only}}
+  %s = fuse.reduce add %x dims [0] : tensor<?x?xf32> -> tensor<?xf32>
+  return %s : tensor<?xf32>
+}
+
+// -----
+
+func.func @row_reduce_custom_combiner(%x: tensor<?x?xf32>) -> tensor<?xf32> {
+  %z = arith.constant 0.0 : f32
+  // expected-error @+1 {{GPU code generation: custom combiner regions are not supported in row_reduce groups yet; use built-in kinds}}
+  %s = fuse.reduce %x init(%z : f32) dims [1] : tensor<?x?xf32> -> tensor<?xf32> {
+  ^bb0(%acc: f32, %e: f32):
+    %p = arith.addf %acc, %e : f32
+    fuse.yield %p : f32
+  }
+  return %s : tensor<?xf32>
+}
+
+// -----
+
+// Row sums of gathered rows: the gather is fused into the row_reduce group.
+func.func @row_reduce_gather(%src: tensor<?xf32>, %i: tensor<?x?xi32>) -> tensor<?xf32> {
+  // expected-error @+1 {{GPU code generation: gather and iota are not supported in row_reduce groups yet}}
+  %g = fuse.gather %src[%i] : tensor<?xf32>, tensor<?x?xi32> -> tensor<?x?xf32>
+  %s = fuse.reduce add %g dims [1] : tensor<?x?xf32> -> tensor<?xf32>
+  return %s : tensor<?xf32>
+}
+
+// -----
+
+// A custom combiner over a rank-2 tensor (reduced fully).
+func.func @custom_combiner_rank2(%x: tensor<?x?xf32>) -> tensor<f32> {
+  %z = arith.constant 0.0 : f32
+  // expected-error @+1 {{GPU code generation: custom-combiner reductions take rank-1 inputs only}}
+  %r = fuse.reduce %x init(%z : f32) dims [0, 1] : tensor<?x?xf32> -> tensor<f32> {
+  ^bb0(%acc: f32, %e: f32):
+    %p = arith.addf %acc, %e : f32
+    fuse.yield %p : f32
+  }
+  return %r : tensor<f32>
+}
+
+// -----
+
+// The reduced values are returned too: they join the reduce group as an
+// elementwise result.
+func.func @custom_combiner_side_output(%x: tensor<?xf32>) -> (tensor<f32>, tensor<?xf32>) {
+  %sq = fuse.map %x : tensor<?xf32> -> tensor<?xf32> {
+  ^bb0(%a: f32):
+    %m = arith.mulf %a, %a : f32
+    fuse.yield %m : f32
+  }
+  %z = arith.constant 0.0 : f32
+  // expected-error @+1 {{GPU code generation: a reduce group with a custom-combiner reduction cannot also return elementwise results yet (built-in kinds can)}}
+  %r = fuse.reduce %sq init(%z : f32) : tensor<?xf32> -> tensor<f32> {
+  ^bb0(%acc: f32, %e: f32):
+    %p = arith.addf %acc, %e : f32
+    fuse.yield %p : f32
+  }
+  return %r, %sq : tensor<f32>, tensor<?xf32>
+}
+
+// -----
+
+// A scan along the rows of a rank-2 tensor.
+func.func @scan_rank2(%x: tensor<?x?xf32>) -> tensor<?x?xf32> {
+  // expected-error @+1 {{GPU code generation: a scan group over rank > 1 tensors is not supported yet}}
+  %y = fuse.scan inclusive add %x dim 1 : tensor<?x?xf32> -> tensor<?x?xf32>
+  return %y : tensor<?x?xf32>
+}
+
+// -----
+
+func.func @scan_custom_combiner(%x: tensor<?xf32>) -> tensor<?xf32> {
+  %z = arith.constant 0.0 : f32
+  // expected-error @+1 {{GPU code generation: custom combiner regions are not supported yet in scans; use built-in kinds}}
+  %y = fuse.scan inclusive %x init(%z : f32) : tensor<?xf32> -> tensor<?xf32> {
+  ^bb0(%acc: f32, %e: f32):
+    %p = arith.addf %acc, %e : f32
+    fuse.yield %p : f32
+  }
+  return %y : tensor<?xf32>
+}
+
+// -----
+
+// A broadcast that adds no dimension (valid: canonicalization folds it, but
+// fusion does not canonicalize) is pulled into the scan group.
+func.func @scan_broadcast_rank1(%x: tensor<?xf32>) -> tensor<?xf32> {
+  // expected-error @+1 {{GPU code generation: only rank-0 broadcasts are supported in a scan group}}
+  %b = fuse.broadcast %x dims [] : tensor<?xf32> -> tensor<?xf32>
+  %y = fuse.scan inclusive add %b : tensor<?xf32> -> tensor<?xf32>
+  return %y : tensor<?xf32>
+}
+
+// -----
+
+func.func @filter_broadcast_rank1(%x: tensor<?xf32>) -> tensor<?xf32> {
+  // expected-error @+1 {{GPU code generation: only rank-0 broadcasts are supported in a filter group}}
+  %b = fuse.broadcast %x dims [] : tensor<?xf32> -> tensor<?xf32>
+  %f = fuse.filter %b : tensor<?xf32> -> tensor<?xf32> {
+  ^bb0(%e: f32):
+    %z = arith.constant 0.0 : f32
+    %p = arith.cmpf ogt, %e, %z : f32
+    fuse.yield %p : i1
+  }
+  return %f : tensor<?xf32>
+}

@@ -420,6 +420,9 @@ LogicalResult EntryConverter::convert(func::FuncOp fn,
       if (et.isInteger(1))
         return fn.emitOpError("GPU code generation: i1 tensor arguments are "
                               "not supported");
+      if (!et.isIntOrIndexOrFloat())
+        return fn.emitOpError("GPU code generation: unsupported element type ")
+               << et << " of tensor argument #" << a.getArgNumber();
       continue;
     }
     if (!t.isIntOrIndexOrFloat())

@@ -52,8 +52,11 @@ inline LLVM::LLVMPointerType globalPtr(MLIRContext *ctx) {
 inline RankedTensorType tensorTy(Value v) {
   return dyn_cast<RankedTensorType>(v.getType());
 }
-/// Bytes of one element of an integer or float type.
+/// Bytes of one element of an integer, index (64-bit on the GPU) or float
+/// type.
 inline int64_t byteWidth(Type t) {
+  if (t.isIndex())
+    return 8;
   return (t.getIntOrFloatBitWidth() + 7) / 8;
 }
 inline Value cmpI(OpBuilder &b, Location loc, arith::CmpIPredicate p, Value x,

@@ -158,7 +158,7 @@ func.func @elementwise_mixed_shapes(%x: tensor<?x?xf32>, %v: tensor<?xf32>) -> t
 // The same for a full reduction of a broadcast rank-1 tensor.
 func.func @reduce_mixed_shapes(%v: tensor<?xf32>, %n: index) -> tensor<f32> {
   %b = fuse.broadcast %v dims [1] (%n) : tensor<?xf32> -> tensor<?x?xf32>
-  // expected-error @+1 {{GPU code generation: an reduce group must read and write tensors of one shape (rank-0 broadcasts aside)}}
+  // expected-error @+1 {{GPU code generation: a reduce group must read and write tensors of one shape (rank-0 broadcasts aside)}}
   %s = fuse.reduce add %b dims [0, 1] : tensor<?x?xf32> -> tensor<f32>
   return %s : tensor<f32>
 }

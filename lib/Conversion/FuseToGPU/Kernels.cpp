@@ -840,8 +840,8 @@ FailureOr<GroupKernels> buildGroupKernels(gpu::GPUModuleOp m, GroupOp group,
   StringRef kind = group.getKind();
   if (kind == "elementwise" || kind == "reduce") {
     if (!isFlatGroup(group))
-      return group.emitOpError("GPU code generation: an ")
-             << kind
+      return group.emitOpError("GPU code generation: ")
+             << (kind == "elementwise" ? "an " : "a ") << kind
              << " group must read and write tensors of one shape (rank-0 "
                 "broadcasts aside)";
     if (kind == "elementwise")

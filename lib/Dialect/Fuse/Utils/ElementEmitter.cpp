@@ -202,7 +202,36 @@ ElementEmitter::emitRegion(OpBuilder &b, Location loc, Region &region,
   // Values used inside the region (nested regions included) but defined
   // outside it come from the group body: resolve them as scalars first.
   LogicalResult ok = success();
+  auto outside = [&](Value v) {
+    Region *defRegion = v.getParentRegion();
+    return !(defRegion == &region || region.isAncestor(defRegion));
+  };
+  // `tensor.dim` of a tensor from outside the region (e.g. "divide by n"
+  // written inside a map body): the size comes from emitDim, as for a
+  // tensor.dim outside the region; the op itself is not cloned.
+  SmallVector<Operation *> dimsDone;
+  for (Operation &op : block.without_terminator()) {
+    auto dimOp = dyn_cast<tensor::DimOp>(op);
+    if (!dimOp || !outside(dimOp.getSource()))
+      continue;
+    std::optional<int64_t> d = dimOp.getConstantIndex();
+    auto st = dyn_cast<RankedTensorType>(dimOp.getSource().getType());
+    if (!d)
+      return dimOp.emitError() << "element emitter: tensor.dim needs a "
+                                  "constant dimension";
+    if (!st || *d < 0 || *d >= st.getRank())
+      return dimOp.emitError() << "tensor.dim: index " << *d
+                               << " is out of range for "
+                               << dimOp.getSource().getType();
+    FailureOr<Value> v = emitDim(b, loc, dimOp.getSource(), *d);
+    if (failed(v))
+      return failure();
+    map.map(dimOp.getResult(), *v);
+    dimsDone.push_back(dimOp);
+  }
   region.walk([&](Operation *op) {
+    if (llvm::is_contained(dimsDone, op))
+      return WalkResult::advance();
     for (Value operand : op->getOperands()) {
       if (map.contains(operand))
         continue;
@@ -221,7 +250,8 @@ ElementEmitter::emitRegion(OpBuilder &b, Location loc, Region &region,
   if (failed(ok))
     return failure();
   for (Operation &op : block.without_terminator())
-    b.clone(op, map);
+    if (!llvm::is_contained(dimsDone, &op))
+      b.clone(op, map);
   auto yield = cast<YieldOp>(block.getTerminator());
   return llvm::to_vector(llvm::map_range(
       yield.getValues(), [&](Value v) { return map.lookupOrDefault(v); }));

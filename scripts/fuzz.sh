@@ -67,7 +67,12 @@ LOGS="$BUILD_DIR/fuzz-logs"
 mkdir -p "$SEEDS" "$CORPUS" "$ARTIFACTS" "$LOGS"
 python3 fuzz/make-seeds.py "$ROOT" "$SEEDS" || exit 2
 
-before=$(ls "$ARTIFACTS" | wc -l)
+# Findings are crash-, leak-, timeout- and oom- artifacts; libFuzzer's
+# slow-unit- reports (an input that took over 10 s, e.g. on a loaded
+# machine) are listed but are not findings.
+findings() { ls "$ARTIFACTS" | grep -E '^(crash|leak|timeout|oom)-' | wc -l; }
+slow_before=$(ls "$ARTIFACTS" | grep -c '^slow-unit-')
+before=$(findings)
 LOG="$LOGS/fuzz-$(date +%Y%m%d-%H%M%S).log"
 echo "== fuse-fuzz for ${SECONDS_TO_RUN}s (log: $LOG)"
 # Leak reports: MLIR keeps process-lifetime registries; the harness frees
@@ -83,15 +88,17 @@ execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$LOG" | tail -1)
 rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$LOG" | tail -1)
 added=$(sed -n 's/^stat::new_units_added: *//p' "$LOG" | tail -1)
 cov=$(grep -o 'cov: [0-9]*' "$LOG" | tail -1 | sed 's/cov: //')
-after=$(ls "$ARTIFACTS" | wc -l)
+after=$(findings)
 crashes=$((after - before))
+slow=$(($(ls "$ARTIFACTS" | grep -c '^slow-unit-') - slow_before))
 echo "executions: ${execs:-?}  exec/s: ${rate:-?}  new units: ${added:-?}  coverage: ${cov:-?}"
 echo "corpus: $(ls "$CORPUS" | wc -l) files  seeds: $(ls "$SEEDS" | wc -l) files"
 echo "crashes: $crashes"
+[ "$slow" -gt 0 ] && echo "slow units (not findings): $slow, slowest $(sed -n 's/^stat::slowest_unit_time_sec: *//p' "$LOG" | tail -1) s"
 if [ $rc -ne 0 ] || [ $crashes -ne 0 ]; then
   grep -m1 -A40 -E 'ERROR: (AddressSanitizer|libFuzzer|LeakSanitizer)|FINDING|runtime error|deadly signal' "$LOG"
   echo "reproducer(s):"
-  ls -t "$ARTIFACTS" | head -$((crashes > 0 ? crashes : 1)) | sed "s|^|  $ARTIFACTS/|"
+  ls -t "$ARTIFACTS" | grep -E '^(crash|leak|timeout|oom)-' | head -$((crashes > 0 ? crashes : 1)) | sed "s|^|  $ARTIFACTS/|"
   echo "fuzz.sh: FAILED (fuzzer exit $rc)"
   exit 1
 fi

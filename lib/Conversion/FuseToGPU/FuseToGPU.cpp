@@ -684,6 +684,17 @@ LogicalResult EntryConverter::convert(func::FuncOp fn,
                       h.addressOf(g)}));
     });
   };
+  // A NULL buffer that is not empty.
+  auto rejectNull = [&](const Extent &x) {
+    Value isNull = arith::CmpIOp::create(h.b, loc, arith::CmpIPredicate::eq,
+                                         addr(x.ptr), h.c64(0));
+    Value nonEmpty = arith::CmpIOp::create(h.b, loc, arith::CmpIPredicate::ugt,
+                                           x.bytes, h.c64(0));
+    rejectIf(h.andI(isNull, nonEmpty),
+             name + ": " + x.what + " is NULL but not empty");
+  };
+  for (auto &[arg, in] : userInputs)
+    rejectNull(in);
   // Why result `resNo` of group `g` (step `gIdx`) cannot be computed into
   // the buffer of argument `arg`, or "" when it can: the step's kernel
   // reads every element of `arg` it uses at the element it writes, before
@@ -860,6 +871,7 @@ LogicalResult EntryConverter::convert(func::FuncOp fn,
                                         in.what + ": " + problem);
         }
       }
+      rejectNull(o);
       for (const Extent &p : userOutputs)
         rejectIf(overlaps(o, p),
                  name + ": " + o.what + " and " + p.what + " overlap");

@@ -1,5 +1,5 @@
 /* Driver of overlap.test: calls the entries of overlap.mlir with buffers
- * that overlap in every way the C ABI allows.
+ * that overlap in every way the C ABI allows, and with NULL buffers.
  *
  * Without a GPU, plain host arrays stand in for device pointers: the first
  * step's checks run before the generated code touches the device, so its
@@ -84,7 +84,13 @@ int main(void) {
          "in0: a later step reads in0");
   expect("csum: out0 = in0 + 1 element", csum(a, n, a + 1, NULL),
          FUSE_ERROR_INVALID_ARGUMENT, "overlap without being the same buffer");
+  expect("scale: in0 NULL", scale(NULL, n, b, NULL),
+         FUSE_ERROR_INVALID_ARGUMENT, "scale: in0 is NULL but not empty");
+  expect("scale: out0 NULL", scale(a, n, NULL, NULL),
+         FUSE_ERROR_INVALID_ARGUMENT, "scale: out0 is NULL but not empty");
   if (gpu) {
+    expect("two: out1 NULL", two(a, n, b, NULL, NULL),
+           FUSE_ERROR_INVALID_ARGUMENT, "two: out1 is NULL but not empty");
     expect("two: out1 = out0", two(a, n, b, b, NULL),
            FUSE_ERROR_INVALID_ARGUMENT, "two: out1 and out0 overlap");
     expect("two: out1 = in0 + 8 elements", two(a, n, b, a + 8, NULL),
@@ -116,6 +122,8 @@ int main(void) {
   expect("csum: out0 = in0 (in place)", csum(a, n, a, NULL), ran(), NULL);
   values("csum: in place", a, N);
   expect("scale: n = 0, out0 = in0 + 1", scale(a, 0, a + 1, NULL), ran(),
+         NULL);
+  expect("scale: n = 0, NULL buffers", scale(NULL, 0, NULL, NULL), ran(),
          NULL);
   printf("%d passed, %d failed\n", passes, failures);
   return failures != 0;

@@ -1217,6 +1217,26 @@ struct ConvertFuseToGPUPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    // Declarations with tensor types have no host (LLVM) form: an unused
+    // private one is dropped, any other is reported here rather than by
+    // the LLVM translation.
+    for (auto fn : llvm::make_early_inc_range(module.getOps<func::FuncOp>())) {
+      if (!fn.isExternal())
+        continue;
+      auto isTensor = [](Type t) { return isa<TensorType>(t); };
+      if (llvm::none_of(fn.getArgumentTypes(), isTensor) &&
+          llvm::none_of(fn.getResultTypes(), isTensor))
+        continue;
+      if (fn.isPrivate() && SymbolTable::symbolKnownUseEmpty(fn, module)) {
+        fn.erase();
+        continue;
+      }
+      fn.emitError("GPU code generation: a function declaration with tensor "
+                   "arguments or results cannot be compiled (fuse entries "
+                   "cannot call it); remove it or make it private and "
+                   "unused");
+      return signalPassFailure();
+    }
     SmallVector<func::FuncOp> entries;
     for (auto fn : module.getOps<func::FuncOp>()) {
       if (fn.isExternal())

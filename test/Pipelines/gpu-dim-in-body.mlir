@@ -4,17 +4,23 @@
 // on the GPU the size is the kernel's dimension parameter (before: the
 // element emitter looked for a scalar value of the tensor and failed with
 // "no value for scalar block argument #0", an internal error; the CPU path
-// ran these). Each kernel divides by / compares with a dimension.
+// ran these). Each kernel divides by / compares with a dimension. Also
+// tensor.extract of a 0-d result inside a body (x - sum(x)): the kernel's
+// preloaded 0-d operand.
 // RUN: fuse-compile %s --emit=ptx -o %t.ptx
 // RUN: FileCheck %s < %t.ptx
 // RUN: fuse-run %s --entry dim_in_body --arg rand:1000 --print > %t.cpu.txt
 // RUN: fuse-run %s --entry dim_in_body --arg rand:1000 --print --no-fusion > %t.cpu-unfused.txt
 // RUN: diff %t.cpu.txt %t.cpu-unfused.txt
+// RUN: fuse-run %s --entry p1_extract_in_body --arg rand:1000 --print > %t.p1.txt
+// RUN: fuse-run %s --entry p1_extract_in_body --arg rand:1000 --print --no-fusion > %t.p1-unfused.txt
+// RUN: diff %t.p1.txt %t.p1-unfused.txt
 
 // CHECK-DAG: .entry dim_in_body_g0_ew(
 // CHECK-DAG: .entry filter_dim_in_pred_g0_filter(
 // CHECK-DAG: .entry scan_prologue_dim_g0_scan(
 // CHECK-DAG: .entry rowmean_dim_in_body_g0_rows(
+// CHECK-DAG: .entry p1_extract_in_body_g1_ew(
 // CHECK-DAG: div.rn.f32
 func.func @dim_in_body(%x: tensor<?xf32>) -> tensor<?xf32> {
   %m = fuse.map %x : tensor<?xf32> -> tensor<?xf32> {
@@ -64,6 +70,17 @@ func.func @rowmean_dim_in_body(%x: tensor<?x?xf32>) -> tensor<?xf32> {
     %ni = arith.index_cast %n : index to i64
     %nf = arith.sitofp %ni : i64 to f32
     %r = arith.divf %a, %nf : f32
+    fuse.yield %r : f32
+  }
+  return %m : tensor<?xf32>
+}
+
+func.func @p1_extract_in_body(%x: tensor<?xf32>) -> tensor<?xf32> {
+  %s = fuse.reduce add %x : tensor<?xf32> -> tensor<f32>
+  %m = fuse.map %x : tensor<?xf32> -> tensor<?xf32> {
+  ^bb0(%a: f32):
+    %e = tensor.extract %s[] : tensor<f32>
+    %r = arith.subf %a, %e : f32
     fuse.yield %r : f32
   }
   return %m : tensor<?xf32>

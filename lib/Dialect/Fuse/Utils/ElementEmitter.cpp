@@ -208,9 +208,21 @@ ElementEmitter::emitRegion(OpBuilder &b, Location loc, Region &region,
   };
   // `tensor.dim` of a tensor from outside the region (e.g. "divide by n"
   // written inside a map body): the size comes from emitDim, as for a
-  // tensor.dim outside the region; the op itself is not cloned.
+  // tensor.dim outside the region; the op itself is not cloned (nor is
+  // tensor.extract of a 0-d outer tensor, below).
   SmallVector<Operation *> dimsDone;
   for (Operation &op : block.without_terminator()) {
+    // The element of a 0-d tensor from outside (e.g. a reduction's result
+    // read inside a map body): the emitter's element of it.
+    if (auto ex = dyn_cast<tensor::ExtractOp>(op);
+        ex && ex.getIndices().empty() && outside(ex.getTensor())) {
+      FailureOr<Value> v = emit(b, loc, ex.getTensor(), {});
+      if (failed(v))
+        return failure();
+      map.map(ex.getResult(), *v);
+      dimsDone.push_back(ex);
+      continue;
+    }
     auto dimOp = dyn_cast<tensor::DimOp>(op);
     if (!dimOp || !outside(dimOp.getSource()))
       continue;

@@ -12,12 +12,17 @@
 // HDR: out0: device pointer to tensor<?xf32>, caller-allocated, capacity: the size of the filtered input; the first *out0_count elements are written.
 // HDR: fuse_status_t scaled_positive(const float *in0, int64_t in0_d0, float *out0, float *out1, int64_t *out0_count, int64_t *out1_count, fuse_stream_t stream);
 // HDR: fuse_status_t plain_map(const float *in0, int64_t in0_d0, float *out0, fuse_stream_t stream);
+// An iota sized by the filter's count (tensor.dim of the kept elements),
+// returned without the filter: it gets the count too (it did not).
+// HDR: fuse_status_t iota_of_count(const float *in0, int64_t in0_d0, int64_t *out0, int64_t *out0_count, fuse_stream_t stream);
 
 // MAN: "name": "scaled_positive"
 // MAN: "filter":true,"rank":1,"shape":[null],"size":["in0_d0"]
 // MAN: "filter":true,"rank":1,"shape":[null],"size":["in0_d0"]
 // MAN: "name": "plain_map"
 // MAN: "filter":false
+// MAN: "name": "iota_of_count"
+// MAN: "filter":true
 
 // The count pointers are %arg4 (the map's result) and %arg5 (the
 // filter's): both receive the filter's count, each when non-null.
@@ -52,4 +57,17 @@ func.func @plain_map(%x: tensor<?xf32>) -> tensor<?xf32> {
     fuse.yield %m : f32
   }
   return %y : tensor<?xf32>
+}
+
+func.func @iota_of_count(%x: tensor<?xf32>) -> tensor<?xi64> {
+  %f = fuse.filter %x : tensor<?xf32> -> tensor<?xf32> {
+  ^bb0(%a: f32):
+    %z = arith.constant 0.0 : f32
+    %p = arith.cmpf ogt, %a, %z : f32
+    fuse.yield %p : i1
+  }
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %f, %c0 : tensor<?xf32>
+  %io = fuse.iota %n : tensor<?xi64>
+  return %io : tensor<?xi64>
 }

@@ -147,6 +147,25 @@ Value fuse::filterCountSource(Value v) {
         v = sc.getInputs().empty() ? Value() : sc.getInputs().front();
       } else if (auto ga = dyn_cast<GatherOp>(op)) {
         v = ga.getIndices();
+      } else if (isa<IotaOp, BroadcastOp>(op)) {
+        // Sized by a scalar: follow it to `tensor.dim %t, 0` (through
+        // group scalar arguments) and go on with %t.
+        ValueRange sizes = isa<IotaOp>(op) ? cast<IotaOp>(op).getSizes()
+                                           : cast<BroadcastOp>(op).getSizes();
+        if (sizes.size() != 1)
+          return Value();
+        Value n = sizes.front();
+        while (auto a = dyn_cast<BlockArgument>(n)) {
+          auto g = dyn_cast_or_null<GroupOp>(a.getOwner()->getParentOp());
+          if (!g || a.getArgNumber() >= g->getNumOperands())
+            return Value();
+          n = g->getOperand(a.getArgNumber());
+        }
+        auto dim = n.getDefiningOp<tensor::DimOp>();
+        std::optional<int64_t> d = dim ? dim.getConstantIndex() : std::nullopt;
+        if (!d || *d != 0)
+          return Value();
+        v = dim.getSource();
       } else {
         return Value();
       }

@@ -100,6 +100,27 @@ softmax     softmax_rows rand:64x1024
 softmax_odd softmax_rows rand:7x1001
 CASES
   echo "CPU references: $(ls "$out/fuse-run" 2>/dev/null | wc -l) cases -> $out/fuse-run"
+  # Extra programs, GPU against CPU (tests/gpu/extra/*.mlir: one entry
+  # each, "// ARGS: SPEC..." for fuse-run's --arg, "// RULE: exact|close"):
+  # extra/NAME.{so,json} and extra/NAME.cpu/ (inputs and CPU results).
+  rm -rf "$out/extra"
+  mkdir -p "$out/extra"
+  for f in "$root"/tests/gpu/extra/*.mlir; do
+    name="$(basename "$f" .mlir)"
+    args=()
+    for s in $(sed -n 's|^// ARGS: ||p' "$f"); do args+=(--arg "$s"); done
+    if "$fc" "$f" --prefix=fx_ --emit=shared -o "$out/extra/$name" \
+        2> "$out/extra/$name.log" &&
+        "$fr" "$f" "${args[@]}" --seed 7 --out "$out/extra/$name.cpu" \
+          --save-inputs > /dev/null 2>> "$out/extra/$name.log"; then
+      sed -n 's|^// RULE: ||p' "$f" > "$out/extra/$name.rule"
+      rm -f "$out/extra/$name.log"
+    else
+      echo "FAILED  extra $name (see $out/extra/$name.log)"
+      rm -rf "$out/extra/$name.so" "$out/extra/$name.json" "$out/extra/$name.cpu"
+    fi
+  done
+  echo "extra programs: $(ls "$out"/extra/*.json 2>/dev/null | wc -l) -> $out/extra"
 else
   echo "fuse-run not found next to $fc: no CPU references"
 fi

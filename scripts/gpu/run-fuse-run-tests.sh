@@ -8,6 +8,8 @@
 #      of the input and against the CPU result,
 #   2. random inputs made by fuse-run-aot itself (rand:SHAPE, --save-inputs)
 #      at larger and edge sizes, against NumPy float64 references,
+#   4. extra programs (tests/gpu/extra/*.mlir, run before 3) on the CPU
+#      backend's inputs, against its results (exact or close),
 #   3. with a device present: argument errors still exit 1 with a message
 #      before any launch, a bad library is reported, and --repeat prints
 #      its timing line.
@@ -154,6 +156,65 @@ for n in 0 1 31 1000003 16777216; do
 done
 for shape in 1x1 3x5 1000x1024 4096x1000 64x65536; do
   run_case "softmax-$shape" softmax softmax_rows "" "rand:$shape"
+done
+
+# 4. Extra programs (tests/gpu/extra/*.mlir) on the CPU backend's inputs,
+# against its results: "exact" bit for bit (NaN == NaN), "close" floats
+# within 1e-5 |cpu| + 1e-5 max(1, max |cpu|) (reassociated sums), integers
+# exactly; shapes (so filter counts) and dtypes always exactly.
+cat > "$work/compare.py" <<'PY'
+import glob, os, sys
+import numpy as np
+rule, got_dir, cpu_dir = sys.argv[1:4]
+cpu = sorted(glob.glob(cpu_dir + "/result*.npy"))
+if not cpu:
+    print("no CPU results"); sys.exit(1)
+for c in cpu:
+    name = os.path.basename(c)
+    g = os.path.join(got_dir, name)
+    if not os.path.exists(g):
+        print("%s missing" % name); sys.exit(1)
+    a, b = np.load(g), np.load(c)
+    if a.dtype != b.dtype or a.shape != b.shape:
+        print("%s: %s %s, CPU %s %s" % (name, a.dtype, a.shape, b.dtype, b.shape))
+        sys.exit(1)
+    if rule == "exact" or a.dtype.kind in "iub":
+        same = np.array_equal(a, b, equal_nan=a.dtype.kind == "f")
+        if same and a.dtype.kind == "f":
+            z = b == 0
+            same = np.array_equal(np.signbit(a[z]), np.signbit(b[z]))
+        if not same:
+            k = np.flatnonzero(~((a == b) | (np.isnan(a) & np.isnan(b))
+                                 if a.dtype.kind == "f" else a != b))
+            print("%s: %d elements differ" % (name, max(k.size, 1))); sys.exit(1)
+        continue
+    a64, b64 = a.astype(np.float64), b.astype(np.float64)
+    scale = max(1.0, float(np.nanmax(np.abs(b64))) if b64.size else 1.0)
+    with np.errstate(all="ignore"):
+        ok = (np.abs(a64 - b64) <= 1e-5 * np.abs(b64) + 1e-5 * scale) | \
+             (np.isnan(a64) & np.isnan(b64)) | (a64 == b64)
+    if not ok.all():
+        k = int(np.flatnonzero(~ok)[0])
+        print("%s: %d of %d off (first at %d: %r, CPU %r)"
+              % (name, (~ok).sum(), ok.size, k, a.flat[k], b.flat[k]))
+        sys.exit(1)
+print("ok")
+PY
+for json in "$art"/extra/*.json; do
+  [ -f "$json" ] || continue
+  name="$(basename "$json" .json)"
+  cpu="$art/extra/$name.cpu"
+  args=()
+  for a in $(ls "$cpu"/arg*.npy | sort -V); do args+=(--arg "$a"); done
+  out="$work/extra-$name"
+  if ! "$aot" "$json" "${args[@]}" --out "$out" > "$out.log" 2>&1; then
+    fail "extra $name: fuse-run-aot failed: $(tail -2 "$out.log")"; continue
+  fi
+  if msg="$(python3 "$work/compare.py" "$(cat "$art/extra/$name.rule")" "$out" "$cpu" 2>&1)"; then
+    pass "extra $name ($(cat "$art/extra/$name.rule"))"
+  else
+    fail "extra $name: $msg"
+  fi
 done
 
 # 3. Errors and timing with a device present.

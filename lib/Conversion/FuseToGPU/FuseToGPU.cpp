@@ -373,6 +373,9 @@ struct EntryConverter {
     get("items_per_thread", items);
     get("vector_width", t.vectorWidth);
     get("grid", t.grid);
+    int64_t stage = 0;
+    get("stage_tiles", stage);
+    t.stageTiles = stage != 0;
     if (items > 0) {
       int64_t vw = t.vectorWidth > 0 ? t.vectorWidth : 4;
       t.unroll = std::max<int64_t>(1, items / vw);

@@ -94,6 +94,9 @@ struct Tiling {
   int64_t smallReduce = 32768;
   int64_t vectorWidth = 0; // 0: 16 bytes' worth of the element type
   int64_t grid = 0;        // 0: from the SM count
+  /// Scan/filter kernels: stage the next tile's loads in shared memory with
+  /// cp.async instead of registers (fuse-tile's stage-tiles; experimental).
+  bool stageTiles = false;
 };
 
 /// The common kernel parameter types of a group: for each group operand in

@@ -820,6 +820,19 @@ SmallVector<Value> forItems(TileKernel &k, TileMachinery &tm, OpBuilder &b,
   return SmallVector<Value>(ifOp.getResults());
 }
 
+/// Bytes of shared memory a block needs to stage one tile of its direct
+/// operands (runTiles' staged mode), or 0 when the tile cannot be staged:
+/// scalar elements (cp.async copies 16-byte vectors), or more than 32 KiB.
+int64_t stagedTileBytes(TileKernel &k, const TileMachinery &tm) {
+  if (tm.vw <= 1)
+    return 0;
+  int64_t bytes = 0;
+  for (unsigned a : k.directOperands())
+    bytes += tm.items * k.tiling.blockThreads *
+             byteWidth(tensorTy(k.body.getArgument(a)).getElementType());
+  return bytes <= 32 * 1024 ? bytes : 0;
+}
+
 /// The tile loop. Each block claims tiles from the work-space counter
 /// until they run out (the host launches no more blocks than fit on the
 /// GPU at once, so a block handles many tiles). The loads of the block's
@@ -832,7 +845,8 @@ SmallVector<Value> forItems(TileKernel &k, TileMachinery &tm, OpBuilder &b,
 /// smaller, unfinished one, so the smallest unfinished tile is always some
 /// block's current tile, and its look-back waits only on finished tiles.
 /// Claims alternate between the two smTile slots: the slot a claim writes
-/// was last read before the previous tile's second barrier.
+/// was last read before the previous tile's second barrier. With
+/// tiling.stageTiles the next tile waits in shared memory instead.
 void runTiles(TileKernel &k, TileMachinery &tm, OpBuilder &b, Value ntiles,
               function_ref<void(OpBuilder &, const ItemVals &)> body) {
   Location loc = k.loc;
@@ -852,13 +866,52 @@ void runTiles(TileKernel &k, TileMachinery &tm, OpBuilder &b, Value ntiles,
         iv[j][a] = flat[r++];
     return iv;
   };
+  // Staged mode (tiling.stageTiles): the next tile's 16-byte vectors go
+  // to shared memory with cp.async (no registers held across the current
+  // tile's stores), one slot per thread and vector, thread-major so the
+  // read-back is conflict-free; each thread reads back only its own slots,
+  // so cp.async.wait_group 0 is the only synchronization. Tiles that are
+  // not full (the last one, unaligned inputs) are loaded directly.
+  int64_t stageBytes = k.tiling.stageTiles ? stagedTileBytes(k, tm) : 0;
+  Value stageBase;
+  if (stageBytes) {
+    auto m = k.func->getParentOfType<gpu::GPUModuleOp>();
+    OpBuilder mb = OpBuilder::atBlockBegin(m.getBody());
+    std::string name = (k.func.getName() + "_stage").str();
+    auto g = LLVM::GlobalOp::create(
+        mb, loc, LLVM::LLVMArrayType::get(mb.getI8Type(), stageBytes),
+        /*isConstant=*/false, LLVM::Linkage::Internal, name, Attribute(),
+        /*alignment=*/16, /*addrSpace=*/3);
+    stageBase = LLVM::AddressOfOp::create(b, loc, g);
+  }
+  int64_t chunks = tm.items / tm.vw;
+  // The shared-memory slot of vector `c` of operand number `ai` (position
+  // in `direct`) of this thread.
+  auto slot = [&](OpBuilder &sb, unsigned ai, int64_t c) {
+    Value i = arith::AddIOp::create(
+        sb, loc, cI64(sb, loc, (ai * chunks + c) * k.tiling.blockThreads),
+        k.threadId(sb));
+    return LLVM::GEPOp::create(
+        sb, loc, stageBase.getType(), sb.getI8Type(), stageBase,
+        ArrayRef<LLVM::GEPArg>{
+            arith::MulIOp::create(sb, loc, i, cI64(sb, loc, 16)).getResult()});
+  };
+  auto vecType = [&](unsigned a) {
+    return VectorType::get({tm.vw},
+                           tensorTy(k.body.getArgument(a)).getElementType());
+  };
+  Value falseV = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 0);
+
   Value slot0 = cI64(b, loc, 0);
   tm.claim(b, slot0);
   gpu::BarrierOp::create(b, loc);
   Value first = tm.claimed(b, slot0);
   tm.setTile(b, first);
   SmallVector<Value> init{first, slot0};
-  init.append(flatten(loadItems(k, tm, b, tm.full)));
+  if (stageBytes)
+    init.push_back(falseV);
+  else
+    init.append(flatten(loadItems(k, tm, b, tm.full)));
   SmallVector<Type> types(ValueRange(init).getTypes());
   scf::WhileOp::create(
       b, loc, types, init,
@@ -870,16 +923,72 @@ void runTiles(TileKernel &k, TileMachinery &tm, OpBuilder &b, Value ntiles,
         tm.setTile(bb, args[0]);
         Value iter1 = arith::AddIOp::create(bb, l, args[1], cI64(bb, l, 1));
         tm.nextSlot = arith::AndIOp::create(bb, l, iter1, cI64(bb, l, 1));
+        ItemVals cur;
+        if (stageBytes) {
+          // This tile's items: from the staging slots when the previous
+          // iteration copied them there, else from global memory.
+          SmallVector<Type> et;
+          for (int64_t j = 0; j < tm.items; ++j)
+            for (unsigned a : direct)
+              et.push_back(tensorTy(k.body.getArgument(a)).getElementType());
+          auto ifOp = scf::IfOp::create(
+              bb, l, args[2],
+              [&](OpBuilder &tb, Location tl) {
+                NVVM::CpAsyncWaitGroupOp::create(tb, tl, 0);
+                DenseMap<unsigned, SmallVector<Value>> vecs;
+                for (auto [ai, a] : llvm::enumerate(direct))
+                  for (int64_t c = 0; c < chunks; ++c)
+                    vecs[a].push_back(LLVM::LoadOp::create(
+                        tb, tl, vecType(a), slot(tb, ai, c), 16));
+                SmallVector<Value> out;
+                for (int64_t j = 0; j < tm.items; ++j)
+                  for (unsigned a : direct)
+                    out.push_back(LLVM::ExtractElementOp::create(
+                        tb, tl, vecs[a][j / tm.vw], cI32(tb, tl, j % tm.vw)));
+                scf::YieldOp::create(tb, tl, out);
+              },
+              [&](OpBuilder &eb, Location el) {
+                scf::YieldOp::create(
+                    eb, el, flatten(loadItems(k, tm, eb, tm.full)));
+              });
+          cur = unflatten(ifOp.getResults());
+        } else {
+          cur = unflatten(args.drop_front(2));
+        }
         SmallVector<Value> next;
         tm.onNextTile = [&](OpBuilder &nb, Value t) {
           Value saved[] = {tm.tile, tm.tileStart, tm.threadStart, tm.full};
           tm.setTile(nb, t);
           next = {t, iter1};
-          next.append(flatten(loadItems(k, tm, nb, tm.full)));
+          if (stageBytes) {
+            Value nextFull = tm.full;
+            Value chunk0 = arith::DivUIOp::create(nb, loc, tm.threadStart,
+                                                  cI64(nb, loc, tm.vw));
+            scf::IfOp::create(nb, loc, nextFull,
+                              [&](OpBuilder &tb, Location tl) {
+              for (auto [ai, a] : llvm::enumerate(direct))
+                for (int64_t c = 0; c < chunks; ++c) {
+                  Value src = k.gep(
+                      tb, k.ptr[a], vecType(a),
+                      arith::AddIOp::create(tb, tl, chunk0,
+                                            cI64(tb, tl, c * 32)));
+                  NVVM::CpAsyncOp::create(
+                      tb, tl, slot(tb, ai, c), src, tb.getI32IntegerAttr(16),
+                      NVVM::LoadCacheModifierKindAttr::get(
+                          tb.getContext(), NVVM::LoadCacheModifierKind::CG),
+                      Value());
+                }
+              NVVM::CpAsyncCommitGroupOp::create(tb, tl);
+              scf::YieldOp::create(tb, tl);
+            });
+            next.push_back(nextFull);
+          } else {
+            next.append(flatten(loadItems(k, tm, nb, tm.full)));
+          }
           std::tie(tm.tile, tm.tileStart, tm.threadStart, tm.full) =
               std::make_tuple(saved[0], saved[1], saved[2], saved[3]);
         };
-        body(bb, unflatten(args.drop_front(2)));
+        body(bb, cur);
         tm.nextSlot = Value();
         tm.onNextTile = nullptr;
         assert(next.size() == args.size() && "the tile body scans once");
@@ -936,8 +1045,10 @@ LogicalResult checkRank1(GroupOp group, StringRef what) {
 /// Resident blocks: 768 threads per SM (85 registers a thread). ptxas
 /// otherwise aims at 4 blocks of 256 threads (64 registers) and spills the
 /// loaded items; fewer blocks leave DRAM idle during the look-back.
-void setTileOccupancy(gpu::GPUFuncOp f, const Tiling &tiling) {
-  int64_t blocks = 768 / tiling.blockThreads;
+void setTileOccupancy(gpu::GPUFuncOp f, const Tiling &tiling, bool staged) {
+  // Staged tiles hold no prefetched items in registers: 1024 threads (64
+  // registers a thread).
+  int64_t blocks = (staged ? 1024 : 768) / tiling.blockThreads;
   if (blocks >= 1)
     f->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(),
                OpBuilder(f.getContext()).getI32IntegerAttr(blocks));
@@ -1008,12 +1119,13 @@ FailureOr<GroupKernels> buildScanGroup(gpu::GPUModuleOp m, GroupOp group,
   auto f = createKernel(m, loc, gk.kernel, tileParams(group, numOuts),
                      workgroupTypes(ctx, warps, valTypes),
                      tiling.blockThreads);
-  setTileOccupancy(f, tiling);
   TileKernel k(group, loc, tiling);
   k.func = f;
   OpBuilder b = OpBuilder::atBlockBegin(&f.getBody().front());
   k.setUp(b);
   TileMachinery tm{k, items, gk.vectorWidth};
+  setTileOccupancy(f, tiling,
+                   tiling.stageTiles && stagedTileBytes(k, tm) > 0);
   tm.valTypes = valTypes;
   if (valTypes.size() == 1 && valTypes[0].getIntOrFloatBitWidth() <= 32)
     tm.packing = TileMachinery::Packing::Low32;
@@ -1166,12 +1278,13 @@ FailureOr<GroupKernels> buildFilterGroup(gpu::GPUModuleOp m, GroupOp group,
   auto f = createKernel(m, loc, gk.kernel, params,
                      workgroupTypes(ctx, warps, valTypes),
                      tiling.blockThreads);
-  setTileOccupancy(f, tiling);
   TileKernel k(group, loc, tiling);
   k.func = f;
   OpBuilder b = OpBuilder::atBlockBegin(&f.getBody().front());
   k.setUp(b);
   TileMachinery tm{k, items, gk.vectorWidth};
+  setTileOccupancy(f, tiling,
+                   tiling.stageTiles && stagedTileBytes(k, tm) > 0);
   tm.valTypes = valTypes;
   tm.packing = TileMachinery::Packing::Top2; // counts are below 2^62
   tm.orderFree = true;

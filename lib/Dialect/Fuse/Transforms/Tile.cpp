@@ -164,6 +164,8 @@ struct FuseTilePass : fuse::impl::FuseTilePassBase<FuseTilePass> {
     attrs.append("index_bitwidth", b.getI64IntegerAttr(bits));
     attrs.append("items_per_thread", b.getI64IntegerAttr(items));
     attrs.append("vector_width", b.getI64IntegerAttr(vw));
+    if (stageTiles && (kind == "scan" || kind == "filter"))
+      attrs.append("stage_tiles", b.getI64IntegerAttr(1));
     group->setAttr("fuse.tiling", attrs.getDictionary(ctx));
   }
 };

@@ -173,7 +173,11 @@ def FuseTilePass : Pass<"fuse-tile"> {
     Option<"grid", "grid", "int64_t", /*default=*/"0",
            "Override grid (0: cost model)">,
     Option<"indexBitwidth", "index-bitwidth", "int64_t", /*default=*/"0",
-           "Override index_bitwidth, 32 or 64 (0: proven-safe choice)">
+           "Override index_bitwidth, 32 or 64 (0: proven-safe choice)">,
+    Option<"stageTiles", "stage-tiles", "int64_t", /*default=*/"0",
+           "Scan and filter groups: 1 stages the next tile's loads in shared "
+           "memory with cp.async instead of registers (experimental, "
+           "docs/performance.md)">
   ];
 }
 

@@ -6,7 +6,9 @@
 // "no value for scalar block argument #0", an internal error; the CPU path
 // ran these). Each kernel divides by / compares with a dimension. Also
 // tensor.extract of a 0-d result inside a body (x - sum(x)): the kernel's
-// preloaded 0-d operand.
+// preloaded 0-d operand. And tensor.dim inside a custom reduce combiner:
+// convert-fuse-to-gpu moves such dims to the group body (hoistRegionDims)
+// and the kernels read them as size parameters.
 // RUN: fuse-compile %s --emit=ptx -o %t.ptx
 // RUN: FileCheck %s < %t.ptx
 // RUN: fuse-run %s --entry dim_in_body --arg rand:1000 --print > %t.cpu.txt
@@ -15,12 +17,16 @@
 // RUN: fuse-run %s --entry p1_extract_in_body --arg rand:1000 --print > %t.p1.txt
 // RUN: fuse-run %s --entry p1_extract_in_body --arg rand:1000 --print --no-fusion > %t.p1-unfused.txt
 // RUN: diff %t.p1.txt %t.p1-unfused.txt
+// RUN: fuse-run %s --entry reduce_combiner_dim --arg rand:1000 --print > %t.c.txt
+// RUN: fuse-run %s --entry reduce_combiner_dim --arg rand:1000 --print --no-fusion > %t.c-unfused.txt
+// RUN: diff %t.c.txt %t.c-unfused.txt
 
 // CHECK-DAG: .entry dim_in_body_g0_ew(
 // CHECK-DAG: .entry filter_dim_in_pred_g0_filter(
 // CHECK-DAG: .entry scan_prologue_dim_g0_scan(
 // CHECK-DAG: .entry rowmean_dim_in_body_g0_rows(
 // CHECK-DAG: .entry p1_extract_in_body_g1_ew(
+// CHECK-DAG: .entry reduce_combiner_dim_g0_opartial(
 // CHECK-DAG: div.rn.f32
 func.func @dim_in_body(%x: tensor<?xf32>) -> tensor<?xf32> {
   %m = fuse.map %x : tensor<?xf32> -> tensor<?xf32> {
@@ -84,4 +90,18 @@ func.func @p1_extract_in_body(%x: tensor<?xf32>) -> tensor<?xf32> {
     fuse.yield %r : f32
   }
   return %m : tensor<?xf32>
+}
+
+func.func @reduce_combiner_dim(%x: tensor<?xi64>) -> tensor<i64> {
+  %z = arith.constant 0 : i64
+  %s = fuse.reduce %x init(%z : i64) : tensor<?xi64> -> tensor<i64> {
+  ^bb0(%acc: i64, %e: i64):
+    %c0 = arith.constant 0 : index
+    %n = tensor.dim %x, %c0 : tensor<?xi64>
+    %ni = arith.index_cast %n : index to i64
+    %p = arith.addi %acc, %e : i64
+    %q = arith.maxsi %p, %ni : i64
+    fuse.yield %q : i64
+  }
+  return %s : tensor<i64>
 }

@@ -59,6 +59,35 @@ std::string cTypeName(Type t) {
   return "void";
 }
 
+/// Moves each `tensor.dim` (constant index) inside the regions of a
+/// group's ops whose tensor is defined outside that op to just before the
+/// op, in the group body: the kernel generators read body-level scalars
+/// (the dimension then comes from the kernel's size parameters), where a
+/// dimension computed inside a map body, filter predicate or combiner had
+/// no scalar value for its tensor.
+void hoistRegionDims(func::FuncOp fn) {
+  for (auto g : fn.getBody().front().getOps<GroupOp>()) {
+    SmallVector<std::pair<Operation *, tensor::DimOp>> moves;
+    for (Operation &top : g.getBody().front()) {
+      if (top.getNumRegions() == 0)
+        continue;
+      top.walk([&](tensor::DimOp d) {
+        Operation *srcOwner = d.getSource().getParentRegion()->getParentOp();
+        if (!top.isAncestor(srcOwner) && d.getConstantIndex())
+          moves.push_back({&top, d});
+      });
+    }
+    for (auto [top, d] : moves) {
+      OpBuilder b(top);
+      Value idx = arith::ConstantIndexOp::create(b, d.getLoc(),
+                                                 *d.getConstantIndex());
+      Value nd = tensor::DimOp::create(b, d.getLoc(), d.getSource(), idx);
+      d.getResult().replaceAllUsesWith(nd);
+      d.erase();
+    }
+  }
+}
+
 //===----------------------------------------------------------------------===//
 // Wrapping loose fuse ops in groups
 //===----------------------------------------------------------------------===//
@@ -397,6 +426,7 @@ LogicalResult EntryConverter::convert(func::FuncOp fn,
     return fn.emitOpError("GPU code generation: entry functions must have "
                           "one block");
   wrapLooseOps(fn);
+  hoistRegionDims(fn);
   Block &oldBody = fn.getBody().front();
   // Checks before building anything.
   for (Operation &op : oldBody) {

@@ -195,6 +195,15 @@ void KernelBase::setUp(OpBuilder &b) {
   for (auto [i, param] : llvm::enumerate(scalarParam))
     if (param)
       em->mapScalar(body.getArgument(i), param);
+  for (auto dim : body.getOps<tensor::DimOp>()) {
+    auto arg = dyn_cast<BlockArgument>(dim.getSource());
+    std::optional<int64_t> d = dim.getConstantIndex();
+    if (!arg || arg.getOwner() != &body || !d || !ptr[arg.getArgNumber()] ||
+        *d < 0 || *d >= static_cast<int64_t>(dims[arg.getArgNumber()].size()))
+      continue;
+    pinnedDims[dim.getResult()] =
+        toIndex(b, loc, dims[arg.getArgNumber()][*d]);
+  }
 }
 
 Value KernelBase::loadOperand(OpBuilder &b, Location l, Value tensor,
@@ -254,6 +263,8 @@ Value KernelBase::element(OpBuilder &b, Value tensor, ValueRange idx) {
 }
 
 Value KernelBase::scalar(OpBuilder &b, Value v) {
+  if (Value p = pinnedDims.lookup(v))
+    return p;
   FailureOr<Value> r = em->emitScalar(b, loc, v);
   if (failed(r)) {
     failedLeaf = true;

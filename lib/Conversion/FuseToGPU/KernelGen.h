@@ -150,6 +150,11 @@ struct KernelBase {
   DenseMap<unsigned, Value> laneValue;
   /// The index constant 0 of flatLanes addressing; null otherwise.
   Value zeroIndex;
+  /// Body-level `tensor.dim`s of the group's tensor operands (constant
+  /// index), as the kernel's size parameters at the kernel's entry: scalar()
+  /// returns these, which dominate every use (a combiner is emitted in
+  /// several nested regions without the emitter's cache being cleared).
+  DenseMap<Value, Value> pinnedDims;
   bool failedLeaf = false;
 
   KernelBase(GroupOp group, Location loc, const Tiling &tiling,

@@ -581,50 +581,48 @@ LogicalResult EntryConverter::convert(func::FuncOp fn,
     if (loaded)
       return;
     loaded = true;
-    {
-      Value first = LLVM::LoadOp::create(
-          h.b, loc, ptrTy, h.addressOf(handleGlobals[0]), 8, false, false,
-          false, false, LLVM::AtomicOrdering::acquire);
-      Value isNull = LLVM::ICmpOp::create(h.b, loc, LLVM::ICmpPredicate::eq,
-                                          first,
-                                          LLVM::ZeroOp::create(h.b, loc, ptrTy));
-      h.ifThen(isNull, [&] {
-        h.check(h.call("fuse_init", {}));
-        Value modSlot = h.slot(ptrTy);
-        Value size = h.load(h.i64(), h.addressOf(imageSize));
-        h.check(h.call("fuse_module_load",
-                       {h.addressOf(image), size, modSlot}));
-        Value module = h.load(ptrTy, modSlot);
-        Value i32Slot = h.slot(h.i32());
-        Value maj = h.slot(h.i32()), min = h.slot(h.i32());
-        h.check(h.call("fuse_device_info", {maj, min, i32Slot}));
-        Value sm = arith::ExtSIOp::create(h.b, loc, h.i64(),
-                                          h.load(h.i32(), i32Slot));
-        LLVM::StoreOp::create(h.b, loc, sm, h.addressOf(smGlobal), 8, false,
-                              false, false, LLVM::AtomicOrdering::monotonic);
-        SmallVector<Value> handles;
-        for (StringRef k : kernelNames) {
-          std::string gname = "__fuse_name_" + k.str();
-          std::string text = k.str();
-          text.push_back('\0');
-          auto ng = h.global(gname,
-                             LLVM::LLVMArrayType::get(h.b.getI8Type(),
-                                                      text.size()),
-                             h.b.getStringAttr(text), true, 1);
-          Value fslot = h.slot(ptrTy);
-          h.check(h.call("fuse_module_get_function",
-                         {module, h.addressOf(ng), fslot}));
-          handles.push_back(h.load(ptrTy, fslot));
-        }
-        // Publish the first handle last.
-        for (int i = handles.size() - 1; i >= 0; --i)
-          LLVM::StoreOp::create(h.b, loc, handles[i],
-                                h.addressOf(handleGlobals[i]), 8, false, false,
-                                false,
-                                i == 0 ? LLVM::AtomicOrdering::release
-                                       : LLVM::AtomicOrdering::monotonic);
-      });
-    }
+    Value first = LLVM::LoadOp::create(
+        h.b, loc, ptrTy, h.addressOf(handleGlobals[0]), 8, false, false,
+        false, false, LLVM::AtomicOrdering::acquire);
+    Value isNull = LLVM::ICmpOp::create(h.b, loc, LLVM::ICmpPredicate::eq,
+                                        first,
+                                        LLVM::ZeroOp::create(h.b, loc, ptrTy));
+    h.ifThen(isNull, [&] {
+      h.check(h.call("fuse_init", {}));
+      Value modSlot = h.slot(ptrTy);
+      Value size = h.load(h.i64(), h.addressOf(imageSize));
+      h.check(h.call("fuse_module_load",
+                     {h.addressOf(image), size, modSlot}));
+      Value module = h.load(ptrTy, modSlot);
+      Value i32Slot = h.slot(h.i32());
+      Value maj = h.slot(h.i32()), min = h.slot(h.i32());
+      h.check(h.call("fuse_device_info", {maj, min, i32Slot}));
+      Value sm = arith::ExtSIOp::create(h.b, loc, h.i64(),
+                                        h.load(h.i32(), i32Slot));
+      LLVM::StoreOp::create(h.b, loc, sm, h.addressOf(smGlobal), 8, false,
+                            false, false, LLVM::AtomicOrdering::monotonic);
+      SmallVector<Value> handles;
+      for (StringRef k : kernelNames) {
+        std::string gname = "__fuse_name_" + k.str();
+        std::string text = k.str();
+        text.push_back('\0');
+        auto ng = h.global(gname,
+                           LLVM::LLVMArrayType::get(h.b.getI8Type(),
+                                                    text.size()),
+                           h.b.getStringAttr(text), true, 1);
+        Value fslot = h.slot(ptrTy);
+        h.check(h.call("fuse_module_get_function",
+                       {module, h.addressOf(ng), fslot}));
+        handles.push_back(h.load(ptrTy, fslot));
+      }
+      // Publish the first handle last.
+      for (int i = handles.size() - 1; i >= 0; --i)
+        LLVM::StoreOp::create(h.b, loc, handles[i],
+                              h.addressOf(handleGlobals[i]), 8, false, false,
+                              false,
+                              i == 0 ? LLVM::AtomicOrdering::release
+                                     : LLVM::AtomicOrdering::monotonic);
+    });
     for (auto [k, g] : llvm::zip(kernelNames, handleGlobals))
       handle[k] = LLVM::LoadOp::create(h.b, loc, ptrTy, h.addressOf(g), 8, false,
                                        false, false, false,

@@ -180,6 +180,14 @@ struct TileMachinery {
 
   int64_t warps() const { return k.tiling.blockThreads / 32; }
 
+  /// The index, counted in vw-element vectors, of this thread's vector `c`
+  /// (row c) of the current tile: what a full tile loads and stages.
+  Value vectorIndex(OpBuilder &b, int64_t c) {
+    Value first = arith::DivUIOp::create(b, k.loc, threadStart,
+                                         cI64(b, k.loc, vw));
+    return arith::AddIOp::create(b, k.loc, first, cI64(b, k.loc, c * 32));
+  }
+
   /// The tile element of item `j` of this thread (row j / vw, element
   /// j % vw of the lane's vector in that row).
   Value itemIndex(OpBuilder &b, int64_t j) {
@@ -733,16 +741,12 @@ ItemVals loadItems(TileKernel &k, TileMachinery &tm, OpBuilder &b,
   auto ifOp = scf::IfOp::create(
       b, loc, full,
       [&](OpBuilder &vb, Location l) {
-        Value chunk0 = arith::DivUIOp::create(vb, l, tm.threadStart,
-                                              cI64(vb, l, tm.vw));
         DenseMap<unsigned, SmallVector<Value>> vecs;
         for (unsigned a : direct) {
           Type et = tensorTy(k.body.getArgument(a)).getElementType();
           Type vt = tm.vw > 1 ? Type(VectorType::get({tm.vw}, et)) : et;
           for (int64_t c = 0; c < tm.items / tm.vw; ++c)
-            vecs[a].push_back(k.load(
-                vb, vt, k.ptr[a],
-                arith::AddIOp::create(vb, l, chunk0, cI64(vb, l, c * 32))));
+            vecs[a].push_back(k.load(vb, vt, k.ptr[a], tm.vectorIndex(vb, c)));
         }
         SmallVector<Value> out;
         for (int64_t j = 0; j < tm.items; ++j)
@@ -821,10 +825,11 @@ SmallVector<Value> forItems(TileKernel &k, TileMachinery &tm, OpBuilder &b,
 }
 
 /// Bytes of shared memory a block needs to stage one tile of its direct
-/// operands (runTiles' staged mode), or 0 when the tile cannot be staged:
-/// scalar elements (cp.async copies 16-byte vectors), or more than 32 KiB.
+/// operands (runTiles' staged mode), or 0 when tiles are not staged: the
+/// tiling does not ask for it (stage_tiles), scalar elements (cp.async
+/// copies 16-byte vectors), or more than 32 KiB.
 int64_t stagedTileBytes(TileKernel &k, const TileMachinery &tm) {
-  if (tm.vw <= 1)
+  if (!k.tiling.stageTiles || tm.vw <= 1)
     return 0;
   int64_t bytes = 0;
   for (unsigned a : k.directOperands())
@@ -872,7 +877,7 @@ void runTiles(TileKernel &k, TileMachinery &tm, OpBuilder &b, Value ntiles,
   // read-back is conflict-free; each thread reads back only its own slots,
   // so cp.async.wait_group 0 is the only synchronization. Tiles that are
   // not full (the last one, unaligned inputs) are loaded directly.
-  int64_t stageBytes = k.tiling.stageTiles ? stagedTileBytes(k, tm) : 0;
+  int64_t stageBytes = stagedTileBytes(k, tm);
   Value stageBase;
   if (stageBytes) {
     auto m = k.func->getParentOfType<gpu::GPUModuleOp>();
@@ -962,16 +967,12 @@ void runTiles(TileKernel &k, TileMachinery &tm, OpBuilder &b, Value ntiles,
           next = {t, iter1};
           if (stageBytes) {
             Value nextFull = tm.full;
-            Value chunk0 = arith::DivUIOp::create(nb, loc, tm.threadStart,
-                                                  cI64(nb, loc, tm.vw));
             scf::IfOp::create(nb, loc, nextFull,
                               [&](OpBuilder &tb, Location tl) {
               for (auto [ai, a] : llvm::enumerate(direct))
                 for (int64_t c = 0; c < chunks; ++c) {
-                  Value src = k.gep(
-                      tb, k.ptr[a], vecType(a),
-                      arith::AddIOp::create(tb, tl, chunk0,
-                                            cI64(tb, tl, c * 32)));
+                  Value src = k.gep(tb, k.ptr[a], vecType(a),
+                                    tm.vectorIndex(tb, c));
                   NVVM::CpAsyncOp::create(
                       tb, tl, slot(tb, ai, c), src, tb.getI32IntegerAttr(16),
                       NVVM::LoadCacheModifierKindAttr::get(
@@ -1124,8 +1125,7 @@ FailureOr<GroupKernels> buildScanGroup(gpu::GPUModuleOp m, GroupOp group,
   OpBuilder b = OpBuilder::atBlockBegin(&f.getBody().front());
   k.setUp(b);
   TileMachinery tm{k, items, gk.vectorWidth};
-  setTileOccupancy(f, tiling,
-                   tiling.stageTiles && stagedTileBytes(k, tm) > 0);
+  setTileOccupancy(f, tiling, stagedTileBytes(k, tm) > 0);
   tm.valTypes = valTypes;
   if (valTypes.size() == 1 && valTypes[0].getIntOrFloatBitWidth() <= 32)
     tm.packing = TileMachinery::Packing::Low32;
@@ -1283,8 +1283,7 @@ FailureOr<GroupKernels> buildFilterGroup(gpu::GPUModuleOp m, GroupOp group,
   OpBuilder b = OpBuilder::atBlockBegin(&f.getBody().front());
   k.setUp(b);
   TileMachinery tm{k, items, gk.vectorWidth};
-  setTileOccupancy(f, tiling,
-                   tiling.stageTiles && stagedTileBytes(k, tm) > 0);
+  setTileOccupancy(f, tiling, stagedTileBytes(k, tm) > 0);
   tm.valTypes = valTypes;
   tm.packing = TileMachinery::Packing::Top2; // counts are below 2^62
   tm.orderFree = true;

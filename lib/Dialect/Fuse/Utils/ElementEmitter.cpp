@@ -202,47 +202,27 @@ ElementEmitter::emitRegion(OpBuilder &b, Location loc, Region &region,
   // Values used inside the region (nested regions included) but defined
   // outside it come from the group body: resolve them as scalars first.
   LogicalResult ok = success();
-  auto outside = [&](Value v) {
-    Region *defRegion = v.getParentRegion();
-    return !(defRegion == &region || region.isAncestor(defRegion));
-  };
-  // `tensor.dim` of a tensor from outside the region (e.g. "divide by n"
-  // written inside a map body): the size comes from emitDim, as for a
-  // tensor.dim outside the region; the op itself is not cloned (nor is
-  // tensor.extract of a 0-d outer tensor, below).
-  SmallVector<Operation *> dimsDone;
+  // tensor.extract of a 0-d tensor from outside the region (e.g. a
+  // reduction's result read inside a map body) is the emitter's element of
+  // it; the op itself is not cloned. (An outer tensor's tensor.dim inside
+  // a region reaches the GPU generators moved to the group body by
+  // convert-fuse-to-gpu.)
+  SmallVector<Operation *> extracted;
   for (Operation &op : block.without_terminator()) {
-    // The element of a 0-d tensor from outside (e.g. a reduction's result
-    // read inside a map body): the emitter's element of it.
-    if (auto ex = dyn_cast<tensor::ExtractOp>(op);
-        ex && ex.getIndices().empty() && outside(ex.getTensor())) {
-      FailureOr<Value> v = emit(b, loc, ex.getTensor(), {});
-      if (failed(v))
-        return failure();
-      map.map(ex.getResult(), *v);
-      dimsDone.push_back(ex);
+    auto ex = dyn_cast<tensor::ExtractOp>(op);
+    if (!ex || !ex.getIndices().empty())
       continue;
-    }
-    auto dimOp = dyn_cast<tensor::DimOp>(op);
-    if (!dimOp || !outside(dimOp.getSource()))
+    Region *src = ex.getTensor().getParentRegion();
+    if (src == &region || region.isAncestor(src))
       continue;
-    std::optional<int64_t> d = dimOp.getConstantIndex();
-    auto st = dyn_cast<RankedTensorType>(dimOp.getSource().getType());
-    if (!d)
-      return dimOp.emitError() << "element emitter: tensor.dim needs a "
-                                  "constant dimension";
-    if (!st || *d < 0 || *d >= st.getRank())
-      return dimOp.emitError() << "tensor.dim: index " << *d
-                               << " is out of range for "
-                               << dimOp.getSource().getType();
-    FailureOr<Value> v = emitDim(b, loc, dimOp.getSource(), *d);
+    FailureOr<Value> v = emit(b, loc, ex.getTensor(), {});
     if (failed(v))
       return failure();
-    map.map(dimOp.getResult(), *v);
-    dimsDone.push_back(dimOp);
+    map.map(ex.getResult(), *v);
+    extracted.push_back(ex);
   }
   region.walk([&](Operation *op) {
-    if (llvm::is_contained(dimsDone, op))
+    if (llvm::is_contained(extracted, op))
       return WalkResult::advance();
     for (Value operand : op->getOperands()) {
       if (map.contains(operand))
@@ -262,7 +242,7 @@ ElementEmitter::emitRegion(OpBuilder &b, Location loc, Region &region,
   if (failed(ok))
     return failure();
   for (Operation &op : block.without_terminator())
-    if (!llvm::is_contained(dimsDone, &op))
+    if (!llvm::is_contained(extracted, &op))
       b.clone(op, map);
   auto yield = cast<YieldOp>(block.getTerminator());
   return llvm::to_vector(llvm::map_range(

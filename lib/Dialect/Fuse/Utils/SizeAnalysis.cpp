@@ -128,6 +128,14 @@ bool SizeAnalysis::sameShape(Value a, Value b) const {
   return true;
 }
 
+/// The group operand a group body argument stands for, or null.
+static Value groupOperandOf(BlockArgument a) {
+  auto g = dyn_cast_or_null<GroupOp>(a.getOwner()->getParentOp());
+  if (!g || a.getArgNumber() >= g->getNumOperands())
+    return Value();
+  return g->getOperand(a.getArgNumber());
+}
+
 Value fuse::filterCountSource(Value v) {
   auto t = dyn_cast<RankedTensorType>(v.getType());
   if (!t || t.getRank() != 1 || !t.isDynamicDim(0))
@@ -155,13 +163,9 @@ Value fuse::filterCountSource(Value v) {
         if (sizes.size() != 1)
           return Value();
         Value n = sizes.front();
-        while (auto a = dyn_cast<BlockArgument>(n)) {
-          auto g = dyn_cast_or_null<GroupOp>(a.getOwner()->getParentOp());
-          if (!g || a.getArgNumber() >= g->getNumOperands())
-            return Value();
-          n = g->getOperand(a.getArgNumber());
-        }
-        auto dim = n.getDefiningOp<tensor::DimOp>();
+        while (auto a = dyn_cast_or_null<BlockArgument>(n))
+          n = groupOperandOf(a);
+        auto dim = n ? n.getDefiningOp<tensor::DimOp>() : tensor::DimOp();
         std::optional<int64_t> d = dim ? dim.getConstantIndex() : std::nullopt;
         if (!d || *d != 0)
           return Value();
@@ -171,11 +175,7 @@ Value fuse::filterCountSource(Value v) {
       }
       continue;
     }
-    auto a = cast<BlockArgument>(v);
-    auto g = dyn_cast_or_null<GroupOp>(a.getOwner()->getParentOp());
-    if (!g || a.getArgNumber() >= g->getNumOperands())
-      return Value();
-    v = g->getOperand(a.getArgNumber());
+    v = groupOperandOf(cast<BlockArgument>(v));
   }
   return Value();
 }

@@ -73,18 +73,19 @@ for f in "$root"/examples/*.mlir; do
     sbad=$((sbad + 1))
   fi
 done
-# The experimental staged scan/filter kernels (fuse-tile stage-tiles=1) of
-# scan and select, as shared/NAME_staged.{so,json} for fuse-run-aot.
+# The register-tile scan/filter kernels (fuse-tile stage-tiles=0; the
+# default stages tiles in shared memory) of scan and select, as
+# shared/NAME_regs.{so,json} for fuse-run-aot.
 fo="$(dirname "$fc")/fuse-opt"
 for name in scan select; do
-  if "$fo" "$root/examples/$name.mlir" --fuse-fusion "--fuse-tile=stage-tiles=1" \
-        -o "$out/shared/${name}_staged.mlir" 2> "$out/shared/${name}_staged.log" &&
-      "$fc" "$out/shared/${name}_staged.mlir" --no-fusion --prefix=fx_ \
-        --emit=shared -o "$out/shared/${name}_staged" 2>> "$out/shared/${name}_staged.log"; then
-    rm -f "$out/shared/${name}_staged.log" "$out/shared/${name}_staged.mlir"
+  if "$fo" "$root/examples/$name.mlir" --fuse-fusion "--fuse-tile=stage-tiles=0" \
+        -o "$out/shared/${name}_regs.mlir" 2> "$out/shared/${name}_regs.log" &&
+      "$fc" "$out/shared/${name}_regs.mlir" --no-fusion --prefix=fx_ \
+        --emit=shared -o "$out/shared/${name}_regs" 2>> "$out/shared/${name}_regs.log"; then
+    rm -f "$out/shared/${name}_regs.log" "$out/shared/${name}_regs.mlir"
     sok=$((sok + 1))
   else
-    echo "FAILED  ${name}_staged (see $out/shared/${name}_staged.log)"
+    echo "FAILED  ${name}_regs (see $out/shared/${name}_regs.log)"
     sbad=$((sbad + 1))
   fi
 done

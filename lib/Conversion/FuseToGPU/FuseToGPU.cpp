@@ -405,6 +405,10 @@ struct EntryConverter {
     int64_t stage = 0;
     get("stage_tiles", stage);
     t.stageTiles = stage != 0;
+    get("poll_delay", t.pollDelay);
+    get("lookback_delay", t.lookbackDelay);
+    t.pollDelay = std::clamp<int64_t>(t.pollDelay, 0, 1000000);
+    t.lookbackDelay = std::clamp<int64_t>(t.lookbackDelay, 0, 1000000);
     if (items > 0) {
       int64_t vw = t.vectorWidth > 0 ? t.vectorWidth : 4;
       t.unroll = std::max<int64_t>(1, items / vw);

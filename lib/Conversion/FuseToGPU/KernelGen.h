@@ -95,8 +95,14 @@ struct Tiling {
   int64_t vectorWidth = 0; // 0: 16 bytes' worth of the element type
   int64_t grid = 0;        // 0: from the SM count
   /// Scan/filter kernels: stage the next tile's loads in shared memory with
-  /// cp.async instead of registers (fuse-tile's stage-tiles; experimental).
-  bool stageTiles = false;
+  /// cp.async instead of registers (fuse-tile's stage-tiles).
+  bool stageTiles = true;
+  /// Scan/filter look-back: nanoseconds slept between reads of a window
+  /// that is not ready, and after publishing the tile aggregate before the
+  /// first read (fuse-tile's poll-delay and lookback-delay; measured on the
+  /// H200 in docs/performance.md).
+  int64_t pollDelay = 500;
+  int64_t lookbackDelay = 1500;
 };
 
 /// The common kernel parameter types of a group: for each group operand in

@@ -430,10 +430,12 @@ struct TileMachinery {
               arith::XOrIOp::create(
                   wb, l, canStash,
                   arith::ConstantIntOp::create(wb, l, wb.getI1Type(), 1)));
-          scf::IfOp::create(wb, l, retry, [&](OpBuilder &sb, Location sl) {
-            NVVM::NanosleepOp::create(sb, sl, cI32(sb, sl, 32));
-            scf::YieldOp::create(sb, sl);
-          });
+          if (k.tiling.pollDelay > 0)
+            scf::IfOp::create(wb, l, retry, [&](OpBuilder &sb, Location sl) {
+              NVVM::NanosleepOp::create(sb, sl,
+                                        cI32(sb, sl, k.tiling.pollDelay));
+              scf::YieldOp::create(sb, sl);
+            });
           Value newBase = sel(wb, l, canStash,
                               arith::SubIOp::create(wb, l, base,
                                                     cI64(wb, l, 32)),
@@ -674,6 +676,12 @@ struct TileMachinery {
               publish(tb, aggArr, total, tile, 1);
               scf::YieldOp::create(tb, tl);
             });
+            // The predecessors' status words were likely written about
+            // when this one was: a first read right away mostly finds them
+            // not ready yet (lookback_delay lets them land).
+            if (k.tiling.lookbackDelay > 0)
+              NVVM::NanosleepOp::create(wb, wl,
+                                        cI32(wb, wl, k.tiling.lookbackDelay));
             SmallVector<Value> prefix = lookBack(wb, lane, excl0);
             scf::IfOp::create(wb, wl, t0, [&](OpBuilder &tb, Location tl) {
               publish(tb, inclArr, combine(tb, prefix, total), tile, 2);

@@ -164,8 +164,11 @@ struct FuseTilePass : fuse::impl::FuseTilePassBase<FuseTilePass> {
     attrs.append("index_bitwidth", b.getI64IntegerAttr(bits));
     attrs.append("items_per_thread", b.getI64IntegerAttr(items));
     attrs.append("vector_width", b.getI64IntegerAttr(vw));
-    if (stageTiles && (kind == "scan" || kind == "filter"))
-      attrs.append("stage_tiles", b.getI64IntegerAttr(1));
+    if (kind == "scan" || kind == "filter") {
+      attrs.append("lookback_delay", b.getI64IntegerAttr(lookbackDelay));
+      attrs.append("poll_delay", b.getI64IntegerAttr(pollDelay));
+      attrs.append("stage_tiles", b.getI64IntegerAttr(stageTiles ? 1 : 0));
+    }
     group->setAttr("fuse.tiling", attrs.getDictionary(ctx));
   }
 };

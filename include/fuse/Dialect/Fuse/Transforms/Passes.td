@@ -174,10 +174,16 @@ def FuseTilePass : Pass<"fuse-tile"> {
            "Override grid (0: cost model)">,
     Option<"indexBitwidth", "index-bitwidth", "int64_t", /*default=*/"0",
            "Override index_bitwidth, 32 or 64 (0: proven-safe choice)">,
-    Option<"stageTiles", "stage-tiles", "int64_t", /*default=*/"0",
-           "Scan and filter groups: 1 stages the next tile's loads in shared "
-           "memory with cp.async instead of registers (experimental, "
-           "docs/performance.md)">
+    Option<"stageTiles", "stage-tiles", "int64_t", /*default=*/"1",
+           "Scan and filter groups: 1 stages the block's next tile in shared "
+           "memory with cp.async (4 blocks of 256 threads per SM), 0 holds "
+           "it in registers (3 blocks)">,
+    Option<"pollDelay", "poll-delay", "int64_t", /*default=*/"500",
+           "Scan and filter groups: nanoseconds a look-back sleeps before "
+           "reading a window again">,
+    Option<"lookbackDelay", "lookback-delay", "int64_t", /*default=*/"1500",
+           "Scan and filter groups: nanoseconds a tile sleeps after "
+           "publishing its aggregate, before its first look-back read">
   ];
 }
 

@@ -1,36 +1,51 @@
 // REQUIRES: cuda-toolkit
 // Staged tiles (fuse-tile stage-tiles=1, the default): scan and filter
-// kernels copy the block's next tile into shared memory with cp.async
-// (16-byte vectors, one commit group, wait_group 0 before the read-back)
-// instead of holding it in registers, and ask for 4 resident blocks of 256
-// threads (64 registers). stage-tiles=0 holds it in registers at 3 blocks
-// per SM without spills and emits no cp.async. The look-back delays
+// kernels whose tile fits in 32 KiB copy the block's next tile into shared
+// memory with cp.async (16-byte vectors, one commit group, wait_group 0
+// before the read-back) instead of holding it in registers, and ask for 4
+// resident blocks of 256 threads (64 registers). Scans default to 1024
+// threads (64 KiB tiles), held in registers at one block per SM; at 256
+// threads they are staged too. stage-tiles=0 holds tiles in registers at 3
+// blocks per SM without spills and emits no cp.async. The look-back delays
 // (poll-delay, lookback-delay) reach the PTX as nanosleep; 0 drops them.
 // RUN: fuse-opt %s --fuse-fusion --fuse-tile | FileCheck %s --check-prefix=ATTR
 // RUN: fuse-compile %s --emit=ptx -o %t.ptx
 // RUN: FileCheck %s < %t.ptx
 // RUN: ptxas -v -arch=sm_90 %t.ptx -o %t.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS
-// RUN: fuse-opt %s --fuse-fusion --fuse-tile="stage-tiles=0 poll-delay=0 lookback-delay=0" | FileCheck %s --check-prefix=ATTR0
-// RUN: fuse-opt %s --fuse-fusion --fuse-tile="stage-tiles=0 poll-delay=0 lookback-delay=0" -o %t.reg.mlir
+// RUN: fuse-opt %s --fuse-fusion --fuse-tile=block-threads=256 -o %t.256.mlir
+// RUN: fuse-compile %t.256.mlir --no-fusion --emit=ptx -o %t.256.ptx
+// RUN: FileCheck %s --check-prefix=STAGED < %t.256.ptx
+// RUN: fuse-opt %s --fuse-fusion --fuse-tile="block-threads=256 stage-tiles=0 poll-delay=0 lookback-delay=0" | FileCheck %s --check-prefix=ATTR0
+// RUN: fuse-opt %s --fuse-fusion --fuse-tile="block-threads=256 stage-tiles=0 poll-delay=0 lookback-delay=0" -o %t.reg.mlir
 // RUN: fuse-compile %t.reg.mlir --no-fusion --emit=ptx -o %t.reg.ptx
 // RUN: FileCheck %s --check-prefix=REG < %t.reg.ptx
 // RUN: not grep -E "cp.async|nanosleep" %t.reg.ptx
 // RUN: ptxas -v -arch=sm_90 %t.reg.ptx -o %t.reg.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS-REG
 
-// ATTR: fuse.group "scan"{{.*}}lookback_delay = 1500{{.*}}poll_delay = 500{{.*}}stage_tiles = 1
-// ATTR: fuse.group "filter"{{.*}}lookback_delay = 1500{{.*}}poll_delay = 500{{.*}}stage_tiles = 1
+// ATTR: fuse.group "scan"{{.*}}block_threads = 1024{{.*}}lookback_delay = 1500{{.*}}poll_delay = 500{{.*}}stage_tiles = 1
+// ATTR: fuse.group "filter"{{.*}}block_threads = 256{{.*}}lookback_delay = 1500{{.*}}poll_delay = 500{{.*}}stage_tiles = 1
 // ATTR0: fuse.group "scan"{{.*}}lookback_delay = 0{{.*}}poll_delay = 0{{.*}}stage_tiles = 0
 
 // CHECK-LABEL: .entry staged_scan_g0_scan(
+// CHECK: .maxntid 1024, 1, 1
+// CHECK-NOT: cp.async
+// CHECK: nanosleep.u32 {{.*}}1500;
+// CHECK: nanosleep.u32 {{.*}}500;
+// CHECK-NOT: cp.async
+// CHECK-LABEL: .entry staged_select_g0_filter(
+// CHECK: .maxntid 256, 1, 1
 // CHECK: .minnctapersm 4
 // CHECK: cp.async.wait_group {{.*}}0;
 // CHECK: nanosleep.u32 {{.*}}1500;
 // CHECK: nanosleep.u32 {{.*}}500;
 // CHECK: cp.async.cg.shared.global [{{.*}}], [{{.*}}], 16;
 // CHECK: cp.async.commit_group;
-// CHECK-LABEL: .entry staged_select_g0_filter(
-// CHECK: cp.async.cg.shared.global
+// PTXAS-LABEL: 'staged_select_g0_filter'
 // PTXAS: Used {{[0-9]+}} registers, used 1 barriers, 1{{[0-9][0-9][0-9][0-9]}} bytes smem
+
+// STAGED-LABEL: .entry staged_scan_g0_scan(
+// STAGED: .minnctapersm 4
+// STAGED: cp.async.cg.shared.global
 
 // REG-LABEL: .entry staged_scan_g0_scan(
 // REG: .minnctapersm 3

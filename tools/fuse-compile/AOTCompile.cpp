@@ -63,6 +63,8 @@ LogicalResult runPipeline(ModuleOp module, const CompileOptions &options,
   FuseToGPUOptions o;
   makeGPUOptions(o, options, format);
   buildFuseToGPUPipeline(pm, o, stage);
+  if (options.timing)
+    pm.enableTiming();
   return pm.run(module);
 }
 

@@ -57,6 +57,7 @@ struct CompileOptions {
   bool fusion = true;
   std::string prefix; // prepended to every entry's C name
   std::string linker; // C compiler driver for shared libraries ("" = cc)
+  bool timing = false; // per-pass timing report on stderr (--timing)
 };
 
 /// Suffix of the packed wrapper of each entry in a shared library.

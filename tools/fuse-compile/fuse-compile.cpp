@@ -89,6 +89,12 @@ static cl::opt<unsigned> optLevel("opt-level", cl::desc("Optimization level"),
 static cl::opt<bool> printTime("time",
                                cl::desc("Print the wall time in ms to stderr"),
                                cl::init(false), cl::cat(cat));
+static cl::opt<bool> passTiming(
+    "timing",
+    cl::desc("Print a per-pass timing report of the compile pipeline to "
+             "stderr (gpu-module-to-binary includes LLVM's NVPTX code "
+             "generation and ptxas)"),
+    cl::init(false), cl::cat(cat));
 static cl::opt<std::string> symbolPrefix(
     "prefix",
     cl::desc("Prepend this to the C name of every entry function (e.g. "
@@ -116,6 +122,7 @@ aot::CompileOptions compileOptions() {
   o.fusion = !noFusion;
   o.prefix = symbolPrefix;
   o.linker = linker;
+  o.timing = passTiming;
   return o;
 }
 
@@ -217,6 +224,8 @@ int run(MLIRContext &ctx) {
                        (toolkit.empty() ? std::string()
                                         : " toolkit=" + toolkit) +
                        "}";
+    if (passTiming)
+      pm.enableTiming();
     if (failed(parsePassPipeline(text, pm, llvm::errs())) ||
         failed(pm.run(*copy)))
       return 1;

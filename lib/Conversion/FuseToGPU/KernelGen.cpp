@@ -192,6 +192,39 @@ void KernelBase::setUp(OpBuilder &b) {
       [this](OpBuilder &db, Location l, Value tensor, int64_t d) {
         return operandDim(db, l, tensor, d);
       });
+  // Flat groups address a rank-r iota at (0, ..., 0, flat index): its
+  // coordinate along `dim` is (flat / (size[dim+1] * ... * size[r-1]))
+  // mod size[dim] (no lane runs when a size is 0).
+  if (options.flatLanes)
+    em->setIotaHook([this](OpBuilder &ib, Location l, IotaOp iota,
+                           ValueRange idx) -> Value {
+      if (!atLane(idx))
+        return Value();
+      Value result = iota.getResult();
+      int64_t rank = tensorTy(result).getRank(), d = iota.getIotaDim();
+      Value stride;
+      for (int64_t i = d + 1; i < rank; ++i) {
+        FailureOr<Value> s = em->emitDim(ib, l, result, i);
+        if (failed(s)) {
+          failedLeaf = true;
+          return Value();
+        }
+        stride = stride ? arith::MulIOp::create(ib, l, stride, *s).getResult()
+                        : *s;
+      }
+      Value coord = laneIndex;
+      if (stride)
+        coord = arith::DivUIOp::create(ib, l, coord, stride);
+      if (d > 0) {
+        FailureOr<Value> size = em->emitDim(ib, l, result, d);
+        if (failed(size)) {
+          failedLeaf = true;
+          return Value();
+        }
+        coord = arith::RemUIOp::create(ib, l, coord, *size);
+      }
+      return coord;
+    });
   for (auto [i, param] : llvm::enumerate(scalarParam))
     if (param)
       em->mapScalar(body.getArgument(i), param);

@@ -472,8 +472,6 @@ bool isFlatGroup(GroupOp group) {
     if (auto bc = dyn_cast<BroadcastOp>(op))
       if (tensorTy(bc.getInput()).getRank() != 0)
         ok = false;
-    if (isa<IotaOp>(op) && tensorTy(op.getResult(0)).getRank() != 1)
-      ok = false;
   }
   return ok;
 }

@@ -354,8 +354,12 @@ FailureOr<Value> ElementEmitter::emit(OpBuilder &b, Location loc, Value tensor,
         result = f.args[0];
       }
     } else if (auto iota = dyn_cast_or_null<IotaOp>(def)) {
+      Value coord = f.indices[iota.getIotaDim()];
+      if (iotaFn && f.indices.size() > 1)
+        if (Value c = iotaFn(b, loc, iota, f.indices))
+          coord = c;
       result = castIndexTo(
-          b, loc, f.indices[iota.getIotaDim()],
+          b, loc, coord,
           cast<RankedTensorType>(f.tensor.getType()).getElementType());
     } else if (auto gather = dyn_cast_or_null<GatherOp>(def)) {
       if (f.args.empty()) {

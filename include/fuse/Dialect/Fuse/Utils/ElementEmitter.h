@@ -76,8 +76,18 @@ public:
   /// or a size). Used when the argument was not given with mapScalar.
   using ScalarFn = std::function<Value(OpBuilder &, Location, Value scalar)>;
 
+  /// Produces the coordinate (an `index`) that a fuse.iota of rank > 1
+  /// takes at `indices`, or null for the default, indices[dim]. The GPU's
+  /// flat kernels address every tensor of a group at (0, ..., 0, flat
+  /// index) and recover the coordinate from the flat index here.
+  using IotaFn = std::function<Value(OpBuilder &, Location, IotaOp iota,
+                                     ValueRange indices)>;
+
   ElementEmitter(Block &body, LoadFn load, DimFn dim = nullptr,
                  ScalarFn scalar = nullptr);
+
+  /// Installs the IotaFn (none by default).
+  void setIotaHook(IotaFn fn) { iotaFn = std::move(fn); }
 
   /// Uses `value` for the scalar `arg` (a block argument or any scalar
   /// defined in the body).
@@ -122,6 +132,7 @@ private:
   LoadFn load;
   DimFn dim;
   ScalarFn scalarFn;
+  IotaFn iotaFn;
   IRMapping scalars;
   /// (value, indices) -> emitted scalar.
   std::map<std::pair<void *, SmallVector<void *, 4>>, Value> cache;

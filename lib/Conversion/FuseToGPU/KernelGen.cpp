@@ -18,6 +18,42 @@ using namespace mlir;
 namespace fuse {
 namespace gpugen {
 
+Value shuffleValue(OpBuilder &b, Location loc, Value v, Value arg,
+                   gpu::ShuffleMode mode, Value *valid) {
+  Type t = v.getType();
+  unsigned bits = t.getIntOrFloatBitWidth();
+  Value width = cI32(b, loc, 32);
+  auto shfl = [&](Value x) {
+    auto s = gpu::ShuffleOp::create(b, loc, x, arg, width, mode);
+    if (valid)
+      *valid = s.getValid();
+    return s.getShuffleResult();
+  };
+  if (bits == 32 && (t.isF32() || t.isInteger(32)))
+    return shfl(v);
+  Type it = b.getIntegerType(bits);
+  Value asInt = isa<FloatType>(t) ? arith::BitcastOp::create(b, loc, it, v)
+                                  : v;
+  Value r;
+  if (bits <= 32) {
+    Value w = bits == 32 ? asInt
+                         : arith::ExtUIOp::create(b, loc, b.getI32Type(),
+                                                  asInt);
+    Value s = shfl(w);
+    r = bits == 32 ? s : arith::TruncIOp::create(b, loc, it, s);
+  } else {
+    Value lo = arith::TruncIOp::create(b, loc, b.getI32Type(), asInt);
+    Value hi = arith::TruncIOp::create(
+        b, loc, b.getI32Type(),
+        arith::ShRUIOp::create(b, loc, asInt, cI64(b, loc, 32)));
+    Value lo2 = arith::ExtUIOp::create(b, loc, it, shfl(lo));
+    Value hi2 = arith::ExtUIOp::create(b, loc, it, shfl(hi));
+    r = arith::OrIOp::create(
+        b, loc, lo2, arith::ShLIOp::create(b, loc, hi2, cI64(b, loc, 32)));
+  }
+  return isa<FloatType>(t) ? arith::BitcastOp::create(b, loc, t, r) : r;
+}
+
 SmallVector<Type> commonParams(GroupOp group) {
   MLIRContext *ctx = group.getContext();
   SmallVector<Type> types;

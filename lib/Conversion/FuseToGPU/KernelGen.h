@@ -38,6 +38,13 @@ inline Value cIdx(OpBuilder &b, Location loc, int64_t v) {
 inline Value cBool(OpBuilder &b, Location loc, bool v) {
   return arith::ConstantIntOp::create(b, loc, b.getI1Type(), v);
 }
+
+/// Warp shuffle of `v` (any int or float type up to 64 bits) in `mode`
+/// with `arg` (offset or source lane, i32): f32/i32 directly, narrower
+/// types widened to i32, 64-bit types as two 32-bit halves. `valid`, when
+/// given, receives the shuffle's validity (the source lane exists).
+Value shuffleValue(OpBuilder &b, Location loc, Value v, Value arg,
+                   gpu::ShuffleMode mode, Value *valid = nullptr);
 /// index -> i64 (indices are non-negative here).
 inline Value toI64(OpBuilder &b, Location loc, Value index) {
   return arith::IndexCastUIOp::create(b, loc, b.getI64Type(), index);

@@ -139,39 +139,6 @@ void enterLane(Kernel &k, OpBuilder &b, const DenseMap<unsigned, Value> &vals,
     k.laneValue[arg] = k.extract(b, v, lane);
 }
 
-/// Shuffles `v` with lane `lane ^ offset` (32-bit pieces for other widths).
-Value shuffleXor(OpBuilder &b, Location loc, Value v, int64_t offset) {
-  Type t = v.getType();
-  unsigned bits = t.getIntOrFloatBitWidth();
-  Value off = cI32(b, loc, offset), width = cI32(b, loc, 32);
-  auto shfl = [&](Value x) {
-    return gpu::ShuffleOp::create(b, loc, x, off, width,
-                                  gpu::ShuffleMode::XOR)
-        .getShuffleResult();
-  };
-  if (bits == 32)
-    return shfl(v);
-  Type it = b.getIntegerType(bits);
-  Value asInt = isa<FloatType>(t) ? arith::BitcastOp::create(b, loc, it, v)
-                                  : v;
-  Value result;
-  if (bits < 32) {
-    Value w = arith::ExtUIOp::create(b, loc, b.getI32Type(), asInt);
-    result = arith::TruncIOp::create(b, loc, it, shfl(w));
-  } else {
-    Value lo = arith::TruncIOp::create(b, loc, b.getI32Type(), asInt);
-    Value hi = arith::TruncIOp::create(
-        b, loc, b.getI32Type(),
-        arith::ShRUIOp::create(b, loc, asInt, cI64(b, loc, 32)));
-    Value lo2 = arith::ExtUIOp::create(b, loc, it, shfl(lo));
-    Value hi2 = arith::ExtUIOp::create(b, loc, it, shfl(hi));
-    result = arith::OrIOp::create(
-        b, loc, lo2, arith::ShLIOp::create(b, loc, hi2, cI64(b, loc, 32)));
-  }
-  return isa<FloatType>(t) ? arith::BitcastOp::create(b, loc, t, result)
-                           : result;
-}
-
 /// Block-wide reduction of `accs` (the accumulators of one reduce op) with
 /// its combiner: warp butterflies, then the warps' values through shared
 /// memory `smem` (one buffer per accumulator), combined in warp order by
@@ -183,7 +150,8 @@ SmallVector<Value> blockReduce(Kernel &k, OpBuilder &b, ReduceOp op,
   for (int64_t off = 16; off >= 1; off /= 2) {
     SmallVector<Value> other;
     for (Value a : accs)
-      other.push_back(shuffleXor(b, loc, a, off));
+      other.push_back(
+          shuffleValue(b, loc, a, cI32(b, loc, off), gpu::ShuffleMode::XOR));
     accs = emitCombine(b, loc, op, accs, other, scalarFn);
   }
   int64_t warps = k.tiling.blockThreads / 32;

@@ -60,42 +60,8 @@ Value ifValue(OpBuilder &b, Location loc, Value cond, Type t,
 /// shuffle's validity (the source lane exists).
 std::pair<Value, Value> shuffle(OpBuilder &b, Location loc, Value v,
                                 int64_t offset, gpu::ShuffleMode mode) {
-  Type t = v.getType();
-  unsigned bits = t.getIntOrFloatBitWidth();
-  Value off = cI32(b, loc, offset), width = cI32(b, loc, 32);
   Value valid;
-  auto shfl = [&](Value x) {
-    auto s = gpu::ShuffleOp::create(b, loc, x, off, width, mode);
-    valid = s.getValid();
-    return s.getShuffleResult();
-  };
-  if (bits == 32 && (t.isF32() || t.isInteger(32)))
-    return {shfl(v), valid};
-  Type it = b.getIntegerType(bits);
-  Value asInt = isa<FloatType>(t) ? arith::BitcastOp::create(b, loc, it, v)
-                                  : v;
-  Value r;
-  if (bits <= 32) {
-    Value w = bits == 32 ? asInt
-                         : arith::ExtUIOp::create(b, loc, b.getI32Type(),
-                                                  asInt);
-    Value s = shfl(w);
-    r = bits == 32 ? s : arith::TruncIOp::create(b, loc, it, s);
-  } else {
-    Value lo = arith::TruncIOp::create(b, loc, b.getI32Type(), asInt);
-    Value hi = arith::TruncIOp::create(
-        b, loc, b.getI32Type(),
-        arith::ShRUIOp::create(b, loc, asInt, arith::ConstantIntOp::create(
-                                                  b, loc, it, 32)));
-    Value lo2 = arith::ExtUIOp::create(b, loc, it, shfl(lo));
-    Value hi2 = arith::ExtUIOp::create(b, loc, it, shfl(hi));
-    r = arith::OrIOp::create(
-        b, loc, lo2,
-        arith::ShLIOp::create(b, loc, hi2,
-                              arith::ConstantIntOp::create(b, loc, it, 32)));
-  }
-  if (isa<FloatType>(t))
-    r = arith::BitcastOp::create(b, loc, t, r);
+  Value r = shuffleValue(b, loc, v, cI32(b, loc, offset), mode, &valid);
   return {r, valid};
 }
 

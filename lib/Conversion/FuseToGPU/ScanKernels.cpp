@@ -72,40 +72,6 @@ MemRefType smemTy(MLIRContext *ctx, int64_t n, Type t) {
       gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup));
 }
 
-/// Shuffles `v` (any int/float type up to 64 bits) in `mode` with `arg`
-/// (offset or lane, i32).
-Value shuffle(OpBuilder &b, Location loc, Value v, Value arg,
-              gpu::ShuffleMode mode) {
-  Type t = v.getType();
-  unsigned bits = t.getIntOrFloatBitWidth();
-  Value width = cI32(b, loc, 32);
-  auto shfl = [&](Value x) {
-    return gpu::ShuffleOp::create(b, loc, x, arg, width, mode)
-        .getShuffleResult();
-  };
-  if (bits == 32)
-    return shfl(v);
-  Type it = b.getIntegerType(bits);
-  Value asInt =
-      isa<FloatType>(t) ? arith::BitcastOp::create(b, loc, it, v) : v;
-  Value result;
-  if (bits < 32) {
-    Value w = arith::ExtUIOp::create(b, loc, b.getI32Type(), asInt);
-    result = arith::TruncIOp::create(b, loc, it, shfl(w));
-  } else {
-    Value lo = arith::TruncIOp::create(b, loc, b.getI32Type(), asInt);
-    Value hi = arith::TruncIOp::create(
-        b, loc, b.getI32Type(),
-        arith::ShRUIOp::create(b, loc, asInt, cI64(b, loc, 32)));
-    Value lo2 = arith::ExtUIOp::create(b, loc, it, shfl(lo));
-    Value hi2 = arith::ExtUIOp::create(b, loc, it, shfl(hi));
-    result = arith::OrIOp::create(
-        b, loc, lo2, arith::ShLIOp::create(b, loc, hi2, cI64(b, loc, 32)));
-  }
-  return isa<FloatType>(t) ? arith::BitcastOp::create(b, loc, t, result)
-                           : result;
-}
-
 bool isConstTrue(Value v) {
   if (auto c = v.getDefiningOp<arith::ConstantIntOp>())
     return c.value() != 0;
@@ -483,7 +449,7 @@ struct TileMachinery {
         SmallVector<Value> other;
         for (Value v : mine)
           other.push_back(
-              shuffle(b, loc, v, cI32(b, loc, off), gpu::ShuffleMode::XOR));
+              shuffleValue(b, loc, v, cI32(b, loc, off), gpu::ShuffleMode::XOR));
         mine = combine(b, mine, other);
       }
       return mine;
@@ -491,7 +457,7 @@ struct TileMachinery {
     Value nearest32 = arith::TruncIOp::create(b, loc, i32, nearest);
     SmallVector<Value> acc;
     for (Value v : vals)
-      acc.push_back(shuffle(b, loc, v, nearest32, gpu::ShuffleMode::IDX));
+      acc.push_back(shuffleValue(b, loc, v, nearest32, gpu::ShuffleMode::IDX));
     // Lanes nearest-1 .. 0 of the last window (newer tiles), in tile order.
     auto f1 = scf::ForOp::create(
         b, loc, cI64(b, loc, 0), nearest, cI64(b, loc, 1), acc,
@@ -503,7 +469,7 @@ struct TileMachinery {
                   cI64(fb, l, 1)));
           SmallVector<Value> x;
           for (Value v : vals)
-            x.push_back(shuffle(fb, l, v, src, gpu::ShuffleMode::IDX));
+            x.push_back(shuffleValue(fb, l, v, src, gpu::ShuffleMode::IDX));
           scf::YieldOp::create(fb, l, combine(fb, a, x));
         });
     // Stashed windows, oldest (nw-1) first, each from lane 31 to lane 0.
@@ -577,7 +543,7 @@ struct TileMachinery {
         SmallVector<Value> up;
         for (Value v : incl)
           up.push_back(
-              shuffle(b, loc, v, cI32(b, loc, off), gpu::ShuffleMode::UP));
+              shuffleValue(b, loc, v, cI32(b, loc, off), gpu::ShuffleMode::UP));
         SmallVector<Value> c = combine(b, up, incl);
         Value ok = cmpI(b, loc, arith::CmpIPredicate::sge, lane,
                         cI64(b, loc, off));
@@ -585,9 +551,9 @@ struct TileMachinery {
       }
       for (Value v : incl) {
         laneExcl.push_back(
-            shuffle(b, loc, v, cI32(b, loc, 1), gpu::ShuffleMode::UP));
+            shuffleValue(b, loc, v, cI32(b, loc, 1), gpu::ShuffleMode::UP));
         rowTotal.push_back(
-            shuffle(b, loc, v, cI32(b, loc, 31), gpu::ShuffleMode::IDX));
+            shuffleValue(b, loc, v, cI32(b, loc, 31), gpu::ShuffleMode::IDX));
       }
     }
     return {laneExcl, rowTotal};

@@ -10,6 +10,8 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 
 #include "llvm/ADT/bit.h"
 
@@ -52,6 +54,45 @@ Value shuffleValue(OpBuilder &b, Location loc, Value v, Value arg,
         b, loc, lo2, arith::ShLIOp::create(b, loc, hi2, cI64(b, loc, 32)));
   }
   return isa<FloatType>(t) ? arith::BitcastOp::create(b, loc, t, r) : r;
+}
+
+SmallVector<Value>
+blockFold(OpBuilder &b, Location loc, SmallVector<Value> accs, ValueRange smem,
+          int64_t warps,
+          function_ref<std::pair<Value, Value>(OpBuilder &)> laneAndWarp,
+          CombineFn combine) {
+  for (int64_t off = 16; off >= 1; off /= 2) {
+    SmallVector<Value> other;
+    for (Value a : accs)
+      other.push_back(
+          shuffleValue(b, loc, a, cI32(b, loc, off), gpu::ShuffleMode::XOR));
+    accs = combine(b, accs, other);
+  }
+  if (warps == 1)
+    return accs;
+  auto [lane, warp] = laneAndWarp(b);
+  gpu::BarrierOp::create(b, loc);
+  Value isLane0 =
+      cmpI(b, loc, arith::CmpIPredicate::eq, lane,
+           arith::ConstantIntOp::create(b, loc, lane.getType(), 0));
+  scf::IfOp::create(b, loc, isLane0, [&](OpBuilder &ib, Location l) {
+    for (auto [a, s] : llvm::zip(accs, smem))
+      memref::StoreOp::create(ib, l, a, s, ValueRange{warp});
+    scf::YieldOp::create(ib, l);
+  });
+  gpu::BarrierOp::create(b, loc);
+  SmallVector<Value> r;
+  for (Value s : smem)
+    r.push_back(memref::LoadOp::create(
+        b, loc, s, ValueRange{arith::ConstantIndexOp::create(b, loc, 0)}));
+  for (int64_t w = 1; w < warps; ++w) {
+    SmallVector<Value> x;
+    Value wi = arith::ConstantIndexOp::create(b, loc, w);
+    for (Value s : smem)
+      x.push_back(memref::LoadOp::create(b, loc, s, ValueRange{wi}));
+    r = combine(b, r, x);
+  }
+  return r;
 }
 
 SmallVector<Type> commonParams(GroupOp group) {

@@ -45,6 +45,23 @@ inline Value cBool(OpBuilder &b, Location loc, bool v) {
 /// given, receives the shuffle's validity (the source lane exists).
 Value shuffleValue(OpBuilder &b, Location loc, Value v, Value arg,
                    gpu::ShuffleMode mode, Value *valid = nullptr);
+
+/// Combines two lists of accumulators (a (+) x).
+using CombineFn =
+    function_ref<SmallVector<Value>(OpBuilder &, ValueRange a, ValueRange x)>;
+
+/// Block-wide fold of `accs` (valid in every lane): xor butterflies within
+/// each warp (every lane ends with the warp's value), then, for blocks of
+/// several warps, lane 0 of each warp writes to `smem[warp]` (one buffer per
+/// accumulator; a leading barrier protects a previous use) and every thread
+/// folds smem[0 .. warps) in warp order. Deterministic. `laneAndWarp`
+/// gives the thread's lane (any integer type) and warp (index), and is
+/// only called when the block has several warps.
+SmallVector<Value>
+blockFold(OpBuilder &b, Location loc, SmallVector<Value> accs, ValueRange smem,
+          int64_t warps,
+          function_ref<std::pair<Value, Value>(OpBuilder &)> laneAndWarp,
+          CombineFn combine);
 /// index -> i64 (indices are non-negative here).
 inline Value toI64(OpBuilder &b, Location loc, Value index) {
   return arith::IndexCastUIOp::create(b, loc, b.getI64Type(), index);

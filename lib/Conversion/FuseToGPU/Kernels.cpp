@@ -147,41 +147,18 @@ SmallVector<Value> blockReduce(Kernel &k, OpBuilder &b, ReduceOp op,
                                SmallVector<Value> accs, ValueRange smem) {
   Location loc = k.loc;
   auto scalarFn = [&](Value v) { return k.scalar(b, v); };
-  for (int64_t off = 16; off >= 1; off /= 2) {
-    SmallVector<Value> other;
-    for (Value a : accs)
-      other.push_back(
-          shuffleValue(b, loc, a, cI32(b, loc, off), gpu::ShuffleMode::XOR));
-    accs = emitCombine(b, loc, op, accs, other, scalarFn);
-  }
-  int64_t warps = k.tiling.blockThreads / 32;
-  if (warps == 1)
-    return accs;
-  Value tid = k.threadId(b);
-  Value lane = arith::AndIOp::create(b, loc, tid, cI64(b, loc, 31));
-  Value warp = toIndex(b, loc,
-                       arith::ShRUIOp::create(b, loc, tid, cI64(b, loc, 5)));
-  gpu::BarrierOp::create(b, loc);
-  Value isLane0 = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane,
-                                        cI64(b, loc, 0));
-  scf::IfOp::create(b, loc, isLane0, [&](OpBuilder &ib, Location l) {
-    for (auto [a, s] : llvm::zip(accs, smem))
-      memref::StoreOp::create(ib, l, a, s, ValueRange{warp});
-    scf::YieldOp::create(ib, l);
-  });
-  gpu::BarrierOp::create(b, loc);
-  SmallVector<Value> r;
-  for (Value s : smem)
-    r.push_back(memref::LoadOp::create(
-        b, loc, s, ValueRange{arith::ConstantIndexOp::create(b, loc, 0)}));
-  for (int64_t w = 1; w < warps; ++w) {
-    SmallVector<Value> x;
-    Value wi = arith::ConstantIndexOp::create(b, loc, w);
-    for (Value s : smem)
-      x.push_back(memref::LoadOp::create(b, loc, s, ValueRange{wi}));
-    r = emitCombine(b, loc, op, r, x, scalarFn);
-  }
-  return r;
+  return blockFold(
+      b, loc, std::move(accs), smem, k.tiling.blockThreads / 32,
+      [&](OpBuilder &lb) {
+        Value tid = k.threadId(lb);
+        Value lane = arith::AndIOp::create(lb, loc, tid, cI64(lb, loc, 31));
+        Value warp = toIndex(
+            lb, loc, arith::ShRUIOp::create(lb, loc, tid, cI64(lb, loc, 5)));
+        return std::make_pair(lane, warp);
+      },
+      [&](OpBuilder &cb, ValueRange a, ValueRange x) {
+        return emitCombine(cb, loc, op, a, x, scalarFn);
+      });
 }
 
 /// Full reductions of a reduce group, in body order.

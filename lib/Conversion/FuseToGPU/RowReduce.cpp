@@ -174,43 +174,21 @@ protected:
 SmallVector<Value> blockAllReduce(Gen &g, OpBuilder &b, ReduceOp r,
                                   SmallVector<Value> acc, ValueRange smem) {
   Location loc = g.loc;
-  for (int64_t off = 16; off >= 1; off /= 2) {
-    SmallVector<Value> other;
-    for (Value a : acc)
-      other.push_back(shuffle(b, loc, a, off, gpu::ShuffleMode::XOR).first);
-    acc = g.combine(b, r, acc, other);
-  }
-  int64_t warps = g.tiling.blockThreads / 32;
-  if (warps == 1)
-    return acc;
-  // Lane and warp in 32 bits, from a fresh read of the thread id (the
-  // shared-memory address is not kept live between stages).
-  Value t = readSpecial(b, loc, "%tid.x");
-  Value lane = arith::AndIOp::create(b, loc, t, cI32(b, loc, 31));
-  Value warp = arith::IndexCastUIOp::create(
-      b, loc, b.getIndexType(),
-      arith::ShRUIOp::create(b, loc, t, cI32(b, loc, 5)));
-  gpu::BarrierOp::create(b, loc);
-  scf::IfOp::create(
-      b, loc, cmpI(b, loc, arith::CmpIPredicate::eq, lane, cI32(b, loc, 0)),
-      [&](OpBuilder &ib, Location l) {
-        for (auto [a, s] : llvm::zip(acc, smem))
-          memref::StoreOp::create(ib, l, a, s, ValueRange{warp});
-        scf::YieldOp::create(ib, l);
+  return blockFold(
+      b, loc, std::move(acc), smem, g.tiling.blockThreads / 32,
+      [&](OpBuilder &lb) {
+        // Lane and warp in 32 bits, from a fresh read of the thread id
+        // (the shared-memory address is not kept live between stages).
+        Value t = readSpecial(lb, loc, "%tid.x");
+        Value lane = arith::AndIOp::create(lb, loc, t, cI32(lb, loc, 31));
+        Value warp = arith::IndexCastUIOp::create(
+            lb, loc, lb.getIndexType(),
+            arith::ShRUIOp::create(lb, loc, t, cI32(lb, loc, 5)));
+        return std::make_pair(lane, warp);
+      },
+      [&](OpBuilder &cb, ValueRange a, ValueRange x) {
+        return g.combine(cb, r, a, x);
       });
-  gpu::BarrierOp::create(b, loc);
-  SmallVector<Value> res;
-  for (Value s : smem)
-    res.push_back(memref::LoadOp::create(
-        b, loc, s, ValueRange{arith::ConstantIndexOp::create(b, loc, 0)}));
-  for (int64_t w = 1; w < warps; ++w) {
-    SmallVector<Value> x;
-    Value wi = arith::ConstantIndexOp::create(b, loc, w);
-    for (Value s : smem)
-      x.push_back(memref::LoadOp::create(b, loc, s, ValueRange{wi}));
-    res = g.combine(b, r, res, x);
-  }
-  return res;
 }
 
 /// `(a, ha) (+) (x, hx)` for flagged accumulators of several reductions

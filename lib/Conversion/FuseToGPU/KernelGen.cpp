@@ -56,11 +56,8 @@ Value shuffleValue(OpBuilder &b, Location loc, Value v, Value arg,
   return isa<FloatType>(t) ? arith::BitcastOp::create(b, loc, t, r) : r;
 }
 
-SmallVector<Value>
-blockFold(OpBuilder &b, Location loc, SmallVector<Value> accs, ValueRange smem,
-          int64_t warps,
-          function_ref<std::pair<Value, Value>(OpBuilder &)> laneAndWarp,
-          CombineFn combine) {
+SmallVector<Value> warpFold(OpBuilder &b, Location loc,
+                            SmallVector<Value> accs, CombineFn combine) {
   for (int64_t off = 16; off >= 1; off /= 2) {
     SmallVector<Value> other;
     for (Value a : accs)
@@ -68,6 +65,15 @@ blockFold(OpBuilder &b, Location loc, SmallVector<Value> accs, ValueRange smem,
           shuffleValue(b, loc, a, cI32(b, loc, off), gpu::ShuffleMode::XOR));
     accs = combine(b, accs, other);
   }
+  return accs;
+}
+
+SmallVector<Value>
+blockFold(OpBuilder &b, Location loc, SmallVector<Value> accs, ValueRange smem,
+          int64_t warps,
+          function_ref<std::pair<Value, Value>(OpBuilder &)> laneAndWarp,
+          CombineFn combine) {
+  accs = warpFold(b, loc, std::move(accs), combine);
   if (warps == 1)
     return accs;
   auto [lane, warp] = laneAndWarp(b);

@@ -50,6 +50,11 @@ Value shuffleValue(OpBuilder &b, Location loc, Value v, Value arg,
 using CombineFn =
     function_ref<SmallVector<Value>(OpBuilder &, ValueRange a, ValueRange x)>;
 
+/// Warp-wide fold of `accs` with xor butterflies: every lane ends with the
+/// combination of the 32 lanes' values (one fixed tree).
+SmallVector<Value> warpFold(OpBuilder &b, Location loc,
+                            SmallVector<Value> accs, CombineFn combine);
+
 /// Block-wide fold of `accs` (valid in every lane): xor butterflies within
 /// each warp (every lane ends with the warp's value), then, for blocks of
 /// several warps, lane 0 of each warp writes to `smem[warp]` (one buffer per

@@ -444,15 +444,10 @@ struct TileMachinery {
               x.push_back(memref::LoadOp::create(fb, l, st, ValueRange{at}));
             scf::YieldOp::create(fb, l, combine(fb, a, x));
           });
-      mine = SmallVector<Value>(cols.getResults());
-      for (int64_t off = 16; off >= 1; off /= 2) {
-        SmallVector<Value> other;
-        for (Value v : mine)
-          other.push_back(
-              shuffleValue(b, loc, v, cI32(b, loc, off), gpu::ShuffleMode::XOR));
-        mine = combine(b, mine, other);
-      }
-      return mine;
+      return warpFold(b, loc, SmallVector<Value>(cols.getResults()),
+                      [&](OpBuilder &cb, ValueRange a, ValueRange x) {
+                        return combine(cb, a, x);
+                      });
     }
     Value nearest32 = arith::TruncIOp::create(b, loc, i32, nearest);
     SmallVector<Value> acc;

@@ -13,7 +13,7 @@
 // RUN: fuse-opt %s -split-input-file -verify-diagnostics --fuse-fusion --fuse-tile --convert-fuse-to-gpu -o /dev/null
 // RUN: rm -rf %t && %python %S/Inputs/each-case.py %s %t fuse-compile --emit=ptx | FileCheck %s --check-prefix=FULL
 // FULL-NOT: FAIL
-// FULL: 29 cases: 29 rejected cleanly with the expected error, 0 failed
+// FULL: 30 cases: 30 rejected cleanly with the expected error, 0 failed
 
 // -----
 
@@ -514,4 +514,18 @@ func.func @elementwise_group_unsized_result(%n: index) -> tensor<?xf32> {
     fuse.yield %io : tensor<?xf32>
   }
   return %r : tensor<?xf32>
+}
+
+// -----
+
+// A rank-2 scan group that also returns a 0-d operand: line-scan kernels
+// write results of the scan's shape only.
+func.func @scan_rank2_group_scalar_result(%x: tensor<?x?xf32>, %s: tensor<f32>) -> (tensor<?x?xf32>, tensor<f32>) {
+  // expected-error @+1 {{GPU code generation: every result of a scan group over rank > 1 tensors has the scan's shape}}
+  %r:2 = fuse.group "scan" (%x, %s) : (tensor<?x?xf32>, tensor<f32>) -> (tensor<?x?xf32>, tensor<f32>) {
+  ^bb0(%a: tensor<?x?xf32>, %b: tensor<f32>):
+    %y = fuse.scan inclusive add %a dim 1 : tensor<?x?xf32> -> tensor<?x?xf32>
+    fuse.yield %y, %b : tensor<?x?xf32>, tensor<f32>
+  }
+  return %r#0, %r#1 : tensor<?x?xf32>, tensor<f32>
 }

@@ -231,10 +231,13 @@ func.func @custom_combiner_side_output(%x: tensor<?xf32>) -> (tensor<f32>, tenso
 
 // -----
 
-// A scan along the rows of a rank-2 tensor.
-func.func @scan_rank2(%x: tensor<?x?xf32>) -> tensor<?x?xf32> {
-  // expected-error @+1 {{GPU code generation: a scan group over rank > 1 tensors is not supported yet}}
-  %y = fuse.scan inclusive add %x dim 1 : tensor<?x?xf32> -> tensor<?x?xf32>
+// A scan along the rows of gathered rows: rank > 1 scans compile
+// (line-scan kernels, gpu-scan-rank2.mlir) when every tensor of the group
+// has the scan's shape; the gather's rank-1 source does not.
+func.func @scan_rank2_gather(%src: tensor<?xf32>, %idx: tensor<?x?xi64>) -> tensor<?x?xf32> {
+  %g = fuse.gather %src[%idx] : tensor<?xf32>, tensor<?x?xi64> -> tensor<?x?xf32>
+  // expected-error @+1 {{GPU code generation: a scan group over rank > 1 tensors takes tensors of the scan's shape only (rank-0 operands and broadcasts aside)}}
+  %y = fuse.scan inclusive add %g dim 1 : tensor<?x?xf32> -> tensor<?x?xf32>
   return %y : tensor<?x?xf32>
 }
 

@@ -745,6 +745,7 @@ LogicalResult EntryConverter::convert(func::FuncOp fn,
       return "the element types differ";
     bool planOk = gk.plan == GroupPlan::Elementwise ||
                   gk.plan == GroupPlan::Scan || gk.plan == GroupPlan::Filter ||
+                  gk.plan == GroupPlan::LineScan ||
                   (gk.plan == GroupPlan::Reduce && rt.getRank() > 0);
     if (!planOk)
       return "in-place use is not supported for reductions and row kernels";
@@ -1171,6 +1172,41 @@ LogicalResult EntryConverter::convert(func::FuncOp fn,
               std::to_string(ri->second) + "_count hold the kept elements";
         }
       }
+    } else if (gk.plan == GroupPlan::LineScan) {
+      // outer x len x inner around the scanned dimension of the scan's
+      // input; a thread per line (outer * inner lines).
+      ScanOp scan;
+      for (Operation &bop : body)
+        if ((scan = dyn_cast<ScanOp>(bop)))
+          break;
+      SmallVector<Value> d;
+      SmallVector<std::string> dt;
+      if (!scan || failed(shapes.dims(scan.getInputs()[0], d, dt)))
+        return g.emitOpError("GPU code generation: cannot size the scan");
+      int64_t dim = scan.getScanDim();
+      Value outer = h.c64(1), inner = h.c64(1);
+      for (auto [i, v] : llvm::enumerate(d)) {
+        if (static_cast<int64_t>(i) < dim)
+          outer = h.mul(outer, v);
+        else if (static_cast<int64_t>(i) > dim)
+          inner = h.mul(inner, v);
+      }
+      Value len = d[dim];
+      Value lines = h.mul(outer, inner);
+      Value nonEmpty = arith::AndIOp::create(
+          h.b, loc,
+          arith::CmpIOp::create(h.b, loc, arith::CmpIPredicate::sgt, lines,
+                                h.c64(0)),
+          arith::CmpIOp::create(h.b, loc, arith::CmpIPredicate::sgt, len,
+                                h.c64(0)));
+      h.ifThen(nonEmpty, [&] {
+        Value grid =
+            h.maxI(h.minI(h.ceilDiv(lines, h.c64(bt)), maxGrid), h.c64(1));
+        SmallVector<Value> args(common);
+        args.append({lines, len, inner});
+        args.append(outs);
+        h.launch(handle[gk.kernel], grid, bt, args);
+      });
     } else {
       return g.emitOpError("GPU code generation: unsupported plan");
     }

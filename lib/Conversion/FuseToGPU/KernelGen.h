@@ -261,6 +261,12 @@ enum class GroupPlan {
   /// filter groups (ScanKernels.cpp): as Scan plus an i64* count param
   /// (device) before the out ptrs; compacted results hold `count` elements.
   Filter,
+  /// scan groups over rank > 1 tensors (ScanKernels.cpp, buildLineScan):
+  /// one kernel, params common, lines, len, inner, out ptrs. The scanned
+  /// dimension splits the shape into outer x len x inner; each of the
+  /// lines = outer * inner independent scans is one thread's sequential
+  /// loop (grid-stride over lines).
+  LineScan,
 };
 
 struct GroupKernels {

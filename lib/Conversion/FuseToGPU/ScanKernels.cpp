@@ -1059,11 +1059,142 @@ SmallVector<Type> tileParams(GroupOp group, unsigned numOuts) {
 // scan
 //===----------------------------------------------------------------------===//
 
+namespace {
+
+/// A line-scan kernel under construction: tensors of the group's one shape
+/// are addressed at their flat index (flatLanes).
+struct LineKernel : KernelBase {
+  LineKernel(GroupOp group, Location loc, const Tiling &t)
+      : KernelBase(group, loc, t, KernelOptions{/*flatLanes=*/true}) {}
+};
+
+/// Scans over rank > 1 tensors (GroupPlan::LineScan): every tensor of the
+/// group has the scan's shape (rank-0 operands and broadcasts aside). A
+/// thread scans one line (o, i) of the outer x len x inner view
+/// sequentially: element k of the line is at flat index
+/// (o * len + k) * inner + i, so the threads of a warp, taking consecutive
+/// lines, read consecutive addresses when inner > 1 (a scan along any
+/// dimension but the last) and consecutive rows when inner = 1.
+FailureOr<GroupKernels> buildLineScan(gpu::GPUModuleOp m, GroupOp group,
+                                      ScanOp scan, StringRef prefix,
+                                      Tiling tiling) {
+  Location loc = group.getLoc();
+  MLIRContext *ctx = group.getContext();
+  Block &body = group.getBody().front();
+  for (Operation &op : body) {
+    if (isa<ReduceOp>(op))
+      return op.emitOpError("GPU code generation: a reduction cannot be part "
+                            "of a scan group");
+    if (auto bc = dyn_cast<BroadcastOp>(op))
+      if (tensorTy(bc.getInput()).getRank() != 0)
+        return op.emitOpError("GPU code generation: only rank-0 broadcasts "
+                              "are supported in a scan group");
+  }
+  if (!isFlatGroup(group))
+    return group.emitOpError("GPU code generation: a scan group over rank > 1 "
+                             "tensors takes tensors of the scan's shape only "
+                             "(rank-0 operands and broadcasts aside)");
+  int64_t rank = tensorTy(scan.getInputs()[0]).getRank();
+  for (Value y : group.getYield().getValues())
+    if (tensorTy(y).getRank() != rank)
+      return group.emitOpError("GPU code generation: every result of a scan "
+                               "group over rank > 1 tensors has the scan's "
+                               "shape");
+  if (!scan.hasBuiltinKinds())
+    return scan.emitOpError("GPU code generation: custom combiner regions are "
+                            "not supported yet in scans; use built-in kinds");
+
+  // One thread per line: blocks of 256, whatever the tile shape of the
+  // single-pass scans.
+  tiling.blockThreads = 256;
+  GroupKernels gk;
+  gk.plan = GroupPlan::LineScan;
+  gk.tiling = tiling;
+  gk.vectorWidth = 1;
+  gk.kernel = (prefix + "_linescan").str();
+  auto i64 = IntegerType::get(ctx, 64);
+  SmallVector<Type> params = commonParams(group);
+  params.append({i64, i64, i64}); // lines, len, inner
+  params.append(group.getNumResults(), globalPtr(ctx));
+  auto f = createKernel(m, loc, gk.kernel, params, {}, tiling.blockThreads);
+  LineKernel k(group, loc, tiling);
+  k.func = f;
+  OpBuilder b = OpBuilder::atBlockBegin(&f.getBody().front());
+  k.setUp(b);
+  Value lines = k.extra[0], len = k.extra[1], inner = k.extra[2];
+  ValueRange outs = ValueRange(k.extra).drop_front(3);
+  auto scalarFn = [&](OpBuilder &sb) {
+    return [&k, &sb](Value v) { return k.scalar(sb, v); };
+  };
+  SmallVector<Value> init;
+  if (scan.getInits().empty()) {
+    for (auto [i, in] : llvm::enumerate(scan.getInputs()))
+      init.push_back(arith::ConstantOp::create(
+          b, loc,
+          getKindIdentity(scan.getKind(i), tensorTy(in).getElementType())));
+  } else {
+    init = emitInitialAccumulators(b, loc, scan, scalarFn(b));
+  }
+  bool exclusive = scan.getExclusive();
+  auto yields = group.getYield().getValues();
+  Value bdim = cI64(b, loc, tiling.blockThreads);
+  Value gtid = arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, k.blockId(b), bdim),
+      k.threadId(b));
+  Value stride = arith::MulIOp::create(b, loc, k.gridDim(b), bdim);
+  Value lenInner = arith::MulIOp::create(b, loc, len, inner);
+  scf::ForOp::create(
+      b, loc, gtid, lines, stride, ValueRange{},
+      [&](OpBuilder &lb, Location l, Value line, ValueRange) {
+        Value o = arith::DivUIOp::create(lb, l, line, inner);
+        Value i = arith::RemUIOp::create(lb, l, line, inner);
+        Value base = arith::AddIOp::create(
+            lb, l, arith::MulIOp::create(lb, l, o, lenInner), i);
+        auto walk = scf::ForOp::create(
+            lb, l, cI64(lb, l, 0), len, cI64(lb, l, 1), init,
+            [&](OpBuilder &wb, Location wl, Value kk, ValueRange acc) {
+              Value flat = arith::AddIOp::create(
+                  wb, wl, base, arith::MulIOp::create(wb, wl, kk, inner));
+              k.em->clearCache();
+              k.laneIndex = toIndex(wb, wl, flat);
+              k.laneValue.clear();
+              SmallVector<Value> xs;
+              for (Value in : scan.getInputs())
+                xs.push_back(k.element(wb, in, {k.laneIndex}));
+              SmallVector<Value> next =
+                  emitCombine(wb, wl, scan, acc, xs, scalarFn(wb));
+              ValueRange res = exclusive ? acc : ValueRange(next);
+              for (auto [r, v] : llvm::zip(scan.getResults(), res))
+                k.leaves[r] = v;
+              for (auto [y, out] : llvm::zip(yields, outs))
+                k.store(wb, k.element(wb, y, {k.laneIndex}), out, flat);
+              scf::YieldOp::create(wb, wl, next);
+            });
+        (void)walk;
+        k.em->clearCache();
+        scf::YieldOp::create(lb, l);
+      });
+  gpu::ReturnOp::create(b, loc);
+  if (k.failedLeaf)
+    return group.emitOpError("GPU code generation: unsupported value in a "
+                             "scan group body");
+  return gk;
+}
+
+} // namespace
+
 FailureOr<GroupKernels> buildScanGroup(gpu::GPUModuleOp m, GroupOp group,
                                        StringRef prefix,
                                        const Tiling &tiling) {
   Location loc = group.getLoc();
   MLIRContext *ctx = group.getContext();
+  {
+    // Rank > 1 scans take the line-scan kernel (one scan per group, as
+    // theOneOp checks for the single-pass kernel).
+    SmallVector<ScanOp> scans(group.getBody().front().getOps<ScanOp>());
+    if (scans.size() == 1 && tensorTy(scans[0].getInputs()[0]).getRank() > 1)
+      return buildLineScan(m, group, scans[0], prefix, tiling);
+  }
   FailureOr<ScanOp> found = theOneOp<ScanOp>(group, "scan");
   if (failed(found))
     return failure();

@@ -165,19 +165,28 @@ func.func @reduce_mixed_shapes(%v: tensor<?xf32>, %n: index) -> tensor<f32> {
 
 // -----
 
-// A partial reduction over dimension 0 becomes a row_reduce group of its own.
-func.func @reduce_columns(%x: tensor<?x?xf32>) -> tensor<?xf32> {
+// A partial reduction over two dimensions of a rank-3 tensor becomes a
+// row_reduce group of its own; one reduced dimension takes the line
+// kernel (gpu-reduce-lines.mlir), two do not.
+func.func @reduce_two_dims(%x: tensor<?x?x?xf32>) -> tensor<?xf32> {
   // expected-error @+1 {{GPU code generation: a row_reduce group takes reductions over dimension 1 of rank-2 tensors only}}
-  %s = fuse.reduce add %x dims [0] : tensor<?x?xf32> -> tensor<?xf32>
+  %s = fuse.reduce add %x dims [0, 1] : tensor<?x?x?xf32> -> tensor<?xf32>
   return %s : tensor<?xf32>
 }
 
 // -----
 
+// A custom-combiner row reduction of a map's result (fused into one
+// row_reduce group); alone it takes the line kernel.
 func.func @row_reduce_custom_combiner(%x: tensor<?x?xf32>) -> tensor<?xf32> {
   %z = arith.constant 0.0 : f32
+  %sq = fuse.map %x : tensor<?x?xf32> -> tensor<?x?xf32> {
+  ^bb0(%v: f32):
+    %w = arith.mulf %v, %v : f32
+    fuse.yield %w : f32
+  }
   // expected-error @+1 {{GPU code generation: custom combiner regions are not supported in row_reduce groups yet; use built-in kinds}}
-  %s = fuse.reduce %x init(%z : f32) dims [1] : tensor<?x?xf32> -> tensor<?xf32> {
+  %s = fuse.reduce %sq init(%z : f32) dims [1] : tensor<?x?xf32> -> tensor<?xf32> {
   ^bb0(%acc: f32, %e: f32):
     %p = arith.addf %acc, %e : f32
     fuse.yield %p : f32

@@ -1172,18 +1172,30 @@ LogicalResult EntryConverter::convert(func::FuncOp fn,
               std::to_string(ri->second) + "_count hold the kept elements";
         }
       }
-    } else if (gk.plan == GroupPlan::LineScan) {
-      // outer x len x inner around the scanned dimension of the scan's
-      // input; a thread per line (outer * inner lines).
-      ScanOp scan;
-      for (Operation &bop : body)
-        if ((scan = dyn_cast<ScanOp>(bop)))
+    } else if (gk.plan == GroupPlan::LineScan ||
+               gk.plan == GroupPlan::LineReduce) {
+      // outer x len x inner around the scanned or reduced dimension of the
+      // op's input; a thread per line (outer * inner lines). A reduction
+      // over an empty dimension still writes its init to every line.
+      bool isScan = gk.plan == GroupPlan::LineScan;
+      Operation *core = nullptr;
+      int64_t dim = 0;
+      for (Operation &bop : body) {
+        if (auto s = dyn_cast<ScanOp>(bop)) {
+          core = s;
+          dim = s.getScanDim();
+        } else if (auto r = dyn_cast<ReduceOp>(bop)) {
+          core = r;
+          dim = r.getReducedDims()[0];
+        }
+        if (core)
           break;
+      }
       SmallVector<Value> d;
       SmallVector<std::string> dt;
-      if (!scan || failed(shapes.dims(scan.getInputs()[0], d, dt)))
-        return g.emitOpError("GPU code generation: cannot size the scan");
-      int64_t dim = scan.getScanDim();
+      if (!core || failed(shapes.dims(core->getOperand(0), d, dt)))
+        return g.emitOpError("GPU code generation: cannot size the ")
+               << (isScan ? "scan" : "reduction");
       Value outer = h.c64(1), inner = h.c64(1);
       for (auto [i, v] : llvm::enumerate(d)) {
         if (static_cast<int64_t>(i) < dim)
@@ -1193,12 +1205,13 @@ LogicalResult EntryConverter::convert(func::FuncOp fn,
       }
       Value len = d[dim];
       Value lines = h.mul(outer, inner);
-      Value nonEmpty = arith::AndIOp::create(
-          h.b, loc,
-          arith::CmpIOp::create(h.b, loc, arith::CmpIPredicate::sgt, lines,
-                                h.c64(0)),
-          arith::CmpIOp::create(h.b, loc, arith::CmpIPredicate::sgt, len,
-                                h.c64(0)));
+      Value nonEmpty = arith::CmpIOp::create(
+          h.b, loc, arith::CmpIPredicate::sgt, lines, h.c64(0));
+      if (isScan)
+        nonEmpty = arith::AndIOp::create(
+            h.b, loc, nonEmpty,
+            arith::CmpIOp::create(h.b, loc, arith::CmpIPredicate::sgt, len,
+                                  h.c64(0)));
       h.ifThen(nonEmpty, [&] {
         Value grid =
             h.maxI(h.minI(h.ceilDiv(lines, h.c64(bt)), maxGrid), h.c64(1));

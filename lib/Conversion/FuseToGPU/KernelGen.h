@@ -267,6 +267,12 @@ enum class GroupPlan {
   /// lines = outer * inner independent scans is one thread's sequential
   /// loop (grid-stride over lines).
   LineScan,
+  /// A lone partial reduction the row kernels do not take (a reduced
+  /// dimension other than the last of a rank-2 tensor, or a custom
+  /// combiner; ScanKernels.cpp, buildLineReduce): one kernel, params
+  /// common, lines, len, inner, out ptrs; one thread folds each of the
+  /// outer * inner lines along the reduced dimension in order.
+  LineReduce,
 };
 
 struct GroupKernels {
@@ -315,6 +321,14 @@ FailureOr<GroupKernels> buildScanGroup(gpu::GPUModuleOp gpuModule,
 
 /// filter groups (ScanKernels.cpp): single-pass compaction (flags, tile
 /// counts with decoupled look-back, in-order scatter).
+/// The line-reduce kernel of a row_reduce group that holds one partial
+/// reduction over one dimension and nothing else, when the row kernels
+/// cannot take it; failure() with no diagnostic (`handled` false) when the
+/// group is not of that form.
+FailureOr<GroupKernels> buildLineReduce(gpu::GPUModuleOp gpuModule,
+                                        GroupOp group, StringRef prefix,
+                                        const Tiling &tiling, bool &handled);
+
 FailureOr<GroupKernels> buildFilterGroup(gpu::GPUModuleOp gpuModule,
                                          GroupOp group, StringRef prefix,
                                          const Tiling &tiling);

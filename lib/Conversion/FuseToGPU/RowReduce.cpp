@@ -298,6 +298,13 @@ FailureOr<GroupKernels> buildRowReduceKernels(gpu::GPUModuleOp m,
   if (reds.empty())
     return group.emitOpError("GPU code generation: a row_reduce group needs "
                              "a fuse.reduce");
+  // A lone reduction over another dimension, or with a combiner region:
+  // the line kernel.
+  bool handled = false;
+  FailureOr<GroupKernels> line =
+      buildLineReduce(m, group, prefix, tiling, handled);
+  if (handled)
+    return line;
   for (ReduceOp r : reds) {
     auto in = tensorTy(r.getInputs()[0]);
     SmallVector<int64_t> rd = r.getReducedDims();

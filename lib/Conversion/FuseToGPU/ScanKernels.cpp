@@ -1068,6 +1068,39 @@ struct LineKernel : KernelBase {
       : KernelBase(group, loc, t, KernelOptions{/*flatLanes=*/true}) {}
 };
 
+/// The thread's lines of a line kernel: calls `body(line, base)` for each
+/// line (i64) it takes in a grid-stride loop over `lines`, with `base` the
+/// flat index of the line's first element, (o * len) * inner + i.
+void forLines(LineKernel &k, OpBuilder &b, Value lines, Value len,
+              Value inner,
+              function_ref<void(OpBuilder &, Value line, Value base)> body) {
+  Location loc = k.loc;
+  Value bdim = cI64(b, loc, k.tiling.blockThreads);
+  Value gtid = arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, k.blockId(b), bdim),
+      k.threadId(b));
+  Value stride = arith::MulIOp::create(b, loc, k.gridDim(b), bdim);
+  Value lenInner = arith::MulIOp::create(b, loc, len, inner);
+  scf::ForOp::create(
+      b, loc, gtid, lines, stride, ValueRange{},
+      [&](OpBuilder &lb, Location l, Value line, ValueRange) {
+        Value o = arith::DivUIOp::create(lb, l, line, inner);
+        Value i = arith::RemUIOp::create(lb, l, line, inner);
+        Value base = arith::AddIOp::create(
+            lb, l, arith::MulIOp::create(lb, l, o, lenInner), i);
+        body(lb, line, base);
+        k.em->clearCache();
+        scf::YieldOp::create(lb, l);
+      });
+}
+
+/// Makes flat index `flat` (i64) the kernel's current element.
+void enterFlat(LineKernel &k, OpBuilder &b, Value flat) {
+  k.em->clearCache();
+  k.laneIndex = toIndex(b, k.loc, flat);
+  k.laneValue.clear();
+}
+
 /// Scans over rank > 1 tensors (GroupPlan::LineScan): every tensor of the
 /// group has the scan's shape (rank-0 operands and broadcasts aside). A
 /// thread scans one line (o, i) of the outer x len x inner view
@@ -1137,43 +1170,26 @@ FailureOr<GroupKernels> buildLineScan(gpu::GPUModuleOp m, GroupOp group,
   }
   bool exclusive = scan.getExclusive();
   auto yields = group.getYield().getValues();
-  Value bdim = cI64(b, loc, tiling.blockThreads);
-  Value gtid = arith::AddIOp::create(
-      b, loc, arith::MulIOp::create(b, loc, k.blockId(b), bdim),
-      k.threadId(b));
-  Value stride = arith::MulIOp::create(b, loc, k.gridDim(b), bdim);
-  Value lenInner = arith::MulIOp::create(b, loc, len, inner);
-  scf::ForOp::create(
-      b, loc, gtid, lines, stride, ValueRange{},
-      [&](OpBuilder &lb, Location l, Value line, ValueRange) {
-        Value o = arith::DivUIOp::create(lb, l, line, inner);
-        Value i = arith::RemUIOp::create(lb, l, line, inner);
-        Value base = arith::AddIOp::create(
-            lb, l, arith::MulIOp::create(lb, l, o, lenInner), i);
-        auto walk = scf::ForOp::create(
-            lb, l, cI64(lb, l, 0), len, cI64(lb, l, 1), init,
-            [&](OpBuilder &wb, Location wl, Value kk, ValueRange acc) {
-              Value flat = arith::AddIOp::create(
-                  wb, wl, base, arith::MulIOp::create(wb, wl, kk, inner));
-              k.em->clearCache();
-              k.laneIndex = toIndex(wb, wl, flat);
-              k.laneValue.clear();
-              SmallVector<Value> xs;
-              for (Value in : scan.getInputs())
-                xs.push_back(k.element(wb, in, {k.laneIndex}));
-              SmallVector<Value> next =
-                  emitCombine(wb, wl, scan, acc, xs, scalarFn(wb));
-              ValueRange res = exclusive ? acc : ValueRange(next);
-              for (auto [r, v] : llvm::zip(scan.getResults(), res))
-                k.leaves[r] = v;
-              for (auto [y, out] : llvm::zip(yields, outs))
-                k.store(wb, k.element(wb, y, {k.laneIndex}), out, flat);
-              scf::YieldOp::create(wb, wl, next);
-            });
-        (void)walk;
-        k.em->clearCache();
-        scf::YieldOp::create(lb, l);
-      });
+  forLines(k, b, lines, len, inner, [&](OpBuilder &lb, Value, Value base) {
+    scf::ForOp::create(
+        lb, loc, cI64(lb, loc, 0), len, cI64(lb, loc, 1), init,
+        [&](OpBuilder &wb, Location wl, Value kk, ValueRange acc) {
+          Value flat = arith::AddIOp::create(
+              wb, wl, base, arith::MulIOp::create(wb, wl, kk, inner));
+          enterFlat(k, wb, flat);
+          SmallVector<Value> xs;
+          for (Value in : scan.getInputs())
+            xs.push_back(k.element(wb, in, {k.laneIndex}));
+          SmallVector<Value> next =
+              emitCombine(wb, wl, scan, acc, xs, scalarFn(wb));
+          ValueRange res = exclusive ? acc : ValueRange(next);
+          for (auto [r, v] : llvm::zip(scan.getResults(), res))
+            k.leaves[r] = v;
+          for (auto [y, out] : llvm::zip(yields, outs))
+            k.store(wb, k.element(wb, y, {k.laneIndex}), out, flat);
+          scf::YieldOp::create(wb, wl, next);
+        });
+  });
   gpu::ReturnOp::create(b, loc);
   if (k.failedLeaf)
     return group.emitOpError("GPU code generation: unsupported value in a "
@@ -1182,6 +1198,101 @@ FailureOr<GroupKernels> buildLineScan(gpu::GPUModuleOp m, GroupOp group,
 }
 
 } // namespace
+
+FailureOr<GroupKernels> buildLineReduce(gpu::GPUModuleOp m, GroupOp group,
+                                        StringRef prefix, const Tiling &tiling,
+                                        bool &handled) {
+  handled = false;
+  Location loc = group.getLoc();
+  MLIRContext *ctx = group.getContext();
+  Block &body = group.getBody().front();
+  // The form: one partial reduction over one dimension of a rank >= 2
+  // input, every other op of the body scalar, the results its results.
+  ReduceOp red;
+  for (Operation &op : body) {
+    if (auto r = dyn_cast<ReduceOp>(op)) {
+      if (red)
+        return failure();
+      red = r;
+      continue;
+    }
+    if (isa<YieldOp>(op))
+      continue;
+    if (llvm::any_of(op.getResultTypes(),
+                     [](Type t) { return isa<RankedTensorType>(t); }))
+      return failure();
+  }
+  if (!red || red.isFullReduction())
+    return failure();
+  SmallVector<int64_t> rd = red.getReducedDims();
+  int64_t rank = tensorTy(red.getInputs()[0]).getRank();
+  if (rd.size() != 1 || rank < 2)
+    return failure();
+  for (Value y : group.getYield().getValues())
+    if (y.getDefiningOp() != red.getOperation())
+      return failure();
+  // The row kernels take built-in reductions over the last dimension of a
+  // rank-2 tensor.
+  if (rank == 2 && rd[0] == 1 && red.hasBuiltinKinds())
+    return failure();
+  handled = true;
+
+  Tiling t = tiling;
+  t.blockThreads = 256;
+  GroupKernels gk;
+  gk.plan = GroupPlan::LineReduce;
+  gk.tiling = t;
+  gk.vectorWidth = 1;
+  gk.kernel = (prefix + "_linereduce").str();
+  auto i64 = IntegerType::get(ctx, 64);
+  SmallVector<Type> params = commonParams(group);
+  params.append({i64, i64, i64}); // lines, len, inner
+  params.append(group.getNumResults(), globalPtr(ctx));
+  auto f = createKernel(m, loc, gk.kernel, params, {}, t.blockThreads);
+  LineKernel k(group, loc, t);
+  k.func = f;
+  OpBuilder b = OpBuilder::atBlockBegin(&f.getBody().front());
+  k.setUp(b);
+  Value lines = k.extra[0], len = k.extra[1], inner = k.extra[2];
+  ValueRange outs = ValueRange(k.extra).drop_front(3);
+  auto scalarFn = [&](OpBuilder &sb) {
+    return [&k, &sb](Value v) { return k.scalar(sb, v); };
+  };
+  SmallVector<Value> init;
+  if (red.getInits().empty()) {
+    for (auto [i, in] : llvm::enumerate(red.getInputs()))
+      init.push_back(arith::ConstantOp::create(
+          b, loc,
+          getKindIdentity(red.getKind(i), tensorTy(in).getElementType())));
+  } else {
+    init = emitInitialAccumulators(b, loc, red, scalarFn(b));
+  }
+  forLines(k, b, lines, len, inner, [&](OpBuilder &lb, Value line, Value base) {
+    auto walk = scf::ForOp::create(
+        lb, loc, cI64(lb, loc, 0), len, cI64(lb, loc, 1), init,
+        [&](OpBuilder &wb, Location wl, Value kk, ValueRange acc) {
+          enterFlat(k, wb, arith::AddIOp::create(
+                               wb, wl, base,
+                               arith::MulIOp::create(wb, wl, kk, inner)));
+          SmallVector<Value> xs;
+          for (Value in : red.getInputs())
+            xs.push_back(k.element(wb, in, {k.laneIndex}));
+          scf::YieldOp::create(
+              wb, wl, emitCombine(wb, wl, red, acc, xs, scalarFn(wb)));
+        });
+    // The line's results at its flat index in the reduced shape.
+    enterFlat(k, lb, line);
+    for (auto [r, v] : llvm::zip(red.getResults(), walk.getResults()))
+      k.leaves[r] = v;
+    for (auto [y, out] : llvm::zip(group.getYield().getValues(), outs))
+      k.store(lb, k.element(lb, y, {k.laneIndex}), out, line);
+  });
+  gpu::ReturnOp::create(b, loc);
+  if (k.failedLeaf)
+    return group.emitOpError("GPU code generation: unsupported value in a "
+                             "row_reduce group body");
+  return gk;
+}
 
 FailureOr<GroupKernels> buildScanGroup(gpu::GPUModuleOp m, GroupOp group,
                                        StringRef prefix,

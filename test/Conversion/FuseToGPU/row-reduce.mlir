@@ -100,12 +100,19 @@ func.func @custom(%x: tensor<?xf32>) -> tensor<f32> {
 
 // -----
 
+// A lone custom-combiner row reduction takes the line kernel
+// (gpu-reduce-lines.mlir); fused with a prologue map it is rejected.
 func.func @custom_rows(%x: tensor<?x?xf32>) -> tensor<?xf32> {
   %y = fuse.group "row_reduce" (%x) : (tensor<?x?xf32>) -> tensor<?xf32> {
   ^bb0(%a: tensor<?x?xf32>):
     %z = arith.constant 0.0 : f32
+    %m = fuse.map %a : tensor<?x?xf32> -> tensor<?x?xf32> {
+    ^bb0(%v: f32):
+      %w = arith.mulf %v, %v : f32
+      fuse.yield %w : f32
+    }
     // expected-error @+1 {{custom combiner regions are not supported in row_reduce groups yet}}
-    %s = fuse.reduce %a init(%z : f32) dims [1] : tensor<?x?xf32> -> tensor<?xf32> {
+    %s = fuse.reduce %m init(%z : f32) dims [1] : tensor<?x?xf32> -> tensor<?xf32> {
     ^bb0(%acc: f32, %e: f32):
       %p = arith.addf %acc, %e : f32
       fuse.yield %p : f32

@@ -1,0 +1,57 @@
+// REQUIRES: cuda-toolkit
+// Lone partial reductions that the row kernels do not take (a reduced
+// dimension other than the last of a rank-2 tensor, or a combiner region)
+// compile for the GPU (were rejected: "a row_reduce group takes reductions
+// over dimension 1 of rank-2 tensors only", "custom combiner regions are
+// not supported in row_reduce groups yet"): a line-reduce kernel, one
+// thread folding each line of the outer x len x inner view in order and
+// writing the result at the line's flat index in the reduced shape. The
+// host launches it whenever there are lines, also over an empty reduced
+// dimension (every result is the init). tests/gpu/extra/reduce_lines.mlir
+// compares GPU and CPU values (scripts/gpu).
+// RUN: fuse-compile %s --emit=ptx -o %t.ptx
+// RUN: FileCheck %s < %t.ptx
+// RUN: ptxas -arch=sm_90 %t.ptx -o %t.cubin
+// RUN: fuse-opt %s --fuse-fusion --fuse-tile --convert-fuse-to-gpu | FileCheck %s --check-prefix=HOST
+// RUN: fuse-run %s --entry col_sums --arg rand:9x5 --print > %t.cpu.txt
+// RUN: fuse-run %s --entry col_sums --arg rand:9x5 --print --no-fusion > %t.cpu-unfused.txt
+// RUN: diff %t.cpu.txt %t.cpu-unfused.txt
+// RUN: fuse-run %s --entry row_custom --arg rand:4x6 --print | FileCheck %s --check-prefix=CPU
+
+// CHECK-LABEL: .entry col_sums_g0_linereduce(
+// CHECK: .maxntid 256, 1, 1
+// CHECK-DAG: div.u64
+// CHECK-DAG: add.rn.f32
+// CHECK-DAG: st.global.b32
+// CHECK-LABEL: .entry row_custom_g0_linereduce(
+// CHECK: abs.f32
+// CHECK: setp.ge.f32
+// CHECK: selp.f32
+
+// HOST-LABEL: func.func @col_sums(
+// HOST: arith.cmpi sgt
+// HOST: call @fuse_launch
+// HOST-LABEL: func.func @row_custom(
+
+// The combiner keeps the value of largest magnitude (the first of ties):
+// per row of the 4x6 input (fuse-run's generator, seed 0).
+// CPU: result #0: float32 array of shape (4,)
+// CPU-NEXT: [-0.94713247, 0.90406138, 0.52975738, 0.85906816]
+
+func.func @col_sums(%x: tensor<?x?xf32>) -> tensor<?xf32> {
+  %s = fuse.reduce add %x dims [0] : tensor<?x?xf32> -> tensor<?xf32>
+  return %s : tensor<?xf32>
+}
+
+func.func @row_custom(%x: tensor<?x?xf32>) -> tensor<?xf32> {
+  %z = arith.constant 0.0 : f32
+  %s = fuse.reduce %x init(%z : f32) dims [1] : tensor<?x?xf32> -> tensor<?xf32> {
+  ^bb0(%acc: f32, %v: f32):
+    %a = math.absf %acc : f32
+    %b = math.absf %v : f32
+    %ge = arith.cmpf oge, %a, %b : f32
+    %r = arith.select %ge, %acc, %v : f32
+    fuse.yield %r : f32
+  }
+  return %s : tensor<?xf32>
+}

@@ -1,0 +1,22 @@
+// ARGS: rand:37x129 rand:5x7x33 rand:0x5
+// RULE: close
+// Lone partial reductions the row kernels do not take (the line-reduce
+// kernel: a thread per line of the outer x len x inner view): column sums
+// and maxima of a rank-2 shape, a minimum over the middle dimension of a
+// rank-3 shape, row sums through a combiner region, and a column reduction
+// over zero rows (every output is the init).
+func.func @reduce_lines(%x: tensor<?x?xf32>, %y: tensor<?x?x?xf32>, %e: tensor<?x?xf32>)
+    -> (tensor<?xf32>, tensor<?xf32>, tensor<?x?xf32>, tensor<?xf32>, tensor<?xf32>) {
+  %cs = fuse.reduce add %x dims [0] : tensor<?x?xf32> -> tensor<?xf32>
+  %cm = fuse.reduce max %x dims [0] : tensor<?x?xf32> -> tensor<?xf32>
+  %mid = fuse.reduce min %y dims [1] : tensor<?x?x?xf32> -> tensor<?x?xf32>
+  %z = arith.constant 0.5 : f32
+  %rows = fuse.reduce %x init(%z : f32) dims [1] : tensor<?x?xf32> -> tensor<?xf32> {
+  ^bb0(%acc: f32, %v: f32):
+    %s = arith.addf %acc, %v : f32
+    fuse.yield %s : f32
+  }
+  %i = arith.constant 2.0 : f32
+  %empty = fuse.reduce add %e init(%i : f32) dims [0] : tensor<?x?xf32> -> tensor<?xf32>
+  return %cs, %cm, %mid, %rows, %empty : tensor<?xf32>, tensor<?xf32>, tensor<?x?xf32>, tensor<?xf32>, tensor<?xf32>
+}

@@ -8,7 +8,10 @@
 // writing the result at the line's flat index in the reduced shape. The
 // host launches it whenever there are lines, also over an empty reduced
 // dimension (every result is the init). tests/gpu/extra/reduce_lines.mlir
-// compares GPU and CPU values (scripts/gpu).
+// compares GPU and CPU values (scripts/gpu). A full reduction of a rank-2
+// tensor through a combiner region takes the ordered reduce kernels, which
+// read the flat index (was rejected: "custom-combiner reductions take
+// rank-1 inputs only").
 // RUN: fuse-compile %s --emit=ptx -o %t.ptx
 // RUN: FileCheck %s < %t.ptx
 // RUN: ptxas -arch=sm_90 %t.ptx -o %t.cubin
@@ -33,6 +36,13 @@
 // HOST: call @fuse_launch
 // HOST-LABEL: func.func @row_custom(
 
+// CHECK-LABEL: .entry full_custom_g0_opartial(
+// CHECK: setp.ge.f32
+// CHECK-LABEL: .entry full_custom_g0_ofinish(
+// RUN: fuse-run %s --entry full_custom --arg rand:4x6 --print | FileCheck %s --check-prefix=FULL
+// FULL: result #0: float32 array of shape ()
+// FULL-NEXT: -0.94713247
+
 // The combiner keeps the value of largest magnitude (the first of ties):
 // per row of the 4x6 input (fuse-run's generator, seed 0).
 // CPU: result #0: float32 array of shape (4,)
@@ -54,4 +64,17 @@ func.func @row_custom(%x: tensor<?x?xf32>) -> tensor<?xf32> {
     fuse.yield %r : f32
   }
   return %s : tensor<?xf32>
+}
+
+func.func @full_custom(%x: tensor<?x?xf32>) -> tensor<f32> {
+  %z = arith.constant 0.0 : f32
+  %s = fuse.reduce %x init(%z : f32) : tensor<?x?xf32> -> tensor<f32> {
+  ^bb0(%acc: f32, %v: f32):
+    %a = math.absf %acc : f32
+    %b = math.absf %v : f32
+    %ge = arith.cmpf oge, %a, %b : f32
+    %r = arith.select %ge, %acc, %v : f32
+    fuse.yield %r : f32
+  }
+  return %s : tensor<f32>
 }

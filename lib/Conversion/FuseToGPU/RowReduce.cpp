@@ -131,9 +131,11 @@ struct Gen : KernelBase {
   DenseMap<Value, unsigned> colSlot;
   DenseMap<unsigned, SmallVector<Value>> regs;
 
-  Gen(GroupOp g, Location l, const Tiling &t)
+  /// `flat`: the ordered reduce kernels over inputs of rank > 1 (every
+  /// tensor of the group has one shape, addressed at its flat index).
+  Gen(GroupOp g, Location l, const Tiling &t, bool flat = false)
       : KernelBase(g, l, t,
-                   KernelOptions{/*flatLanes=*/false, /*rank0ViaGep=*/true}) {}
+                   KernelOptions{/*flatLanes=*/flat, /*rank0ViaGep=*/true}) {}
 
   SmallVector<Value> combine(OpBuilder &b, ReduceOp r, ValueRange acc,
                              ValueRange x) {
@@ -795,11 +797,12 @@ FailureOr<GroupKernels> buildOrderedReduceKernels(gpu::GPUModuleOp m,
     if (!r.isFullReduction())
       return r.emitOpError("GPU code generation: a reduce group takes full "
                            "reductions only (use a row_reduce group)");
-    for (Value in : r.getInputs())
-      if (tensorTy(in).getRank() != 1)
-        return r.emitOpError("GPU code generation: custom-combiner "
-                             "reductions take rank-1 inputs only");
   }
+  // Inputs of rank > 1 (the group has one shape: buildGroupKernels checked
+  // isFlatGroup) are read at their flat index.
+  bool flat = llvm::any_of(reds, [](ReduceOp r) {
+    return tensorTy(r.getInputs()[0]).getRank() > 1;
+  });
   for (Value y : group.getYield().getValues())
     if (tensorTy(y).getRank() != 0)
       return group.emitOpError(
@@ -880,7 +883,7 @@ FailureOr<GroupKernels> buildOrderedReduceKernels(gpu::GPUModuleOp m,
     params.append(numOuts, gptr);
     params.push_back(IntegerType::get(ctx, 32)); // single
     gpu::GPUFuncOp f = createKernel(m, loc, gk.kernel, params, smem, bt);
-    Gen g(group, loc, tiling);
+    Gen g(group, loc, tiling, flat);
     g.func = f;
     OpBuilder b = OpBuilder::atBlockBegin(&f.getBody().front());
     g.setUp(b);
@@ -1031,7 +1034,7 @@ FailureOr<GroupKernels> buildOrderedReduceKernels(gpu::GPUModuleOp m,
     params.append(numPartials, gptr);
     params.append(numOuts, gptr);
     gpu::GPUFuncOp f = createKernel(m, loc, gk.finishKernel, params, smem, bt);
-    Gen g(group, loc, tiling);
+    Gen g(group, loc, tiling, flat);
     g.func = f;
     OpBuilder b = OpBuilder::atBlockBegin(&f.getBody().front());
     g.setUp(b);

@@ -3,10 +3,12 @@
 // Lone partial reductions the row kernels do not take (the line-reduce
 // kernel: a thread per line of the outer x len x inner view): column sums
 // and maxima of a rank-2 shape, a minimum over the middle dimension of a
-// rank-3 shape, row sums through a combiner region, and a column reduction
-// over zero rows (every output is the init).
+// rank-3 shape, row sums through a combiner region, a column reduction
+// over zero rows (every output is the init), and a full reduction of a
+// rank-2 tensor through a combiner region (the ordered reduce kernels,
+// reading the flat index).
 func.func @reduce_lines(%x: tensor<?x?xf32>, %y: tensor<?x?x?xf32>, %e: tensor<?x?xf32>)
-    -> (tensor<?xf32>, tensor<?xf32>, tensor<?x?xf32>, tensor<?xf32>, tensor<?xf32>) {
+    -> (tensor<?xf32>, tensor<?xf32>, tensor<?x?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<f32>) {
   %cs = fuse.reduce add %x dims [0] : tensor<?x?xf32> -> tensor<?xf32>
   %cm = fuse.reduce max %x dims [0] : tensor<?x?xf32> -> tensor<?xf32>
   %mid = fuse.reduce min %y dims [1] : tensor<?x?x?xf32> -> tensor<?x?xf32>
@@ -18,5 +20,14 @@ func.func @reduce_lines(%x: tensor<?x?xf32>, %y: tensor<?x?x?xf32>, %e: tensor<?
   }
   %i = arith.constant 2.0 : f32
   %empty = fuse.reduce add %e init(%i : f32) dims [0] : tensor<?x?xf32> -> tensor<?xf32>
-  return %cs, %cm, %mid, %rows, %empty : tensor<?xf32>, tensor<?xf32>, tensor<?x?xf32>, tensor<?xf32>, tensor<?xf32>
+  %z0 = arith.constant 0.0 : f32
+  %big = fuse.reduce %y init(%z0 : f32) : tensor<?x?x?xf32> -> tensor<f32> {
+  ^bb0(%acc: f32, %v: f32):
+    %a = math.absf %acc : f32
+    %b = math.absf %v : f32
+    %ge = arith.cmpf oge, %a, %b : f32
+    %r = arith.select %ge, %acc, %v : f32
+    fuse.yield %r : f32
+  }
+  return %cs, %cm, %mid, %rows, %empty, %big : tensor<?xf32>, tensor<?xf32>, tensor<?x?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<f32>
 }

@@ -40,6 +40,15 @@
 // CHECK: setp.ge.f32
 // CHECK-LABEL: .entry full_custom_g0_ofinish(
 // RUN: fuse-run %s --entry full_custom --arg rand:4x6 --print | FileCheck %s --check-prefix=FULL
+// A custom-combiner reduction that also returns the values it reduces
+// (was rejected: "cannot also return elementwise results yet"): the
+// ordered partial kernel stores them at each element it folds.
+// CHECK-LABEL: .entry side_custom_g0_opartial(
+// CHECK: mul.rn.f32
+// CHECK: st.global
+// RUN: fuse-run %s --entry side_custom --arg rand:1000 --print > %t.side.txt
+// RUN: fuse-run %s --entry side_custom --arg rand:1000 --print --no-fusion > %t.side-unfused.txt
+// RUN: diff %t.side.txt %t.side-unfused.txt
 // FULL: result #0: float32 array of shape ()
 // FULL-NEXT: -0.94713247
 
@@ -77,4 +86,19 @@ func.func @full_custom(%x: tensor<?x?xf32>) -> tensor<f32> {
     fuse.yield %r : f32
   }
   return %s : tensor<f32>
+}
+
+func.func @side_custom(%x: tensor<?xf32>) -> (tensor<f32>, tensor<?xf32>) {
+  %sq = fuse.map %x : tensor<?xf32> -> tensor<?xf32> {
+  ^bb0(%a: f32):
+    %m = arith.mulf %a, %a : f32
+    fuse.yield %m : f32
+  }
+  %z = arith.constant 0.0 : f32
+  %r = fuse.reduce %sq init(%z : f32) : tensor<?xf32> -> tensor<f32> {
+  ^bb0(%acc: f32, %e: f32):
+    %p = arith.maximumf %acc, %e : f32
+    fuse.yield %p : f32
+  }
+  return %r, %sq : tensor<f32>, tensor<?xf32>
 }

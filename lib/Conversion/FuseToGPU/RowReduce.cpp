@@ -776,7 +776,8 @@ void finalizeOrdered(Gen &g, OpBuilder &b, ArrayRef<ReduceOp> reds,
     base += ni;
   }
   for (auto [y, out] : llvm::zip(g.group.getYield().getValues(), outs))
-    g.store(b, g.element(b, y, {}), out, cI64(b, loc, 0));
+    if (tensorTy(y).getRank() == 0) // side results: the partial kernel
+      g.store(b, g.element(b, y, {}), out, cI64(b, loc, 0));
   g.em->clearCache();
 }
 
@@ -803,12 +804,13 @@ FailureOr<GroupKernels> buildOrderedReduceKernels(gpu::GPUModuleOp m,
   bool flat = llvm::any_of(reds, [](ReduceOp r) {
     return tensorTy(r.getInputs()[0]).getRank() > 1;
   });
-  for (Value y : group.getYield().getValues())
+  // Results of rank > 0 are elementwise values over the reduced domain
+  // (e.g. y = f(x) returned beside a reduction of y): the partial kernel
+  // stores them at each element it folds.
+  SmallVector<unsigned> sideOuts;
+  for (auto [j, y] : llvm::enumerate(group.getYield().getValues()))
     if (tensorTy(y).getRank() != 0)
-      return group.emitOpError(
-          "GPU code generation: a reduce group with a custom-combiner "
-          "reduction cannot also return elementwise results yet (built-in "
-          "kinds can)");
+      sideOuts.push_back(j);
   GroupKernels gk;
   gk.plan = GroupPlan::Reduce;
   gk.tiling = tiling;
@@ -907,7 +909,12 @@ FailureOr<GroupKernels> buildOrderedReduceKernels(gpu::GPUModuleOp m,
     for (BlockArgument arg : body.getArguments())
       if (auto tt = tensorTy(arg); tt && tt.getRank() > 0 && readDirectly(arg))
         flatArgs.push_back(arg.getArgNumber());
-    auto elementXs = [&](OpBuilder &eb) {
+    auto yields = group.getYield().getValues();
+    // The reductions' inputs at the current element (and the side results
+    // stored at its flat index `flat`).
+    auto elementXs = [&](OpBuilder &eb, Value flat) {
+      for (unsigned j : sideOuts)
+        g.store(eb, g.element(eb, yields[j], {g.laneIndex}), outs[j], flat);
       SmallVector<Value> xs;
       for (ReduceOp r : reds)
         for (Value in : r.getInputs())
@@ -949,7 +956,7 @@ FailureOr<GroupKernels> buildOrderedReduceKernels(gpu::GPUModuleOp m,
               for (auto [n, v] : vecs)
                 g.laneValue[n] =
                     LLVM::ExtractElementOp::create(lb, l, v, cI32(lb, l, k));
-              SmallVector<Value> xs = elementXs(lb);
+              SmallVector<Value> xs = elementXs(lb, flat);
               a = k == 0 ? fold(g, lb, a, h, xs) : [&] {
                 SmallVector<Value> o;
                 unsigned base = 0;
@@ -986,7 +993,7 @@ FailureOr<GroupKernels> buildOrderedReduceKernels(gpu::GPUModuleOp m,
             g.laneIndex = toIndex(lb, l, i);
             g.laneValue.clear();
             SmallVector<Value> a(args.drop_back());
-            a = fold(g, lb, a, args.back(), elementXs(lb));
+            a = fold(g, lb, a, args.back(), elementXs(lb, i));
             a.push_back(cBool(lb, l, true));
             scf::YieldOp::create(lb, l, a);
           });

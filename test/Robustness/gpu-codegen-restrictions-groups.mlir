@@ -13,7 +13,7 @@
 // RUN: fuse-opt %s -split-input-file -verify-diagnostics --fuse-fusion --fuse-tile --convert-fuse-to-gpu -o /dev/null
 // RUN: rm -rf %t && %python %S/Inputs/each-case.py %s %t fuse-compile --emit=ptx | FileCheck %s --check-prefix=FULL
 // FULL-NOT: FAIL
-// FULL: 30 cases: 30 rejected cleanly with the expected error, 0 failed
+// FULL: 31 cases: 31 rejected cleanly with the expected error, 0 failed
 
 // -----
 
@@ -528,4 +528,29 @@ func.func @scan_rank2_group_scalar_result(%x: tensor<?x?xf32>, %s: tensor<f32>) 
     fuse.yield %y, %b : tensor<?x?xf32>, tensor<f32>
   }
   return %r#0, %r#1 : tensor<?x?xf32>, tensor<f32>
+}
+
+// -----
+
+// A rank-1 value computed inside a rank-2 elementwise group and broadcast:
+// only group operands may have the lower rank (fusion keeps the rank-1 map
+// in a group of its own).
+func.func @elementwise_group_rank1_value(%x: tensor<?x?xf32>, %v: tensor<?xf32>, %n: index) -> tensor<?x?xf32> {
+  // expected-error @+1 {{GPU code generation: an elementwise group must read and write tensors of one shape (rank-0 broadcasts aside)}}
+  %r = fuse.group "elementwise" (%x, %v, %n) : (tensor<?x?xf32>, tensor<?xf32>, index) -> tensor<?x?xf32> {
+  ^bb0(%a: tensor<?x?xf32>, %b: tensor<?xf32>, %m: index):
+    %w = fuse.map %b : tensor<?xf32> -> tensor<?xf32> {
+    ^bb0(%e: f32):
+      %t = arith.addf %e, %e : f32
+      fuse.yield %t : f32
+    }
+    %c = fuse.broadcast %w dims [1] (%m) : tensor<?xf32> -> tensor<?x?xf32>
+    %y = fuse.map %a, %c : tensor<?x?xf32>, tensor<?x?xf32> -> tensor<?x?xf32> {
+    ^bb0(%p: f32, %q: f32):
+      %d = arith.subf %p, %q : f32
+      fuse.yield %d : f32
+    }
+    fuse.yield %y : tensor<?x?xf32>
+  }
+  return %r : tensor<?x?xf32>
 }

@@ -12,7 +12,7 @@
 // RUN: fuse-opt %s -split-input-file -verify-diagnostics --fuse-fusion --fuse-tile --convert-fuse-to-gpu -o /dev/null
 // RUN: rm -rf %t && %python %S/Inputs/each-case.py %s %t fuse-compile --emit=ptx | FileCheck %s --check-prefix=FULL
 // FULL-NOT: FAIL
-// FULL: 17 cases: 17 rejected cleanly with the expected error, 0 failed
+// FULL: 16 cases: 16 rejected cleanly with the expected error, 0 failed
 //
 // Messages of lib/Conversion/FuseToGPU that guard internal invariants,
 // not reachable from valid IR (tried; the reason each time):
@@ -138,24 +138,8 @@ func.func @i1_result(%x: tensor<?xf32>) -> tensor<?xi1> {
 
 // -----
 
-// x - v[:, None]: a rank-1 tensor broadcast into a rank-2 elementwise group
-// (fine in a row_reduce group, where it is a per-row value).
-func.func @elementwise_mixed_shapes(%x: tensor<?x?xf32>, %v: tensor<?xf32>) -> tensor<?x?xf32> {
-  %c1 = arith.constant 1 : index
-  %n = tensor.dim %x, %c1 : tensor<?x?xf32>
-  %b = fuse.broadcast %v dims [1] (%n) : tensor<?xf32> -> tensor<?x?xf32>
-  // expected-error @+1 {{GPU code generation: an elementwise group must read and write tensors of one shape (rank-0 broadcasts aside)}}
-  %m = fuse.map %x, %b : tensor<?x?xf32>, tensor<?x?xf32> -> tensor<?x?xf32> {
-  ^bb0(%a: f32, %s: f32):
-    %d = arith.subf %a, %s : f32
-    fuse.yield %d : f32
-  }
-  return %m : tensor<?x?xf32>
-}
-
-// -----
-
-// The same for a full reduction of a broadcast rank-1 tensor.
+// A full reduction of a broadcast rank-1 tensor (elementwise groups read
+// such broadcasts at the flat index's coordinates: gpu-broadcast-flat.mlir).
 func.func @reduce_mixed_shapes(%v: tensor<?xf32>, %n: index) -> tensor<f32> {
   %b = fuse.broadcast %v dims [1] (%n) : tensor<?xf32> -> tensor<?x?xf32>
   // expected-error @+1 {{GPU code generation: a reduce group must read and write tensors of one shape (rank-0 broadcasts aside)}}

@@ -220,9 +220,15 @@ SmallVector<unsigned> KernelBase::directOperands() {
     auto t = tensorTy(arg);
     if (!t || t.getRank() == 0)
       continue;
+    // Not read at the kernel's own index: a gather's source, and the
+    // input of a broadcast that adds dimensions (read at coordinates of
+    // the broadcast's result).
     bool direct = llvm::any_of(arg.getUsers(), [&](Operation *user) {
-      auto g = dyn_cast<GatherOp>(user);
-      return !g || g.getIndices() == arg;
+      if (auto g = dyn_cast<GatherOp>(user))
+        return g.getIndices() == arg;
+      if (auto bc = dyn_cast<BroadcastOp>(user))
+        return bc.getDims().empty();
+      return true;
     });
     if (direct)
       out.push_back(arg.getArgNumber());
@@ -307,6 +313,32 @@ void KernelBase::setUp(OpBuilder &b) {
         coord = arith::RemUIOp::create(ib, l, coord, *size);
       }
       return coord;
+    });
+  // Flat groups read a broadcast's input (of lower rank) at the true
+  // coordinates of the flat index: delinearized over the broadcast's sizes.
+  if (options.flatLanes)
+    em->setBroadcastHook([this](OpBuilder &ib, Location l, BroadcastOp bc,
+                                ValueRange idx) -> SmallVector<Value> {
+      if (!atLane(idx))
+        return {};
+      Value result = bc.getResult();
+      int64_t rank = tensorTy(result).getRank();
+      SmallVector<Value> coords(rank);
+      Value rest = laneIndex;
+      for (int64_t d = rank - 1; d >= 0; --d) {
+        if (d == 0) {
+          coords[d] = rest;
+          break;
+        }
+        FailureOr<Value> size = em->emitDim(ib, l, result, d);
+        if (failed(size)) {
+          failedLeaf = true;
+          return {};
+        }
+        coords[d] = arith::RemUIOp::create(ib, l, rest, *size);
+        rest = arith::DivUIOp::create(ib, l, rest, *size);
+      }
+      return coords;
     });
   for (auto [i, param] : llvm::enumerate(scalarParam))
     if (param)

@@ -336,8 +336,10 @@ FailureOr<GroupKernels> buildFilterGroup(gpu::GPUModuleOp gpuModule,
 /// The flat iteration domain of an elementwise/reduce group: every rank>=1
 /// tensor of the body has this rank, and the kernel walks elements in
 /// row-major order of the first one. Fails if shapes differ in rank or
-/// broadcasts to rank > 1 are present.
-bool isFlatGroup(GroupOp group);
+/// broadcasts of rank > 0 inputs are present, except, with
+/// `broadcastInputs`, operands read only by broadcasts (the flat kernels
+/// read them at the delinearized coordinates).
+bool isFlatGroup(GroupOp group, bool broadcastInputs = false);
 
 } // namespace gpugen
 } // namespace fuse

@@ -392,12 +392,20 @@ LogicalResult checkBoundaryTypes(GroupOp group) {
 
 } // namespace
 
-bool isFlatGroup(GroupOp group) {
+bool isFlatGroup(GroupOp group, bool broadcastInputs) {
   int64_t rank = -1;
   bool ok = true;
+  // With `broadcastInputs`: operands read only as inputs of broadcasts
+  // (x - v[:, None]) may have a lower rank.
+  auto onlyBroadcast = [&](Value v) {
+    auto a = dyn_cast<BlockArgument>(v);
+    return broadcastInputs && a && !a.use_empty() &&
+           llvm::all_of(a.getUsers(),
+                        [](Operation *u) { return isa<BroadcastOp>(u); });
+  };
   auto see = [&](Value v) {
     auto t = tensorTy(v);
-    if (!t || t.getRank() == 0)
+    if (!t || t.getRank() == 0 || onlyBroadcast(v))
       return;
     if (rank >= 0 && rank != t.getRank())
       ok = false;
@@ -415,7 +423,8 @@ bool isFlatGroup(GroupOp group) {
     for (Value res : op.getResults())
       see(res);
     if (auto bc = dyn_cast<BroadcastOp>(op))
-      if (tensorTy(bc.getInput()).getRank() != 0)
+      if (tensorTy(bc.getInput()).getRank() != 0 &&
+          !onlyBroadcast(bc.getInput()))
         ok = false;
   }
   return ok;
@@ -782,7 +791,7 @@ FailureOr<GroupKernels> buildGroupKernels(gpu::GPUModuleOp m, GroupOp group,
     return failure();
   StringRef kind = group.getKind();
   if (kind == "elementwise" || kind == "reduce") {
-    if (!isFlatGroup(group))
+    if (!isFlatGroup(group, /*broadcastInputs=*/kind == "elementwise"))
       return group.emitOpError("GPU code generation: ")
              << (kind == "elementwise" ? "an " : "a ") << kind
              << " group must read and write tensors of one shape (rank-0 "

@@ -347,7 +347,13 @@ FailureOr<Value> ElementEmitter::emit(OpBuilder &b, Location loc, Value tensor,
     } else if (auto bc = dyn_cast_or_null<BroadcastOp>(def)) {
       if (f.args.empty()) {
         next = bc.getInput();
-        for (auto [d, idx] : llvm::enumerate(f.indices))
+        SmallVector<Value> real;
+        if (broadcastFn && !bc.getDims().empty() &&
+            cast<RankedTensorType>(bc.getInput().getType()).getRank() > 0)
+          real = broadcastFn(b, loc, bc, f.indices);
+        ValueRange at =
+            real.empty() ? ValueRange(f.indices) : ValueRange(real);
+        for (auto [d, idx] : llvm::enumerate(at))
           if (!llvm::is_contained(bc.getDims(), static_cast<int64_t>(d)))
             nextIdx.push_back(idx);
       } else {

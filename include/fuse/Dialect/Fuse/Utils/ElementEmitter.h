@@ -89,6 +89,16 @@ public:
   /// Installs the IotaFn (none by default).
   void setIotaHook(IotaFn fn) { iotaFn = std::move(fn); }
 
+  /// Produces the true indices (one per dimension) of an element of a
+  /// fuse.broadcast's result addressed at `indices`, or an empty list for
+  /// `indices` themselves; the GPU's flat kernels delinearize their flat
+  /// index here so that the broadcast reads the right input element.
+  using BroadcastFn = std::function<SmallVector<Value>(
+      OpBuilder &, Location, BroadcastOp bc, ValueRange indices)>;
+
+  /// Installs the BroadcastFn (none by default).
+  void setBroadcastHook(BroadcastFn fn) { broadcastFn = std::move(fn); }
+
   /// Uses `value` for the scalar `arg` (a block argument or any scalar
   /// defined in the body).
   void mapScalar(Value arg, Value value) { scalars.map(arg, value); }
@@ -133,6 +143,7 @@ private:
   DimFn dim;
   ScalarFn scalarFn;
   IotaFn iotaFn;
+  BroadcastFn broadcastFn;
   IRMapping scalars;
   /// (value, indices) -> emitted scalar.
   std::map<std::pair<void *, SmallVector<void *, 4>>, Value> cache;

@@ -536,7 +536,7 @@ func.func @scan_rank2_group_scalar_result(%x: tensor<?x?xf32>, %s: tensor<f32>) 
 // only group operands may have the lower rank (fusion keeps the rank-1 map
 // in a group of its own).
 func.func @elementwise_group_rank1_value(%x: tensor<?x?xf32>, %v: tensor<?xf32>, %n: index) -> tensor<?x?xf32> {
-  // expected-error @+1 {{GPU code generation: an elementwise group must read and write tensors of one shape (rank-0 broadcasts aside)}}
+  // expected-error @+1 {{GPU code generation: an elementwise group must read and write tensors of one shape (rank-0 broadcasts and broadcasts of group operands aside)}}
   %r = fuse.group "elementwise" (%x, %v, %n) : (tensor<?x?xf32>, tensor<?xf32>, index) -> tensor<?x?xf32> {
   ^bb0(%a: tensor<?x?xf32>, %b: tensor<?xf32>, %m: index):
     %w = fuse.map %b : tensor<?xf32> -> tensor<?xf32> {

@@ -791,11 +791,11 @@ FailureOr<GroupKernels> buildGroupKernels(gpu::GPUModuleOp m, GroupOp group,
     return failure();
   StringRef kind = group.getKind();
   if (kind == "elementwise" || kind == "reduce") {
-    if (!isFlatGroup(group, /*broadcastInputs=*/kind == "elementwise"))
+    if (!isFlatGroup(group, /*broadcastInputs=*/true))
       return group.emitOpError("GPU code generation: ")
              << (kind == "elementwise" ? "an " : "a ") << kind
              << " group must read and write tensors of one shape (rank-0 "
-                "broadcasts aside)";
+                "broadcasts and broadcasts of group operands aside)";
     if (kind == "elementwise")
       return buildElementwise(m, group, prefix, tiling);
     // Custom combiners: ordered kernels with "has value" flags, except

@@ -1102,9 +1102,9 @@ void enterFlat(LineKernel &k, OpBuilder &b, Value flat) {
 }
 
 /// Scans over rank > 1 tensors (GroupPlan::LineScan): every tensor of the
-/// group has the scan's shape (rank-0 operands and broadcasts aside). A
-/// thread scans one line (o, i) of the outer x len x inner view
-/// sequentially: element k of the line is at flat index
+/// group has the scan's shape (rank-0 operands and broadcasts of group
+/// operands aside). A thread scans one line (o, i) of the outer x len x
+/// inner view sequentially: element k of the line is at flat index
 /// (o * len + k) * inner + i, so the threads of a warp, taking consecutive
 /// lines, read consecutive addresses when inner > 1 (a scan along any
 /// dimension but the last) and consecutive rows when inner = 1.
@@ -1114,19 +1114,17 @@ FailureOr<GroupKernels> buildLineScan(gpu::GPUModuleOp m, GroupOp group,
   Location loc = group.getLoc();
   MLIRContext *ctx = group.getContext();
   Block &body = group.getBody().front();
-  for (Operation &op : body) {
+  for (Operation &op : body)
     if (isa<ReduceOp>(op))
       return op.emitOpError("GPU code generation: a reduction cannot be part "
                             "of a scan group");
-    if (auto bc = dyn_cast<BroadcastOp>(op))
-      if (tensorTy(bc.getInput()).getRank() != 0)
-        return op.emitOpError("GPU code generation: only rank-0 broadcasts "
-                              "are supported in a scan group");
-  }
-  if (!isFlatGroup(group))
+  // Broadcasts of lower-rank group operands are read at the coordinates of
+  // the flat index (KernelBase's broadcast hook).
+  if (!isFlatGroup(group, /*broadcastInputs=*/true))
     return group.emitOpError("GPU code generation: a scan group over rank > 1 "
                              "tensors takes tensors of the scan's shape only "
-                             "(rank-0 operands and broadcasts aside)");
+                             "(rank-0 operands and broadcasts of operands "
+                             "aside)");
   int64_t rank = tensorTy(scan.getInputs()[0]).getRank();
   for (Value y : group.getYield().getValues())
     if (tensorTy(y).getRank() != rank)

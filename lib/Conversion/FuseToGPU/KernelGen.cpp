@@ -195,6 +195,14 @@ void KernelBase::store(OpBuilder &b, Value v, Value base, Value idx) {
   LLVM::StoreOp::create(b, loc, v, gep(b, base, t, idx), alignOf(t));
 }
 
+std::pair<Value, Value> KernelBase::gridStride(OpBuilder &b) {
+  Value bdim = cI64(b, loc, tiling.blockThreads);
+  Value gtid = arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, blockId(b), bdim), threadId(b));
+  Value stride = arith::MulIOp::create(b, loc, gridDim(b), bdim);
+  return {gtid, stride};
+}
+
 Value KernelBase::linearize(OpBuilder &b, unsigned arg, ValueRange idx) {
   Value off = cI64(b, loc, 0);
   for (auto [d, i] : llvm::enumerate(idx)) {

@@ -201,6 +201,9 @@ struct KernelBase {
   Value threadId(OpBuilder &b);
   Value blockId(OpBuilder &b);
   Value gridDim(OpBuilder &b);
+  /// The thread's global index (i64) and the grid's thread count, the
+  /// start and step of a grid-stride loop.
+  std::pair<Value, Value> gridStride(OpBuilder &b);
 
   /// Address of element `idx` (i64) of `base` with element type `t`.
   Value gep(OpBuilder &b, Value base, Type t, Value idx);

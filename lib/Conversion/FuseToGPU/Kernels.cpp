@@ -61,11 +61,7 @@ SmallVector<Value> emitFlatLoops(Kernel &k, OpBuilder &b, Value n,
                                  Value nchunks, int64_t vw, ValueRange inits,
                                  StepFn step) {
   Location loc = k.loc;
-  Value bdim = cI64(b, loc, k.tiling.blockThreads);
-  Value gtid = arith::AddIOp::create(
-      b, loc, arith::MulIOp::create(b, loc, k.blockId(b), bdim),
-      k.threadId(b));
-  Value stride = arith::MulIOp::create(b, loc, k.gridDim(b), bdim);
+  auto [gtid, stride] = k.gridStride(b);
   SmallVector<Value> iters(inits);
   Value next = gtid;
   int64_t u = k.tiling.unroll;

@@ -57,6 +57,8 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
+#include <optional>
+
 using namespace mlir;
 
 namespace fuse {
@@ -1075,11 +1077,7 @@ void forLines(LineKernel &k, OpBuilder &b, Value lines, Value len,
               Value inner,
               function_ref<void(OpBuilder &, Value line, Value base)> body) {
   Location loc = k.loc;
-  Value bdim = cI64(b, loc, k.tiling.blockThreads);
-  Value gtid = arith::AddIOp::create(
-      b, loc, arith::MulIOp::create(b, loc, k.blockId(b), bdim),
-      k.threadId(b));
-  Value stride = arith::MulIOp::create(b, loc, k.gridDim(b), bdim);
+  auto [gtid, stride] = k.gridStride(b);
   Value lenInner = arith::MulIOp::create(b, loc, len, inner);
   scf::ForOp::create(
       b, loc, gtid, lines, stride, ValueRange{},
@@ -1101,6 +1099,56 @@ void enterFlat(LineKernel &k, OpBuilder &b, Value flat) {
   k.laneValue.clear();
 }
 
+/// The common start of a line kernel (GroupPlan::LineScan, LineReduce):
+/// kernel `name` with params common, lines, len, inner and the out
+/// pointers, in blocks of 256 threads; the kernel set up, and the op's
+/// starting accumulators (its inits, or the identities of its kinds).
+struct LineStart {
+  GroupKernels gk;
+  std::unique_ptr<LineKernel> k;
+  std::optional<OpBuilder> b;
+  Value lines, len, inner;
+  SmallVector<Value> outs, init;
+};
+
+template <typename OpT>
+LineStart startLineKernel(gpu::GPUModuleOp m, GroupOp group, OpT op,
+                          std::string name, GroupPlan plan, Tiling tiling) {
+  Location loc = group.getLoc();
+  MLIRContext *ctx = group.getContext();
+  tiling.blockThreads = 256;
+  LineStart ls;
+  ls.gk.plan = plan;
+  ls.gk.tiling = tiling;
+  ls.gk.vectorWidth = 1;
+  ls.gk.kernel = std::move(name);
+  auto i64 = IntegerType::get(ctx, 64);
+  SmallVector<Type> params = commonParams(group);
+  params.append({i64, i64, i64}); // lines, len, inner
+  params.append(group.getNumResults(), globalPtr(ctx));
+  auto f = createKernel(m, loc, ls.gk.kernel, params, {}, tiling.blockThreads);
+  ls.k = std::make_unique<LineKernel>(group, loc, tiling);
+  LineKernel &k = *ls.k;
+  k.func = f;
+  ls.b.emplace(OpBuilder::atBlockBegin(&f.getBody().front()));
+  OpBuilder &b = *ls.b;
+  k.setUp(b);
+  ls.lines = k.extra[0];
+  ls.len = k.extra[1];
+  ls.inner = k.extra[2];
+  ls.outs.assign(k.extra.begin() + 3, k.extra.end());
+  if (op.getInits().empty()) {
+    for (auto [i, in] : llvm::enumerate(op.getInputs()))
+      ls.init.push_back(arith::ConstantOp::create(
+          b, loc,
+          getKindIdentity(op.getKind(i), tensorTy(in).getElementType())));
+  } else {
+    ls.init = emitInitialAccumulators(
+        b, loc, op, [&k, &b](Value v) { return k.scalar(b, v); });
+  }
+  return ls;
+}
+
 /// Scans over rank > 1 tensors (GroupPlan::LineScan): every tensor of the
 /// group has the scan's shape (rank-0 operands and broadcasts of group
 /// operands aside). A thread scans one line (o, i) of the outer x len x
@@ -1112,7 +1160,6 @@ FailureOr<GroupKernels> buildLineScan(gpu::GPUModuleOp m, GroupOp group,
                                       ScanOp scan, StringRef prefix,
                                       Tiling tiling) {
   Location loc = group.getLoc();
-  MLIRContext *ctx = group.getContext();
   Block &body = group.getBody().front();
   for (Operation &op : body)
     if (isa<ReduceOp>(op))
@@ -1135,45 +1182,24 @@ FailureOr<GroupKernels> buildLineScan(gpu::GPUModuleOp m, GroupOp group,
     return scan.emitOpError("GPU code generation: custom combiner regions are "
                             "not supported yet in scans; use built-in kinds");
 
-  // One thread per line: blocks of 256, whatever the tile shape of the
-  // single-pass scans.
-  tiling.blockThreads = 256;
-  GroupKernels gk;
-  gk.plan = GroupPlan::LineScan;
-  gk.tiling = tiling;
-  gk.vectorWidth = 1;
-  gk.kernel = (prefix + "_linescan").str();
-  auto i64 = IntegerType::get(ctx, 64);
-  SmallVector<Type> params = commonParams(group);
-  params.append({i64, i64, i64}); // lines, len, inner
-  params.append(group.getNumResults(), globalPtr(ctx));
-  auto f = createKernel(m, loc, gk.kernel, params, {}, tiling.blockThreads);
-  LineKernel k(group, loc, tiling);
-  k.func = f;
-  OpBuilder b = OpBuilder::atBlockBegin(&f.getBody().front());
-  k.setUp(b);
-  Value lines = k.extra[0], len = k.extra[1], inner = k.extra[2];
-  ValueRange outs = ValueRange(k.extra).drop_front(3);
+  // One thread per line (blocks of 256, whatever the tile shape of the
+  // single-pass scans).
+  LineStart ls = startLineKernel(m, group, scan, (prefix + "_linescan").str(),
+                                 GroupPlan::LineScan, tiling);
+  LineKernel &k = *ls.k;
+  OpBuilder &b = *ls.b;
   auto scalarFn = [&](OpBuilder &sb) {
     return [&k, &sb](Value v) { return k.scalar(sb, v); };
   };
-  SmallVector<Value> init;
-  if (scan.getInits().empty()) {
-    for (auto [i, in] : llvm::enumerate(scan.getInputs()))
-      init.push_back(arith::ConstantOp::create(
-          b, loc,
-          getKindIdentity(scan.getKind(i), tensorTy(in).getElementType())));
-  } else {
-    init = emitInitialAccumulators(b, loc, scan, scalarFn(b));
-  }
   bool exclusive = scan.getExclusive();
   auto yields = group.getYield().getValues();
-  forLines(k, b, lines, len, inner, [&](OpBuilder &lb, Value, Value base) {
+  forLines(k, b, ls.lines, ls.len, ls.inner, [&](OpBuilder &lb, Value,
+                                                 Value base) {
     scf::ForOp::create(
-        lb, loc, cI64(lb, loc, 0), len, cI64(lb, loc, 1), init,
+        lb, loc, cI64(lb, loc, 0), ls.len, cI64(lb, loc, 1), ls.init,
         [&](OpBuilder &wb, Location wl, Value kk, ValueRange acc) {
           Value flat = arith::AddIOp::create(
-              wb, wl, base, arith::MulIOp::create(wb, wl, kk, inner));
+              wb, wl, base, arith::MulIOp::create(wb, wl, kk, ls.inner));
           enterFlat(k, wb, flat);
           SmallVector<Value> xs;
           for (Value in : scan.getInputs())
@@ -1183,7 +1209,7 @@ FailureOr<GroupKernels> buildLineScan(gpu::GPUModuleOp m, GroupOp group,
           ValueRange res = exclusive ? acc : ValueRange(next);
           for (auto [r, v] : llvm::zip(scan.getResults(), res))
             k.leaves[r] = v;
-          for (auto [y, out] : llvm::zip(yields, outs))
+          for (auto [y, out] : llvm::zip(yields, ls.outs))
             k.store(wb, k.element(wb, y, {k.laneIndex}), out, flat);
           scf::YieldOp::create(wb, wl, next);
         });
@@ -1192,7 +1218,7 @@ FailureOr<GroupKernels> buildLineScan(gpu::GPUModuleOp m, GroupOp group,
   if (k.failedLeaf)
     return group.emitOpError("GPU code generation: unsupported value in a "
                              "scan group body");
-  return gk;
+  return ls.gk;
 }
 
 } // namespace
@@ -1202,7 +1228,6 @@ FailureOr<GroupKernels> buildLineReduce(gpu::GPUModuleOp m, GroupOp group,
                                         bool &handled) {
   handled = false;
   Location loc = group.getLoc();
-  MLIRContext *ctx = group.getContext();
   Block &body = group.getBody().front();
   // The form: one partial reduction over one dimension of a rank >= 2
   // input, every other op of the body scalar, the results its results.
@@ -1235,43 +1260,22 @@ FailureOr<GroupKernels> buildLineReduce(gpu::GPUModuleOp m, GroupOp group,
     return failure();
   handled = true;
 
-  Tiling t = tiling;
-  t.blockThreads = 256;
-  GroupKernels gk;
-  gk.plan = GroupPlan::LineReduce;
-  gk.tiling = t;
-  gk.vectorWidth = 1;
-  gk.kernel = (prefix + "_linereduce").str();
-  auto i64 = IntegerType::get(ctx, 64);
-  SmallVector<Type> params = commonParams(group);
-  params.append({i64, i64, i64}); // lines, len, inner
-  params.append(group.getNumResults(), globalPtr(ctx));
-  auto f = createKernel(m, loc, gk.kernel, params, {}, t.blockThreads);
-  LineKernel k(group, loc, t);
-  k.func = f;
-  OpBuilder b = OpBuilder::atBlockBegin(&f.getBody().front());
-  k.setUp(b);
-  Value lines = k.extra[0], len = k.extra[1], inner = k.extra[2];
-  ValueRange outs = ValueRange(k.extra).drop_front(3);
+  LineStart ls = startLineKernel(m, group, red,
+                                 (prefix + "_linereduce").str(),
+                                 GroupPlan::LineReduce, tiling);
+  LineKernel &k = *ls.k;
+  OpBuilder &b = *ls.b;
   auto scalarFn = [&](OpBuilder &sb) {
     return [&k, &sb](Value v) { return k.scalar(sb, v); };
   };
-  SmallVector<Value> init;
-  if (red.getInits().empty()) {
-    for (auto [i, in] : llvm::enumerate(red.getInputs()))
-      init.push_back(arith::ConstantOp::create(
-          b, loc,
-          getKindIdentity(red.getKind(i), tensorTy(in).getElementType())));
-  } else {
-    init = emitInitialAccumulators(b, loc, red, scalarFn(b));
-  }
-  forLines(k, b, lines, len, inner, [&](OpBuilder &lb, Value line, Value base) {
+  forLines(k, b, ls.lines, ls.len, ls.inner,
+           [&](OpBuilder &lb, Value line, Value base) {
     auto walk = scf::ForOp::create(
-        lb, loc, cI64(lb, loc, 0), len, cI64(lb, loc, 1), init,
+        lb, loc, cI64(lb, loc, 0), ls.len, cI64(lb, loc, 1), ls.init,
         [&](OpBuilder &wb, Location wl, Value kk, ValueRange acc) {
           enterFlat(k, wb, arith::AddIOp::create(
                                wb, wl, base,
-                               arith::MulIOp::create(wb, wl, kk, inner)));
+                               arith::MulIOp::create(wb, wl, kk, ls.inner)));
           SmallVector<Value> xs;
           for (Value in : red.getInputs())
             xs.push_back(k.element(wb, in, {k.laneIndex}));
@@ -1282,14 +1286,14 @@ FailureOr<GroupKernels> buildLineReduce(gpu::GPUModuleOp m, GroupOp group,
     enterFlat(k, lb, line);
     for (auto [r, v] : llvm::zip(red.getResults(), walk.getResults()))
       k.leaves[r] = v;
-    for (auto [y, out] : llvm::zip(group.getYield().getValues(), outs))
+    for (auto [y, out] : llvm::zip(group.getYield().getValues(), ls.outs))
       k.store(lb, k.element(lb, y, {k.laneIndex}), out, line);
   });
   gpu::ReturnOp::create(b, loc);
   if (k.failedLeaf)
     return group.emitOpError("GPU code generation: unsupported value in a "
                              "row_reduce group body");
-  return gk;
+  return ls.gk;
 }
 
 FailureOr<GroupKernels> buildScanGroup(gpu::GPUModuleOp m, GroupOp group,

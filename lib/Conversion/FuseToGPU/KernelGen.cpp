@@ -289,19 +289,19 @@ void KernelBase::setUp(OpBuilder &b) {
       [this](OpBuilder &db, Location l, Value tensor, int64_t d) {
         return operandDim(db, l, tensor, d);
       });
-  // Flat groups address a rank-r iota at (0, ..., 0, flat index): its
-  // coordinate along `dim` is (flat / (size[dim+1] * ... * size[r-1]))
-  // mod size[dim] (no lane runs when a size is 0).
+  // Flat groups address every tensor at (0, ..., 0, flat index): the
+  // coordinate of a rank-r iota's or broadcast's element along `d` is
+  // (flat / (size[d+1] * ... * size[r-1])) mod size[d] (no lane runs when
+  // a size is 0).
   if (options.flatLanes)
-    em->setIotaHook([this](OpBuilder &ib, Location l, IotaOp iota,
-                           ValueRange idx) -> Value {
+    em->setCoordHook([this](OpBuilder &ib, Location l, Value tensor,
+                            ValueRange idx, int64_t d) -> Value {
       if (!atLane(idx))
         return Value();
-      Value result = iota.getResult();
-      int64_t rank = tensorTy(result).getRank(), d = iota.getIotaDim();
+      int64_t rank = tensorTy(tensor).getRank();
       Value stride;
       for (int64_t i = d + 1; i < rank; ++i) {
-        FailureOr<Value> s = em->emitDim(ib, l, result, i);
+        FailureOr<Value> s = em->emitDim(ib, l, tensor, i);
         if (failed(s)) {
           failedLeaf = true;
           return Value();
@@ -313,7 +313,7 @@ void KernelBase::setUp(OpBuilder &b) {
       if (stride)
         coord = arith::DivUIOp::create(ib, l, coord, stride);
       if (d > 0) {
-        FailureOr<Value> size = em->emitDim(ib, l, result, d);
+        FailureOr<Value> size = em->emitDim(ib, l, tensor, d);
         if (failed(size)) {
           failedLeaf = true;
           return Value();
@@ -321,32 +321,6 @@ void KernelBase::setUp(OpBuilder &b) {
         coord = arith::RemUIOp::create(ib, l, coord, *size);
       }
       return coord;
-    });
-  // Flat groups read a broadcast's input (of lower rank) at the true
-  // coordinates of the flat index: delinearized over the broadcast's sizes.
-  if (options.flatLanes)
-    em->setBroadcastHook([this](OpBuilder &ib, Location l, BroadcastOp bc,
-                                ValueRange idx) -> SmallVector<Value> {
-      if (!atLane(idx))
-        return {};
-      Value result = bc.getResult();
-      int64_t rank = tensorTy(result).getRank();
-      SmallVector<Value> coords(rank);
-      Value rest = laneIndex;
-      for (int64_t d = rank - 1; d >= 0; --d) {
-        if (d == 0) {
-          coords[d] = rest;
-          break;
-        }
-        FailureOr<Value> size = em->emitDim(ib, l, result, d);
-        if (failed(size)) {
-          failedLeaf = true;
-          return {};
-        }
-        coords[d] = arith::RemUIOp::create(ib, l, rest, *size);
-        rest = arith::DivUIOp::create(ib, l, rest, *size);
-      }
-      return coords;
     });
   for (auto [i, param] : llvm::enumerate(scalarParam))
     if (param)

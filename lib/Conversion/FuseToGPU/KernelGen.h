@@ -67,6 +67,7 @@ blockFold(OpBuilder &b, Location loc, SmallVector<Value> accs, ValueRange smem,
           int64_t warps,
           function_ref<std::pair<Value, Value>(OpBuilder &)> laneAndWarp,
           CombineFn combine);
+
 /// index -> i64 (indices are non-negative here).
 inline Value toI64(OpBuilder &b, Location loc, Value index) {
   return arith::IndexCastUIOp::create(b, loc, b.getI64Type(), index);
@@ -322,16 +323,16 @@ FailureOr<GroupKernels> buildScanGroup(gpu::GPUModuleOp gpuModule,
                                        GroupOp group, StringRef prefix,
                                        const Tiling &tiling);
 
-/// filter groups (ScanKernels.cpp): single-pass compaction (flags, tile
-/// counts with decoupled look-back, in-order scatter).
 /// The line-reduce kernel of a row_reduce group that holds one partial
 /// reduction over one dimension and nothing else, when the row kernels
-/// cannot take it; failure() with no diagnostic (`handled` false) when the
-/// group is not of that form.
+/// cannot take it (ScanKernels.cpp); failure() with no diagnostic
+/// (`handled` false) when the group is not of that form.
 FailureOr<GroupKernels> buildLineReduce(gpu::GPUModuleOp gpuModule,
                                         GroupOp group, StringRef prefix,
                                         const Tiling &tiling, bool &handled);
 
+/// filter groups (ScanKernels.cpp): single-pass compaction (flags, tile
+/// counts with decoupled look-back, in-order scatter).
 FailureOr<GroupKernels> buildFilterGroup(gpu::GPUModuleOp gpuModule,
                                          GroupOp group, StringRef prefix,
                                          const Tiling &tiling);
@@ -339,10 +340,10 @@ FailureOr<GroupKernels> buildFilterGroup(gpu::GPUModuleOp gpuModule,
 /// The flat iteration domain of an elementwise/reduce group: every rank>=1
 /// tensor of the body has this rank, and the kernel walks elements in
 /// row-major order of the first one. Fails if shapes differ in rank or
-/// broadcasts of rank > 0 inputs are present, except, with
-/// `broadcastInputs`, operands read only by broadcasts (the flat kernels
-/// read them at the delinearized coordinates).
-bool isFlatGroup(GroupOp group, bool broadcastInputs = false);
+/// broadcasts of rank > 0 inputs are present, except of operands read only
+/// by broadcasts (the flat kernels read them at the coordinates of the
+/// flat index).
+bool isFlatGroup(GroupOp group);
 
 } // namespace gpugen
 } // namespace fuse

@@ -388,14 +388,14 @@ LogicalResult checkBoundaryTypes(GroupOp group) {
 
 } // namespace
 
-bool isFlatGroup(GroupOp group, bool broadcastInputs) {
+bool isFlatGroup(GroupOp group) {
   int64_t rank = -1;
   bool ok = true;
-  // With `broadcastInputs`: operands read only as inputs of broadcasts
-  // (x - v[:, None]) may have a lower rank.
+  // Operands read only as inputs of broadcasts (x - v[:, None]) may have a
+  // lower rank.
   auto onlyBroadcast = [&](Value v) {
     auto a = dyn_cast<BlockArgument>(v);
-    return broadcastInputs && a && !a.use_empty() &&
+    return a && !a.use_empty() &&
            llvm::all_of(a.getUsers(),
                         [](Operation *u) { return isa<BroadcastOp>(u); });
   };
@@ -787,7 +787,7 @@ FailureOr<GroupKernels> buildGroupKernels(gpu::GPUModuleOp m, GroupOp group,
     return failure();
   StringRef kind = group.getKind();
   if (kind == "elementwise" || kind == "reduce") {
-    if (!isFlatGroup(group, /*broadcastInputs=*/true))
+    if (!isFlatGroup(group))
       return group.emitOpError("GPU code generation: ")
              << (kind == "elementwise" ? "an " : "a ") << kind
              << " group must read and write tensors of one shape (rank-0 "

@@ -1101,8 +1101,8 @@ void enterFlat(LineKernel &k, OpBuilder &b, Value flat) {
 
 /// The common start of a line kernel (GroupPlan::LineScan, LineReduce):
 /// kernel `name` with params common, lines, len, inner and the out
-/// pointers, in blocks of 256 threads; the kernel set up, and the op's
-/// starting accumulators (its inits, or the identities of its kinds).
+/// pointers, in blocks of 256 threads; the kernel set up, and the starting
+/// accumulators of `op` (a fuse.scan or fuse.reduce).
 struct LineStart {
   GroupKernels gk;
   std::unique_ptr<LineKernel> k;
@@ -1111,8 +1111,7 @@ struct LineStart {
   SmallVector<Value> outs, init;
 };
 
-template <typename OpT>
-LineStart startLineKernel(gpu::GPUModuleOp m, GroupOp group, OpT op,
+LineStart startLineKernel(gpu::GPUModuleOp m, GroupOp group, Operation *op,
                           std::string name, GroupPlan plan, Tiling tiling) {
   Location loc = group.getLoc();
   MLIRContext *ctx = group.getContext();
@@ -1137,16 +1136,50 @@ LineStart startLineKernel(gpu::GPUModuleOp m, GroupOp group, OpT op,
   ls.len = k.extra[1];
   ls.inner = k.extra[2];
   ls.outs.assign(k.extra.begin() + 3, k.extra.end());
-  if (op.getInits().empty()) {
-    for (auto [i, in] : llvm::enumerate(op.getInputs()))
-      ls.init.push_back(arith::ConstantOp::create(
-          b, loc,
-          getKindIdentity(op.getKind(i), tensorTy(in).getElementType())));
-  } else {
-    ls.init = emitInitialAccumulators(
-        b, loc, op, [&k, &b](Value v) { return k.scalar(b, v); });
-  }
+  ls.init = emitInitialAccumulators(
+      b, loc, op, [&k, &b](Value v) { return k.scalar(b, v); });
   return ls;
+}
+
+/// Stores the group's results at flat index `at` of the current element,
+/// with `vals` as the values of `opResults` (the scan's or reduction's).
+void storeResults(LineStart &ls, OpBuilder &b, ValueRange opResults,
+                  ValueRange vals, Value at) {
+  LineKernel &k = *ls.k;
+  for (auto [r, v] : llvm::zip(opResults, vals))
+    k.leaves[r] = v;
+  for (auto [y, out] : llvm::zip(k.group.getYield().getValues(), ls.outs))
+    k.store(b, k.element(b, y, {k.laneIndex}), out, at);
+}
+
+/// Folds `op`'s inputs (a fuse.scan's or fuse.reduce's) along the line
+/// starting at flat index `base`, in order from ls.init: element k, at
+/// base + k * inner, becomes the kernel's current element, and `step`
+/// (optional) sees the accumulators before and after it. Returns the last
+/// accumulators.
+ValueRange foldLine(LineStart &ls, OpBuilder &b, Operation *op,
+                    ValueRange inputs, Value base,
+                    function_ref<void(OpBuilder &, Value flat, ValueRange acc,
+                                      ValueRange next)>
+                        step = nullptr) {
+  LineKernel &k = *ls.k;
+  Location loc = k.loc;
+  auto walk = scf::ForOp::create(
+      b, loc, cI64(b, loc, 0), ls.len, cI64(b, loc, 1), ls.init,
+      [&](OpBuilder &wb, Location wl, Value kk, ValueRange acc) {
+        Value flat = arith::AddIOp::create(
+            wb, wl, base, arith::MulIOp::create(wb, wl, kk, ls.inner));
+        enterFlat(k, wb, flat);
+        SmallVector<Value> xs;
+        for (Value in : inputs)
+          xs.push_back(k.element(wb, in, {k.laneIndex}));
+        SmallVector<Value> next = emitCombine(
+            wb, wl, op, acc, xs, [&](Value v) { return k.scalar(wb, v); });
+        if (step)
+          step(wb, flat, acc, next);
+        scf::YieldOp::create(wb, wl, next);
+      });
+  return walk.getResults();
 }
 
 /// Scans over rank > 1 tensors (GroupPlan::LineScan): every tensor of the
@@ -1166,8 +1199,8 @@ FailureOr<GroupKernels> buildLineScan(gpu::GPUModuleOp m, GroupOp group,
       return op.emitOpError("GPU code generation: a reduction cannot be part "
                             "of a scan group");
   // Broadcasts of lower-rank group operands are read at the coordinates of
-  // the flat index (KernelBase's broadcast hook).
-  if (!isFlatGroup(group, /*broadcastInputs=*/true))
+  // the flat index (KernelBase's coordinate hook).
+  if (!isFlatGroup(group))
     return group.emitOpError("GPU code generation: a scan group over rank > 1 "
                              "tensors takes tensors of the scan's shape only "
                              "(rank-0 operands and broadcasts of operands "
@@ -1188,31 +1221,14 @@ FailureOr<GroupKernels> buildLineScan(gpu::GPUModuleOp m, GroupOp group,
                                  GroupPlan::LineScan, tiling);
   LineKernel &k = *ls.k;
   OpBuilder &b = *ls.b;
-  auto scalarFn = [&](OpBuilder &sb) {
-    return [&k, &sb](Value v) { return k.scalar(sb, v); };
-  };
   bool exclusive = scan.getExclusive();
-  auto yields = group.getYield().getValues();
-  forLines(k, b, ls.lines, ls.len, ls.inner, [&](OpBuilder &lb, Value,
-                                                 Value base) {
-    scf::ForOp::create(
-        lb, loc, cI64(lb, loc, 0), ls.len, cI64(lb, loc, 1), ls.init,
-        [&](OpBuilder &wb, Location wl, Value kk, ValueRange acc) {
-          Value flat = arith::AddIOp::create(
-              wb, wl, base, arith::MulIOp::create(wb, wl, kk, ls.inner));
-          enterFlat(k, wb, flat);
-          SmallVector<Value> xs;
-          for (Value in : scan.getInputs())
-            xs.push_back(k.element(wb, in, {k.laneIndex}));
-          SmallVector<Value> next =
-              emitCombine(wb, wl, scan, acc, xs, scalarFn(wb));
-          ValueRange res = exclusive ? acc : ValueRange(next);
-          for (auto [r, v] : llvm::zip(scan.getResults(), res))
-            k.leaves[r] = v;
-          for (auto [y, out] : llvm::zip(yields, ls.outs))
-            k.store(wb, k.element(wb, y, {k.laneIndex}), out, flat);
-          scf::YieldOp::create(wb, wl, next);
-        });
+  forLines(k, b, ls.lines, ls.len, ls.inner,
+           [&](OpBuilder &lb, Value, Value base) {
+    foldLine(ls, lb, scan, scan.getInputs(), base,
+             [&](OpBuilder &wb, Value flat, ValueRange acc, ValueRange next) {
+               storeResults(ls, wb, scan.getResults(),
+                            exclusive ? acc : next, flat);
+             });
   });
   gpu::ReturnOp::create(b, loc);
   if (k.failedLeaf)
@@ -1265,29 +1281,12 @@ FailureOr<GroupKernels> buildLineReduce(gpu::GPUModuleOp m, GroupOp group,
                                  GroupPlan::LineReduce, tiling);
   LineKernel &k = *ls.k;
   OpBuilder &b = *ls.b;
-  auto scalarFn = [&](OpBuilder &sb) {
-    return [&k, &sb](Value v) { return k.scalar(sb, v); };
-  };
   forLines(k, b, ls.lines, ls.len, ls.inner,
            [&](OpBuilder &lb, Value line, Value base) {
-    auto walk = scf::ForOp::create(
-        lb, loc, cI64(lb, loc, 0), ls.len, cI64(lb, loc, 1), ls.init,
-        [&](OpBuilder &wb, Location wl, Value kk, ValueRange acc) {
-          enterFlat(k, wb, arith::AddIOp::create(
-                               wb, wl, base,
-                               arith::MulIOp::create(wb, wl, kk, ls.inner)));
-          SmallVector<Value> xs;
-          for (Value in : red.getInputs())
-            xs.push_back(k.element(wb, in, {k.laneIndex}));
-          scf::YieldOp::create(
-              wb, wl, emitCombine(wb, wl, red, acc, xs, scalarFn(wb)));
-        });
+    ValueRange total = foldLine(ls, lb, red, red.getInputs(), base);
     // The line's results at its flat index in the reduced shape.
     enterFlat(k, lb, line);
-    for (auto [r, v] : llvm::zip(red.getResults(), walk.getResults()))
-      k.leaves[r] = v;
-    for (auto [y, out] : llvm::zip(group.getYield().getValues(), ls.outs))
-      k.store(lb, k.element(lb, y, {k.laneIndex}), out, line);
+    storeResults(ls, lb, red.getResults(), total, line);
   });
   gpu::ReturnOp::create(b, loc);
   if (k.failedLeaf)

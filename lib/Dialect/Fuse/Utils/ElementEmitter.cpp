@@ -21,6 +21,14 @@ ElementEmitter::ElementEmitter(Block &body, LoadFn load, DimFn dim,
     : body(body), load(std::move(load)), dim(std::move(dim)),
       scalarFn(std::move(scalar)) {}
 
+Value ElementEmitter::coordAt(OpBuilder &b, Location loc, Value tensor,
+                              ValueRange indices, int64_t d) {
+  if (coordFn && indices.size() > 1)
+    if (Value c = coordFn(b, loc, tensor, indices, d))
+      return c;
+  return indices[d];
+}
+
 bool ElementEmitter::isElementwise(Value v) {
   Operation *def = v.getDefiningOp();
   return def && isa<MapOp, BroadcastOp, IotaOp, GatherOp>(def);
@@ -347,25 +355,17 @@ FailureOr<Value> ElementEmitter::emit(OpBuilder &b, Location loc, Value tensor,
     } else if (auto bc = dyn_cast_or_null<BroadcastOp>(def)) {
       if (f.args.empty()) {
         next = bc.getInput();
-        SmallVector<Value> real;
-        if (broadcastFn && !bc.getDims().empty() &&
-            cast<RankedTensorType>(bc.getInput().getType()).getRank() > 0)
-          real = broadcastFn(b, loc, bc, f.indices);
-        ValueRange at =
-            real.empty() ? ValueRange(f.indices) : ValueRange(real);
-        for (auto [d, idx] : llvm::enumerate(at))
+        for (auto [d, idx] : llvm::enumerate(f.indices))
           if (!llvm::is_contained(bc.getDims(), static_cast<int64_t>(d)))
-            nextIdx.push_back(idx);
+            nextIdx.push_back(bc.getDims().empty()
+                                  ? idx
+                                  : coordAt(b, loc, f.tensor, f.indices, d));
       } else {
         result = f.args[0];
       }
     } else if (auto iota = dyn_cast_or_null<IotaOp>(def)) {
-      Value coord = f.indices[iota.getIotaDim()];
-      if (iotaFn && f.indices.size() > 1)
-        if (Value c = iotaFn(b, loc, iota, f.indices))
-          coord = c;
       result = castIndexTo(
-          b, loc, coord,
+          b, loc, coordAt(b, loc, f.tensor, f.indices, iota.getIotaDim()),
           cast<RankedTensorType>(f.tensor.getType()).getElementType());
     } else if (auto gather = dyn_cast_or_null<GatherOp>(def)) {
       if (f.args.empty()) {

@@ -76,28 +76,21 @@ public:
   /// or a size). Used when the argument was not given with mapScalar.
   using ScalarFn = std::function<Value(OpBuilder &, Location, Value scalar)>;
 
-  /// Produces the coordinate (an `index`) that a fuse.iota of rank > 1
-  /// takes at `indices`, or null for the default, indices[dim]. The GPU's
+  /// Produces the coordinate (an `index`) along dimension `dim` of the
+  /// element of `tensor` (an iota's or a broadcast's result, rank > 1)
+  /// addressed at `indices`, or null when that is indices[dim]. The GPU's
   /// flat kernels address every tensor of a group at (0, ..., 0, flat
-  /// index) and recover the coordinate from the flat index here.
-  using IotaFn = std::function<Value(OpBuilder &, Location, IotaOp iota,
-                                     ValueRange indices)>;
+  /// index) and recover the coordinates from the flat index here, so that
+  /// an iota yields the right value and a broadcast reads the right input
+  /// element.
+  using CoordFn = std::function<Value(OpBuilder &, Location, Value tensor,
+                                      ValueRange indices, int64_t dim)>;
 
   ElementEmitter(Block &body, LoadFn load, DimFn dim = nullptr,
                  ScalarFn scalar = nullptr);
 
-  /// Installs the IotaFn (none by default).
-  void setIotaHook(IotaFn fn) { iotaFn = std::move(fn); }
-
-  /// Produces the true indices (one per dimension) of an element of a
-  /// fuse.broadcast's result addressed at `indices`, or an empty list for
-  /// `indices` themselves; the GPU's flat kernels delinearize their flat
-  /// index here so that the broadcast reads the right input element.
-  using BroadcastFn = std::function<SmallVector<Value>(
-      OpBuilder &, Location, BroadcastOp bc, ValueRange indices)>;
-
-  /// Installs the BroadcastFn (none by default).
-  void setBroadcastHook(BroadcastFn fn) { broadcastFn = std::move(fn); }
+  /// Installs the CoordFn (none by default).
+  void setCoordHook(CoordFn fn) { coordFn = std::move(fn); }
 
   /// Uses `value` for the scalar `arg` (a block argument or any scalar
   /// defined in the body).
@@ -142,8 +135,10 @@ private:
   LoadFn load;
   DimFn dim;
   ScalarFn scalarFn;
-  IotaFn iotaFn;
-  BroadcastFn broadcastFn;
+  CoordFn coordFn;
+  /// indices[d], or the CoordFn's coordinate for it.
+  Value coordAt(OpBuilder &b, Location loc, Value tensor, ValueRange indices,
+                int64_t d);
   IRMapping scalars;
   /// (value, indices) -> emitted scalar.
   std::map<std::pair<void *, SmallVector<void *, 4>>, Value> cache;

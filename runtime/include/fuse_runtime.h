@@ -76,7 +76,9 @@ fuse_status_t fuse_module_load(const void *image, size_t size,
 fuse_status_t fuse_module_get_function(fuse_module_t module, const char *name,
                                        fuse_function_t *function);
 /* Launches with cuLaunchKernel-style args (array of pointers to each
- * argument). A launch with a zero grid dimension does nothing and succeeds.
+ * argument) and `shared_bytes` of dynamic shared memory (above 48 KiB the
+ * kernel is first allowed that much, once). A launch with a zero grid
+ * dimension does nothing and succeeds.
  * With FUSE_LAUNCH_BLOCKING=1 in the environment, synchronizes after each
  * launch and attributes any fault to `function`'s name. */
 fuse_status_t fuse_launch(fuse_function_t function, unsigned grid_x,

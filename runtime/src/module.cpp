@@ -12,6 +12,7 @@
 
 #include <cuda.h>
 
+#include <atomic>
 #include <cstring>
 #include <memory>
 #include <mutex>
@@ -22,6 +23,10 @@
 struct fuse_function_st {
   CUfunction fn;
   std::string name;
+  /// The dynamic shared memory the kernel may use (bytes; above 48 KiB it
+  /// must be allowed with cuFuncSetAttribute before the launch).
+  std::atomic<unsigned> dynamicSharedAllowed{48 * 1024};
+  std::mutex attributeMutex;
 };
 
 struct fuse_module_st {
@@ -43,12 +48,15 @@ using PFN_launch = CUresult (*)(CUfunction, unsigned, unsigned, unsigned,
                                 unsigned, unsigned, unsigned, unsigned,
                                 CUstream, void **, void **);
 using PFN_errName = CUresult (*)(CUresult, const char **);
+using PFN_funcSetAttribute = CUresult (*)(CUfunction, CUfunction_attribute,
+                                          int);
 using PFN_driverVersion = CUresult (*)(int *);
 
 PFN_load pLoad;
 PFN_getFunction pGetFunction;
 PFN_launch pLaunch;
 PFN_errName pErrName, pErrString;
+PFN_funcSetAttribute pFuncSetAttribute;
 
 std::mutex cacheMutex;
 std::unordered_multimap<uint64_t, std::unique_ptr<fuse_module_st>> cache;
@@ -125,6 +133,9 @@ fuse_status_t loadDriverEntryPoints(const char *api) {
   if (fuse_status_t s = resolve("cuModuleLoadDataEx", v, &pLoad, api))
     return s;
   if (fuse_status_t s = resolve("cuModuleGetFunction", v, &pGetFunction, api))
+    return s;
+  if (fuse_status_t s =
+          resolve("cuFuncSetAttribute", v, &pFuncSetAttribute, api))
     return s;
   return resolve("cuLaunchKernel", v, &pLaunch, api);
 }
@@ -445,6 +456,22 @@ FUSE_API fuse_status_t fuse_launch(fuse_function_t function, unsigned grid_x,
                 function->name.c_str(), block_x, block_y, block_z);
   if (grid_x == 0 || grid_y == 0 || grid_z == 0)
     return FUSE_SUCCESS; // nothing to do (CUDA would reject the config)
+  // Kernels that stage tiles in dynamic shared memory may ask for more
+  // than the 48 KiB every kernel gets; allowed once per kernel (and size).
+  if (shared_bytes > function->dynamicSharedAllowed.load()) {
+    std::lock_guard<std::mutex> lock(function->attributeMutex);
+    if (shared_bytes > function->dynamicSharedAllowed.load()) {
+      CUresult r = pFuncSetAttribute(
+          function->fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+          static_cast<int>(shared_bytes));
+      if (r != CUDA_SUCCESS)
+        return cuFail(r, FUSE_ERROR_INVALID_ARGUMENT, api,
+                      "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES, " +
+                          std::to_string(shared_bytes) + ") of kernel " +
+                          function->name);
+      function->dynamicSharedAllowed.store(shared_bytes);
+    }
+  }
   cudaStream_t st = toStream(stream);
   CUresult r =
       pLaunch(function->fn, grid_x, grid_y, grid_z, block_x, block_y, block_z,

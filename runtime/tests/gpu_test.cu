@@ -799,6 +799,27 @@ static void testModules() {
   expectStatus(fuse_launch(fn, 1, 1, 1, 0, 1, 1, 0, nullptr, nullptr),
                FUSE_ERROR_INVALID_ARGUMENT, "zero block dimension",
                {"fuse_test_axpy", "zero block"});
+  // Dynamic shared memory above 48 KiB is allowed on demand (staged tiles);
+  // more than the device has is an error that names the kernel.
+  {
+    DeviceArray<float> dx, dy;
+    if (dx.alloc(1024) && dy.alloc(1024)) {
+      float a = 1;
+      long long n = 1024;
+      void *args[] = {&dx.p, &dy.p, &a, &n};
+      expectStatus(fuse_launch(fn, 4, 1, 1, 256, 1, 1, 100 * 1024, nullptr,
+                               args),
+                   FUSE_SUCCESS, "launch with 100 KiB of dynamic shared memory");
+      expectStatus(fuse_stream_synchronize(nullptr), FUSE_SUCCESS,
+                   "the 100 KiB launch runs");
+      if (!std::getenv("FUSE_TEST_UNDER_SANITIZER"))
+        expectStatus(fuse_launch(fn, 4, 1, 1, 256, 1, 1, 1024 * 1024, nullptr,
+                                 args),
+                     FUSE_ERROR_INVALID_ARGUMENT,
+                     "1 MiB of dynamic shared memory",
+                     {"fuse_test_axpy", "MAX_DYNAMIC_SHARED_SIZE_BYTES"});
+    }
+  }
   fuse_function_t missing;
   // (compute-sanitizer reports the driver's deliberate error: skipped there)
   if (!std::getenv("FUSE_TEST_UNDER_SANITIZER"))

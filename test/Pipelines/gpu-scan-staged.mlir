@@ -21,11 +21,17 @@
 // RUN: FileCheck %s --check-prefix=REG < %t.reg.ptx
 // RUN: not grep -E "cp.async|nanosleep" %t.reg.ptx
 // RUN: ptxas -v -arch=sm_90 %t.reg.ptx -o %t.reg.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS-REG
+// RUN: fuse-opt %s --fuse-fusion --fuse-tile --convert-fuse-to-gpu | FileCheck %s --check-prefix=HOST
 
 // ATTR: fuse.group "scan"{{.*}}block_threads = 1024{{.*}}lookback_delay = 1500{{.*}}poll_delay = 500{{.*}}stage_tiles = 1
 // ATTR: fuse.group "filter"{{.*}}block_threads = 256{{.*}}lookback_delay = 1500{{.*}}poll_delay = 500{{.*}}stage_tiles = 1
 // ATTR0: fuse.group "scan"{{.*}}lookback_delay = 0{{.*}}poll_delay = 0{{.*}}stage_tiles = 0
 
+// The select's staging buffer is dynamic shared memory (the launch passes
+// its size); the scan stages nothing.
+// CHECK-NOT: .extern .shared
+// CHECK: .extern .shared .align 16 .b8 staged_select_g0_filter_stage[];
+// CHECK-NOT: .extern .shared
 // CHECK-LABEL: .entry staged_scan_g0_scan(
 // CHECK: .maxntid 1024, 1, 1
 // CHECK-NOT: cp.async
@@ -41,7 +47,15 @@
 // CHECK: cp.async.cg.shared.global [{{.*}}], [{{.*}}], 16;
 // CHECK: cp.async.commit_group;
 // PTXAS-LABEL: 'staged_select_g0_filter'
-// PTXAS: Used {{[0-9]+}} registers, used 1 barriers, 1{{[0-9][0-9][0-9][0-9]}} bytes smem
+// PTXAS: Used {{[0-9]+}} registers, used 1 barriers, {{[0-9]+}} bytes smem
+
+// 256 threads x 16 f32 = 16 KiB of dynamic shared memory for the select,
+// none for the 1024-thread scan (64 KiB: held in registers).
+// HOST-LABEL: func.func @staged_scan(
+// HOST: call @fuse_launch({{.*}}, %c1024_i32, %{{[^,]*}}, %{{[^,]*}}, %c0_i32{{[_0-9]*}}, %{{[^,]*}}, %{{[^,]*}}) :
+// HOST-LABEL: func.func @staged_select(
+// HOST: %[[S:.*]] = arith.constant 16384 : i32
+// HOST: call @fuse_launch({{.*}}, %c256_i32, %{{[^,]*}}, %{{[^,]*}}, %[[S]], %{{[^,]*}}, %{{[^,]*}}) :
 
 // STAGED-LABEL: .entry staged_scan_g0_scan(
 // STAGED: .minnctapersm 4

@@ -70,3 +70,43 @@ func.func @rows(%x: tensor<64x4096xf32>) -> tensor<64xf32> {
   }
   return %s : tensor<64xf32>
 }
+
+// -----
+
+// Elementwise, dynamic: one 16-byte vector per thread and as many blocks as
+// that takes, sized on the host (grid 0).
+// CHECK-LABEL: func @ew_dyn
+// CHECK: fuse.tiling = {block_threads = 256 : i64, grid = 0 : i64, index_bitwidth = 64 : i64, items_per_thread = 4 : i64, vector_width = 4 : i64}
+// OVR-LABEL: func @ew_dyn
+// OVR: fuse.tiling = {block_threads = 128 : i64, grid = 7 : i64, index_bitwidth = 64 : i64, items_per_thread = 8 : i64, vector_width = 2 : i64}
+func.func @ew_dyn(%x: tensor<?xf32>) -> tensor<?xf32> {
+  %s = fuse.group "elementwise" (%x) : (tensor<?xf32>) -> tensor<?xf32> {
+  ^bb0(%a: tensor<?xf32>):
+    %m = fuse.map %a : tensor<?xf32> -> tensor<?xf32> {
+    ^bb0(%u: f32):
+      %v = arith.negf %u : f32
+      fuse.yield %v : f32
+    }
+    fuse.yield %m : tensor<?xf32>
+  }
+  return %s : tensor<?xf32>
+}
+
+// -----
+
+// Elementwise, static 10^6 f32: one vector per thread, ceil(10^6 / (256 *
+// 4)) = 977 blocks.
+// CHECK-LABEL: func @ew_static
+// CHECK: fuse.tiling = {block_threads = 256 : i64, grid = 977 : i64, index_bitwidth = 32 : i64, items_per_thread = 4 : i64, vector_width = 4 : i64}
+func.func @ew_static(%x: tensor<1000000xf32>) -> tensor<1000000xf32> {
+  %s = fuse.group "elementwise" (%x) : (tensor<1000000xf32>) -> tensor<1000000xf32> {
+  ^bb0(%a: tensor<1000000xf32>):
+    %m = fuse.map %a : tensor<1000000xf32> -> tensor<1000000xf32> {
+    ^bb0(%u: f32):
+      %v = arith.negf %u : f32
+      fuse.yield %v : f32
+    }
+    fuse.yield %m : tensor<1000000xf32>
+  }
+  return %s : tensor<1000000xf32>
+}

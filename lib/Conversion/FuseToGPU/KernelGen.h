@@ -290,6 +290,9 @@ struct GroupKernels {
   /// Scan/Filter: elements per tile and the look-back value types.
   int64_t tileItems = 0;
   SmallVector<Type> statusTypes;
+  /// Dynamic shared memory (bytes) every launch of `kernel` passes: the
+  /// staged tiles of scans and filters, else 0.
+  int64_t dynamicSharedBytes = 0;
   Tiling tiling;
 };
 

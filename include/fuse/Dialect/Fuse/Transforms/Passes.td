@@ -133,12 +133,17 @@ def FuseTilePass : Pass<"fuse-tile"> {
       bytes.
     - `items_per_thread` (i64): elements per thread per grid-stride step,
       a multiple of vector_width chosen to keep 64 bytes of loads in
-      flight per thread over all input streams.
+      flight per thread over all input streams; for elementwise groups one
+      vector (vector_width).
     - `grid` (i64): persistent grid, sm-count * blocks per SM (the option
       `blocks-per-sm`, or the occupancy limit from max-threads-per-sm and,
       for row_reduce groups, shared memory); capped by the number of tiles
       when every size is static (never 0: a group over 0 elements has one
       block that does nothing). Blocks loop grid-stride over tiles.
+      Elementwise groups are not persistent: one block per tile (the
+      number of tiles when every size is static, else 0: the host launches
+      ceil(vectors / block_threads) blocks), measured 6-8% faster on the
+      H200 than the persistent grid.
     - `index_bitwidth` (i64): 32 only when every size is static and every
       element offset, including fused operands and the grid-stride
       overshoot of the last step, is proven below 2^31; else 64.

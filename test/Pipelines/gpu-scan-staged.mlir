@@ -3,27 +3,27 @@
 // kernels whose tile fits in 32 KiB copy the block's next tile into shared
 // memory with cp.async (16-byte vectors, one commit group, wait_group 0
 // before the read-back) instead of holding it in registers, and ask for 4
-// resident blocks of 256 threads (64 registers). Scans default to 1024
-// threads (64 KiB tiles), held in registers at one block per SM; at 256
-// threads they are staged too. stage-tiles=0 holds tiles in registers at 3
+// resident blocks of 256 threads (64 registers). Scans default to 512
+// threads x 32 items (64 KiB tiles), held in registers at one block per SM
+// (128 registers); at 256 threads x 16 items they are staged too. stage-tiles=0 holds tiles in registers at 3
 // blocks per SM without spills and emits no cp.async. The look-back delays
 // (poll-delay, lookback-delay) reach the PTX as nanosleep; 0 drops them.
 // RUN: fuse-opt %s --fuse-fusion --fuse-tile | FileCheck %s --check-prefix=ATTR
 // RUN: fuse-compile %s --emit=ptx -o %t.ptx
 // RUN: FileCheck %s < %t.ptx
 // RUN: ptxas -v -arch=sm_90 %t.ptx -o %t.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS
-// RUN: fuse-opt %s --fuse-fusion --fuse-tile=block-threads=256 -o %t.256.mlir
+// RUN: fuse-opt %s --fuse-fusion --fuse-tile="block-threads=256 items-per-thread=16" -o %t.256.mlir
 // RUN: fuse-compile %t.256.mlir --no-fusion --emit=ptx -o %t.256.ptx
 // RUN: FileCheck %s --check-prefix=STAGED < %t.256.ptx
-// RUN: fuse-opt %s --fuse-fusion --fuse-tile="block-threads=256 stage-tiles=0 poll-delay=0 lookback-delay=0" | FileCheck %s --check-prefix=ATTR0
-// RUN: fuse-opt %s --fuse-fusion --fuse-tile="block-threads=256 stage-tiles=0 poll-delay=0 lookback-delay=0" -o %t.reg.mlir
+// RUN: fuse-opt %s --fuse-fusion --fuse-tile="block-threads=256 items-per-thread=16 stage-tiles=0 poll-delay=0 lookback-delay=0" | FileCheck %s --check-prefix=ATTR0
+// RUN: fuse-opt %s --fuse-fusion --fuse-tile="block-threads=256 items-per-thread=16 stage-tiles=0 poll-delay=0 lookback-delay=0" -o %t.reg.mlir
 // RUN: fuse-compile %t.reg.mlir --no-fusion --emit=ptx -o %t.reg.ptx
 // RUN: FileCheck %s --check-prefix=REG < %t.reg.ptx
 // RUN: not grep -E "cp.async|nanosleep" %t.reg.ptx
 // RUN: ptxas -v -arch=sm_90 %t.reg.ptx -o %t.reg.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS-REG
 // RUN: fuse-opt %s --fuse-fusion --fuse-tile --convert-fuse-to-gpu | FileCheck %s --check-prefix=HOST
 
-// ATTR: fuse.group "scan"{{.*}}block_threads = 1024{{.*}}lookback_delay = 1500{{.*}}poll_delay = 500{{.*}}stage_tiles = 1
+// ATTR: fuse.group "scan"{{.*}}block_threads = 512{{.*}}items_per_thread = 32{{.*}}lookback_delay = 1500{{.*}}poll_delay = 500{{.*}}stage_tiles = 1
 // ATTR: fuse.group "filter"{{.*}}block_threads = 256{{.*}}lookback_delay = 1500{{.*}}poll_delay = 500{{.*}}stage_tiles = 1
 // ATTR0: fuse.group "scan"{{.*}}lookback_delay = 0{{.*}}poll_delay = 0{{.*}}stage_tiles = 0
 
@@ -33,7 +33,8 @@
 // CHECK: .extern .shared .align 16 .b8 staged_select_g0_filter_stage[];
 // CHECK-NOT: .extern .shared
 // CHECK-LABEL: .entry staged_scan_g0_scan(
-// CHECK: .maxntid 1024, 1, 1
+// CHECK: .maxntid 512, 1, 1
+// CHECK: .minnctapersm 1
 // CHECK-NOT: cp.async
 // CHECK: nanosleep.u32 {{.*}}1500;
 // CHECK: nanosleep.u32 {{.*}}500;
@@ -50,9 +51,9 @@
 // PTXAS: Used {{[0-9]+}} registers, used 1 barriers, {{[0-9]+}} bytes smem
 
 // 256 threads x 16 f32 = 16 KiB of dynamic shared memory for the select,
-// none for the 1024-thread scan (64 KiB: held in registers).
+// none for the 512-thread scan (64 KiB: held in registers).
 // HOST-LABEL: func.func @staged_scan(
-// HOST: call @fuse_launch({{.*}}, %c1024_i32, %{{[^,]*}}, %{{[^,]*}}, %c0_i32{{[_0-9]*}}, %{{[^,]*}}, %{{[^,]*}}) :
+// HOST: call @fuse_launch({{.*}}, %c512_i32, %{{[^,]*}}, %{{[^,]*}}, %c0_i32{{[_0-9]*}}, %{{[^,]*}}, %{{[^,]*}}) :
 // HOST-LABEL: func.func @staged_select(
 // HOST: %[[S:.*]] = arith.constant 16384 : i32
 // HOST: call @fuse_launch({{.*}}, %c256_i32, %{{[^,]*}}, %{{[^,]*}}, %[[S]], %{{[^,]*}}, %{{[^,]*}}) :

@@ -106,13 +106,20 @@ struct FuseTilePass : fuse::impl::FuseTilePassBase<FuseTilePass> {
         vw, ceilDiv(std::max<int64_t>(1, 64 / std::max<int64_t>(1, inputBytes)),
                     vw) *
                 vw);
-    // Scans: tiles of 1024 threads (one block per SM, items held in
-    // registers) halve and quarter the look-backs of 512- and 256-thread
-    // tiles; measured on the H200 (docs/performance.md) 2739-2807 GiB/s vs
-    // 2421-2460 for 256 threads with staged tiles at 2^28 f32, and no
-    // slower at 2^20 and 2^24. Filters keep 256 (1024 spills: 1459 vs 2122).
-    int64_t bt = std::min<int64_t>(kind == "scan" ? 1024 : 256,
+    // Scans: tiles of 512 threads x 128 bytes of loads a thread (32 f32),
+    // held in registers (one block per SM, 128 registers a thread): a
+    // quarter of the look-backs of 256-thread tiles. Measured on the H200
+    // (docs/performance.md), 2^28 f32: 2991-3035 GiB/s vs 2740-2759 for
+    // 1024 x 16 and 2421-2460 for 256 x 16 staged. Filters keep 256 x 16
+    // staged (2055; 1024 x 8: 1186, 512 x 16: 1420, 512 x 32: 1612).
+    int64_t bt = std::min<int64_t>(kind == "scan" ? 512 : 256,
                                    maxThreadsPerBlock);
+    if (kind == "scan")
+      items = std::max<int64_t>(
+          vw, ceilDiv(std::max<int64_t>(
+                          1, 128 / std::max<int64_t>(1, inputBytes)),
+                      vw) *
+                  vw);
     int64_t rowBytes = 0;
     auto dt = domain ? cast<RankedTensorType>(domain.getType())
                      : RankedTensorType();

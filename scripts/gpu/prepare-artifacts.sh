@@ -74,20 +74,25 @@ for f in "$root"/examples/*.mlir; do
   fi
 done
 # The scan/filter tilings that the defaults do not use, as
-# shared/NAME_alt.{so,json} for fuse-run-aot: scan at 256 threads (tiles
-# staged in shared memory; the default is 1024 threads in registers) and
-# select with tiles in registers (stage-tiles=0; the default stages them).
+# shared/NAME_SUFFIX.{so,json} for fuse-run-aot: scan_alt at 256 threads x
+# 16 items (tiles staged in shared memory; the default is 512 x 32 in
+# registers), select_alt with tiles in registers (stage-tiles=0; the
+# default stages them), select_compact with compact-filter=1 at 512 x 32
+# in registers (the experiment of test/Pipelines/gpu-filter-compact.mlir).
 fo="$(dirname "$fc")/fuse-opt"
-for spec in "scan:block-threads=256" "select:stage-tiles=0"; do
-  name="${spec%%:*}"; opts="${spec#*:}"
+for spec in "scan:alt:block-threads=256 items-per-thread=16" \
+            "select:alt:stage-tiles=0" \
+            "select:compact:block-threads=512 stage-tiles=0 items-per-thread=32 compact-filter=1"; do
+  name="${spec%%:*}"; rest="${spec#*:}"; suffix="${rest%%:*}"; opts="${rest#*:}"
+  alt="${name}_${suffix}"
   if "$fo" "$root/examples/$name.mlir" --fuse-fusion "--fuse-tile=$opts" \
-        -o "$out/shared/${name}_alt.mlir" 2> "$out/shared/${name}_alt.log" &&
-      "$fc" "$out/shared/${name}_alt.mlir" --no-fusion --prefix=fx_ \
-        --emit=shared -o "$out/shared/${name}_alt" 2>> "$out/shared/${name}_alt.log"; then
-    rm -f "$out/shared/${name}_alt.log" "$out/shared/${name}_alt.mlir"
+        -o "$out/shared/$alt.mlir" 2> "$out/shared/$alt.log" &&
+      "$fc" "$out/shared/$alt.mlir" --no-fusion --prefix=fx_ \
+        --emit=shared -o "$out/shared/$alt" 2>> "$out/shared/$alt.log"; then
+    rm -f "$out/shared/$alt.log" "$out/shared/$alt.mlir"
     sok=$((sok + 1))
   else
-    echo "FAILED  ${name}_alt (see $out/shared/${name}_alt.log)"
+    echo "FAILED  $alt (see $out/shared/$alt.log)"
     sbad=$((sbad + 1))
   fi
 done

@@ -20,6 +20,17 @@ using namespace mlir;
 namespace fuse {
 namespace gpugen {
 
+Value opaqueCopy(OpBuilder &b, Location loc, Value v) {
+  bool wide = v.getType().isInteger(64);
+  return LLVM::InlineAsmOp::create(
+             b, loc, v.getType(), ValueRange{v},
+             b.getStringAttr(wide ? "mov.b64 $0, $1;" : "mov.b32 $0, $1;"),
+             b.getStringAttr(wide ? "=l,l" : "=r,r"), b.getUnitAttr(),
+             UnitAttr(), LLVM::TailCallKindAttr(), LLVM::AsmDialectAttr(),
+             ArrayAttr())
+      .getResult(0);
+}
+
 Value shuffleValue(OpBuilder &b, Location loc, Value v, Value arg,
                    gpu::ShuffleMode mode, Value *valid) {
   Type t = v.getType();

@@ -46,6 +46,13 @@ inline Value cBool(OpBuilder &b, Location loc, bool v) {
 Value shuffleValue(OpBuilder &b, Location loc, Value v, Value arg,
                    gpu::ShuffleMode mode, Value *valid = nullptr);
 
+/// `v` (i32 or i64) through a side-effecting PTX `mov`: the same value, but
+/// opaque to LLVM, so the loop-invariant parts of what is computed from it
+/// are not hoisted (and kept live) across a loop, not strength-reduced into
+/// extra induction pointers, and not shared (CSE) between phases of a
+/// kernel that are separated by barriers. ptxas sees a plain mov.
+Value opaqueCopy(OpBuilder &b, Location loc, Value v);
+
 /// Combines two lists of accumulators (a (+) x).
 using CombineFn =
     function_ref<SmallVector<Value>(OpBuilder &, ValueRange a, ValueRange x)>;
@@ -133,6 +140,9 @@ struct Tiling {
   /// H200 in docs/performance.md).
   int64_t pollDelay = 500;
   int64_t lookbackDelay = 1500;
+  /// Filter kernels: flags packed in one word, scatter positions as 32-bit
+  /// tile offsets (fuse-tile's compact-filter; not yet measured on a GPU).
+  bool compactFilter = false;
 };
 
 /// The common kernel parameter types of a group: for each group operand in

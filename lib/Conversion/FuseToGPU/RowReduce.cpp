@@ -65,22 +65,6 @@ std::pair<Value, Value> shuffle(OpBuilder &b, Location loc, Value v,
   return {r, valid};
 }
 
-/// `v` (i32 or i64) through a side-effecting PTX `mov`: the same value, but
-/// opaque to LLVM, so the loop-invariant parts of what is computed from it
-/// are not hoisted (and kept live) across a loop, not strength-reduced into
-/// extra induction pointers, and not shared (CSE) between phases of a
-/// kernel that are separated by barriers. ptxas sees a plain mov.
-Value opaqueCopy(OpBuilder &b, Location loc, Value v) {
-  bool wide = v.getType().isInteger(64);
-  return LLVM::InlineAsmOp::create(
-             b, loc, v.getType(), ValueRange{v},
-             b.getStringAttr(wide ? "mov.b64 $0, $1;" : "mov.b32 $0, $1;"),
-             b.getStringAttr(wide ? "=l,l" : "=r,r"), b.getUnitAttr(),
-             UnitAttr(), LLVM::TailCallKindAttr(), LLVM::AsmDialectAttr(),
-             ArrayAttr())
-      .getResult(0);
-}
-
 /// The PTX special register `reg` (e.g. %tid.x) as i32, read where it is
 /// needed: unlike gpu.thread_id, LLVM neither hoists nor shares the read,
 /// so nothing derived from it stays live across a loop or a barrier (a

@@ -1550,6 +1550,23 @@ FailureOr<GroupKernels> buildFilterGroup(gpu::GPUModuleOp m, GroupOp group,
                            })[0];
           return out;
         });
+    // compact_filter: the flags packed into one word behind an opaque mov
+    // for the scatter pass, one register instead of one per item held
+    // across the block scan and the look-back (LLVM would otherwise see
+    // through the packing and keep the flags).
+    bool compact = tiling.compactFilter && items <= 64;
+    Type maskTy = b.getIntegerType(items <= 32 ? 32 : 64);
+    Value flagMask;
+    if (compact) {
+      flagMask = arith::ConstantIntOp::create(b, loc, maskTy, 0);
+      for (int64_t j = 0; j < items; ++j)
+        flagMask = arith::OrIOp::create(
+            b, loc, flagMask,
+            arith::ShLIOp::create(
+                b, loc, arith::ExtUIOp::create(b, loc, maskTy, r1[j]),
+                arith::ConstantIntOp::create(b, loc, maskTy, j)));
+      flagMask = opaqueCopy(b, loc, flagMask);
+    }
     // Kept elements of lower lanes and of the whole row: one ballot per item
     // column and population counts (flags are false past the end).
     auto countRow = [&](OpBuilder &rb, int64_t r, Value lane) {
@@ -1591,13 +1608,35 @@ FailureOr<GroupKernels> buildFilterGroup(gpu::GPUModuleOp m, GroupOp group,
       });
     }
 
+    // Scatter positions: the rows' starts (i64), or with compact_filter
+    // their offsets in the tile in 32 bits (a tile holds < 2^31 elements)
+    // added to the tile's prefix at each store.
+    Type posTy = compact ? b.getI32Type() : i64;
+    SmallVector<Value> starts;
+    for (auto &rsr : rs.rowStart)
+      starts.push_back(compact ? arith::TruncIOp::create(
+                                     b, loc, posTy,
+                                     arith::SubIOp::create(b, loc, rsr[0],
+                                                           tilePrefix[0]))
+                               : rsr[0]);
+    Value base = tilePrefix[0];
     // Pass 2: scatter the kept elements; elementwise results at their index.
     forItems(
-        k, tm, b, full, itemVals, rs.rowStart[0],
+        k, tm, b, full, itemVals, starts[0],
         [&](OpBuilder &ib, int64_t j, Value idx, Value valid,
             const DenseMap<unsigned, Value> &vals, ValueRange carried) {
-          Value pos = j % tm.vw == 0 ? rs.rowStart[j / tm.vw][0] : carried[0];
+          Value lpos = j % tm.vw == 0 ? starts[j / tm.vw] : carried[0];
+          Value pos = compact ? arith::AddIOp::create(
+                                    ib, loc, base,
+                                    arith::ExtUIOp::create(ib, loc, i64, lpos))
+                              : lpos;
           Value keep = r1[j];
+          if (flagMask)
+            keep = arith::TruncIOp::create(
+                ib, loc, ib.getI1Type(),
+                arith::ShRUIOp::create(
+                    ib, loc, flagMask,
+                    arith::ConstantIntOp::create(ib, loc, maskTy, j)));
           bool always = isConstTrue(valid);
           guarded(ib, loc, valid, always, {}, [&](OpBuilder &gb) {
             k.enter(gb, idx, vals);
@@ -1616,7 +1655,7 @@ FailureOr<GroupKernels> buildFilterGroup(gpu::GPUModuleOp m, GroupOp group,
             return SmallVector<Value>();
           });
           return SmallVector<Value>{arith::AddIOp::create(
-              ib, loc, pos, arith::ExtUIOp::create(ib, loc, i64, keep))};
+              ib, loc, lpos, arith::ExtUIOp::create(ib, loc, posTy, keep))};
         });
   });
   gpu::ReturnOp::create(b, loc);

@@ -195,6 +195,8 @@ struct FuseTilePass : fuse::impl::FuseTilePassBase<FuseTilePass> {
       attrs.append("poll_delay", b.getI64IntegerAttr(pollDelay));
       attrs.append("stage_tiles", b.getI64IntegerAttr(stageTiles ? 1 : 0));
     }
+    if (kind == "filter" && compactFilter)
+      attrs.append("compact_filter", b.getI64IntegerAttr(1));
     group->setAttr("fuse.tiling", attrs.getDictionary(ctx));
   }
 };

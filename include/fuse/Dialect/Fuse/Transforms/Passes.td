@@ -188,7 +188,12 @@ def FuseTilePass : Pass<"fuse-tile"> {
            "reading a window again">,
     Option<"lookbackDelay", "lookback-delay", "int64_t", /*default=*/"1500",
            "Scan and filter groups: nanoseconds a tile sleeps after "
-           "publishing its aggregate, before its first look-back read">
+           "publishing its aggregate, before its first look-back read">,
+    Option<"compactFilter", "compact-filter", "int64_t", /*default=*/"0",
+           "Filter groups: 1 keeps the per-item flags packed in one word and "
+           "the scatter positions as 32-bit tile offsets (fewer registers: "
+           "512 x 32 tiles in registers spill 4 bytes instead of 120); an "
+           "experiment, not yet measured on a GPU">
   ];
 }
 

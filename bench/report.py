@@ -1,10 +1,16 @@
 """Summarise benchmark JSON lines into a markdown table (and a PNG chart).
 
     python3 bench/report.py results/*.jsonl [--md out.md] [--png chart.png]
+                            [--compile-times compile-times.txt]
 
 For each workload: GiB/s of every implementation (us/call for
 sumsq_small), the best non-fuse implementation, and fuse's ratio to it
 (> 1 means fuse is faster). Failed checks are marked and never count as best.
+With --compile-times (scripts/gpu/prepare-bench.sh's file: "name
+process_ms [in_process_ms]" per line, '#' comments), a second table puts
+fuse-compile's median wall time next to torch.compile's first call
+(`compile_s` of the torch-compile records) and checks the 100 ms bar
+against the process's wall time (in-process where a file has only that).
 """
 import argparse
 import json
@@ -79,6 +85,46 @@ def table(recs):
     return "\n".join(lines), by, impls
 
 
+def compile_table(path, recs):
+    """Markdown table of compile times (ms) against torch.compile's first
+    call; None when the file has no entries."""
+    fuse = {}  # name -> (process ms or None, in-process ms or None)
+    two = False  # files without the header hold in-process times only
+    with open(path) as f:
+        for line in f:
+            parts = line.split()
+            if not parts:
+                continue
+            if parts[0].startswith("#"):
+                two = two or "process wall" in line
+                continue
+            try:
+                vals = [float(v) for v in parts[1:3]]
+            except ValueError:
+                continue
+            if vals:
+                fuse[parts[0]] = ((vals[0], vals[1] if len(vals) > 1 else None)
+                                  if two else (None, vals[0]))
+    if not fuse:
+        return None
+    torch = {r["workload"]: r["compile_s"] * 1000.0 for r in recs
+             if r.get("impl") == "torch-compile" and "compile_s" in r}
+    lines = ["| pipeline | fuse-compile (ms, process) | in-process (ms) | "
+             "torch.compile first call (ms) | torch / fuse | <= 100 ms |",
+             "|---|---|---|---|---|---|"]
+    def ms(v):
+        return f"{v:.0f}" if v is not None else "-"
+
+    for w in sorted(fuse, key=lambda w: ORDER.index(w) if w in ORDER else 99):
+        proc, inproc = fuse[w]
+        wall = proc if proc is not None else inproc  # the process's when known
+        t = torch.get(w)
+        ratio = f"{t / wall:.1f}x" if t is not None and wall > 0 else "-"
+        bar = "yes" if wall <= 100 else "no"
+        lines.append(f"| {w} | {ms(proc)} | {ms(inproc)} | {ms(t)} | {ratio} | {bar} |")
+    return "\n".join(lines)
+
+
 def chart(by, impls, path):
     import matplotlib
     matplotlib.use("Agg")
@@ -108,11 +154,16 @@ def main():
     ap.add_argument("files", nargs="+")
     ap.add_argument("--md")
     ap.add_argument("--png")
+    ap.add_argument("--compile-times")
     a = ap.parse_args()
     recs = load(a.files)
     if not recs:
         sys.exit("report: no results")
     md, by, impls = table(recs)
+    if a.compile_times:
+        ct = compile_table(a.compile_times, recs)
+        if ct:
+            md += "\n\nCompile time (median wall):\n\n" + ct
     print(md)
     if a.md:
         with open(a.md, "w") as f:

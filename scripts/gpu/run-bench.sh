@@ -26,5 +26,6 @@ if [ "${BENCH_SKIP_TORCH:-0}" != 1 ]; then
 fi
 cat "$res"/*.err | grep -v -i warn | tail -20
 cp "$dir/compile-times.txt" "$res/" 2>/dev/null
-python3 "$dir/report.py" "$res"/*.jsonl --md "$res/report.md"
+python3 "$dir/report.py" "$res"/*.jsonl --md "$res/report.md" \
+  --compile-times "$res/compile-times.txt"
 exit $rc

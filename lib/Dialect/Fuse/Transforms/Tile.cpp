@@ -143,9 +143,9 @@ struct FuseTilePass : fuse::impl::FuseTilePassBase<FuseTilePass> {
 
     // Elementwise groups: one 16-byte vector per thread and as many blocks
     // as that takes (grid 0 when a size is dynamic: the host sizes it).
-    // Measured on the H200 (docs/performance.md): copy 3566 -> 3856 GiB/s
-    // at 4 vectors per thread and 2^28 f32, 3962 at one; the persistent
-    // grid-stride grid stays at ~3630 whatever its shape.
+    // Measured on the H200 (docs/performance.md), 2^28 f32: fuse's copy
+    // 3566 -> 3906 GiB/s, chain 3601 -> 3919; in bench/probes/stream.cu
+    // every persistent grid-stride shape stays at ~3630.
     bool perVector = kind == "elementwise";
     if (perVector && !itemsPerThread)
       items = vw;

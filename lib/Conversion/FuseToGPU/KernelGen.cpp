@@ -87,7 +87,9 @@ blockFold(OpBuilder &b, Location loc, SmallVector<Value> accs, ValueRange smem,
   accs = warpFold(b, loc, std::move(accs), combine);
   if (warps == 1)
     return accs;
-  auto [lane, warp] = laneAndWarp(b);
+  // (no structured bindings: lambdas capture these, a C++20 feature)
+  Value lane, warp;
+  std::tie(lane, warp) = laneAndWarp(b);
   gpu::BarrierOp::create(b, loc);
   Value isLane0 =
       cmpI(b, loc, arith::CmpIPredicate::eq, lane,

@@ -61,7 +61,8 @@ SmallVector<Value> emitFlatLoops(Kernel &k, OpBuilder &b, Value n,
                                  Value nchunks, int64_t vw, ValueRange inits,
                                  StepFn step) {
   Location loc = k.loc;
-  auto [gtid, stride] = k.gridStride(b);
+  Value gtid, stride; // captured below (bindings cannot be before C++20)
+  std::tie(gtid, stride) = k.gridStride(b);
   SmallVector<Value> iters(inits);
   Value next = gtid;
   int64_t u = k.tiling.unroll;

@@ -111,6 +111,8 @@ int64_t itemsPerThread(const Tiling &t, int64_t vw) {
 
 /// The pieces shared by scan and filter kernels.
 struct TileMachinery {
+  TileMachinery(TileKernel &k, int64_t items, int64_t vw)
+      : k(k), items(items), vw(vw) {}
   TileKernel &k;
   int64_t items, vw;
   SmallVector<Type> valTypes; // look-back value types
@@ -1341,7 +1343,7 @@ FailureOr<GroupKernels> buildScanGroup(gpu::GPUModuleOp m, GroupOp group,
   k.func = f;
   OpBuilder b = OpBuilder::atBlockBegin(&f.getBody().front());
   k.setUp(b);
-  TileMachinery tm{k, items, gk.vectorWidth};
+  TileMachinery tm(k, items, gk.vectorWidth);
   gk.dynamicSharedBytes = stagedTileBytes(k, tm);
   setTileOccupancy(f, tiling, gk.dynamicSharedBytes > 0);
   tm.valTypes = valTypes;
@@ -1500,7 +1502,7 @@ FailureOr<GroupKernels> buildFilterGroup(gpu::GPUModuleOp m, GroupOp group,
   k.func = f;
   OpBuilder b = OpBuilder::atBlockBegin(&f.getBody().front());
   k.setUp(b);
-  TileMachinery tm{k, items, gk.vectorWidth};
+  TileMachinery tm(k, items, gk.vectorWidth);
   gk.dynamicSharedBytes = stagedTileBytes(k, tm);
   setTileOccupancy(f, tiling, gk.dynamicSharedBytes > 0);
   tm.valTypes = valTypes;
@@ -1640,7 +1642,8 @@ FailureOr<GroupKernels> buildFilterGroup(gpu::GPUModuleOp m, GroupOp group,
           bool always = isConstTrue(valid);
           guarded(ib, loc, valid, always, {}, [&](OpBuilder &gb) {
             k.enter(gb, idx, vals);
-            for (auto [yv, out] : llvm::zip(yields, outs)) {
+            for (auto [yv, outBinding] : llvm::zip(yields, outs)) {
+              Value out = outBinding; // captured below
               auto res = dyn_cast<OpResult>(yv);
               if (res && res.getOwner() == filter.getOperation()) {
                 Value x = k.element(gb, filter.getInputs()[res.getResultNumber()]);

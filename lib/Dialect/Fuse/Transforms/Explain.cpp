@@ -161,8 +161,9 @@ struct Traffic {
 Traffic groupTraffic(Model &m, GroupOp group) {
   Traffic t;
   Block &body = group.getBody().front();
-  for (auto [operand, arg] :
+  for (auto [operand, bodyArg] :
        llvm::zip_equal(group.getOperands(), body.getArguments())) {
+    Value arg = bodyArg; // captured below (bindings cannot be before C++20)
     if (!isa<RankedTensorType>(operand.getType()))
       continue;
     // Only read as gather sources: one element per index.

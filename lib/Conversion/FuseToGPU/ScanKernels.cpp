@@ -1558,7 +1558,7 @@ FailureOr<GroupKernels> buildFilterGroup(gpu::GPUModuleOp m, GroupOp group,
     // through the packing and keep the flags).
     bool compact = tiling.compactFilter && items <= 64;
     Type maskTy = b.getIntegerType(items <= 32 ? 32 : 64);
-    Value flagMask;
+    Value flagMask; // set when compact
     if (compact) {
       flagMask = arith::ConstantIntOp::create(b, loc, maskTy, 0);
       for (int64_t j = 0; j < items; ++j)
@@ -1633,7 +1633,7 @@ FailureOr<GroupKernels> buildFilterGroup(gpu::GPUModuleOp m, GroupOp group,
                                     arith::ExtUIOp::create(ib, loc, i64, lpos))
                               : lpos;
           Value keep = r1[j];
-          if (flagMask)
+          if (compact)
             keep = arith::TruncIOp::create(
                 ib, loc, ib.getI1Type(),
                 arith::ShRUIOp::create(

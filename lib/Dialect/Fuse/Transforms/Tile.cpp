@@ -101,11 +101,16 @@ struct FuseTilePass : fuse::impl::FuseTilePassBase<FuseTilePass> {
     StringRef kind = group.getKind();
 
     int64_t vw = std::max<int64_t>(1, vectorBytes / widest);
-    // 64 bytes of loads in flight per thread over all input streams.
-    int64_t items = std::max<int64_t>(
-        vw, ceilDiv(std::max<int64_t>(1, 64 / std::max<int64_t>(1, inputBytes)),
-                    vw) *
-                vw);
+    // Items per thread keeping `bytes` of loads in flight per thread over
+    // all input streams, a multiple of vw.
+    auto itemsFor = [&](int64_t bytes) {
+      return std::max<int64_t>(
+          vw, ceilDiv(std::max<int64_t>(
+                          1, bytes / std::max<int64_t>(1, inputBytes)),
+                      vw) *
+                  vw);
+    };
+    int64_t items = itemsFor(64);
     // Scans: tiles of 512 threads x 128 bytes of loads a thread (32 f32),
     // held in registers (one block per SM, 128 registers a thread): a
     // quarter of the look-backs of 256-thread tiles. Measured on the H200
@@ -115,11 +120,7 @@ struct FuseTilePass : fuse::impl::FuseTilePassBase<FuseTilePass> {
     int64_t bt = std::min<int64_t>(kind == "scan" ? 512 : 256,
                                    maxThreadsPerBlock);
     if (kind == "scan")
-      items = std::max<int64_t>(
-          vw, ceilDiv(std::max<int64_t>(
-                          1, 128 / std::max<int64_t>(1, inputBytes)),
-                      vw) *
-                  vw);
+      items = itemsFor(128);
     int64_t rowBytes = 0;
     auto dt = domain ? cast<RankedTensorType>(domain.getType())
                      : RankedTensorType();

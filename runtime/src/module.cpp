@@ -23,9 +23,12 @@
 struct fuse_function_st {
   CUfunction fn;
   std::string name;
-  /// The dynamic shared memory the kernel may use (bytes; above 48 KiB it
-  /// must be allowed with cuFuncSetAttribute before the launch).
-  std::atomic<unsigned> dynamicSharedAllowed{48 * 1024};
+  /// The dynamic shared memory the kernel has been allowed (bytes). A
+  /// kernel gets 48 KiB of static and dynamic shared memory together
+  /// without asking, so a kernel with static shared memory is allowed
+  /// less than 48 KiB of dynamic: fuse_launch sets the attribute once for
+  /// each larger size it is asked for, from the first byte.
+  std::atomic<unsigned> dynamicSharedAllowed{0};
   std::mutex attributeMutex;
 };
 
@@ -457,7 +460,8 @@ FUSE_API fuse_status_t fuse_launch(fuse_function_t function, unsigned grid_x,
   if (grid_x == 0 || grid_y == 0 || grid_z == 0)
     return FUSE_SUCCESS; // nothing to do (CUDA would reject the config)
   // Kernels that stage tiles in dynamic shared memory may ask for more
-  // than the 48 KiB every kernel gets; allowed once per kernel (and size).
+  // than what every kernel gets (48 KiB less its static shared memory);
+  // allowed once per kernel and size.
   if (shared_bytes > function->dynamicSharedAllowed.load()) {
     std::lock_guard<std::mutex> lock(function->attributeMutex);
     if (shared_bytes > function->dynamicSharedAllowed.load()) {

@@ -820,6 +820,28 @@ static void testModules() {
                      {"fuse_test_axpy", "MAX_DYNAMIC_SHARED_SIZE_BYTES"});
     }
   }
+  // Static shared memory counts toward the 48 KiB a kernel gets without
+  // asking: 8 KiB static + 44 KiB dynamic must be allowed on demand too.
+  {
+    fuse_function_t mix;
+    DeviceArray<float> dy;
+    if (ok(fuse_module_get_function(m1, "fuse_test_shared_mix", &mix),
+           "get fuse_test_shared_mix") &&
+        dy.alloc(256)) {
+      int dynFloats = 44 * 1024 / 4;
+      void *args[] = {&dy.p, &dynFloats};
+      expectStatus(fuse_launch(mix, 1, 1, 1, 256, 1, 1, 44 * 1024, nullptr,
+                               args),
+                   FUSE_SUCCESS, "8 KiB static + 44 KiB dynamic shared memory");
+      std::vector<float> h(256, -1);
+      if (ok(fuse_memcpy_dtoh(h.data(), dy.p, 256 * 4, nullptr), "copy back")) {
+        bool good = true;
+        for (int t = 0; t < 256; ++t)
+          good = good && h[t] == float(t + dynFloats);
+        check(good, "static + dynamic shared memory values");
+      }
+    }
+  }
   fuse_function_t missing;
   // (compute-sanitizer reports the driver's deliberate error: skipped there)
   if (!std::getenv("FUSE_TEST_UNDER_SANITIZER"))

@@ -13,3 +13,17 @@ extern "C" __global__ void fuse_test_axpy(const float *x, float *y, float a,
 extern "C" __global__ void fuse_test_oob_write(float *p) {
   p[(1ll << 40) + threadIdx.x] = 1.0f;
 }
+
+// Static and dynamic shared memory together (8 KiB static): y[i] = i + the
+// dynamic buffer's size in floats, read back through both buffers. A
+// launch whose dynamic bytes fit in 48 KiB but not next to the static
+// 8 KiB must still be allowed by fuse_launch.
+extern "C" __global__ void fuse_test_shared_mix(float *y, int dynFloats) {
+  __shared__ float fixed[2048];
+  extern __shared__ float dyn[];
+  int t = threadIdx.x;
+  fixed[t] = (float)t;
+  dyn[dynFloats - 1 - t] = (float)dynFloats;
+  __syncthreads();
+  y[t] = fixed[t] + dyn[dynFloats - 1 - t];
+}

@@ -143,6 +143,9 @@ struct Tiling {
   /// Filter kernels: flags packed in one word, scatter positions as 32-bit
   /// tile offsets (fuse-tile's compact-filter; not yet measured on a GPU).
   bool compactFilter = false;
+  /// Filter kernels: kept elements go through a tile buffer in shared
+  /// memory and leave with coalesced stores (fuse-tile's shared-scatter).
+  bool sharedScatter = false;
 };
 
 /// The common kernel parameter types of a group: for each group operand in

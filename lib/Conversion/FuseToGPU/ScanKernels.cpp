@@ -814,6 +814,24 @@ int64_t stagedTileBytes(TileKernel &k, const TileMachinery &tm) {
   return bytes <= 32 * 1024 ? bytes : 0;
 }
 
+/// The start of the kernel's dynamic shared memory (the launch passes its
+/// size, GroupKernels::dynamicSharedBytes): an external, 16-byte aligned
+/// workgroup global `<kernel>_stage`, created on first use. Dynamic
+/// because more than 48 KiB does not fit in static shared memory.
+Value dynamicSharedBase(TileKernel &k, OpBuilder &b) {
+  auto m = k.func->getParentOfType<gpu::GPUModuleOp>();
+  std::string name = (k.func.getName() + "_stage").str();
+  auto g = m.lookupSymbol<LLVM::GlobalOp>(name);
+  if (!g) {
+    OpBuilder mb = OpBuilder::atBlockBegin(m.getBody());
+    g = LLVM::GlobalOp::create(
+        mb, k.loc, LLVM::LLVMArrayType::get(mb.getI8Type(), 0),
+        /*isConstant=*/false, LLVM::Linkage::External, name, Attribute(),
+        /*alignment=*/16, /*addrSpace=*/3);
+  }
+  return LLVM::AddressOfOp::create(b, k.loc, g);
+}
+
 /// The tile loop. Each block claims tiles from the work-space counter
 /// until they run out (the host launches no more blocks than fit on the
 /// GPU at once, so a block handles many tiles). The loads of the block's
@@ -855,18 +873,8 @@ void runTiles(TileKernel &k, TileMachinery &tm, OpBuilder &b, Value ntiles,
   // not full (the last one, unaligned inputs) are loaded directly.
   int64_t stageBytes = stagedTileBytes(k, tm);
   Value stageBase;
-  if (stageBytes) {
-    // Dynamic shared memory (the launch passes stageBytes): tiles of more
-    // than 48 KiB do not fit in static shared memory.
-    auto m = k.func->getParentOfType<gpu::GPUModuleOp>();
-    OpBuilder mb = OpBuilder::atBlockBegin(m.getBody());
-    std::string name = (k.func.getName() + "_stage").str();
-    auto g = LLVM::GlobalOp::create(
-        mb, loc, LLVM::LLVMArrayType::get(mb.getI8Type(), 0),
-        /*isConstant=*/false, LLVM::Linkage::External, name, Attribute(),
-        /*alignment=*/16, /*addrSpace=*/3);
-    stageBase = LLVM::AddressOfOp::create(b, loc, g);
-  }
+  if (stageBytes)
+    stageBase = dynamicSharedBase(k, b);
   int64_t chunks = tm.items / tm.vw;
   // The shared-memory slot of vector `c` of operand number `ai` (position
   // in `direct`) of this thread.
@@ -1503,8 +1511,36 @@ FailureOr<GroupKernels> buildFilterGroup(gpu::GPUModuleOp m, GroupOp group,
   OpBuilder b = OpBuilder::atBlockBegin(&f.getBody().front());
   k.setUp(b);
   TileMachinery tm(k, items, gk.vectorWidth);
-  gk.dynamicSharedBytes = stagedTileBytes(k, tm);
-  setTileOccupancy(f, tiling, gk.dynamicSharedBytes > 0);
+  int64_t stageBytes = stagedTileBytes(k, tm);
+  setTileOccupancy(f, tiling, stageBytes > 0);
+  // shared_scatter: each kept element goes to its place in a tile-sized
+  // buffer in shared memory (after the staged tile, one buffer per
+  // yielded filter result), then the block copies the tile's kept
+  // elements out with consecutive threads on consecutive elements:
+  // coalesced stores instead of scattered ones. Tiles whose staging and
+  // buffers would take more than 48 KiB scatter directly.
+  auto yields = group.getYield().getValues();
+  auto filterResult = [&](Value yv) {
+    auto res = dyn_cast<OpResult>(yv);
+    return res && res.getOwner() == filter.getOperation();
+  };
+  SmallVector<int64_t> bufferOffset(yields.size(), -1);
+  int64_t scatterBytes = 0;
+  if (tiling.sharedScatter) {
+    int64_t at = llvm::alignTo(stageBytes, 16);
+    for (auto [i, yv] : llvm::enumerate(yields))
+      if (filterResult(yv)) {
+        bufferOffset[i] = at;
+        at += llvm::alignTo(gk.tileItems * byteWidth(tensorTy(yv).getElementType()), 16);
+      }
+    scatterBytes = at - llvm::alignTo(stageBytes, 16);
+    if (at > 48 * 1024) {
+      scatterBytes = 0;
+      bufferOffset.assign(yields.size(), -1);
+    }
+  }
+  gk.dynamicSharedBytes =
+      scatterBytes ? llvm::alignTo(stageBytes, 16) + scatterBytes : stageBytes;
   tm.valTypes = valTypes;
   tm.packing = TileMachinery::Packing::Top2; // counts are below 2^62
   tm.orderFree = true;
@@ -1534,8 +1570,16 @@ FailureOr<GroupKernels> buildFilterGroup(gpu::GPUModuleOp m, GroupOp group,
     return (*r)[0];
   };
   Value falseV = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 0);
+  SmallVector<Value> buffers(yields.size());
+  if (scatterBytes) {
+    Value dyn = dynamicSharedBase(k, b);
+    for (auto [i, off] : llvm::enumerate(bufferOffset))
+      if (off >= 0)
+        buffers[i] = LLVM::GEPOp::create(
+            b, loc, dyn.getType(), b.getI8Type(), dyn,
+            ArrayRef<LLVM::GEPArg>{static_cast<int32_t>(off)});
+  }
 
-  auto yields = group.getYield().getValues();
   runTiles(k, tm, b, ntiles, [&](OpBuilder &b, const ItemVals &itemVals) {
     Value full = tm.full;
     // Pass 1: the flag of every item (false where not valid).
@@ -1610,17 +1654,18 @@ FailureOr<GroupKernels> buildFilterGroup(gpu::GPUModuleOp m, GroupOp group,
       });
     }
 
-    // Scatter positions: the rows' starts (i64), or with compact_filter
-    // their offsets in the tile in 32 bits (a tile holds < 2^31 elements)
-    // added to the tile's prefix at each store.
-    Type posTy = compact ? b.getI32Type() : i64;
+    // Scatter positions: the rows' starts (i64), or with compact_filter or
+    // shared_scatter their offsets in the tile in 32 bits (a tile holds
+    // < 2^31 elements), added to the tile's prefix at each global store.
+    bool tileLocal = compact || scatterBytes;
+    Type posTy = tileLocal ? b.getI32Type() : i64;
     SmallVector<Value> starts;
     for (auto &rsr : rs.rowStart)
-      starts.push_back(compact ? arith::TruncIOp::create(
-                                     b, loc, posTy,
-                                     arith::SubIOp::create(b, loc, rsr[0],
-                                                           tilePrefix[0]))
-                               : rsr[0]);
+      starts.push_back(tileLocal ? arith::TruncIOp::create(
+                                       b, loc, posTy,
+                                       arith::SubIOp::create(b, loc, rsr[0],
+                                                             tilePrefix[0]))
+                                 : rsr[0]);
     Value base = tilePrefix[0];
     // Pass 2: scatter the kept elements; elementwise results at their index.
     forItems(
@@ -1628,10 +1673,10 @@ FailureOr<GroupKernels> buildFilterGroup(gpu::GPUModuleOp m, GroupOp group,
         [&](OpBuilder &ib, int64_t j, Value idx, Value valid,
             const DenseMap<unsigned, Value> &vals, ValueRange carried) {
           Value lpos = j % tm.vw == 0 ? starts[j / tm.vw] : carried[0];
-          Value pos = compact ? arith::AddIOp::create(
-                                    ib, loc, base,
-                                    arith::ExtUIOp::create(ib, loc, i64, lpos))
-                              : lpos;
+          Value pos = tileLocal ? Value(arith::ExtUIOp::create(ib, loc, i64, lpos))
+                                : lpos;
+          if (tileLocal && !scatterBytes)
+            pos = arith::AddIOp::create(ib, loc, base, pos);
           Value keep = r1[j];
           if (compact)
             keep = arith::TruncIOp::create(
@@ -1642,10 +1687,12 @@ FailureOr<GroupKernels> buildFilterGroup(gpu::GPUModuleOp m, GroupOp group,
           bool always = isConstTrue(valid);
           guarded(ib, loc, valid, always, {}, [&](OpBuilder &gb) {
             k.enter(gb, idx, vals);
-            for (auto [yv, outBinding] : llvm::zip(yields, outs)) {
-              Value out = outBinding; // captured below
-              auto res = dyn_cast<OpResult>(yv);
-              if (res && res.getOwner() == filter.getOperation()) {
+            for (auto [i, yv] : llvm::enumerate(yields)) {
+              // Kept elements go to the tile's buffer (shared_scatter) or
+              // straight to the output.
+              Value out = buffers[i] ? buffers[i] : outs[i];
+              if (filterResult(yv)) {
+                auto res = cast<OpResult>(yv);
                 Value x = k.element(gb, filter.getInputs()[res.getResultNumber()]);
                 scf::IfOp::create(gb, loc, keep, [&](OpBuilder &sb, Location l) {
                   k.store(sb, x, out, pos);
@@ -1660,6 +1707,24 @@ FailureOr<GroupKernels> buildFilterGroup(gpu::GPUModuleOp m, GroupOp group,
           return SmallVector<Value>{arith::AddIOp::create(
               ib, loc, lpos, arith::ExtUIOp::create(ib, loc, posTy, keep))};
         });
+    if (scatterBytes) {
+      // The tile's kept elements, buffer[0, total), to out[base + i]:
+      // thread t copies i = t, t + blockThreads, ... The next tile writes
+      // the buffers only after its first block barrier (scanBlock), which
+      // every thread reaches after this loop.
+      gpu::BarrierOp::create(b, loc);
+      scf::ForOp::create(
+          b, loc, k.threadId(b), total[0], cI64(b, loc, tiling.blockThreads),
+          ValueRange{},
+          [&](OpBuilder &fb, Location l, Value i, ValueRange) {
+            Value at = arith::AddIOp::create(fb, l, base, i);
+            for (auto [yv, buf, out] : llvm::zip(yields, buffers, outs))
+              if (buf)
+                k.store(fb, k.load(fb, tensorTy(yv).getElementType(), buf, i),
+                        out, at);
+            scf::YieldOp::create(fb, l);
+          });
+    }
   });
   gpu::ReturnOp::create(b, loc);
   if (k.failedLeaf)

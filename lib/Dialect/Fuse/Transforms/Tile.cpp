@@ -198,6 +198,8 @@ struct FuseTilePass : fuse::impl::FuseTilePassBase<FuseTilePass> {
     }
     if (kind == "filter" && compactFilter)
       attrs.append("compact_filter", b.getI64IntegerAttr(1));
+    if (kind == "filter")
+      attrs.append("shared_scatter", b.getI64IntegerAttr(sharedScatter ? 1 : 0));
     group->setAttr("fuse.tiling", attrs.getDictionary(ctx));
   }
 };

@@ -193,7 +193,12 @@ def FuseTilePass : Pass<"fuse-tile"> {
            "Filter groups: 1 keeps the per-item flags packed in one word and "
            "the scatter positions as 32-bit tile offsets (fewer registers: "
            "512 x 32 tiles in registers spill 4 bytes instead of 120); an "
-           "experiment, not yet measured on a GPU">
+           "experiment, not yet measured on a GPU">,
+    Option<"sharedScatter", "shared-scatter", "int64_t", /*default=*/"1",
+           "Filter groups: 1 gathers a tile's kept elements in shared memory "
+           "and stores them with consecutive threads on consecutive "
+           "elements (coalesced), 0 stores each kept element from its "
+           "thread (scattered)">
   ];
 }
 

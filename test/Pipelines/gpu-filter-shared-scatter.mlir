@@ -18,6 +18,7 @@
 // RUN: fuse-opt %s --fuse-fusion --fuse-tile --convert-fuse-to-gpu | FileCheck %s --check-prefix=HOST
 // RUN: fuse-opt %s --fuse-fusion --fuse-tile=stage-tiles=0 --convert-fuse-to-gpu | FileCheck %s --check-prefix=HOST-REG
 // RUN: fuse-opt %s --fuse-fusion --fuse-tile="block-threads=512 items-per-thread=32 stage-tiles=0" --convert-fuse-to-gpu | FileCheck %s --check-prefix=HOST-BIG
+// RUN: fuse-opt %s --fuse-fusion --fuse-tile="block-threads=1024 items-per-thread=64 stage-tiles=0" --convert-fuse-to-gpu | FileCheck %s --check-prefix=HOST-HUGE
 
 // ATTR: fuse.group "filter"{{.*}}shared_scatter = 1
 // ATTR0: fuse.group "filter"{{.*}}shared_scatter = 0
@@ -43,7 +44,9 @@
 // HOST-REG-LABEL: func.func @scatter_select(
 // HOST-REG: call @fuse_launch({{.*}}, %c256_i32, %{{[^,]*}}, %{{[^,]*}}, %c16384_i32, %{{[^,]*}}, %{{[^,]*}}) :
 // HOST-BIG-LABEL: func.func @scatter_select(
-// HOST-BIG: call @fuse_launch({{.*}}, %c512_i32, %{{[^,]*}}, %{{[^,]*}}, %c0_i32{{[_0-9]*}}, %{{[^,]*}}, %{{[^,]*}}) :
+// HOST-BIG: call @fuse_launch({{.*}}, %c512_i32, %{{[^,]*}}, %{{[^,]*}}, %c65536_i32, %{{[^,]*}}, %{{[^,]*}}) :
+// HOST-HUGE-LABEL: func.func @wide_select(
+// HOST-HUGE: call @fuse_launch({{.*}}, %c1024_i32, %{{[^,]*}}, %{{[^,]*}}, %c0_i32{{[_0-9]*}}, %{{[^,]*}}, %{{[^,]*}}) :
 
 func.func @scatter_select(%x: tensor<?xf32>) -> tensor<?xf32> {
   %zero = arith.constant 0.0 : f32
@@ -53,4 +56,16 @@ func.func @scatter_select(%x: tensor<?xf32>) -> tensor<?xf32> {
     fuse.yield %p : i1
   }
   return %y : tensor<?xf32>
+}
+
+func.func @wide_select(%a: tensor<?xf64>, %b: tensor<?xf64>, %c: tensor<?xf64>)
+    -> (tensor<?xf64>, tensor<?xf64>, tensor<?xf64>) {
+  %zero = arith.constant 0.0 : f64
+  %x, %y, %z = fuse.filter %a, %b, %c : tensor<?xf64>, tensor<?xf64>, tensor<?xf64>
+      -> tensor<?xf64>, tensor<?xf64>, tensor<?xf64> {
+  ^bb0(%p: f64, %q: f64, %r: f64):
+    %k = arith.cmpf ogt, %p, %zero : f64
+    fuse.yield %k : i1
+  }
+  return %x, %y, %z : tensor<?xf64>, tensor<?xf64>, tensor<?xf64>
 }

@@ -147,6 +147,10 @@ struct TileMachinery {
   /// claim and the hook that starts its loads.
   Value nextSlot;
   std::function<void(OpBuilder &, Value)> onNextTile;
+  /// Claim the next tile and start its loads at the block scan's first
+  /// barrier, before the look-back, instead of after it (staged tiles
+  /// only: their loads go to shared memory, not to registers).
+  bool earlyNext = false;
 
   int64_t warps() const { return k.tiling.blockThreads / 32; }
 
@@ -604,7 +608,11 @@ struct TileMachinery {
         memref::StoreOp::create(ib, l, v, s, ValueRange{toIndex(ib, l, warp)});
       scf::YieldOp::create(ib, l);
     });
+    if (earlyNext && nextSlot)
+      claim(b, nextSlot);
     gpu::BarrierOp::create(b, loc);
+    if (earlyNext && onNextTile)
+      onNextTile(b, claimed(b, nextSlot));
     SmallVector<Value> warpExcl(identity), total;
     for (int64_t w = 0; w < warps(); ++w) {
       SmallVector<Value> x;
@@ -661,10 +669,10 @@ struct TileMachinery {
     // prefix is known (so tiles are handed out in about the order their
     // predecessors finish), and starts its loads right after the barrier:
     // they are in flight while this tile stores its results.
-    if (nextSlot)
+    if (!earlyNext && nextSlot)
       claim(b, nextSlot);
     gpu::BarrierOp::create(b, loc);
-    if (onNextTile)
+    if (!earlyNext && onNextTile)
       onNextTile(b, claimed(b, nextSlot));
     SmallVector<Value> tilePrefix;
     for (Value s : smPrefix)
@@ -875,6 +883,7 @@ void runTiles(TileKernel &k, TileMachinery &tm, OpBuilder &b, Value ntiles,
   Value stageBase;
   if (stageBytes)
     stageBase = dynamicSharedBase(k, b);
+  tm.earlyNext = stageBytes && k.tiling.earlyPrefetch;
   int64_t chunks = tm.items / tm.vw;
   // The shared-memory slot of vector `c` of operand number `ai` (position
   // in `direct`) of this thread.
@@ -1032,10 +1041,15 @@ LogicalResult checkRank1(GroupOp group, StringRef what) {
 /// Resident blocks: 768 threads per SM (85 registers a thread). ptxas
 /// otherwise aims at 4 blocks of 256 threads (64 registers) and spills the
 /// loaded items; fewer blocks leave DRAM idle during the look-back.
+/// Resident blocks per SM a tile kernel is built for. Staged tiles hold no
+/// prefetched items in registers: 1024 threads (64 registers a thread);
+/// else 768. 0 when one block has more threads.
+int64_t tileBlocksPerSM(const Tiling &tiling, bool staged) {
+  return (staged ? 1024 : 768) / tiling.blockThreads;
+}
+
 void setTileOccupancy(gpu::GPUFuncOp f, const Tiling &tiling, bool staged) {
-  // Staged tiles hold no prefetched items in registers: 1024 threads (64
-  // registers a thread).
-  int64_t blocks = (staged ? 1024 : 768) / tiling.blockThreads;
+  int64_t blocks = tileBlocksPerSM(tiling, staged);
   if (blocks >= 1)
     f->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(),
                OpBuilder(f.getContext()).getI32IntegerAttr(blocks));
@@ -1518,7 +1532,8 @@ FailureOr<GroupKernels> buildFilterGroup(gpu::GPUModuleOp m, GroupOp group,
   // yielded filter result), then the block copies the tile's kept
   // elements out with consecutive threads on consecutive elements:
   // coalesced stores instead of scattered ones. Tiles whose staging and
-  // buffers would take more than 48 KiB scatter directly.
+  // buffers, times the resident blocks, would take more than 200 KiB of
+  // an SM's 228 scatter directly.
   auto yields = group.getYield().getValues();
   auto filterResult = [&](Value yv) {
     auto res = dyn_cast<OpResult>(yv);
@@ -1534,7 +1549,8 @@ FailureOr<GroupKernels> buildFilterGroup(gpu::GPUModuleOp m, GroupOp group,
         at += llvm::alignTo(gk.tileItems * byteWidth(tensorTy(yv).getElementType()), 16);
       }
     scatterBytes = at - llvm::alignTo(stageBytes, 16);
-    if (at > 48 * 1024) {
+    int64_t blocks = std::max<int64_t>(1, tileBlocksPerSM(tiling, stageBytes));
+    if (at * blocks > 200 * 1024) {
       scatterBytes = 0;
       bufferOffset.assign(yields.size(), -1);
     }

@@ -415,9 +415,6 @@ struct EntryConverter {
     int64_t sharedScatter = 0;
     get("shared_scatter", sharedScatter);
     t.sharedScatter = sharedScatter != 0;
-    int64_t earlyPrefetch = 0;
-    get("early_prefetch", earlyPrefetch);
-    t.earlyPrefetch = earlyPrefetch != 0;
     get("poll_delay", t.pollDelay);
     get("lookback_delay", t.lookbackDelay);
     t.pollDelay = std::clamp<int64_t>(t.pollDelay, 0, 1000000);

@@ -146,9 +146,6 @@ struct Tiling {
   /// Filter kernels: kept elements go through a tile buffer in shared
   /// memory and leave with coalesced stores (fuse-tile's shared-scatter).
   bool sharedScatter = false;
-  /// Staged scan/filter tiles: start the next tile's loads before the
-  /// look-back rather than after it (fuse-tile's early-prefetch).
-  bool earlyPrefetch = false;
 };
 
 /// The common kernel parameter types of a group: for each group operand in

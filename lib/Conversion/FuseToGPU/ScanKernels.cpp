@@ -147,10 +147,6 @@ struct TileMachinery {
   /// claim and the hook that starts its loads.
   Value nextSlot;
   std::function<void(OpBuilder &, Value)> onNextTile;
-  /// Claim the next tile and start its loads at the block scan's first
-  /// barrier, before the look-back, instead of after it (staged tiles
-  /// only: their loads go to shared memory, not to registers).
-  bool earlyNext = false;
 
   int64_t warps() const { return k.tiling.blockThreads / 32; }
 
@@ -608,11 +604,7 @@ struct TileMachinery {
         memref::StoreOp::create(ib, l, v, s, ValueRange{toIndex(ib, l, warp)});
       scf::YieldOp::create(ib, l);
     });
-    if (earlyNext && nextSlot)
-      claim(b, nextSlot);
     gpu::BarrierOp::create(b, loc);
-    if (earlyNext && onNextTile)
-      onNextTile(b, claimed(b, nextSlot));
     SmallVector<Value> warpExcl(identity), total;
     for (int64_t w = 0; w < warps(); ++w) {
       SmallVector<Value> x;
@@ -668,11 +660,13 @@ struct TileMachinery {
     // The tile loop claims the block's next tile here, once this tile's
     // prefix is known (so tiles are handed out in about the order their
     // predecessors finish), and starts its loads right after the barrier:
-    // they are in flight while this tile stores its results.
-    if (!earlyNext && nextSlot)
+    // they are in flight while this tile stores its results. (Claiming
+    // and loading it before the look-back instead measured much slower on
+    // the H200: select 1710 vs 2270 GiB/s, docs/performance.md.)
+    if (nextSlot)
       claim(b, nextSlot);
     gpu::BarrierOp::create(b, loc);
-    if (!earlyNext && onNextTile)
+    if (onNextTile)
       onNextTile(b, claimed(b, nextSlot));
     SmallVector<Value> tilePrefix;
     for (Value s : smPrefix)
@@ -883,7 +877,6 @@ void runTiles(TileKernel &k, TileMachinery &tm, OpBuilder &b, Value ntiles,
   Value stageBase;
   if (stageBytes)
     stageBase = dynamicSharedBase(k, b);
-  tm.earlyNext = stageBytes && k.tiling.earlyPrefetch;
   int64_t chunks = tm.items / tm.vw;
   // The shared-memory slot of vector `c` of operand number `ai` (position
   // in `direct`) of this thread.
@@ -1038,16 +1031,16 @@ LogicalResult checkRank1(GroupOp group, StringRef what) {
   return success();
 }
 
-/// Resident blocks: 768 threads per SM (85 registers a thread). ptxas
-/// otherwise aims at 4 blocks of 256 threads (64 registers) and spills the
-/// loaded items; fewer blocks leave DRAM idle during the look-back.
 /// Resident blocks per SM a tile kernel is built for. Staged tiles hold no
 /// prefetched items in registers: 1024 threads (64 registers a thread);
-/// else 768. 0 when one block has more threads.
+/// else 768 (85 registers a thread). 0 when one block has more threads.
 int64_t tileBlocksPerSM(const Tiling &tiling, bool staged) {
   return (staged ? 1024 : 768) / tiling.blockThreads;
 }
 
+/// Resident blocks (tileBlocksPerSM) as the kernel's minimum: ptxas
+/// otherwise aims at 4 blocks of 256 threads (64 registers) and spills the
+/// loaded items; fewer blocks leave DRAM idle during the look-back.
 void setTileOccupancy(gpu::GPUFuncOp f, const Tiling &tiling, bool staged) {
   int64_t blocks = tileBlocksPerSM(tiling, staged);
   if (blocks >= 1)

@@ -195,8 +195,6 @@ struct FuseTilePass : fuse::impl::FuseTilePassBase<FuseTilePass> {
       attrs.append("lookback_delay", b.getI64IntegerAttr(lookbackDelay));
       attrs.append("poll_delay", b.getI64IntegerAttr(pollDelay));
       attrs.append("stage_tiles", b.getI64IntegerAttr(stageTiles ? 1 : 0));
-      if (earlyPrefetch)
-        attrs.append("early_prefetch", b.getI64IntegerAttr(1));
     }
     if (kind == "filter" && compactFilter)
       attrs.append("compact_filter", b.getI64IntegerAttr(1));

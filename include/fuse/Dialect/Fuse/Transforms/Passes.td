@@ -194,10 +194,6 @@ def FuseTilePass : Pass<"fuse-tile"> {
            "the scatter positions as 32-bit tile offsets (fewer registers: "
            "512 x 32 tiles in registers spill 4 bytes instead of 120); an "
            "experiment, not yet measured on a GPU">,
-    Option<"earlyPrefetch", "early-prefetch", "int64_t", /*default=*/"0",
-           "Staged scan and filter tiles: 1 claims the next tile and starts "
-           "its loads at the block scan's first barrier, before the "
-           "look-back; 0 after it">,
     Option<"sharedScatter", "shared-scatter", "int64_t", /*default=*/"1",
            "Filter groups: 1 gathers a tile's kept elements in shared memory "
            "and stores them with consecutive threads on consecutive "

@@ -1,5 +1,6 @@
 // REQUIRES: cuda-toolkit
-// fuse-tile compact-filter=1 (an experiment, off by default): filter
+// fuse-tile compact-filter=1 (off by default: no faster on the H200 at any
+// tile shape measured, docs/performance.md): filter
 // kernels keep the per-item flags packed in one word (behind an opaque
 // mov, so LLVM cannot unpack it) and the scatter positions as 32-bit tile
 // offsets. Tiles of 512 threads x 32 items in registers then fit in 128

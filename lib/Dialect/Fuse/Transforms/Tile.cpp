@@ -116,7 +116,8 @@ struct FuseTilePass : fuse::impl::FuseTilePassBase<FuseTilePass> {
     // quarter of the look-backs of 256-thread tiles. Measured on the H200
     // (docs/performance.md), 2^28 f32: 2991-3035 GiB/s vs 2740-2759 for
     // 1024 x 16 and 2421-2460 for 256 x 16 staged. Filters keep 256 x 16
-    // staged (2055; 1024 x 8: 1186, 512 x 16: 1420, 512 x 32: 1612).
+    // staged (2055, 2245-2281 with shared-scatter; 1024 x 8: 1186,
+    // 512 x 16: 1420, 512 x 32: 1612, 1867 with compact-filter).
     int64_t bt = std::min<int64_t>(kind == "scan" ? 512 : 256,
                                    maxThreadsPerBlock);
     if (kind == "scan")

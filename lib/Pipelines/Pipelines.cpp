@@ -81,13 +81,13 @@ std::string getFuseToGPUPipelineString(const FuseToGPUOptions &options,
   p += "convert-fuse-to-gpu{block-threads=" +
        std::to_string(options.blockThreads) +
        " unroll=" + std::to_string(options.unroll) + "},";
-  p += "canonicalize,cse,";
+  p += "canonicalize{region-simplify=disabled},cse,";
   // convert-math-to-llvm: the math ops libdevice has no call for (trunc,
   // ctlz, cttz, ctpop, absi of other widths than 32) become LLVM
   // intrinsics, which NVPTX selects (cvt.rzi, clz, popc, abs).
   p += "gpu.module(convert-scf-to-cf,convert-gpu-to-nvvm{index-bitwidth=64},"
        "convert-math-to-llvm,"
-       "canonicalize,cse,reconcile-unrealized-casts),";
+       "canonicalize{region-simplify=disabled},cse,reconcile-unrealized-casts),";
   p += "nvvm-attach-target{chip=" + options.chip.getValue() +
        " features=" + options.features.getValue() +
        " O=" + std::to_string(options.optLevel) + "}";

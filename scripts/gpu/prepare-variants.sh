@@ -8,7 +8,9 @@
 #   e.g. prepare-variants.sh scan "items-per-thread=8" "items-per-thread=16"
 #   (an empty string is the cost model's own tiling)
 # Env: BUILD_DIR (default build), OUT_DIR (default .device/variants),
-#   FIRST_INDEX (number of the first variant, default 0: adds to a folder);
+#   FIRST_INDEX (number of the first variant, default 0: adds to a folder),
+#   COMPILE_OPTS (extra fuse-compile options for every variant of this
+#   call, e.g. "--opt-level=2"; recorded in options.txt);
 #   needs .device/bench/bin/libfuse_runtime.so (scripts/gpu/prepare-bench.sh).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -23,17 +25,19 @@ upper=$(echo "$name" | tr a-z A-Z)
 k="${FIRST_INDEX:-0}"
 for opts in "$@"; do
   d="$out/$name-v$k"; rm -rf "$d"; mkdir -p "$d"
-  echo "$opts" > "$d/options.txt"
+  echo "$opts${COMPILE_OPTS:+ | $COMPILE_OPTS}" > "$d/options.txt"
   tile="--fuse-tile"
   [ -n "$opts" ] && tile="--fuse-tile=$opts"
   "$build/bin/fuse-opt" "$root/examples/$name.mlir" --fuse-fusion "$tile" -o "$d/$name.mlir"
-  "$build/bin/fuse-compile" "$d/$name.mlir" --no-fusion --prefix=fb_ --emit=all -o "$d/$name"
+  # shellcheck disable=SC2086  # COMPILE_OPTS is a list of options
+  "$build/bin/fuse-compile" "$d/$name.mlir" --no-fusion --prefix=fb_ --emit=all \
+    ${COMPILE_OPTS:-} -o "$d/$name"
   ptxas -arch=sm_90 -O3 -v "$d/$name.ptx" -o /dev/null 2>&1 | grep -E "registers|spill" | tr '\n' ' ' > "$d/ptxas.txt"
   cp "$root/runtime/include/fuse_runtime.h" "$d/"
   nvcc -O3 -std=c++17 -arch=sm_90 "-DFUSE_HAVE_$upper" -I "$d" -I "$root/bench" \
     -o "$d/bench_fuse" "$root/bench/bench_fuse.cu" "$d/$name.o" \
     -L "$rtdir" -lfuse_runtime -Xlinker -rpath -Xlinker '$ORIGIN/../../bench/bin'
   rm -f "$d/$name.o" "$d/$name.cubin"
-  echo "$name-v$k [$opts]: $(cat "$d/ptxas.txt")"
+  echo "$name-v$k [$(cat "$d/options.txt")]: $(cat "$d/ptxas.txt")"
   k=$((k + 1))
 done

@@ -1539,10 +1539,12 @@ FailureOr<GroupKernels> buildFilterGroup(gpu::GPUModuleOp m, GroupOp group,
     for (auto [i, yv] : llvm::enumerate(yields))
       if (filterResult(yv)) {
         bufferOffset[i] = at;
-        at += llvm::alignTo(gk.tileItems * byteWidth(tensorTy(yv).getElementType()), 16);
+        at += llvm::alignTo(
+            gk.tileItems * byteWidth(tensorTy(yv).getElementType()), 16);
       }
     scatterBytes = at - llvm::alignTo(stageBytes, 16);
-    int64_t blocks = std::max<int64_t>(1, tileBlocksPerSM(tiling, stageBytes));
+    int64_t blocks =
+        std::max<int64_t>(1, tileBlocksPerSM(tiling, stageBytes > 0));
     if (at * blocks > 200 * 1024) {
       scatterBytes = 0;
       bufferOffset.assign(yields.size(), -1);
@@ -1682,8 +1684,9 @@ FailureOr<GroupKernels> buildFilterGroup(gpu::GPUModuleOp m, GroupOp group,
         [&](OpBuilder &ib, int64_t j, Value idx, Value valid,
             const DenseMap<unsigned, Value> &vals, ValueRange carried) {
           Value lpos = j % tm.vw == 0 ? starts[j / tm.vw] : carried[0];
-          Value pos = tileLocal ? Value(arith::ExtUIOp::create(ib, loc, i64, lpos))
-                                : lpos;
+          Value pos = lpos;
+          if (tileLocal)
+            pos = arith::ExtUIOp::create(ib, loc, i64, lpos);
           if (tileLocal && !scatterBytes)
             pos = arith::AddIOp::create(ib, loc, base, pos);
           Value keep = r1[j];

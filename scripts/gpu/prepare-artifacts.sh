@@ -77,17 +77,14 @@ done
 # shared/NAME_SUFFIX.{so,json} for fuse-run-aot: scan_alt at 256 threads x
 # 16 items (tiles staged in shared memory; the default is 512 x 32 in
 # registers), select_alt with tiles in registers (stage-tiles=0; the
-# default stages them), select_compact with compact-filter=1 at 512 x 32
-# in registers (the experiment of test/Pipelines/gpu-filter-compact.mlir;
-# its tile is too large for the shared-scatter buffer: direct stores),
-# select_direct with shared-scatter=0, select_stcompact with
-# compact-filter=1 at the default (staged) tiling.
+# default stages them), select_big at 512 x 32 in registers (a 64 KiB
+# shared-scatter buffer, one block per SM), select_direct with
+# shared-scatter=0 (each thread stores its kept elements).
 fo="$(dirname "$fc")/fuse-opt"
 for spec in "scan:alt:block-threads=256 items-per-thread=16" \
             "select:alt:stage-tiles=0" \
-            "select:compact:block-threads=512 stage-tiles=0 items-per-thread=32 compact-filter=1" \
-            "select:direct:shared-scatter=0" \
-            "select:stcompact:compact-filter=1"; do
+            "select:big:block-threads=512 stage-tiles=0 items-per-thread=32" \
+            "select:direct:shared-scatter=0"; do
   name="${spec%%:*}"; rest="${spec#*:}"; suffix="${rest%%:*}"; opts="${rest#*:}"
   alt="${name}_${suffix}"
   if "$fo" "$root/examples/$name.mlir" --fuse-fusion "--fuse-tile=$opts" \

@@ -156,9 +156,8 @@ for n in 0 1 31 1000003 16777216; do
   # the tilings the defaults do not use (prepare-artifacts.sh: NAME_SUFFIX)
   run_case "scan-256-staged-$n" scan scan_alt "" "rand:$n"
   run_case "select-regs-$n" select select_alt "" "rand:$n"
-  run_case "select-compact-$n" select select_compact "" "rand:$n"
+  run_case "select-big-$n" select select_big "" "rand:$n"
   run_case "select-direct-$n" select select_direct "" "rand:$n"
-  run_case "select-staged-compact-$n" select select_stcompact "" "rand:$n"
 done
 for shape in 1x1 3x5 1000x1024 4096x1000 64x65536; do
   run_case "softmax-$shape" softmax softmax_rows "" "rand:$shape"

@@ -409,9 +409,6 @@ struct EntryConverter {
     int64_t stage = 0;
     get("stage_tiles", stage);
     t.stageTiles = stage != 0;
-    int64_t compact = 0;
-    get("compact_filter", compact);
-    t.compactFilter = compact != 0;
     int64_t sharedScatter = 0;
     get("shared_scatter", sharedScatter);
     t.sharedScatter = sharedScatter != 0;

@@ -140,10 +140,6 @@ struct Tiling {
   /// H200 in docs/performance.md).
   int64_t pollDelay = 500;
   int64_t lookbackDelay = 1500;
-  /// Filter kernels: flags packed in one word, scatter positions as 32-bit
-  /// tile offsets (fuse-tile's compact-filter; off by default: no faster on
-  /// the H200 at any tile shape measured).
-  bool compactFilter = false;
   /// Filter kernels: kept elements go through a tile buffer in shared
   /// memory and leave with coalesced stores (fuse-tile's shared-scatter).
   bool sharedScatter = false;

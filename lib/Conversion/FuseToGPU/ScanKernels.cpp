@@ -1607,23 +1607,6 @@ FailureOr<GroupKernels> buildFilterGroup(gpu::GPUModuleOp m, GroupOp group,
                            })[0];
           return out;
         });
-    // compact_filter: the flags packed into one word behind an opaque mov
-    // for the scatter pass, one register instead of one per item held
-    // across the block scan and the look-back (LLVM would otherwise see
-    // through the packing and keep the flags).
-    bool compact = tiling.compactFilter && items <= 64;
-    Type maskTy = b.getIntegerType(items <= 32 ? 32 : 64);
-    Value flagMask; // set when compact
-    if (compact) {
-      flagMask = arith::ConstantIntOp::create(b, loc, maskTy, 0);
-      for (int64_t j = 0; j < items; ++j)
-        flagMask = arith::OrIOp::create(
-            b, loc, flagMask,
-            arith::ShLIOp::create(
-                b, loc, arith::ExtUIOp::create(b, loc, maskTy, r1[j]),
-                arith::ConstantIntOp::create(b, loc, maskTy, j)));
-      flagMask = opaqueCopy(b, loc, flagMask);
-    }
     // Kept elements of lower lanes and of the whole row: one ballot per item
     // column and population counts (flags are false past the end).
     auto countRow = [&](OpBuilder &rb, int64_t r, Value lane) {
@@ -1665,10 +1648,10 @@ FailureOr<GroupKernels> buildFilterGroup(gpu::GPUModuleOp m, GroupOp group,
       });
     }
 
-    // Scatter positions: the rows' starts (i64), or with compact_filter or
-    // shared_scatter their offsets in the tile in 32 bits (a tile holds
-    // < 2^31 elements), added to the tile's prefix at each global store.
-    bool tileLocal = compact || scatterBytes;
+    // Scatter positions: the rows' starts (i64), or with shared_scatter
+    // their offsets in the tile's buffer in 32 bits (a tile holds < 2^31
+    // elements).
+    bool tileLocal = scatterBytes > 0;
     Type posTy = tileLocal ? b.getI32Type() : i64;
     SmallVector<Value> starts;
     for (auto &rsr : rs.rowStart)
@@ -1687,15 +1670,7 @@ FailureOr<GroupKernels> buildFilterGroup(gpu::GPUModuleOp m, GroupOp group,
           Value pos = lpos;
           if (tileLocal)
             pos = arith::ExtUIOp::create(ib, loc, i64, lpos);
-          if (tileLocal && !scatterBytes)
-            pos = arith::AddIOp::create(ib, loc, base, pos);
           Value keep = r1[j];
-          if (compact)
-            keep = arith::TruncIOp::create(
-                ib, loc, ib.getI1Type(),
-                arith::ShRUIOp::create(
-                    ib, loc, flagMask,
-                    arith::ConstantIntOp::create(ib, loc, maskTy, j)));
           bool always = isConstTrue(valid);
           guarded(ib, loc, valid, always, {}, [&](OpBuilder &gb) {
             k.enter(gb, idx, vals);

@@ -117,7 +117,7 @@ struct FuseTilePass : fuse::impl::FuseTilePassBase<FuseTilePass> {
     // (docs/performance.md), 2^28 f32: 2991-3035 GiB/s vs 2740-2759 for
     // 1024 x 16 and 2421-2460 for 256 x 16 staged. Filters keep 256 x 16
     // staged (2055, 2245-2281 with shared-scatter; 1024 x 8: 1186,
-    // 512 x 16: 1420, 512 x 32: 1612, 1867 with compact-filter).
+    // 512 x 16: 1420, 512 x 32: 1612, 1867 with its flags packed).
     int64_t bt = std::min<int64_t>(kind == "scan" ? 512 : 256,
                                    maxThreadsPerBlock);
     if (kind == "scan")
@@ -197,8 +197,6 @@ struct FuseTilePass : fuse::impl::FuseTilePassBase<FuseTilePass> {
       attrs.append("poll_delay", b.getI64IntegerAttr(pollDelay));
       attrs.append("stage_tiles", b.getI64IntegerAttr(stageTiles ? 1 : 0));
     }
-    if (kind == "filter" && compactFilter)
-      attrs.append("compact_filter", b.getI64IntegerAttr(1));
     if (kind == "filter")
       attrs.append("shared_scatter", b.getI64IntegerAttr(sharedScatter ? 1 : 0));
     group->setAttr("fuse.tiling", attrs.getDictionary(ctx));

@@ -189,12 +189,6 @@ def FuseTilePass : Pass<"fuse-tile"> {
     Option<"lookbackDelay", "lookback-delay", "int64_t", /*default=*/"1500",
            "Scan and filter groups: nanoseconds a tile sleeps after "
            "publishing its aggregate, before its first look-back read">,
-    Option<"compactFilter", "compact-filter", "int64_t", /*default=*/"0",
-           "Filter groups: 1 keeps the per-item flags packed in one word and "
-           "the scatter positions as 32-bit tile offsets (fewer registers: "
-           "512 x 32 tiles in registers spill 4 bytes instead of 120); off "
-           "by default: measured on the H200 it does not make select "
-           "faster at any tile shape tried (docs/performance.md)">,
     Option<"sharedScatter", "shared-scatter", "int64_t", /*default=*/"1",
            "Filter groups: 1 gathers a tile's kept elements in shared memory "
            "and stores them with consecutive threads on consecutive "

@@ -1192,19 +1192,8 @@ LogicalResult EntryConverter::convert(func::FuncOp fn,
       // op's input; a thread per line (outer * inner lines). A reduction
       // over an empty dimension still writes its init to every line.
       bool isScan = gk.plan == GroupPlan::LineScan;
-      Operation *core = nullptr;
-      int64_t dim = 0;
-      for (Operation &bop : body) {
-        if (auto s = dyn_cast<ScanOp>(bop)) {
-          core = s;
-          dim = s.getScanDim();
-        } else if (auto r = dyn_cast<ReduceOp>(bop)) {
-          core = r;
-          dim = r.getReducedDims()[0];
-        }
-        if (core)
-          break;
-      }
+      Operation *core = gk.lineOp;
+      int64_t dim = gk.lineDim;
       SmallVector<Value> d;
       SmallVector<std::string> dt;
       if (!core || failed(shapes.dims(core->getOperand(0), d, dt)))

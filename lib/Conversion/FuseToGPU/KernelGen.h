@@ -303,6 +303,11 @@ struct GroupKernels {
   /// Dynamic shared memory (bytes) every launch of `kernel` passes: the
   /// staged tiles of scans and filters, else 0.
   int64_t dynamicSharedBytes = 0;
+  /// LineScan/LineReduce: the fuse.scan or fuse.reduce whose input the
+  /// lines run through, and the dimension they run along (the host sizes
+  /// the launch from them).
+  Operation *lineOp = nullptr;
+  int64_t lineDim = 0;
   Tiling tiling;
 };
 

@@ -1141,6 +1141,11 @@ LineStart startLineKernel(gpu::GPUModuleOp m, GroupOp group, Operation *op,
   LineStart ls;
   ls.gk.plan = plan;
   ls.gk.tiling = tiling;
+  ls.gk.lineOp = op;
+  if (auto s = dyn_cast<ScanOp>(op))
+    ls.gk.lineDim = s.getScanDim();
+  else
+    ls.gk.lineDim = cast<ReduceOp>(op).getReducedDims()[0];
   ls.gk.vectorWidth = 1;
   ls.gk.kernel = std::move(name);
   auto i64 = IntegerType::get(ctx, 64);

@@ -76,8 +76,9 @@ fuse_status_t fuse_module_load(const void *image, size_t size,
 fuse_status_t fuse_module_get_function(fuse_module_t module, const char *name,
                                        fuse_function_t *function);
 /* Launches with cuLaunchKernel-style args (array of pointers to each
- * argument) and `shared_bytes` of dynamic shared memory (above 48 KiB the
- * kernel is first allowed that much, once). A launch with a zero grid
+ * argument) and `shared_bytes` of dynamic shared memory (the kernel is
+ * first allowed that much, once per larger size: static and dynamic shared
+ * memory share the 48 KiB a kernel gets unasked). A launch with a zero grid
  * dimension does nothing and succeeds.
  * With FUSE_LAUNCH_BLOCKING=1 in the environment, synchronizes after each
  * launch and attributes any fault to `function`'s name. */

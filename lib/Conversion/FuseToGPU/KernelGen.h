@@ -301,7 +301,8 @@ struct GroupKernels {
   int64_t tileItems = 0;
   SmallVector<Type> statusTypes;
   /// Dynamic shared memory (bytes) every launch of `kernel` passes: the
-  /// staged tiles of scans and filters, else 0.
+  /// staged tiles of scans and filters and the filters' shared-scatter
+  /// buffers, else 0.
   int64_t dynamicSharedBytes = 0;
   /// LineScan/LineReduce: the fuse.scan or fuse.reduce whose input the
   /// lines run through, and the dimension they run along (the host sizes

@@ -80,12 +80,15 @@ mkdir -p "$work"
 nrej=$(grep -c . "$diff_dir/rejected.txt" 2>/dev/null || true)
 echo "info: ${nrej:-0} generated programs rejected by the GPU code generator (not run; see $diff_dir/rejected.txt)"
 
-while read -r seed label; do
-  [ -n "$seed" ] || continue
+# One program: unpack, run on the GPU, compare; its verdict goes to
+# $w/verdict ("PASS ...", "FAIL ..." or "NODEVICE ...").
+run_one() {
+  local seed="$1" label="$2" d w flags rc msg argv
   d="$diff_dir/$seed"
   w="$work/$seed"
+  mkdir -p "$w"
   if ! flags="$(python3 "$helper" unpack "$d" "$w/in" 2>&1)"; then
-    fail "$seed ($label): cannot unpack inputs: $flags"; continue
+    echo "FAIL $seed ($label): cannot unpack inputs: $flags" > "$w/verdict"; return
   fi
   read -ra argv <<< "$flags"
   timeout "${FUSE_DIFF_TIMEOUT:-120}" "$aot" "$d/prog.json" "${argv[@]}" \
@@ -93,20 +96,51 @@ while read -r seed label; do
   rc=$?
   if [ $rc -ne 0 ]; then
     if grep -q "FUSE_ERROR_NO_DEVICE" "$w/run.log"; then
-      fail "device: no usable GPU, nothing run: $(grep -m1 FUSE_ERROR_NO_DEVICE "$w/run.log")"
-      finish
-    fi
-    if [ $rc -eq 124 ]; then
-      fail "$seed ($label): fuse-run-aot timed out after ${FUSE_DIFF_TIMEOUT:-120} s (a hang?)"
+      echo "NODEVICE $(grep -m1 FUSE_ERROR_NO_DEVICE "$w/run.log")" > "$w/verdict"
+    elif [ $rc -eq 124 ]; then
+      echo "FAIL $seed ($label): fuse-run-aot timed out after ${FUSE_DIFF_TIMEOUT:-120} s (a hang?)" > "$w/verdict"
     else
-      fail "$seed ($label): fuse-run-aot exited with $rc: $(tail -3 "$w/run.log" | tr '\n' ' ')"
+      echo "FAIL $seed ($label): fuse-run-aot exited with $rc: $(tail -3 "$w/run.log" | tr '\n' ' ')" > "$w/verdict"
+    fi
+    return
+  fi
+  if msg="$(python3 "$helper" compare "$d" "$w/gpu" 2>&1)"; then
+    echo "PASS $seed ($label): $msg" > "$w/verdict"
+  else
+    echo "FAIL $seed ($label): $msg (program $d/prog.mlir, GPU results $w/gpu)" > "$w/verdict"
+  fi
+}
+
+# The first program alone (a machine without a usable GPU stops here),
+# then the rest FUSE_DIFF_JOBS at a time (default: the cores, at most 8;
+# each process has its own CUDA context on the one GPU).
+jobs="${FUSE_DIFF_JOBS:-$(nproc)}"
+[ "$jobs" -gt 8 ] && jobs=8
+first=1
+running=0
+while read -r seed label; do
+  [ -n "$seed" ] || continue
+  if [ $first -eq 1 ]; then
+    first=0
+    run_one "$seed" "$label"
+    if grep -q "^NODEVICE" "$work/$seed/verdict"; then
+      fail "device: no usable GPU, nothing run: $(sed 's/^NODEVICE //' "$work/$seed/verdict")"
+      finish
     fi
     continue
   fi
-  if msg="$(python3 "$helper" compare "$d" "$w/gpu" 2>&1)"; then
-    pass "$seed ($label): $msg"
-  else
-    fail "$seed ($label): $msg (program $d/prog.mlir, GPU results $w/gpu)"
-  fi
+  run_one "$seed" "$label" &
+  running=$((running + 1))
+  if [ $running -ge "$jobs" ]; then wait -n; running=$((running - 1)); fi
+done < "$diff_dir/programs.txt"
+wait
+while read -r seed label; do
+  [ -n "$seed" ] || continue
+  v="$(cat "$work/$seed/verdict" 2>/dev/null || echo "FAIL $seed ($label): no verdict")"
+  case "$v" in
+    PASS\ *) pass "${v#PASS }" ;;
+    NODEVICE\ *) fail "$seed ($label): no usable GPU: ${v#NODEVICE }" ;;
+    *) fail "${v#FAIL }" ;;
+  esac
 done < "$diff_dir/programs.txt"
 finish

@@ -1,7 +1,7 @@
 // REQUIRES: cuda-toolkit
 // fuse-tile shared-scatter=1 (the default for filters): each kept element
 // goes to its offset in a tile buffer in dynamic shared memory (after the
-// staged tile: 16384 bytes in), a barrier, then the block copies the
+// staged tile of 256 x 20 f32: 20480 bytes in), a barrier, then the block copies the
 // tile's kept elements to the output with consecutive threads on
 // consecutive elements (a loop stepping by the block's 256 threads).
 // shared-scatter=0 stores each kept element from its thread. The launch
@@ -25,7 +25,7 @@
 
 // CHECK: .extern .shared .align 16 .b8 scatter_select_g0_filter_stage[];
 // CHECK-LABEL: .entry scatter_select_g0_filter(
-// CHECK: st.shared.b32 [{{%rd[0-9]+}}+16384]
+// CHECK: st.shared.b32 [{{%rd[0-9]+}}+20480]
 // CHECK: bar.sync 0;
 // CHECK: [[LOOP:\$L__BB[0-9_]+]]:
 // CHECK-NEXT: ld.shared.b32 [[V:%r[0-9]+]], [{{%rd[0-9]+}}];
@@ -34,15 +34,15 @@
 // CHECK: @{{%p[0-9]+}} bra [[LOOP]];
 
 // DIRECT-LABEL: .entry scatter_select_g0_filter(
-// DIRECT-NOT: +16384]
+// DIRECT-NOT: +20480]
 // DIRECT: st.global.b32
-// DIRECT-NOT: +16384]
+// DIRECT-NOT: +20480]
 // DIRECT: ret;
 
 // HOST-LABEL: func.func @scatter_select(
-// HOST: call @fuse_launch({{.*}}, %c256_i32, %{{[^,]*}}, %{{[^,]*}}, %c32768_i32, %{{[^,]*}}, %{{[^,]*}}) :
+// HOST: call @fuse_launch({{.*}}, %c256_i32, %{{[^,]*}}, %{{[^,]*}}, %c40960_i32, %{{[^,]*}}, %{{[^,]*}}) :
 // HOST-REG-LABEL: func.func @scatter_select(
-// HOST-REG: call @fuse_launch({{.*}}, %c256_i32, %{{[^,]*}}, %{{[^,]*}}, %c16384_i32, %{{[^,]*}}, %{{[^,]*}}) :
+// HOST-REG: call @fuse_launch({{.*}}, %c256_i32, %{{[^,]*}}, %{{[^,]*}}, %c20480_i32, %{{[^,]*}}, %{{[^,]*}}) :
 // HOST-BIG-LABEL: func.func @scatter_select(
 // HOST-BIG: call @fuse_launch({{.*}}, %c512_i32, %{{[^,]*}}, %{{[^,]*}}, %c65536_i32, %{{[^,]*}}, %{{[^,]*}}) :
 // HOST-HUGE-LABEL: func.func @wide_select(

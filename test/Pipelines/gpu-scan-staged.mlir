@@ -50,13 +50,13 @@
 // PTXAS-LABEL: 'staged_select_g0_filter'
 // PTXAS: Used {{[0-9]+}} registers, used 1 barriers, {{[0-9]+}} bytes smem
 
-// 256 threads x 16 f32 = 16 KiB of dynamic shared memory for the select
+// 256 threads x 20 f32 = 20 KiB of dynamic shared memory for the select
 // (and as much again for its shared-scatter buffer),
 // none for the 512-thread scan (64 KiB: held in registers).
 // HOST-LABEL: func.func @staged_scan(
 // HOST: call @fuse_launch({{.*}}, %c512_i32, %{{[^,]*}}, %{{[^,]*}}, %c0_i32{{[_0-9]*}}, %{{[^,]*}}, %{{[^,]*}}) :
 // HOST-LABEL: func.func @staged_select(
-// HOST: %[[S:.*]] = arith.constant 32768 : i32
+// HOST: %[[S:.*]] = arith.constant 40960 : i32
 // HOST: call @fuse_launch({{.*}}, %c256_i32, %{{[^,]*}}, %{{[^,]*}}, %[[S]], %{{[^,]*}}, %{{[^,]*}}) :
 
 // STAGED-LABEL: .entry staged_scan_g0_scan(

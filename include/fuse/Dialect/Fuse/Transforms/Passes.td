@@ -123,18 +123,18 @@ def FuseTilePass : Pass<"fuse-tile"> {
     attribute is absent):
 
     - `block_threads` (i64): threads per block. 256 for elementwise,
-      reduce, scan and filter groups; for row_reduce groups one block per
-      row with threads = the static row length in vectors rounded up to a
-      warp multiple, clamped to [32, max-threads-per-block] (256 when
-      dynamic).
+      reduce and filter groups, 512 for scan groups; for row_reduce groups
+      one block per row with threads = the static row length in vectors
+      rounded up to a warp multiple, clamped to [32,
+      max-threads-per-block] (256 when dynamic).
     - `vector_width` (i64): elements per `vector-bytes` load of the widest
       element type the group loads or stores (its operands and results;
       values computed in the body stay in registers): 4 for f32 with 16
       bytes.
     - `items_per_thread` (i64): elements per thread per grid-stride step,
       a multiple of vector_width chosen to keep 64 bytes of loads in
-      flight per thread over all input streams; for elementwise groups one
-      vector (vector_width).
+      flight per thread over all input streams (filter groups 80 bytes,
+      scan groups 128); for elementwise groups one vector (vector_width).
     - `grid` (i64): persistent grid, sm-count * blocks per SM (the option
       `blocks-per-sm`, or the occupancy limit from max-threads-per-sm and,
       for row_reduce groups, shared memory); capped by the number of tiles

@@ -26,6 +26,8 @@
 #              CPU passes, results within tolerance pass, perturbed ones
 #              fail)
 #   FUSE_DIFF_TIMEOUT  seconds per program (default 120)
+#   FUSE_DIFF_JOBS     programs run at once (default: the cores, at most 8;
+#                      each has its own CUDA context on the one GPU)
 # Needs python3 with NumPy. The last line is "N passed, N failed".
 set -u
 root="$(cd "$(dirname "$0")/../.." && pwd)"

@@ -419,6 +419,7 @@ struct EntryConverter {
     if (items > 0) {
       int64_t vw = t.vectorWidth > 0 ? t.vectorWidth : 4;
       t.unroll = std::max<int64_t>(1, items / vw);
+      t.items = items;
     }
     if (t.blockThreads < 32 || t.blockThreads > 1024 || t.blockThreads % 32)
       t.blockThreads = defaults.blockThreads;

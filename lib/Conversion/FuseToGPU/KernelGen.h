@@ -127,6 +127,10 @@ gpu::GPUFuncOp createKernel(gpu::GPUModuleOp m, Location loc, StringRef name,
 struct Tiling {
   int64_t blockThreads = 256;
   int64_t unroll = 4;
+  /// fuse.tiling's items_per_thread as given (0: absent). Scan and filter
+  /// tiles take it as is; the other kernels read `unroll` (items / vector
+  /// width).
+  int64_t items = 0;
   int64_t blocksPerSM = 8;
   int64_t smallReduce = 32768;
   int64_t vectorWidth = 0; // 0: 16 bytes' worth of the element type

@@ -102,10 +102,16 @@ struct TileKernel : KernelBase {
   }
 };
 
-/// Items per thread: about `unroll` 16-byte chunks, a multiple of `vw`.
+/// Items per thread, a multiple of `vw`, at most 32: fuse.tiling's
+/// items_per_thread, or without it about `unroll` 16-byte chunks. (Before,
+/// the tiling's items were read back through `unroll` as chunks of at least
+/// 4 elements, which doubled them for 8-byte elements: an f64 filter asked
+/// for 10 items got 20, too many to stage, and spilled 468 bytes.)
 int64_t itemsPerThread(const Tiling &t, int64_t vw) {
-  int64_t items = std::clamp<int64_t>(t.unroll * std::max<int64_t>(vw, 4), 1,
-                                      32);
+  int64_t items =
+      t.items > 0 ? std::min<int64_t>(t.items, 32)
+                  : std::clamp<int64_t>(t.unroll * std::max<int64_t>(vw, 4),
+                                        1, 32);
   return std::max<int64_t>(vw, items / vw * vw);
 }
 

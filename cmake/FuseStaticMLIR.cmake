@@ -38,8 +38,11 @@ if(FUSE_MLIR_STATIC_LIBS AND FUSE_STATIC_LLVM_COMPILER)
   # interfaces reach archives this install lacks, e.g. Polly), and the
   # system libraries they use.
   file(GLOB FUSE_LLVM_STATIC_LIBS "${LLVM_LIBRARY_DIR}/libLLVM*.a")
+  # Tools' libraries, and those that name archives or packages this
+  # install may lack (Polly, CURL).
+  set(skip "TableGen|Exegesis|CFIVerify|Diff|Fuzz|OrcDebugging|Debuginfod")
   list(FILTER FUSE_LLVM_STATIC_LIBS EXCLUDE REGEX
-    "libLLVM(TableGen|Exegesis|CFIVerify|Diff|Fuzz|OrcDebugging|Debuginfod|Extensions|LTO|gold)[^/]*[.]a$")
+    "libLLVM(${skip}|Extensions|LTO|gold)[^/]*[.]a$")
   if(FUSE_LLVM_STATIC_LIBS)
     list(APPEND FUSE_LLVM_STATIC_LIBS ${CMAKE_DL_LIBS} rt m pthread)
     foreach(t ZLIB::ZLIB zstd::libzstd_shared)

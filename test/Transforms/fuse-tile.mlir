@@ -115,11 +115,11 @@ func.func @ew_static(%x: tensor<1000000xf32>) -> tensor<1000000xf32> {
 
 // Filters: 80 bytes of loads a thread (20 f32, 10 f64), staged, with the
 // look-back delays and the shared-scatter buffer; scans: 512 threads x 128
-// bytes (32 f32).
+// bytes (32 f32) in registers (stage_tiles 0).
 // CHECK-LABEL: func @filters
 // CHECK: fuse.group "filter"{{.*}}fuse.tiling = {block_threads = 256 : i64, grid = 1056 : i64, index_bitwidth = 64 : i64, items_per_thread = 20 : i64, lookback_delay = 1500 : i64, poll_delay = 500 : i64, shared_scatter = 1 : i64, stage_tiles = 1 : i64, vector_width = 4 : i64}
 // CHECK: fuse.group "filter"{{.*}}fuse.tiling = {block_threads = 256 : i64, grid = 1056 : i64, index_bitwidth = 64 : i64, items_per_thread = 10 : i64, lookback_delay = 1500 : i64, poll_delay = 500 : i64, shared_scatter = 1 : i64, stage_tiles = 1 : i64, vector_width = 2 : i64}
-// CHECK: fuse.group "scan"{{.*}}fuse.tiling = {block_threads = 512 : i64, grid = 528 : i64, index_bitwidth = 64 : i64, items_per_thread = 32 : i64, lookback_delay = 1500 : i64, poll_delay = 500 : i64, stage_tiles = 1 : i64, vector_width = 4 : i64}
+// CHECK: fuse.group "scan"{{.*}}fuse.tiling = {block_threads = 512 : i64, grid = 528 : i64, index_bitwidth = 64 : i64, items_per_thread = 32 : i64, lookback_delay = 1500 : i64, poll_delay = 500 : i64, stage_tiles = 0 : i64, vector_width = 4 : i64}
 func.func @filters(%x: tensor<?xf32>, %d: tensor<?xf64>) -> (tensor<?xf32>, tensor<?xf64>, tensor<?xf32>) {
   %y = fuse.group "filter" (%x) : (tensor<?xf32>) -> tensor<?xf32> {
   ^bb0(%a: tensor<?xf32>):

@@ -149,6 +149,11 @@ struct FuseTilePass : fuse::impl::FuseTilePassBase<FuseTilePass> {
       vw = vectorWidth;
     if (itemsPerThread)
       items = itemsPerThread;
+    // Scan and filter tiles hold at most 32 items a thread (GPU code
+    // generation's limit): narrow elements reach it before 80 or 128
+    // bytes (i8: 32, not 128).
+    if ((kind == "scan" || kind == "filter") && items > 32)
+      items = std::max<int64_t>(vw, 32 / vw * vw);
 
     // Elementwise groups: one 16-byte vector per thread and as many blocks
     // as that takes (grid 0 when a size is dynamic: the host sizes it).
@@ -202,7 +207,15 @@ struct FuseTilePass : fuse::impl::FuseTilePassBase<FuseTilePass> {
     if (kind == "scan" || kind == "filter") {
       attrs.append("lookback_delay", b.getI64IntegerAttr(lookbackDelay));
       attrs.append("poll_delay", b.getI64IntegerAttr(pollDelay));
-      attrs.append("stage_tiles", b.getI64IntegerAttr(stageTiles ? 1 : 0));
+      // The cost model's 512-thread scan tiles are held in registers (one
+      // block per SM, 128 registers a thread): staged, a tile of narrow
+      // elements (16-32 KiB) would run two blocks per SM at 64 registers
+      // and spill 364-442 bytes (i8, i16, f16); f32 and wider tiles are
+      // too large to stage anyway. With block-threads set, stage-tiles
+      // decides.
+      bool stage =
+          stageTiles && !(kind == "scan" && !blockThreads && bt >= 512);
+      attrs.append("stage_tiles", b.getI64IntegerAttr(stage ? 1 : 0));
     }
     if (kind == "filter")
       attrs.append("shared_scatter", b.getI64IntegerAttr(sharedScatter ? 1 : 0));

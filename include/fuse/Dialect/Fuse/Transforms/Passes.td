@@ -134,7 +134,8 @@ def FuseTilePass : Pass<"fuse-tile"> {
     - `items_per_thread` (i64): elements per thread per grid-stride step,
       a multiple of vector_width chosen to keep 64 bytes of loads in
       flight per thread over all input streams (filter groups 80 bytes,
-      scan groups 128); for elementwise groups one vector (vector_width).
+      scan groups 128, at most 32 items); for elementwise groups one
+      vector (vector_width).
     - `grid` (i64): persistent grid, sm-count * blocks per SM (the option
       `blocks-per-sm`, or the occupancy limit from max-threads-per-sm and,
       for row_reduce groups, shared memory); capped by the number of tiles
@@ -182,7 +183,8 @@ def FuseTilePass : Pass<"fuse-tile"> {
     Option<"stageTiles", "stage-tiles", "int64_t", /*default=*/"1",
            "Scan and filter groups: 1 stages the block's next tile in shared "
            "memory with cp.async (4 blocks of 256 threads per SM), 0 holds "
-           "it in registers (3 blocks)">,
+           "it in registers (3 blocks). Scans at the cost model's 512 "
+           "threads are always held in registers (one block per SM)">,
     Option<"pollDelay", "poll-delay", "int64_t", /*default=*/"500",
            "Scan and filter groups: nanoseconds a look-back sleeps before "
            "reading a window again">,

@@ -103,14 +103,39 @@ struct FuseTilePass : fuse::impl::FuseTilePassBase<FuseTilePass> {
     int64_t vw = std::max<int64_t>(1, vectorBytes / widest);
     // Items per thread keeping `bytes` of loads in flight per thread over
     // all input streams, a multiple of vw.
-    auto itemsFor = [&](int64_t bytes) {
+    auto itemsFor = [&](int64_t bytes, int64_t perItem) {
       return std::max<int64_t>(
           vw, ceilDiv(std::max<int64_t>(
-                          1, bytes / std::max<int64_t>(1, inputBytes)),
+                          1, bytes / std::max<int64_t>(1, perItem)),
                       vw) *
                   vw);
     };
-    int64_t items = itemsFor(64);
+    // Scan and filter tiles hold every item of the thread in registers
+    // (the loaded operands, the scanned or filtered values, the results
+    // until they are stored): an item costs the most of the three (an i64
+    // scan of i32 inputs: 8 bytes, not 4; a scan with an f64 side output
+    // of f32 inputs: 12; such tiles spilled up to 724 bytes).
+    int64_t heldBytes = inputBytes;
+    if (kind == "scan" || kind == "filter") {
+      int64_t computed = 0, results = 0;
+      for (Value r : group.getResults())
+        if (auto t = dyn_cast<RankedTensorType>(r.getType()))
+          if (t.getRank() > 0)
+            results += eltBytes(t);
+      auto add = [&](ValueRange vs) {
+        for (Value v : vs)
+          if (auto t = dyn_cast<RankedTensorType>(v.getType()))
+            computed += eltBytes(t);
+      };
+      body.walk([&](Operation *op) {
+        if (auto scan = dyn_cast<ScanOp>(op))
+          add(scan.getInputs());
+        else if (auto filter = dyn_cast<FilterOp>(op))
+          add(filter.getInputs());
+      });
+      heldBytes = std::max({heldBytes, computed, results});
+    }
+    int64_t items = itemsFor(64, inputBytes);
     // Scans: tiles of 512 threads x 128 bytes of loads a thread (32 f32),
     // held in registers (one block per SM, 128 registers a thread): a
     // quarter of the look-backs of 256-thread tiles. Measured on the H200
@@ -126,9 +151,9 @@ struct FuseTilePass : fuse::impl::FuseTilePassBase<FuseTilePass> {
     int64_t bt = std::min<int64_t>(kind == "scan" ? 512 : 256,
                                    maxThreadsPerBlock);
     if (kind == "scan")
-      items = itemsFor(128);
+      items = itemsFor(128, heldBytes);
     else if (kind == "filter")
-      items = itemsFor(80);
+      items = itemsFor(80, heldBytes);
     int64_t rowBytes = 0;
     auto dt = domain ? cast<RankedTensorType>(domain.getType())
                      : RankedTensorType();

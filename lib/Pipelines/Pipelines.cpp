@@ -55,10 +55,13 @@ void buildFuseToCPUPipeline(OpPassManager &pm,
 /// $CUDA_HOME or $CUDA_PATH, else the folder above the ptxas found on PATH,
 /// else /usr/local/cuda when it exists. Both ptxas and libdevice (needed by
 /// math functions such as exp and log) are found from it.
-static std::string defaultCUDAToolkitPath() {
+static std::string defaultCUDAToolkitPath(std::string *from = nullptr) {
   for (const char *var : {"CUDA_ROOT", "CUDA_HOME", "CUDA_PATH"})
-    if (const char *v = std::getenv(var); v && *v)
+    if (const char *v = std::getenv(var); v && *v) {
+      if (from)
+        *from = std::string("$") + var;
       return v;
+    }
   if (llvm::ErrorOr<std::string> ptxas = llvm::sys::findProgramByName("ptxas"))
     return llvm::sys::path::parent_path(
                llvm::sys::path::parent_path(*ptxas))
@@ -66,6 +69,47 @@ static std::string defaultCUDAToolkitPath() {
   if (llvm::sys::fs::exists("/usr/local/cuda/bin/ptxas"))
     return "/usr/local/cuda";
   return "";
+}
+
+LogicalResult checkCUDAToolkit(const FuseToGPUOptions &options,
+                               GPUPipelineStage stage, std::string &message) {
+  if (stage == GPUPipelineStage::NVVM)
+    return success();
+  bool given = !options.toolkitPath.empty();
+  std::string from;
+  std::string root = given ? options.toolkitPath.getValue()
+                           : defaultCUDAToolkitPath(&from);
+  std::string how =
+      given ? "check --toolkit-path"
+      : !from.empty()
+          ? "check " + from
+          : "install the CUDA toolkit, or name it with --toolkit-path, "
+            "$CUDA_HOME or $CUDA_ROOT, or put its ptxas on PATH";
+  if (root.empty()) {
+    message = "no CUDA toolkit found (GPU code needs its ptxas and "
+              "libdevice): " + how;
+    return failure();
+  }
+  if (!llvm::sys::fs::is_directory(root)) {
+    message = "CUDA toolkit '" + root + "' is not a directory: " + how;
+    return failure();
+  }
+  SmallVector<std::string> need = {"nvvm/libdevice/libdevice.10.bc"};
+  std::string format =
+      stage == GPUPipelineStage::PTX ? "isa" : options.format.getValue();
+  if (format != "isa")
+    need.push_back("bin/ptxas");
+  if (format == "fatbin")
+    need.push_back("bin/fatbinary");
+  for (const std::string &rel : need) {
+    SmallString<256> path(root);
+    llvm::sys::path::append(path, rel);
+    if (!llvm::sys::fs::exists(path)) {
+      message = "CUDA toolkit '" + root + "' has no " + rel + ": " + how;
+      return failure();
+    }
+  }
+  return success();
 }
 
 std::string getFuseToGPUPipelineString(const FuseToGPUOptions &options,

@@ -57,11 +57,25 @@ void makeGPUOptions(FuseToGPUOptions &o, const CompileOptions &options,
   o.fusion = options.fusion;
 }
 
+bool hasKernels(ModuleOp module) {
+  bool found = false;
+  module.walk([&](Operation *op) {
+    if (isa<gpu::GPUModuleOp>(op) ||
+        (op->getDialect() && op->getDialect()->getNamespace() == "fuse"))
+      found = true;
+    return found ? WalkResult::interrupt() : WalkResult::advance();
+  });
+  return found;
+}
+
 LogicalResult runPipeline(ModuleOp module, const CompileOptions &options,
                           GPUPipelineStage stage, StringRef format) {
   PassManager pm(module.getOperation()->getName());
   FuseToGPUOptions o;
   makeGPUOptions(o, options, format);
+  std::string message;
+  if (hasKernels(module) && failed(checkCUDAToolkit(o, stage, message)))
+    return module.emitError(message);
   buildFuseToGPUPipeline(pm, o, stage);
   if (options.timing)
     pm.enableTiming();

@@ -218,6 +218,11 @@ int run(MLIRContext &ctx) {
     PassManager pm(copy.get()->getName());
     fuse::FuseToGPUOptions o;
     aot::makeGPUOptions(o, options, "bin");
+    std::string message;
+    if (aot::hasKernels(*copy) &&
+        failed(fuse::checkCUDAToolkit(o, fuse::GPUPipelineStage::LLVM,
+                                      message)))
+      return copy->emitError(message), 1;
     std::string text = fuse::getFuseToGPUPipelineString(
                            o, fuse::GPUPipelineStage::NVVM) +
                        ",gpu-module-to-binary{format=bin" +
@@ -268,6 +273,9 @@ int main(int argc, char **argv) {
   DialectRegistry registry;
   fuse::registerAllDialects(registry);
   MLIRContext ctx(registry);
+  // Diagnostics name the source location; a dump of the failing operation
+  // (often the whole GPU module) helps no user of a compiler driver.
+  ctx.printOpOnDiagnostic(false);
   int rc = run(ctx);
   if (printTime) {
     double ms = std::chrono::duration<double, std::milli>(

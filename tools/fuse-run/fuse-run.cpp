@@ -545,6 +545,8 @@ int main(int argc, char **argv) {
   registerLLVMDialectTranslation(registry);
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
+  // Diagnostics name the source location; no dump of the failing operation.
+  context.printOpOnDiagnostic(false);
 
   std::string errorMessage;
   std::unique_ptr<llvm::MemoryBuffer> file =

@@ -86,6 +86,17 @@ void buildFuseToGPUPipeline(mlir::OpPassManager &pm,
 std::string getFuseToGPUPipelineString(const FuseToGPUOptions &options,
                                        GPUPipelineStage stage);
 
+/// Checks, before the pipeline runs, that the CUDA toolkit `options` name
+/// (or the default search finds) holds what `stage` needs: libdevice
+/// (nvvm/libdevice/libdevice.10.bc) whenever kernels are serialized, and
+/// bin/ptxas (bin/fatbinary too for format=fatbin) when a cubin is made.
+/// On failure `message` says what is missing and how to point fuse at a
+/// toolkit; the pipeline's own error would otherwise come with a dump of
+/// the whole GPU module.
+mlir::LogicalResult checkCUDAToolkit(const FuseToGPUOptions &options,
+                                     GPUPipelineStage stage,
+                                     std::string &message);
+
 /// Registers every named pipeline with the global registry.
 void registerFusePipelines();
 

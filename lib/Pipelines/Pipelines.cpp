@@ -112,6 +112,16 @@ LogicalResult checkCUDAToolkit(const FuseToGPUOptions &options,
   return success();
 }
 
+std::string getPtxasOptions(const FuseToGPUOptions &options) {
+  std::string opts = "--split-compile=0";
+  // After the --opt-level that gpu-module-to-binary passes (from O): ptxas
+  // takes the last one.
+  if (options.ptxasOptLevel >= 0 &&
+      options.ptxasOptLevel != static_cast<int>(options.optLevel))
+    opts += " --opt-level " + std::to_string(options.ptxasOptLevel);
+  return opts;
+}
+
 std::string getFuseToGPUPipelineString(const FuseToGPUOptions &options,
                                        GPUPipelineStage stage) {
   std::string p;
@@ -145,7 +155,7 @@ std::string getFuseToGPUPipelineString(const FuseToGPUOptions &options,
   // cores. Each kernel is compiled as alone (no cross-kernel optimization
   // exists: kernels call no device functions).
   if (format != "isa")
-    p += " opts={--split-compile=0}";
+    p += " opts={" + getPtxasOptions(options) + "}";
   std::string toolkit = options.toolkitPath.empty()
                             ? defaultCUDAToolkitPath()
                             : options.toolkitPath.getValue();

@@ -10,7 +10,8 @@
 # Env: BUILD_DIR (default build), OUT_DIR (default .device/variants),
 #   FIRST_INDEX (number of the first variant, default 0: adds to a folder),
 #   COMPILE_OPTS (extra fuse-compile options for every variant of this
-#   call, e.g. "--opt-level=2"; recorded in options.txt);
+#   call, e.g. "--opt-level=2" or "--ptxas-opt-level=1"; recorded in
+#   options.txt);
 #   needs .device/bench/bin/libfuse_runtime.so (scripts/gpu/prepare-bench.sh).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"

@@ -52,6 +52,7 @@ void makeGPUOptions(FuseToGPUOptions &o, const CompileOptions &options,
   o.chip = options.chip;
   o.features = options.features;
   o.optLevel = options.optLevel;
+  o.ptxasOptLevel = options.ptxasOptLevel;
   o.toolkitPath = options.toolkitPath;
   o.format = format.str();
   o.fusion = options.fusion;

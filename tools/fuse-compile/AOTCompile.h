@@ -54,6 +54,7 @@ struct CompileOptions {
   std::string format = "bin"; // image embedded in the object
   std::string toolkitPath;
   unsigned optLevel = 3;
+  int ptxasOptLevel = -1; // -1: optLevel
   bool fusion = true;
   std::string prefix; // prepended to every entry's C name
   std::string linker; // C compiler driver for shared libraries ("" = cc)

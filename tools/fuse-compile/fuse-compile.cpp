@@ -86,6 +86,11 @@ static cl::opt<std::string> toolkit("toolkit-path",
                                     cl::init(""), cl::cat(cat));
 static cl::opt<unsigned> optLevel("opt-level", cl::desc("Optimization level"),
                                   cl::init(3), cl::cat(cat));
+static cl::opt<int> ptxasOptLevel(
+    "ptxas-opt-level",
+    cl::desc("ptxas optimization level 0-3 (default: --opt-level); ptxas "
+             "-O1 compiles the larger kernels 10-20 ms faster"),
+    cl::init(-1), cl::cat(cat));
 static cl::opt<bool> printTime("time",
                                cl::desc("Print the wall time in ms to stderr"),
                                cl::init(false), cl::cat(cat));
@@ -119,6 +124,7 @@ aot::CompileOptions compileOptions() {
   o.format = format;
   o.toolkitPath = toolkit;
   o.optLevel = optLevel;
+  o.ptxasOptLevel = ptxasOptLevel;
   o.fusion = !noFusion;
   o.prefix = symbolPrefix;
   o.linker = linker;
@@ -161,6 +167,11 @@ int run(MLIRContext &ctx) {
     return 1;
 
   aot::CompileOptions options = compileOptions();
+  if (ptxasOptLevel < -1 || ptxasOptLevel > 3 || optLevel > 3) {
+    llvm::errs() << "fuse-compile: --opt-level must be 0-3 and "
+                    "--ptxas-opt-level 0-3\n";
+    return 1;
+  }
   bool all = emit == "all";
   bool shared = emit == "shared";
   if (!all && !shared && emit != "ptx" && emit != "cubin" && emit != "obj" &&
@@ -225,7 +236,8 @@ int run(MLIRContext &ctx) {
       return copy->emitError(message), 1;
     std::string text = fuse::getFuseToGPUPipelineString(
                            o, fuse::GPUPipelineStage::NVVM) +
-                       ",gpu-module-to-binary{format=bin" +
+                       ",gpu-module-to-binary{format=bin opts={" +
+                       fuse::getPtxasOptions(o) + "}" +
                        (toolkit.empty() ? std::string()
                                         : " toolkit=" + toolkit) +
                        "}";

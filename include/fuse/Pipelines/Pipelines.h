@@ -47,6 +47,10 @@ struct FuseToGPUOptions : public mlir::PassPipelineOptions<FuseToGPUOptions> {
   Option<unsigned> optLevel{*this, "opt-level",
                             llvm::cl::desc("NVPTX/ptxas optimization level"),
                             llvm::cl::init(3)};
+  Option<int> ptxasOptLevel{
+      *this, "ptxas-opt-level",
+      llvm::cl::desc("ptxas optimization level, 0-3 (-1: opt-level)"),
+      llvm::cl::init(-1)};
   Option<std::string> toolkitPath{
       *this, "toolkit-path",
       llvm::cl::desc("CUDA toolkit root for ptxas, fatbinary and libdevice "
@@ -85,6 +89,10 @@ void buildFuseToGPUPipeline(mlir::OpPassManager &pm,
                             GPUPipelineStage stage);
 std::string getFuseToGPUPipelineString(const FuseToGPUOptions &options,
                                        GPUPipelineStage stage);
+
+/// The options the GPU pipeline passes to ptxas (gpu-module-to-binary's
+/// `opts`): kernels compiled in parallel, and ptxas-opt-level when set.
+std::string getPtxasOptions(const FuseToGPUOptions &options);
 
 /// Checks, before the pipeline runs, that the CUDA toolkit `options` name
 /// (or the default search finds) holds what `stage` needs: libdevice

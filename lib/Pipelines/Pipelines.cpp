@@ -162,7 +162,7 @@ std::string getFuseToGPUPipelineString(const FuseToGPUOptions &options,
   if (!toolkit.empty())
     p += " toolkit=" + toolkit;
   p += "}";
-  if (stage == GPUPipelineStage::PTX)
+  if (stage == GPUPipelineStage::PTX || stage == GPUPipelineStage::Binary)
     return p;
   p += ",fuse-embed-gpu-binary,func.func(arith-expand),convert-scf-to-cf,"
        "convert-arith-to-llvm,convert-cf-to-llvm,convert-func-to-llvm,"

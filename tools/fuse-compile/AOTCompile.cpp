@@ -58,7 +58,9 @@ void makeGPUOptions(FuseToGPUOptions &o, const CompileOptions &options,
   o.fusion = options.fusion;
 }
 
-bool hasKernels(ModuleOp module) {
+/// Whether the module holds fuse ops or GPU modules, i.e. the pipeline
+/// will serialize kernels and needs a CUDA toolkit.
+static bool hasKernels(ModuleOp module) {
   bool found = false;
   module.walk([&](Operation *op) {
     if (isa<gpu::GPUModuleOp>(op) ||

@@ -67,10 +67,6 @@ inline constexpr const char *kPackedSuffix = "__fuse_packed";
 void makeGPUOptions(FuseToGPUOptions &o, const CompileOptions &options,
                     llvm::StringRef format);
 
-/// Whether the module holds fuse ops or GPU modules, i.e. the pipeline
-/// will serialize kernels and needs a CUDA toolkit.
-bool hasKernels(mlir::ModuleOp module);
-
 /// Runs the fuse-to-gpu pipeline up to `stage` with image format `format`
 /// (first checking the CUDA toolkit when there are kernels to serialize:
 /// fuse::checkCUDAToolkit).

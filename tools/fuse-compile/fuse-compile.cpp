@@ -226,25 +226,8 @@ int run(MLIRContext &ctx) {
   }
   if (emit == "cubin" || all) {
     OwningOpRef<ModuleOp> copy = module->clone();
-    PassManager pm(copy.get()->getName());
-    fuse::FuseToGPUOptions o;
-    aot::makeGPUOptions(o, options, "bin");
-    std::string message;
-    if (aot::hasKernels(*copy) &&
-        failed(fuse::checkCUDAToolkit(o, fuse::GPUPipelineStage::LLVM,
-                                      message)))
-      return copy->emitError(message), 1;
-    std::string text = fuse::getFuseToGPUPipelineString(
-                           o, fuse::GPUPipelineStage::NVVM) +
-                       ",gpu-module-to-binary{format=bin opts={" +
-                       fuse::getPtxasOptions(o) + "}" +
-                       (toolkit.empty() ? std::string()
-                                        : " toolkit=" + toolkit) +
-                       "}";
-    if (passTiming)
-      pm.enableTiming();
-    if (failed(parsePassPipeline(text, pm, llvm::errs())) ||
-        failed(pm.run(*copy)))
+    if (failed(aot::runPipeline(*copy, options,
+                                fuse::GPUPipelineStage::Binary, "bin")))
       return 1;
     FailureOr<std::string> cubin = aot::binaryBytes(*copy);
     if (failed(cubin) || failed(writeFile(pathFor(".cubin"), *cubin)))

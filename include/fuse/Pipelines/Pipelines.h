@@ -77,6 +77,9 @@ enum class GPUPipelineStage {
   NVVM,
   /// gpu.binary with PTX (format=isa); host code not lowered.
   PTX,
+  /// gpu.binary in `options.format` (e.g. the cubin); host code not
+  /// lowered.
+  Binary,
   /// gpu.binary in `options.format`, embedded; everything in the LLVM
   /// dialect, ready for translation to LLVM IR and an object file.
   LLVM,

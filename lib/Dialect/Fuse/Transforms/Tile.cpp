@@ -99,6 +99,8 @@ struct FuseTilePass : fuse::impl::FuseTilePassBase<FuseTilePass> {
         domain = v;
     }
     StringRef kind = group.getKind();
+    // Scan and filter groups: look-back tiles held per thread.
+    bool tileGroup = kind == "scan" || kind == "filter";
 
     int64_t vw = std::max<int64_t>(1, vectorBytes / widest);
     // Items per thread keeping `bytes` of loads in flight per thread over
@@ -116,7 +118,7 @@ struct FuseTilePass : fuse::impl::FuseTilePassBase<FuseTilePass> {
     // scan of i32 inputs: 8 bytes, not 4; a scan with an f64 side output
     // of f32 inputs: 12; such tiles spilled up to 724 bytes).
     int64_t heldBytes = inputBytes;
-    if (kind == "scan" || kind == "filter") {
+    if (tileGroup) {
       int64_t computed = 0, results = 0;
       for (Value r : group.getResults())
         if (auto t = dyn_cast<RankedTensorType>(r.getType()))
@@ -140,9 +142,10 @@ struct FuseTilePass : fuse::impl::FuseTilePassBase<FuseTilePass> {
     // held in registers (one block per SM, 128 registers a thread): a
     // quarter of the look-backs of 256-thread tiles. Measured on the H200
     // (docs/performance.md), 2^28 f32: 2991-3035 GiB/s vs 2740-2759 for
-    // 1024 x 16 and 2421-2460 for 256 x 16 staged. Filters keep 256 x 16
-    // staged (2055, 2245-2281 with shared-scatter; 1024 x 8: 1186,
-    // 512 x 16: 1420, 512 x 32: 1612, 1867 with its flags packed).
+    // 1024 x 16 and 2421-2460 for 256 x 16 staged. Filters keep 256
+    // threads, staged (at 16 items: 2055, 2245-2281 with shared-scatter;
+    // 1024 x 8: 1186, 512 x 16: 1420, 512 x 32: 1612, 1867 with its flags
+    // packed).
     // Filter tiles hold 80 bytes of loads a thread (20 f32): a fifth fewer
     // look-backs, and the staged tile, its shared-scatter buffer and 64
     // registers a thread still fit four blocks per SM. Measured on the
@@ -177,7 +180,7 @@ struct FuseTilePass : fuse::impl::FuseTilePassBase<FuseTilePass> {
     // Scan and filter tiles hold at most 32 items a thread (GPU code
     // generation's limit): narrow elements reach it before 80 or 128
     // bytes (i8: 32, not 128).
-    if ((kind == "scan" || kind == "filter") && items > 32)
+    if (tileGroup && items > 32)
       items = std::max<int64_t>(vw, 32 / vw * vw);
 
     // Elementwise groups: one 16-byte vector per thread and as many blocks
@@ -229,7 +232,7 @@ struct FuseTilePass : fuse::impl::FuseTilePassBase<FuseTilePass> {
     attrs.append("index_bitwidth", b.getI64IntegerAttr(bits));
     attrs.append("items_per_thread", b.getI64IntegerAttr(items));
     attrs.append("vector_width", b.getI64IntegerAttr(vw));
-    if (kind == "scan" || kind == "filter") {
+    if (tileGroup) {
       attrs.append("lookback_delay", b.getI64IntegerAttr(lookbackDelay));
       attrs.append("poll_delay", b.getI64IntegerAttr(pollDelay));
       // The cost model's 512-thread scan tiles are held in registers (one

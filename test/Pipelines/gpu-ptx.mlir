@@ -4,7 +4,6 @@
 // (spills/stack) in ptxas's report.
 // RUN: fuse-compile %s --emit=ptx -o %t.ptx
 // RUN: FileCheck %s < %t.ptx
-// RUN: FileCheck %s --check-prefix=FIN < %t.ptx
 // RUN: ptxas -v -arch=sm_90 %t.ptx -o %t.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS
 // RUN: fuse-compile %s --emit=all -o %t.aot
 // RUN: nm %t.aot.o | FileCheck %s --check-prefix=NM
@@ -20,18 +19,6 @@
 // CHECK-DAG: shfl.sync.bfly.b32
 // CHECK-DAG: bar.sync
 // CHECK-NOT: .entry sumsq_g1
-
-// The finish kernel loads four partials before folding them (their
-// latencies overlap), then folds the rest one at a time.
-// FIN-LABEL: .entry sumsq_g0_finish(
-// FIN: ld.global.b32
-// FIN-NEXT: ld.global.b32
-// FIN-NEXT: ld.global.b32
-// FIN-NEXT: ld.global.b32
-// FIN-NEXT: add.rn.f32
-// FIN: ld.global.b32
-// FIN-NEXT: add.rn.f32
-// FIN: ret;
 
 // PTXAS: Compiling entry function
 // PTXAS-NEXT: Function properties

@@ -722,68 +722,25 @@ static FailureOr<GroupKernels> buildReduce(gpu::GPUModuleOp m, GroupOp group,
     SmallVector<Value> inits;
     for (ReduceOp r : reds)
       inits.append(accIdentities(b, loc, r));
-    // Partial i of every reduction, loaded.
-    auto loadPartials = [&](OpBuilder &lb, Location l, Value i) {
-      SmallVector<Value> xs;
-      for (auto [j, et] : llvm::enumerate(gk.partialTypes))
-        xs.push_back(LLVM::LoadOp::create(lb, l, et,
-                                          k.gep(lb, partials[j], et, i),
-                                          byteWidth(et)));
-      return xs;
-    };
-    // Folds loaded partials `xs` into the accumulators `args`.
-    auto combineInto = [&](OpBuilder &lb, Location l, ValueRange args,
-                           ArrayRef<Value> xs) {
-      auto scalarFn = [&](Value v) { return k.scalar(lb, v); };
-      SmallVector<Value> out;
-      unsigned base = 0;
-      for (ReduceOp r : reds) {
-        unsigned ni = r.getInputs().size();
-        SmallVector<Value> cur(args.slice(base, ni));
-        out.append(emitCombine(lb, l, r, cur, xs.slice(base, ni), scalarFn));
-        base += ni;
-      }
-      return out;
-    };
-    // Thread t folds partials t, t + B, t + 2B, ... in that order. The
-    // main loop loads kFinishUnroll of them before folding any, so their
-    // latencies overlap (the partials count is a few blocks per SM, a
-    // handful per thread); the rest one at a time. Same order, same
-    // result.
-    constexpr int64_t kFinishUnroll = 4;
-    int64_t bt = tiling.blockThreads;
-    Value tid = k.threadId(b);
-    Value span = cI64(b, loc, bt * (kFinishUnroll - 1));
-    Value mainEnd = arith::SubIOp::create(b, loc, count, span);
-    auto mainLoop = scf::ForOp::create(
-        b, loc, tid, mainEnd, cI64(b, loc, bt * kFinishUnroll), inits,
-        [&](OpBuilder &lb, Location l, Value i, ValueRange args) {
-          SmallVector<SmallVector<Value>> loaded;
-          for (int64_t u = 0; u < kFinishUnroll; ++u)
-            loaded.push_back(loadPartials(
-                lb, l,
-                u ? arith::AddIOp::create(lb, l, i, cI64(lb, l, u * bt))
-                  : i));
-          SmallVector<Value> acc(args.begin(), args.end());
-          for (auto &xs : loaded)
-            acc = combineInto(lb, l, acc, xs);
-          scf::YieldOp::create(lb, l, acc);
-        });
-    // Where the main loop stopped: the first i = tid + m*U*B it did not
-    // take (tid when it took none).
-    Value taken = arith::MaxSIOp::create(
-        b, loc, cI64(b, loc, 0),
-        arith::CeilDivSIOp::create(
-            b, loc, arith::SubIOp::create(b, loc, mainEnd, tid),
-            cI64(b, loc, bt * kFinishUnroll)));
-    Value restStart = arith::AddIOp::create(
-        b, loc, tid,
-        arith::MulIOp::create(b, loc, taken, cI64(b, loc, bt * kFinishUnroll)));
     auto loop = scf::ForOp::create(
-        b, loc, restStart, count, cI64(b, loc, bt), mainLoop.getResults(),
+        b, loc, k.threadId(b), count, cI64(b, loc, tiling.blockThreads), inits,
         [&](OpBuilder &lb, Location l, Value i, ValueRange args) {
-          scf::YieldOp::create(lb, l,
-                               combineInto(lb, l, args, loadPartials(lb, l, i)));
+          auto scalarFn = [&](Value v) { return k.scalar(lb, v); };
+          SmallVector<Value> out;
+          unsigned base = 0;
+          for (ReduceOp r : reds) {
+            unsigned ni = r.getInputs().size();
+            SmallVector<Value> cur(args.slice(base, ni)), xs;
+            for (unsigned j = 0; j < ni; ++j) {
+              Type et = gk.partialTypes[base + j];
+              xs.push_back(LLVM::LoadOp::create(
+                  lb, l, et, k.gep(lb, partials[base + j], et, i),
+                  byteWidth(et)));
+            }
+            out.append(emitCombine(lb, l, r, cur, xs, scalarFn));
+            base += ni;
+          }
+          scf::YieldOp::create(lb, l, out);
         });
     SmallVector<SmallVector<Value>> blockVals;
     unsigned base = 0;

@@ -571,16 +571,14 @@ FailureOr<GroupKernels> buildRowReduceKernels(gpu::GPUModuleOp m,
             },
             [&](OpBuilder &ib) { return zeroOf(ib, et); });
       };
-      if (vw == 1) {
-        for (int64_t j = 0; j < chunksPerThread; ++j)
-          slots.push_back(scalarLoad(rb, j * vw));
-        continue;
-      }
-      // One chunk, guarded: vector load when the chunk is whole, zeros
-      // outside the row, scalar loads without the vector path.
-      auto guardedChunk = [&](OpBuilder &cb, unsigned s0) {
-        return ifValue(
-            cb, loc, vec, vt,
+      for (int64_t j = 0; j < chunksPerThread; ++j) {
+        unsigned s0 = j * vw;
+        if (vw == 1) {
+          slots.push_back(scalarLoad(rb, s0));
+          continue;
+        }
+        Value v = ifValue(
+            rb, loc, vec, vt,
             [&](OpBuilder &ib) {
               // cols % vw == 0: the chunk is whole or outside.
               return ifValue(
@@ -599,32 +597,10 @@ FailureOr<GroupKernels> buildRowReduceKernels(gpu::GPUModuleOp m,
                     ib, loc, acc, scalarLoad(ib, s0 + k), cI32(ib, loc, k));
               return acc;
             });
-      };
-      // Whole rows (the thread's last chunk inside the row, vector path):
-      // every chunk's load unguarded in one block, so the loads issue back
-      // to back; otherwise each chunk guarded on its own.
-      unsigned lastChunk = (chunksPerThread - 1) * vw;
-      Value whole = arith::AndIOp::create(rb, loc, vec, validAt(rb, lastChunk));
-      SmallVector<Type> chunkTypes(chunksPerThread, vt);
-      auto loads = scf::IfOp::create(rb, loc, chunkTypes, whole, true);
-      {
-        OpBuilder tb = loads.getThenBodyBuilder();
-        SmallVector<Value> vs;
-        for (int64_t j = 0; j < chunksPerThread; ++j)
-          vs.push_back(LLVM::LoadOp::create(
-              tb, loc, vt, slotPtr(tb, tp, et, slotOff[j * vw]),
-              byteWidth(et) * vw));
-        scf::YieldOp::create(tb, loc, vs);
-        OpBuilder eb = loads.getElseBodyBuilder();
-        vs.clear();
-        for (int64_t j = 0; j < chunksPerThread; ++j)
-          vs.push_back(guardedChunk(eb, j * vw));
-        scf::YieldOp::create(eb, loc, vs);
-      }
-      for (int64_t j = 0; j < chunksPerThread; ++j)
         for (int64_t k = 0; k < vw; ++k)
-          slots.push_back(LLVM::ExtractElementOp::create(
-              rb, loc, loads.getResult(j), cI32(rb, loc, k)));
+          slots.push_back(
+              LLVM::ExtractElementOp::create(rb, loc, v, cI32(rb, loc, k)));
+      }
     }
     runStages(rb, [&](OpBuilder &sb, ReduceOp r, SmallVector<Value> acc) {
       newPhase(sb);

@@ -44,6 +44,7 @@
 #include "llvm/Support/Format.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/ToolOutputFile.h"
@@ -279,5 +280,11 @@ int main(int argc, char **argv) {
     llvm::errs() << "fuse-compile: wall time " << llvm::format("%.1f", ms)
                  << " ms\n";
   }
-  return rc;
+  // Every output file is written and closed by now (writeFile). Exiting
+  // without tearing down the context (dialects, uniqued attributes, the
+  // embedded image) and LLVM's static state saves ~3 ms of every compile,
+  // as compilers commonly do.
+  llvm::outs().flush();
+  llvm::errs().flush();
+  llvm::sys::Process::Exit(rc, /*NoCleanup=*/true);
 }

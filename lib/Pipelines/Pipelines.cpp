@@ -3,7 +3,14 @@
 #include "fuse/Pipelines/Pipelines.h"
 #include "fuse/Conversion/Passes.h"
 
+#include "mlir/Dialect/GPU/IR/CompilationInterfaces.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassRegistry.h"
+#include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
@@ -122,8 +129,8 @@ std::string getPtxasOptions(const FuseToGPUOptions &options) {
   return opts;
 }
 
-std::string getFuseToGPUPipelineString(const FuseToGPUOptions &options,
-                                       GPUPipelineStage stage) {
+/// The GPU pipeline up to nvvm-attach-target (stage NVVM).
+static std::string nvvmPipeline(const FuseToGPUOptions &options) {
   std::string p;
   // Fusion and tiling come from another layer; use them when registered.
   if (options.fusion) {
@@ -145,36 +152,131 @@ std::string getFuseToGPUPipelineString(const FuseToGPUOptions &options,
   p += "nvvm-attach-target{chip=" + options.chip.getValue() +
        " features=" + options.features.getValue() +
        " O=" + std::to_string(options.optLevel) + "}";
-  if (stage == GPUPipelineStage::NVVM)
-    return p;
-  std::string format =
-      stage == GPUPipelineStage::PTX ? "isa" : options.format.getValue();
-  p += ",gpu-module-to-binary{format=" + format;
+  return p;
+}
+
+/// The image format of `stage`'s serialization.
+static std::string stageFormat(const FuseToGPUOptions &options,
+                               GPUPipelineStage stage) {
+  return stage == GPUPipelineStage::PTX ? "isa" : options.format.getValue();
+}
+
+/// ptxas's options for `format` ("" for PTX).
+static std::string serializeCmdOptions(const FuseToGPUOptions &options,
+                                       StringRef format) {
   // ptxas compiles the kernels of a module in parallel (one thread each,
   // up to the machine's cores): variance's two kernels 110 -> 70 ms on two
   // cores. Each kernel is compiled as alone (no cross-kernel optimization
   // exists: kernels call no device functions).
-  if (format != "isa")
-    p += " opts={" + getPtxasOptions(options) + "}";
-  std::string toolkit = options.toolkitPath.empty()
-                            ? defaultCUDAToolkitPath()
-                            : options.toolkitPath.getValue();
+  return format == "isa" ? "" : getPtxasOptions(options);
+}
+
+static std::string serializeToolkit(const FuseToGPUOptions &options) {
+  return options.toolkitPath.empty() ? defaultCUDAToolkitPath()
+                                     : options.toolkitPath.getValue();
+}
+
+/// After serialization (stage LLVM): the image embedded, the host code in
+/// the LLVM dialect.
+static const char *kHostPipeline =
+    "fuse-embed-gpu-binary,func.func(arith-expand),convert-scf-to-cf,"
+    "convert-arith-to-llvm,convert-cf-to-llvm,convert-func-to-llvm,"
+    "reconcile-unrealized-casts";
+
+std::string getFuseToGPUPipelineString(const FuseToGPUOptions &options,
+                                       GPUPipelineStage stage) {
+  std::string p = nvvmPipeline(options);
+  if (stage == GPUPipelineStage::NVVM)
+    return p;
+  std::string format = stageFormat(options, stage);
+  p += ",gpu-module-to-binary{format=" + format;
+  std::string opts = serializeCmdOptions(options, format);
+  if (!opts.empty())
+    p += " opts={" + opts + "}";
+  std::string toolkit = serializeToolkit(options);
   if (!toolkit.empty())
     p += " toolkit=" + toolkit;
   p += "}";
   if (stage == GPUPipelineStage::PTX || stage == GPUPipelineStage::Binary)
     return p;
-  p += ",fuse-embed-gpu-binary,func.func(arith-expand),convert-scf-to-cf,"
-       "convert-arith-to-llvm,convert-cf-to-llvm,convert-func-to-llvm,"
-       "reconcile-unrealized-casts";
-  return p;
+  return p + "," + kHostPipeline;
 }
 
+namespace {
+/// gpu-module-to-binary's step (every gpu.module serialized for its targets
+/// into a gpu.binary; MLIR's transformGpuModulesToBinaries) that also
+/// copies the PTX and the image into GPUSerializationSinks.
+struct SerializeWithSinksPass
+    : public PassWrapper<SerializeWithSinksPass, OperationPass<ModuleOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(SerializeWithSinksPass)
+  SerializeWithSinksPass(std::string format, std::string cmdOptions,
+                         std::string toolkit, GPUSerializationSinks sinks)
+      : format(std::move(format)), cmdOptions(std::move(cmdOptions)),
+        toolkit(std::move(toolkit)), sinks(sinks) {}
+  StringRef getArgument() const override {
+    return "fuse-serialize-gpu-with-sinks";
+  }
+  void runOnOperation() override {
+    std::optional<gpu::CompilationTarget> target =
+        llvm::StringSwitch<std::optional<gpu::CompilationTarget>>(format)
+            .Case("isa", gpu::CompilationTarget::Assembly)
+            .Case("bin", gpu::CompilationTarget::Binary)
+            .Case("fatbin", gpu::CompilationTarget::Fatbin)
+            .Default(std::nullopt);
+    if (!target) {
+      getOperation().emitError() << "unknown GPU image format '" << format
+                                 << "' (isa, bin or fatbin)";
+      return signalPassFailure();
+    }
+    std::optional<SymbolTable> table;
+    auto lazyTable = [&]() -> SymbolTable * {
+      if (!table)
+        table.emplace(getOperation());
+      return &*table;
+    };
+    auto isaCallback = [&](StringRef isa) {
+      if (sinks.isa)
+        sinks.isa->append(isa.begin(), isa.end());
+    };
+    gpu::TargetOptions targetOptions(toolkit, /*librariesToLink=*/{},
+                                     cmdOptions, /*elfSection=*/"", *target,
+                                     lazyTable, {}, {}, {}, isaCallback);
+    if (failed(gpu::transformGpuModulesToBinaries(
+            getOperation(), gpu::OffloadingLLVMTranslationAttrInterface(),
+            targetOptions)))
+      return signalPassFailure();
+    if (sinks.binary)
+      for (auto bin : getOperation().getOps<gpu::BinaryOp>())
+        for (Attribute a : bin.getObjects())
+          if (auto obj = dyn_cast<gpu::ObjectAttr>(a))
+            sinks.binary->append(obj.getObject().getValue().str());
+  }
+  std::string format, cmdOptions, toolkit;
+  GPUSerializationSinks sinks;
+};
+} // namespace
+
 void buildFuseToGPUPipeline(OpPassManager &pm, const FuseToGPUOptions &options,
-                            GPUPipelineStage stage) {
-  std::string text = getFuseToGPUPipelineString(options, stage);
-  if (failed(parsePassPipeline(text, pm, llvm::errs())))
-    llvm::report_fatal_error("fuse: invalid built-in GPU pipeline");
+                            GPUPipelineStage stage,
+                            const GPUSerializationSinks &sinks) {
+  bool withSinks = (sinks.isa || sinks.binary) &&
+                   (stage == GPUPipelineStage::Binary ||
+                    stage == GPUPipelineStage::LLVM);
+  auto parse = [&](StringRef text) {
+    if (failed(parsePassPipeline(text, pm, llvm::errs())))
+      llvm::report_fatal_error("fuse: invalid built-in GPU pipeline");
+  };
+  if (!withSinks) {
+    parse(getFuseToGPUPipelineString(options, stage));
+    return;
+  }
+  parse(nvvmPipeline(options));
+  std::string format = stageFormat(options, stage);
+  pm.addPass(std::make_unique<SerializeWithSinksPass>(
+      format, serializeCmdOptions(options, format), serializeToolkit(options),
+      sinks));
+  if (stage == GPUPipelineStage::LLVM)
+    parse(kHostPipeline);
 }
 
 void registerFusePipelines() {

@@ -72,14 +72,15 @@ static bool hasKernels(ModuleOp module) {
 }
 
 LogicalResult runPipeline(ModuleOp module, const CompileOptions &options,
-                          GPUPipelineStage stage, StringRef format) {
+                          GPUPipelineStage stage, StringRef format,
+                          const GPUSerializationSinks &sinks) {
   PassManager pm(module.getOperation()->getName());
   FuseToGPUOptions o;
   makeGPUOptions(o, options, format);
   std::string message;
   if (hasKernels(module) && failed(checkCUDAToolkit(o, stage, message)))
     return module.emitError(message);
-  buildFuseToGPUPipeline(pm, o, stage);
+  buildFuseToGPUPipeline(pm, o, stage, sinks);
   if (options.timing)
     pm.enableTiming();
   return pm.run(module);

@@ -69,10 +69,12 @@ void makeGPUOptions(FuseToGPUOptions &o, const CompileOptions &options,
 
 /// Runs the fuse-to-gpu pipeline up to `stage` with image format `format`
 /// (first checking the CUDA toolkit when there are kernels to serialize:
-/// fuse::checkCUDAToolkit).
+/// fuse::checkCUDAToolkit); `sinks` receive the PTX and the image on the
+/// way (stages Binary and LLVM).
 mlir::LogicalResult runPipeline(mlir::ModuleOp module,
                                 const CompileOptions &options,
-                                GPUPipelineStage stage, llvm::StringRef format);
+                                GPUPipelineStage stage, llvm::StringRef format,
+                                const fuse::GPUSerializationSinks &sinks = {});
 
 /// The bytes of the (single) gpu.binary left by the PTX/binary stage.
 mlir::FailureOr<std::string> binaryBytes(mlir::ModuleOp module);

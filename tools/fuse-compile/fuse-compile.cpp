@@ -214,32 +214,54 @@ int run(MLIRContext &ctx) {
       failed(aot::prefixEntries(*module, symbolPrefix)))
     return 1;
 
-  if (emit == "ptx" || all) {
-    OwningOpRef<ModuleOp> copy = module->clone();
-    if (failed(aot::runPipeline(*copy, options, fuse::GPUPipelineStage::PTX,
+  if (emit == "ptx") {
+    if (failed(aot::runPipeline(*module, options, fuse::GPUPipelineStage::PTX,
                                 "isa")))
       return 1;
-    FailureOr<std::string> ptx = aot::binaryBytes(*copy);
-    if (failed(ptx) || failed(writeFile(pathFor(".ptx"), *ptx)))
-      return 1;
-    if (!all)
-      return 0;
+    FailureOr<std::string> ptx = aot::binaryBytes(*module);
+    return failed(ptx) || failed(writeFile(pathFor(".ptx"), *ptx)) ? 1 : 0;
   }
-  if (emit == "cubin" || all) {
-    OwningOpRef<ModuleOp> copy = module->clone();
-    if (failed(aot::runPipeline(*copy, options,
+  if (emit == "cubin") {
+    if (failed(aot::runPipeline(*module, options,
                                 fuse::GPUPipelineStage::Binary, "bin")))
       return 1;
-    FailureOr<std::string> cubin = aot::binaryBytes(*copy);
-    if (failed(cubin) || failed(writeFile(pathFor(".cubin"), *cubin)))
-      return 1;
-    if (!all)
-      return 0;
+    FailureOr<std::string> cubin = aot::binaryBytes(*module);
+    return failed(cubin) || failed(writeFile(pathFor(".cubin"), *cubin)) ? 1
+                                                                        : 0;
+  }
+  // --emit=all: one run makes the PTX, the cubin (when the object embeds
+  // one, the default format) and the object; the PTX and the image are
+  // copied out as the kernels are serialized.
+  std::string ptx, image;
+  fuse::GPUSerializationSinks sinks;
+  if (all) {
+    sinks.isa = &ptx;
+    if (format == "bin")
+      sinks.binary = &image;
+    else {
+      OwningOpRef<ModuleOp> copy = module->clone();
+      if (failed(aot::runPipeline(*copy, options,
+                                  fuse::GPUPipelineStage::Binary, "bin")))
+        return 1;
+      FailureOr<std::string> cubin = aot::binaryBytes(*copy);
+      if (failed(cubin))
+        return 1;
+      image = std::move(*cubin);
+    }
   }
   // obj / header / all: the full pipeline.
   if (failed(aot::runPipeline(*module, options, fuse::GPUPipelineStage::LLVM,
-                              format)))
+                              format, sinks)))
     return 1;
+  if (all) {
+    if (ptx.empty() || image.empty()) {
+      module->emitError("fuse-compile: no kernels were generated");
+      return 1;
+    }
+    if (failed(writeFile(pathFor(".ptx"), ptx)) ||
+        failed(writeFile(pathFor(".cubin"), image)))
+      return 1;
+  }
   if (emit == "header" || all) {
     std::string hpath = pathFor(".h");
     if (failed(writeFile(hpath, fuse::emitEntryHeader(*module, guardFor(hpath)))))

@@ -85,11 +85,23 @@ enum class GPUPipelineStage {
   LLVM,
 };
 
+/// Where the serialization step (stages Binary and LLVM) also copies what
+/// it made, so that one run yields the PTX, the image and the object: `isa`
+/// receives the GPU module's PTX (the text format=isa would give), `binary`
+/// the image bytes in the pipeline's format, before they are embedded.
+struct GPUSerializationSinks {
+  std::string *isa = nullptr;
+  std::string *binary = nullptr;
+};
+
 /// fuse ops -> fused groups -> gpu kernels + C-ABI host functions ->
-/// NVVM -> PTX/cubin (see GPUPipelineStage).
+/// NVVM -> PTX/cubin (see GPUPipelineStage). With sinks (stages Binary and
+/// LLVM), gpu-module-to-binary's step is done by an equivalent pass that
+/// also fills them.
 void buildFuseToGPUPipeline(mlir::OpPassManager &pm,
                             const FuseToGPUOptions &options,
-                            GPUPipelineStage stage);
+                            GPUPipelineStage stage,
+                            const GPUSerializationSinks &sinks = {});
 std::string getFuseToGPUPipelineString(const FuseToGPUOptions &options,
                                        GPUPipelineStage stage);
 

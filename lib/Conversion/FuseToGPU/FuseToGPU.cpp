@@ -412,6 +412,11 @@ struct EntryConverter {
     int64_t sharedScatter = 0;
     get("shared_scatter", sharedScatter);
     t.sharedScatter = sharedScatter != 0;
+    get("finish_prefetch", t.finishPrefetch);
+    t.finishPrefetch = std::clamp<int64_t>(t.finishPrefetch, 0, 8);
+    int64_t wholeRows = 0;
+    get("whole_rows", wholeRows);
+    t.wholeRows = wholeRows != 0;
     get("poll_delay", t.pollDelay);
     get("lookback_delay", t.lookbackDelay);
     t.pollDelay = std::clamp<int64_t>(t.pollDelay, 0, 1000000);

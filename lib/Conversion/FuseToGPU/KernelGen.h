@@ -147,6 +147,12 @@ struct Tiling {
   /// Filter kernels: kept elements go through a tile buffer in shared
   /// memory and leave with coalesced stores (fuse-tile's shared-scatter).
   bool sharedScatter = false;
+  /// Reduce groups' finish kernel: partials each thread has loading ahead
+  /// of the one it folds (fuse-tile's finish-prefetch; 0: none).
+  int64_t finishPrefetch = 0;
+  /// row_reduce groups: a copy of the register path for rows exactly one
+  /// tile wide, without per-slot guards (fuse-tile's whole-rows).
+  bool wholeRows = false;
 };
 
 /// The common kernel parameter types of a group: for each group operand in

@@ -722,26 +722,98 @@ static FailureOr<GroupKernels> buildReduce(gpu::GPUModuleOp m, GroupOp group,
     SmallVector<Value> inits;
     for (ReduceOp r : reds)
       inits.append(accIdentities(b, loc, r));
-    auto loop = scf::ForOp::create(
-        b, loc, k.threadId(b), count, cI64(b, loc, tiling.blockThreads), inits,
-        [&](OpBuilder &lb, Location l, Value i, ValueRange args) {
-          auto scalarFn = [&](Value v) { return k.scalar(lb, v); };
-          SmallVector<Value> out;
-          unsigned base = 0;
-          for (ReduceOp r : reds) {
-            unsigned ni = r.getInputs().size();
-            SmallVector<Value> cur(args.slice(base, ni)), xs;
-            for (unsigned j = 0; j < ni; ++j) {
-              Type et = gk.partialTypes[base + j];
-              xs.push_back(LLVM::LoadOp::create(
-                  lb, l, et, k.gep(lb, partials[base + j], et, i),
-                  byteWidth(et)));
+    // Partial i of every reduction, loaded.
+    auto loadPartials = [&](OpBuilder &lb, Location l, Value i) {
+      SmallVector<Value> xs;
+      for (auto [j, et] : llvm::enumerate(gk.partialTypes))
+        xs.push_back(LLVM::LoadOp::create(lb, l, et,
+                                          k.gep(lb, partials[j], et, i),
+                                          byteWidth(et)));
+      return xs;
+    };
+    // Folds loaded partials `xs` into the accumulators `args`.
+    auto combineInto = [&](OpBuilder &lb, Location l, ValueRange args,
+                           ValueRange xs) {
+      auto scalarFn = [&](Value v) { return k.scalar(lb, v); };
+      SmallVector<Value> out;
+      unsigned base = 0;
+      for (ReduceOp r : reds) {
+        unsigned ni = r.getInputs().size();
+        SmallVector<Value> cur(args.slice(base, ni)), x(xs.slice(base, ni));
+        out.append(emitCombine(lb, l, r, cur, x, scalarFn));
+        base += ni;
+      }
+      return out;
+    };
+    unsigned numAccs = inits.size();
+    int64_t depth = tiling.finishPrefetch;
+    scf::ForOp loop;
+    if (depth <= 0) {
+      // Each reduction's partials loaded just before their fold.
+      loop = scf::ForOp::create(
+          b, loc, k.threadId(b), count, cI64(b, loc, tiling.blockThreads),
+          inits, [&](OpBuilder &lb, Location l, Value i, ValueRange args) {
+            auto scalarFn = [&](Value v) { return k.scalar(lb, v); };
+            SmallVector<Value> out;
+            unsigned base = 0;
+            for (ReduceOp r : reds) {
+              unsigned ni = r.getInputs().size();
+              SmallVector<Value> cur(args.slice(base, ni)), xs;
+              for (unsigned j = 0; j < ni; ++j) {
+                Type et = gk.partialTypes[base + j];
+                xs.push_back(LLVM::LoadOp::create(
+                    lb, l, et, k.gep(lb, partials[base + j], et, i),
+                    byteWidth(et)));
+              }
+              out.append(emitCombine(lb, l, r, cur, xs, scalarFn));
+              base += ni;
             }
-            out.append(emitCombine(lb, l, r, cur, xs, scalarFn));
-            base += ni;
-          }
-          scf::YieldOp::create(lb, l, out);
-        });
+            scf::YieldOp::create(lb, l, out);
+          });
+    } else {
+      // Thread t folds partials t, t + B, t + 2B, ... in that order (the
+      // same result as above) while the next `depth` of them are already
+      // loading: they ride along as loop-carried values, so one copy of
+      // the combine serves. A partial past `count` is never folded; its
+      // slot holds zeros.
+      int64_t bt = tiling.blockThreads;
+      auto loadOrZero = [&](OpBuilder &lb, Location l, Value i) {
+        Value inRange = arith::CmpIOp::create(
+            lb, l, arith::CmpIPredicate::slt, i, count);
+        auto ifOp = scf::IfOp::create(lb, l, TypeRange(gk.partialTypes),
+                                      inRange, true);
+        OpBuilder tb = ifOp.getThenBodyBuilder();
+        scf::YieldOp::create(tb, l, loadPartials(tb, l, i));
+        OpBuilder eb = ifOp.getElseBodyBuilder();
+        SmallVector<Value> zeros;
+        for (Type et : gk.partialTypes)
+          zeros.push_back(arith::ConstantOp::create(
+              eb, l, cast<TypedAttr>(eb.getZeroAttr(et))));
+        scf::YieldOp::create(eb, l, zeros);
+        return SmallVector<Value>(ifOp.getResults());
+      };
+      Value tid = k.threadId(b);
+      SmallVector<Value> carried(inits);
+      for (int64_t u = 0; u < depth; ++u)
+        carried.append(loadOrZero(
+            b, loc,
+            u ? arith::AddIOp::create(b, loc, tid, cI64(b, loc, u * bt))
+              : tid));
+      unsigned np = gk.partialTypes.size();
+      loop = scf::ForOp::create(
+          b, loc, tid, count, cI64(b, loc, bt), carried,
+          [&](OpBuilder &lb, Location l, Value i, ValueRange args) {
+            SmallVector<Value> next = loadOrZero(
+                lb, l,
+                arith::AddIOp::create(lb, l, i, cI64(lb, l, depth * bt)));
+            SmallVector<Value> out = combineInto(
+                lb, l, args.take_front(numAccs), args.slice(numAccs, np));
+            for (int64_t u = 1; u < depth; ++u)
+              llvm::append_range(out, args.slice(numAccs + u * np, np));
+            out.append(next);
+            scf::YieldOp::create(lb, l, out);
+          });
+    }
     SmallVector<SmallVector<Value>> blockVals;
     unsigned base = 0;
     for (ReduceOp r : reds) {

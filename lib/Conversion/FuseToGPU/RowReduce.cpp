@@ -416,7 +416,11 @@ FailureOr<GroupKernels> buildRowReduceKernels(gpu::GPUModuleOp m,
   OpBuilder b = OpBuilder::atBlockBegin(&f.getBody().front());
   g.setUp(b);
   Value rows = g.extra[0], cols = g.extra[1];
-  Value vec = cmpI(b, loc, arith::CmpIPredicate::ne, g.extra[2], cI32(b, loc, 0));
+  Value vecFlag =
+      cmpI(b, loc, arith::CmpIPredicate::ne, g.extra[2], cI32(b, loc, 0));
+  // Set while the whole-row path (tiling.wholeRows) is generated: every
+  // slot valid and the vector path taken, so the guards fold away.
+  bool wholeRowPath = false;
   ValueRange outs = ValueRange(g.extra).drop_front(3);
   auto yields = group.getYield().getValues();
   auto wg = f.getWorkgroupAttributions();
@@ -531,10 +535,15 @@ FailureOr<GroupKernels> buildRowReduceKernels(gpu::GPUModuleOp m,
       }
     // Slot validity, built where it is used (a compare with a constant)
     // from the current phase's rem.
-    auto validAt = [&](OpBuilder &vb, unsigned slot) {
+    auto validAt = [&](OpBuilder &vb, unsigned slot) -> Value {
+      if (wholeRowPath)
+        return arith::ConstantIntOp::create(vb, loc, 1, 1);
       return cmpI(vb, loc, arith::CmpIPredicate::slt,
                   cI32(vb, loc, slotOff[slot]), rem);
     };
+    // On the whole-row path the vector path is known to be taken.
+    Value vec = wholeRowPath ? Value(arith::ConstantIntOp::create(rb, loc, 1, 1))
+                             : vecFlag;
     // Plain GEPs: a thread past the end of the last row forms addresses
     // it never dereferences.
     auto threadPtr = [&](OpBuilder &pb, Value base, Type et) {
@@ -716,16 +725,41 @@ FailureOr<GroupKernels> buildRowReduceKernels(gpu::GPUModuleOp m,
   // neither path's loop-carried values weigh on the other.
   Value fits = cmpI(b, loc, arith::CmpIPredicate::sle, cols,
                     cI64(b, loc, capacity));
-  scf::IfOp::create(
-      b, loc, fits,
-      [&](OpBuilder &ib, Location l) {
-        rowsLoop(ib, registerRow);
-        scf::YieldOp::create(ib, l);
-      },
-      [&](OpBuilder &ib, Location l) {
-        rowsLoop(ib, longRow);
-        scf::YieldOp::create(ib, l);
-      });
+  auto generalPaths = [&](OpBuilder &ob) {
+    scf::IfOp::create(
+        ob, loc, fits,
+        [&](OpBuilder &ib, Location l) {
+          rowsLoop(ib, registerRow);
+          scf::YieldOp::create(ib, l);
+        },
+        [&](OpBuilder &ib, Location l) {
+          rowsLoop(ib, longRow);
+          scf::YieldOp::create(ib, l);
+        });
+  };
+  if (!tiling.wholeRows) {
+    generalPaths(b);
+  } else {
+    // Rows exactly one tile wide on the vector path (uniform: cols and the
+    // alignment flag): every thread's every slot is inside the row, so
+    // this copy of the register path has no per-slot guards (loads,
+    // combines, stores). Twice the register path's code.
+    Value whole = arith::AndIOp::create(
+        b, loc, vecFlag,
+        cmpI(b, loc, arith::CmpIPredicate::eq, cols, cI64(b, loc, capacity)));
+    scf::IfOp::create(
+        b, loc, whole,
+        [&](OpBuilder &ib, Location l) {
+          wholeRowPath = true;
+          rowsLoop(ib, registerRow);
+          wholeRowPath = false;
+          scf::YieldOp::create(ib, l);
+        },
+        [&](OpBuilder &ib, Location l) {
+          generalPaths(ib);
+          scf::YieldOp::create(ib, l);
+        });
+  }
   gpu::ReturnOp::create(b, loc);
   if (g.failedLeaf)
     return group.emitOpError("GPU code generation: unsupported value in a "

@@ -247,6 +247,12 @@ struct FuseTilePass : fuse::impl::FuseTilePassBase<FuseTilePass> {
     }
     if (kind == "filter")
       attrs.append("shared_scatter", b.getI64IntegerAttr(sharedScatter ? 1 : 0));
+    // Experiments, absent unless asked for (the defaults' attributes and
+    // code stay as they are).
+    if (kind == "reduce" && finishPrefetch > 0)
+      attrs.append("finish_prefetch", b.getI64IntegerAttr(finishPrefetch));
+    if (kind == "row_reduce" && wholeRows)
+      attrs.append("whole_rows", b.getI64IntegerAttr(1));
     group->setAttr("fuse.tiling", attrs.getDictionary(ctx));
   }
 };

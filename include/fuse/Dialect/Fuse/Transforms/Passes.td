@@ -197,7 +197,15 @@ def FuseTilePass : Pass<"fuse-tile"> {
            "Filter groups: 1 gathers a tile's kept elements in shared memory "
            "and stores them with consecutive threads on consecutive "
            "elements (coalesced), 0 stores each kept element from its "
-           "thread (scattered)">
+           "thread (scattered)">,
+    Option<"finishPrefetch", "finish-prefetch", "int64_t", /*default=*/"0",
+           "Reduce groups: partials each thread of the finish kernel keeps "
+           "loading ahead of the one it folds, 0-8 (0: none; an experiment, "
+           "docs/performance.md)">,
+    Option<"wholeRows", "whole-rows", "int64_t", /*default=*/"0",
+           "Row-reduce groups: 1 adds a copy of the register path without "
+           "per-slot guards for rows exactly one tile wide (an experiment: "
+           "twice the code, docs/performance.md)">
   ];
 }
 

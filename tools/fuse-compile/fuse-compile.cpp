@@ -90,7 +90,8 @@ static cl::opt<unsigned> optLevel("opt-level", cl::desc("Optimization level"),
 static cl::opt<int> ptxasOptLevel(
     "ptxas-opt-level",
     cl::desc("ptxas optimization level 0-3 (default: --opt-level); ptxas "
-             "-O1 compiles the larger kernels 10-20 ms faster"),
+             "-O1 compiles the larger kernels 10-20 ms faster, and the "
+             "scan kernel runs 3.6% slower on an H200"),
     cl::init(-1), cl::cat(cat));
 static cl::opt<bool> printTime("time",
                                cl::desc("Print the wall time in ms to stderr"),

@@ -222,11 +222,15 @@ int run(MLIRContext &ctx) {
     FailureOr<std::string> ptx = aot::binaryBytes(*module);
     return failed(ptx) || failed(writeFile(pathFor(".ptx"), *ptx)) ? 1 : 0;
   }
+  // The kernels of `m` (consumed) as a cubin.
+  auto cubinOf = [&](ModuleOp m) -> FailureOr<std::string> {
+    if (failed(aot::runPipeline(m, options, fuse::GPUPipelineStage::Binary,
+                                "bin")))
+      return failure();
+    return aot::binaryBytes(m);
+  };
   if (emit == "cubin") {
-    if (failed(aot::runPipeline(*module, options,
-                                fuse::GPUPipelineStage::Binary, "bin")))
-      return 1;
-    FailureOr<std::string> cubin = aot::binaryBytes(*module);
+    FailureOr<std::string> cubin = cubinOf(*module);
     return failed(cubin) || failed(writeFile(pathFor(".cubin"), *cubin)) ? 1
                                                                         : 0;
   }
@@ -241,10 +245,7 @@ int run(MLIRContext &ctx) {
       sinks.binary = &image;
     else {
       OwningOpRef<ModuleOp> copy = module->clone();
-      if (failed(aot::runPipeline(*copy, options,
-                                  fuse::GPUPipelineStage::Binary, "bin")))
-        return 1;
-      FailureOr<std::string> cubin = aot::binaryBytes(*copy);
+      FailureOr<std::string> cubin = cubinOf(*copy);
       if (failed(cubin))
         return 1;
       image = std::move(*cubin);

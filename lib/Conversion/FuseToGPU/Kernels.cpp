@@ -722,30 +722,37 @@ static FailureOr<GroupKernels> buildReduce(gpu::GPUModuleOp m, GroupOp group,
     SmallVector<Value> inits;
     for (ReduceOp r : reds)
       inits.append(accIdentities(b, loc, r));
-    // Partial i of every reduction, loaded.
-    auto loadPartials = [&](OpBuilder &lb, Location l, Value i) {
+    // Partials base .. base + n - 1 at index i, loaded.
+    auto loadRange = [&](OpBuilder &lb, Location l, Value i, unsigned base,
+                         unsigned n) {
       SmallVector<Value> xs;
-      for (auto [j, et] : llvm::enumerate(gk.partialTypes))
+      for (unsigned j = base; j < base + n; ++j) {
+        Type et = gk.partialTypes[j];
         xs.push_back(LLVM::LoadOp::create(lb, l, et,
                                           k.gep(lb, partials[j], et, i),
                                           byteWidth(et)));
+      }
       return xs;
     };
-    // Folds loaded partials `xs` into the accumulators `args`.
-    auto combineInto = [&](OpBuilder &lb, Location l, ValueRange args,
-                           ValueRange xs) {
-      auto scalarFn = [&](Value v) { return k.scalar(lb, v); };
-      SmallVector<Value> out;
-      unsigned base = 0;
-      for (ReduceOp r : reds) {
-        unsigned ni = r.getInputs().size();
-        SmallVector<Value> cur(args.slice(base, ni)), x(xs.slice(base, ni));
-        out.append(emitCombine(lb, l, r, cur, x, scalarFn));
-        base += ni;
-      }
-      return out;
-    };
+    // Folds into the accumulators `args` reduction by reduction;
+    // `xsFor(base, ni)` gives a reduction's partials (loaded there, or
+    // carried).
+    auto combineInto =
+        [&](OpBuilder &lb, Location l, ValueRange args,
+            function_ref<SmallVector<Value>(unsigned, unsigned)> xsFor) {
+          auto scalarFn = [&](Value v) { return k.scalar(lb, v); };
+          SmallVector<Value> out;
+          unsigned base = 0;
+          for (ReduceOp r : reds) {
+            unsigned ni = r.getInputs().size();
+            SmallVector<Value> cur(args.slice(base, ni));
+            out.append(emitCombine(lb, l, r, cur, xsFor(base, ni), scalarFn));
+            base += ni;
+          }
+          return out;
+        };
     unsigned numAccs = inits.size();
+    unsigned np = gk.partialTypes.size();
     int64_t depth = tiling.finishPrefetch;
     scf::ForOp loop;
     if (depth <= 0) {
@@ -753,22 +760,10 @@ static FailureOr<GroupKernels> buildReduce(gpu::GPUModuleOp m, GroupOp group,
       loop = scf::ForOp::create(
           b, loc, k.threadId(b), count, cI64(b, loc, tiling.blockThreads),
           inits, [&](OpBuilder &lb, Location l, Value i, ValueRange args) {
-            auto scalarFn = [&](Value v) { return k.scalar(lb, v); };
-            SmallVector<Value> out;
-            unsigned base = 0;
-            for (ReduceOp r : reds) {
-              unsigned ni = r.getInputs().size();
-              SmallVector<Value> cur(args.slice(base, ni)), xs;
-              for (unsigned j = 0; j < ni; ++j) {
-                Type et = gk.partialTypes[base + j];
-                xs.push_back(LLVM::LoadOp::create(
-                    lb, l, et, k.gep(lb, partials[base + j], et, i),
-                    byteWidth(et)));
-              }
-              out.append(emitCombine(lb, l, r, cur, xs, scalarFn));
-              base += ni;
-            }
-            scf::YieldOp::create(lb, l, out);
+            scf::YieldOp::create(
+                lb, l, combineInto(lb, l, args, [&](unsigned base, unsigned n) {
+                  return loadRange(lb, l, i, base, n);
+                }));
           });
     } else {
       // Thread t folds partials t, t + B, t + 2B, ... in that order (the
@@ -783,7 +778,7 @@ static FailureOr<GroupKernels> buildReduce(gpu::GPUModuleOp m, GroupOp group,
         auto ifOp = scf::IfOp::create(lb, l, TypeRange(gk.partialTypes),
                                       inRange, true);
         OpBuilder tb = ifOp.getThenBodyBuilder();
-        scf::YieldOp::create(tb, l, loadPartials(tb, l, i));
+        scf::YieldOp::create(tb, l, loadRange(tb, l, i, 0, np));
         OpBuilder eb = ifOp.getElseBodyBuilder();
         SmallVector<Value> zeros;
         for (Type et : gk.partialTypes)
@@ -799,7 +794,6 @@ static FailureOr<GroupKernels> buildReduce(gpu::GPUModuleOp m, GroupOp group,
             b, loc,
             u ? arith::AddIOp::create(b, loc, tid, cI64(b, loc, u * bt))
               : tid));
-      unsigned np = gk.partialTypes.size();
       loop = scf::ForOp::create(
           b, loc, tid, count, cI64(b, loc, bt), carried,
           [&](OpBuilder &lb, Location l, Value i, ValueRange args) {
@@ -807,7 +801,10 @@ static FailureOr<GroupKernels> buildReduce(gpu::GPUModuleOp m, GroupOp group,
                 lb, l,
                 arith::AddIOp::create(lb, l, i, cI64(lb, l, depth * bt)));
             SmallVector<Value> out = combineInto(
-                lb, l, args.take_front(numAccs), args.slice(numAccs, np));
+                lb, l, args.take_front(numAccs),
+                [&](unsigned base, unsigned n) {
+                  return SmallVector<Value>(args.slice(numAccs + base, n));
+                });
             for (int64_t u = 1; u < depth; ++u)
               llvm::append_range(out, args.slice(numAccs + u * np, np));
             out.append(next);

@@ -2,12 +2,17 @@
 // RUN: fuse-opt %s --split-input-file --fuse-tile="block-threads=128 items-per-thread=8 vector-width=2 grid=7 index-bitwidth=64" | FileCheck %s --check-prefix=OVR
 // RUN: not fuse-opt %s --split-input-file --fuse-tile="index-bitwidth=48" 2>&1 | FileCheck %s --check-prefix=BAD
 
+// RUN: not fuse-opt %s --split-input-file --fuse-tile="finish-prefetch=9" 2>&1 | FileCheck %s --check-prefix=BADFP
+// RUN: fuse-opt %s --split-input-file --fuse-tile="finish-prefetch=0" | FileCheck %s --check-prefix=NOFP
+
 // BAD: error: fuse-tile: index-bitwidth must be 32 or 64, not 48
+// BADFP: error: fuse-tile: finish-prefetch must be 0-8, not 9
+// NOFP-NOT: finish_prefetch
 
 // Dynamic f32 reduce: 16-byte vectors of 4, 64 bytes in flight per thread
 // (16 items), persistent grid 132 SMs * (2048 / 256) blocks, 64-bit indices.
 // CHECK-LABEL: func @dyn
-// CHECK: fuse.tiling = {block_threads = 256 : i64, grid = 1056 : i64, index_bitwidth = 64 : i64, items_per_thread = 16 : i64, vector_width = 4 : i64}
+// CHECK: fuse.tiling = {block_threads = 256 : i64, finish_prefetch = 4 : i64, grid = 1056 : i64, index_bitwidth = 64 : i64, items_per_thread = 16 : i64, vector_width = 4 : i64}
 // OVR-LABEL: func @dyn
 // OVR: fuse.tiling = {block_threads = 128 : i64, grid = 7 : i64, index_bitwidth = 64 : i64, items_per_thread = 8 : i64, vector_width = 2 : i64}
 func.func @dyn(%x: tensor<?xf32>) -> tensor<f32> {
@@ -24,7 +29,7 @@ func.func @dyn(%x: tensor<?xf32>) -> tensor<f32> {
 // Static 4096 f32: one block of 256 threads * 16 items covers it; all
 // offsets stay far below 2^31, so 32-bit indices.
 // CHECK-LABEL: func @small
-// CHECK: fuse.tiling = {block_threads = 256 : i64, grid = 1 : i64, index_bitwidth = 32 : i64, items_per_thread = 16 : i64, vector_width = 4 : i64}
+// CHECK: fuse.tiling = {block_threads = 256 : i64, finish_prefetch = 4 : i64, grid = 1 : i64, index_bitwidth = 32 : i64, items_per_thread = 16 : i64, vector_width = 4 : i64}
 func.func @small(%x: tensor<4096xf32>) -> tensor<f32> {
   %s = fuse.group "reduce" (%x) : (tensor<4096xf32>) -> tensor<f32> {
   ^bb0(%a: tensor<4096xf32>):
@@ -40,7 +45,7 @@ func.func @small(%x: tensor<4096xf32>) -> tensor<f32> {
 // f64 dot: 2 elements per 16-byte vector, 16 bytes per element over two
 // inputs: 4 items.
 // CHECK-LABEL: func @big
-// CHECK: fuse.tiling = {block_threads = 256 : i64, grid = 1056 : i64, index_bitwidth = 64 : i64, items_per_thread = 4 : i64, vector_width = 2 : i64}
+// CHECK: fuse.tiling = {block_threads = 256 : i64, finish_prefetch = 4 : i64, grid = 1056 : i64, index_bitwidth = 64 : i64, items_per_thread = 4 : i64, vector_width = 2 : i64}
 func.func @big(%x: tensor<536870912xf64>, %y: tensor<536870912xf64>) -> tensor<f64> {
   %s = fuse.group "reduce" (%x, %y) : (tensor<536870912xf64>, tensor<536870912xf64>) -> tensor<f64> {
   ^bb0(%a: tensor<536870912xf64>, %b: tensor<536870912xf64>):

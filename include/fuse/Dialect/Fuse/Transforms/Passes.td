@@ -198,10 +198,10 @@ def FuseTilePass : Pass<"fuse-tile"> {
            "and stores them with consecutive threads on consecutive "
            "elements (coalesced), 0 stores each kept element from its "
            "thread (scattered)">,
-    Option<"finishPrefetch", "finish-prefetch", "int64_t", /*default=*/"0",
+    Option<"finishPrefetch", "finish-prefetch", "int64_t", /*default=*/"4",
            "Reduce groups: partials each thread of the finish kernel keeps "
-           "loading ahead of the one it folds, 0-8 (0: none; an experiment, "
-           "docs/performance.md)">,
+           "loading ahead of the one it folds, 0-8 (0: each partial is "
+           "loaded where it is folded)">,
     Option<"wholeRows", "whole-rows", "int64_t", /*default=*/"0",
            "Row-reduce groups: 1 adds a copy of the register path without "
            "per-slot guards for rows exactly one tile wide (an experiment: "

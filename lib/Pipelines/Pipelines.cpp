@@ -142,7 +142,7 @@ static std::string nvvmPipeline(const FuseToGPUOptions &options) {
   p += "convert-fuse-to-gpu{block-threads=" +
        std::to_string(options.blockThreads) +
        " unroll=" + std::to_string(options.unroll) + "},";
-  p += "canonicalize{region-simplify=disabled},cse,";
+  p += "canonicalize{region-simplify=disabled top-down=false},cse,";
   // convert-math-to-llvm: the math ops libdevice has no call for (trunc,
   // ctlz, cttz, ctpop, absi of other widths than 32) become LLVM
   // intrinsics, which NVPTX selects (cvt.rzi, clz, popc, abs).

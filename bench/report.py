@@ -6,6 +6,10 @@
 For each workload: GiB/s of every implementation (us/call for
 sumsq_small), the best non-fuse implementation, and fuse's ratio to it
 (> 1 means fuse is faster). Failed checks are marked and never count as best.
+When the files hold several records of one (workload, implementation) --
+scripts/gpu/run-bench.sh's interleaved rounds -- the record with the median
+value stands for it (of an even count's middle two, the worse), a failed check
+in any round marks it failed, and the table says how many rounds it had.
 With --compile-times (scripts/gpu/prepare-bench.sh's file: "name
 process_ms [in_process_ms]" per line, '#' comments), a second table puts
 fuse-compile's median wall time next to torch.compile's first call
@@ -36,6 +40,26 @@ def load(paths):
 
 def value(r):
     return r.get("us_per_call") if r["workload"] == "sumsq_small" else r["gib_s"]
+
+
+def merge_rounds(recs):
+    """One record per (workload, impl): the round with the median value
+    (GiB/s, or us per call; of two middle rounds the worse), 'ok' only if
+    every round passed, and
+    'rounds' the number of records merged."""
+    groups = {}
+    for r in recs:
+        groups.setdefault((r["workload"], r["impl"]), []).append(r)
+    out = []
+    for rs in groups.values():
+        # Worst first: of an even count's two middle rounds, the worse.
+        small = rs[0]["workload"] == "sumsq_small"
+        ranked = sorted(rs, key=value, reverse=small)
+        pick = dict(ranked[(len(ranked) - 1) // 2])
+        pick["ok"] = all(r["ok"] for r in rs)
+        pick["rounds"] = len(rs)
+        out.append(pick)
+    return out
 
 
 def better(a, b, small):
@@ -159,7 +183,14 @@ def main():
     recs = load(a.files)
     if not recs:
         sys.exit("report: no results")
+    recs = merge_rounds(recs)
     md, by, impls = table(recs)
+    rounds = sorted({r["rounds"] for r in recs})
+    if rounds != [1]:
+        md += ("\n\nEach cell: the median of the interleaved rounds' medians "
+               "(most rounds of an implementation: "
+               + ", ".join(f"{i}: {max(r['rounds'] for r in recs if r['impl'] == i)}"
+                           for i in impls) + ").")
     if a.compile_times:
         ct = compile_table(a.compile_times, recs)
         if ct:

@@ -5,7 +5,11 @@
 # Usage: scripts/gpu/run-bench.sh [PREPARED_DIR] [RESULTS_DIR]
 #   PREPARED_DIR  default .device/bench (made by prepare-bench.sh)
 #   RESULTS_DIR   default $OUT or PREPARED_DIR/results
-# Env: BENCH_ARGS (e.g. "--reps=30"), BENCH_SKIP_TORCH=1.
+# Env: BENCH_ARGS (e.g. "--reps=30"), BENCH_SKIP_TORCH=1, BENCH_ROUNDS
+#   (default 3: fuse and the CUDA peers run in that many interleaved rounds,
+#   fuse then peers each round, so that clock and temperature drift over the
+#   run hits both alike; report.py takes each implementation's median round;
+#   torch runs once, after the rounds: its compiles take most of its time).
 set -uo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 dir="${1:-$root/.device/bench}"
@@ -14,13 +18,16 @@ mkdir -p "$res"
 args=${BENCH_ARGS:---reps=30}
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv > "$res/gpu.txt" 2>&1
 rc=0
-# fuse: one process per workload, so that a faulting kernel (which poisons
-# its CUDA context) costs only its own row.
-: > "$res/fuse.jsonl"; : > "$res/fuse.err"
-for w in copy sumsq dot chain scan select softmax_rows variance logsumexp_rows sumsq_small; do
-  "$dir/bin/bench_fuse" $args --only=$w >> "$res/fuse.jsonl" 2>> "$res/fuse.err" || rc=1
+rounds=${BENCH_ROUNDS:-3}
+: > "$res/fuse.jsonl"; : > "$res/fuse.err"; : > "$res/peers.jsonl"; : > "$res/peers.err"
+for round in $(seq "$rounds"); do
+  # fuse: one process per workload, so that a faulting kernel (which
+  # poisons its CUDA context) costs only its own row.
+  for w in copy sumsq dot chain scan select softmax_rows variance logsumexp_rows sumsq_small; do
+    "$dir/bin/bench_fuse" $args --only=$w >> "$res/fuse.jsonl" 2>> "$res/fuse.err" || rc=1
+  done
+  "$dir/bin/peers" $args >> "$res/peers.jsonl" 2>> "$res/peers.err" || rc=1
 done
-"$dir/bin/peers" $args > "$res/peers.jsonl" 2> "$res/peers.err" || rc=1
 if [ "${BENCH_SKIP_TORCH:-0}" != 1 ]; then
   python3 "$dir/torch_bench.py" $args > "$res/torch.jsonl" 2> "$res/torch.err" || rc=1
 fi

@@ -114,7 +114,13 @@ def compile_table(path, recs):
     call; None when the file has no entries."""
     fuse = {}  # name -> (process ms or None, in-process ms or None)
     two = False  # files without the header hold in-process times only
-    with open(path) as f:
+    try:
+        f = open(path)
+    except OSError as e:
+        print(f"report: no compile-time table ({e.strerror}: {path})",
+              file=sys.stderr)
+        return None
+    with f:
         for line in f:
             parts = line.split()
             if not parts:

@@ -10,6 +10,11 @@
 #   fuse then peers each round, so that clock and temperature drift over the
 #   run hits both alike; report.py takes each implementation's median round;
 #   torch runs once, after the rounds: its compiles take most of its time).
+# Beside the results: clocks.csv (power, SM clock and the clock-event
+# reasons, sampled every 100 ms while the benchmark runs) and timeline.txt
+# (when each process started), to tell a slower kernel from a lower clock.
+# BENCH_ARGS="--reps=3000" BENCH_ROUNDS=1 measures the sustained regime
+# (seconds of back-to-back runs instead of 30).
 set -uo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 dir="${1:-$root/.device/bench}"
@@ -18,19 +23,38 @@ mkdir -p "$res"
 args=${BENCH_ARGS:---reps=30}
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv > "$res/gpu.txt" 2>&1
 rc=0
+# The clock sampler: newer drivers name the field clocks_event_reasons,
+# older ones clocks_throttle_reasons; without either, power and clock.
+sampler=""
+for q in timestamp,power.draw,clocks.sm,clocks_event_reasons.active \
+         timestamp,power.draw,clocks.sm,clocks_throttle_reasons.active \
+         timestamp,power.draw,clocks.sm; do
+  if nvidia-smi --query-gpu=$q --format=csv,noheader > /dev/null 2>&1; then
+    nvidia-smi --query-gpu=$q --format=csv -lms 100 > "$res/clocks.csv" 2>&1 &
+    sampler=$!
+    break
+  fi
+done
+mark() { echo "$(date +%s.%N) $*" >> "$res/timeline.txt"; }
+: > "$res/timeline.txt"
 rounds=${BENCH_ROUNDS:-3}
 : > "$res/fuse.jsonl"; : > "$res/fuse.err"; : > "$res/peers.jsonl"; : > "$res/peers.err"
 for round in $(seq "$rounds"); do
   # fuse: one process per workload, so that a faulting kernel (which
   # poisons its CUDA context) costs only its own row.
   for w in copy sumsq dot chain scan select softmax_rows variance logsumexp_rows sumsq_small; do
+    mark "round $round fuse $w"
     "$dir/bin/bench_fuse" $args --only=$w >> "$res/fuse.jsonl" 2>> "$res/fuse.err" || rc=1
   done
+  mark "round $round peers"
   "$dir/bin/peers" $args >> "$res/peers.jsonl" 2>> "$res/peers.err" || rc=1
 done
 if [ "${BENCH_SKIP_TORCH:-0}" != 1 ]; then
+  mark "torch"
   python3 "$dir/torch_bench.py" $args > "$res/torch.jsonl" 2> "$res/torch.err" || rc=1
 fi
+mark "end"
+[ -n "$sampler" ] && kill "$sampler" 2>/dev/null
 cat "$res"/*.err | grep -v -i warn | tail -20
 cp "$dir/compile-times.txt" "$res/" 2>/dev/null
 python3 "$dir/report.py" "$res"/*.jsonl --md "$res/report.md" \

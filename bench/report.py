@@ -45,8 +45,7 @@ def value(r):
 def merge_rounds(recs):
     """One record per (workload, impl): the round with the median value
     (GiB/s, or us per call; of two middle rounds the worse), 'ok' only if
-    every round passed, and
-    'rounds' the number of records merged."""
+    every round passed, and 'rounds' the number of records merged."""
     groups = {}
     for r in recs:
         groups.setdefault((r["workload"], r["impl"]), []).append(r)

@@ -142,9 +142,9 @@ static std::string nvvmPipeline(const FuseToGPUOptions &options) {
   p += "convert-fuse-to-gpu{block-threads=" +
        std::to_string(options.blockThreads) +
        " unroll=" + std::to_string(options.unroll) + "},";
-  // Bottom-up: the kernel builders leave many repeated constants, which
-  // the top-down walk re-folds on each pass; same output (337 programs'
-  // PTX, cubins and objects), scan's canonicalizer 16 -> 4 ms.
+  // Bottom-up: on the kernel builders' output the default top-down walk
+  // took 4x as long (scan's canonicalizer 16 -> 4 ms) for the same result
+  // (PTX, cubins and objects of 337 programs byte-identical).
   p += "canonicalize{region-simplify=disabled top-down=false},cse,";
   // convert-math-to-llvm: the math ops libdevice has no call for (trunc,
   // ctlz, cttz, ctpop, absi of other widths than 32) become LLVM

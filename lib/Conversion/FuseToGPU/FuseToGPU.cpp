@@ -417,6 +417,9 @@ struct EntryConverter {
     int64_t wholeRows = 0;
     get("whole_rows", wholeRows);
     t.wholeRows = wholeRows != 0;
+    int64_t vectorRows = 0;
+    get("vector_rows", vectorRows);
+    t.vectorRows = vectorRows != 0;
     get("poll_delay", t.pollDelay);
     get("lookback_delay", t.lookbackDelay);
     t.pollDelay = std::clamp<int64_t>(t.pollDelay, 0, 1000000);

@@ -153,6 +153,10 @@ struct Tiling {
   /// row_reduce groups: a copy of the register path for rows exactly one
   /// tile wide, without per-slot guards (fuse-tile's whole-rows).
   bool wholeRows = false;
+  /// row_reduce groups: the register path only for rows on the vector
+  /// path, with one validity compare per vector chunk instead of per slot;
+  /// other rows re-read (fuse-tile's vector-rows).
+  bool vectorRows = false;
 };
 
 /// The common kernel parameter types of a group: for each group operand in

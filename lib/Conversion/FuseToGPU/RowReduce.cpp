@@ -421,6 +421,10 @@ FailureOr<GroupKernels> buildRowReduceKernels(gpu::GPUModuleOp m,
   // Set while the whole-row path (tiling.wholeRows) is generated: every
   // slot valid and the vector path taken, so the guards fold away.
   bool wholeRowPath = false;
+  // Set while the register path of tiling.vectorRows is generated: the
+  // vector path is known taken (cols % vw == 0, aligned), so a chunk's
+  // slots are all inside the row or all outside: one compare per chunk.
+  bool vectorRowPath = false;
   ValueRange outs = ValueRange(g.extra).drop_front(3);
   auto yields = group.getYield().getValues();
   auto wg = f.getWorkgroupAttributions();
@@ -538,12 +542,16 @@ FailureOr<GroupKernels> buildRowReduceKernels(gpu::GPUModuleOp m,
     auto validAt = [&](OpBuilder &vb, unsigned slot) -> Value {
       if (wholeRowPath)
         return arith::ConstantIntOp::create(vb, loc, 1, 1);
+      if (vectorRowPath)
+        slot -= slot % vw;
       return cmpI(vb, loc, arith::CmpIPredicate::slt,
                   cI32(vb, loc, slotOff[slot]), rem);
     };
-    // On the whole-row path the vector path is known to be taken.
-    Value vec = wholeRowPath ? Value(arith::ConstantIntOp::create(rb, loc, 1, 1))
-                             : vecFlag;
+    // On the whole-row and vector-row paths the vector path is known to
+    // be taken.
+    Value vec = wholeRowPath || vectorRowPath
+                    ? Value(arith::ConstantIntOp::create(rb, loc, 1, 1))
+                    : vecFlag;
     // Plain GEPs: a thread past the end of the last row forms addresses
     // it never dereferences.
     auto threadPtr = [&](OpBuilder &pb, Value base, Type et) {
@@ -725,11 +733,18 @@ FailureOr<GroupKernels> buildRowReduceKernels(gpu::GPUModuleOp m,
   // neither path's loop-carried values weigh on the other.
   Value fits = cmpI(b, loc, arith::CmpIPredicate::sle, cols,
                     cI64(b, loc, capacity));
+  // vector-rows: rows off the vector path (unaligned, cols % vw != 0)
+  // take the re-reading path, so the register path needs no scalar loads
+  // or per-slot guards.
+  if (tiling.vectorRows)
+    fits = arith::AndIOp::create(b, loc, fits, vecFlag);
   auto generalPaths = [&](OpBuilder &ob) {
     scf::IfOp::create(
         ob, loc, fits,
         [&](OpBuilder &ib, Location l) {
+          vectorRowPath = tiling.vectorRows;
           rowsLoop(ib, registerRow);
+          vectorRowPath = false;
           scf::YieldOp::create(ib, l);
         },
         [&](OpBuilder &ib, Location l) {

@@ -205,7 +205,13 @@ def FuseTilePass : Pass<"fuse-tile"> {
     Option<"wholeRows", "whole-rows", "int64_t", /*default=*/"0",
            "Row-reduce groups: 1 adds a copy of the register path without "
            "per-slot guards for rows exactly one tile wide (an experiment: "
-           "twice the code, docs/performance.md)">
+           "twice the code, docs/performance.md)">,
+    Option<"vectorRows", "vector-rows", "int64_t", /*default=*/"0",
+           "Row-reduce groups: 1 keeps the register path for rows on the "
+           "vector path only (16-byte aligned, cols a multiple of the "
+           "vector width), with one validity compare per vector instead of "
+           "per element; other rows re-read (an experiment, "
+           "docs/performance.md)">
   ];
 }
 

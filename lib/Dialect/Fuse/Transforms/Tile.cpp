@@ -260,9 +260,10 @@ struct FuseTilePass : fuse::impl::FuseTilePassBase<FuseTilePass> {
     // Experiments, absent unless asked for.
     if (kind == "row_reduce" && wholeRows)
       attrs.append("whole_rows", b.getI64IntegerAttr(1));
-    // An experiment, absent unless asked for; not for rows known to be off
-    // the vector path (a static width not a multiple of the vector width).
-    if (kind == "row_reduce" && vectorRows &&
+    // An experiment, absent unless asked for; not for one-element vectors
+    // (nothing to save) or rows known to be off the vector path (a static
+    // width not a multiple of the vector width).
+    if (kind == "row_reduce" && vectorRows && vw > 1 &&
         !(dt && dt.getRank() == 2 && !dt.isDynamicDim(1) &&
           dt.getDimSize(1) % vw != 0))
       attrs.append("vector_rows", b.getI64IntegerAttr(1));

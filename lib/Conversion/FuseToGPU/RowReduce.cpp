@@ -621,6 +621,29 @@ FailureOr<GroupKernels> buildRowReduceKernels(gpu::GPUModuleOp m,
     }
     runStages(rb, [&](OpBuilder &sb, ReduceOp r, SmallVector<Value> acc) {
       newPhase(sb);
+      if (vectorRowPath && vw > 1) {
+        // A chunk's slots are all valid or all not: its elements are
+        // computed as always, its combines (same order) sit under one
+        // branch instead of a select per slot.
+        for (int64_t j = 0; j < chunksPerThread; ++j) {
+          unsigned s0 = j * vw;
+          SmallVector<SmallVector<Value>> xs(vw);
+          for (int64_t k = 0; k < vw; ++k)
+            for (Value in : r.getInputs())
+              xs[k].push_back(g.element(sb, in, {g.rowIdx, colIdx[s0 + k]}));
+          auto ifOp = scf::IfOp::create(sb, loc, ValueRange(acc).getTypes(),
+                                        validAt(sb, s0), /*withElse=*/true);
+          OpBuilder tb = ifOp.getThenBodyBuilder();
+          SmallVector<Value> a = acc;
+          for (int64_t k = 0; k < vw; ++k)
+            a = g.combine(tb, r, a, xs[k]);
+          scf::YieldOp::create(tb, loc, a);
+          OpBuilder eb = ifOp.getElseBodyBuilder();
+          scf::YieldOp::create(eb, loc, acc);
+          acc = SmallVector<Value>(ifOp.getResults());
+        }
+        return acc;
+      }
       for (auto [slot, ci] : llvm::enumerate(colIdx)) {
         SmallVector<Value> xs;
         for (Value in : r.getInputs())

@@ -406,20 +406,18 @@ struct EntryConverter {
     get("items_per_thread", items);
     get("vector_width", t.vectorWidth);
     get("grid", t.grid);
-    int64_t stage = 0;
-    get("stage_tiles", stage);
-    t.stageTiles = stage != 0;
-    int64_t sharedScatter = 0;
-    get("shared_scatter", sharedScatter);
-    t.sharedScatter = sharedScatter != 0;
+    // A 0/1 field: off unless present and nonzero.
+    auto getFlag = [&](StringRef name, bool &field) {
+      int64_t v = 0;
+      get(name, v);
+      field = v != 0;
+    };
+    getFlag("stage_tiles", t.stageTiles);
+    getFlag("shared_scatter", t.sharedScatter);
     get("finish_prefetch", t.finishPrefetch);
     t.finishPrefetch = std::clamp<int64_t>(t.finishPrefetch, 0, 8);
-    int64_t wholeRows = 0;
-    get("whole_rows", wholeRows);
-    t.wholeRows = wholeRows != 0;
-    int64_t vectorRows = 0;
-    get("vector_rows", vectorRows);
-    t.vectorRows = vectorRows != 0;
+    getFlag("whole_rows", t.wholeRows);
+    getFlag("vector_rows", t.vectorRows);
     get("poll_delay", t.pollDelay);
     get("lookback_delay", t.lookbackDelay);
     t.pollDelay = std::clamp<int64_t>(t.pollDelay, 0, 1000000);

@@ -257,12 +257,11 @@ struct FuseTilePass : fuse::impl::FuseTilePassBase<FuseTilePass> {
     // on the H200 at depth 4); absent when 0.
     if (kind == "reduce" && finishPrefetch > 0)
       attrs.append("finish_prefetch", b.getI64IntegerAttr(finishPrefetch));
-    // Experiments, absent unless asked for.
+    // Experiments, absent unless asked for. vector-rows not for
+    // one-element vectors (nothing to save) or rows known to be off the
+    // vector path (a static width not a multiple of the vector width).
     if (kind == "row_reduce" && wholeRows)
       attrs.append("whole_rows", b.getI64IntegerAttr(1));
-    // An experiment, absent unless asked for; not for one-element vectors
-    // (nothing to save) or rows known to be off the vector path (a static
-    // width not a multiple of the vector width).
     if (kind == "row_reduce" && vectorRows && vw > 1 &&
         !(dt && dt.getRank() == 2 && !dt.isDynamicDim(1) &&
           dt.getDimSize(1) % vw != 0))

@@ -4,17 +4,20 @@
 
 // RUN: not fuse-opt %s --split-input-file --fuse-tile="finish-prefetch=9" 2>&1 | FileCheck %s --check-prefix=BADFP
 // RUN: fuse-opt %s --split-input-file --fuse-tile="finish-prefetch=0" | FileCheck %s --check-prefix=NOFP
+// RUN: not fuse-opt %s --split-input-file --fuse-tile="long-row-items=33" 2>&1 | FileCheck %s --check-prefix=BADLR
+// RUN: fuse-opt %s --split-input-file --fuse-tile="block-threads=128 items-per-thread=8 long-row-items=0" | FileCheck %s --check-prefix=NOLR
 
 // BAD: error: fuse-tile: index-bitwidth must be 32 or 64, not 48
 // BADFP: error: fuse-tile: finish-prefetch must be 0-8, not 9
 // NOFP-NOT: finish_prefetch
+// BADLR: error: fuse-tile: long-row-items must be 0-32, not 33
 
 // Dynamic f32 reduce: 16-byte vectors of 4, 64 bytes in flight per thread
 // (16 items), persistent grid 132 SMs * (2048 / 256) blocks, 64-bit indices.
 // CHECK-LABEL: func @dyn
 // CHECK: fuse.tiling = {block_threads = 256 : i64, finish_prefetch = 4 : i64, grid = 1056 : i64, index_bitwidth = 64 : i64, items_per_thread = 16 : i64, vector_width = 4 : i64}
 // OVR-LABEL: func @dyn
-// OVR: fuse.tiling = {block_threads = 128 : i64, grid = 7 : i64, index_bitwidth = 64 : i64, items_per_thread = 8 : i64, vector_width = 2 : i64}
+// OVR: fuse.tiling = {block_threads = 128 : i64, finish_prefetch = 4 : i64, grid = 7 : i64, index_bitwidth = 64 : i64, items_per_thread = 8 : i64, vector_width = 2 : i64}
 func.func @dyn(%x: tensor<?xf32>) -> tensor<f32> {
   %s = fuse.group "reduce" (%x) : (tensor<?xf32>) -> tensor<f32> {
   ^bb0(%a: tensor<?xf32>):
@@ -67,6 +70,12 @@ func.func @big(%x: tensor<536870912xf64>, %y: tensor<536870912xf64>) -> tensor<f
 // blocks per SM, grid capped at the 64 rows.
 // CHECK-LABEL: func @rows
 // CHECK: fuse.tiling = {block_threads = 1024 : i64, grid = 64 : i64, index_bitwidth = 32 : i64, items_per_thread = 4 : i64, vector_width = 4 : i64}
+// With 128 threads of 8 items a row of 4096 no longer fits: the output walk
+// of long rows goes in steps of long-row-items (8) elements a thread.
+// OVR-LABEL: func @rows
+// OVR: fuse.tiling = {block_threads = 128 : i64, grid = 7 : i64, index_bitwidth = 64 : i64, items_per_thread = 8 : i64, long_row_items = 8 : i64, vector_width = 2 : i64}
+// NOLR-LABEL: func @rows
+// NOLR-NOT: long_row_items
 func.func @rows(%x: tensor<64x4096xf32>) -> tensor<64xf32> {
   %s = fuse.group "row_reduce" (%x) : (tensor<64x4096xf32>) -> tensor<64xf32> {
   ^bb0(%a: tensor<64x4096xf32>):

@@ -628,10 +628,11 @@ int main(int argc, char **argv) {
   }
 #endif
   // Row shapes: empty (rows = 0, cols = 0), tiny, odd (scalar path),
-  // registers (cols <= 4096), long rows (fallback), the benchmark size.
+  // registers (cols <= 4096), long rows (tiled walks, then single steps;
+  // 16384: whole tiles only), the benchmark size.
   std::vector<std::pair<int64_t, int64_t>> shapes = {
       {0, 4096}, {5, 0},   {1, 1},     {31, 31},      {1, 1000003},
-      {3, 1000003}, {977, 1027}, {1000, 4096}, {1000003, 4}};
+      {3, 1000003}, {977, 1027}, {1000, 4096}, {1000003, 4}, {17, 16384}};
   if (maxLog2 >= 28)
     shapes.push_back({65536, 4096});
   if (sanitizer)

@@ -416,6 +416,8 @@ struct EntryConverter {
     getFlag("shared_scatter", t.sharedScatter);
     get("finish_prefetch", t.finishPrefetch);
     t.finishPrefetch = std::clamp<int64_t>(t.finishPrefetch, 0, 8);
+    get("long_row_items", t.longRowItems);
+    t.longRowItems = std::clamp<int64_t>(t.longRowItems, 0, 32);
     getFlag("whole_rows", t.wholeRows);
     getFlag("vector_rows", t.vectorRows);
     get("poll_delay", t.pollDelay);

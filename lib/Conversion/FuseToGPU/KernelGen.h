@@ -150,6 +150,10 @@ struct Tiling {
   /// Reduce groups' finish kernel: partials each thread has loading ahead
   /// of the one it folds (fuse-tile's finish-prefetch; 0: none).
   int64_t finishPrefetch = 0;
+  /// row_reduce groups, rows past the register path: elements each thread
+  /// loads per step of the walk that writes the rank-2 results
+  /// (fuse-tile's long-row-items; 0: one).
+  int64_t longRowItems = 0;
   /// row_reduce groups: a copy of the register path for rows exactly one
   /// tile wide, without per-slot guards (fuse-tile's whole-rows).
   bool wholeRows = false;

@@ -58,6 +58,12 @@ struct FuseTilePass : fuse::impl::FuseTilePassBase<FuseTilePass> {
           << static_cast<int64_t>(finishPrefetch);
       return signalPassFailure();
     }
+    if (longRowItems < 0 || longRowItems > 32) {
+      getOperation()->emitError()
+          << "fuse-tile: long-row-items must be 0-32, not "
+          << static_cast<int64_t>(longRowItems);
+      return signalPassFailure();
+    }
     getOperation()->walk([&](GroupOp g) { tile(g); });
   }
 
@@ -257,6 +263,13 @@ struct FuseTilePass : fuse::impl::FuseTilePassBase<FuseTilePass> {
     // on the H200 at depth 4); absent when 0.
     if (kind == "reduce" && finishPrefetch > 0)
       attrs.append("finish_prefetch", b.getI64IntegerAttr(finishPrefetch));
+    // Rows longer than the register path holds (bt * items): elements
+    // loaded per step of the walk that writes the rank-2 results; absent
+    // when 0 or when a static width fits.
+    if (kind == "row_reduce" && longRowItems > 0 &&
+        !(dt && dt.getRank() == 2 && !dt.isDynamicDim(1) &&
+          dt.getDimSize(1) <= bt * items))
+      attrs.append("long_row_items", b.getI64IntegerAttr(longRowItems));
     // Experiments, absent unless asked for. vector-rows not for
     // one-element vectors (nothing to save) or rows known to be off the
     // vector path (a static width not a multiple of the vector width).

@@ -202,6 +202,11 @@ def FuseTilePass : Pass<"fuse-tile"> {
            "Reduce groups: partials each thread of the finish kernel keeps "
            "loading ahead of the one it folds, 0-8 (0: each partial is "
            "loaded where it is folded)">,
+    Option<"longRowItems", "long-row-items", "int64_t", /*default=*/"8",
+           "Row-reduce groups, rows longer than the register path holds: "
+           "elements each thread loads per step of the walk that writes "
+           "the rank-2 results, all before any is stored, 0-32 (0: one "
+           "element per step)">,
     Option<"wholeRows", "whole-rows", "int64_t", /*default=*/"0",
            "Row-reduce groups: 1 adds a copy of the register path without "
            "per-slot guards for rows exactly one tile wide (an experiment: "

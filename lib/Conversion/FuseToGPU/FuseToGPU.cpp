@@ -418,6 +418,7 @@ struct EntryConverter {
     t.finishPrefetch = std::clamp<int64_t>(t.finishPrefetch, 0, 8);
     get("long_row_items", t.longRowItems);
     t.longRowItems = std::clamp<int64_t>(t.longRowItems, 0, 32);
+    getFlag("online_max_sum", t.onlineMaxSum);
     getFlag("whole_rows", t.wholeRows);
     getFlag("vector_rows", t.vectorRows);
     get("poll_delay", t.pollDelay);

@@ -154,6 +154,9 @@ struct Tiling {
   /// loads per step of the walk that writes the rank-2 results
   /// (fuse-tile's long-row-items; 0: one).
   int64_t longRowItems = 0;
+  /// row_reduce groups, rows past the register path: a max stage and the
+  /// sum of exp(x - max) after it in one walk (fuse-tile's online-max-sum).
+  bool onlineMaxSum = false;
   /// row_reduce groups: a copy of the register path for rows exactly one
   /// tile wide, without per-slot guards (fuse-tile's whole-rows).
   bool wholeRows = false;

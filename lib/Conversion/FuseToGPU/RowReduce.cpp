@@ -32,6 +32,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
@@ -177,6 +178,41 @@ SmallVector<Value> blockAllReduce(Gen &g, OpBuilder &b, ReduceOp r,
       });
 }
 
+/// One element x merged into the online max/sum pair (fuse-tile's
+/// online-max-sum): (m, s) holds the maximum m of the elements seen and
+/// s = sum of exp(e - m) over them; x gives (x, s exp(m - x) + 1) when
+/// x > m, else (m, s + exp(x - m)): one exponential. x = -inf adds nothing
+/// (also while m is still -inf, where x - m is NaN); NaN propagates (max
+/// and sum). A maximum of +-inf leaves s meaningless: the caller sets the
+/// two-pass result, NaN.
+std::pair<Value, Value> onlineMerge(Gen &g, OpBuilder &b, ReduceOp max,
+                                    Value m, Value s, Value x) {
+  Location loc = g.loc;
+  auto ft = cast<FloatType>(m.getType());
+  const llvm::fltSemantics &sem = ft.getFloatSemantics();
+  auto fc = [&](const APFloat &v) -> Value {
+    return arith::ConstantOp::create(b, loc, FloatAttr::get(ft, v));
+  };
+  Value d = arith::SubFOp::create(b, loc, x, m);
+  Value gt = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, d,
+                                   fc(APFloat::getZero(sem)));
+  Value e = math::ExpOp::create(
+      b, loc,
+      arith::SelectOp::create(b, loc, gt, arith::NegFOp::create(b, loc, d),
+                              d));
+  Value xNinf = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, x,
+                                      fc(APFloat::getInf(sem, true)));
+  Value ns = arith::SelectOp::create(
+      b, loc, gt,
+      arith::AddFOp::create(b, loc, arith::MulFOp::create(b, loc, s, e),
+                            fc(APFloat::getOne(sem))),
+      arith::AddFOp::create(
+          b, loc, s,
+          arith::SelectOp::create(b, loc, xNinf, fc(APFloat::getZero(sem)),
+                                  e)));
+  return {g.combine(b, max, {m}, {x})[0], ns};
+}
+
 /// `(a, ha) (+) (x, hx)` for flagged accumulators of several reductions
 /// (`accs` is the concatenation of their accumulators), keeping order.
 SmallVector<Value> combineFlagged(Gen &g, OpBuilder &b,
@@ -263,6 +299,45 @@ blockOrderedReduce(Gen &g, OpBuilder &b, ArrayRef<ReduceOp> reds,
 //===----------------------------------------------------------------------===//
 // row_reduce
 //===----------------------------------------------------------------------===//
+
+/// `r` is a single-input float reduction of built-in kind `kind`, no init.
+bool isPlainFloatReduce(ReduceOp r, CombinerKind kind) {
+  return r.hasBuiltinKinds() && r.getInputs().size() == 1 &&
+         r.getInits().empty() && r.getKind(0) == kind &&
+         isa<FloatType>(tensorTy(r.getInputs()[0]).getElementType());
+}
+
+/// The online max/sum pair (fuse-tile's online-max-sum): `sum` adds
+/// exp(X - broadcast(max)) over the rows of X, `max` is the row maximum
+/// of the same X:
+///   %m = fuse.reduce max %X dims [1]
+///   %b = fuse.broadcast %m dims [1] (...)
+///   %e = fuse.map %X, %b { %d = arith.subf %x, %mb; %ex = math.exp %d;
+///                          fuse.yield %ex }
+///   %s = fuse.reduce add %e dims [1]
+/// (logsumexp, softmax). Both are then computed in one walk over the row.
+bool isOnlineMaxSumPair(ReduceOp max, ReduceOp sum) {
+  if (!isPlainFloatReduce(max, CombinerKind::Max) ||
+      !isPlainFloatReduce(sum, CombinerKind::Add))
+    return false;
+  auto map = sum.getInputs()[0].getDefiningOp<MapOp>();
+  if (!map || map.getInputs().size() != 2 || map->getNumResults() != 1 ||
+      map.getInputs()[0] != max.getInputs()[0])
+    return false;
+  auto bc = map.getInputs()[1].getDefiningOp<BroadcastOp>();
+  if (!bc || bc.getInput() != max.getResults()[0] ||
+      bc.getDims() != ArrayRef<int64_t>{1})
+    return false;
+  Block &mb = map.getBody().front();
+  if (mb.getOperations().size() != 3)
+    return false;
+  auto sub = dyn_cast<arith::SubFOp>(&mb.front());
+  auto ex = dyn_cast<math::ExpOp>(sub ? sub->getNextNode() : nullptr);
+  auto yield = dyn_cast<YieldOp>(mb.getTerminator());
+  return sub && ex && yield && sub.getLhs() == mb.getArgument(0) &&
+         sub.getRhs() == mb.getArgument(1) && ex.getOperand() == sub &&
+         yield->getNumOperands() == 1 && yield->getOperand(0) == ex;
+}
 
 /// Body arguments of rank 2 read elementwise (not only as gather sources).
 bool readDirectly(BlockArgument arg) {
@@ -377,6 +452,13 @@ FailureOr<GroupKernels> buildRowReduceKernels(gpu::GPUModuleOp m,
     }
     smemOf.push_back(taken);
   }
+  // online-max-sum: pairs of stages (max at ri, sum at ri + 1) that the
+  // long-row walk computes together.
+  llvm::SmallDenseSet<unsigned> pairAt;
+  if (tiling.onlineMaxSum)
+    for (unsigned ri = 0; ri + 1 < reds.size(); ++ri)
+      if (isOnlineMaxSumPair(reds[ri], reds[ri + 1]))
+        pairAt.insert(ri++);
   auto i64 = IntegerType::get(ctx, 64);
   auto i32 = IntegerType::get(ctx, 32);
   SmallVector<Type> params = commonParams(group);
@@ -437,17 +519,20 @@ FailureOr<GroupKernels> buildRowReduceKernels(gpu::GPUModuleOp m,
   // row's elements of this thread into `acc`.
   using Accumulate = function_ref<SmallVector<Value>(
       OpBuilder &, ReduceOp, SmallVector<Value>)>;
+  auto runStage = [&](OpBuilder &rb, unsigned ri, Accumulate accumulate) {
+    ReduceOp r = reds[ri];
+    SmallVector<Value> acc = accumulate(rb, r, startValues(rb, loc, r));
+    SmallVector<Value> sm;
+    for (unsigned k : smemOf[ri])
+      sm.push_back(wg[k]);
+    acc = blockAllReduce(g, rb, r, acc, sm);
+    acc = g.applyInit(rb, r, acc);
+    for (auto [res, v] : llvm::zip(r.getResults(), acc))
+      g.leaves[res] = v;
+  };
   auto runStages = [&](OpBuilder &rb, Accumulate accumulate) {
-    for (auto [ri, r] : llvm::enumerate(reds)) {
-      SmallVector<Value> acc = accumulate(rb, r, startValues(rb, loc, r));
-      SmallVector<Value> sm;
-      for (unsigned k : smemOf[ri])
-        sm.push_back(wg[k]);
-      acc = blockAllReduce(g, rb, r, acc, sm);
-      acc = g.applyInit(rb, r, acc);
-      for (auto [res, v] : llvm::zip(r.getResults(), acc))
-        g.leaves[res] = v;
-    }
+    for (unsigned ri = 0; ri < reds.size(); ++ri)
+      runStage(rb, ri, accumulate);
   };
   // Rank-1 results: every thread computes them, thread 0 stores.
   auto storeRowResults = [&](OpBuilder &rb, Value row) {
@@ -773,7 +858,7 @@ FailureOr<GroupKernels> buildRowReduceKernels(gpu::GPUModuleOp m,
       g.colSlot.clear();
       g.rowIdx = nullptr;
     };
-    runStages(rb, [&](OpBuilder &sb, ReduceOp r, SmallVector<Value> acc) {
+    auto walk = [&](OpBuilder &sb, ReduceOp r, SmallVector<Value> acc) {
       auto loop = scf::ForOp::create(
           sb, loc, t, cols, step, acc,
           [&](OpBuilder &ib, Location il, Value c, ValueRange a) {
@@ -786,7 +871,55 @@ FailureOr<GroupKernels> buildRowReduceKernels(gpu::GPUModuleOp m,
           });
       g.em->clearCache();
       return SmallVector<Value>(loop.getResults());
-    });
+    };
+    for (unsigned ri = 0; ri < reds.size(); ++ri) {
+      if (!pairAt.contains(ri)) {
+        runStage(rb, ri, walk);
+        continue;
+      }
+      // online-max-sum: one walk for the max and the sum of exp(x - max)
+      // (onlineMerge per element). Across the block: the maximum M, then
+      // each thread's s scaled by exp(m - M) (0 for m = -inf) and summed.
+      // A row maximum of +-inf gives the two-pass result, NaN (exp(inf -
+      // inf) or exp(-inf - -inf) summed; cols > 0 here).
+      ReduceOp rmax = reds[ri], rsum = reds[ri + 1];
+      Value x0 = rmax.getInputs()[0];
+      auto ft = cast<FloatType>(tensorTy(x0).getElementType());
+      const llvm::fltSemantics &sem = ft.getFloatSemantics();
+      auto fc = [&](OpBuilder &cb, const APFloat &v) -> Value {
+        return arith::ConstantOp::create(cb, loc, FloatAttr::get(ft, v));
+      };
+      auto loop = scf::ForOp::create(
+          rb, loc, t, cols, step,
+          ValueRange{fc(rb, APFloat::getInf(sem, true)),
+                     fc(rb, APFloat::getZero(sem))},
+          [&](OpBuilder &ib, Location il, Value c, ValueRange a) {
+            g.em->clearCache();
+            Value x = g.element(ib, x0, {rIdx, toIndex(ib, il, c)});
+            auto [nm, ns] = onlineMerge(g, ib, rmax, a[0], a[1], x);
+            scf::YieldOp::create(ib, il, ValueRange{nm, ns});
+          });
+      g.em->clearCache();
+      Value m = loop.getResult(0);
+      Value mx = blockAllReduce(g, rb, rmax, {m}, {wg[smemOf[ri][0]]})[0];
+      Value scale = arith::SelectOp::create(
+          rb, loc,
+          arith::CmpFOp::create(rb, loc, arith::CmpFPredicate::OEQ, m,
+                                fc(rb, APFloat::getInf(sem, true))),
+          fc(rb, APFloat::getZero(sem)),
+          math::ExpOp::create(rb, loc, arith::SubFOp::create(rb, loc, m, mx)));
+      Value part = arith::MulFOp::create(rb, loc, loop.getResult(1), scale);
+      Value sm =
+          blockAllReduce(g, rb, rsum, {part}, {wg[smemOf[ri + 1][0]]})[0];
+      Value isInf = arith::CmpFOp::create(
+          rb, loc, arith::CmpFPredicate::OEQ,
+          math::AbsFOp::create(rb, loc, mx), fc(rb, APFloat::getInf(sem)));
+      sm = arith::SelectOp::create(rb, loc, isInf,
+                                   fc(rb, APFloat::getNaN(sem)), sm);
+      g.leaves[rmax.getResults()[0]] = mx;
+      g.leaves[rsum.getResults()[0]] = sm;
+      ++ri;
+    }
     SmallVector<std::pair<Value, Value>> rank2;
     for (auto [y, out] : llvm::zip(yields, outs))
       if (tensorTy(y).getRank() == 2)

@@ -265,16 +265,19 @@ struct FuseTilePass : fuse::impl::FuseTilePassBase<FuseTilePass> {
       attrs.append("finish_prefetch", b.getI64IntegerAttr(finishPrefetch));
     // Rows longer than the register path holds (bt * items): elements
     // loaded per step of the walk that writes the rank-2 results; absent
-    // when 0 or when a static width fits.
-    if (kind == "row_reduce" && longRowItems > 0 &&
-        !(dt && dt.getRank() == 2 && !dt.isDynamicDim(1) &&
-          dt.getDimSize(1) <= bt * items))
+    // when 0 or when a static width fits (and so for online-max-sum).
+    bool mayBeLong = kind == "row_reduce" &&
+                     !(dt && dt.getRank() == 2 && !dt.isDynamicDim(1) &&
+                       dt.getDimSize(1) <= bt * items);
+    if (mayBeLong && longRowItems > 0)
       attrs.append("long_row_items", b.getI64IntegerAttr(longRowItems));
     // Experiments, absent unless asked for. vector-rows not for
     // one-element vectors (nothing to save) or rows known to be off the
     // vector path (a static width not a multiple of the vector width).
     if (kind == "row_reduce" && wholeRows)
       attrs.append("whole_rows", b.getI64IntegerAttr(1));
+    if (mayBeLong && onlineMaxSum)
+      attrs.append("online_max_sum", b.getI64IntegerAttr(1));
     if (kind == "row_reduce" && vectorRows && vw > 1 &&
         !(dt && dt.getRank() == 2 && !dt.isDynamicDim(1) &&
           dt.getDimSize(1) % vw != 0))

@@ -207,6 +207,11 @@ def FuseTilePass : Pass<"fuse-tile"> {
            "elements each thread loads per step of the walk that writes "
            "the rank-2 results, all before any is stored, 0-32 (0: one "
            "element per step)">,
+    Option<"onlineMaxSum", "online-max-sum", "int64_t", /*default=*/"0",
+           "Row-reduce groups, rows longer than the register path holds: "
+           "1 computes a row maximum and the following sum of exp(x - max) "
+           "(logsumexp, softmax) in one walk over the row with online "
+           "rescaling instead of two (an experiment, docs/performance.md)">,
     Option<"wholeRows", "whole-rows", "int64_t", /*default=*/"0",
            "Row-reduce groups: 1 adds a copy of the register path without "
            "per-slot guards for rows exactly one tile wide (an experiment: "

@@ -129,6 +129,37 @@ std::string getPtxasOptions(const FuseToGPUOptions &options) {
   return opts;
 }
 
+LogicalResult checkTileOptions(StringRef tileOptions, std::string &message) {
+  if (tileOptions.empty())
+    return success();
+  // Inside fuse-tile{...}: no braces or commas that would end it.
+  if (tileOptions.find_first_of("{},") != StringRef::npos) {
+    message = "tile options '" + tileOptions.str() +
+              "' contain '{', '}' or ',': give fuse-tile's options as "
+              "space-separated name=value pairs";
+    return failure();
+  }
+  if (!PassInfo::lookup("fuse-tile")) {
+    message = "tile options given, but the fuse-tile pass is not registered";
+    return failure();
+  }
+  OpPassManager pm("builtin.module");
+  std::string err;
+  llvm::raw_string_ostream os(err);
+  if (failed(parsePassPipeline("fuse-tile{" + tileOptions.str() + "}", pm,
+                               os))) {
+    // The parser's first line says why ("<Pass-Options-Parser>: no such
+    // option x"); the rest repeats the pipeline text.
+    message = "invalid tile options '" + tileOptions.str() + "'";
+    StringRef why = StringRef(err).trim().split('\n').first;
+    why.consume_front("<Pass-Options-Parser>: ");
+    if (!why.empty() && !why.starts_with("failed to add"))
+      message += ": " + why.str();
+    return failure();
+  }
+  return success();
+}
+
 /// The GPU pipeline up to nvvm-attach-target (stage NVVM).
 static std::string nvvmPipeline(const FuseToGPUOptions &options) {
   std::string p;
@@ -137,7 +168,9 @@ static std::string nvvmPipeline(const FuseToGPUOptions &options) {
     if (PassInfo::lookup("fuse-fusion"))
       p += "fuse-fusion,";
     if (PassInfo::lookup("fuse-tile"))
-      p += "fuse-tile,";
+      p += options.tileOptions.empty()
+               ? std::string("fuse-tile,")
+               : "fuse-tile{" + options.tileOptions.getValue() + "},";
   }
   p += "convert-fuse-to-gpu{block-threads=" +
        std::to_string(options.blockThreads) +
@@ -288,21 +321,37 @@ void registerFusePipelines() {
       "Lower fuse ops to the LLVM dialect for the CPU (loops, buffers, "
       "LLVM); the input of fuse-run and the test oracle",
       buildFuseToCPUPipeline);
-  PassPipelineRegistration<FuseToGPUOptions>(
-      "fuse-to-ptx",
-      "Lower fuse ops to GPU kernels and print them as PTX in a gpu.binary "
-      "(host code stays in func/llvm ops); for reading and FileCheck",
-      [](OpPassManager &pm, const FuseToGPUOptions &o) {
-        buildFuseToGPUPipeline(pm, o, GPUPipelineStage::PTX);
-      });
-  PassPipelineRegistration<FuseToGPUOptions>(
-      "fuse-to-cubin",
-      "Lower fuse ops to GPU kernels (cubin embedded as a global) and C-ABI "
-      "host functions in the LLVM dialect; what fuse-compile turns into an "
-      "object file",
-      [](OpPassManager &pm, const FuseToGPUOptions &o) {
-        buildFuseToGPUPipeline(pm, o, GPUPipelineStage::LLVM);
-      });
+  // The GPU pipelines check their tile options first: a bad one is an
+  // error of the pipeline's options, not a failure of fuse's own pipeline.
+  auto registerGPU = [](StringRef arg, StringRef description,
+                        GPUPipelineStage stage) {
+    registerPassPipeline(
+        arg, description,
+        [stage](OpPassManager &pm, StringRef optionsStr,
+                function_ref<LogicalResult(const Twine &)> errorHandler) {
+          FuseToGPUOptions options;
+          if (failed(options.parseFromString(optionsStr)))
+            return failure();
+          std::string message;
+          if (failed(checkTileOptions(options.tileOptions, message)))
+            return errorHandler(message);
+          buildFuseToGPUPipeline(pm, options, stage);
+          return success();
+        },
+        [](function_ref<void(const detail::PassOptions &)> optHandler) {
+          optHandler(FuseToGPUOptions());
+        });
+  };
+  registerGPU("fuse-to-ptx",
+              "Lower fuse ops to GPU kernels and print them as PTX in a "
+              "gpu.binary (host code stays in func/llvm ops); for reading "
+              "and FileCheck",
+              GPUPipelineStage::PTX);
+  registerGPU("fuse-to-cubin",
+              "Lower fuse ops to GPU kernels (cubin embedded as a global) "
+              "and C-ABI host functions in the LLVM dialect; what "
+              "fuse-compile turns into an object file",
+              GPUPipelineStage::LLVM);
 }
 
 } // namespace fuse

@@ -19,6 +19,9 @@
 #   OUT_DIR       default .device/artifacts (git-ignored)
 #   FUSE_COMPILE  default build/bin/fuse-compile, or $FUSE_COMPILE
 #                 (fuse-run is taken from the same folder)
+# Env: FUSE_TILE_OPTIONS  fuse-tile options for every pipeline compiled with
+#      fusion (fuse-compile --tile-options), e.g. "online-max-sum=1": the
+#      GPU suites then test an experiment (the CPU results are unaffected).
 set -u
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 out="${1:-$root/.device/artifacts}"
@@ -28,7 +31,10 @@ if [ ! -x "$fc" ]; then
   exit 1
 fi
 command -v ptxas >/dev/null 2>&1 || export PATH="$PATH:/usr/local/cuda/bin"
+tile=()
+[ -n "${FUSE_TILE_OPTIONS:-}" ] && tile=(--tile-options="$FUSE_TILE_OPTIONS")
 mkdir -p "$out"
+echo "${FUSE_TILE_OPTIONS:-}" > "$out/tile-options.txt"
 cp "$root/runtime/include/fuse_runtime.h" "$out/"
 cp "$root"/tests/gpu/*.cpp "$out/"
 : > "$out/compile-times.txt"
@@ -37,8 +43,8 @@ for f in "$root"/examples/*.mlir; do
   name="$(basename "$f" .mlir)"
   # Entry points are prefixed (fx_copy, fx_select, ...): `select` would
   # clash with POSIX select(), `fuse_scan` with the runtime's fuse_scan.
-  if "$fc" "$f" --prefix=fx_ --emit=all -o "$out/$name" 2> "$out/$name.log"; then
-    t=$("$fc" "$f" --prefix=fx_ --emit=obj -o "$out/$name.o" --time 2>&1 | sed -n 's/.*wall time \([0-9.]*\) ms/\1/p')
+  if "$fc" "$f" "${tile[@]}" --prefix=fx_ --emit=all -o "$out/$name" 2> "$out/$name.log"; then
+    t=$("$fc" "$f" "${tile[@]}" --prefix=fx_ --emit=obj -o "$out/$name.o" --time 2>&1 | sed -n 's/.*wall time \([0-9.]*\) ms/\1/p')
     echo "$name $t" >> "$out/compile-times.txt"
     echo "ok      $name (fuse-compile --emit=obj: ${t} ms)"
     ok=$((ok + 1))
@@ -63,7 +69,7 @@ mkdir -p "$out/shared"
 sok=0; sbad=0
 for f in "$root"/examples/*.mlir; do
   name="$(basename "$f" .mlir)"
-  if "$fc" "$f" --prefix=fx_ --emit=shared -o "$out/shared/$name" \
+  if "$fc" "$f" "${tile[@]}" --prefix=fx_ --emit=shared -o "$out/shared/$name" \
       2> "$out/shared/$name.log"; then
     rm -f "$out/shared/$name.log"
     sok=$((sok + 1))
@@ -134,7 +140,7 @@ CASES
     name="$(basename "$f" .mlir)"
     args=()
     for s in $(sed -n 's|^// ARGS: ||p' "$f"); do args+=(--arg "$s"); done
-    if "$fc" "$f" --prefix=fx_ --emit=shared -o "$out/extra/$name" \
+    if "$fc" "$f" "${tile[@]}" --prefix=fx_ --emit=shared -o "$out/extra/$name" \
         2> "$out/extra/$name.log" &&
         "$fr" "$f" "${args[@]}" --seed 7 --out "$out/extra/$name.cpu" \
           --save-inputs > /dev/null 2>> "$out/extra/$name.log"; then

@@ -56,6 +56,7 @@ void makeGPUOptions(FuseToGPUOptions &o, const CompileOptions &options,
   o.toolkitPath = options.toolkitPath;
   o.format = format.str();
   o.fusion = options.fusion;
+  o.tileOptions = options.tileOptions;
 }
 
 /// Whether the module holds fuse ops or GPU modules, i.e. the pipeline
@@ -78,6 +79,8 @@ LogicalResult runPipeline(ModuleOp module, const CompileOptions &options,
   FuseToGPUOptions o;
   makeGPUOptions(o, options, format);
   std::string message;
+  if (failed(checkTileOptions(o.tileOptions, message)))
+    return module.emitError("fuse-compile: ") << message;
   if (hasKernels(module) && failed(checkCUDAToolkit(o, stage, message)))
     return module.emitError(message);
   buildFuseToGPUPipeline(pm, o, stage, sinks);

@@ -59,6 +59,7 @@ struct CompileOptions {
   std::string prefix; // prepended to every entry's C name
   std::string linker; // C compiler driver for shared libraries ("" = cc)
   bool timing = false; // per-pass timing report on stderr (--timing)
+  std::string tileOptions; // fuse-tile's options ("" = defaults)
 };
 
 /// Suffix of the packed wrapper of each entry in a shared library.

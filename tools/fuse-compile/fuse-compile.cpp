@@ -116,6 +116,12 @@ static cl::opt<std::string>
 static cl::opt<bool> noFusion("no-fusion",
                               cl::desc("Do not run the fusion passes"),
                               cl::init(false), cl::cat(cat));
+static cl::opt<std::string> tileOptions(
+    "tile-options",
+    cl::desc("Options of the fuse-tile pass, space-separated (e.g. "
+             "'finish-prefetch=0 long-row-items=4'; `fuse-opt --help` lists "
+             "them); not with --no-fusion"),
+    cl::value_desc("options"), cl::init(""), cl::cat(cat));
 
 namespace {
 
@@ -131,6 +137,7 @@ aot::CompileOptions compileOptions() {
   o.prefix = symbolPrefix;
   o.linker = linker;
   o.timing = passTiming;
+  o.tileOptions = tileOptions;
   return o;
 }
 
@@ -172,6 +179,11 @@ int run(MLIRContext &ctx) {
   if (ptxasOptLevel < -1 || ptxasOptLevel > 3 || optLevel > 3) {
     llvm::errs() << "fuse-compile: --opt-level must be 0-3 and "
                     "--ptxas-opt-level 0-3\n";
+    return 1;
+  }
+  if (noFusion && !tileOptions.empty()) {
+    llvm::errs() << "fuse-compile: --tile-options needs fusion (tiling runs "
+                    "with it; drop --no-fusion or tile with fuse-opt)\n";
     return 1;
   }
   bool all = emit == "all";

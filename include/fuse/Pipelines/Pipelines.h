@@ -63,6 +63,12 @@ struct FuseToGPUOptions : public mlir::PassPipelineOptions<FuseToGPUOptions> {
       llvm::cl::desc("Embedded image of fuse-to-cubin: bin (cubin), fatbin "
                      "(cubin + PTX) or isa (PTX, JIT-compiled at load)"),
       llvm::cl::init("bin")};
+  Option<std::string> tileOptions{
+      *this, "tile-options",
+      llvm::cl::desc("Options of the fuse-tile pass, space-separated (e.g. "
+                     "'finish-prefetch=0 long-row-items=4'); with fusion "
+                     "only"),
+      llvm::cl::init("")};
   Option<int64_t> blockThreads{*this, "block-threads",
                                llvm::cl::desc("Threads per block"),
                                llvm::cl::init(256)};
@@ -70,6 +76,12 @@ struct FuseToGPUOptions : public mlir::PassPipelineOptions<FuseToGPUOptions> {
                          llvm::cl::desc("Vector loads in flight per thread"),
                          llvm::cl::init(4)};
 };
+
+/// Whether `tileOptions` (FuseToGPUOptions::tileOptions) are options
+/// fuse-tile takes; `message` says why not. The GPU pipelines need this to
+/// hold (fuse-compile and the registered pipelines check it first).
+mlir::LogicalResult checkTileOptions(llvm::StringRef tileOptions,
+                                     std::string &message);
 
 /// How far the GPU pipeline goes.
 enum class GPUPipelineStage {

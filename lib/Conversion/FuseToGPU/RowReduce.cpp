@@ -583,6 +583,21 @@ FailureOr<GroupKernels> buildRowReduceKernels(gpu::GPUModuleOp m,
   // arithmetic); every access is that pointer plus a constant, and slot
   // validity is `constant < rem` with rem = cols - t*vw in 32 bits (no
   // per-slot column values stay live).
+  // `tp` plus `off` elements of type `et` (a constant offset).
+  auto offsetPtr = [&](OpBuilder &pb, Value tp, Type et, int64_t off) {
+    if (!off)
+      return tp;
+    return Value(
+        LLVM::GEPOp::create(pb, loc, tp.getType(), et, tp,
+                            ArrayRef<LLVM::GEPArg>{static_cast<int32_t>(off)}));
+  };
+  // The rank-2 body arguments read elementwise (loaded into g.regs by the
+  // register path and the long rows' output tiles): argument number and
+  // element type.
+  SmallVector<std::pair<unsigned, Type>> directArgs;
+  for (BlockArgument arg : body.getArguments())
+    if (auto tt = tensorTy(arg); tt && tt.getRank() == 2 && readDirectly(arg))
+      directArgs.push_back({arg.getArgNumber(), tt.getElementType()});
   auto registerRow = [&](OpBuilder &rb, Value row) {
     g.em->clearCache();
     g.leaves.clear();
@@ -642,24 +657,16 @@ FailureOr<GroupKernels> buildRowReduceKernels(gpu::GPUModuleOp m,
     auto threadPtr = [&](OpBuilder &pb, Value base, Type et) {
       return g.gep(pb, base, et, first);
     };
-    auto slotPtr = [&](OpBuilder &pb, Value tp, Type et, int64_t off) {
-      if (!off)
-        return tp;
-      return Value(LLVM::GEPOp::create(
-          pb, loc, tp.getType(), et, tp,
-          ArrayRef<LLVM::GEPArg>{static_cast<int32_t>(off)}));
-    };
+    auto slotPtr = offsetPtr;
     auto zeroOf = [&](OpBuilder &zb, Type ty) -> Value {
       return arith::ConstantOp::create(zb, loc,
                                        cast<TypedAttr>(zb.getZeroAttr(ty)));
     };
     // Load every directly read rank-2 operand once.
-    for (BlockArgument arg : body.getArguments()) {
-      auto tt = tensorTy(arg);
-      if (!tt || tt.getRank() != 2 || !readDirectly(arg))
-        continue;
-      unsigned n = arg.getArgNumber();
-      Type et = tt.getElementType();
+    for (const auto &direct : directArgs) {
+      // (no structured bindings: lambdas capture these, a C++20 feature)
+      unsigned n = direct.first;
+      Type et = direct.second;
       auto vt = VectorType::get({vw}, et);
       Value tp = threadPtr(rb, g.ptr[n], et);
       SmallVector<Value> &slots = g.regs[n];
@@ -833,22 +840,11 @@ FailureOr<GroupKernels> buildRowReduceKernels(gpu::GPUModuleOp m,
         g.colSlot[ci] = i;
         colIdx.push_back(ci);
       }
-      for (BlockArgument arg : body.getArguments()) {
-        auto tt = tensorTy(arg);
-        if (!tt || tt.getRank() != 2 || !readDirectly(arg))
-          continue;
-        unsigned n = arg.getArgNumber();
-        Type et = tt.getElementType();
+      for (auto [n, et] : directArgs) {
         Value tp = g.gep(ib, g.ptr[n], et, first);
-        SmallVector<Value> &slots = g.regs[n];
-        for (int64_t i = 0; i < items; ++i) {
-          Value p =
-              i ? Value(LLVM::GEPOp::create(
-                      ib, loc, tp.getType(), et, tp,
-                      ArrayRef<LLVM::GEPArg>{static_cast<int32_t>(i * bt)}))
-                : tp;
-          slots.push_back(LLVM::LoadOp::create(ib, loc, et, p, byteWidth(et)));
-        }
+        for (int64_t i = 0; i < items; ++i)
+          g.regs[n].push_back(LLVM::LoadOp::create(
+              ib, loc, et, offsetPtr(ib, tp, et, i * bt), byteWidth(et)));
       }
       return std::make_pair(colIdx, first);
     };

@@ -811,9 +811,11 @@ FailureOr<GroupKernels> buildRowReduceKernels(gpu::GPUModuleOp m,
   // every operand element of the tile loaded before any is used or stored
   // (items loads in flight per thread, no guards: the tile is whole), then
   // the last < bt * items columns one element per step. softmax_rows at
-  // 16384 columns: 1507 -> 2040 GiB/s on the H200. Tiled stage walks gain
-  // little (logsumexp_rows +3%): rows of 1056 resident blocks exceed L2,
-  // so every stage re-reads from DRAM (docs/performance.md).
+  // 16384 columns: 1508 -> 1818 GiB/s on the H200. Tiled stage walks gain
+  // little (logsumexp_rows +3%, softmax_rows to 2040, for ~20 ms of
+  // compile each): rows of 1056 resident blocks exceed L2, so every stage
+  // re-reads from DRAM (docs/performance.md); online-max-sum walks once
+  // for a max and the sum of exp(x - max) after it.
   const int64_t items = tiling.longRowItems;
   const int64_t tileCols = bt * std::max<int64_t>(1, items);
   auto longRow = [&](OpBuilder &rb, Value row) {

@@ -12,6 +12,9 @@
 #   COMPILE_OPTS (extra fuse-compile options for every variant of this
 #   call, e.g. "--opt-level=2" or "--ptxas-opt-level=1"; recorded in
 #   options.txt);
+#   SOURCE (another .mlir defining the same function NAME with the same C
+#   signature, e.g. a static-shape copy of the example; recorded in
+#   options.txt);
 #   needs .device/bench/bin/libfuse_runtime.so (scripts/gpu/prepare-bench.sh).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -23,13 +26,14 @@ rtdir="$root/.device/bench/bin"
 [ -f "$rtdir/libfuse_runtime.so" ] || { echo "prepare-variants: run scripts/gpu/prepare-bench.sh first" >&2; exit 1; }
 mkdir -p "$out"
 upper=$(echo "$name" | tr a-z A-Z)
+src="${SOURCE:-$root/examples/$name.mlir}"
 k="${FIRST_INDEX:-0}"
 for opts in "$@"; do
   d="$out/$name-v$k"; rm -rf "$d"; mkdir -p "$d"
-  echo "$opts${COMPILE_OPTS:+ | $COMPILE_OPTS}" > "$d/options.txt"
+  echo "$opts${COMPILE_OPTS:+ | $COMPILE_OPTS}${SOURCE:+ | $(basename "$SOURCE")}" > "$d/options.txt"
   tile="--fuse-tile"
   [ -n "$opts" ] && tile="--fuse-tile=$opts"
-  "$build/bin/fuse-opt" "$root/examples/$name.mlir" --fuse-fusion "$tile" -o "$d/$name.mlir"
+  "$build/bin/fuse-opt" "$src" --fuse-fusion "$tile" -o "$d/$name.mlir"
   # shellcheck disable=SC2086  # COMPILE_OPTS is a list of options
   "$build/bin/fuse-compile" "$d/$name.mlir" --no-fusion --prefix=fb_ --emit=all \
     ${COMPILE_OPTS:-} -o "$d/$name"

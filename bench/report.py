@@ -32,14 +32,23 @@ def load(paths):
                 line = line.strip()
                 if line.startswith("{"):
                     try:
-                        recs.append(json.loads(line))
+                        r = json.loads(line)
                     except json.JSONDecodeError:
-                        pass
+                        continue
+                    if not isinstance(r, dict) or "workload" not in r or \
+                            "impl" not in r or \
+                            not isinstance(value(r), (int, float)):
+                        print(f"report: {p}: a line without workload, impl "
+                              "or its value (gib_s, us_per_call for "
+                              "sumsq_small) is left out", file=sys.stderr)
+                        continue
+                    r.setdefault("ok", False)
+                    recs.append(r)
     return recs
 
 
 def value(r):
-    return r.get("us_per_call") if r["workload"] == "sumsq_small" else r["gib_s"]
+    return r.get("us_per_call") if r["workload"] == "sumsq_small" else r.get("gib_s")
 
 
 def merge_rounds(recs):

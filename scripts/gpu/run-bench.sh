@@ -15,6 +15,12 @@
 # (when each process started), to tell a slower kernel from a lower clock.
 # BENCH_ARGS="--reps=3000" BENCH_ROUNDS=1 measures the sustained regime
 # (seconds of back-to-back runs instead of 30).
+# BENCH_WIDTHS="ROWSxCOLS ..." (default none) also runs logsumexp_rows and
+# softmax_rows at those shapes, fuse and torch (the hand-written kernels
+# take 4096 columns only), one round, after the rest; their rows are named
+# "WORKLOAD ROWSxCOLS" (e.g. BENCH_WIDTHS="262144x1024 16384x16384
+# 5341x50257": the register path's narrow rows, long aligned and long
+# unaligned rows; about a minute a shape with torch).
 set -uo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 dir="${1:-$root/.device/bench}"
@@ -53,6 +59,26 @@ if [ "${BENCH_SKIP_TORCH:-0}" != 1 ]; then
   mark "torch"
   python3 "$dir/torch_bench.py" $args > "$res/torch.jsonl" 2> "$res/torch.err" || rc=1
 fi
+# Row widths: rename the workloads of each shape's JSON lines.
+widths=${BENCH_WIDTHS:-}
+[ -n "$widths" ] && : > "$res/widths.jsonl" && : > "$res/widths.err"
+for shape in $widths; do
+  if ! [[ $shape =~ ^[1-9][0-9]*x[1-9][0-9]*$ ]]; then
+    echo "run-bench: BENCH_WIDTHS entry '$shape' is not ROWSxCOLS" >> "$res/widths.err"
+    rc=1
+    continue
+  fi
+  rows=${shape%x*}; cols=${shape#*x}
+  rename() { sed -E "s/\"workload\": ?\"([a-z_]+)\"/\"workload\": \"\1 $shape\"/"; }
+  mark "widths $shape fuse"
+  "$dir/bin/bench_fuse" $args --rows="$rows" --cols="$cols" --only=logsumexp_rows \
+    --only=softmax_rows 2>> "$res/widths.err" | rename >> "$res/widths.jsonl" || rc=1
+  if [ "${BENCH_SKIP_TORCH:-0}" != 1 ]; then
+    mark "widths $shape torch"
+    python3 "$dir/torch_bench.py" $args --rows="$rows" --cols="$cols" --only=logsumexp_rows \
+      --only=softmax_rows 2>> "$res/widths.err" | rename >> "$res/widths.jsonl" || rc=1
+  fi
+done
 mark "end"
 [ -n "$sampler" ] && kill "$sampler" 2>/dev/null
 cat "$res"/*.err | grep -v -i warn | tail -20

@@ -26,6 +26,12 @@ so a cache filled on a machine with fuse's tools (prepare-python.sh) is hit
 as is on a machine with only the runtime. Without fuse-compile, a miss is a
 GPUCacheMissError naming the key.
 
+Tiling options (FUSE_GPU_TILE_OPTIONS, e.g. "long-row-items=4"): fuse-tile's
+options for every GPU compile (fuse-compile --tile-options; `fuse-opt
+--help` lists them under --fuse-tile). They are part of the cache key when
+set, so pipelines compiled with and without them never share an entry;
+unset, the key is the same as before the variable existed.
+
 Compile-only mode (FUSE_GPU_COMPILE_ONLY=1, or set_compile_only(True)):
 everything up to the launch (argument checks, tracing, compiling, caching,
 allocating the outputs), without loading the runtime or touching a GPU; the
@@ -279,9 +285,19 @@ def chip():
     return os.environ.get("FUSE_GPU_CHIP") or "sm_90"
 
 
+def tile_options():
+    """fuse-tile's options for GPU compiles (FUSE_GPU_TILE_OPTIONS), or ""."""
+    return os.environ.get("FUSE_GPU_TILE_OPTIONS", "").strip()
+
+
 def cache_key(ir_text):
     """The cache key of a GPU pipeline: IR, pipeline, chip and ABI only (no
-    tool digests or paths), so every machine computes the same key."""
+    tool digests or paths), so every machine computes the same key; with
+    tiling options set, those too."""
+    opts = tile_options()
+    if opts:
+        return _cache.make_key(ir_text, PIPELINE, chip(), ABI,
+                               "tile-options=" + opts)
     return _cache.make_key(ir_text, PIPELINE, chip(), ABI)
 
 
@@ -318,6 +334,8 @@ def _compile(fc, ir_text):
             f.write(ir_text)
         cmd = [fc, src, "--emit=shared", "--prefix=fx_", "--chip=" + chip(),
                "-o", os.path.join(d, "m")]
+        if tile_options():
+            cmd.append("--tile-options=" + tile_options())
         try:
             r = subprocess.run(cmd, capture_output=True, timeout=600, env=env)
         except (OSError, subprocess.TimeoutExpired) as e:

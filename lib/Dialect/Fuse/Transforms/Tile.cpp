@@ -276,6 +276,8 @@ struct FuseTilePass : fuse::impl::FuseTilePassBase<FuseTilePass> {
     // vector path (a static width not a multiple of the vector width).
     if (kind == "row_reduce" && wholeRows)
       attrs.append("whole_rows", b.getI64IntegerAttr(1));
+    if (kind == "row_reduce" && prefetchRows)
+      attrs.append("prefetch_rows", b.getI64IntegerAttr(1));
     if (mayBeLong && onlineMaxSum)
       attrs.append("online_max_sum", b.getI64IntegerAttr(1));
     if (kind == "row_reduce" && vectorRows && vw > 1 &&

@@ -212,6 +212,11 @@ def FuseTilePass : Pass<"fuse-tile"> {
            "1 computes a row maximum and the following sum of exp(x - max) "
            "(logsumexp, softmax) in one walk over the row with online "
            "rescaling instead of two (an experiment, docs/performance.md)">,
+    Option<"prefetchRows", "prefetch-rows", "int64_t", /*default=*/"0",
+           "Row-reduce groups, rows the register path holds: 1 has thread 0 "
+           "prefetch the block's next row into L2 (one bulk prefetch per "
+           "operand, rows on the vector path) before this row's loads (an "
+           "experiment, docs/performance.md)">,
     Option<"wholeRows", "whole-rows", "int64_t", /*default=*/"0",
            "Row-reduce groups: 1 adds a copy of the register path without "
            "per-slot guards for rows exactly one tile wide (an experiment: "

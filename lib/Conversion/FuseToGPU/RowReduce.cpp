@@ -475,17 +475,22 @@ FailureOr<GroupKernels> buildRowReduceKernels(gpu::GPUModuleOp m,
   // keep mapped values live through the last stage to the stores
   // (softmax: 40 -> 6 blocks of 256; logsumexp: 32 -> 8 blocks, both
   // without spills). Registers are granted per warp in units of 256.
+  // The temporaries are values of the elements' width: with 8-byte
+  // elements twice the words (f64 logsumexp spilled 16 bytes at 32).
   {
-    int64_t held = 0;
+    int64_t held = 0, words = 1;
     for (BlockArgument arg : body.getArguments())
       if (auto tt = tensorTy(arg);
-          tt && tt.getRank() == 2 && readDirectly(arg))
-        held += chunksPerThread * vw *
-                std::max<int64_t>(1, (byteWidth(tt.getElementType()) + 3) / 4);
+          tt && tt.getRank() == 2 && readDirectly(arg)) {
+        int64_t w =
+            std::max<int64_t>(1, (byteWidth(tt.getElementType()) + 3) / 4);
+        held += chunksPerThread * vw * w;
+        words = std::max(words, w);
+      }
     bool rank2Out = llvm::any_of(group.getResults(), [](Value v) {
       return tensorTy(v).getRank() == 2;
     });
-    int64_t regs = held + 16 + (rank2Out ? 8 : 0);
+    int64_t regs = held + 16 * words + (rank2Out ? 8 * words : 0);
     int64_t perWarp = llvm::alignTo(regs * 32, 256);
     int64_t blocks = std::min<int64_t>(
         65536 / (perWarp * (bt / 32)), std::max<int64_t>(1, 2048 / bt));

@@ -10,6 +10,7 @@
 #include "mlir/IR/BuiltinAttributes.h"
 
 #include <limits>
+#include <optional>
 
 namespace fuse {
 #define GEN_PASS_DEF_FUSETILEPASS
@@ -172,9 +173,12 @@ struct FuseTilePass : fuse::impl::FuseTilePassBase<FuseTilePass> {
     int64_t rowBytes = 0;
     auto dt = domain ? cast<RankedTensorType>(domain.getType())
                      : RankedTensorType();
-    if (kind == "row_reduce" && dt && dt.getRank() == 2 &&
-        !dt.isDynamicDim(1)) {
-      int64_t cols = dt.getDimSize(1);
+    // Rows of a static width (rank-2 domain): their width (may be 0).
+    std::optional<int64_t> staticCols;
+    if (dt && dt.getRank() == 2 && !dt.isDynamicDim(1))
+      staticCols = dt.getDimSize(1);
+    if (kind == "row_reduce" && staticCols) {
+      int64_t cols = *staticCols;
       int64_t warps = ceilDiv(ceilDiv(cols, vw), 32);
       bt = std::clamp<int64_t>(warps * 32, 32, maxThreadsPerBlock);
       items = vw;
@@ -266,9 +270,8 @@ struct FuseTilePass : fuse::impl::FuseTilePassBase<FuseTilePass> {
     // Rows longer than the register path holds (bt * items): elements
     // loaded per step of the walk that writes the rank-2 results; absent
     // when 0 or when a static width fits (and so for online-max-sum).
-    bool mayBeLong = kind == "row_reduce" &&
-                     !(dt && dt.getRank() == 2 && !dt.isDynamicDim(1) &&
-                       dt.getDimSize(1) <= bt * items);
+    bool mayBeLong =
+        kind == "row_reduce" && !(staticCols && *staticCols <= bt * items);
     if (mayBeLong && longRowItems > 0)
       attrs.append("long_row_items", b.getI64IntegerAttr(longRowItems));
     // Experiments, absent unless asked for. vector-rows not for
@@ -281,8 +284,7 @@ struct FuseTilePass : fuse::impl::FuseTilePassBase<FuseTilePass> {
     if (mayBeLong && onlineMaxSum)
       attrs.append("online_max_sum", b.getI64IntegerAttr(1));
     if (kind == "row_reduce" && vectorRows && vw > 1 &&
-        !(dt && dt.getRank() == 2 && !dt.isDynamicDim(1) &&
-          dt.getDimSize(1) % vw != 0))
+        !(staticCols && *staticCols % vw != 0))
       attrs.append("vector_rows", b.getI64IntegerAttr(1));
     group->setAttr("fuse.tiling", attrs.getDictionary(ctx));
   }

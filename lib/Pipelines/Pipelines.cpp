@@ -129,9 +129,16 @@ std::string getPtxasOptions(const FuseToGPUOptions &options) {
   return opts;
 }
 
-LogicalResult checkTileOptions(StringRef tileOptions, std::string &message) {
+LogicalResult checkTileOptions(const FuseToGPUOptions &options,
+                               std::string &message) {
+  StringRef tileOptions = options.tileOptions.getValue();
   if (tileOptions.empty())
     return success();
+  // Tiling runs with fusion only: without it the options would be ignored.
+  if (!options.fusion) {
+    message = "tile options given without fusion (tiling runs with it)";
+    return failure();
+  }
   // Inside fuse-tile{...}: no braces or commas that would end it.
   if (tileOptions.find_first_of("{},") != StringRef::npos) {
     message = "tile options '" + tileOptions.str() +
@@ -333,7 +340,7 @@ void registerFusePipelines() {
           if (failed(options.parseFromString(optionsStr)))
             return failure();
           std::string message;
-          if (failed(checkTileOptions(options.tileOptions, message)))
+          if (failed(checkTileOptions(options, message)))
             return errorHandler(message);
           buildFuseToGPUPipeline(pm, options, stage);
           return success();

@@ -79,7 +79,7 @@ LogicalResult runPipeline(ModuleOp module, const CompileOptions &options,
   FuseToGPUOptions o;
   makeGPUOptions(o, options, format);
   std::string message;
-  if (failed(checkTileOptions(o.tileOptions, message)))
+  if (failed(checkTileOptions(o, message)))
     return module.emitError("fuse-compile: ") << message;
   if (hasKernels(module) && failed(checkCUDAToolkit(o, stage, message)))
     return module.emitError(message);

@@ -77,10 +77,11 @@ struct FuseToGPUOptions : public mlir::PassPipelineOptions<FuseToGPUOptions> {
                          llvm::cl::init(4)};
 };
 
-/// Whether `tileOptions` (FuseToGPUOptions::tileOptions) are options
-/// fuse-tile takes; `message` says why not. The GPU pipelines need this to
-/// hold (fuse-compile and the registered pipelines check it first).
-mlir::LogicalResult checkTileOptions(llvm::StringRef tileOptions,
+/// Whether `options.tileOptions` are options fuse-tile takes, given where
+/// tiling runs (with fusion only); `message` says why not. The GPU
+/// pipelines need this to hold (fuse-compile and the registered pipelines
+/// check it first).
+mlir::LogicalResult checkTileOptions(const FuseToGPUOptions &options,
                                      std::string &message);
 
 /// How far the GPU pipeline goes.

@@ -334,8 +334,9 @@ def _compile(fc, ir_text):
             f.write(ir_text)
         cmd = [fc, src, "--emit=shared", "--prefix=fx_", "--chip=" + chip(),
                "-o", os.path.join(d, "m")]
-        if tile_options():
-            cmd.append("--tile-options=" + tile_options())
+        opts = tile_options()
+        if opts:
+            cmd.append("--tile-options=" + opts)
         try:
             r = subprocess.run(cmd, capture_output=True, timeout=600, env=env)
         except (OSError, subprocess.TimeoutExpired) as e:

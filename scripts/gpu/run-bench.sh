@@ -59,7 +59,8 @@ if [ "${BENCH_SKIP_TORCH:-0}" != 1 ]; then
   mark "torch"
   python3 "$dir/torch_bench.py" $args > "$res/torch.jsonl" 2> "$res/torch.err" || rc=1
 fi
-# Row widths: rename the workloads of each shape's JSON lines.
+# Row widths: each shape's JSON lines get "WORKLOAD ROWSxCOLS" ($1).
+rename() { sed -E "s/\"workload\": ?\"([a-z_]+)\"/\"workload\": \"\1 $1\"/"; }
 widths=${BENCH_WIDTHS:-}
 [ -n "$widths" ] && : > "$res/widths.jsonl" && : > "$res/widths.err"
 for shape in $widths; do
@@ -69,14 +70,13 @@ for shape in $widths; do
     continue
   fi
   rows=${shape%x*}; cols=${shape#*x}
-  rename() { sed -E "s/\"workload\": ?\"([a-z_]+)\"/\"workload\": \"\1 $shape\"/"; }
   mark "widths $shape fuse"
   "$dir/bin/bench_fuse" $args --rows="$rows" --cols="$cols" --only=logsumexp_rows \
-    --only=softmax_rows 2>> "$res/widths.err" | rename >> "$res/widths.jsonl" || rc=1
+    --only=softmax_rows 2>> "$res/widths.err" | rename "$shape" >> "$res/widths.jsonl" || rc=1
   if [ "${BENCH_SKIP_TORCH:-0}" != 1 ]; then
     mark "widths $shape torch"
     python3 "$dir/torch_bench.py" $args --rows="$rows" --cols="$cols" --only=logsumexp_rows \
-      --only=softmax_rows 2>> "$res/widths.err" | rename >> "$res/widths.jsonl" || rc=1
+      --only=softmax_rows 2>> "$res/widths.err" | rename "$shape" >> "$res/widths.jsonl" || rc=1
   fi
 done
 mark "end"

@@ -50,6 +50,19 @@ if(FUSE_MLIR_STATIC_LIBS AND FUSE_STATIC_LLVM_COMPILER)
         list(APPEND FUSE_LLVM_STATIC_LIBS ${t})
       endif()
     endforeach()
+    # LLVM built with zstd names the package's target, which exists only
+    # where zstd's headers are installed (libzstd-dev); the archives need
+    # the library either way: the runtime package's libzstd.so.1.
+    if(LLVM_ENABLE_ZSTD AND NOT TARGET zstd::libzstd_shared)
+      find_library(FUSE_ZSTD_LIBRARY NAMES zstd libzstd.so.1)
+      if(FUSE_ZSTD_LIBRARY)
+        list(APPEND FUSE_LLVM_STATIC_LIBS ${FUSE_ZSTD_LIBRARY})
+      else()
+        message(FATAL_ERROR "fuse: LLVM was built with zstd but no zstd "
+                "library was found (install libzstd-dev, or configure with "
+                "-DFUSE_STATIC_LLVM_COMPILER=OFF)")
+      endif()
+    endif()
   else()
     message(STATUS "fuse: no static LLVM libraries; fuse-compile links "
                    "libLLVM.so")

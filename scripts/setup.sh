@@ -24,7 +24,7 @@ if [ "${FUSE_SKIP_INSTALL:-0}" != 1 ]; then
   [ "$(id -u)" -eq 0 ] || SUDO="sudo"
   need=()
   for pkg in libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools clang-22 \
-             libclang-rt-22-dev ninja-build cmake ccache python3-pip; do
+             libclang-rt-22-dev libzstd-dev ninja-build cmake ccache python3-pip; do
     dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
   done
   if [ ${#need[@]} -gt 0 ]; then

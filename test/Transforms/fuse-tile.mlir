@@ -65,15 +65,16 @@ func.func @big(%x: tensor<536870912xf64>, %y: tensor<536870912xf64>) -> tensor<f
 
 // -----
 
-// Row-wise with static rows of 4096 f32: one block per row, 4096 / 4 = 1024
-// threads, 16 KiB of shared memory per row: min(2048/1024, 232448/16384) = 2
-// blocks per SM, grid capped at the 64 rows.
+// Row-wise with static rows of 4096 f32: the dynamic widths' tiles (256
+// threads x 16 items: the row fits the register path), grid capped at the
+// 64 rows. (One vector a thread, 1024 threads, ran 2.3x slower.)
 // CHECK-LABEL: func @rows
-// CHECK: fuse.tiling = {block_threads = 1024 : i64, grid = 64 : i64, index_bitwidth = 32 : i64, items_per_thread = 4 : i64, vector_width = 4 : i64}
+// CHECK: fuse.tiling = {block_threads = 256 : i64, grid = 64 : i64, index_bitwidth = 32 : i64, items_per_thread = 16 : i64, vector_width = 4 : i64}
 // With 128 threads of 8 items a row of 4096 no longer fits: the output walk
-// of long rows goes in steps of long-row-items (8) elements a thread.
+// of long rows goes in steps of long-row-items (8) elements a thread, and
+// a max and a sum of exp(x - max) walk once (online_max_sum).
 // OVR-LABEL: func @rows
-// OVR: fuse.tiling = {block_threads = 128 : i64, grid = 7 : i64, index_bitwidth = 64 : i64, items_per_thread = 8 : i64, long_row_items = 8 : i64, vector_width = 2 : i64}
+// OVR: fuse.tiling = {block_threads = 128 : i64, grid = 7 : i64, index_bitwidth = 64 : i64, items_per_thread = 8 : i64, long_row_items = 8 : i64, online_max_sum = 1 : i64, vector_width = 2 : i64}
 // NOLR-LABEL: func @rows
 // NOLR-NOT: long_row_items
 func.func @rows(%x: tensor<64x4096xf32>) -> tensor<64xf32> {
@@ -83,6 +84,21 @@ func.func @rows(%x: tensor<64x4096xf32>) -> tensor<64xf32> {
     fuse.yield %r : tensor<64xf32>
   }
   return %s : tensor<64xf32>
+}
+
+// -----
+
+// Static rows of 1000 f32: 256 threads, and only the vectors a thread
+// needs for the width (ceil(1000 / 256) = 4 elements, one vector).
+// CHECK-LABEL: func @narrow_rows
+// CHECK: fuse.tiling = {block_threads = 256 : i64, grid = 1056 : i64, index_bitwidth = 32 : i64, items_per_thread = 4 : i64, vector_width = 4 : i64}
+func.func @narrow_rows(%x: tensor<5000x1000xf32>) -> tensor<5000xf32> {
+  %s = fuse.group "row_reduce" (%x) : (tensor<5000x1000xf32>) -> tensor<5000xf32> {
+  ^bb0(%a: tensor<5000x1000xf32>):
+    %r = fuse.reduce add %a dims [1] : tensor<5000x1000xf32> -> tensor<5000xf32>
+    fuse.yield %r : tensor<5000xf32>
+  }
+  return %s : tensor<5000xf32>
 }
 
 // -----

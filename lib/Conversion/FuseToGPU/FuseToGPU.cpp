@@ -419,7 +419,6 @@ struct EntryConverter {
     get("long_row_items", t.longRowItems);
     t.longRowItems = std::clamp<int64_t>(t.longRowItems, 0, 32);
     getFlag("online_max_sum", t.onlineMaxSum);
-    getFlag("prefetch_rows", t.prefetchRows);
     getFlag("whole_rows", t.wholeRows);
     getFlag("vector_rows", t.vectorRows);
     get("poll_delay", t.pollDelay);

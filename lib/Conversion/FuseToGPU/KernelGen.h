@@ -157,9 +157,6 @@ struct Tiling {
   /// row_reduce groups, rows past the register path: a max stage and the
   /// sum of exp(x - max) after it in one walk (fuse-tile's online-max-sum).
   bool onlineMaxSum = false;
-  /// row_reduce groups, register path: thread 0 prefetches the block's
-  /// next row into L2 (fuse-tile's prefetch-rows).
-  bool prefetchRows = false;
   /// row_reduce groups: a copy of the register path for rows exactly one
   /// tile wide, without per-slot guards (fuse-tile's whole-rows).
   bool wholeRows = false;

@@ -603,41 +603,6 @@ FailureOr<GroupKernels> buildRowReduceKernels(gpu::GPUModuleOp m,
   for (BlockArgument arg : body.getArguments())
     if (auto tt = tensorTy(arg); tt && tt.getRank() == 2 && readDirectly(arg))
       directArgs.push_back({arg.getArgNumber(), tt.getElementType()});
-  // prefetch-rows (experiment): thread 0 asks L2 for the block's next row
-  // (row + grid) of every directly read operand with one bulk prefetch
-  // each (cp.async.bulk.prefetch: 16-byte aligned start, a multiple of 16
-  // bytes: rows on the vector path only), so that its loads find it there
-  // after this row's reductions.
-  auto prefetchNextRow = [&](OpBuilder &pb, Value rowIV) {
-    Value next = arith::AddIOp::create(
-        pb, loc, rowIV,
-        arith::ExtUIOp::create(pb, loc, pb.getI64Type(),
-                               readSpecial(pb, loc, "%nctaid.x")));
-    Value cond = arith::AndIOp::create(
-        pb, loc, vecFlag,
-        arith::AndIOp::create(
-            pb, loc,
-            cmpI(pb, loc, arith::CmpIPredicate::eq,
-                 readSpecial(pb, loc, "%tid.x"), cI32(pb, loc, 0)),
-            cmpI(pb, loc, arith::CmpIPredicate::slt, next, rows)));
-    scf::IfOp::create(pb, loc, cond, [&](OpBuilder &ib, Location il) {
-      Value start = arith::MulIOp::create(ib, il, next, cols);
-      for (const auto &direct : directArgs) {
-        Type et = direct.second;
-        Value p = LLVM::PtrToIntOp::create(
-            ib, il, ib.getI64Type(), g.gep(ib, g.ptr[direct.first], et, start));
-        Value bytes = arith::TruncIOp::create(
-            ib, il, ib.getI32Type(),
-            arith::MulIOp::create(ib, il, cols, cI64(ib, il, byteWidth(et))));
-        LLVM::InlineAsmOp::create(
-            ib, il, TypeRange{}, ValueRange{p, bytes},
-            ib.getStringAttr("cp.async.bulk.prefetch.L2.global [$0], $1;"),
-            ib.getStringAttr("l,r"), ib.getUnitAttr(), UnitAttr(),
-            LLVM::TailCallKindAttr(), LLVM::AsmDialectAttr(), ArrayAttr());
-      }
-      scf::YieldOp::create(ib, il);
-    });
-  };
   auto registerRow = [&](OpBuilder &rb, Value row) {
     g.em->clearCache();
     g.leaves.clear();
@@ -646,8 +611,6 @@ FailureOr<GroupKernels> buildRowReduceKernels(gpu::GPUModuleOp m,
     Value rowIV = row;
     row = opaqueCopy(rb, loc, row);
     g.rowIdx = toIndex(rb, loc, row);
-    if (tiling.prefetchRows)
-      prefetchNextRow(rb, rowIV);
     Value cols32 = arith::TruncIOp::create(rb, loc, rb.getI32Type(), cols);
     // Per phase (loads, each stage, stores): the thread's first column
     // t*vw, rem = cols - t*vw and the thread's element offset

@@ -170,23 +170,19 @@ struct FuseTilePass : fuse::impl::FuseTilePassBase<FuseTilePass> {
       items = itemsFor(128, heldBytes);
     else if (kind == "filter")
       items = itemsFor(80, heldBytes);
-    int64_t rowBytes = 0;
     auto dt = domain ? cast<RankedTensorType>(domain.getType())
                      : RankedTensorType();
     // Rows of a static width (rank-2 domain): their width (may be 0).
     std::optional<int64_t> staticCols;
     if (dt && dt.getRank() == 2 && !dt.isDynamicDim(1))
       staticCols = dt.getDimSize(1);
-    if (kind == "row_reduce" && staticCols) {
-      int64_t cols = *staticCols;
-      int64_t warps = ceilDiv(ceilDiv(cols, vw), 32);
-      bt = std::clamp<int64_t>(warps * 32, 32, maxThreadsPerBlock);
-      items = vw;
-      for (Value v : body.getArguments())
-        if (auto t = dyn_cast<RankedTensorType>(v.getType()))
-          if (t.getRank() == 2)
-            rowBytes += cols * eltBytes(t);
-    }
+    // Rows of a static width take the dynamic widths' tiles (256 threads x
+    // 64 bytes), with no more vectors a thread than the width needs. (The
+    // earlier one vector a thread, cols / vw threads, ran logsumexp_rows
+    // at 65536 x 4096 at 1760 GiB/s on the H200 against 4064 for these.)
+    if (kind == "row_reduce" && staticCols)
+      items = std::clamp<int64_t>(ceilDiv(ceilDiv(*staticCols, bt), vw) * vw,
+                                  vw, items);
     if (blockThreads)
       bt = blockThreads;
     if (vectorWidth)
@@ -210,9 +206,6 @@ struct FuseTilePass : fuse::impl::FuseTilePassBase<FuseTilePass> {
     int64_t bps = blocksPerSM;
     if (!bps) {
       bps = std::max<int64_t>(1, maxThreadsPerSM / bt);
-      if (rowBytes > 0 && sharedMemoryBytes > 0)
-        bps = std::max<int64_t>(
-            1, std::min(bps, sharedMemoryBytes / std::max<int64_t>(1, rowBytes)));
     }
     int64_t g = smCount * bps;
     if (perVector)
@@ -274,15 +267,16 @@ struct FuseTilePass : fuse::impl::FuseTilePassBase<FuseTilePass> {
         kind == "row_reduce" && !(staticCols && *staticCols <= bt * items);
     if (mayBeLong && longRowItems > 0)
       attrs.append("long_row_items", b.getI64IntegerAttr(longRowItems));
+    // Rows longer than the register path: a max and the following sum of
+    // exp(x - max) in one walk (logsumexp_rows on the H200 at 16384-50257
+    // columns: 1852-2040 -> 3466-3765 GiB/s; docs/performance.md).
+    if (mayBeLong && onlineMaxSum)
+      attrs.append("online_max_sum", b.getI64IntegerAttr(1));
     // Experiments, absent unless asked for. vector-rows not for
     // one-element vectors (nothing to save) or rows known to be off the
     // vector path (a static width not a multiple of the vector width).
     if (kind == "row_reduce" && wholeRows)
       attrs.append("whole_rows", b.getI64IntegerAttr(1));
-    if (kind == "row_reduce" && prefetchRows)
-      attrs.append("prefetch_rows", b.getI64IntegerAttr(1));
-    if (mayBeLong && onlineMaxSum)
-      attrs.append("online_max_sum", b.getI64IntegerAttr(1));
     if (kind == "row_reduce" && vectorRows && vw > 1 &&
         !(staticCols && *staticCols % vw != 0))
       attrs.append("vector_rows", b.getI64IntegerAttr(1));

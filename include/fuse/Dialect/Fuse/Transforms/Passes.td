@@ -167,7 +167,8 @@ def FuseTilePass : Pass<"fuse-tile"> {
     Option<"maxThreadsPerSM", "max-threads-per-sm", "int64_t",
            /*default=*/"2048", "Resident threads per SM">,
     Option<"sharedMemoryBytes", "shared-memory-bytes", "int64_t",
-           /*default=*/"232448", "Shared memory per SM in bytes">,
+           /*default=*/"232448", "Shared memory per SM in bytes (machine "
+           "description; the current cost model does not use it)">,
     Option<"vectorBytes", "vector-bytes", "int64_t", /*default=*/"16",
            "Widest vector load in bytes">,
     Option<"blocksPerSM", "blocks-per-sm", "int64_t", /*default=*/"0",
@@ -207,16 +208,11 @@ def FuseTilePass : Pass<"fuse-tile"> {
            "elements each thread loads per step of the walk that writes "
            "the rank-2 results, all before any is stored, 0-32 (0: one "
            "element per step)">,
-    Option<"onlineMaxSum", "online-max-sum", "int64_t", /*default=*/"0",
+    Option<"onlineMaxSum", "online-max-sum", "int64_t", /*default=*/"1",
            "Row-reduce groups, rows longer than the register path holds: "
            "1 computes a row maximum and the following sum of exp(x - max) "
            "(logsumexp, softmax) in one walk over the row with online "
-           "rescaling instead of two (an experiment, docs/performance.md)">,
-    Option<"prefetchRows", "prefetch-rows", "int64_t", /*default=*/"0",
-           "Row-reduce groups, rows the register path holds: 1 has thread 0 "
-           "prefetch the block's next row into L2 (one bulk prefetch per "
-           "operand, rows on the vector path) before this row's loads (an "
-           "experiment, docs/performance.md)">,
+           "rescaling, 0 in two walks (one more read of the row)">,
     Option<"wholeRows", "whole-rows", "int64_t", /*default=*/"0",
            "Row-reduce groups: 1 adds a copy of the register path without "
            "per-slot guards for rows exactly one tile wide (an experiment: "

@@ -88,10 +88,11 @@ func.func @rows(%x: tensor<64x4096xf32>) -> tensor<64xf32> {
 
 // -----
 
-// Static rows of 1000 f32: 256 threads, and only the vectors a thread
-// needs for the width (ceil(1000 / 256) = 4 elements, one vector).
+// Static rows of 1000 f32: the same tiles; a row needs ceil(1000 / 16) =
+// 63 threads, at most half the block: several rows per block
+// (narrow_rows). Rows of 4096 (@rows) need the whole block.
 // CHECK-LABEL: func @narrow_rows
-// CHECK: fuse.tiling = {block_threads = 256 : i64, grid = 1056 : i64, index_bitwidth = 32 : i64, items_per_thread = 4 : i64, vector_width = 4 : i64}
+// CHECK: fuse.tiling = {block_threads = 256 : i64, grid = 1056 : i64, index_bitwidth = 32 : i64, items_per_thread = 16 : i64, narrow_rows = 1 : i64, vector_width = 4 : i64}
 func.func @narrow_rows(%x: tensor<5000x1000xf32>) -> tensor<5000xf32> {
   %s = fuse.group "row_reduce" (%x) : (tensor<5000x1000xf32>) -> tensor<5000xf32> {
   ^bb0(%a: tensor<5000x1000xf32>):

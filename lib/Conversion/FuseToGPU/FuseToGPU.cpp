@@ -421,6 +421,7 @@ struct EntryConverter {
     getFlag("online_max_sum", t.onlineMaxSum);
     getFlag("whole_rows", t.wholeRows);
     getFlag("vector_rows", t.vectorRows);
+    getFlag("narrow_rows", t.narrowRows);
     get("poll_delay", t.pollDelay);
     get("lookback_delay", t.lookbackDelay);
     t.pollDelay = std::clamp<int64_t>(t.pollDelay, 0, 1000000);
@@ -1107,7 +1108,24 @@ LogicalResult EntryConverter::convert(func::FuncOp fn,
                                     h.c64(0)));
         }
         Value vec32 = arith::ExtUIOp::create(h.b, loc, h.i32(), vec);
-        Value grid = h.minI(rows, h.c64(int64_t(1) << 30));
+        // Narrow rows: blockThreads / R rows per block (the kernel takes
+        // the same choice from cols; its rows loop covers any grid).
+        Value perBlock = h.c64(1);
+        if (int64_t c = gk.narrowRowItems) {
+          int64_t bt = gk.tiling.blockThreads;
+          Value need = h.ceilDiv(cols, h.c64(c));
+          for (int64_t p = bt / 2; p >= 32; p /= 2)
+            perBlock = arith::SelectOp::create(
+                h.b, loc,
+                arith::CmpIOp::create(h.b, loc, arith::CmpIPredicate::sle,
+                                      need, h.c64(p)),
+                h.c64(bt / p), perBlock);
+          // The narrow path takes rows on the vector path only.
+          perBlock = arith::SelectOp::create(h.b, loc, vec, perBlock,
+                                               h.c64(1));
+        }
+        Value grid = h.minI(h.ceilDiv(rows, perBlock),
+                            h.c64(int64_t(1) << 30));
         SmallVector<Value> args(common);
         args.push_back(rows);
         args.push_back(cols);

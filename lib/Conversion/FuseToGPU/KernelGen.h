@@ -164,6 +164,10 @@ struct Tiling {
   /// path, with one validity compare per vector chunk instead of per slot;
   /// other rows re-read (fuse-tile's vector-rows).
   bool vectorRows = false;
+  /// row_reduce groups: rows of at most blockThreads / 2 threads' elements
+  /// go to groups of 32-128 threads, several rows per block (fuse-tile's
+  /// narrow-rows).
+  bool narrowRows = false;
 };
 
 /// The common kernel parameter types of a group: for each group operand in
@@ -330,6 +334,11 @@ struct GroupKernels {
   /// the launch from them).
   Operation *lineOp = nullptr;
   int64_t lineDim = 0;
+  /// RowReduce with a narrow-rows path: elements one thread holds (C).
+  /// Rows of need = ceil(cols / C) <= blockThreads / 2 threads run in
+  /// groups of R = max(32, bit_ceil(need)) threads, blockThreads / R rows
+  /// per block; the host sizes the grid by that. 0: no narrow path.
+  int64_t narrowRowItems = 0;
   Tiling tiling;
 };
 

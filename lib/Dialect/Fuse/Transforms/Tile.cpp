@@ -177,12 +177,10 @@ struct FuseTilePass : fuse::impl::FuseTilePassBase<FuseTilePass> {
     if (dt && dt.getRank() == 2 && !dt.isDynamicDim(1))
       staticCols = dt.getDimSize(1);
     // Rows of a static width take the dynamic widths' tiles (256 threads x
-    // 64 bytes), with no more vectors a thread than the width needs. (The
-    // earlier one vector a thread, cols / vw threads, ran logsumexp_rows
-    // at 65536 x 4096 at 1760 GiB/s on the H200 against 4064 for these.)
-    if (kind == "row_reduce" && staticCols)
-      items = std::clamp<int64_t>(ceilDiv(ceilDiv(*staticCols, bt), vw) * vw,
-                                  vw, items);
+    // 64 bytes; narrow widths go to groups of fewer threads, narrow-rows).
+    // The earlier one vector a thread, cols / vw threads, ran
+    // logsumexp_rows at 65536 x 4096 at 1760 GiB/s on the H200 against
+    // 4064 for these.
     if (blockThreads)
       bt = blockThreads;
     if (vectorWidth)
@@ -272,6 +270,11 @@ struct FuseTilePass : fuse::impl::FuseTilePassBase<FuseTilePass> {
     // columns: 1852-2040 -> 3466-3765 GiB/s; docs/performance.md).
     if (mayBeLong && onlineMaxSum)
       attrs.append("online_max_sum", b.getI64IntegerAttr(1));
+    // Rows that need at most half the block's threads: several rows per
+    // block (absent when a static width needs more).
+    if (kind == "row_reduce" && narrowRows && bt >= 64 &&
+        !(staticCols && ceilDiv(*staticCols, items) > bt / 2))
+      attrs.append("narrow_rows", b.getI64IntegerAttr(1));
     // Experiments, absent unless asked for. vector-rows not for
     // one-element vectors (nothing to save) or rows known to be off the
     // vector path (a static width not a multiple of the vector width).

@@ -213,6 +213,13 @@ def FuseTilePass : Pass<"fuse-tile"> {
            "1 computes a row maximum and the following sum of exp(x - max) "
            "(logsumexp, softmax) in one walk over the row with online "
            "rescaling, 0 in two walks (one more read of the row)">,
+    Option<"narrowRows", "narrow-rows", "int64_t", /*default=*/"1",
+           "Row-reduce groups: 1 gives a row that needs at most half the "
+           "block's threads (cols <= block-threads / 2 * items-per-thread) "
+           "and is on the vector path (16-byte aligned, cols a multiple of "
+           "the vector width) a group of 32 or more threads, several rows "
+           "per block (warp reductions only for rows of up to 32 threads' "
+           "elements); 0 keeps one row per block">,
     Option<"wholeRows", "whole-rows", "int64_t", /*default=*/"0",
            "Row-reduce groups: 1 adds a copy of the register path without "
            "per-slot guards for rows exactly one tile wide (an experiment: "

@@ -1,0 +1,91 @@
+// Narrow rows (fuse-tile narrow-rows, default 1): a row that needs at most
+// half the block's threads, ceil(cols / 16) <= 128 for 256 threads of 16
+// f32, and is on the vector path runs in a group of R = 32, 64 or 128
+// threads, 256 / R rows per block.
+// RUN: fuse-opt %fuse_src_root/examples/logsumexp_rows.mlir --fuse-fusion --fuse-tile -o %t.mlir
+// RUN: FileCheck %s --check-prefix=ATTR < %t.mlir
+// RUN: fuse-opt %t.mlir --convert-fuse-to-gpu | FileCheck %s
+// RUN: fuse-opt %fuse_src_root/examples/logsumexp_rows.mlir --fuse-fusion --fuse-tile=narrow-rows=0 -o %t.off.mlir
+// RUN: FileCheck %s --check-prefix=NOATTR < %t.off.mlir
+// RUN: fuse-opt %t.off.mlir --convert-fuse-to-gpu | FileCheck %s --check-prefix=OFF
+// RUN: fuse-opt %s --fuse-tile | FileCheck %s --check-prefix=STATIC
+
+// ATTR: fuse.group "row_reduce"
+// ATTR-SAME: narrow_rows = 1
+// NOATTR-NOT: narrow_rows
+
+// The host: need = ceil(cols / 16) threads; rows per block 8, 4 or 2 for
+// need <= 32, 64, 128, else 1, and 1 off the vector path; the grid is
+// ceil(rows / that).
+// CHECK-LABEL: func.func @logsumexp_rows(
+// CHECK: %[[NEED:.*]] = arith.ceildivsi %arg2, %c16_i64
+// CHECK: arith.cmpi sle, %[[NEED]], %c128_i64
+// CHECK: %[[P2:.*]] = arith.select %{{.*}}, %c2_i64, %c1_i64
+// CHECK: arith.cmpi sle, %[[NEED]], %c64_i64
+// CHECK: %[[P4:.*]] = arith.select %{{.*}}, %c4_i64{{.*}}, %[[P2]]
+// CHECK: arith.cmpi sle, %[[NEED]], %c32_i64
+// CHECK: %[[P8:.*]] = arith.select %{{.*}}, %c8_i64, %[[P4]]
+// CHECK: %[[PB:.*]] = arith.select %[[VEC:.*]], %[[P8]], %c1_i64
+// CHECK: %[[G:.*]] = arith.ceildivsi %arg1, %[[PB]]
+// CHECK: arith.minsi %[[G]], %c1073741824_i64
+
+// The kernel: log2 R from the same need (7, 6, 5; 8 = the whole block),
+// the narrow path first, its rows loop in block steps of 256 >> log2 R
+// rows; each reduction folds the warp, then, for R > 32 only, the group's
+// warps through shared memory between two barriers.
+// CHECK-LABEL: gpu.func @logsumexp_rows_g0_rows(
+// CHECK: %[[N:.*]] = arith.divui
+// CHECK: %[[S7:.*]] = arith.select %{{.*}}, %c7_i32, %c8_i32
+// CHECK: %[[S6:.*]] = arith.select %{{.*}}, %c6_i32, %[[S7]]
+// CHECK: %[[SH:.*]] = arith.select %{{.*}}, %c5_i32, %[[S6]]
+// CHECK: %[[FITS:.*]] = arith.cmpi ule, %[[N]], %c128_i64
+// CHECK: %[[NARROW:.*]] = arith.andi %[[FITS]],
+// CHECK: scf.if %[[NARROW]] {
+// CHECK: %[[SH64:.*]] = arith.extui %[[SH]] : i32 to i64
+// CHECK: %[[PER:.*]] = arith.shrui %c256_i64, %[[SH64]]
+// CHECK: scf.while
+// CHECK: arith.muli %{{.*}}, %[[PER]]
+// CHECK: gpu.shuffle  xor
+// CHECK: %[[MULTI:.*]] = arith.cmpi ugt, %[[SH]], %c5_i32
+// CHECK-NEXT: scf.if %[[MULTI]] -> (f32) {
+// CHECK: gpu.barrier
+// CHECK: memref.store
+// CHECK: gpu.barrier
+// CHECK: } else {
+// CHECK: math.exp
+// CHECK: gpu.shuffle  xor
+// CHECK: arith.cmpi ugt, %[[SH]], %c5_i32
+// CHECK: } else {
+// The block's register path and the long rows follow.
+// CHECK: scf.if
+// CHECK: gpu.return
+
+// OFF-LABEL: func.func @logsumexp_rows(
+// OFF-NOT: arith.ceildivsi %arg2
+// OFF-LABEL: gpu.func @logsumexp_rows_g0_rows(
+// OFF-NOT: arith.cmpi ugt, %{{.*}}, %c5_i32
+// OFF: gpu.return
+
+// Static widths: narrow_rows only when a row may need at most half the
+// block (1000 columns, not 4096).
+// STATIC-LABEL: func @narrow_static
+// STATIC: narrow_rows = 1
+// STATIC-LABEL: func @wide_static
+// STATIC-NOT: narrow_rows
+// STATIC: return
+func.func @narrow_static(%x: tensor<64x1000xf32>) -> tensor<64xf32> {
+  %s = fuse.group "row_reduce" (%x) : (tensor<64x1000xf32>) -> tensor<64xf32> {
+  ^bb0(%a: tensor<64x1000xf32>):
+    %r = fuse.reduce add %a dims [1] : tensor<64x1000xf32> -> tensor<64xf32>
+    fuse.yield %r : tensor<64xf32>
+  }
+  return %s : tensor<64xf32>
+}
+func.func @wide_static(%x: tensor<64x4096xf32>) -> tensor<64xf32> {
+  %s = fuse.group "row_reduce" (%x) : (tensor<64x4096xf32>) -> tensor<64xf32> {
+  ^bb0(%a: tensor<64x4096xf32>):
+    %r = fuse.reduce add %a dims [1] : tensor<64x4096xf32> -> tensor<64xf32>
+    fuse.yield %r : tensor<64xf32>
+  }
+  return %s : tensor<64xf32>
+}

@@ -661,27 +661,32 @@ FailureOr<GroupKernels> buildRowReduceKernels(gpu::GPUModuleOp m,
           scf::YieldOp::create(ib, l);
         });
   };
-  // `fn(row)` for row = block id, block id + grid, ... < rows. The step
-  // re-reads %nctaid.x at the latch: no stride register stays live and LLVM
-  // sees no affine induction to strength-reduce into extra pointers.
-  auto rowsLoop = [&](OpBuilder &ob, function_ref<void(OpBuilder &, Value)> fn) {
+  // `fn(i)` for i = block id, block id + grid, ... while i * perStep <
+  // rows (perStep: rows a block takes per step, Value() for one: then i is
+  // the row). The step re-reads %nctaid.x at the latch: no stride register
+  // stays live and LLVM sees no affine induction to strength-reduce into
+  // extra pointers.
+  auto rowsLoop = [&](OpBuilder &ob, function_ref<void(OpBuilder &, Value)> fn,
+                      Value perStep) {
     auto i64 = ob.getI64Type();
     auto loop = scf::WhileOp::create(ob, loc, TypeRange{i64},
                                      ValueRange{g.blockId(ob)});
     Block *before = ob.createBlock(&loop.getBefore(), {}, {i64}, {loc});
     OpBuilder bb = OpBuilder::atBlockEnd(before);
+    Value first = before->getArgument(0);
+    if (perStep)
+      first = arith::MulIOp::create(bb, loc, first, perStep);
     scf::ConditionOp::create(
-        bb, loc,
-        cmpI(bb, loc, arith::CmpIPredicate::slt, before->getArgument(0), rows),
+        bb, loc, cmpI(bb, loc, arith::CmpIPredicate::slt, first, rows),
         ValueRange{before->getArgument(0)});
     Block *after = ob.createBlock(&loop.getAfter(), {}, {i64}, {loc});
     OpBuilder ab = OpBuilder::atBlockEnd(after);
-    Value row = after->getArgument(0);
-    fn(ab, row);
+    Value i = after->getArgument(0);
+    fn(ab, i);
     Value step = arith::ExtUIOp::create(ab, loc, i64,
                                         readSpecial(ab, loc, "%nctaid.x"));
     scf::YieldOp::create(ab, loc,
-                         ValueRange{arith::AddIOp::create(ab, loc, row, step)});
+                         ValueRange{arith::AddIOp::create(ab, loc, i, step)});
     ob.setInsertionPointAfter(loop);
   };
 
@@ -1143,48 +1148,36 @@ FailureOr<GroupKernels> buildRowReduceKernels(gpu::GPUModuleOp m,
     auto i64 = ob.getI64Type();
     Value perBlock = arith::ShRUIOp::create(
         ob, loc, cI64(ob, loc, bt), arith::ExtUIOp::create(ob, loc, i64, shift));
-    auto loop = scf::WhileOp::create(ob, loc, TypeRange{i64},
-                                     ValueRange{g.blockId(ob)});
-    Block *before = ob.createBlock(&loop.getBefore(), {}, {i64}, {loc});
-    OpBuilder bb = OpBuilder::atBlockEnd(before);
-    scf::ConditionOp::create(
-        bb, loc,
-        cmpI(bb, loc, arith::CmpIPredicate::slt,
-             arith::MulIOp::create(bb, loc, before->getArgument(0), perBlock),
-             rows),
-        ValueRange{before->getArgument(0)});
-    Block *after = ob.createBlock(&loop.getAfter(), {}, {i64}, {loc});
-    OpBuilder ab = OpBuilder::atBlockEnd(after);
-    Value stepIdx = after->getArgument(0);
-    Value row = arith::AddIOp::create(
-        ab, loc, arith::MulIOp::create(ab, loc, stepIdx, perBlock),
-        arith::ExtUIOp::create(
-            ab, loc, i64,
-            arith::ShRUIOp::create(ab, loc, readSpecial(ab, loc, "%tid.x"),
-                                   shift)));
-    narrowValid = cmpI(ab, loc, arith::CmpIPredicate::slt, row, rows);
-    narrowShift = shift;
-    registerRow(ab, arith::MinSIOp::create(
-                        ab, loc, row,
-                        arith::SubIOp::create(ab, loc, rows, cI64(ab, loc, 1))));
-    narrowShift = narrowValid = nullptr;
-    Value step = arith::ExtUIOp::create(ab, loc, i64,
-                                        readSpecial(ab, loc, "%nctaid.x"));
-    scf::YieldOp::create(ab, loc,
-                         ValueRange{arith::AddIOp::create(ab, loc, stepIdx, step)});
-    ob.setInsertionPointAfter(loop);
+    rowsLoop(
+        ob,
+        [&](OpBuilder &ab, Value stepIdx) {
+          Value row = arith::AddIOp::create(
+              ab, loc, arith::MulIOp::create(ab, loc, stepIdx, perBlock),
+              arith::ExtUIOp::create(
+                  ab, loc, i64,
+                  arith::ShRUIOp::create(
+                      ab, loc, readSpecial(ab, loc, "%tid.x"), shift)));
+          narrowValid = cmpI(ab, loc, arith::CmpIPredicate::slt, row, rows);
+          narrowShift = shift;
+          registerRow(ab, arith::MinSIOp::create(
+                              ab, loc, row,
+                              arith::SubIOp::create(ab, loc, rows,
+                                                    cI64(ab, loc, 1))));
+          narrowShift = narrowValid = nullptr;
+        },
+        perBlock);
   };
   auto blockPaths = [&](OpBuilder &ob) {
     scf::IfOp::create(
         ob, loc, fits,
         [&](OpBuilder &ib, Location l) {
           vectorRowPath = tiling.vectorRows;
-          rowsLoop(ib, registerRow);
+          rowsLoop(ib, registerRow, Value());
           vectorRowPath = false;
           scf::YieldOp::create(ib, l);
         },
         [&](OpBuilder &ib, Location l) {
-          rowsLoop(ib, longRow);
+          rowsLoop(ib, longRow, Value());
           scf::YieldOp::create(ib, l);
         });
   };
@@ -1220,7 +1213,7 @@ FailureOr<GroupKernels> buildRowReduceKernels(gpu::GPUModuleOp m,
         b, loc, whole,
         [&](OpBuilder &ib, Location l) {
           wholeRowPath = true;
-          rowsLoop(ib, registerRow);
+          rowsLoop(ib, registerRow, Value());
           wholeRowPath = false;
           scf::YieldOp::create(ib, l);
         },

@@ -79,6 +79,24 @@ SmallVector<Value> warpFold(OpBuilder &b, Location loc,
   return accs;
 }
 
+void publishWarpValues(OpBuilder &b, Location loc, ValueRange values,
+                       ValueRange smem, Value lane, Value warp) {
+  gpu::BarrierOp::create(b, loc);
+  Value isLane0 =
+      cmpI(b, loc, arith::CmpIPredicate::eq, lane,
+           arith::ConstantIntOp::create(b, loc, lane.getType(), 0));
+  scf::IfOp::create(b, loc, isLane0, [&](OpBuilder &ib, Location l) {
+    Value wi = warp.getType().isIndex()
+                   ? warp
+                   : Value(arith::IndexCastUIOp::create(
+                         ib, l, ib.getIndexType(), warp));
+    for (auto [v, s] : llvm::zip(values, smem))
+      memref::StoreOp::create(ib, l, v, s, ValueRange{wi});
+    scf::YieldOp::create(ib, l);
+  });
+  gpu::BarrierOp::create(b, loc);
+}
+
 SmallVector<Value>
 blockFold(OpBuilder &b, Location loc, SmallVector<Value> accs, ValueRange smem,
           int64_t warps,
@@ -90,16 +108,7 @@ blockFold(OpBuilder &b, Location loc, SmallVector<Value> accs, ValueRange smem,
   // (no structured bindings: lambdas capture these, a C++20 feature)
   Value lane, warp;
   std::tie(lane, warp) = laneAndWarp(b);
-  gpu::BarrierOp::create(b, loc);
-  Value isLane0 =
-      cmpI(b, loc, arith::CmpIPredicate::eq, lane,
-           arith::ConstantIntOp::create(b, loc, lane.getType(), 0));
-  scf::IfOp::create(b, loc, isLane0, [&](OpBuilder &ib, Location l) {
-    for (auto [a, s] : llvm::zip(accs, smem))
-      memref::StoreOp::create(ib, l, a, s, ValueRange{warp});
-    scf::YieldOp::create(ib, l);
-  });
-  gpu::BarrierOp::create(b, loc);
+  publishWarpValues(b, loc, accs, smem, lane, warp);
   SmallVector<Value> r;
   for (Value s : smem)
     r.push_back(memref::LoadOp::create(

@@ -62,6 +62,13 @@ using CombineFn =
 SmallVector<Value> warpFold(OpBuilder &b, Location loc,
                             SmallVector<Value> accs, CombineFn combine);
 
+/// Lane 0 of each warp stores `values` to `smem[warp]` (one buffer per
+/// value; `warp` an index or unsigned integer), between a leading barrier
+/// that protects a previous use of `smem` and one that publishes the
+/// stores to the block.
+void publishWarpValues(OpBuilder &b, Location loc, ValueRange values,
+                       ValueRange smem, Value lane, Value warp);
+
 /// Block-wide fold of `accs` (valid in every lane): xor butterflies within
 /// each warp (every lane ends with the warp's value), then, for blocks of
 /// several warps, lane 0 of each warp writes to `smem[warp]` (one buffer per

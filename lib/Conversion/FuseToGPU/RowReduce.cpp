@@ -203,16 +203,7 @@ SmallVector<Value> groupAllReduce(Gen &g, OpBuilder &b, ReduceOp r,
   Value t = readSpecial(tb, loc, "%tid.x");
   Value lane = arith::AndIOp::create(tb, loc, t, cI32(tb, loc, 31));
   Value warp = arith::ShRUIOp::create(tb, loc, t, cI32(tb, loc, 5));
-  gpu::BarrierOp::create(tb, loc);
-  scf::IfOp::create(
-      tb, loc, cmpI(tb, loc, arith::CmpIPredicate::eq, lane, cI32(tb, loc, 0)),
-      [&](OpBuilder &ib, Location l) {
-        Value wi = arith::IndexCastUIOp::create(ib, l, ib.getIndexType(), warp);
-        for (auto [a, s] : llvm::zip(acc, smem))
-          memref::StoreOp::create(ib, l, a, s, ValueRange{wi});
-        scf::YieldOp::create(ib, l);
-      });
-  gpu::BarrierOp::create(tb, loc);
+  publishWarpValues(tb, loc, acc, smem, lane, warp);
   // Warps per group 2^(shift - 5); the group's first warp.
   Value perGroup = arith::ShLIOp::create(
       tb, loc, cI32(tb, loc, 1),

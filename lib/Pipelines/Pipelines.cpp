@@ -232,72 +232,22 @@ std::string getFuseToGPUPipelineString(const FuseToGPUOptions &options,
   if (stage == GPUPipelineStage::NVVM)
     return p;
   std::string format = stageFormat(options, stage);
-  p += ",gpu-module-to-binary{format=" + format;
+  // fuse's gpu-module-to-binary: a module's kernels go through LLVM on
+  // parallel threads (variance's two kernels: ~40 -> ~22 ms of LLVM on two
+  // cores), then one ptxas.
+  p += ",fuse-gpu-module-to-binary{format=" + format;
   std::string opts = serializeCmdOptions(options, format);
   if (!opts.empty())
     p += " opts={" + opts + "}";
   std::string toolkit = serializeToolkit(options);
   if (!toolkit.empty())
     p += " toolkit=" + toolkit;
-  p += "}";
+  p += " jobs=" + std::to_string(options.jobs) + "}";
   if (stage == GPUPipelineStage::PTX || stage == GPUPipelineStage::Binary)
     return p;
   return p + "," + kHostPipeline;
 }
 
-namespace {
-/// gpu-module-to-binary's step (every gpu.module serialized for its targets
-/// into a gpu.binary; MLIR's transformGpuModulesToBinaries) that also
-/// copies the PTX and the image into GPUSerializationSinks.
-struct SerializeWithSinksPass
-    : public PassWrapper<SerializeWithSinksPass, OperationPass<ModuleOp>> {
-  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(SerializeWithSinksPass)
-  SerializeWithSinksPass(std::string format, std::string cmdOptions,
-                         std::string toolkit, GPUSerializationSinks sinks)
-      : format(std::move(format)), cmdOptions(std::move(cmdOptions)),
-        toolkit(std::move(toolkit)), sinks(sinks) {}
-  StringRef getArgument() const override {
-    return "fuse-serialize-gpu-with-sinks";
-  }
-  void runOnOperation() override {
-    std::optional<gpu::CompilationTarget> target =
-        llvm::StringSwitch<std::optional<gpu::CompilationTarget>>(format)
-            .Case("isa", gpu::CompilationTarget::Assembly)
-            .Case("bin", gpu::CompilationTarget::Binary)
-            .Case("fatbin", gpu::CompilationTarget::Fatbin)
-            .Default(std::nullopt);
-    if (!target) {
-      getOperation().emitError() << "unknown GPU image format '" << format
-                                 << "' (isa, bin or fatbin)";
-      return signalPassFailure();
-    }
-    std::optional<SymbolTable> table;
-    auto lazyTable = [&]() -> SymbolTable * {
-      if (!table)
-        table.emplace(getOperation());
-      return &*table;
-    };
-    auto isaCallback = [&](StringRef isa) {
-      if (sinks.isa)
-        sinks.isa->append(isa.begin(), isa.end());
-    };
-    gpu::TargetOptions targetOptions(toolkit, /*librariesToLink=*/{},
-                                     cmdOptions, /*elfSection=*/"", *target,
-                                     lazyTable, {}, {}, {}, isaCallback);
-    if (failed(gpu::transformGpuModulesToBinaries(
-            getOperation(), gpu::OffloadingLLVMTranslationAttrInterface(),
-            targetOptions)))
-      return signalPassFailure();
-    if (sinks.binary)
-      for (auto bin : getOperation().getOps<gpu::BinaryOp>())
-        for (Attribute a : bin.getObjects())
-          if (auto obj = dyn_cast<gpu::ObjectAttr>(a))
-            sinks.binary->append(obj.getObject().getValue().str());
-  }
-  std::string format, cmdOptions, toolkit;
-  GPUSerializationSinks sinks;
-};
-} // namespace
 
 void buildFuseToGPUPipeline(OpPassManager &pm, const FuseToGPUOptions &options,
                             GPUPipelineStage stage,
@@ -315,9 +265,9 @@ void buildFuseToGPUPipeline(OpPassManager &pm, const FuseToGPUOptions &options,
   }
   parse(nvvmPipeline(options));
   std::string format = stageFormat(options, stage);
-  pm.addPass(std::make_unique<SerializeWithSinksPass>(
+  pm.addPass(createFuseGPUModuleToBinaryPass(
       format, serializeCmdOptions(options, format), serializeToolkit(options),
-      sinks));
+      options.jobs, sinks));
   if (stage == GPUPipelineStage::LLVM)
     parse(kHostPipeline);
 }

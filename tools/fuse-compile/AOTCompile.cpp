@@ -53,6 +53,7 @@ void makeGPUOptions(FuseToGPUOptions &o, const CompileOptions &options,
   o.features = options.features;
   o.optLevel = options.optLevel;
   o.ptxasOptLevel = options.ptxasOptLevel;
+  o.jobs = options.jobs;
   o.toolkitPath = options.toolkitPath;
   o.format = format.str();
   o.fusion = options.fusion;

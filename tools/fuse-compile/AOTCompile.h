@@ -55,6 +55,7 @@ struct CompileOptions {
   std::string toolkitPath;
   unsigned optLevel = 3;
   int ptxasOptLevel = -1; // -1: optLevel
+  unsigned jobs = 0;       // kernel parts through LLVM at once (0: threads)
   bool fusion = true;
   std::string prefix; // prepended to every entry's C name
   std::string linker; // C compiler driver for shared libraries ("" = cc)

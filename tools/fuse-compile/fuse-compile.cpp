@@ -93,6 +93,12 @@ static cl::opt<int> ptxasOptLevel(
              "-O1 compiles the larger kernels 10-20 ms faster, and the "
              "scan kernel runs 3.6% slower on an H200"),
     cl::init(-1), cl::cat(cat));
+static cl::opt<unsigned> jobs(
+    "jobs",
+    cl::desc("Kernel parts of a GPU module compiled at once by LLVM, each "
+             "on its own thread, joined for one ptxas run (default 0: one "
+             "per core; 1: the module as one LLVM module)"),
+    cl::init(0), cl::cat(cat));
 static cl::opt<bool> printTime("time",
                                cl::desc("Print the wall time in ms to stderr"),
                                cl::init(false), cl::cat(cat));
@@ -133,6 +139,7 @@ aot::CompileOptions compileOptions() {
   o.toolkitPath = toolkit;
   o.optLevel = optLevel;
   o.ptxasOptLevel = ptxasOptLevel;
+  o.jobs = jobs;
   o.fusion = !noFusion;
   o.prefix = symbolPrefix;
   o.linker = linker;

@@ -127,4 +127,44 @@ def FuseExpandArithPass : Pass<"fuse-expand-arith"> {
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 
+def FuseGPUModuleToBinaryPass
+    : Pass<"fuse-gpu-module-to-binary", "::mlir::ModuleOp"> {
+  let summary = "gpu-module-to-binary with a module's kernels compiled in "
+                "parallel (LLVM and ptxas)";
+  let description = [{
+    Serializes every `gpu.module` into a `gpu.binary`, as upstream
+    `gpu-module-to-binary` does, except that the kernels of a module with
+    one NVVM target are compiled in parallel: the kernels are dealt to up
+    to `jobs` parts (balanced by operation count), each part is translated
+    to LLVM IR, optimized and compiled to PTX by NVPTX on its own thread,
+    and the parts' PTX is joined into one PTX module, which ptxas compiles
+    once (its `--split-compile` compiles the kernels on parallel threads
+    too). The image is one cubin, fatbin or PTX text, as before; each
+    kernel's machine code is what a serial compile gives (kernels share no
+    code).
+
+    A module with one kernel, `jobs=1`, another target, device functions
+    (defined functions that are not kernels), or parts whose PTX cannot be
+    joined (any module-level item other than entries and `.extern .shared`
+    declarations) takes the serial path: the whole module at once, as
+    upstream.
+    Errors of LLVM, ptxas or fatbinary are reported on the module with the
+    tool's log.
+  }];
+  let options = [
+    Option<"format", "format", "std::string", "\"bin\"",
+           "Image format: isa (PTX), bin (cubin) or fatbin (cubin + PTX)">,
+    Option<"cmdOptions", "opts", "std::string", "\"\"",
+           "Options appended to ptxas's command line">,
+    Option<"toolkitPath", "toolkit", "std::string", "\"\"",
+           "CUDA toolkit root (bin/ptxas, bin/fatbinary, libdevice); empty: "
+           "the NVVM target's default search">,
+    Option<"jobs", "jobs", "unsigned", "0",
+           "Kernel parts of a module (0: one per thread of the context, "
+           "1: the whole module at once, as upstream; N: up to N parts, "
+           "run on the context's threads)">,
+  ];
+  let dependentDialects = ["::mlir::gpu::GPUDialect"];
+}
+
 #endif // FUSE_CONVERSION_PASSES_TD

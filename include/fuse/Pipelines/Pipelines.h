@@ -8,6 +8,8 @@
 #ifndef FUSE_PIPELINES_PIPELINES_H
 #define FUSE_PIPELINES_PIPELINES_H
 
+#include "fuse/Conversion/FuseToGPU/FuseToGPU.h"
+
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassOptions.h"
 
@@ -75,6 +77,12 @@ struct FuseToGPUOptions : public mlir::PassPipelineOptions<FuseToGPUOptions> {
   Option<int64_t> unroll{*this, "unroll",
                          llvm::cl::desc("Vector loads in flight per thread"),
                          llvm::cl::init(4)};
+  Option<unsigned> jobs{
+      *this, "jobs",
+      llvm::cl::desc("Kernel parts compiled at once by LLVM (0: one per "
+                     "thread of the context; 1: the GPU module as one "
+                     "LLVM module)"),
+      llvm::cl::init(0)};
 };
 
 /// Whether `options.tileOptions` are options fuse-tile takes, given where
@@ -98,14 +106,6 @@ enum class GPUPipelineStage {
   LLVM,
 };
 
-/// Where the serialization step (stages Binary and LLVM) also copies what
-/// it made, so that one run yields the PTX, the image and the object: `isa`
-/// receives the GPU module's PTX (the text format=isa would give), `binary`
-/// the image bytes in the pipeline's format, before they are embedded.
-struct GPUSerializationSinks {
-  std::string *isa = nullptr;
-  std::string *binary = nullptr;
-};
 
 /// fuse ops -> fused groups -> gpu kernels + C-ABI host functions ->
 /// NVVM -> PTX/cubin (see GPUPipelineStage). With sinks (stages Binary and

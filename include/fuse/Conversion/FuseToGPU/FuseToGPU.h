@@ -19,6 +19,7 @@
 #define FUSE_CONVERSION_FUSETOGPU_FUSETOGPU_H
 
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/Pass.h"
 
 #include <string>
 
@@ -32,6 +33,22 @@ inline constexpr const char *kEntriesAttrName = "fuse.entries";
 /// The C header declaring every entry point recorded on `module` by
 /// convert-fuse-to-gpu. `guard` names the include guard.
 std::string emitEntryHeader(mlir::ModuleOp module, llvm::StringRef guard);
+
+/// Where fuse-gpu-module-to-binary also copies what it made, so that one
+/// run yields the PTX, the image and the object: `isa` receives the GPU
+/// module's PTX (the text format=isa would give), `binary` the image bytes
+/// in the pass's format, before they are embedded.
+struct GPUSerializationSinks {
+  std::string *isa = nullptr;
+  std::string *binary = nullptr;
+};
+
+/// fuse-gpu-module-to-binary with its options (format, opts, toolkit, jobs)
+/// that also fills `sinks`.
+std::unique_ptr<mlir::Pass>
+createFuseGPUModuleToBinaryPass(std::string format, std::string cmdOptions,
+                                std::string toolkitPath, unsigned jobs,
+                                GPUSerializationSinks sinks);
 
 } // namespace fuse
 

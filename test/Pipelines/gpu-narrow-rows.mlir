@@ -4,7 +4,7 @@
 // threads, 256 / R rows per block.
 // RUN: fuse-opt %fuse_src_root/examples/logsumexp_rows.mlir --fuse-fusion --fuse-tile -o %t.mlir
 // RUN: FileCheck %s --check-prefix=ATTR < %t.mlir
-// RUN: fuse-opt %t.mlir --convert-fuse-to-gpu | FileCheck %s
+// RUN: fuse-opt %t.mlir --convert-fuse-to-gpu --canonicalize | FileCheck %s
 // RUN: fuse-opt %fuse_src_root/examples/logsumexp_rows.mlir --fuse-fusion --fuse-tile=narrow-rows=0 -o %t.off.mlir
 // RUN: FileCheck %s --check-prefix=NOATTR < %t.off.mlir
 // RUN: fuse-opt %t.off.mlir --convert-fuse-to-gpu | FileCheck %s --check-prefix=OFF
@@ -16,8 +16,17 @@
 
 // The host: need = ceil(cols / 16) threads; rows per block 8, 4 or 2 for
 // need <= 32, 64, 128, else 1, and 1 off the vector path; the grid is
-// ceil(rows / that).
+// ceil(rows / that). The row kernel is split by path (one kernel each, so
+// LLVM and ptxas compile them in parallel): the host launches the narrow
+// kernel for narrow rows on the vector path, else the register path's for
+// rows of up to 4096 columns (256 threads x 16), else the long rows'.
 // CHECK-LABEL: func.func @logsumexp_rows(
+// CHECK-DAG: %[[FNN:.*]] = llvm.mlir.addressof @__fuse_fn_logsumexp_rows_g0_rows_narrow
+// CHECK-DAG: %[[FNL:.*]] = llvm.mlir.addressof @__fuse_fn_logsumexp_rows_g0_rows_long
+// CHECK-DAG: %[[FNR:.*]] = llvm.mlir.addressof @__fuse_fn_logsumexp_rows_g0_rows :
+// CHECK-DAG: %[[HN:.*]] = llvm.load %[[FNN]] atomic monotonic
+// CHECK-DAG: %[[HL:.*]] = llvm.load %[[FNL]] atomic monotonic
+// CHECK-DAG: %[[HR:.*]] = llvm.load %[[FNR]] atomic monotonic
 // CHECK: %[[NEED:.*]] = arith.ceildivsi %arg2, %c16_i64
 // CHECK: arith.cmpi sle, %[[NEED]], %c128_i64
 // CHECK: %[[P2:.*]] = arith.select %{{.*}}, %c2_i64, %c1_i64
@@ -25,22 +34,30 @@
 // CHECK: %[[P4:.*]] = arith.select %{{.*}}, %c4_i64{{.*}}, %[[P2]]
 // CHECK: arith.cmpi sle, %[[NEED]], %c32_i64
 // CHECK: %[[P8:.*]] = arith.select %{{.*}}, %c8_i64, %[[P4]]
-// CHECK: %[[PB:.*]] = arith.select %[[VEC:.*]], %[[P8]], %c1_i64
+// CHECK: %[[HALF:.*]] = arith.cmpi sle, %[[NEED]], %c128_i64
+// CHECK: %[[NARROW:.*]] = arith.andi %[[VEC:.*]], %[[HALF]]
+// CHECK: %[[PB:.*]] = arith.select %[[NARROW]], %[[P8]], %c1_i64
+// CHECK: %[[FITS:.*]] = arith.cmpi sle, %arg2, %c4096_i64
+// CHECK: %[[K1:.*]] = arith.select %[[FITS]], %[[HR]], %[[HL]] : !llvm.ptr
+// CHECK: %[[K:.*]] = arith.select %[[NARROW]], %[[HN]], %[[K1]] : !llvm.ptr
 // CHECK: %[[G:.*]] = arith.ceildivsi %arg1, %[[PB]]
 // CHECK: arith.minsi %[[G]], %c1073741824_i64
+// CHECK: call @fuse_launch(%[[K]],
 
-// The kernel: log2 R from the same need (7, 6, 5; 8 = the whole block),
-// the narrow path first, its rows loop in block steps of 256 >> log2 R
-// rows; each reduction folds the warp, then, for R > 32 only, the group's
-// warps through shared memory between two barriers.
+// The register path's kernel: no narrow groups, no long-row walk.
 // CHECK-LABEL: gpu.func @logsumexp_rows_g0_rows(
+// CHECK-NOT: %c7_i32, %c8_i32
+// CHECK-NOT: scf.for
+// CHECK: gpu.return
+
+// The narrow rows' kernel: R = 2^shift from need = ceil(cols / 16), rows
+// per block step 256 >> shift; multi-warp groups fold through shared
+// memory between barriers, one-warp groups with shuffles only.
+// CHECK-LABEL: gpu.func @logsumexp_rows_g0_rows_narrow(
 // CHECK: %[[N:.*]] = arith.divui
 // CHECK: %[[S7:.*]] = arith.select %{{.*}}, %c7_i32, %c8_i32
 // CHECK: %[[S6:.*]] = arith.select %{{.*}}, %c6_i32, %[[S7]]
 // CHECK: %[[SH:.*]] = arith.select %{{.*}}, %c5_i32, %[[S6]]
-// CHECK: %[[FITS:.*]] = arith.cmpi ule, %[[N]], %c128_i64
-// CHECK: %[[NARROW:.*]] = arith.andi %[[FITS]],
-// CHECK: scf.if %[[NARROW]] {
 // CHECK: %[[SH64:.*]] = arith.extui %[[SH]] : i32 to i64
 // CHECK: %[[PER:.*]] = arith.shrui %c256_i64, %[[SH64]]
 // CHECK: scf.while
@@ -55,9 +72,12 @@
 // CHECK: math.exp
 // CHECK: gpu.shuffle  xor
 // CHECK: arith.cmpi ugt, %[[SH]], %c5_i32
-// CHECK: } else {
-// The block's register path and the long rows follow.
-// CHECK: scf.if
+// CHECK: gpu.return
+
+// The long rows' kernel: a loop over the row's tiles.
+// CHECK-LABEL: gpu.func @logsumexp_rows_g0_rows_long(
+// CHECK-NOT: %c7_i32, %c8_i32
+// CHECK: scf.for
 // CHECK: gpu.return
 
 // OFF-LABEL: func.func @logsumexp_rows(

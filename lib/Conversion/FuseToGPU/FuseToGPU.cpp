@@ -580,8 +580,10 @@ LogicalResult EntryConverter::convert(func::FuncOp fn,
   SmallVector<std::string> kernelNames;
   for (auto &[g, gk] : groups) {
     kernelNames.push_back(gk.kernel);
-    if (!gk.finishKernel.empty())
-      kernelNames.push_back(gk.finishKernel);
+    for (const std::string &k :
+         {gk.finishKernel, gk.narrowKernel, gk.longKernel})
+      if (!k.empty())
+        kernelNames.push_back(k);
   }
   SmallVector<LLVM::GlobalOp> handleGlobals;
   for (StringRef k : kernelNames)
@@ -1111,6 +1113,7 @@ LogicalResult EntryConverter::convert(func::FuncOp fn,
         // Narrow rows: blockThreads / R rows per block (the kernel takes
         // the same choice from cols; its rows loop covers any grid).
         Value perBlock = h.c64(1);
+        Value narrow;
         if (int64_t c = gk.narrowRowItems) {
           int64_t bt = gk.tiling.blockThreads;
           Value need = h.ceilDiv(cols, h.c64(c));
@@ -1121,8 +1124,29 @@ LogicalResult EntryConverter::convert(func::FuncOp fn,
                                       need, h.c64(p)),
                 h.c64(bt / p), perBlock);
           // The narrow path takes rows on the vector path only.
-          perBlock = arith::SelectOp::create(h.b, loc, vec, perBlock,
+          narrow = arith::AndIOp::create(
+              h.b, loc, vec,
+              arith::CmpIOp::create(h.b, loc, arith::CmpIPredicate::sle, need,
+                                    h.c64(bt / 2)));
+          perBlock = arith::SelectOp::create(h.b, loc, narrow, perBlock,
                                                h.c64(1));
+        }
+        // The kernel of the row's path (the conditions the one kernel of
+        // an unsplit group tests in itself): narrow rows, else the register
+        // path (cols <= capacity, on the vector path with vector-rows),
+        // else the long rows.
+        Value kernel = handle[gk.kernel];
+        if (!gk.longKernel.empty()) {
+          Value fits = arith::CmpIOp::create(h.b, loc,
+                                             arith::CmpIPredicate::sle, cols,
+                                             h.c64(gk.rowCapacity));
+          if (gk.tiling.vectorRows)
+            fits = arith::AndIOp::create(h.b, loc, fits, vec);
+          kernel = arith::SelectOp::create(h.b, loc, fits, kernel,
+                                           handle[gk.longKernel]);
+          if (!gk.narrowKernel.empty())
+            kernel = arith::SelectOp::create(h.b, loc, narrow,
+                                             handle[gk.narrowKernel], kernel);
         }
         Value grid = h.minI(h.ceilDiv(rows, perBlock),
                             h.c64(int64_t(1) << 30));
@@ -1131,7 +1155,7 @@ LogicalResult EntryConverter::convert(func::FuncOp fn,
         args.push_back(cols);
         args.push_back(vec32);
         args.append(outs);
-        h.launch(handle[gk.kernel], grid, bt, args);
+        h.launch(kernel, grid, bt, args);
       });
     } else if (gk.plan == GroupPlan::Scan || gk.plan == GroupPlan::Filter) {
       // One launch over a zeroed look-back work space;

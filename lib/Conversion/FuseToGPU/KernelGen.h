@@ -346,6 +346,13 @@ struct GroupKernels {
   /// groups of R = max(32, bit_ceil(need)) threads, blockThreads / R rows
   /// per block; the host sizes the grid by that. 0: no narrow path.
   int64_t narrowRowItems = 0;
+  /// RowReduce split by path (all three take the same parameters): `kernel`
+  /// the register path (cols <= rowCapacity, on the vector path when
+  /// tiling.vectorRows), `narrowKernel` the narrow rows (empty: none),
+  /// `longKernel` the rows past the register path (empty: one kernel
+  /// chooses in itself, as with tiling.wholeRows).
+  std::string narrowKernel, longKernel;
+  int64_t rowCapacity = 0;
   Tiling tiling;
 };
 

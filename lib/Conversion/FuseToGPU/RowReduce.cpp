@@ -416,6 +416,63 @@ bool readDirectly(BlockArgument arg) {
 
 } // namespace
 
+namespace {
+
+/// Marks the scf.if ops that choose a row kernel's path ("narrow": narrow
+/// rows or the block paths; "fits": the register path or the long rows).
+constexpr const char *kRowPathAttr = "fuse.row_path";
+
+/// One kernel per path: the kernel `f` is cloned into `<name>_narrow` (its
+/// narrow choice fixed true) and `<name>_long` (narrow false, fits false),
+/// and `f` keeps the register path (narrow false, fits true);
+/// canonicalization drops the paths not taken. Each kernel is a third of
+/// the code, so LLVM and ptxas compile them on parallel threads
+/// (fuse-gpu-module-to-binary, ptxas --split-compile), and the host picks
+/// the kernel by the same conditions (rowKernelFor).
+void splitRowKernel(gpu::GPUFuncOp f, GroupKernels &gk, int64_t capacity) {
+  auto fix = [](gpu::GPUFuncOp k, StringRef path, bool value) {
+    k.walk([&](scf::IfOp op) {
+      auto tag = op->getAttrOfType<StringAttr>(kRowPathAttr);
+      if (!tag || tag.getValue() != path)
+        return;
+      OpBuilder b(op);
+      op.getConditionMutable().assign(arith::ConstantIntOp::create(
+          b, op.getLoc(), b.getI1Type(), value ? 1 : 0));
+    });
+  };
+  bool hasNarrow = false;
+  f.walk([&](scf::IfOp op) {
+    if (auto tag = op->getAttrOfType<StringAttr>(kRowPathAttr))
+      hasNarrow |= tag.getValue() == "narrow";
+  });
+  OpBuilder b(f);
+  b.setInsertionPointAfter(f);
+  auto variant = [&](StringRef suffix) {
+    auto k = cast<gpu::GPUFuncOp>(b.clone(*f));
+    k.setName((gk.kernel + suffix).str());
+    return k;
+  };
+  SmallVector<gpu::GPUFuncOp> all = {f};
+  if (hasNarrow) {
+    gpu::GPUFuncOp narrow = variant("_narrow");
+    fix(narrow, "narrow", true);
+    gk.narrowKernel = narrow.getName().str();
+    all.push_back(narrow);
+  }
+  gpu::GPUFuncOp longK = variant("_long");
+  fix(longK, "narrow", false);
+  fix(longK, "fits", false);
+  gk.longKernel = longK.getName().str();
+  all.push_back(longK);
+  fix(f, "narrow", false);
+  fix(f, "fits", true);
+  gk.rowCapacity = capacity;
+  for (gpu::GPUFuncOp k : all)
+    k.walk([](scf::IfOp op) { op->removeAttr(kRowPathAttr); });
+}
+
+} // namespace
+
 FailureOr<GroupKernels> buildRowReduceKernels(gpu::GPUModuleOp m,
                                               GroupOp group, StringRef prefix,
                                               const Tiling &tiling) {
@@ -1158,8 +1215,10 @@ FailureOr<GroupKernels> buildRowReduceKernels(gpu::GPUModuleOp m,
         },
         perBlock);
   };
+  // The path choices are tagged (kRowPathAttr) so that the kernel's
+  // variants below can fix them.
   auto blockPaths = [&](OpBuilder &ob) {
-    scf::IfOp::create(
+    auto fitsIf = scf::IfOp::create(
         ob, loc, fits,
         [&](OpBuilder &ib, Location l) {
           vectorRowPath = tiling.vectorRows;
@@ -1171,13 +1230,14 @@ FailureOr<GroupKernels> buildRowReduceKernels(gpu::GPUModuleOp m,
           rowsLoop(ib, longRow, Value());
           scf::YieldOp::create(ib, l);
         });
+    fitsIf->setAttr(kRowPathAttr, StringAttr::get(ctx, "fits"));
   };
   auto generalPaths = [&](OpBuilder &ob) {
     if (!narrowPath) {
       blockPaths(ob);
       return;
     }
-    scf::IfOp::create(
+    auto narrowIf = scf::IfOp::create(
         ob, loc, narrowFits,
         [&](OpBuilder &ib, Location l) {
           vectorRowPath = true;
@@ -1189,6 +1249,7 @@ FailureOr<GroupKernels> buildRowReduceKernels(gpu::GPUModuleOp m,
           blockPaths(ib);
           scf::YieldOp::create(ib, l);
         });
+    narrowIf->setAttr(kRowPathAttr, StringAttr::get(ctx, "narrow"));
   };
   if (!tiling.wholeRows) {
     generalPaths(b);
@@ -1217,6 +1278,8 @@ FailureOr<GroupKernels> buildRowReduceKernels(gpu::GPUModuleOp m,
   if (g.failedLeaf)
     return group.emitOpError("GPU code generation: unsupported value in a "
                              "row_reduce group body");
+  if (!tiling.wholeRows)
+    splitRowKernel(f, gk, capacity);
   return gk;
 }
 

@@ -1,23 +1,26 @@
 // RUN: fuse-opt %s --convert-fuse-to-gpu -split-input-file -verify-diagnostics | FileCheck %s
 // row_reduce groups and reduce groups with custom combiner regions.
 
-// softmax over rows: one kernel; cols <= 4096 picks, once, the rows loop
+// softmax over rows: a kernel per path; cols <= 4096 picks the rows loop
 // with the row in registers (vector loads when the host's `vec` flag says
 // rows are 16-byte aligned; 32-bit column offsets from the thread id read
 // per phase), xor butterflies for each stage through one shared buffer
 // (reused by both stages), vector stores; longer rows take the
-// block-stride loops. An occupancy hint (6 blocks of 256). The host
-// launches one block per row and nothing for rows = 0.
+// block-stride loops of the _long kernel. Each kernel is the whole
+// builder's output with its path's choice fixed (canonicalization drops
+// the rest). An occupancy hint (6 blocks of 256). The host picks the
+// kernel by cols, launches one block per row and nothing for rows = 0.
 // CHECK-LABEL: module attributes
 // CHECK-SAME: decl = "fuse_status_t softmax(const float *in0, int64_t in0_d0, int64_t in0_d1, float *out0, fuse_stream_t stream);"
 // CHECK: func.func @softmax(
 // CHECK: arith.cmpi sgt
 // CHECK: arith.remsi %{{.*}}, %c4_i64
-// CHECK: call @fuse_launch
+// CHECK: %[[HOSTFITS:.*]] = arith.cmpi sle, %{{.*}}, %c4096_i64 : i64
+// CHECK: %[[K:.*]] = arith.select %[[HOSTFITS]], %{{.*}}, %{{.*}} : !llvm.ptr
+// CHECK: call @fuse_launch(%[[K]],
 // CHECK: gpu.func @softmax_g0_rows(%{{.*}}: !llvm.ptr<1>, %{{.*}}: i64, %{{.*}}: i64, %{{.*}}: index, %{{.*}}: i64, %{{.*}}: i64, %{{.*}}: i32, %{{.*}}: !llvm.ptr<1>) workgroup(%{{.*}} : memref<32xf32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}) kernel
 // CHECK-SAME: nvvm.minctasm = 6 : i32
-// CHECK: %[[FITS:.*]] = arith.cmpi sle, %{{.*}}, %c4096_i64 : i64
-// CHECK: scf.if %[[FITS]] {
+// CHECK: scf.if %true {
 // CHECK: scf.while
 // CHECK: "mov.u32 $0, %tid.x;"
 // CHECK: arith.muli %{{.*}}, %c4_i32 overflow<nsw, nuw> : i32
@@ -28,6 +31,10 @@
 // CHECK: arith.divf
 // CHECK: llvm.store %{{.*}}, %{{.*}} {alignment = 16 : i64} : vector<4xf32>, !llvm.ptr<1>
 // CHECK: "mov.u32 $0, %nctaid.x;"
+// CHECK: } else {
+// CHECK: gpu.return
+// CHECK: gpu.func @softmax_g0_rows_long(
+// CHECK: scf.if %false {
 // CHECK: } else {
 // CHECK: scf.while
 // CHECK: scf.for

@@ -253,6 +253,11 @@ public:
   /// `sharedBytes` of dynamic shared memory.
   void launch(Value fnHandle, Value grid, int64_t block, ValueRange args,
               int64_t sharedBytes = 0) {
+    launch(fnHandle, grid, block, args, c32(sharedBytes));
+  }
+  /// The same with the dynamic shared memory as a value (i32).
+  void launch(Value fnHandle, Value grid, int64_t block, ValueRange args,
+              Value sharedBytes) {
     Value array = slot(LLVM::LLVMArrayType::get(ptrTy(), args.size()));
     for (auto [i, a] : llvm::enumerate(args)) {
       Type t = a.getType().isIndex() ? i64() : a.getType();
@@ -266,7 +271,7 @@ public:
     Value g32 = arith::TruncIOp::create(b, loc, i32(), grid);
     Value one = c32(1);
     check(call("fuse_launch", {fnHandle, g32, one, one, c32(block), one, one,
-                               c32(sharedBytes), stream, array}));
+                               sharedBytes, stream, array}));
   }
 
   Value ceilDiv(Value a, Value d) {
@@ -422,6 +427,8 @@ struct EntryConverter {
     getFlag("whole_rows", t.wholeRows);
     getFlag("vector_rows", t.vectorRows);
     getFlag("narrow_rows", t.narrowRows);
+    get("staged_rows", t.stagedRows);
+    t.stagedRows = std::clamp<int64_t>(t.stagedRows, 0, 232448);
     get("poll_delay", t.pollDelay);
     get("lookback_delay", t.lookbackDelay);
     t.pollDelay = std::clamp<int64_t>(t.pollDelay, 0, 1000000);
@@ -581,7 +588,7 @@ LogicalResult EntryConverter::convert(func::FuncOp fn,
   for (auto &[g, gk] : groups) {
     kernelNames.push_back(gk.kernel);
     for (const std::string &k :
-         {gk.finishKernel, gk.narrowKernel, gk.longKernel})
+         {gk.finishKernel, gk.narrowKernel, gk.longKernel, gk.stagedKernel})
       if (!k.empty())
         kernelNames.push_back(k);
   }
@@ -1136,14 +1143,47 @@ LogicalResult EntryConverter::convert(func::FuncOp fn,
         // path (cols <= capacity, on the vector path with vector-rows),
         // else the long rows.
         Value kernel = handle[gk.kernel];
+        Value shared = h.c32(0);
         if (!gk.longKernel.empty()) {
           Value fits = arith::CmpIOp::create(h.b, loc,
                                              arith::CmpIPredicate::sle, cols,
                                              h.c64(gk.rowCapacity));
           if (gk.tiling.vectorRows)
             fits = arith::AndIOp::create(h.b, loc, fits, vec);
-          kernel = arith::SelectOp::create(h.b, loc, fits, kernel,
-                                           handle[gk.longKernel]);
+          Value past = handle[gk.longKernel];
+          if (!gk.stagedKernel.empty()) {
+            // Staged long rows: the operands' regions, each
+            // alignTo(cols * bytes, 16), within tiling.stagedRows.
+            Value bytes = h.c64(0);
+            for (int64_t eb : gk.stagedElementBytes)
+              bytes = h.add(bytes,
+                            arith::AndIOp::create(
+                                h.b, loc,
+                                h.add(h.mul(cols, h.c64(eb)), h.c64(15)),
+                                h.c64(~int64_t(15))));
+            Value stagedFits = arith::CmpIOp::create(
+                h.b, loc, arith::CmpIPredicate::sle, bytes,
+                h.c64(gk.tiling.stagedRows));
+            past = arith::SelectOp::create(h.b, loc, stagedFits,
+                                           handle[gk.stagedKernel], past);
+            Value useStaged = arith::AndIOp::create(
+                h.b, loc, stagedFits,
+                arith::XOrIOp::create(
+                    h.b, loc, fits,
+                    arith::ConstantIntOp::create(h.b, loc, h.b.getI1Type(),
+                                                 1)));
+            if (narrow)
+              useStaged = arith::AndIOp::create(
+                  h.b, loc, useStaged,
+                  arith::XOrIOp::create(
+                      h.b, loc, narrow,
+                      arith::ConstantIntOp::create(h.b, loc, h.b.getI1Type(),
+                                                   1)));
+            shared = arith::SelectOp::create(
+                h.b, loc, useStaged,
+                arith::TruncIOp::create(h.b, loc, h.i32(), bytes), h.c32(0));
+          }
+          kernel = arith::SelectOp::create(h.b, loc, fits, kernel, past);
           if (!gk.narrowKernel.empty())
             kernel = arith::SelectOp::create(h.b, loc, narrow,
                                              handle[gk.narrowKernel], kernel);
@@ -1155,7 +1195,7 @@ LogicalResult EntryConverter::convert(func::FuncOp fn,
         args.push_back(cols);
         args.push_back(vec32);
         args.append(outs);
-        h.launch(kernel, grid, bt, args);
+        h.launch(kernel, grid, bt, args, shared);
       });
     } else if (gk.plan == GroupPlan::Scan || gk.plan == GroupPlan::Filter) {
       // One launch over a zeroed look-back work space;

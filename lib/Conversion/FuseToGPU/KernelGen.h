@@ -175,6 +175,10 @@ struct Tiling {
   /// go to groups of 32-128 threads, several rows per block (fuse-tile's
   /// narrow-rows).
   bool narrowRows = false;
+  /// row_reduce groups with rank-2 results, rows past the register path:
+  /// rows whose directly read operands take at most this many bytes are
+  /// staged in shared memory once (fuse-tile's staged-rows; 0: off).
+  int64_t stagedRows = 0;
 };
 
 /// The common kernel parameter types of a group: for each group operand in
@@ -353,6 +357,12 @@ struct GroupKernels {
   /// chooses in itself, as with tiling.wholeRows).
   std::string narrowKernel, longKernel;
   int64_t rowCapacity = 0;
+  /// RowReduce with staged long rows: the kernel, and per staged operand
+  /// its element bytes (the dynamic shared memory of a row is the sum of
+  /// alignTo(cols * bytes, 16); the kernel is taken when that is at most
+  /// tiling.stagedRows).
+  std::string stagedKernel;
+  SmallVector<int64_t> stagedElementBytes;
   Tiling tiling;
 };
 

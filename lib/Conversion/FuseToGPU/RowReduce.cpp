@@ -32,6 +32,8 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -440,10 +442,12 @@ void splitRowKernel(gpu::GPUFuncOp f, GroupKernels &gk, int64_t capacity) {
           b, op.getLoc(), b.getI1Type(), value ? 1 : 0));
     });
   };
-  bool hasNarrow = false;
+  bool hasNarrow = false, hasStaged = false;
   f.walk([&](scf::IfOp op) {
-    if (auto tag = op->getAttrOfType<StringAttr>(kRowPathAttr))
+    if (auto tag = op->getAttrOfType<StringAttr>(kRowPathAttr)) {
       hasNarrow |= tag.getValue() == "narrow";
+      hasStaged |= tag.getValue() == "staged";
+    }
   });
   OpBuilder b(f);
   b.setInsertionPointAfter(f);
@@ -459,9 +463,18 @@ void splitRowKernel(gpu::GPUFuncOp f, GroupKernels &gk, int64_t capacity) {
     gk.narrowKernel = narrow.getName().str();
     all.push_back(narrow);
   }
+  if (hasStaged) {
+    gpu::GPUFuncOp staged = variant("_staged");
+    fix(staged, "narrow", false);
+    fix(staged, "fits", false);
+    fix(staged, "staged", true);
+    gk.stagedKernel = staged.getName().str();
+    all.push_back(staged);
+  }
   gpu::GPUFuncOp longK = variant("_long");
   fix(longK, "narrow", false);
   fix(longK, "fits", false);
+  fix(longK, "staged", false);
   gk.longKernel = longK.getName().str();
   all.push_back(longK);
   fix(f, "narrow", false);
@@ -1012,6 +1025,120 @@ FailureOr<GroupKernels> buildRowReduceKernels(gpu::GPUModuleOp m,
   // for a max and the sum of exp(x - max) after it.
   const int64_t items = tiling.longRowItems;
   const int64_t tileCols = bt * std::max<int64_t>(1, items);
+  // Staged long rows (fuse-tile's staged-rows; groups with rank-2 results,
+  // whose output walk reads the row again): the block copies the row's
+  // directly read operands into dynamic shared memory once (16-byte
+  // cp.async chunks on the vector path, else element loads and stores),
+  // and every walk reads them there: the row crosses the memory bus once
+  // instead of twice. Operand k's region starts at the sum of
+  // alignTo(cols * bytes, 16) of those before it; the host passes the sum
+  // as the launch's dynamic shared memory.
+  const bool stagedPath =
+      tiling.stagedRows > 0 && !tiling.wholeRows && !directArgs.empty() &&
+      llvm::any_of(yields,
+                   [](Value y) { return tensorTy(y).getRank() == 2; });
+  bool stagedRowPath = false;
+  SmallVector<Value> stageRegion; // per directArgs entry, !llvm.ptr<3>
+  auto stageBytesOf = [&](OpBuilder &ob, Value n, int64_t bytes) {
+    Value raw = arith::MulIOp::create(ob, loc, n, cI64(ob, loc, bytes));
+    return arith::AndIOp::create(
+        ob, loc, arith::AddIOp::create(ob, loc, raw, cI64(ob, loc, 15)),
+        cI64(ob, loc, ~int64_t(15)));
+  };
+  // The element of staged operand k at column c (i64).
+  auto stagedPtr = [&](OpBuilder &ob, unsigned k, Value c) {
+    Type et = directArgs[k].second;
+    return Value(LLVM::GEPOp::create(ob, loc, stageRegion[k].getType(), et,
+                                     stageRegion[k],
+                                     ArrayRef<LLVM::GEPArg>{c}));
+  };
+  // Row mode for one column of a walk: the staged operands' elements at
+  // column c (index ci) held as registers.
+  auto holdStaged = [&](OpBuilder &ob, Value rIdx, Value ci, Value c) {
+    g.rowIdx = rIdx;
+    g.regs.clear();
+    g.colSlot.clear();
+    g.colSlot[ci] = 0;
+    for (auto [k, na] : llvm::enumerate(directArgs))
+      g.regs[na.first].push_back(LLVM::LoadOp::create(
+          ob, loc, na.second, stagedPtr(ob, k, c), byteWidth(na.second)));
+  };
+  auto dropHeld = [&]() {
+    g.rowIdx = nullptr;
+    g.regs.clear();
+    g.colSlot.clear();
+  };
+  // Copies row `rowBase` (element offset) into the regions, between
+  // barriers (the first: the previous row's readers are done).
+  auto stageRow = [&](OpBuilder &rb, Value rowBase) {
+    auto m = f->getParentOfType<gpu::GPUModuleOp>();
+    std::string name = (f.getName() + "_stage").str();
+    auto glob = m.lookupSymbol<LLVM::GlobalOp>(name);
+    if (!glob) {
+      OpBuilder mb = OpBuilder::atBlockBegin(m.getBody());
+      glob = LLVM::GlobalOp::create(
+          mb, loc, LLVM::LLVMArrayType::get(mb.getI8Type(), 0),
+          /*isConstant=*/false, LLVM::Linkage::External, name, Attribute(),
+          /*alignment=*/16, /*addrSpace=*/3);
+    }
+    Value base = LLVM::AddressOfOp::create(rb, loc, glob);
+    stageRegion.clear();
+    Value off = cI64(rb, loc, 0);
+    for (auto [n, et] : directArgs) {
+      stageRegion.push_back(LLVM::GEPOp::create(
+          rb, loc, base.getType(), rb.getI8Type(), base,
+          ArrayRef<LLVM::GEPArg>{off}));
+      off = arith::AddIOp::create(rb, loc, off,
+                                  stageBytesOf(rb, cols, byteWidth(et)));
+    }
+    gpu::BarrierOp::create(rb, loc);
+    auto scalarCopy = [&](OpBuilder &ob) {
+      scf::ForOp::create(
+          ob, loc, t, cols, cI64(ob, loc, bt), ValueRange{},
+          [&](OpBuilder &ib, Location il, Value c, ValueRange) {
+            Value at = arith::AddIOp::create(ib, il, rowBase, c);
+            for (auto [k, na] : llvm::enumerate(directArgs)) {
+              Value v = LLVM::LoadOp::create(
+                  ib, il, na.second, g.gep(ib, g.ptr[na.first], na.second, at),
+                  byteWidth(na.second));
+              LLVM::StoreOp::create(ib, il, v, stagedPtr(ib, k, c),
+                                    byteWidth(na.second));
+            }
+            scf::YieldOp::create(ib, il);
+          });
+    };
+    if (vw == 1) {
+      scalarCopy(rb);
+    } else {
+      scf::IfOp::create(
+          rb, loc, vecFlag,
+          [&](OpBuilder &ib, Location il) {
+            Value start = arith::MulIOp::create(ib, il, t, cI64(ib, il, vw));
+            scf::ForOp::create(
+                ib, il, start, cols, cI64(ib, il, bt * vw), ValueRange{},
+                [&](OpBuilder &jb, Location jl, Value c, ValueRange) {
+                  Value at = arith::AddIOp::create(jb, jl, rowBase, c);
+                  for (auto [k, na] : llvm::enumerate(directArgs))
+                    NVVM::CpAsyncOp::create(
+                        jb, jl, stagedPtr(jb, k, c),
+                        g.gep(jb, g.ptr[na.first], na.second, at),
+                        jb.getI32IntegerAttr(16),
+                        NVVM::LoadCacheModifierKindAttr::get(
+                            jb.getContext(), NVVM::LoadCacheModifierKind::CG),
+                        Value());
+                  scf::YieldOp::create(jb, jl);
+                });
+            NVVM::CpAsyncCommitGroupOp::create(ib, il);
+            NVVM::CpAsyncWaitGroupOp::create(ib, il, 0);
+            scf::YieldOp::create(ib, il);
+          },
+          [&](OpBuilder &ib, Location il) {
+            scalarCopy(ib);
+            scf::YieldOp::create(ib, il);
+          });
+    }
+    gpu::BarrierOp::create(rb, loc);
+  };
   auto longRow = [&](OpBuilder &rb, Value row) {
     g.em->clearCache();
     g.leaves.clear();
@@ -1019,6 +1146,9 @@ FailureOr<GroupKernels> buildRowReduceKernels(gpu::GPUModuleOp m,
     Value rIdx = toIndex(rb, loc, row);
     Value rowBase = arith::MulIOp::create(rb, loc, row, cols);
     Value step = cI64(rb, loc, bt);
+    const bool staged = stagedRowPath;
+    if (staged)
+      stageRow(rb, rowBase);
     // One tile at column `tc`: loads the directly read rank-2 operands into
     // g.regs and returns the columns of the thread's elements (index).
     auto loadTile = [&](OpBuilder &ib, Value tc) {
@@ -1036,8 +1166,9 @@ FailureOr<GroupKernels> buildRowReduceKernels(gpu::GPUModuleOp m,
         g.colSlot[ci] = i;
         colIdx.push_back(ci);
       }
-      for (auto [n, et] : directArgs) {
-        Value tp = g.gep(ib, g.ptr[n], et, first);
+      for (auto [k, na] : llvm::enumerate(directArgs)) {
+        auto [n, et] = na;
+        Value tp = staged ? stagedPtr(ib, k, c0) : g.gep(ib, g.ptr[n], et, first);
         for (int64_t i = 0; i < items; ++i)
           g.regs[n].push_back(LLVM::LoadOp::create(
               ib, loc, et, offsetPtr(ib, tp, et, i * bt), byteWidth(et)));
@@ -1056,12 +1187,15 @@ FailureOr<GroupKernels> buildRowReduceKernels(gpu::GPUModuleOp m,
           [&](OpBuilder &ib, Location il, Value c, ValueRange a) {
             g.em->clearCache();
             Value ci = toIndex(ib, il, c);
+            if (staged)
+              holdStaged(ib, rIdx, ci, c);
             SmallVector<Value> xs;
             for (Value in : r.getInputs())
               xs.push_back(g.element(ib, in, {rIdx, ci}));
             scf::YieldOp::create(ib, il, g.combine(ib, r, a, xs));
           });
       g.em->clearCache();
+      dropHeld();
       return SmallVector<Value>(loop.getResults());
     };
     for (unsigned ri = 0; ri < reds.size(); ++ri) {
@@ -1087,11 +1221,15 @@ FailureOr<GroupKernels> buildRowReduceKernels(gpu::GPUModuleOp m,
                      fc(rb, APFloat::getZero(sem))},
           [&](OpBuilder &ib, Location il, Value c, ValueRange a) {
             g.em->clearCache();
-            Value x = g.element(ib, x0, {rIdx, toIndex(ib, il, c)});
+            Value ci = toIndex(ib, il, c);
+            if (staged)
+              holdStaged(ib, rIdx, ci, c);
+            Value x = g.element(ib, x0, {rIdx, ci});
             auto [nm, ns] = onlineMerge(g, ib, rmax, a[0], a[1], x);
             scf::YieldOp::create(ib, il, ValueRange{nm, ns});
           });
       g.em->clearCache();
+      dropHeld();
       Value m = loop.getResult(0);
       Value mx = blockAllReduce(g, rb, rmax, {m}, {wg[smemOf[ri][0]]})[0];
       Value scale = arith::SelectOp::create(
@@ -1145,12 +1283,15 @@ FailureOr<GroupKernels> buildRowReduceKernels(gpu::GPUModuleOp m,
                          [&](OpBuilder &ib, Location il, Value c, ValueRange) {
                            g.em->clearCache();
                            Value ci = toIndex(ib, il, c);
+                           if (staged)
+                             holdStaged(ib, rIdx, ci, c);
                            for (auto [y, out] : rank2)
                              g.store(ib, g.element(ib, y, {rIdx, ci}), out,
                                      arith::AddIOp::create(ib, il, rowBase, c));
                            scf::YieldOp::create(ib, il);
                          });
       g.em->clearCache();
+      dropHeld();
     }
     storeRowResults(rb, row);
     g.em->clearCache();
@@ -1215,6 +1356,16 @@ FailureOr<GroupKernels> buildRowReduceKernels(gpu::GPUModuleOp m,
         },
         perBlock);
   };
+  // Staged long rows: the operands' bytes fit the staging limit.
+  Value stageFits;
+  if (stagedPath) {
+    Value bytes = cI64(b, loc, 0);
+    for (auto [n, et] : directArgs)
+      bytes = arith::AddIOp::create(b, loc, bytes,
+                                    stageBytesOf(b, cols, byteWidth(et)));
+    stageFits = cmpI(b, loc, arith::CmpIPredicate::sle, bytes,
+                     cI64(b, loc, tiling.stagedRows));
+  }
   // The path choices are tagged (kRowPathAttr) so that the kernel's
   // variants below can fix them.
   auto blockPaths = [&](OpBuilder &ob) {
@@ -1227,7 +1378,23 @@ FailureOr<GroupKernels> buildRowReduceKernels(gpu::GPUModuleOp m,
           scf::YieldOp::create(ib, l);
         },
         [&](OpBuilder &ib, Location l) {
-          rowsLoop(ib, longRow, Value());
+          if (stagedPath) {
+            auto stagedIf = scf::IfOp::create(
+                ib, l, stageFits,
+                [&](OpBuilder &sb, Location sl) {
+                  stagedRowPath = true;
+                  rowsLoop(sb, longRow, Value());
+                  stagedRowPath = false;
+                  scf::YieldOp::create(sb, sl);
+                },
+                [&](OpBuilder &sb, Location sl) {
+                  rowsLoop(sb, longRow, Value());
+                  scf::YieldOp::create(sb, sl);
+                });
+            stagedIf->setAttr(kRowPathAttr, StringAttr::get(ctx, "staged"));
+          } else {
+            rowsLoop(ib, longRow, Value());
+          }
           scf::YieldOp::create(ib, l);
         });
     fitsIf->setAttr(kRowPathAttr, StringAttr::get(ctx, "fits"));
@@ -1278,8 +1445,12 @@ FailureOr<GroupKernels> buildRowReduceKernels(gpu::GPUModuleOp m,
   if (g.failedLeaf)
     return group.emitOpError("GPU code generation: unsupported value in a "
                              "row_reduce group body");
-  if (!tiling.wholeRows)
+  if (!tiling.wholeRows) {
     splitRowKernel(f, gk, capacity);
+    if (!gk.stagedKernel.empty())
+      for (auto [n, et] : directArgs)
+        gk.stagedElementBytes.push_back(byteWidth(et));
+  }
   return gk;
 }
 

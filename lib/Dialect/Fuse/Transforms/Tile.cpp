@@ -270,6 +270,14 @@ struct FuseTilePass : fuse::impl::FuseTilePassBase<FuseTilePass> {
     // columns: 1852-2040 -> 3466-3765 GiB/s; docs/performance.md).
     if (mayBeLong && onlineMaxSum)
       attrs.append("online_max_sum", b.getI64IntegerAttr(1));
+    // Long rows staged in shared memory (only groups with rank-2 results
+    // walk their rows more than once with online-max-sum).
+    bool rowWideResults = llvm::any_of(group.getResults(), [](Value v) {
+      return cast<RankedTensorType>(v.getType()).getRank() == 2;
+    });
+    if (mayBeLong && stagedRows > 0 && rowWideResults)
+      attrs.append("staged_rows",
+                   b.getI64IntegerAttr(std::min<int64_t>(stagedRows, 232448)));
     // Rows that need at most half the block's threads: several rows per
     // block (absent when a static width needs more).
     if (kind == "row_reduce" && narrowRows && bt >= 64 &&

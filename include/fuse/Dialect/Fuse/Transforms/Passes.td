@@ -220,6 +220,13 @@ def FuseTilePass : Pass<"fuse-tile"> {
            "the vector width) a group of 32 or more threads, several rows "
            "per block (warp reductions only for rows of up to 32 threads' "
            "elements); 0 keeps one row per block">,
+    Option<"stagedRows", "staged-rows", "int64_t", /*default=*/"98304",
+           "Row-reduce groups with row-wide results (softmax), rows longer "
+           "than the register path holds: rows whose operands take at most "
+           "this many bytes are copied once into shared memory and every "
+           "walk (the reductions', the results') reads them there: one read "
+           "of the row from memory instead of two (0: off; at most 232448; "
+           "default 96 KiB: two blocks an SM)">,
     Option<"wholeRows", "whole-rows", "int64_t", /*default=*/"0",
            "Row-reduce groups: 1 adds a copy of the register path without "
            "per-slot guards for rows exactly one tile wide (an experiment: "

@@ -158,6 +158,20 @@ int64_t flatVectorWidth(GroupOp group, const Tiling &t) {
   return std::max<int64_t>(vw, 1);
 }
 
+Value dynamicSharedBase(gpu::GPUFuncOp f, OpBuilder &b, Location loc) {
+  auto m = f->getParentOfType<gpu::GPUModuleOp>();
+  std::string name = (f.getName() + "_stage").str();
+  auto g = m.lookupSymbol<LLVM::GlobalOp>(name);
+  if (!g) {
+    OpBuilder mb = OpBuilder::atBlockBegin(m.getBody());
+    g = LLVM::GlobalOp::create(
+        mb, loc, LLVM::LLVMArrayType::get(mb.getI8Type(), 0),
+        /*isConstant=*/false, LLVM::Linkage::External, name, Attribute(),
+        /*alignment=*/16, /*addrSpace=*/3);
+  }
+  return LLVM::AddressOfOp::create(b, loc, g);
+}
+
 gpu::GPUFuncOp createKernel(gpu::GPUModuleOp m, Location loc, StringRef name,
                             TypeRange params, TypeRange workgroup,
                             int64_t blockThreads) {

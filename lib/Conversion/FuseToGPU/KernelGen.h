@@ -119,6 +119,12 @@ inline SmallVector<Value> selAll(OpBuilder &b, Location loc, Value c,
   return out;
 }
 
+/// The start of kernel `f`'s dynamic shared memory (the launch passes its
+/// size): an external, 16-byte aligned workgroup global `<f>_stage`,
+/// created on first use. Dynamic because more than 48 KiB does not fit in
+/// static shared memory.
+Value dynamicSharedBase(gpu::GPUFuncOp f, OpBuilder &b, Location loc);
+
 /// A kernel `name` in `m` with `blockThreads` threads per block and one
 /// workgroup (shared-memory) buffer per `workgroup` type. Every buffer is
 /// 16-byte aligned: LLVM's load/store vectorizer merges neighbouring

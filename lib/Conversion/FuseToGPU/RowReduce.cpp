@@ -1071,17 +1071,7 @@ FailureOr<GroupKernels> buildRowReduceKernels(gpu::GPUModuleOp m,
   // Copies row `rowBase` (element offset) into the regions, between
   // barriers (the first: the previous row's readers are done).
   auto stageRow = [&](OpBuilder &rb, Value rowBase) {
-    auto m = f->getParentOfType<gpu::GPUModuleOp>();
-    std::string name = (f.getName() + "_stage").str();
-    auto glob = m.lookupSymbol<LLVM::GlobalOp>(name);
-    if (!glob) {
-      OpBuilder mb = OpBuilder::atBlockBegin(m.getBody());
-      glob = LLVM::GlobalOp::create(
-          mb, loc, LLVM::LLVMArrayType::get(mb.getI8Type(), 0),
-          /*isConstant=*/false, LLVM::Linkage::External, name, Attribute(),
-          /*alignment=*/16, /*addrSpace=*/3);
-    }
-    Value base = LLVM::AddressOfOp::create(rb, loc, glob);
+    Value base = dynamicSharedBase(f, rb, loc);
     stageRegion.clear();
     Value off = cI64(rb, loc, 0);
     for (auto [n, et] : directArgs) {

@@ -822,22 +822,9 @@ int64_t stagedTileBytes(TileKernel &k, const TileMachinery &tm) {
   return bytes <= 32 * 1024 ? bytes : 0;
 }
 
-/// The start of the kernel's dynamic shared memory (the launch passes its
-/// size, GroupKernels::dynamicSharedBytes): an external, 16-byte aligned
-/// workgroup global `<kernel>_stage`, created on first use. Dynamic
-/// because more than 48 KiB does not fit in static shared memory.
-Value dynamicSharedBase(TileKernel &k, OpBuilder &b) {
-  auto m = k.func->getParentOfType<gpu::GPUModuleOp>();
-  std::string name = (k.func.getName() + "_stage").str();
-  auto g = m.lookupSymbol<LLVM::GlobalOp>(name);
-  if (!g) {
-    OpBuilder mb = OpBuilder::atBlockBegin(m.getBody());
-    g = LLVM::GlobalOp::create(
-        mb, k.loc, LLVM::LLVMArrayType::get(mb.getI8Type(), 0),
-        /*isConstant=*/false, LLVM::Linkage::External, name, Attribute(),
-        /*alignment=*/16, /*addrSpace=*/3);
-  }
-  return LLVM::AddressOfOp::create(b, k.loc, g);
+/// The kernel's dynamic shared memory (GroupKernels::dynamicSharedBytes).
+Value tileStageBase(TileKernel &k, OpBuilder &b) {
+  return dynamicSharedBase(k.func, b, k.loc);
 }
 
 /// The tile loop. Each block claims tiles from the work-space counter
@@ -882,7 +869,7 @@ void runTiles(TileKernel &k, TileMachinery &tm, OpBuilder &b, Value ntiles,
   int64_t stageBytes = stagedTileBytes(k, tm);
   Value stageBase;
   if (stageBytes)
-    stageBase = dynamicSharedBase(k, b);
+    stageBase = tileStageBase(k, b);
   int64_t chunks = tm.items / tm.vw;
   // The shared-memory slot of vector `c` of operand number `ai` (position
   // in `direct`) of this thread.
@@ -1594,7 +1581,7 @@ FailureOr<GroupKernels> buildFilterGroup(gpu::GPUModuleOp m, GroupOp group,
   Value falseV = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 0);
   SmallVector<Value> buffers(yields.size());
   if (scatterBytes) {
-    Value dyn = dynamicSharedBase(k, b);
+    Value dyn = tileStageBase(k, b);
     for (auto [i, off] : llvm::enumerate(bufferOffset))
       if (off >= 0)
         buffers[i] = LLVM::GEPOp::create(

@@ -1141,7 +1141,9 @@ LogicalResult EntryConverter::convert(func::FuncOp fn,
         // The kernel of the row's path (the conditions the one kernel of
         // an unsplit group tests in itself): narrow rows, else the register
         // path (cols <= capacity, on the vector path with vector-rows),
-        // else the long rows.
+        // else the staged long rows (their operands' bytes within
+        // staged-rows; that much dynamic shared memory), else the long
+        // rows.
         Value kernel = handle[gk.kernel];
         Value shared = h.c32(0);
         if (!gk.longKernel.empty()) {

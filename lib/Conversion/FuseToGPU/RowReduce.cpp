@@ -425,12 +425,14 @@ namespace {
 constexpr const char *kRowPathAttr = "fuse.row_path";
 
 /// One kernel per path: the kernel `f` is cloned into `<name>_narrow` (its
-/// narrow choice fixed true) and `<name>_long` (narrow false, fits false),
-/// and `f` keeps the register path (narrow false, fits true);
-/// canonicalization drops the paths not taken. Each kernel is a third of
-/// the code, so LLVM and ptxas compile them on parallel threads
+/// narrow choice fixed true), `<name>_staged` when there is a staged path
+/// (narrow false, fits false, staged true) and `<name>_long` (narrow,
+/// fits and staged false), and `f` keeps the register path (narrow false,
+/// fits true); canonicalization drops the paths not taken. Each kernel is
+/// a part of the code, so LLVM and ptxas compile them on parallel threads
 /// (fuse-gpu-module-to-binary, ptxas --split-compile), and the host picks
-/// the kernel by the same conditions (rowKernelFor).
+/// the kernel by the same conditions (the RowReduce launch in
+/// FuseToGPU.cpp).
 void splitRowKernel(gpu::GPUFuncOp f, GroupKernels &gk, int64_t capacity) {
   auto fix = [](gpu::GPUFuncOp k, StringRef path, bool value) {
     k.walk([&](scf::IfOp op) {

@@ -19,6 +19,12 @@
 // CHECK-SAME: .entry second(
 // CHECK-SAME: mul.rn.f32
 // CHECK-SAME: .entry third(
+// CHECK: gpu.binary @shared_extern
+// CHECK-SAME: (fuse: 2 parts joined)
+// CHECK-SAME: .extern .shared .align 16 .b8 buf[];
+// CHECK-NOT: .extern
+// CHECK-SAME: .entry e(
+// CHECK-SAME: .entry f(
 // CHECK: gpu.binary @helper
 // CHECK-NOT: parts joined
 // CHECK-SAME: .func {{.*}}twice(
@@ -47,6 +53,24 @@ module attributes {gpu.container_module} {
     }
     llvm.func @third(%p: !llvm.ptr<1>, %v: i32) attributes {gpu.kernel, nvvm.kernel} {
       llvm.store %v, %p : i32, !llvm.ptr<1>
+      llvm.return
+    }
+  }
+  // Both parts declare the dynamic shared buffer: declared once.
+  gpu.module @shared_extern [#nvvm.target<chip = "sm_90", O = 3>] {
+    llvm.mlir.global external @buf() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<0 x i8>
+    llvm.func @e(%p: !llvm.ptr<1>, %v: f32) attributes {gpu.kernel, nvvm.kernel} {
+      %b = llvm.mlir.addressof @buf : !llvm.ptr<3>
+      llvm.store %v, %b : f32, !llvm.ptr<3>
+      %r = llvm.load %b : !llvm.ptr<3> -> f32
+      llvm.store %r, %p : f32, !llvm.ptr<1>
+      llvm.return
+    }
+    llvm.func @f(%p: !llvm.ptr<1>, %v: i32) attributes {gpu.kernel, nvvm.kernel} {
+      %b = llvm.mlir.addressof @buf : !llvm.ptr<3>
+      llvm.store %v, %b : i32, !llvm.ptr<3>
+      %r = llvm.load %b : !llvm.ptr<3> -> i32
+      llvm.store %r, %p : i32, !llvm.ptr<1>
       llvm.return
     }
   }

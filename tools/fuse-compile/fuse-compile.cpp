@@ -105,7 +105,7 @@ static cl::opt<bool> printTime("time",
 static cl::opt<bool> passTiming(
     "timing",
     cl::desc("Print a per-pass timing report of the compile pipeline to "
-             "stderr (gpu-module-to-binary includes LLVM's NVPTX code "
+             "stderr (fuse-gpu-module-to-binary includes LLVM's NVPTX code "
              "generation and ptxas)"),
     cl::init(false), cl::cat(cat));
 static cl::opt<std::string> symbolPrefix(

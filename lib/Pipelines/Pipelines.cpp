@@ -181,7 +181,8 @@ static std::string nvvmPipeline(const FuseToGPUOptions &options) {
   }
   p += "convert-fuse-to-gpu{block-threads=" +
        std::to_string(options.blockThreads) +
-       " unroll=" + std::to_string(options.unroll) + "},";
+       " unroll=" + std::to_string(options.unroll) +
+       " chip=" + options.chip.getValue() + "},";
   // Bottom-up: on the kernel builders' output the default top-down walk
   // took 4x as long (scan's canonicalizer 16 -> 4 ms) for the same result
   // (PTX, cubins and objects of 337 programs byte-identical).

@@ -86,7 +86,11 @@ def ConvertFuseToGPUPass : Pass<"convert-fuse-to-gpu", "::mlir::ModuleOp"> {
            "Resident blocks per SM used to size persistent grids">,
     Option<"smallReduce", "small-reduce", "int64_t", "32768",
            "Reductions over at most this many elements run as one launch "
-           "of one block">
+           "of one block">,
+    Option<"chip", "chip", "std::string", "\"sm_90\"",
+           "GPU architecture the kernels are for: below sm_80 (no "
+           "cp.async) tiles and rows are not staged in shared memory "
+           "whatever the tiling asks">
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::cf::ControlFlowDialect",

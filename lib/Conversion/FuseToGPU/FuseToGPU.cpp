@@ -396,6 +396,9 @@ struct EntryConverter {
   ModuleOp module;
   gpu::GPUModuleOp gpuModule;
   Tiling defaults;
+  /// The chip has cp.async (sm_80+): staged scan/filter tiles and staged
+  /// rows are possible.
+  bool asyncCopy = true;
 
   Tiling tilingOf(GroupOp g) {
     Tiling t = defaults;
@@ -441,6 +444,10 @@ struct EntryConverter {
     if (t.blockThreads < 32 || t.blockThreads > 1024 || t.blockThreads % 32)
       t.blockThreads = defaults.blockThreads;
     t.unroll = std::clamp<int64_t>(t.unroll, 1, 16);
+    if (!asyncCopy) {
+      t.stageTiles = false;
+      t.stagedRows = 0;
+    }
     return t;
   }
 
@@ -1452,6 +1459,14 @@ struct ConvertFuseToGPUPass
     conv.defaults.unroll = std::clamp<int64_t>(unroll, 1, 16);
     conv.defaults.blocksPerSM = std::max<int64_t>(1, blocksPerSM);
     conv.defaults.smallReduce = smallReduce;
+    // sm_XX[a|f]: cp.async from sm_80 on (ptxas and NVPTX reject it
+    // before; CUDA 13 compiles for sm_75 and newer).
+    {
+      StringRef c = chip;
+      unsigned sm = 0;
+      if (c.consume_front("sm_") && !c.take_while(llvm::isDigit).getAsInteger(10, sm))
+        conv.asyncCopy = sm >= 80;
+    }
     SmallVector<Attribute> entryAttrs;
     for (func::FuncOp fn : entries)
       if (failed(conv.convert(fn, entryAttrs)))

@@ -226,7 +226,9 @@ def FuseTilePass : Pass<"fuse-tile"> {
            "this many bytes are copied once into shared memory and every "
            "walk (the reductions', the results') reads them there: one read "
            "of the row from memory instead of two (0: off; at most 232448; "
-           "default 96 KiB: two blocks an SM)">,
+           "default 96 KiB: two blocks an SM on sm_90; the device must "
+           "allow that much shared memory a block, e.g. not sm_75's 64 "
+           "KiB, or the launch fails with the runtime's error)">,
     Option<"wholeRows", "whole-rows", "int64_t", /*default=*/"0",
            "Row-reduce groups: 1 adds a copy of the register path without "
            "per-slot guards for rows exactly one tile wide (an experiment: "

@@ -434,15 +434,24 @@ constexpr const char *kRowPathAttr = "fuse.row_path";
 /// the kernel by the same conditions (the RowReduce launch in
 /// FuseToGPU.cpp).
 void splitRowKernel(gpu::GPUFuncOp f, GroupKernels &gk, int64_t capacity) {
+  // The choice taken in place (the path's ops moved before the scf.if,
+  // which goes with the other path): canonicalization never walks the
+  // dropped path.
   auto fix = [](gpu::GPUFuncOp k, StringRef path, bool value) {
+    SmallVector<scf::IfOp> ifs;
     k.walk([&](scf::IfOp op) {
       auto tag = op->getAttrOfType<StringAttr>(kRowPathAttr);
-      if (!tag || tag.getValue() != path)
-        return;
-      OpBuilder b(op);
-      op.getConditionMutable().assign(arith::ConstantIntOp::create(
-          b, op.getLoc(), b.getI1Type(), value ? 1 : 0));
+      if (tag && tag.getValue() == path)
+        ifs.push_back(op);
     });
+    for (scf::IfOp op : ifs) {
+      Block *taken = value ? op.thenBlock() : op.elseBlock();
+      Block *parent = op->getBlock();
+      parent->getOperations().splice(Block::iterator(op),
+                                     taken->getOperations(), taken->begin(),
+                                     std::prev(taken->end()));
+      op.erase();
+    }
   };
   bool hasNarrow = false, hasStaged = false;
   f.walk([&](scf::IfOp op) {

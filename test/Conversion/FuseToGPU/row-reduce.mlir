@@ -7,8 +7,8 @@
 // per phase), xor butterflies for each stage through one shared buffer
 // (reused by both stages), vector stores; longer rows take the
 // block-stride loops of the _long kernel. Each kernel is the whole
-// builder's output with its path's choice fixed (canonicalization drops
-// the rest). An occupancy hint (6 blocks of 256). The host picks the
+// builder's output with its path's choice taken in place (the other path
+// dropped before canonicalization). An occupancy hint (6 blocks of 256). The host picks the
 // kernel by cols, launches one block per row and nothing for rows = 0.
 // CHECK-LABEL: module attributes
 // CHECK-SAME: decl = "fuse_status_t softmax(const float *in0, int64_t in0_d0, int64_t in0_d1, float *out0, fuse_stream_t stream);"
@@ -20,7 +20,7 @@
 // CHECK: call @fuse_launch(%[[K]],
 // CHECK: gpu.func @softmax_g0_rows(%{{.*}}: !llvm.ptr<1>, %{{.*}}: i64, %{{.*}}: i64, %{{.*}}: index, %{{.*}}: i64, %{{.*}}: i64, %{{.*}}: i32, %{{.*}}: !llvm.ptr<1>) workgroup(%{{.*}} : memref<32xf32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}) kernel
 // CHECK-SAME: nvvm.minctasm = 6 : i32
-// CHECK: scf.if %true {
+// CHECK-NOT: scf.for
 // CHECK: scf.while
 // CHECK: "mov.u32 $0, %tid.x;"
 // CHECK: arith.muli %{{.*}}, %c4_i32 overflow<nsw, nuw> : i32
@@ -31,11 +31,10 @@
 // CHECK: arith.divf
 // CHECK: llvm.store %{{.*}}, %{{.*}} {alignment = 16 : i64} : vector<4xf32>, !llvm.ptr<1>
 // CHECK: "mov.u32 $0, %nctaid.x;"
-// CHECK: } else {
+// CHECK-NOT: scf.for
 // CHECK: gpu.return
 // CHECK: gpu.func @softmax_g0_rows_long(
-// CHECK: scf.if %false {
-// CHECK: } else {
+// CHECK-NOT: "mov.u32 $0, %tid.x;"
 // CHECK: scf.while
 // CHECK: scf.for
 // CHECK: gpu.return

@@ -1163,31 +1163,15 @@ LogicalResult EntryConverter::convert(func::FuncOp fn,
           if (!gk.stagedKernel.empty()) {
             // Staged long rows: the operands' regions, each
             // alignTo(cols * bytes, 16), within tiling.stagedRows.
-            Value bytes = h.c64(0);
-            for (int64_t eb : gk.stagedElementBytes)
-              bytes = h.add(bytes,
-                            arith::AndIOp::create(
-                                h.b, loc,
-                                h.add(h.mul(cols, h.c64(eb)), h.c64(15)),
-                                h.c64(~int64_t(15))));
+            Value bytes = stagedRowBytes(h.b, loc, cols, gk.stagedElementBytes);
             Value stagedFits = arith::CmpIOp::create(
                 h.b, loc, arith::CmpIPredicate::sle, bytes,
                 h.c64(gk.tiling.stagedRows));
             past = arith::SelectOp::create(h.b, loc, stagedFits,
                                            handle[gk.stagedKernel], past);
-            Value useStaged = arith::AndIOp::create(
-                h.b, loc, stagedFits,
-                arith::XOrIOp::create(
-                    h.b, loc, fits,
-                    arith::ConstantIntOp::create(h.b, loc, h.b.getI1Type(),
-                                                 1)));
+            Value useStaged = h.andI(stagedFits, h.notI(fits));
             if (narrow)
-              useStaged = arith::AndIOp::create(
-                  h.b, loc, useStaged,
-                  arith::XOrIOp::create(
-                      h.b, loc, narrow,
-                      arith::ConstantIntOp::create(h.b, loc, h.b.getI1Type(),
-                                                   1)));
+              useStaged = h.andI(useStaged, h.notI(narrow));
             shared = arith::SelectOp::create(
                 h.b, loc, useStaged,
                 arith::TruncIOp::create(h.b, loc, h.i32(), bytes), h.c32(0));

@@ -172,6 +172,23 @@ Value dynamicSharedBase(gpu::GPUFuncOp f, OpBuilder &b, Location loc) {
   return LLVM::AddressOfOp::create(b, loc, g);
 }
 
+Value stagedRegionBytes(OpBuilder &b, Location loc, Value cols,
+                        int64_t bytes) {
+  Value raw = arith::MulIOp::create(b, loc, cols, cI64(b, loc, bytes));
+  return arith::AndIOp::create(
+      b, loc, arith::AddIOp::create(b, loc, raw, cI64(b, loc, 15)),
+      cI64(b, loc, ~int64_t(15)));
+}
+
+Value stagedRowBytes(OpBuilder &b, Location loc, Value cols,
+                     ArrayRef<int64_t> elementBytes) {
+  Value total = cI64(b, loc, 0);
+  for (int64_t e : elementBytes)
+    total = arith::AddIOp::create(b, loc, total,
+                                  stagedRegionBytes(b, loc, cols, e));
+  return total;
+}
+
 gpu::GPUFuncOp createKernel(gpu::GPUModuleOp m, Location loc, StringRef name,
                             TypeRange params, TypeRange workgroup,
                             int64_t blockThreads) {

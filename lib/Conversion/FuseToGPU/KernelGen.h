@@ -125,6 +125,16 @@ inline SmallVector<Value> selAll(OpBuilder &b, Location loc, Value c,
 /// static shared memory.
 Value dynamicSharedBase(gpu::GPUFuncOp f, OpBuilder &b, Location loc);
 
+/// Staged long rows (RowReduce): the shared-memory region of one operand
+/// of `cols` (i64) elements of `bytes` each, alignTo(cols * bytes, 16), and
+/// a row's whole staging buffer (the regions of `elementBytes` summed).
+/// The kernel lays out its regions and the host sizes the launch and picks
+/// the staged kernel with these, so the two agree.
+Value stagedRegionBytes(OpBuilder &b, Location loc, Value cols,
+                        int64_t bytes);
+Value stagedRowBytes(OpBuilder &b, Location loc, Value cols,
+                     ArrayRef<int64_t> elementBytes);
+
 /// A kernel `name` in `m` with `blockThreads` threads per block and one
 /// workgroup (shared-memory) buffer per `workgroup` type. Every buffer is
 /// 16-byte aligned: LLVM's load/store vectorizer merges neighbouring

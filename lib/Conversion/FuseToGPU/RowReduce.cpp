@@ -1050,12 +1050,9 @@ FailureOr<GroupKernels> buildRowReduceKernels(gpu::GPUModuleOp m,
                    [](Value y) { return tensorTy(y).getRank() == 2; });
   bool stagedRowPath = false;
   SmallVector<Value> stageRegion; // per directArgs entry, !llvm.ptr<3>
-  auto stageBytesOf = [&](OpBuilder &ob, Value n, int64_t bytes) {
-    Value raw = arith::MulIOp::create(ob, loc, n, cI64(ob, loc, bytes));
-    return arith::AndIOp::create(
-        ob, loc, arith::AddIOp::create(ob, loc, raw, cI64(ob, loc, 15)),
-        cI64(ob, loc, ~int64_t(15)));
-  };
+  SmallVector<int64_t> stagedBytes; // element bytes per directArgs entry
+  for (auto [n, et] : directArgs)
+    stagedBytes.push_back(byteWidth(et));
   // The element of staged operand k at column c (i64).
   auto stagedPtr = [&](OpBuilder &ob, unsigned k, Value c) {
     Type et = directArgs[k].second;
@@ -1085,12 +1082,12 @@ FailureOr<GroupKernels> buildRowReduceKernels(gpu::GPUModuleOp m,
     Value base = dynamicSharedBase(f, rb, loc);
     stageRegion.clear();
     Value off = cI64(rb, loc, 0);
-    for (auto [n, et] : directArgs) {
+    for (int64_t eb : stagedBytes) {
       stageRegion.push_back(LLVM::GEPOp::create(
           rb, loc, base.getType(), rb.getI8Type(), base,
           ArrayRef<LLVM::GEPArg>{off}));
       off = arith::AddIOp::create(rb, loc, off,
-                                  stageBytesOf(rb, cols, byteWidth(et)));
+                                  stagedRegionBytes(rb, loc, cols, eb));
     }
     gpu::BarrierOp::create(rb, loc);
     auto scalarCopy = [&](OpBuilder &ob) {
@@ -1359,65 +1356,60 @@ FailureOr<GroupKernels> buildRowReduceKernels(gpu::GPUModuleOp m,
   };
   // Staged long rows: the operands' bytes fit the staging limit.
   Value stageFits;
-  if (stagedPath) {
-    Value bytes = cI64(b, loc, 0);
-    for (auto [n, et] : directArgs)
-      bytes = arith::AddIOp::create(b, loc, bytes,
-                                    stageBytesOf(b, cols, byteWidth(et)));
-    stageFits = cmpI(b, loc, arith::CmpIPredicate::sle, bytes,
+  if (stagedPath)
+    stageFits = cmpI(b, loc, arith::CmpIPredicate::sle,
+                     stagedRowBytes(b, loc, cols, stagedBytes),
                      cI64(b, loc, tiling.stagedRows));
-  }
-  // The path choices are tagged (kRowPathAttr) so that the kernel's
-  // variants below can fix them.
-  auto blockPaths = [&](OpBuilder &ob) {
-    auto fitsIf = scf::IfOp::create(
-        ob, loc, fits,
+  // A path choice: scf.if on `cond` with `taken` and `other`, tagged
+  // (kRowPathAttr) so that the kernel's variants below can fix it.
+  auto pathIf = [&](OpBuilder &ob, Value cond, StringRef tag,
+                    function_ref<void(OpBuilder &)> taken,
+                    function_ref<void(OpBuilder &)> other) {
+    auto op = scf::IfOp::create(
+        ob, loc, cond,
         [&](OpBuilder &ib, Location l) {
+          taken(ib);
+          scf::YieldOp::create(ib, l);
+        },
+        [&](OpBuilder &ib, Location l) {
+          other(ib);
+          scf::YieldOp::create(ib, l);
+        });
+    op->setAttr(kRowPathAttr, StringAttr::get(ctx, tag));
+  };
+  auto longRows = [&](OpBuilder &ob) { rowsLoop(ob, longRow, Value()); };
+  auto blockPaths = [&](OpBuilder &ob) {
+    pathIf(
+        ob, fits, "fits",
+        [&](OpBuilder &ib) {
           vectorRowPath = tiling.vectorRows;
           rowsLoop(ib, registerRow, Value());
           vectorRowPath = false;
-          scf::YieldOp::create(ib, l);
         },
-        [&](OpBuilder &ib, Location l) {
-          if (stagedPath) {
-            auto stagedIf = scf::IfOp::create(
-                ib, l, stageFits,
-                [&](OpBuilder &sb, Location sl) {
-                  stagedRowPath = true;
-                  rowsLoop(sb, longRow, Value());
-                  stagedRowPath = false;
-                  scf::YieldOp::create(sb, sl);
-                },
-                [&](OpBuilder &sb, Location sl) {
-                  rowsLoop(sb, longRow, Value());
-                  scf::YieldOp::create(sb, sl);
-                });
-            stagedIf->setAttr(kRowPathAttr, StringAttr::get(ctx, "staged"));
-          } else {
-            rowsLoop(ib, longRow, Value());
-          }
-          scf::YieldOp::create(ib, l);
+        [&](OpBuilder &ib) {
+          if (!stagedPath)
+            return longRows(ib);
+          pathIf(
+              ib, stageFits, "staged",
+              [&](OpBuilder &sb) {
+                stagedRowPath = true;
+                longRows(sb);
+                stagedRowPath = false;
+              },
+              longRows);
         });
-    fitsIf->setAttr(kRowPathAttr, StringAttr::get(ctx, "fits"));
   };
   auto generalPaths = [&](OpBuilder &ob) {
-    if (!narrowPath) {
-      blockPaths(ob);
-      return;
-    }
-    auto narrowIf = scf::IfOp::create(
-        ob, loc, narrowFits,
-        [&](OpBuilder &ib, Location l) {
+    if (!narrowPath)
+      return blockPaths(ob);
+    pathIf(
+        ob, narrowFits, "narrow",
+        [&](OpBuilder &ib) {
           vectorRowPath = true;
           narrowRowsLoop(ib);
           vectorRowPath = false;
-          scf::YieldOp::create(ib, l);
         },
-        [&](OpBuilder &ib, Location l) {
-          blockPaths(ib);
-          scf::YieldOp::create(ib, l);
-        });
-    narrowIf->setAttr(kRowPathAttr, StringAttr::get(ctx, "narrow"));
+        blockPaths);
   };
   if (!tiling.wholeRows) {
     generalPaths(b);
@@ -1449,8 +1441,7 @@ FailureOr<GroupKernels> buildRowReduceKernels(gpu::GPUModuleOp m,
   if (!tiling.wholeRows) {
     splitRowKernel(f, gk, capacity);
     if (!gk.stagedKernel.empty())
-      for (auto [n, et] : directArgs)
-        gk.stagedElementBytes.push_back(byteWidth(et));
+      gk.stagedElementBytes = stagedBytes;
   }
   return gk;
 }

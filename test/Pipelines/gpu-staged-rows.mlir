@@ -1,22 +1,38 @@
-// Staged long rows (fuse-tile staged-rows, default 98304 bytes): a
-// row_reduce group with row-wide results (softmax) copies a long row's
-// operands into dynamic shared memory once and reads every walk there.
-// The kernel _rows_staged takes rows past the register path whose
-// operands take at most 96 KiB (each operand alignTo(cols * bytes, 16));
-// the host passes that as the launch's dynamic shared memory, 0 for the
-// other kernels. logsumexp_rows (one walk, no row-wide result) has none.
+// Staged long rows (fuse-tile staged-rows, default 232448 bytes, lowered
+// to what the chip allows a block less 1 KiB: sm_90 231424, sm_80 165888,
+// sm_86 100352): a row_reduce group with row-wide results (softmax)
+// copies a long row's operands into dynamic shared memory once and reads
+// every walk there. The kernel _rows_staged, built on its own with its
+// block size read at run time (at most staged-threads, 1024), takes rows
+// past the register path whose operands fit (each operand alignTo(cols *
+// bytes, 16)); the host passes that as the launch's dynamic shared memory
+// (0 for the other kernels) and launches 1024 threads for rows over half
+// the limit (one block an SM), the group's 256 otherwise.
+// logsumexp_rows (one walk, no row-wide result) has none.
 // RUN: fuse-opt %fuse_src_root/examples/softmax_rows.mlir --fuse-fusion --fuse-tile -o %t.mlir
 // RUN: FileCheck %s --check-prefix=ATTR < %t.mlir
 // RUN: fuse-opt %t.mlir --convert-fuse-to-gpu --canonicalize | FileCheck %s
+// RUN: fuse-opt %t.mlir --convert-fuse-to-gpu=chip=sm_80 --canonicalize | FileCheck %s --check-prefix=SM80
+// RUN: fuse-opt %t.mlir --convert-fuse-to-gpu=chip=sm_86 --canonicalize | FileCheck %s --check-prefix=SM86
 // RUN: fuse-opt %fuse_src_root/examples/logsumexp_rows.mlir --fuse-fusion --fuse-tile | FileCheck %s --check-prefix=LSE
 // RUN: fuse-opt %fuse_src_root/examples/softmax_rows.mlir --fuse-fusion --fuse-tile=staged-rows=0 | FileCheck %s --check-prefix=OFF
 // RUN: fuse-opt %fuse_src_root/examples/softmax_rows.mlir --fuse-fusion --fuse-tile=staged-rows=0 --convert-fuse-to-gpu | FileCheck %s --check-prefix=OFFK
+// RUN: fuse-opt %fuse_src_root/examples/softmax_rows.mlir --fuse-fusion --fuse-tile=staged-threads=256 --convert-fuse-to-gpu --canonicalize | FileCheck %s --check-prefix=T256
+// RUN: not fuse-opt %fuse_src_root/examples/softmax_rows.mlir --fuse-fusion --fuse-tile=staged-threads=100 2>&1 | FileCheck %s --check-prefix=BAD
 
 // ATTR: fuse.group "row_reduce"
-// ATTR-SAME: staged_rows = 98304
+// ATTR-SAME: staged_rows = 232448
+// ATTR-SAME: staged_threads = 1024
 // LSE-NOT: staged_rows
 // OFF-NOT: staged_rows
 // OFFK-NOT: _rows_staged
+// SM80: arith.cmpi sle, %{{.*}}, %c165888_i64
+// SM80: arith.cmpi sgt, %{{.*}}, %c82944_i64
+// SM86: arith.cmpi sle, %{{.*}}, %c100352_i64
+// T256: call @fuse_launch(%{{.*}}, %{{.*}}, %c1_i32, %c1_i32, %c256_i32, %c1_i32, %c1_i32,
+// T256: gpu.func @softmax_rows_g0_rows_staged(
+// T256-SAME: nvvm.maxntid = array<i32: 256, 1, 1>
+// BAD: staged-threads must be 0 or a multiple of 32 up to max-threads-per-block (1024), not 100
 
 // CHECK-LABEL: func.func @softmax_rows(
 // CHECK-DAG: %[[FNS:.*]] = llvm.mlir.addressof @__fuse_fn_softmax_rows_g0_rows_staged
@@ -25,27 +41,37 @@
 // CHECK: %[[RAW:.*]] = arith.muli %arg2, %c4_i64
 // CHECK: %[[PAD:.*]] = arith.addi %[[RAW]], %c15_i64
 // CHECK: %[[BYTES:.*]] = arith.andi %[[PAD]], %c-16_i64
-// CHECK: %[[SFITS:.*]] = arith.cmpi sle, %[[BYTES]], %c98304_i64
+// CHECK: %[[SFITS:.*]] = arith.cmpi sle, %[[BYTES]], %c231424_i64
 // CHECK: %[[PAST:.*]] = arith.select %[[SFITS]], %[[HS]], %{{.*}} : !llvm.ptr
 // CHECK: %[[B32:.*]] = arith.trunci %[[BYTES]] : i64 to i32
-// CHECK: %[[SHARED:.*]] = arith.select %{{.*}}, %[[B32]], %c0_i32 : i32
+// CHECK: %[[SHARED:.*]] = arith.select [[USE:%[0-9]+]], %[[B32]], %c0_i32 : i32
+// CHECK: %[[WIDE:.*]] = arith.cmpi sgt, %[[BYTES]], %c115712_i64
+// CHECK: %[[UW:.*]] = arith.andi [[USE]], %[[WIDE]] : i1
+// CHECK: %[[THREADS:.*]] = arith.select %[[UW]], %c1024_i32, %c256_i32 : i32
 // CHECK: arith.select %[[FITS]], %{{.*}}, %[[PAST]] : !llvm.ptr
-// CHECK: call @fuse_launch(%{{.*}}, %{{.*}}, %c1_i32, %c1_i32, %c256_i32, %c1_i32, %c1_i32, %[[SHARED]],
+// CHECK: call @fuse_launch(%{{.*}}, %{{.*}}, %c1_i32, %c1_i32, %[[THREADS]], %c1_i32, %c1_i32, %[[SHARED]],
 
-// The staged kernel: a barrier, 16-byte cp.async copies on the vector path
-// (element copies otherwise), a barrier, then the walks and the output
-// tiles read shared memory (addrspace 3) only.
+// The staged kernel: no known block size (at most 1024 threads, one
+// block an SM at that), its threads and warps read from %ntid.x; a
+// barrier, 16-byte cp.async copies on the vector path (4-byte cp.async
+// otherwise), a barrier, then the walks and the output tiles read shared
+// memory (addrspace 3) only; the warps' partials fold in a loop.
 // CHECK-LABEL: gpu.func @softmax_rows_g0_rows_staged(
-// CHECK: llvm.mlir.addressof @softmax_rows_g0_rows_stage : !llvm.ptr<3>
+// CHECK-NOT: known_block_size
+// CHECK-SAME: nvvm.maxntid = array<i32: 1024, 1, 1>, nvvm.minctasm = 1
+// CHECK: llvm.mlir.addressof @softmax_rows_g0_rows_staged_stage : !llvm.ptr<3>
+// CHECK: %ntid.x
 // CHECK: gpu.barrier
 // CHECK: scf.if
 // CHECK: nvvm.cp.async.shared.global %{{.*}}, %{{.*}}, 16, cache =  cg
 // CHECK: nvvm.cp.async.wait.group 0
 // CHECK: } else {
-// CHECK: llvm.load %{{.*}} : !llvm.ptr<1> -> f32
-// CHECK: llvm.store %{{.*}}, %{{.*}} : f32, !llvm.ptr<3>
+// CHECK: nvvm.cp.async.shared.global %{{.*}}, %{{.*}}, 4, cache =  ca
+// CHECK: nvvm.cp.async.wait.group 0
 // CHECK: gpu.barrier
 // CHECK: scf.for {{.*}} -> (f32, f32)
 // CHECK: llvm.load %{{.*}} : !llvm.ptr<3> -> f32
+// CHECK-NOT: !llvm.ptr<1> -> f32
+// CHECK: scf.for %{{.*}} = %c1 to %{{.*}} step %c1 iter_args
 // CHECK-NOT: !llvm.ptr<1> -> f32
 // CHECK: gpu.return

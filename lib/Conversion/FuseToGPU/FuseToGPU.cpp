@@ -258,6 +258,11 @@ public:
   /// The same with the dynamic shared memory as a value (i32).
   void launch(Value fnHandle, Value grid, int64_t block, ValueRange args,
               Value sharedBytes) {
+    launch(fnHandle, grid, c32(block), args, sharedBytes);
+  }
+  /// The same with the block's threads as a value (i32).
+  void launch(Value fnHandle, Value grid, Value block, ValueRange args,
+              Value sharedBytes) {
     Value array = slot(LLVM::LLVMArrayType::get(ptrTy(), args.size()));
     for (auto [i, a] : llvm::enumerate(args)) {
       Type t = a.getType().isIndex() ? i64() : a.getType();
@@ -270,7 +275,7 @@ public:
     }
     Value g32 = arith::TruncIOp::create(b, loc, i32(), grid);
     Value one = c32(1);
-    check(call("fuse_launch", {fnHandle, g32, one, one, c32(block), one, one,
+    check(call("fuse_launch", {fnHandle, g32, one, one, block, one, one,
                                sharedBytes, stream, array}));
   }
 
@@ -399,6 +404,9 @@ struct EntryConverter {
   /// The chip has cp.async (sm_80+): staged scan/filter tiles and staged
   /// rows are possible.
   bool asyncCopy = true;
+  /// Dynamic shared memory a block may take on the chip for staged rows
+  /// (its opt-in maximum, less 1 KiB for the kernels' static buffers).
+  int64_t maxStagedBytes = 232448 - 1024;
 
   Tiling tilingOf(GroupOp g) {
     Tiling t = defaults;
@@ -431,7 +439,9 @@ struct EntryConverter {
     getFlag("vector_rows", t.vectorRows);
     getFlag("narrow_rows", t.narrowRows);
     get("staged_rows", t.stagedRows);
-    t.stagedRows = std::clamp<int64_t>(t.stagedRows, 0, 232448);
+    t.stagedRows = std::clamp<int64_t>(t.stagedRows, 0, maxStagedBytes);
+    get("staged_threads", t.stagedThreads);
+    t.stagedWideRows = maxStagedBytes / 2;
     get("poll_delay", t.pollDelay);
     get("lookback_delay", t.lookbackDelay);
     t.pollDelay = std::clamp<int64_t>(t.pollDelay, 0, 1000000);
@@ -443,6 +453,9 @@ struct EntryConverter {
     }
     if (t.blockThreads < 32 || t.blockThreads > 1024 || t.blockThreads % 32)
       t.blockThreads = defaults.blockThreads;
+    if (t.stagedThreads < 32 || t.stagedThreads > 1024 ||
+        t.stagedThreads % 32)
+      t.stagedThreads = t.blockThreads;
     t.unroll = std::clamp<int64_t>(t.unroll, 1, 16);
     if (!asyncCopy) {
       t.stageTiles = false;
@@ -1153,6 +1166,7 @@ LogicalResult EntryConverter::convert(func::FuncOp fn,
         // rows.
         Value kernel = handle[gk.kernel];
         Value shared = h.c32(0);
+        Value threads = h.c32(bt);
         if (!gk.longKernel.empty()) {
           Value fits = arith::CmpIOp::create(h.b, loc,
                                              arith::CmpIPredicate::sle, cols,
@@ -1175,6 +1189,17 @@ LogicalResult EntryConverter::convert(func::FuncOp fn,
             shared = arith::SelectOp::create(
                 h.b, loc, useStaged,
                 arith::TruncIOp::create(h.b, loc, h.i32(), bytes), h.c32(0));
+            // Rows that leave one block an SM (over half the shared
+            // memory) get the staged kernel's most threads, the others
+            // the group's block (one row a block either way).
+            if (gk.stagedThreads != bt) {
+              Value wide = arith::CmpIOp::create(
+                  h.b, loc, arith::CmpIPredicate::sgt, bytes,
+                  h.c64(gk.tiling.stagedWideRows));
+              threads = arith::SelectOp::create(
+                  h.b, loc, h.andI(useStaged, wide), h.c32(gk.stagedThreads),
+                  threads);
+            }
           }
           kernel = arith::SelectOp::create(h.b, loc, fits, kernel, past);
           if (!gk.narrowKernel.empty())
@@ -1188,7 +1213,7 @@ LogicalResult EntryConverter::convert(func::FuncOp fn,
         args.push_back(cols);
         args.push_back(vec32);
         args.append(outs);
-        h.launch(kernel, grid, bt, args, shared);
+        h.launch(kernel, grid, threads, args, shared);
       });
     } else if (gk.plan == GroupPlan::Scan || gk.plan == GroupPlan::Filter) {
       // One launch over a zeroed look-back work space;
@@ -1448,8 +1473,15 @@ struct ConvertFuseToGPUPass
     {
       StringRef c = chip;
       unsigned sm = 0;
-      if (c.consume_front("sm_") && !c.take_while(llvm::isDigit).getAsInteger(10, sm))
+      if (c.consume_front("sm_") && !c.take_while(llvm::isDigit).getAsInteger(10, sm)) {
         conv.asyncCopy = sm >= 80;
+        // Shared memory a block may opt in to: sm_80 and sm_87 163 KiB,
+        // the other 8.x 99 KiB, sm_90 and later 227 KiB.
+        int64_t perBlock = sm >= 90                ? 232448
+                           : sm == 80 || sm == 87 ? 166912
+                                                   : 101376;
+        conv.maxStagedBytes = perBlock - 1024;
+      }
     }
     SmallVector<Attribute> entryAttrs;
     for (func::FuncOp fn : entries)

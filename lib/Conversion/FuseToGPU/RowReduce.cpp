@@ -113,6 +113,9 @@ SmallVector<Value> startValues(OpBuilder &b, Location loc, ReduceOp r) {
 /// registers; lane mode: the current flat index and the operands' elements
 /// at it) plus the row mode and the reductions' combiners.
 struct Gen : KernelBase {
+  // The block's warps at run time (index), in a kernel launched with the
+  // host's choice of threads (the staged rows); null: blockThreads / 32.
+  Value warpCount;
   // Row mode: elements held in registers, found by their column value.
   Value rowIdx;
   DenseMap<Value, unsigned> colSlot;
@@ -177,7 +180,8 @@ SmallVector<Value> blockAllReduce(Gen &g, OpBuilder &b, ReduceOp r,
       },
       [&](OpBuilder &cb, ValueRange a, ValueRange x) {
         return g.combine(cb, r, a, x);
-      });
+      },
+      g.warpCount);
 }
 
 /// Narrow rows: groups of R = 2^shift threads (32 <= R <= blockThreads / 2,
@@ -425,10 +429,10 @@ namespace {
 constexpr const char *kRowPathAttr = "fuse.row_path";
 
 /// One kernel per path: the kernel `f` is cloned into `<name>_narrow` (its
-/// narrow choice fixed true), `<name>_staged` when there is a staged path
-/// (narrow false, fits false, staged true) and `<name>_long` (narrow,
-/// fits and staged false), and `f` keeps the register path (narrow false,
-/// fits true); canonicalization drops the paths not taken. Each kernel is
+/// narrow choice fixed true) and `<name>_long` (narrow and fits false),
+/// and `f` keeps the register path (narrow false, fits true);
+/// canonicalization drops the paths not taken. (Staged long rows are a
+/// kernel built on its own: buildRowKernel's stagedOnly.) Each kernel is
 /// a part of the code, so LLVM and ptxas compile them on parallel threads
 /// (fuse-gpu-module-to-binary, ptxas --split-compile), and the host picks
 /// the kernel by the same conditions (the RowReduce launch in
@@ -453,12 +457,10 @@ void splitRowKernel(gpu::GPUFuncOp f, GroupKernels &gk, int64_t capacity) {
       op.erase();
     }
   };
-  bool hasNarrow = false, hasStaged = false;
+  bool hasNarrow = false;
   f.walk([&](scf::IfOp op) {
-    if (auto tag = op->getAttrOfType<StringAttr>(kRowPathAttr)) {
+    if (auto tag = op->getAttrOfType<StringAttr>(kRowPathAttr))
       hasNarrow |= tag.getValue() == "narrow";
-      hasStaged |= tag.getValue() == "staged";
-    }
   });
   OpBuilder b(f);
   b.setInsertionPointAfter(f);
@@ -474,18 +476,9 @@ void splitRowKernel(gpu::GPUFuncOp f, GroupKernels &gk, int64_t capacity) {
     gk.narrowKernel = narrow.getName().str();
     all.push_back(narrow);
   }
-  if (hasStaged) {
-    gpu::GPUFuncOp staged = variant("_staged");
-    fix(staged, "narrow", false);
-    fix(staged, "fits", false);
-    fix(staged, "staged", true);
-    gk.stagedKernel = staged.getName().str();
-    all.push_back(staged);
-  }
   gpu::GPUFuncOp longK = variant("_long");
   fix(longK, "narrow", false);
   fix(longK, "fits", false);
-  fix(longK, "staged", false);
   gk.longKernel = longK.getName().str();
   all.push_back(longK);
   fix(f, "narrow", false);
@@ -495,13 +488,16 @@ void splitRowKernel(gpu::GPUFuncOp f, GroupKernels &gk, int64_t capacity) {
     k.walk([](scf::IfOp op) { op->removeAttr(kRowPathAttr); });
 }
 
+FailureOr<GroupKernels> buildRowKernel(gpu::GPUModuleOp m, GroupOp group,
+                                       StringRef prefix, const Tiling &tiling,
+                                       ArrayRef<ReduceOp> reds,
+                                       bool stagedOnly);
+
 } // namespace
 
 FailureOr<GroupKernels> buildRowReduceKernels(gpu::GPUModuleOp m,
                                               GroupOp group, StringRef prefix,
                                               const Tiling &tiling) {
-  Location loc = group.getLoc();
-  MLIRContext *ctx = group.getContext();
   Block &body = group.getBody().front();
   SmallVector<ReduceOp> reds = reductionsOf(body);
   if (reds.empty())
@@ -552,10 +548,54 @@ FailureOr<GroupKernels> buildRowReduceKernels(gpu::GPUModuleOp m,
       return group.emitOpError("GPU code generation: a row_reduce group "
                                "yields rank-1 or rank-2 tensors only");
 
+  FailureOr<GroupKernels> gk =
+      buildRowKernel(m, group, prefix, tiling, reds, /*stagedOnly=*/false);
+  if (failed(gk))
+    return failure();
+  // Staged long rows (fuse-tile's staged-rows; groups with rank-2 results,
+  // whose output walk reads the row again; not with whole-rows, whose one
+  // kernel chooses its paths in itself): a kernel of their own, with its
+  // own threads per block (staged-threads).
+  SmallVector<int64_t> stagedBytes;
+  for (BlockArgument arg : body.getArguments())
+    if (auto tt = tensorTy(arg); tt && tt.getRank() == 2 && readDirectly(arg))
+      stagedBytes.push_back(byteWidth(tt.getElementType()));
+  bool rowWide = llvm::any_of(group.getYield().getValues(), [](Value y) {
+    return tensorTy(y).getRank() == 2;
+  });
+  if (tiling.stagedRows > 0 && !tiling.wholeRows && !stagedBytes.empty() &&
+      rowWide) {
+    Tiling st = tiling;
+    st.blockThreads = std::max(tiling.stagedThreads, tiling.blockThreads);
+    FailureOr<GroupKernels> sk =
+        buildRowKernel(m, group, prefix, st, reds, /*stagedOnly=*/true);
+    if (failed(sk))
+      return failure();
+    gk->stagedKernel = sk->kernel;
+    gk->stagedElementBytes = stagedBytes;
+    gk->stagedThreads = tiling.stagedThreads ? tiling.stagedThreads
+                                             : tiling.blockThreads;
+  }
+  return gk;
+}
+
+namespace {
+
+/// The kernels of a row_reduce group that passed buildRowReduceKernels'
+/// checks: `<prefix>_rows`, split by path (splitRowKernel), or with
+/// `stagedOnly` the staged long rows' kernel `<prefix>_rows_staged` alone
+/// (tiling.blockThreads its threads per block).
+FailureOr<GroupKernels> buildRowKernel(gpu::GPUModuleOp m, GroupOp group,
+                                       StringRef prefix, const Tiling &tiling,
+                                       ArrayRef<ReduceOp> reds,
+                                       bool stagedOnly) {
+  Location loc = group.getLoc();
+  MLIRContext *ctx = group.getContext();
+  Block &body = group.getBody().front();
   GroupKernels gk;
   gk.plan = GroupPlan::RowReduce;
   gk.tiling = tiling;
-  gk.kernel = (prefix + "_rows").str();
+  gk.kernel = (prefix + (stagedOnly ? "_rows_staged" : "_rows")).str();
   // Vector width: 16 bytes of the common width of the rank-2 tensors.
   int64_t width = 0;
   bool mixed = false;
@@ -624,6 +664,13 @@ FailureOr<GroupKernels> buildRowReduceKernels(gpu::GPUModuleOp m,
   params.push_back(i32);                        // vec: 16-byte rows
   params.append(group.getNumResults(), LLVM::LLVMPointerType::get(ctx, 1));
   gpu::GPUFuncOp f = createKernel(m, loc, gk.kernel, params, smem, bt);
+  // The staged kernel runs with the host's choice of threads, at most bt
+  // (its block size is read at run time, not known).
+  if (stagedOnly) {
+    f.removeKnownBlockSizeAttr();
+    f->setAttr("nvvm.maxntid", Builder(ctx).getDenseI32ArrayAttr(
+                                   {static_cast<int32_t>(bt), 1, 1}));
+  }
   // Occupancy hint (nvvm.minctasm -> .minnctapersm): the kernel is latency
   // bound (load, barrier, reduce, barrier), so resident blocks matter, and
   // without a target ptxas spends registers freely. Estimate per thread:
@@ -651,6 +698,12 @@ FailureOr<GroupKernels> buildRowReduceKernels(gpu::GPUModuleOp m,
     int64_t perWarp = llvm::alignTo(regs * 32, 256);
     int64_t blocks = std::min<int64_t>(
         65536 / (perWarp * (bt / 32)), std::max<int64_t>(1, 2048 / bt));
+    // The staged kernel holds no row in registers; its shared memory
+    // bounds its blocks an SM, and launched with bt threads it is one.
+    if (stagedOnly) {
+      regs = 0;
+      blocks = 1;
+    }
     if (regs <= 255 && blocks >= 1)
       f->setAttr("nvvm.minctasm", Builder(ctx).getI32IntegerAttr(
                                       static_cast<int32_t>(blocks)));
@@ -662,6 +715,24 @@ FailureOr<GroupKernels> buildRowReduceKernels(gpu::GPUModuleOp m,
   Value rows = g.extra[0], cols = g.extra[1];
   Value vecFlag =
       cmpI(b, loc, arith::CmpIPredicate::ne, g.extra[2], cI32(b, loc, 0));
+  // The staged kernel's threads (i64) and warps (index) at run time.
+  Value dynThreads;
+  if (stagedOnly) {
+    Value ntid = readSpecial(b, loc, "%ntid.x");
+    dynThreads = arith::ExtUIOp::create(b, loc, b.getI64Type(), ntid);
+    g.warpCount = arith::IndexCastUIOp::create(
+        b, loc, b.getIndexType(),
+        arith::ShRUIOp::create(b, loc, ntid, cI32(b, loc, 5)));
+  }
+  // The block's threads times `k` (i64): a constant, or in the staged
+  // kernel a product of its run-time threads.
+  auto threadsTimes = [&](OpBuilder &ob, int64_t k) -> Value {
+    if (!dynThreads)
+      return cI64(ob, loc, bt * k);
+    if (k == 1)
+      return dynThreads;
+    return arith::MulIOp::create(ob, loc, dynThreads, cI64(ob, loc, k));
+  };
   // Set while the whole-row path (tiling.wholeRows) is generated: every
   // slot valid and the vector path taken, so the guards fold away.
   bool wholeRowPath = false;
@@ -1035,19 +1106,16 @@ FailureOr<GroupKernels> buildRowReduceKernels(gpu::GPUModuleOp m,
   // re-reads from DRAM (docs/performance.md); online-max-sum walks once
   // for a max and the sum of exp(x - max) after it.
   const int64_t items = tiling.longRowItems;
-  const int64_t tileCols = bt * std::max<int64_t>(1, items);
+  const int64_t tileItems = std::max<int64_t>(1, items);
   // Staged long rows (fuse-tile's staged-rows; groups with rank-2 results,
   // whose output walk reads the row again): the block copies the row's
   // directly read operands into dynamic shared memory once (16-byte
-  // cp.async chunks on the vector path, else element loads and stores),
+  // cp.async chunks on the vector path, else element by element),
   // and every walk reads them there: the row crosses the memory bus once
   // instead of twice. Operand k's region starts at the sum of
   // alignTo(cols * bytes, 16) of those before it; the host passes the sum
   // as the launch's dynamic shared memory.
-  const bool stagedPath =
-      tiling.stagedRows > 0 && !tiling.wholeRows && !directArgs.empty() &&
-      llvm::any_of(yields,
-                   [](Value y) { return tensorTy(y).getRank() == 2; });
+  const bool stagedPath = stagedOnly;
   bool stagedRowPath = false;
   SmallVector<Value> stageRegion; // per directArgs entry, !llvm.ptr<3>
   SmallVector<int64_t> stagedBytes; // element bytes per directArgs entry
@@ -1090,20 +1158,38 @@ FailureOr<GroupKernels> buildRowReduceKernels(gpu::GPUModuleOp m,
                                   stagedRegionBytes(rb, loc, cols, eb));
     }
     gpu::BarrierOp::create(rb, loc);
+    // Off the vector path, element by element: 4- and 8-byte elements with
+    // cp.async of their size (all in flight at once; softmax_rows 16384 x
+    // 16383 on the H200: see docs/performance.md), others loaded and
+    // stored.
     auto scalarCopy = [&](OpBuilder &ob) {
+      bool async = false;
       scf::ForOp::create(
-          ob, loc, t, cols, cI64(ob, loc, bt), ValueRange{},
+          ob, loc, t, cols, threadsTimes(ob, 1), ValueRange{},
           [&](OpBuilder &ib, Location il, Value c, ValueRange) {
             Value at = arith::AddIOp::create(ib, il, rowBase, c);
             for (auto [k, na] : llvm::enumerate(directArgs)) {
-              Value v = LLVM::LoadOp::create(
-                  ib, il, na.second, g.gep(ib, g.ptr[na.first], na.second, at),
-                  byteWidth(na.second));
-              LLVM::StoreOp::create(ib, il, v, stagedPtr(ib, k, c),
-                                    byteWidth(na.second));
+              int64_t eb = byteWidth(na.second);
+              Value src = g.gep(ib, g.ptr[na.first], na.second, at);
+              if (eb == 4 || eb == 8) {
+                NVVM::CpAsyncOp::create(
+                    ib, il, stagedPtr(ib, k, c), src,
+                    ib.getI32IntegerAttr(eb),
+                    NVVM::LoadCacheModifierKindAttr::get(
+                        ib.getContext(), NVVM::LoadCacheModifierKind::CA),
+                    Value());
+                async = true;
+                continue;
+              }
+              Value v = LLVM::LoadOp::create(ib, il, na.second, src, eb);
+              LLVM::StoreOp::create(ib, il, v, stagedPtr(ib, k, c), eb);
             }
             scf::YieldOp::create(ib, il);
           });
+      if (async) {
+        NVVM::CpAsyncCommitGroupOp::create(ob, loc);
+        NVVM::CpAsyncWaitGroupOp::create(ob, loc, 0);
+      }
     };
     if (vw == 1) {
       scalarCopy(rb);
@@ -1113,7 +1199,7 @@ FailureOr<GroupKernels> buildRowReduceKernels(gpu::GPUModuleOp m,
           [&](OpBuilder &ib, Location il) {
             Value start = arith::MulIOp::create(ib, il, t, cI64(ib, il, vw));
             scf::ForOp::create(
-                ib, il, start, cols, cI64(ib, il, bt * vw), ValueRange{},
+                ib, il, start, cols, threadsTimes(ib, vw), ValueRange{},
                 [&](OpBuilder &jb, Location jl, Value c, ValueRange) {
                   Value at = arith::AddIOp::create(jb, jl, rowBase, c);
                   for (auto [k, na] : llvm::enumerate(directArgs))
@@ -1143,7 +1229,7 @@ FailureOr<GroupKernels> buildRowReduceKernels(gpu::GPUModuleOp m,
     g.rowIdx = nullptr;
     Value rIdx = toIndex(rb, loc, row);
     Value rowBase = arith::MulIOp::create(rb, loc, row, cols);
-    Value step = cI64(rb, loc, bt);
+    Value step = threadsTimes(rb, 1);
     const bool staged = stagedRowPath;
     if (staged)
       stageRow(rb, rowBase);
@@ -1159,7 +1245,7 @@ FailureOr<GroupKernels> buildRowReduceKernels(gpu::GPUModuleOp m,
       SmallVector<Value> colIdx;
       for (int64_t i = 0; i < items; ++i) {
         Value c =
-            i ? arith::AddIOp::create(ib, loc, c0, cI64(ib, loc, i * bt)) : c0;
+            i ? arith::AddIOp::create(ib, loc, c0, threadsTimes(ib, i)) : c0;
         Value ci = toIndex(ib, loc, c);
         g.colSlot[ci] = i;
         colIdx.push_back(ci);
@@ -1169,7 +1255,10 @@ FailureOr<GroupKernels> buildRowReduceKernels(gpu::GPUModuleOp m,
         Value tp = staged ? stagedPtr(ib, k, c0) : g.gep(ib, g.ptr[n], et, first);
         for (int64_t i = 0; i < items; ++i)
           g.regs[n].push_back(LLVM::LoadOp::create(
-              ib, loc, et, offsetPtr(ib, tp, et, i * bt), byteWidth(et)));
+              ib, loc, et,
+              dynThreads && i ? g.gep(ib, tp, et, threadsTimes(ib, i))
+                              : offsetPtr(ib, tp, et, i * bt),
+              byteWidth(et)));
       }
       return std::make_pair(colIdx, first);
     };
@@ -1258,10 +1347,11 @@ FailureOr<GroupKernels> buildRowReduceKernels(gpu::GPUModuleOp m,
       if (items) {
         tilesEnd = arith::SubIOp::create(
             rb, loc, cols,
-            arith::RemUIOp::create(rb, loc, cols, cI64(rb, loc, tileCols)));
+            arith::RemUIOp::create(rb, loc, cols,
+                                   threadsTimes(rb, tileItems)));
         stepStart = arith::AddIOp::create(rb, loc, tilesEnd, t);
         scf::ForOp::create(
-            rb, loc, cI64(rb, loc, 0), tilesEnd, cI64(rb, loc, tileCols),
+            rb, loc, cI64(rb, loc, 0), tilesEnd, threadsTimes(rb, tileItems),
             ValueRange{},
             [&](OpBuilder &ib, Location il, Value tc, ValueRange) {
               auto [colIdx, first] = loadTile(ib, tc);
@@ -1270,7 +1360,7 @@ FailureOr<GroupKernels> buildRowReduceKernels(gpu::GPUModuleOp m,
                   g.store(ib, g.element(ib, y, {rIdx, ci}), out,
                           i ? arith::AddIOp::create(
                                   ib, il, first,
-                                  cI64(ib, il, static_cast<int64_t>(i) * bt))
+                                  threadsTimes(ib, static_cast<int64_t>(i)))
                             : first);
               endTile();
               scf::YieldOp::create(ib, il);
@@ -1354,12 +1444,6 @@ FailureOr<GroupKernels> buildRowReduceKernels(gpu::GPUModuleOp m,
         },
         perBlock);
   };
-  // Staged long rows: the operands' bytes fit the staging limit.
-  Value stageFits;
-  if (stagedPath)
-    stageFits = cmpI(b, loc, arith::CmpIPredicate::sle,
-                     stagedRowBytes(b, loc, cols, stagedBytes),
-                     cI64(b, loc, tiling.stagedRows));
   // A path choice: scf.if on `cond` with `taken` and `other`, tagged
   // (kRowPathAttr) so that the kernel's variants below can fix it.
   auto pathIf = [&](OpBuilder &ob, Value cond, StringRef tag,
@@ -1386,18 +1470,7 @@ FailureOr<GroupKernels> buildRowReduceKernels(gpu::GPUModuleOp m,
           rowsLoop(ib, registerRow, Value());
           vectorRowPath = false;
         },
-        [&](OpBuilder &ib) {
-          if (!stagedPath)
-            return longRows(ib);
-          pathIf(
-              ib, stageFits, "staged",
-              [&](OpBuilder &sb) {
-                stagedRowPath = true;
-                longRows(sb);
-                stagedRowPath = false;
-              },
-              longRows);
-        });
+        longRows);
   };
   auto generalPaths = [&](OpBuilder &ob) {
     if (!narrowPath)
@@ -1411,7 +1484,12 @@ FailureOr<GroupKernels> buildRowReduceKernels(gpu::GPUModuleOp m,
         },
         blockPaths);
   };
-  if (!tiling.wholeRows) {
+  if (stagedPath) {
+    // The staged kernel: the host launches it for rows past the register
+    // path whose operands fit tiling.stagedRows.
+    stagedRowPath = true;
+    longRows(b);
+  } else if (!tiling.wholeRows) {
     generalPaths(b);
   } else {
     // Rows exactly one tile wide on the vector path (uniform: cols and the
@@ -1438,13 +1516,12 @@ FailureOr<GroupKernels> buildRowReduceKernels(gpu::GPUModuleOp m,
   if (g.failedLeaf)
     return group.emitOpError("GPU code generation: unsupported value in a "
                              "row_reduce group body");
-  if (!tiling.wholeRows) {
+  if (!tiling.wholeRows && !stagedOnly)
     splitRowKernel(f, gk, capacity);
-    if (!gk.stagedKernel.empty())
-      gk.stagedElementBytes = stagedBytes;
-  }
   return gk;
 }
+
+} // namespace
 
 //===----------------------------------------------------------------------===//
 // Ordered reductions (custom combiners)

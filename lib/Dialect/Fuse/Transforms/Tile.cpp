@@ -65,6 +65,16 @@ struct FuseTilePass : fuse::impl::FuseTilePassBase<FuseTilePass> {
           << static_cast<int64_t>(longRowItems);
       return signalPassFailure();
     }
+    if (stagedThreads != 0 &&
+        (stagedThreads < 32 || stagedThreads % 32 ||
+         stagedThreads > maxThreadsPerBlock)) {
+      getOperation()->emitError()
+          << "fuse-tile: staged-threads must be 0 or a multiple of 32 up to "
+             "max-threads-per-block ("
+          << static_cast<int64_t>(maxThreadsPerBlock) << "), not "
+          << static_cast<int64_t>(stagedThreads);
+      return signalPassFailure();
+    }
     getOperation()->walk([&](GroupOp g) { tile(g); });
   }
 
@@ -275,9 +285,12 @@ struct FuseTilePass : fuse::impl::FuseTilePassBase<FuseTilePass> {
     bool rowWideResults = llvm::any_of(group.getResults(), [](Value v) {
       return cast<RankedTensorType>(v.getType()).getRank() == 2;
     });
-    if (mayBeLong && stagedRows > 0 && rowWideResults)
+    if (mayBeLong && stagedRows > 0 && rowWideResults) {
       attrs.append("staged_rows",
                    b.getI64IntegerAttr(std::min<int64_t>(stagedRows, 232448)));
+      attrs.append("staged_threads",
+                   b.getI64IntegerAttr(stagedThreads ? stagedThreads : bt));
+    }
     // Rows that need at most half the block's threads: several rows per
     // block (absent when a static width needs more).
     if (kind == "row_reduce" && narrowRows && bt >= 64 &&

@@ -220,15 +220,21 @@ def FuseTilePass : Pass<"fuse-tile"> {
            "the vector width) a group of 32 or more threads, several rows "
            "per block (warp reductions only for rows of up to 32 threads' "
            "elements); 0 keeps one row per block">,
-    Option<"stagedRows", "staged-rows", "int64_t", /*default=*/"98304",
+    Option<"stagedRows", "staged-rows", "int64_t", /*default=*/"232448",
            "Row-reduce groups with row-wide results (softmax), rows longer "
            "than the register path holds: rows whose operands take at most "
            "this many bytes are copied once into shared memory and every "
            "walk (the reductions', the results') reads them there: one read "
            "of the row from memory instead of two (0: off; at most 232448; "
-           "default 96 KiB: two blocks an SM on sm_90; the device must "
-           "allow that much shared memory a block, e.g. not sm_75's 64 "
-           "KiB, or the launch fails with the runtime's error)">,
+           "code generation lowers it to what the chip allows a block: "
+           "sm_90 227 KiB, sm_80 163 KiB, other sm_8x 99 KiB, less 1 KiB; "
+           "none before sm_80)">,
+    Option<"stagedThreads", "staged-threads", "int64_t", /*default=*/"1024",
+           "Row-reduce groups with staged rows (staged-rows): threads per "
+           "block of staged rows that take over half the chip's shared "
+           "memory a block (one block an SM; smaller staged rows run with "
+           "the group's block_threads), a multiple of 32 up to "
+           "max-threads-per-block (0: the group's block_threads)">,
     Option<"wholeRows", "whole-rows", "int64_t", /*default=*/"0",
            "Row-reduce groups: 1 adds a copy of the register path without "
            "per-slot guards for rows exactly one tile wide (an experiment: "

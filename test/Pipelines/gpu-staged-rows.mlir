@@ -2,12 +2,12 @@
 // to what the chip allows a block less 1 KiB: sm_90 231424, sm_80 165888,
 // sm_86 100352): a row_reduce group with row-wide results (softmax)
 // copies a long row's operands into dynamic shared memory once and reads
-// every walk there. The kernel _rows_staged, built on its own with its
-// block size read at run time (at most staged-threads, 1024), takes rows
-// past the register path whose operands fit (each operand alignTo(cols *
-// bytes, 16)); the host passes that as the launch's dynamic shared memory
-// (0 for the other kernels) and launches 1024 threads for rows over half
-// the limit (one block an SM), the group's 256 otherwise.
+// every walk there. Two kernels built on their own take rows past the
+// register path whose operands fit (each operand alignTo(cols * bytes,
+// 16)): _rows_staged with the group's 256 threads, and for rows over half
+// the limit (one block an SM) _rows_staged_wide with staged-threads
+// (1024). The host passes the bytes as the launch's dynamic shared memory
+// (0 for the other kernels) and the chosen kernel's threads.
 // logsumexp_rows (one walk, no row-wide result) has none.
 // RUN: fuse-opt %fuse_src_root/examples/softmax_rows.mlir --fuse-fusion --fuse-tile -o %t.mlir
 // RUN: FileCheck %s --check-prefix=ATTR < %t.mlir
@@ -31,12 +31,14 @@
 // SM86: arith.cmpi sle, %{{.*}}, %c100352_i64
 // T256: call @fuse_launch(%{{.*}}, %{{.*}}, %c1_i32, %c1_i32, %c256_i32, %c1_i32, %c1_i32,
 // T256: gpu.func @softmax_rows_g0_rows_staged(
-// T256-SAME: nvvm.maxntid = array<i32: 256, 1, 1>
+// T256-NOT: _rows_staged_wide
 // BAD: staged-threads must be 0 or a multiple of 32 up to max-threads-per-block (1024), not 100
 
 // CHECK-LABEL: func.func @softmax_rows(
-// CHECK-DAG: %[[FNS:.*]] = llvm.mlir.addressof @__fuse_fn_softmax_rows_g0_rows_staged
+// CHECK-DAG: %[[FNS:.*]] = llvm.mlir.addressof @__fuse_fn_softmax_rows_g0_rows_staged :
+// CHECK-DAG: %[[FNW:.*]] = llvm.mlir.addressof @__fuse_fn_softmax_rows_g0_rows_staged_wide :
 // CHECK-DAG: %[[HS:.*]] = llvm.load %[[FNS]] atomic monotonic
+// CHECK-DAG: %[[HW:.*]] = llvm.load %[[FNW]] atomic monotonic
 // CHECK: %[[FITS:.*]] = arith.cmpi sle, %arg2, %c4096_i64
 // CHECK: %[[RAW:.*]] = arith.muli %arg2, %c4_i64
 // CHECK: %[[PAD:.*]] = arith.addi %[[RAW]], %c15_i64
@@ -48,19 +50,18 @@
 // CHECK: %[[WIDE:.*]] = arith.cmpi sgt, %[[BYTES]], %c115712_i64
 // CHECK: %[[UW:.*]] = arith.andi [[USE]], %[[WIDE]] : i1
 // CHECK: %[[THREADS:.*]] = arith.select %[[UW]], %c1024_i32, %c256_i32 : i32
-// CHECK: arith.select %[[FITS]], %{{.*}}, %[[PAST]] : !llvm.ptr
+// CHECK: %[[FW:.*]] = arith.andi %[[SFITS]], %[[WIDE]] : i1
+// CHECK: %[[PASTW:.*]] = arith.select %[[FW]], %[[HW]], %[[PAST]] : !llvm.ptr
+// CHECK: arith.select %[[FITS]], %{{.*}}, %[[PASTW]] : !llvm.ptr
 // CHECK: call @fuse_launch(%{{.*}}, %{{.*}}, %c1_i32, %c1_i32, %[[THREADS]], %c1_i32, %c1_i32, %[[SHARED]],
 
-// The staged kernel: no known block size (at most 1024 threads, one
-// block an SM at that), its threads and warps read from %ntid.x; a
-// barrier, 16-byte cp.async copies on the vector path (4-byte cp.async
-// otherwise), a barrier, then the walks and the output tiles read shared
-// memory (addrspace 3) only; the warps' partials fold in a loop.
+// The staged kernels: a barrier, 16-byte cp.async copies on the vector
+// path (4-byte cp.async otherwise), a barrier, then the walks and the
+// output tiles read shared memory (addrspace 3) only. The wide one: 1024
+// threads, one block an SM.
 // CHECK-LABEL: gpu.func @softmax_rows_g0_rows_staged(
-// CHECK-NOT: known_block_size
-// CHECK-SAME: nvvm.maxntid = array<i32: 1024, 1, 1>, nvvm.minctasm = 1
+// CHECK-SAME: known_block_size = array<i32: 256, 1, 1>
 // CHECK: llvm.mlir.addressof @softmax_rows_g0_rows_staged_stage : !llvm.ptr<3>
-// CHECK: %ntid.x
 // CHECK: gpu.barrier
 // CHECK: scf.if
 // CHECK: nvvm.cp.async.shared.global %{{.*}}, %{{.*}}, 16, cache =  cg
@@ -72,6 +73,11 @@
 // CHECK: scf.for {{.*}} -> (f32, f32)
 // CHECK: llvm.load %{{.*}} : !llvm.ptr<3> -> f32
 // CHECK-NOT: !llvm.ptr<1> -> f32
-// CHECK: scf.for %{{.*}} = %c1 to %{{.*}} step %c1 iter_args
+// CHECK: gpu.return
+// CHECK-LABEL: gpu.func @softmax_rows_g0_rows_staged_wide(
+// CHECK-SAME: known_block_size = array<i32: 1024, 1, 1>, nvvm.minctasm = 1
+// CHECK: llvm.mlir.addressof @softmax_rows_g0_rows_staged_wide_stage : !llvm.ptr<3>
+// CHECK: nvvm.cp.async.shared.global %{{.*}}, %{{.*}}, 16, cache =  cg
+// CHECK: scf.for {{.*}} -> (f32, f32)
 // CHECK-NOT: !llvm.ptr<1> -> f32
 // CHECK: gpu.return

@@ -608,7 +608,8 @@ LogicalResult EntryConverter::convert(func::FuncOp fn,
   for (auto &[g, gk] : groups) {
     kernelNames.push_back(gk.kernel);
     for (const std::string &k :
-         {gk.finishKernel, gk.narrowKernel, gk.longKernel, gk.stagedKernel})
+         {gk.finishKernel, gk.narrowKernel, gk.longKernel, gk.stagedKernel,
+          gk.stagedWideKernel})
       if (!k.empty())
         kernelNames.push_back(k);
   }
@@ -1190,15 +1191,18 @@ LogicalResult EntryConverter::convert(func::FuncOp fn,
                 h.b, loc, useStaged,
                 arith::TruncIOp::create(h.b, loc, h.i32(), bytes), h.c32(0));
             // Rows that leave one block an SM (over half the shared
-            // memory) get the staged kernel's most threads, the others
-            // the group's block (one row a block either way).
-            if (gk.stagedThreads != bt) {
+            // memory) take the wide staged kernel and its threads, the
+            // others the group's block (one row a block either way).
+            if (!gk.stagedWideKernel.empty()) {
               Value wide = arith::CmpIOp::create(
                   h.b, loc, arith::CmpIPredicate::sgt, bytes,
                   h.c64(gk.tiling.stagedWideRows));
+              Value stagedWide = h.andI(useStaged, wide);
               threads = arith::SelectOp::create(
-                  h.b, loc, h.andI(useStaged, wide), h.c32(gk.stagedThreads),
-                  threads);
+                  h.b, loc, stagedWide, h.c32(gk.stagedThreads), threads);
+              past = arith::SelectOp::create(
+                  h.b, loc, h.andI(stagedFits, wide),
+                  handle[gk.stagedWideKernel], past);
             }
           }
           kernel = arith::SelectOp::create(h.b, loc, fits, kernel, past);

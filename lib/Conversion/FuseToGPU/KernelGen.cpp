@@ -101,9 +101,9 @@ SmallVector<Value>
 blockFold(OpBuilder &b, Location loc, SmallVector<Value> accs, ValueRange smem,
           int64_t warps,
           function_ref<std::pair<Value, Value>(OpBuilder &)> laneAndWarp,
-          CombineFn combine, Value warpCount) {
+          CombineFn combine) {
   accs = warpFold(b, loc, std::move(accs), combine);
-  if (!warpCount && warps == 1)
+  if (warps == 1)
     return accs;
   // (no structured bindings: lambdas capture these, a C++20 feature)
   Value lane, warp;
@@ -113,18 +113,6 @@ blockFold(OpBuilder &b, Location loc, SmallVector<Value> accs, ValueRange smem,
   for (Value s : smem)
     r.push_back(memref::LoadOp::create(
         b, loc, s, ValueRange{arith::ConstantIndexOp::create(b, loc, 0)}));
-  if (warpCount) {
-    auto loop = scf::ForOp::create(
-        b, loc, arith::ConstantIndexOp::create(b, loc, 1), warpCount,
-        arith::ConstantIndexOp::create(b, loc, 1), r,
-        [&](OpBuilder &lb, Location l, Value wi, ValueRange acc) {
-          SmallVector<Value> x;
-          for (Value s : smem)
-            x.push_back(memref::LoadOp::create(lb, l, s, ValueRange{wi}));
-          scf::YieldOp::create(lb, l, combine(lb, acc, x));
-        });
-    return SmallVector<Value>(loop.getResults());
-  }
   for (int64_t w = 1; w < warps; ++w) {
     SmallVector<Value> x;
     Value wi = arith::ConstantIndexOp::create(b, loc, w);

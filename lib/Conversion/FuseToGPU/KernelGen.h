@@ -75,14 +75,12 @@ void publishWarpValues(OpBuilder &b, Location loc, ValueRange values,
 /// accumulator; a leading barrier protects a previous use) and every thread
 /// folds smem[0 .. warps) in warp order. Deterministic. `laneAndWarp`
 /// gives the thread's lane (any integer type) and warp (index), and is
-/// only called when the block has several warps. `warpCount` (index, at
-/// most 32), when given, is the block's warps at run time (`warps` is then
-/// ignored): the fold is a loop.
+/// only called when the block has several warps.
 SmallVector<Value>
 blockFold(OpBuilder &b, Location loc, SmallVector<Value> accs, ValueRange smem,
           int64_t warps,
           function_ref<std::pair<Value, Value>(OpBuilder &)> laneAndWarp,
-          CombineFn combine, Value warpCount = Value());
+          CombineFn combine);
 
 /// index -> i64 (indices are non-negative here).
 inline Value toI64(OpBuilder &b, Location loc, Value index) {
@@ -199,7 +197,7 @@ struct Tiling {
   int64_t stagedRows = 0;
   /// Threads per block of staged rows over stagedWideRows bytes (one block
   /// an SM; fuse-tile's staged-threads; 0: blockThreads); smaller staged
-  /// rows run with blockThreads. The staged kernel takes either.
+  /// rows run with blockThreads (a kernel each).
   int64_t stagedThreads = 0;
   int64_t stagedWideRows = 0;
 };
@@ -386,8 +384,9 @@ struct GroupKernels {
   /// tiling.stagedRows).
   std::string stagedKernel;
   SmallVector<int64_t> stagedElementBytes;
-  /// The staged kernel's most threads per block (rows over
-  /// tiling.stagedWideRows bytes; the others take tiling.blockThreads).
+  /// Rows over tiling.stagedWideRows bytes: the staged kernel built with
+  /// stagedThreads threads (empty: the staged kernel takes them too).
+  std::string stagedWideKernel;
   int64_t stagedThreads = 0;
   Tiling tiling;
 };

@@ -113,9 +113,6 @@ SmallVector<Value> startValues(OpBuilder &b, Location loc, ReduceOp r) {
 /// registers; lane mode: the current flat index and the operands' elements
 /// at it) plus the row mode and the reductions' combiners.
 struct Gen : KernelBase {
-  // The block's warps at run time (index), in a kernel launched with the
-  // host's choice of threads (the staged rows); null: blockThreads / 32.
-  Value warpCount;
   // Row mode: elements held in registers, found by their column value.
   Value rowIdx;
   DenseMap<Value, unsigned> colSlot;
@@ -180,8 +177,7 @@ SmallVector<Value> blockAllReduce(Gen &g, OpBuilder &b, ReduceOp r,
       },
       [&](OpBuilder &cb, ValueRange a, ValueRange x) {
         return g.combine(cb, r, a, x);
-      },
-      g.warpCount);
+      });
 }
 
 /// Narrow rows: groups of R = 2^shift threads (32 <= R <= blockThreads / 2,
@@ -488,10 +484,15 @@ void splitRowKernel(gpu::GPUFuncOp f, GroupKernels &gk, int64_t capacity) {
     k.walk([](scf::IfOp op) { op->removeAttr(kRowPathAttr); });
 }
 
+/// Which kernel buildRowKernel builds: the row kernel split by path, or
+/// the staged long rows' kernel alone, with the group's threads or with
+/// the most (tiling.stagedThreads, for rows that leave one block an SM).
+enum class RowKernelKind { Paths, Staged, StagedWide };
+
 FailureOr<GroupKernels> buildRowKernel(gpu::GPUModuleOp m, GroupOp group,
                                        StringRef prefix, const Tiling &tiling,
                                        ArrayRef<ReduceOp> reds,
-                                       bool stagedOnly);
+                                       RowKernelKind kind);
 
 } // namespace
 
@@ -549,13 +550,15 @@ FailureOr<GroupKernels> buildRowReduceKernels(gpu::GPUModuleOp m,
                                "yields rank-1 or rank-2 tensors only");
 
   FailureOr<GroupKernels> gk =
-      buildRowKernel(m, group, prefix, tiling, reds, /*stagedOnly=*/false);
+      buildRowKernel(m, group, prefix, tiling, reds, RowKernelKind::Paths);
   if (failed(gk))
     return failure();
   // Staged long rows (fuse-tile's staged-rows; groups with rank-2 results,
   // whose output walk reads the row again; not with whole-rows, whose one
-  // kernel chooses its paths in itself): a kernel of their own, with its
-  // own threads per block (staged-threads).
+  // kernel chooses its paths in itself): a kernel of their own, and a
+  // second with staged-threads threads for rows over half the chip's
+  // shared memory (one block an SM: more threads copy and walk the row;
+  // fewer blocks of more threads were slower for smaller rows).
   SmallVector<int64_t> stagedBytes;
   for (BlockArgument arg : body.getArguments())
     if (auto tt = tensorTy(arg); tt && tt.getRank() == 2 && readDirectly(arg))
@@ -565,16 +568,22 @@ FailureOr<GroupKernels> buildRowReduceKernels(gpu::GPUModuleOp m,
   });
   if (tiling.stagedRows > 0 && !tiling.wholeRows && !stagedBytes.empty() &&
       rowWide) {
-    Tiling st = tiling;
-    st.blockThreads = std::max(tiling.stagedThreads, tiling.blockThreads);
     FailureOr<GroupKernels> sk =
-        buildRowKernel(m, group, prefix, st, reds, /*stagedOnly=*/true);
+        buildRowKernel(m, group, prefix, tiling, reds, RowKernelKind::Staged);
     if (failed(sk))
       return failure();
     gk->stagedKernel = sk->kernel;
     gk->stagedElementBytes = stagedBytes;
-    gk->stagedThreads = tiling.stagedThreads ? tiling.stagedThreads
-                                             : tiling.blockThreads;
+    if (tiling.stagedThreads && tiling.stagedThreads != tiling.blockThreads) {
+      Tiling wt = tiling;
+      wt.blockThreads = tiling.stagedThreads;
+      FailureOr<GroupKernels> wk = buildRowKernel(m, group, prefix, wt, reds,
+                                                  RowKernelKind::StagedWide);
+      if (failed(wk))
+        return failure();
+      gk->stagedWideKernel = wk->kernel;
+      gk->stagedThreads = tiling.stagedThreads;
+    }
   }
   return gk;
 }
@@ -582,20 +591,24 @@ FailureOr<GroupKernels> buildRowReduceKernels(gpu::GPUModuleOp m,
 namespace {
 
 /// The kernels of a row_reduce group that passed buildRowReduceKernels'
-/// checks: `<prefix>_rows`, split by path (splitRowKernel), or with
-/// `stagedOnly` the staged long rows' kernel `<prefix>_rows_staged` alone
-/// (tiling.blockThreads its threads per block).
+/// checks: `<prefix>_rows`, split by path (splitRowKernel), or the staged
+/// long rows' kernel alone, `<prefix>_rows_staged` or
+/// `<prefix>_rows_staged_wide` (tiling.blockThreads its threads).
 FailureOr<GroupKernels> buildRowKernel(gpu::GPUModuleOp m, GroupOp group,
                                        StringRef prefix, const Tiling &tiling,
                                        ArrayRef<ReduceOp> reds,
-                                       bool stagedOnly) {
+                                       RowKernelKind kind) {
+  const bool stagedOnly = kind != RowKernelKind::Paths;
   Location loc = group.getLoc();
   MLIRContext *ctx = group.getContext();
   Block &body = group.getBody().front();
   GroupKernels gk;
   gk.plan = GroupPlan::RowReduce;
   gk.tiling = tiling;
-  gk.kernel = (prefix + (stagedOnly ? "_rows_staged" : "_rows")).str();
+  gk.kernel = (prefix + (kind == RowKernelKind::Paths    ? "_rows"
+                         : kind == RowKernelKind::Staged ? "_rows_staged"
+                                                         : "_rows_staged_wide"))
+                  .str();
   // Vector width: 16 bytes of the common width of the rank-2 tensors.
   int64_t width = 0;
   bool mixed = false;
@@ -664,13 +677,6 @@ FailureOr<GroupKernels> buildRowKernel(gpu::GPUModuleOp m, GroupOp group,
   params.push_back(i32);                        // vec: 16-byte rows
   params.append(group.getNumResults(), LLVM::LLVMPointerType::get(ctx, 1));
   gpu::GPUFuncOp f = createKernel(m, loc, gk.kernel, params, smem, bt);
-  // The staged kernel runs with the host's choice of threads, at most bt
-  // (its block size is read at run time, not known).
-  if (stagedOnly) {
-    f.removeKnownBlockSizeAttr();
-    f->setAttr("nvvm.maxntid", Builder(ctx).getDenseI32ArrayAttr(
-                                   {static_cast<int32_t>(bt), 1, 1}));
-  }
   // Occupancy hint (nvvm.minctasm -> .minnctapersm): the kernel is latency
   // bound (load, barrier, reduce, barrier), so resident blocks matter, and
   // without a target ptxas spends registers freely. Estimate per thread:
@@ -698,12 +704,9 @@ FailureOr<GroupKernels> buildRowKernel(gpu::GPUModuleOp m, GroupOp group,
     int64_t perWarp = llvm::alignTo(regs * 32, 256);
     int64_t blocks = std::min<int64_t>(
         65536 / (perWarp * (bt / 32)), std::max<int64_t>(1, 2048 / bt));
-    // The staged kernel holds no row in registers; its shared memory
-    // bounds its blocks an SM, and launched with bt threads it is one.
-    if (stagedOnly) {
-      regs = 0;
+    // The wide staged kernel's rows leave one block an SM.
+    if (kind == RowKernelKind::StagedWide)
       blocks = 1;
-    }
     if (regs <= 255 && blocks >= 1)
       f->setAttr("nvvm.minctasm", Builder(ctx).getI32IntegerAttr(
                                       static_cast<int32_t>(blocks)));
@@ -715,24 +718,6 @@ FailureOr<GroupKernels> buildRowKernel(gpu::GPUModuleOp m, GroupOp group,
   Value rows = g.extra[0], cols = g.extra[1];
   Value vecFlag =
       cmpI(b, loc, arith::CmpIPredicate::ne, g.extra[2], cI32(b, loc, 0));
-  // The staged kernel's threads (i64) and warps (index) at run time.
-  Value dynThreads;
-  if (stagedOnly) {
-    Value ntid = readSpecial(b, loc, "%ntid.x");
-    dynThreads = arith::ExtUIOp::create(b, loc, b.getI64Type(), ntid);
-    g.warpCount = arith::IndexCastUIOp::create(
-        b, loc, b.getIndexType(),
-        arith::ShRUIOp::create(b, loc, ntid, cI32(b, loc, 5)));
-  }
-  // The block's threads times `k` (i64): a constant, or in the staged
-  // kernel a product of its run-time threads.
-  auto threadsTimes = [&](OpBuilder &ob, int64_t k) -> Value {
-    if (!dynThreads)
-      return cI64(ob, loc, bt * k);
-    if (k == 1)
-      return dynThreads;
-    return arith::MulIOp::create(ob, loc, dynThreads, cI64(ob, loc, k));
-  };
   // Set while the whole-row path (tiling.wholeRows) is generated: every
   // slot valid and the vector path taken, so the guards fold away.
   bool wholeRowPath = false;
@@ -1106,7 +1091,7 @@ FailureOr<GroupKernels> buildRowKernel(gpu::GPUModuleOp m, GroupOp group,
   // re-reads from DRAM (docs/performance.md); online-max-sum walks once
   // for a max and the sum of exp(x - max) after it.
   const int64_t items = tiling.longRowItems;
-  const int64_t tileItems = std::max<int64_t>(1, items);
+  const int64_t tileCols = bt * std::max<int64_t>(1, items);
   // Staged long rows (fuse-tile's staged-rows; groups with rank-2 results,
   // whose output walk reads the row again): the block copies the row's
   // directly read operands into dynamic shared memory once (16-byte
@@ -1165,7 +1150,7 @@ FailureOr<GroupKernels> buildRowKernel(gpu::GPUModuleOp m, GroupOp group,
     auto scalarCopy = [&](OpBuilder &ob) {
       bool async = false;
       scf::ForOp::create(
-          ob, loc, t, cols, threadsTimes(ob, 1), ValueRange{},
+          ob, loc, t, cols, cI64(ob, loc, bt), ValueRange{},
           [&](OpBuilder &ib, Location il, Value c, ValueRange) {
             Value at = arith::AddIOp::create(ib, il, rowBase, c);
             for (auto [k, na] : llvm::enumerate(directArgs)) {
@@ -1199,7 +1184,7 @@ FailureOr<GroupKernels> buildRowKernel(gpu::GPUModuleOp m, GroupOp group,
           [&](OpBuilder &ib, Location il) {
             Value start = arith::MulIOp::create(ib, il, t, cI64(ib, il, vw));
             scf::ForOp::create(
-                ib, il, start, cols, threadsTimes(ib, vw), ValueRange{},
+                ib, il, start, cols, cI64(ib, il, bt * vw), ValueRange{},
                 [&](OpBuilder &jb, Location jl, Value c, ValueRange) {
                   Value at = arith::AddIOp::create(jb, jl, rowBase, c);
                   for (auto [k, na] : llvm::enumerate(directArgs))
@@ -1229,7 +1214,7 @@ FailureOr<GroupKernels> buildRowKernel(gpu::GPUModuleOp m, GroupOp group,
     g.rowIdx = nullptr;
     Value rIdx = toIndex(rb, loc, row);
     Value rowBase = arith::MulIOp::create(rb, loc, row, cols);
-    Value step = threadsTimes(rb, 1);
+    Value step = cI64(rb, loc, bt);
     const bool staged = stagedRowPath;
     if (staged)
       stageRow(rb, rowBase);
@@ -1245,7 +1230,7 @@ FailureOr<GroupKernels> buildRowKernel(gpu::GPUModuleOp m, GroupOp group,
       SmallVector<Value> colIdx;
       for (int64_t i = 0; i < items; ++i) {
         Value c =
-            i ? arith::AddIOp::create(ib, loc, c0, threadsTimes(ib, i)) : c0;
+            i ? arith::AddIOp::create(ib, loc, c0, cI64(ib, loc, i * bt)) : c0;
         Value ci = toIndex(ib, loc, c);
         g.colSlot[ci] = i;
         colIdx.push_back(ci);
@@ -1256,8 +1241,7 @@ FailureOr<GroupKernels> buildRowKernel(gpu::GPUModuleOp m, GroupOp group,
         for (int64_t i = 0; i < items; ++i)
           g.regs[n].push_back(LLVM::LoadOp::create(
               ib, loc, et,
-              dynThreads && i ? g.gep(ib, tp, et, threadsTimes(ib, i))
-                              : offsetPtr(ib, tp, et, i * bt),
+              offsetPtr(ib, tp, et, i * bt),
               byteWidth(et)));
       }
       return std::make_pair(colIdx, first);
@@ -1347,11 +1331,10 @@ FailureOr<GroupKernels> buildRowKernel(gpu::GPUModuleOp m, GroupOp group,
       if (items) {
         tilesEnd = arith::SubIOp::create(
             rb, loc, cols,
-            arith::RemUIOp::create(rb, loc, cols,
-                                   threadsTimes(rb, tileItems)));
+            arith::RemUIOp::create(rb, loc, cols, cI64(rb, loc, tileCols)));
         stepStart = arith::AddIOp::create(rb, loc, tilesEnd, t);
         scf::ForOp::create(
-            rb, loc, cI64(rb, loc, 0), tilesEnd, threadsTimes(rb, tileItems),
+            rb, loc, cI64(rb, loc, 0), tilesEnd, cI64(rb, loc, tileCols),
             ValueRange{},
             [&](OpBuilder &ib, Location il, Value tc, ValueRange) {
               auto [colIdx, first] = loadTile(ib, tc);
@@ -1360,7 +1343,7 @@ FailureOr<GroupKernels> buildRowKernel(gpu::GPUModuleOp m, GroupOp group,
                   g.store(ib, g.element(ib, y, {rIdx, ci}), out,
                           i ? arith::AddIOp::create(
                                   ib, il, first,
-                                  threadsTimes(ib, static_cast<int64_t>(i)))
+                                  cI64(ib, il, static_cast<int64_t>(i) * bt))
                             : first);
               endTile();
               scf::YieldOp::create(ib, il);

@@ -427,8 +427,8 @@ constexpr const char *kRowPathAttr = "fuse.row_path";
 /// One kernel per path: the kernel `f` is cloned into `<name>_narrow` (its
 /// narrow choice fixed true) and `<name>_long` (narrow and fits false),
 /// and `f` keeps the register path (narrow false, fits true);
-/// canonicalization drops the paths not taken. (Staged long rows are a
-/// kernel built on its own: buildRowKernel's stagedOnly.) Each kernel is
+/// canonicalization drops the paths not taken. (The staged long rows'
+/// kernels are built on their own: RowKernelKind.) Each kernel is
 /// a part of the code, so LLVM and ptxas compile them on parallel threads
 /// (fuse-gpu-module-to-binary, ptxas --split-compile), and the host picks
 /// the kernel by the same conditions (the RowReduce launch in
@@ -559,21 +559,20 @@ FailureOr<GroupKernels> buildRowReduceKernels(gpu::GPUModuleOp m,
   // second with staged-threads threads for rows over half the chip's
   // shared memory (one block an SM: more threads copy and walk the row;
   // fewer blocks of more threads were slower for smaller rows).
-  SmallVector<int64_t> stagedBytes;
-  for (BlockArgument arg : body.getArguments())
-    if (auto tt = tensorTy(arg); tt && tt.getRank() == 2 && readDirectly(arg))
-      stagedBytes.push_back(byteWidth(tt.getElementType()));
+  bool direct = llvm::any_of(body.getArguments(), [](BlockArgument arg) {
+    auto tt = tensorTy(arg);
+    return tt && tt.getRank() == 2 && readDirectly(arg);
+  });
   bool rowWide = llvm::any_of(group.getYield().getValues(), [](Value y) {
     return tensorTy(y).getRank() == 2;
   });
-  if (tiling.stagedRows > 0 && !tiling.wholeRows && !stagedBytes.empty() &&
-      rowWide) {
+  if (tiling.stagedRows > 0 && !tiling.wholeRows && direct && rowWide) {
     FailureOr<GroupKernels> sk =
         buildRowKernel(m, group, prefix, tiling, reds, RowKernelKind::Staged);
     if (failed(sk))
       return failure();
     gk->stagedKernel = sk->kernel;
-    gk->stagedElementBytes = stagedBytes;
+    gk->stagedElementBytes = sk->stagedElementBytes;
     if (tiling.stagedThreads && tiling.stagedThreads != tiling.blockThreads) {
       Tiling wt = tiling;
       wt.blockThreads = tiling.stagedThreads;
@@ -1100,7 +1099,6 @@ FailureOr<GroupKernels> buildRowKernel(gpu::GPUModuleOp m, GroupOp group,
   // instead of twice. Operand k's region starts at the sum of
   // alignTo(cols * bytes, 16) of those before it; the host passes the sum
   // as the launch's dynamic shared memory.
-  const bool stagedPath = stagedOnly;
   bool stagedRowPath = false;
   SmallVector<Value> stageRegion; // per directArgs entry, !llvm.ptr<3>
   SmallVector<int64_t> stagedBytes; // element bytes per directArgs entry
@@ -1467,11 +1465,12 @@ FailureOr<GroupKernels> buildRowKernel(gpu::GPUModuleOp m, GroupOp group,
         },
         blockPaths);
   };
-  if (stagedPath) {
-    // The staged kernel: the host launches it for rows past the register
+  if (stagedOnly) {
+    // A staged kernel: the host launches it for rows past the register
     // path whose operands fit tiling.stagedRows.
     stagedRowPath = true;
     longRows(b);
+    gk.stagedElementBytes = stagedBytes;
   } else if (!tiling.wholeRows) {
     generalPaths(b);
   } else {

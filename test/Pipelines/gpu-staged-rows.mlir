@@ -18,6 +18,7 @@
 // RUN: fuse-opt %fuse_src_root/examples/softmax_rows.mlir --fuse-fusion --fuse-tile=staged-rows=0 | FileCheck %s --check-prefix=OFF
 // RUN: fuse-opt %fuse_src_root/examples/softmax_rows.mlir --fuse-fusion --fuse-tile=staged-rows=0 --convert-fuse-to-gpu | FileCheck %s --check-prefix=OFFK
 // RUN: fuse-opt %fuse_src_root/examples/softmax_rows.mlir --fuse-fusion --fuse-tile=staged-threads=256 --convert-fuse-to-gpu --canonicalize | FileCheck %s --check-prefix=T256
+// RUN: fuse-opt %fuse_src_root/examples/softmax_rows.mlir --fuse-fusion --fuse-tile=staged-rows=100000 --convert-fuse-to-gpu | FileCheck %s --check-prefix=HALF
 // RUN: not fuse-opt %fuse_src_root/examples/softmax_rows.mlir --fuse-fusion --fuse-tile=staged-threads=100 2>&1 | FileCheck %s --check-prefix=BAD
 
 // ATTR: fuse.group "row_reduce"
@@ -32,6 +33,8 @@
 // T256: call @fuse_launch(%{{.*}}, %{{.*}}, %c1_i32, %c1_i32, %c256_i32, %c1_i32, %c1_i32,
 // T256: gpu.func @softmax_rows_g0_rows_staged(
 // T256-NOT: _rows_staged_wide
+// HALF: gpu.func @softmax_rows_g0_rows_staged(
+// HALF-NOT: _rows_staged_wide
 // BAD: staged-threads must be 0 or a multiple of 32 up to max-threads-per-block (1024), not 100
 
 // CHECK-LABEL: func.func @softmax_rows(

@@ -573,7 +573,9 @@ FailureOr<GroupKernels> buildRowReduceKernels(gpu::GPUModuleOp m,
       return failure();
     gk->stagedKernel = sk->kernel;
     gk->stagedElementBytes = sk->stagedElementBytes;
-    if (tiling.stagedThreads && tiling.stagedThreads != tiling.blockThreads) {
+    // (None when no staged row can be that long.)
+    if (tiling.stagedThreads && tiling.stagedThreads != tiling.blockThreads &&
+        tiling.stagedRows > tiling.stagedWideRows) {
       Tiling wt = tiling;
       wt.blockThreads = tiling.stagedThreads;
       FailureOr<GroupKernels> wk = buildRowKernel(m, group, prefix, wt, reds,

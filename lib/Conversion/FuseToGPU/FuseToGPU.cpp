@@ -451,10 +451,12 @@ struct EntryConverter {
       t.unroll = std::max<int64_t>(1, items / vw);
       t.items = items;
     }
-    if (t.blockThreads < 32 || t.blockThreads > 1024 || t.blockThreads % 32)
+    auto validThreads = [](int64_t n) {
+      return n >= 32 && n <= 1024 && n % 32 == 0;
+    };
+    if (!validThreads(t.blockThreads))
       t.blockThreads = defaults.blockThreads;
-    if (t.stagedThreads < 32 || t.stagedThreads > 1024 ||
-        t.stagedThreads % 32)
+    if (!validThreads(t.stagedThreads))
       t.stagedThreads = t.blockThreads;
     t.unroll = std::clamp<int64_t>(t.unroll, 1, 16);
     if (!asyncCopy) {

@@ -638,7 +638,7 @@ FailureOr<GroupKernels> buildRowKernel(gpu::GPUModuleOp m, GroupOp group,
   // one row of 1024 f32 holds a single 16-byte vector per thread between
   // two barriers per reduction (latency-bound); four rows of 64 threads
   // hold four each, and rows of up to 32 threads' elements need no barrier.
-  const bool narrowPath = tiling.narrowRows && bt >= 64;
+  const bool narrowPath = tiling.narrowRows && bt >= 64 && !stagedOnly;
   if (narrowPath)
     gk.narrowRowItems = chunksPerThread * vw;
 
@@ -1101,7 +1101,6 @@ FailureOr<GroupKernels> buildRowKernel(gpu::GPUModuleOp m, GroupOp group,
   // instead of twice. Operand k's region starts at the sum of
   // alignTo(cols * bytes, 16) of those before it; the host passes the sum
   // as the launch's dynamic shared memory.
-  bool stagedRowPath = false;
   SmallVector<Value> stageRegion; // per directArgs entry, !llvm.ptr<3>
   SmallVector<int64_t> stagedBytes; // element bytes per directArgs entry
   for (auto [n, et] : directArgs)
@@ -1215,7 +1214,7 @@ FailureOr<GroupKernels> buildRowKernel(gpu::GPUModuleOp m, GroupOp group,
     Value rIdx = toIndex(rb, loc, row);
     Value rowBase = arith::MulIOp::create(rb, loc, row, cols);
     Value step = cI64(rb, loc, bt);
-    const bool staged = stagedRowPath;
+    const bool staged = stagedOnly;
     if (staged)
       stageRow(rb, rowBase);
     // One tile at column `tc`: loads the directly read rank-2 operands into
@@ -1240,9 +1239,7 @@ FailureOr<GroupKernels> buildRowKernel(gpu::GPUModuleOp m, GroupOp group,
         Value tp = staged ? stagedPtr(ib, k, c0) : g.gep(ib, g.ptr[n], et, first);
         for (int64_t i = 0; i < items; ++i)
           g.regs[n].push_back(LLVM::LoadOp::create(
-              ib, loc, et,
-              offsetPtr(ib, tp, et, i * bt),
-              byteWidth(et)));
+              ib, loc, et, offsetPtr(ib, tp, et, i * bt), byteWidth(et)));
       }
       return std::make_pair(colIdx, first);
     };
@@ -1470,7 +1467,6 @@ FailureOr<GroupKernels> buildRowKernel(gpu::GPUModuleOp m, GroupOp group,
   if (stagedOnly) {
     // A staged kernel: the host launches it for rows past the register
     // path whose operands fit tiling.stagedRows.
-    stagedRowPath = true;
     longRows(b);
     gk.stagedElementBytes = stagedBytes;
   } else if (!tiling.wholeRows) {

@@ -822,11 +822,6 @@ int64_t stagedTileBytes(TileKernel &k, const TileMachinery &tm) {
   return bytes <= 32 * 1024 ? bytes : 0;
 }
 
-/// The kernel's dynamic shared memory (GroupKernels::dynamicSharedBytes).
-Value tileStageBase(TileKernel &k, OpBuilder &b) {
-  return dynamicSharedBase(k.func, b, k.loc);
-}
-
 /// The tile loop. Each block claims tiles from the work-space counter
 /// until they run out (the host launches no more blocks than fit on the
 /// GPU at once, so a block handles many tiles). The loads of the block's
@@ -869,7 +864,7 @@ void runTiles(TileKernel &k, TileMachinery &tm, OpBuilder &b, Value ntiles,
   int64_t stageBytes = stagedTileBytes(k, tm);
   Value stageBase;
   if (stageBytes)
-    stageBase = tileStageBase(k, b);
+    stageBase = dynamicSharedBase(k.func, b, k.loc);
   int64_t chunks = tm.items / tm.vw;
   // The shared-memory slot of vector `c` of operand number `ai` (position
   // in `direct`) of this thread.
@@ -1581,7 +1576,7 @@ FailureOr<GroupKernels> buildFilterGroup(gpu::GPUModuleOp m, GroupOp group,
   Value falseV = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 0);
   SmallVector<Value> buffers(yields.size());
   if (scatterBytes) {
-    Value dyn = tileStageBase(k, b);
+    Value dyn = dynamicSharedBase(k.func, b, k.loc);
     for (auto [i, off] : llvm::enumerate(bufferOffset))
       if (off >= 0)
         buffers[i] = LLVM::GEPOp::create(

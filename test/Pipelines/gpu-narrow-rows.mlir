@@ -1,7 +1,7 @@
 // Narrow rows (fuse-tile narrow-rows, default 1): a row that needs at most
 // half the block's threads, ceil(cols / 16) <= 128 for 256 threads of 16
-// f32, and is on the vector path runs in a group of R = 32, 64 or 128
-// threads, 256 / R rows per block.
+// f32, and is on the vector path runs in a group of R = 1, 2, 4, ... or
+// 128 threads (the power of two >= need), 256 / R rows per block.
 // RUN: fuse-opt %fuse_src_root/examples/logsumexp_rows.mlir --fuse-fusion --fuse-tile -o %t.mlir
 // RUN: FileCheck %s --check-prefix=ATTR < %t.mlir
 // RUN: fuse-opt %t.mlir --convert-fuse-to-gpu --canonicalize | FileCheck %s
@@ -14,8 +14,9 @@
 // ATTR-SAME: narrow_rows = 1
 // NOATTR-NOT: narrow_rows
 
-// The host: need = ceil(cols / 16) threads; rows per block 8, 4 or 2 for
-// need <= 32, 64, 128, else 1, and 1 off the vector path; the grid is
+// The host: need = ceil(cols / 16) threads; rows per block 256, 128, ...,
+// 4 or 2 for need <= 1, 2, ..., 64, 128, else 1, and 1 off the vector
+// path; the grid is
 // ceil(rows / that). The row kernel is split by path (one kernel each, so
 // LLVM and ptxas compile them in parallel): the host launches the narrow
 // kernel for narrow rows on the vector path, else the register path's for
@@ -34,9 +35,19 @@
 // CHECK: %[[P4:.*]] = arith.select %{{.*}}, %c4_i64{{.*}}, %[[P2]]
 // CHECK: arith.cmpi sle, %[[NEED]], %c32_i64
 // CHECK: %[[P8:.*]] = arith.select %{{.*}}, %c8_i64, %[[P4]]
+// CHECK: arith.cmpi sle, %[[NEED]], %c16_i64
+// CHECK: %[[P16:.*]] = arith.select %{{.*}}, %c16_i64, %[[P8]]
+// CHECK: arith.cmpi sle, %[[NEED]], %c8_i64
+// CHECK: %[[P32:.*]] = arith.select %{{.*}}, %c32_i64, %[[P16]]
+// CHECK: arith.cmpi sle, %[[NEED]], %c4_i64
+// CHECK: %[[P64:.*]] = arith.select %{{.*}}, %c64_i64, %[[P32]]
+// CHECK: arith.cmpi sle, %[[NEED]], %c2_i64
+// CHECK: %[[P128:.*]] = arith.select %{{.*}}, %c128_i64, %[[P64]]
+// CHECK: arith.cmpi sle, %[[NEED]], %c1_i64
+// CHECK: %[[P256:.*]] = arith.select %{{.*}}, %c256_i64, %[[P128]]
 // CHECK: %[[HALF:.*]] = arith.cmpi sle, %[[NEED]], %c128_i64
 // CHECK: %[[NARROW:.*]] = arith.andi %[[VEC:.*]], %[[HALF]]
-// CHECK: %[[PB:.*]] = arith.select %[[NARROW]], %[[P8]], %c1_i64
+// CHECK: %[[PB:.*]] = arith.select %[[NARROW]], %[[P256]], %c1_i64
 // CHECK: %[[FITS:.*]] = arith.cmpi sle, %arg2, %c4096_i64
 // CHECK: %[[K1:.*]] = arith.select %[[FITS]], %[[HR]], %[[HL]] : !llvm.ptr
 // CHECK: %[[K:.*]] = arith.select %[[NARROW]], %[[HN]], %[[K1]] : !llvm.ptr
@@ -51,18 +62,37 @@
 // CHECK: gpu.return
 
 // The narrow rows' kernel: R = 2^shift from need = ceil(cols / 16), rows
-// per block step 256 >> shift; multi-warp groups fold through shared
-// memory between barriers, one-warp groups with shuffles only.
+// per block step 256 >> shift; xor butterflies of offsets 16 .. 1, each
+// kept only when its offset is below R (log2(offset) < shift: groups of
+// fewer than 32 lanes never mix rows); multi-warp groups then fold
+// through shared memory between barriers, groups of a warp or less with
+// shuffles only.
 // CHECK-LABEL: gpu.func @logsumexp_rows_g0_rows_narrow(
 // CHECK: %[[N:.*]] = arith.divui
 // CHECK: %[[S7:.*]] = arith.select %{{.*}}, %c7_i32, %c8_i32
 // CHECK: %[[S6:.*]] = arith.select %{{.*}}, %c6_i32, %[[S7]]
-// CHECK: %[[SH:.*]] = arith.select %{{.*}}, %c5_i32, %[[S6]]
+// CHECK: %[[S5:.*]] = arith.select %{{.*}}, %c5_i32, %[[S6]]
+// CHECK: %[[S4:.*]] = arith.select %{{.*}}, %c4_i32, %[[S5]]
+// CHECK: %[[S3:.*]] = arith.select %{{.*}}, %c3_i32, %[[S4]]
+// CHECK: %[[S2:.*]] = arith.select %{{.*}}, %c2_i32, %[[S3]]
+// CHECK: %[[S1:.*]] = arith.select %{{.*}}, %c1_i32, %[[S2]]
+// CHECK: %[[SH:.*]] = arith.select %{{.*}}, %c0_i32, %[[S1]]
 // CHECK: %[[SH64:.*]] = arith.extui %[[SH]] : i32 to i64
 // CHECK: %[[PER:.*]] = arith.shrui %c256_i64, %[[SH64]]
 // CHECK: scf.while
 // CHECK: arith.muli %{{.*}}, %[[PER]]
-// CHECK: gpu.shuffle  xor
+// CHECK: gpu.shuffle  xor %{{.*}}, %c16_i32, %c32_i32
+// CHECK-NEXT: %[[K4:.*]] = arith.cmpi ugt, %[[SH]], %c4_i32
+// CHECK: arith.select %[[K4]]
+// CHECK: gpu.shuffle  xor %{{.*}}, %c8_i32, %c32_i32
+// CHECK-NEXT: arith.cmpi ugt, %[[SH]], %c3_i32
+// CHECK: gpu.shuffle  xor %{{.*}}, %c4_i32, %c32_i32
+// CHECK-NEXT: arith.cmpi ugt, %[[SH]], %c2_i32
+// CHECK: gpu.shuffle  xor %{{.*}}, %c2_i32, %c32_i32
+// CHECK-NEXT: arith.cmpi ugt, %[[SH]], %c1_i32
+// CHECK: gpu.shuffle  xor %{{.*}}, %c1_i32, %c32_i32
+// CHECK-NEXT: %[[K0:.*]] = arith.cmpi ugt, %[[SH]], %c0_i32
+// CHECK: arith.select %[[K0]]
 // CHECK: %[[MULTI:.*]] = arith.cmpi ugt, %[[SH]], %c5_i32
 // CHECK-NEXT: scf.if %[[MULTI]] -> (f32) {
 // CHECK: gpu.barrier

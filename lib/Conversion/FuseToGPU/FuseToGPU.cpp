@@ -1147,7 +1147,7 @@ LogicalResult EntryConverter::convert(func::FuncOp fn,
         if (int64_t c = gk.narrowRowItems) {
           int64_t bt = gk.tiling.blockThreads;
           Value need = h.ceilDiv(cols, h.c64(c));
-          for (int64_t p = bt / 2; p >= 32; p /= 2)
+          for (int64_t p = bt / 2; p >= 1; p /= 2)
             perBlock = arith::SelectOp::create(
                 h.b, loc,
                 arith::CmpIOp::create(h.b, loc, arith::CmpIPredicate::sle,

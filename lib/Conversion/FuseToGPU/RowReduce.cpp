@@ -180,20 +180,29 @@ SmallVector<Value> blockAllReduce(Gen &g, OpBuilder &b, ReduceOp r,
       });
 }
 
-/// Narrow rows: groups of R = 2^shift threads (32 <= R <= blockThreads / 2,
-/// whole warps) reduce one row each. Xor butterflies within each warp; for
-/// R > 32 lane 0 of each warp writes `smem[warp]` (after a barrier that
-/// protects a previous use) and every thread folds its group's warps in
-/// warp order. `shift` is uniform over the block (it comes from cols), so
-/// the branch around the barriers is too; R = 32 needs neither.
+/// Narrow rows: groups of R = 2^shift threads (1 <= R <= blockThreads / 2)
+/// reduce one row each. Xor butterflies of offsets 16 down to 1, each step
+/// kept only where its offset is below R (a group of fewer than 32 lanes
+/// is aligned within its warp, so smaller offsets stay inside it; the
+/// larger ones would mix rows); for R > 32 lane 0 of each warp writes
+/// `smem[warp]` (after a barrier that protects a previous use) and every
+/// thread folds its group's warps in warp order. `shift` is uniform over
+/// the block (it comes from cols), so the branch around the barriers is
+/// too; R <= 32 needs neither.
 SmallVector<Value> groupAllReduce(Gen &g, OpBuilder &b, ReduceOp r,
                                   SmallVector<Value> acc, ValueRange smem,
                                   Value shift) {
   Location loc = g.loc;
-  auto combine = [&](OpBuilder &cb, ValueRange a, ValueRange x) {
-    return g.combine(cb, r, a, x);
-  };
-  acc = warpFold(b, loc, std::move(acc), combine);
+  for (int64_t off = 16; off >= 1; off /= 2) {
+    SmallVector<Value> other;
+    for (Value a : acc)
+      other.push_back(
+          shuffleValue(b, loc, a, cI32(b, loc, off), gpu::ShuffleMode::XOR));
+    // off < R, i.e. log2(off) < shift.
+    Value inGroup = cmpI(b, loc, arith::CmpIPredicate::ugt, shift,
+                         cI32(b, loc, llvm::Log2_64(off)));
+    acc = selAll(b, loc, inGroup, g.combine(b, r, acc, other), acc);
+  }
   const int64_t warps = g.tiling.blockThreads / 32;
   if (warps < 2)
     return acc;
@@ -634,10 +643,11 @@ FailureOr<GroupKernels> buildRowKernel(gpu::GPUModuleOp m, GroupOp group,
   const int64_t capacity = bt * chunksPerThread * vw;
   // Narrow rows (fuse-tile's narrow-rows): a row that needs at most bt / 2
   // threads (need = ceil(cols / (chunksPerThread * vw))) goes to a group of
-  // R = max(32, bit_ceil(need)) threads, bt / R rows per block: a block of
-  // one row of 1024 f32 holds a single 16-byte vector per thread between
-  // two barriers per reduction (latency-bound); four rows of 64 threads
-  // hold four each, and rows of up to 32 threads' elements need no barrier.
+  // R = bit_ceil(need) threads, bt / R rows per block: a block of one row
+  // of 1024 f32 holds a single 16-byte vector per thread between two
+  // barriers per reduction (latency-bound); four rows of 64 threads hold
+  // four each, and rows of up to 32 threads' elements need no barrier
+  // (a warp of 64-column rows holds eight rows of four threads).
   const bool narrowPath = tiling.narrowRows && bt >= 64 && !stagedOnly;
   if (narrowPath)
     gk.narrowRowItems = chunksPerThread * vw;
@@ -1375,7 +1385,7 @@ FailureOr<GroupKernels> buildRowKernel(gpu::GPUModuleOp m, GroupOp group,
   if (tiling.vectorRows)
     fits = arith::AndIOp::create(b, loc, fits, vecFlag);
   // Narrow rows: need = ceil(cols / C) threads; R = 2^shift the smallest
-  // power of two >= max(32, need); the path when need <= bt / 2 and the
+  // power of two >= need; the path when need <= bt / 2 and the
   // rows are on the vector path (its chunks whole or outside the row, one
   // compare each: half the code of a path with scalar loads too; other
   // narrow rows take the block's register path). H200, 2^28 f32:
@@ -1389,7 +1399,7 @@ FailureOr<GroupKernels> buildRowKernel(gpu::GPUModuleOp m, GroupOp group,
         b, loc, arith::AddIOp::create(b, loc, cols, cI64(b, loc, c - 1)),
         cI64(b, loc, c));
     shift = cI32(b, loc, llvm::Log2_64(bt));
-    for (int64_t p = bt / 2; p >= 32; p /= 2)
+    for (int64_t p = bt / 2; p >= 1; p /= 2)
       shift = arith::SelectOp::create(
           b, loc, cmpI(b, loc, arith::CmpIPredicate::ule, need, cI64(b, loc, p)),
           cI32(b, loc, llvm::Log2_64(p)), shift);

@@ -9,6 +9,9 @@
 // RUN: FileCheck %s --check-prefix=NOATTR < %t.off.mlir
 // RUN: fuse-opt %t.off.mlir --convert-fuse-to-gpu | FileCheck %s --check-prefix=OFF
 // RUN: fuse-opt %s --fuse-tile | FileCheck %s --check-prefix=STATIC
+// RUN: fuse-opt %fuse_src_root/examples/logsumexp_rows.mlir --fuse-fusion --fuse-tile=narrow-rows=4 -o %t.min4.mlir
+// RUN: FileCheck %s --check-prefix=MIN4ATTR < %t.min4.mlir
+// RUN: fuse-opt %t.min4.mlir --convert-fuse-to-gpu --canonicalize | FileCheck %s --check-prefix=MIN4
 
 // ATTR: fuse.group "row_reduce"
 // ATTR-SAME: narrow_rows = 1
@@ -19,15 +22,20 @@
 // path; the grid is
 // ceil(rows / that). The row kernel is split by path (one kernel each, so
 // LLVM and ptxas compile them in parallel): the host launches the narrow
-// kernel for narrow rows on the vector path, else the register path's for
-// rows of up to 4096 columns (256 threads x 16), else the long rows'.
+// kernel for narrow rows on the vector path and the narrow scalar kernel
+// for those off it (odd widths, unaligned bases), else the register
+// path's for rows of up to 4096 columns (256 threads x 16), else the long
+// rows'.
 // CHECK-LABEL: func.func @logsumexp_rows(
-// CHECK-DAG: %[[FNN:.*]] = llvm.mlir.addressof @__fuse_fn_logsumexp_rows_g0_rows_narrow
+// CHECK-DAG: %[[FNN:.*]] = llvm.mlir.addressof @__fuse_fn_logsumexp_rows_g0_rows_narrow :
+// CHECK-DAG: %[[FNS:.*]] = llvm.mlir.addressof @__fuse_fn_logsumexp_rows_g0_rows_narrow_scalar
 // CHECK-DAG: %[[FNL:.*]] = llvm.mlir.addressof @__fuse_fn_logsumexp_rows_g0_rows_long
 // CHECK-DAG: %[[FNR:.*]] = llvm.mlir.addressof @__fuse_fn_logsumexp_rows_g0_rows :
 // CHECK-DAG: %[[HN:.*]] = llvm.load %[[FNN]] atomic monotonic
+// CHECK-DAG: %[[HS:.*]] = llvm.load %[[FNS]] atomic monotonic
 // CHECK-DAG: %[[HL:.*]] = llvm.load %[[FNL]] atomic monotonic
 // CHECK-DAG: %[[HR:.*]] = llvm.load %[[FNR]] atomic monotonic
+// CHECK: %[[VEC:.*]] = arith.andi %{{.*}}, %{{.*}} : i1
 // CHECK: %[[NEED:.*]] = arith.ceildivsi %arg2, %c16_i64
 // CHECK: arith.cmpi sle, %[[NEED]], %c128_i64
 // CHECK: %[[P2:.*]] = arith.select %{{.*}}, %c2_i64, %c1_i64
@@ -45,12 +53,12 @@
 // CHECK: %[[P128:.*]] = arith.select %{{.*}}, %c128_i64, %[[P64]]
 // CHECK: arith.cmpi sle, %[[NEED]], %c1_i64
 // CHECK: %[[P256:.*]] = arith.select %{{.*}}, %c256_i64, %[[P128]]
-// CHECK: %[[HALF:.*]] = arith.cmpi sle, %[[NEED]], %c128_i64
-// CHECK: %[[NARROW:.*]] = arith.andi %[[VEC:.*]], %[[HALF]]
+// CHECK: %[[NARROW:.*]] = arith.cmpi sle, %[[NEED]], %c128_i64
 // CHECK: %[[PB:.*]] = arith.select %[[NARROW]], %[[P256]], %c1_i64
 // CHECK: %[[FITS:.*]] = arith.cmpi sle, %arg2, %c4096_i64
 // CHECK: %[[K1:.*]] = arith.select %[[FITS]], %[[HR]], %[[HL]] : !llvm.ptr
-// CHECK: %[[K:.*]] = arith.select %[[NARROW]], %[[HN]], %[[K1]] : !llvm.ptr
+// CHECK: %[[KN:.*]] = arith.select %[[VEC]], %[[HN]], %[[HS]] : !llvm.ptr
+// CHECK: %[[K:.*]] = arith.select %[[NARROW]], %[[KN]], %[[K1]] : !llvm.ptr
 // CHECK: %[[G:.*]] = arith.ceildivsi %arg1, %[[PB]]
 // CHECK: arith.minsi %[[G]], %c1073741824_i64
 // CHECK: call @fuse_launch(%[[K]],
@@ -104,11 +112,38 @@
 // CHECK: arith.cmpi ugt, %[[SH]], %c5_i32
 // CHECK: gpu.return
 
+// The narrow rows off the vector path (cols % 4 != 0 or a base not 16-byte
+// aligned): the same groups and folds, every element a guarded scalar load.
+// CHECK-LABEL: gpu.func @logsumexp_rows_g0_rows_narrow_scalar(
+// CHECK: arith.shrui %c256_i64
+// CHECK: scf.while
+// CHECK-NOT: -> vector<4xf32>
+// CHECK: llvm.load %{{.*}} -> f32
+// CHECK-NOT: -> vector<4xf32>
+// CHECK: gpu.shuffle  xor %{{.*}}, %c16_i32, %c32_i32
+// CHECK-NOT: -> vector<4xf32>
+// CHECK: gpu.return
+
 // The long rows' kernel: a loop over the row's tiles.
 // CHECK-LABEL: gpu.func @logsumexp_rows_g0_rows_long(
 // CHECK-NOT: %c7_i32, %c8_i32
 // CHECK: scf.for
 // CHECK: gpu.return
+
+// narrow-rows=4: groups of at least 4 threads (rows of up to 64 f32 in
+// groups of 4, 64 rows per block), in the host's rows per block and the
+// kernel's shift alike.
+// MIN4ATTR: narrow_rows = 4
+// MIN4-LABEL: func.func @logsumexp_rows(
+// MIN4: %[[NEED:.*]] = arith.ceildivsi %arg2, %c16_i64
+// MIN4: arith.cmpi sle, %[[NEED]], %c4_i64
+// MIN4-NEXT: arith.select %{{.*}}, %c64_i64
+// MIN4-NOT: arith.cmpi sle, %[[NEED]], %c2_i64
+// MIN4: call @fuse_launch(
+// MIN4-LABEL: gpu.func @logsumexp_rows_g0_rows_narrow(
+// MIN4: arith.select %{{.*}}, %c2_i32, %{{.*}} : i32
+// MIN4-NOT: %c1_i32, %{{.*}} : i32
+// MIN4: scf.while
 
 // OFF-LABEL: func.func @logsumexp_rows(
 // OFF-NOT: arith.ceildivsi %arg2

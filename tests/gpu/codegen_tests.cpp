@@ -632,7 +632,8 @@ int main(int argc, char **argv) {
   // 12 one thread a row, 20 two, 36 and 64 four (36: a partial chunk), 100
   // eight, 256 sixteen, 33 and 512 one warp a row, 513 and 1024 two
   // warps, 2048 four; row counts that leave groups past the last row,
-  // 70001 rows over 2^16 groups), registers (cols <= 4096), long
+  // 70001 rows over 2^16 groups; odd widths (31, 33, 63, 77) and offset
+  // bases take the scalar narrow kernel), registers (cols <= 4096), long
   // rows (tiled walks, then single steps; 16384: whole tiles only; rows
   // of up to 57856 floats staged in shared memory, 16-byte copies when
   // aligned, 4-byte cp.async for 5001 or an offset base; up to 28928
@@ -645,13 +646,14 @@ int main(int argc, char **argv) {
       {3, 1000003}, {977, 1027}, {1000, 4096}, {1000003, 4}, {17, 16384},
       {33, 8192},   {5, 5001},  {7, 24576},   {4, 28928},  {3, 28929},
       {5, 30000},   {3, 50257}, {2, 57856},   {2, 57857}, {300, 12},
-      {77, 20},     {1000, 36}, {4097, 64},   {70001, 100}, {4099, 256}};
+      {77, 20},     {1000, 36}, {4097, 64},   {70001, 100}, {4099, 256},
+      {999, 63},    {3001, 77}, {70001, 77}};
   if (maxLog2 >= 28)
     shapes.push_back({65536, 4096});
   if (sanitizer)
     shapes = {{0, 4096}, {5, 0},    {1, 1},    {31, 31},   {9, 33},
               {5, 1024}, {3, 5001}, {7, 4096}, {3, 8192}, {2, 30000},
-              {2, 50257}, {77, 20}, {13, 64}, {9, 256}};
+              {2, 50257}, {77, 20}, {13, 64}, {9, 256}, {13, 77}};
   for (auto [rows, cols] : shapes) {
     for (int64_t off : {int64_t(0), int64_t(1)}) {
       if (off && rows * cols > 4100000)

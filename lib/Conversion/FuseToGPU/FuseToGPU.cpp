@@ -437,7 +437,11 @@ struct EntryConverter {
     getFlag("online_max_sum", t.onlineMaxSum);
     getFlag("whole_rows", t.wholeRows);
     getFlag("vector_rows", t.vectorRows);
-    getFlag("narrow_rows", t.narrowRows);
+    // The smallest group of narrow rows (a power of two up to 32; 0: off).
+    get("narrow_rows", t.narrowRows);
+    if (t.narrowRows < 0 || t.narrowRows > 32 ||
+        !llvm::isPowerOf2_64(t.narrowRows))
+      t.narrowRows = t.narrowRows > 0 ? 32 : 0;
     get("staged_rows", t.stagedRows);
     t.stagedRows = std::clamp<int64_t>(t.stagedRows, 0, maxStagedBytes);
     get("staged_threads", t.stagedThreads);
@@ -610,8 +614,8 @@ LogicalResult EntryConverter::convert(func::FuncOp fn,
   for (auto &[g, gk] : groups) {
     kernelNames.push_back(gk.kernel);
     for (const std::string &k :
-         {gk.finishKernel, gk.narrowKernel, gk.longKernel, gk.stagedKernel,
-          gk.stagedWideKernel})
+         {gk.finishKernel, gk.narrowKernel, gk.narrowScalarKernel,
+          gk.longKernel, gk.stagedKernel, gk.stagedWideKernel})
       if (!k.empty())
         kernelNames.push_back(k);
   }
@@ -1147,17 +1151,15 @@ LogicalResult EntryConverter::convert(func::FuncOp fn,
         if (int64_t c = gk.narrowRowItems) {
           int64_t bt = gk.tiling.blockThreads;
           Value need = h.ceilDiv(cols, h.c64(c));
-          for (int64_t p = bt / 2; p >= 1; p /= 2)
+          for (int64_t p = bt / 2; p >= gk.tiling.narrowRows; p /= 2)
             perBlock = arith::SelectOp::create(
                 h.b, loc,
                 arith::CmpIOp::create(h.b, loc, arith::CmpIPredicate::sle,
                                       need, h.c64(p)),
                 h.c64(bt / p), perBlock);
-          // The narrow path takes rows on the vector path only.
-          narrow = arith::AndIOp::create(
-              h.b, loc, vec,
-              arith::CmpIOp::create(h.b, loc, arith::CmpIPredicate::sle, need,
-                                    h.c64(bt / 2)));
+          // On the vector path or off it (scalar loads).
+          narrow = arith::CmpIOp::create(h.b, loc, arith::CmpIPredicate::sle,
+                                         need, h.c64(bt / 2));
           perBlock = arith::SelectOp::create(h.b, loc, narrow, perBlock,
                                                h.c64(1));
         }
@@ -1208,9 +1210,13 @@ LogicalResult EntryConverter::convert(func::FuncOp fn,
             }
           }
           kernel = arith::SelectOp::create(h.b, loc, fits, kernel, past);
-          if (!gk.narrowKernel.empty())
-            kernel = arith::SelectOp::create(h.b, loc, narrow,
-                                             handle[gk.narrowKernel], kernel);
+          if (!gk.narrowKernel.empty()) {
+            Value narrowK = handle[gk.narrowKernel];
+            if (!gk.narrowScalarKernel.empty())
+              narrowK = arith::SelectOp::create(
+                  h.b, loc, vec, narrowK, handle[gk.narrowScalarKernel]);
+            kernel = arith::SelectOp::create(h.b, loc, narrow, narrowK, kernel);
+          }
         }
         Value grid = h.minI(h.ceilDiv(rows, perBlock),
                             h.c64(int64_t(1) << 30));

@@ -188,9 +188,9 @@ struct Tiling {
   /// other rows re-read (fuse-tile's vector-rows).
   bool vectorRows = false;
   /// row_reduce groups: rows of at most blockThreads / 2 threads' elements
-  /// go to groups of 32-128 threads, several rows per block (fuse-tile's
-  /// narrow-rows).
-  bool narrowRows = false;
+  /// go to groups of R threads (a power of two, at least this many, 1-32;
+  /// 0: no narrow rows), several rows per block (fuse-tile's narrow-rows).
+  int64_t narrowRows = 0;
   /// row_reduce groups with rank-2 results, rows past the register path:
   /// rows whose directly read operands take at most this many bytes are
   /// staged in shared memory once (fuse-tile's staged-rows; 0: off).
@@ -368,15 +368,16 @@ struct GroupKernels {
   int64_t lineDim = 0;
   /// RowReduce with a narrow-rows path: elements one thread holds (C).
   /// Rows of need = ceil(cols / C) <= blockThreads / 2 threads run in
-  /// groups of R = max(32, bit_ceil(need)) threads, blockThreads / R rows
-  /// per block; the host sizes the grid by that. 0: no narrow path.
+  /// groups of R = bit_ceil(need) threads, blockThreads / R rows per
+  /// block; the host sizes the grid by that. 0: no narrow path.
   int64_t narrowRowItems = 0;
-  /// RowReduce split by path (all three take the same parameters): `kernel`
+  /// RowReduce split by path (all take the same parameters): `kernel`
   /// the register path (cols <= rowCapacity, on the vector path when
-  /// tiling.vectorRows), `narrowKernel` the narrow rows (empty: none),
-  /// `longKernel` the rows past the register path (empty: one kernel
-  /// chooses in itself, as with tiling.wholeRows).
-  std::string narrowKernel, longKernel;
+  /// tiling.vectorRows), `narrowKernel` the narrow rows on the vector path
+  /// and `narrowScalarKernel` those off it (empty: none), `longKernel` the
+  /// rows past the register path (empty: one kernel chooses in itself, as
+  /// with tiling.wholeRows).
+  std::string narrowKernel, narrowScalarKernel, longKernel;
   int64_t rowCapacity = 0;
   /// RowReduce with staged long rows: the kernel, and per staged operand
   /// its element bytes (the dynamic shared memory of a row is the sum of

@@ -430,11 +430,13 @@ bool readDirectly(BlockArgument arg) {
 namespace {
 
 /// Marks the scf.if ops that choose a row kernel's path ("narrow": narrow
-/// rows or the block paths; "fits": the register path or the long rows).
+/// rows or the block paths; "narrow_vec": narrow rows on the vector path
+/// or off it; "fits": the register path or the long rows).
 constexpr const char *kRowPathAttr = "fuse.row_path";
 
 /// One kernel per path: the kernel `f` is cloned into `<name>_narrow` (its
-/// narrow choice fixed true) and `<name>_long` (narrow and fits false),
+/// narrow and narrow_vec choices fixed true), `<name>_narrow_scalar`
+/// (narrow true, narrow_vec false) and `<name>_long` (narrow and fits false),
 /// and `f` keeps the register path (narrow false, fits true);
 /// canonicalization drops the paths not taken. (The staged long rows'
 /// kernels are built on their own: RowKernelKind.) Each kernel is
@@ -478,8 +480,14 @@ void splitRowKernel(gpu::GPUFuncOp f, GroupKernels &gk, int64_t capacity) {
   if (hasNarrow) {
     gpu::GPUFuncOp narrow = variant("_narrow");
     fix(narrow, "narrow", true);
+    fix(narrow, "narrow_vec", true);
     gk.narrowKernel = narrow.getName().str();
     all.push_back(narrow);
+    gpu::GPUFuncOp scalar = variant("_narrow_scalar");
+    fix(scalar, "narrow", true);
+    fix(scalar, "narrow_vec", false);
+    gk.narrowScalarKernel = scalar.getName().str();
+    all.push_back(scalar);
   }
   gpu::GPUFuncOp longK = variant("_long");
   fix(longK, "narrow", false);
@@ -643,11 +651,11 @@ FailureOr<GroupKernels> buildRowKernel(gpu::GPUModuleOp m, GroupOp group,
   const int64_t capacity = bt * chunksPerThread * vw;
   // Narrow rows (fuse-tile's narrow-rows): a row that needs at most bt / 2
   // threads (need = ceil(cols / (chunksPerThread * vw))) goes to a group of
-  // R = bit_ceil(need) threads, bt / R rows per block: a block of one row
-  // of 1024 f32 holds a single 16-byte vector per thread between two
-  // barriers per reduction (latency-bound); four rows of 64 threads hold
-  // four each, and rows of up to 32 threads' elements need no barrier
-  // (a warp of 64-column rows holds eight rows of four threads).
+  // R = max(narrow-rows, bit_ceil(need)) threads, bt / R rows per block: a
+  // block of one row of 1024 f32 holds a single 16-byte vector per thread
+  // between two barriers per reduction (latency-bound); four rows of 64
+  // threads hold four each, and rows of up to 32 threads' elements need no
+  // barrier (a warp of 64-column rows holds eight rows of four threads).
   const bool narrowPath = tiling.narrowRows && bt >= 64 && !stagedOnly;
   if (narrowPath)
     gk.narrowRowItems = chunksPerThread * vw;
@@ -736,6 +744,9 @@ FailureOr<GroupKernels> buildRowKernel(gpu::GPUModuleOp m, GroupOp group,
   // vector path is known taken (cols % vw == 0, aligned), so a chunk's
   // slots are all inside the row or all outside: one compare per chunk.
   bool vectorRowPath = false;
+  // Set while the narrow rows off the vector path are generated: the
+  // vector path is known not taken (scalar loads and stores only).
+  bool scalarRowPath = false;
   // Set while the narrow-rows path is generated: log2 of the threads per
   // row (i32, uniform) and whether the group's row exists (i1; a group
   // past the last row reads the last row and stores nothing).
@@ -864,7 +875,13 @@ FailureOr<GroupKernels> buildRowKernel(gpu::GPUModuleOp m, GroupOp group,
     // row*cols + t*vw, from a fresh thread id read.
     // Narrow rows: the thread's place in its group (tid mod R), the
     // chunk stride R*vw (slot j*vw + k at column tcol + j*stride + k), and
-    // rem = 0 in a group past the last row (no slot valid).
+    // rem = 0 in a group past the last row (no slot valid). Narrow rows
+    // off the vector path are striped instead: slot s at column
+    // t' + s*R (stride R, tcol = t'), so a group's lanes load and store
+    // consecutive elements (with the chunked layout each scalar store
+    // instruction wrote 4 of every 16 bytes: softmax_rows 3486104 x 77 at
+    // 1253 GiB/s on the H200).
+    const bool striped = narrowShift && scalarRowPath;
     Value tcol, rem, first, stride;
     auto newPhase = [&](OpBuilder &pb) {
       Value tid = readSpecial(pb, loc, "%tid.x");
@@ -872,9 +889,13 @@ FailureOr<GroupKernels> buildRowKernel(gpu::GPUModuleOp m, GroupOp group,
         Value r = arith::ShLIOp::create(pb, loc, cI32(pb, loc, 1), narrowShift);
         tid = arith::AndIOp::create(
             pb, loc, tid, arith::SubIOp::create(pb, loc, r, cI32(pb, loc, 1)));
-        stride = arith::ShLIOp::create(pb, loc, cI32(pb, loc, vw), narrowShift);
+        stride = striped ? r
+                         : arith::ShLIOp::create(pb, loc, cI32(pb, loc, vw),
+                                                 narrowShift);
       }
-      tcol = arith::MulIOp::create(pb, loc, tid, cI32(pb, loc, vw), noWrap);
+      tcol = striped ? tid
+                     : arith::MulIOp::create(pb, loc, tid, cI32(pb, loc, vw),
+                                             noWrap);
       rem = arith::SubIOp::create(pb, loc, cols32, tcol);
       if (narrowShift)
         rem = arith::SelectOp::create(pb, loc, narrowValid, rem,
@@ -897,6 +918,10 @@ FailureOr<GroupKernels> buildRowKernel(gpu::GPUModuleOp m, GroupOp group,
     auto slotOffset = [&](OpBuilder &ob, unsigned slot) -> Value {
       if (!narrowShift)
         return cI32(ob, loc, slotOff[slot]);
+      if (striped)
+        return slot ? Value(arith::MulIOp::create(ob, loc, stride,
+                                                  cI32(ob, loc, slot), noWrap))
+                    : cI32(ob, loc, 0);
       int64_t j = slot / vw, k = slot % vw;
       if (!j)
         return cI32(ob, loc, k);
@@ -929,6 +954,8 @@ FailureOr<GroupKernels> buildRowKernel(gpu::GPUModuleOp m, GroupOp group,
     // be taken.
     Value vec = wholeRowPath || vectorRowPath
                     ? Value(arith::ConstantIntOp::create(rb, loc, 1, 1))
+                : scalarRowPath
+                    ? Value(arith::ConstantIntOp::create(rb, loc, 0, 1))
                     : vecFlag;
     // Plain GEPs: a thread past the end of the last row forms addresses
     // it never dereferences.
@@ -937,8 +964,10 @@ FailureOr<GroupKernels> buildRowKernel(gpu::GPUModuleOp m, GroupOp group,
     };
     // `tp` plus the slot's offset (a constant GEP unless narrow).
     auto slotPtr = [&](OpBuilder &pb, Value tp, Type et, unsigned slot) {
-      if (!narrowShift || slot < static_cast<unsigned>(vw))
+      if (!narrowShift || (!striped && slot < static_cast<unsigned>(vw)))
         return offsetPtr(pb, tp, et, slotOff[slot]);
+      if (striped && !slot)
+        return tp;
       return g.gep(pb, tp, et,
                    arith::ExtUIOp::create(pb, loc, pb.getI64Type(),
                                           slotOffset(pb, slot)));
@@ -1385,10 +1414,13 @@ FailureOr<GroupKernels> buildRowKernel(gpu::GPUModuleOp m, GroupOp group,
   if (tiling.vectorRows)
     fits = arith::AndIOp::create(b, loc, fits, vecFlag);
   // Narrow rows: need = ceil(cols / C) threads; R = 2^shift the smallest
-  // power of two >= need; the path when need <= bt / 2 and the
-  // rows are on the vector path (its chunks whole or outside the row, one
-  // compare each: half the code of a path with scalar loads too; other
-  // narrow rows take the block's register path). H200, 2^28 f32:
+  // power of two >= need and >= tiling.narrowRows (fuse-tile's narrow-rows,
+  // default 1); the path when need <= bt / 2, in two forms
+  // (kernels of their own once split): rows on the vector path (chunks
+  // whole or outside the row, one compare each) and rows off it (scalar
+  // loads and stores, a compare per slot; they took the block's register
+  // path before, one row of 77 columns a 256-thread block: softmax_rows
+  // 3486104 x 77 at 119 GiB/s on the H200). H200, 2^28 f32:
   // logsumexp_rows 512/1024/2048 columns 619/1215/2378 -> 4056/3826/3888
   // GiB/s, softmax_rows 836/1637/3124 -> 3791/3759/3787; 4096 unchanged.
   // Compile: logsumexp_rows 88 -> 124 ms, softmax_rows 134 -> 190.
@@ -1399,13 +1431,12 @@ FailureOr<GroupKernels> buildRowKernel(gpu::GPUModuleOp m, GroupOp group,
         b, loc, arith::AddIOp::create(b, loc, cols, cI64(b, loc, c - 1)),
         cI64(b, loc, c));
     shift = cI32(b, loc, llvm::Log2_64(bt));
-    for (int64_t p = bt / 2; p >= 1; p /= 2)
+    for (int64_t p = bt / 2; p >= tiling.narrowRows; p /= 2)
       shift = arith::SelectOp::create(
           b, loc, cmpI(b, loc, arith::CmpIPredicate::ule, need, cI64(b, loc, p)),
           cI32(b, loc, llvm::Log2_64(p)), shift);
     narrowFits =
         cmpI(b, loc, arith::CmpIPredicate::ule, need, cI64(b, loc, bt / 2));
-    narrowFits = arith::AndIOp::create(b, loc, narrowFits, vecFlag);
   }
   // The narrow rows' loop: block steps of bt / R rows (uniform over the
   // block, so the barriers are reached by every thread), the group's row
@@ -1468,9 +1499,18 @@ FailureOr<GroupKernels> buildRowKernel(gpu::GPUModuleOp m, GroupOp group,
     pathIf(
         ob, narrowFits, "narrow",
         [&](OpBuilder &ib) {
-          vectorRowPath = true;
-          narrowRowsLoop(ib);
-          vectorRowPath = false;
+          pathIf(
+              ib, vecFlag, "narrow_vec",
+              [&](OpBuilder &jb) {
+                vectorRowPath = true;
+                narrowRowsLoop(jb);
+                vectorRowPath = false;
+              },
+              [&](OpBuilder &jb) {
+                scalarRowPath = true;
+                narrowRowsLoop(jb);
+                scalarRowPath = false;
+              });
         },
         blockPaths);
   };

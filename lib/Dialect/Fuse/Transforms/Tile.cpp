@@ -65,6 +65,14 @@ struct FuseTilePass : fuse::impl::FuseTilePassBase<FuseTilePass> {
           << static_cast<int64_t>(longRowItems);
       return signalPassFailure();
     }
+    if (narrowRows < 0 || narrowRows > 32 ||
+        (narrowRows && !llvm::isPowerOf2_64(narrowRows))) {
+      getOperation()->emitError()
+          << "fuse-tile: narrow-rows must be 0 or a power of two up to 32, "
+             "not "
+          << static_cast<int64_t>(narrowRows);
+      return signalPassFailure();
+    }
     if (stagedThreads != 0 &&
         (stagedThreads < 32 || stagedThreads % 32 ||
          stagedThreads > maxThreadsPerBlock)) {
@@ -295,7 +303,7 @@ struct FuseTilePass : fuse::impl::FuseTilePassBase<FuseTilePass> {
     // block (absent when a static width needs more).
     if (kind == "row_reduce" && narrowRows && bt >= 64 &&
         !(staticCols && ceilDiv(*staticCols, items) > bt / 2))
-      attrs.append("narrow_rows", b.getI64IntegerAttr(1));
+      attrs.append("narrow_rows", b.getI64IntegerAttr(narrowRows));
     // Experiments, absent unless asked for. vector-rows not for
     // one-element vectors (nothing to save) or rows known to be off the
     // vector path (a static width not a multiple of the vector width).

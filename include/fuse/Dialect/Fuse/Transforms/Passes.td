@@ -214,12 +214,13 @@ def FuseTilePass : Pass<"fuse-tile"> {
            "(logsumexp, softmax) in one walk over the row with online "
            "rescaling, 0 in two walks (one more read of the row)">,
     Option<"narrowRows", "narrow-rows", "int64_t", /*default=*/"1",
-           "Row-reduce groups: 1 gives a row that needs at most half the "
-           "block's threads (cols <= block-threads / 2 * items-per-thread) "
-           "and is on the vector path (16-byte aligned, cols a multiple of "
-           "the vector width) a group of 32 or more threads, several rows "
-           "per block (warp reductions only for rows of up to 32 threads' "
-           "elements); 0 keeps one row per block">,
+           "Row-reduce groups: N > 0 gives a row that needs at most half "
+           "the block's threads (need = ceil(cols / items-per-thread) <= "
+           "block-threads / 2) a group of R threads, the power of two >= "
+           "need and >= N, several rows per block (warp reductions only "
+           "for groups of up to 32 threads; rows on the vector path and "
+           "rows off it in kernels of their own); N is a power of two up "
+           "to 32; 0 keeps one row per block">,
     Option<"stagedRows", "staged-rows", "int64_t", /*default=*/"232448",
            "Row-reduce groups with row-wide results (softmax), rows longer "
            "than the register path holds: rows whose operands take at most "

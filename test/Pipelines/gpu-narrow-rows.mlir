@@ -9,6 +9,7 @@
 // RUN: FileCheck %s --check-prefix=NOATTR < %t.off.mlir
 // RUN: fuse-opt %t.off.mlir --convert-fuse-to-gpu | FileCheck %s --check-prefix=OFF
 // RUN: fuse-opt %s --fuse-tile | FileCheck %s --check-prefix=STATIC
+// RUN: fuse-opt %fuse_src_root/examples/softmax_rows.mlir --fuse-fusion --fuse-tile | fuse-opt --convert-fuse-to-gpu --canonicalize | FileCheck %s --check-prefix=SOFTMAX
 // RUN: fuse-opt %fuse_src_root/examples/logsumexp_rows.mlir --fuse-fusion --fuse-tile=narrow-rows=4 -o %t.min4.mlir
 // RUN: FileCheck %s --check-prefix=MIN4ATTR < %t.min4.mlir
 // RUN: fuse-opt %t.min4.mlir --convert-fuse-to-gpu --canonicalize | FileCheck %s --check-prefix=MIN4
@@ -144,6 +145,30 @@
 // MIN4: arith.select %{{.*}}, %c2_i32, %{{.*}} : i32
 // MIN4-NOT: %c1_i32, %{{.*}} : i32
 // MIN4: scf.while
+
+// Rank-2 results (softmax): groups of 2 threads only for rows of at most
+// 16 f32 (two 16-byte vectors a thread), of 1 for at most 8; in the
+// host's rows per block and the kernel's shift alike.
+// SOFTMAX-LABEL: func.func @softmax_rows(
+// SOFTMAX: %[[NEED:.*]] = arith.ceildivsi %arg2, %c16_i64
+// SOFTMAX: %[[N2:.*]] = arith.cmpi sle, %[[NEED]], %c2_i64
+// SOFTMAX-NEXT: %[[C2:.*]] = arith.cmpi sle, %arg2, %c16_i64
+// SOFTMAX-NEXT: %[[F2:.*]] = arith.andi %[[N2]], %[[C2]]
+// SOFTMAX-NEXT: arith.select %[[F2]], %c128_i64
+// SOFTMAX: %[[N1:.*]] = arith.cmpi sle, %[[NEED]], %c1_i64
+// SOFTMAX-NEXT: %[[C1:.*]] = arith.cmpi sle, %arg2, %c8_i64
+// SOFTMAX-NEXT: %[[F1:.*]] = arith.andi %[[N1]], %[[C1]]
+// SOFTMAX-NEXT: arith.select %[[F1]], %c256_i64
+// SOFTMAX-LABEL: gpu.func @softmax_rows_g0_rows_narrow(
+// SOFTMAX: arith.cmpi ule, %{{.*}}, %c2_i64
+// SOFTMAX-NEXT: arith.cmpi ule, %{{.*}}, %c16_i64
+// SOFTMAX-NEXT: arith.andi
+// SOFTMAX-NEXT: arith.select %{{.*}}, %c1_i32
+// SOFTMAX: arith.cmpi ule, %{{.*}}, %c1_i64
+// SOFTMAX-NEXT: arith.cmpi ule, %{{.*}}, %c8_i64
+// SOFTMAX-NEXT: arith.andi
+// SOFTMAX-NEXT: arith.select %{{.*}}, %c0_i32
+// SOFTMAX: scf.while
 
 // OFF-LABEL: func.func @logsumexp_rows(
 // OFF-NOT: arith.ceildivsi %arg2

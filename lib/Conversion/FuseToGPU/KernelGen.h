@@ -371,6 +371,10 @@ struct GroupKernels {
   /// groups of R = bit_ceil(need) threads, blockThreads / R rows per
   /// block; the host sizes the grid by that. 0: no narrow path.
   int64_t narrowRowItems = 0;
+  /// Narrow rows: groups of R < 4 threads only for rows of at most
+  /// narrowSmallCols * R columns (0: no such bound; groups with rank-2
+  /// results, two vectors a thread).
+  int64_t narrowSmallCols = 0;
   /// RowReduce split by path (all take the same parameters): `kernel`
   /// the register path (cols <= rowCapacity, on the vector path when
   /// tiling.vectorRows), `narrowKernel` the narrow rows on the vector path

@@ -659,6 +659,18 @@ FailureOr<GroupKernels> buildRowKernel(gpu::GPUModuleOp m, GroupOp group,
   const bool narrowPath = tiling.narrowRows && bt >= 64 && !stagedOnly;
   if (narrowPath)
     gk.narrowRowItems = chunksPerThread * vw;
+  // With rank-2 results (softmax), groups of fewer than 4 threads (less
+  // than 64 bytes of a row a vector instruction) only for rows of at most
+  // two chunks a thread: H200, softmax_rows 2^28 f32 at 16 columns 2545
+  // GiB/s in groups of 1 (four 16-byte stores a thread, each instruction
+  // writing half of every sector it touches), 3514 in groups of 2, 2168 in
+  // groups of 4 (one chunk a thread); at 32 columns 3110 in groups of 2,
+  // 3518 in groups of 4. Rank-1 results keep the smallest groups
+  // (logsumexp_rows at 16 columns in groups of 1: 3871, of 4: 1231).
+  if (narrowPath && llvm::any_of(group.getResults(), [](Value v) {
+        return tensorTy(v).getRank() == 2;
+      }))
+    gk.narrowSmallCols = 2 * vw;
 
   // Shared-memory exchange buffers. The stages run one after the other and
   // blockAllReduce's leading barrier protects a buffer from its previous
@@ -1431,10 +1443,17 @@ FailureOr<GroupKernels> buildRowKernel(gpu::GPUModuleOp m, GroupOp group,
         b, loc, arith::AddIOp::create(b, loc, cols, cI64(b, loc, c - 1)),
         cI64(b, loc, c));
     shift = cI32(b, loc, llvm::Log2_64(bt));
-    for (int64_t p = bt / 2; p >= tiling.narrowRows; p /= 2)
-      shift = arith::SelectOp::create(
-          b, loc, cmpI(b, loc, arith::CmpIPredicate::ule, need, cI64(b, loc, p)),
-          cI32(b, loc, llvm::Log2_64(p)), shift);
+    for (int64_t p = bt / 2; p >= tiling.narrowRows; p /= 2) {
+      Value fitsP =
+          cmpI(b, loc, arith::CmpIPredicate::ule, need, cI64(b, loc, p));
+      if (p < 4 && gk.narrowSmallCols)
+        fitsP = arith::AndIOp::create(
+            b, loc, fitsP,
+            cmpI(b, loc, arith::CmpIPredicate::ule, cols,
+                 cI64(b, loc, gk.narrowSmallCols * p)));
+      shift = arith::SelectOp::create(b, loc, fitsP,
+                                      cI32(b, loc, llvm::Log2_64(p)), shift);
+    }
     narrowFits =
         cmpI(b, loc, arith::CmpIPredicate::ule, need, cI64(b, loc, bt / 2));
   }

@@ -368,8 +368,9 @@ struct GroupKernels {
   int64_t lineDim = 0;
   /// RowReduce with a narrow-rows path: elements one thread holds (C).
   /// Rows of need = ceil(cols / C) <= blockThreads / 2 threads run in
-  /// groups of R = bit_ceil(need) threads, blockThreads / R rows per
-  /// block; the host sizes the grid by that. 0: no narrow path.
+  /// groups of R = max(tiling.narrowRows, bit_ceil(need)) threads (and
+  /// narrowSmallCols below), blockThreads / R rows per block; the host
+  /// sizes the grid by that. 0: no narrow path.
   int64_t narrowRowItems = 0;
   /// Narrow rows: groups of R < 4 threads only for rows of at most
   /// narrowSmallCols * R columns (0: no such bound; groups with rank-2

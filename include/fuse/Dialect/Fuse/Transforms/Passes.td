@@ -219,8 +219,10 @@ def FuseTilePass : Pass<"fuse-tile"> {
            "block-threads / 2) a group of R threads, the power of two >= "
            "need and >= N, several rows per block (warp reductions only "
            "for groups of up to 32 threads; rows on the vector path and "
-           "rows off it in kernels of their own); N is a power of two up "
-           "to 32; 0 keeps one row per block">,
+           "rows off it in kernels of their own; with row-wide results, "
+           "groups under 4 threads only for rows of up to two vectors a "
+           "thread); N is a power of two up to 32; 0 keeps one row per "
+           "block">,
     Option<"stagedRows", "staged-rows", "int64_t", /*default=*/"232448",
            "Row-reduce groups with row-wide results (softmax), rows longer "
            "than the register path holds: rows whose operands take at most "

@@ -1151,19 +1151,12 @@ LogicalResult EntryConverter::convert(func::FuncOp fn,
         if (int64_t c = gk.narrowRowItems) {
           int64_t bt = gk.tiling.blockThreads;
           Value need = h.ceilDiv(cols, h.c64(c));
-          // The kernel's choice of R (RowReduce.cpp): the smallest p with
-          // need <= p, and for p < 4 with narrowSmallCols, cols <=
-          // narrowSmallCols * p.
-          for (int64_t p = bt / 2; p >= gk.tiling.narrowRows; p /= 2) {
-            Value fitsP = arith::CmpIOp::create(
-                h.b, loc, arith::CmpIPredicate::sle, need, h.c64(p));
-            if (p < 4 && gk.narrowSmallCols)
-              fitsP = h.andI(fitsP, arith::CmpIOp::create(
-                                        h.b, loc, arith::CmpIPredicate::sle,
-                                        cols, h.c64(gk.narrowSmallCols * p)));
-            perBlock = arith::SelectOp::create(h.b, loc, fitsP,
-                                               h.c64(bt / p), perBlock);
-          }
+          // The kernel's choice of R (selectNarrowGroup, as RowReduce.cpp
+          // builds it), as rows per block bt / R.
+          perBlock = selectNarrowGroup(
+              h.b, loc, arith::CmpIPredicate::sle, cols, need, bt,
+              gk.tiling.narrowRows, gk.narrowSmallCols,
+              [&](int64_t p) { return h.c64(bt / p); }, perBlock);
           // On the vector path or off it (scalar loads).
           narrow = arith::CmpIOp::create(h.b, loc, arith::CmpIPredicate::sle,
                                          need, h.c64(bt / 2));

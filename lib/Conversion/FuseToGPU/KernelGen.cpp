@@ -79,6 +79,23 @@ SmallVector<Value> warpFold(OpBuilder &b, Location loc,
   return accs;
 }
 
+Value selectNarrowGroup(OpBuilder &b, Location loc, arith::CmpIPredicate le,
+                        Value cols, Value need, int64_t blockThreads,
+                        int64_t minThreads, int64_t smallCols,
+                        function_ref<Value(int64_t p)> valueOf,
+                        Value otherwise) {
+  Value chosen = otherwise;
+  for (int64_t p = blockThreads / 2; p >= minThreads; p /= 2) {
+    Value fits = cmpI(b, loc, le, need, cI64(b, loc, p));
+    if (p < 4 && smallCols)
+      fits = arith::AndIOp::create(b, loc, fits,
+                                   cmpI(b, loc, le, cols,
+                                        cI64(b, loc, smallCols * p)));
+    chosen = arith::SelectOp::create(b, loc, fits, valueOf(p), chosen);
+  }
+  return chosen;
+}
+
 void publishWarpValues(OpBuilder &b, Location loc, ValueRange values,
                        ValueRange smem, Value lane, Value warp) {
   gpu::BarrierOp::create(b, loc);

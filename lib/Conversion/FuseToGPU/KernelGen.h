@@ -62,6 +62,19 @@ using CombineFn =
 SmallVector<Value> warpFold(OpBuilder &b, Location loc,
                             SmallVector<Value> accs, CombineFn combine);
 
+/// Narrow rows (RowReduce): the group size R that the kernel and the host
+/// both choose from `cols` and need = ceil(cols / C): the smallest power of
+/// two p from `minThreads` up to blockThreads / 2 with need <= p and, for
+/// p < 4 when `smallCols` is set, cols <= smallCols * p. Builds the chain
+/// of selects over `valueOf(p)` (larger p first), `otherwise` when no p
+/// fits; `le` is the comparison (the kernel's unsigned, the host's signed:
+/// both operands are sizes).
+Value selectNarrowGroup(OpBuilder &b, Location loc, arith::CmpIPredicate le,
+                        Value cols, Value need, int64_t blockThreads,
+                        int64_t minThreads, int64_t smallCols,
+                        function_ref<Value(int64_t p)> valueOf,
+                        Value otherwise);
+
 /// Lane 0 of each warp stores `values` to `smem[warp]` (one buffer per
 /// value; `warp` an index or unsigned integer), between a leading barrier
 /// that protects a previous use of `smem` and one that publishes the

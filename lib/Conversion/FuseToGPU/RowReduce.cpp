@@ -667,9 +667,10 @@ FailureOr<GroupKernels> buildRowKernel(gpu::GPUModuleOp m, GroupOp group,
   // groups of 4 (one chunk a thread); at 32 columns 3110 in groups of 2,
   // 3518 in groups of 4. Rank-1 results keep the smallest groups
   // (logsumexp_rows at 16 columns in groups of 1: 3871, of 4: 1231).
-  if (narrowPath && llvm::any_of(group.getResults(), [](Value v) {
-        return tensorTy(v).getRank() == 2;
-      }))
+  const bool rank2Out = llvm::any_of(group.getResults(), [](Value v) {
+    return tensorTy(v).getRank() == 2;
+  });
+  if (narrowPath && rank2Out)
     gk.narrowSmallCols = 2 * vw;
 
   // Shared-memory exchange buffers. The stages run one after the other and
@@ -728,9 +729,6 @@ FailureOr<GroupKernels> buildRowKernel(gpu::GPUModuleOp m, GroupOp group,
         held += chunksPerThread * vw * w;
         words = std::max(words, w);
       }
-    bool rank2Out = llvm::any_of(group.getResults(), [](Value v) {
-      return tensorTy(v).getRank() == 2;
-    });
     int64_t regs = held + 16 * words + (rank2Out ? 8 * words : 0);
     int64_t perWarp = llvm::alignTo(regs * 32, 256);
     int64_t blocks = std::min<int64_t>(
@@ -1442,18 +1440,11 @@ FailureOr<GroupKernels> buildRowKernel(gpu::GPUModuleOp m, GroupOp group,
     Value need = arith::DivUIOp::create(
         b, loc, arith::AddIOp::create(b, loc, cols, cI64(b, loc, c - 1)),
         cI64(b, loc, c));
-    shift = cI32(b, loc, llvm::Log2_64(bt));
-    for (int64_t p = bt / 2; p >= tiling.narrowRows; p /= 2) {
-      Value fitsP =
-          cmpI(b, loc, arith::CmpIPredicate::ule, need, cI64(b, loc, p));
-      if (p < 4 && gk.narrowSmallCols)
-        fitsP = arith::AndIOp::create(
-            b, loc, fitsP,
-            cmpI(b, loc, arith::CmpIPredicate::ule, cols,
-                 cI64(b, loc, gk.narrowSmallCols * p)));
-      shift = arith::SelectOp::create(b, loc, fitsP,
-                                      cI32(b, loc, llvm::Log2_64(p)), shift);
-    }
+    shift = selectNarrowGroup(
+        b, loc, arith::CmpIPredicate::ule, cols, need, bt, tiling.narrowRows,
+        gk.narrowSmallCols,
+        [&](int64_t p) { return cI32(b, loc, llvm::Log2_64(p)); },
+        cI32(b, loc, llvm::Log2_64(bt)));
     narrowFits =
         cmpI(b, loc, arith::CmpIPredicate::ule, need, cI64(b, loc, bt / 2));
   }

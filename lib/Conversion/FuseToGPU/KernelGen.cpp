@@ -67,14 +67,20 @@ Value shuffleValue(OpBuilder &b, Location loc, Value v, Value arg,
   return isa<FloatType>(t) ? arith::BitcastOp::create(b, loc, t, r) : r;
 }
 
-SmallVector<Value> warpFold(OpBuilder &b, Location loc,
-                            SmallVector<Value> accs, CombineFn combine) {
+SmallVector<Value> warpFold(
+    OpBuilder &b, Location loc, SmallVector<Value> accs, CombineFn combine,
+    function_ref<Value(OpBuilder &, int64_t offset)> keepStep) {
   for (int64_t off = 16; off >= 1; off /= 2) {
     SmallVector<Value> other;
     for (Value a : accs)
       other.push_back(
           shuffleValue(b, loc, a, cI32(b, loc, off), gpu::ShuffleMode::XOR));
-    accs = combine(b, accs, other);
+    if (!keepStep) {
+      accs = combine(b, accs, other);
+      continue;
+    }
+    Value keep = keepStep(b, off);
+    accs = selAll(b, loc, keep, combine(b, accs, other), accs);
   }
   return accs;
 }

@@ -57,10 +57,13 @@ Value opaqueCopy(OpBuilder &b, Location loc, Value v);
 using CombineFn =
     function_ref<SmallVector<Value>(OpBuilder &, ValueRange a, ValueRange x)>;
 
-/// Warp-wide fold of `accs` with xor butterflies: every lane ends with the
-/// combination of the 32 lanes' values (one fixed tree).
-SmallVector<Value> warpFold(OpBuilder &b, Location loc,
-                            SmallVector<Value> accs, CombineFn combine);
+/// Warp-wide fold of `accs` with xor butterflies of offsets 16 down to 1:
+/// every lane ends with the combination of the 32 lanes' values (one fixed
+/// tree). With `keepStep`, a step's combination is kept only where
+/// keepStep(offset) (an i1) holds, else the lane's value stays.
+SmallVector<Value> warpFold(
+    OpBuilder &b, Location loc, SmallVector<Value> accs, CombineFn combine,
+    function_ref<Value(OpBuilder &, int64_t offset)> keepStep = {});
 
 /// Narrow rows (RowReduce): the group size R that the kernel and the host
 /// both choose from `cols` and need = ceil(cols / C): the smallest power of

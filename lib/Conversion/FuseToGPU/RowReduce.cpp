@@ -193,16 +193,16 @@ SmallVector<Value> groupAllReduce(Gen &g, OpBuilder &b, ReduceOp r,
                                   SmallVector<Value> acc, ValueRange smem,
                                   Value shift) {
   Location loc = g.loc;
-  for (int64_t off = 16; off >= 1; off /= 2) {
-    SmallVector<Value> other;
-    for (Value a : acc)
-      other.push_back(
-          shuffleValue(b, loc, a, cI32(b, loc, off), gpu::ShuffleMode::XOR));
-    // off < R, i.e. log2(off) < shift.
-    Value inGroup = cmpI(b, loc, arith::CmpIPredicate::ugt, shift,
-                         cI32(b, loc, llvm::Log2_64(off)));
-    acc = selAll(b, loc, inGroup, g.combine(b, r, acc, other), acc);
-  }
+  acc = warpFold(
+      b, loc, std::move(acc),
+      [&](OpBuilder &cb, ValueRange a, ValueRange x) {
+        return g.combine(cb, r, a, x);
+      },
+      // off < R, i.e. log2(off) < shift.
+      [&](OpBuilder &kb, int64_t off) {
+        return cmpI(kb, loc, arith::CmpIPredicate::ugt, shift,
+                    cI32(kb, loc, llvm::Log2_64(off)));
+      });
   const int64_t warps = g.tiling.blockThreads / 32;
   if (warps < 2)
     return acc;

@@ -38,6 +38,8 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
+#include "llvm/ADT/ScopeExit.h"
+
 #include "llvm/ADT/bit.h"
 
 using namespace mlir;
@@ -960,6 +962,19 @@ FailureOr<GroupKernels> buildRowKernel(gpu::GPUModuleOp m, GroupOp group,
       return cmpI(vb, loc, arith::CmpIPredicate::slt, slotOffset(vb, slot),
                   rem);
     };
+    // Narrow rows: whether any thread of a group holds a column of chunk
+    // `s0 / vw` (slots s0 .. s0 + vw - 1), i.e. the chunk's first column
+    // for the group's thread 0 is inside the row. Uniform (cols and R), so
+    // chunks past the row (a row needs ceil(cols / R) of the thread's
+    // slots: more than half, but often not all) are skipped by a branch
+    // instead of computed and discarded slot by slot: the narrow kernels
+    // issue every instruction of every slot otherwise (logsumexp_rows at
+    // 129 columns computed 16 slots for 9 columns a thread).
+    auto chunkNeeded = [&](OpBuilder &cb, unsigned s0) -> Value {
+      return cmpI(cb, loc, arith::CmpIPredicate::slt, slotOffset(cb, s0),
+                  cols32);
+    };
+    auto skippable = [&](int64_t j) { return narrowShift && j > 0; };
     // On the whole-row and vector-row paths the vector path is known to
     // be taken.
     Value vec = wholeRowPath || vectorRowPath
@@ -1006,12 +1021,11 @@ FailureOr<GroupKernels> buildRowKernel(gpu::GPUModuleOp m, GroupOp group,
       };
       for (int64_t j = 0; j < chunksPerThread; ++j) {
         unsigned s0 = j * vw;
-        if (vw == 1) {
-          slots.push_back(scalarLoad(rb, s0));
-          continue;
-        }
-        Value v = ifValue(
-            rb, loc, vec, vt,
+        auto loadChunk = [&](OpBuilder &cb) -> Value {
+          if (vw == 1)
+            return scalarLoad(cb, s0);
+          return ifValue(
+            cb, loc, vec, vt,
             [&](OpBuilder &ib) {
               // cols % vw == 0: the chunk is whole or outside.
               return ifValue(
@@ -1030,6 +1044,16 @@ FailureOr<GroupKernels> buildRowKernel(gpu::GPUModuleOp m, GroupOp group,
                     ib, loc, acc, scalarLoad(ib, s0 + k), cI32(ib, loc, k));
               return acc;
             });
+        };
+        Type ct = vw == 1 ? et : Type(vt);
+        Value v = skippable(j)
+                      ? ifValue(rb, loc, chunkNeeded(rb, s0), ct, loadChunk,
+                                [&](OpBuilder &zb) { return zeroOf(zb, ct); })
+                      : loadChunk(rb);
+        if (vw == 1) {
+          slots.push_back(v);
+          continue;
+        }
         for (int64_t k = 0; k < vw; ++k)
           slots.push_back(
               LLVM::ExtractElementOp::create(rb, loc, v, cI32(rb, loc, k)));
@@ -1060,12 +1084,54 @@ FailureOr<GroupKernels> buildRowKernel(gpu::GPUModuleOp m, GroupOp group,
         }
         return acc;
       }
-      for (auto [slot, ci] : llvm::enumerate(colIdx)) {
+      // Folds slot `slot` into `a`; returns the slot's inputs.
+      auto foldSlot = [&](OpBuilder &fb, unsigned slot,
+                          SmallVector<Value> &a) {
         SmallVector<Value> xs;
         for (Value in : r.getInputs())
-          xs.push_back(g.element(sb, in, {g.rowIdx, ci}));
-        SmallVector<Value> nw = g.combine(sb, r, acc, xs);
-        acc = selAll(sb, loc, validAt(sb, slot), nw, acc);
+          xs.push_back(g.element(fb, in, {g.rowIdx, colIdx[slot]}));
+        SmallVector<Value> nw = g.combine(fb, r, a, xs);
+        a = selAll(fb, loc, validAt(fb, slot), nw, a);
+        return xs;
+      };
+      for (int64_t j = 0; j < chunksPerThread; ++j) {
+        unsigned s0 = j * vw;
+        if (!skippable(j)) {
+          for (int64_t k = 0; k < vw; ++k)
+            foldSlot(sb, s0 + k, acc);
+          continue;
+        }
+        // The chunk under its branch; the inputs computed there (e.g.
+        // softmax's exp(x - max), which the stores use again) leave it as
+        // results.
+        SmallVector<Type> types(ValueRange(acc).getTypes());
+        for (int64_t k = 0; k < vw; ++k)
+          for (Value in : r.getInputs())
+            types.push_back(tensorTy(in).getElementType());
+        auto ifOp = scf::IfOp::create(sb, loc, types, chunkNeeded(sb, s0),
+                                      /*withElse=*/true);
+        OpBuilder tb = ifOp.getThenBodyBuilder();
+        SmallVector<Value> a = acc, inner;
+        for (int64_t k = 0; k < vw; ++k)
+          inner.append(foldSlot(tb, s0 + k, a));
+        SmallVector<Value> yielded = a;
+        yielded.append(inner);
+        scf::YieldOp::create(tb, loc, yielded);
+        OpBuilder eb = ifOp.getElseBodyBuilder();
+        SmallVector<Value> none = acc;
+        for (Type t : ArrayRef<Type>(types).drop_front(acc.size()))
+          none.push_back(zeroOf(eb, t));
+        scf::YieldOp::create(eb, loc, none);
+        g.em->forgetInside(ifOp);
+        acc.assign(ifOp.getResults().begin(),
+                   ifOp.getResults().begin() + acc.size());
+        unsigned ri = acc.size(), ii = 0;
+        for (int64_t k = 0; k < vw; ++k)
+          for (Value in : r.getInputs()) {
+            Value x = inner[ii++], res = ifOp.getResult(ri++);
+            if (ifOp->isAncestor(x.getParentBlock()->getParentOp()))
+              g.em->remember(in, {g.rowIdx, colIdx[s0 + k]}, res);
+          }
       }
       return acc;
     });
@@ -1081,6 +1147,20 @@ FailureOr<GroupKernels> buildRowKernel(gpu::GPUModuleOp m, GroupOp group,
       Value tp = threadPtr(rb, out, et);
       for (int64_t j = 0; j < chunksPerThread; ++j) {
         unsigned s0 = j * vw;
+        scf::IfOp chunkIf;
+        OpBuilder outer = rb;
+        if (skippable(j)) {
+          chunkIf = scf::IfOp::create(outer, loc, TypeRange{},
+                                      chunkNeeded(outer, s0),
+                                      /*withElse=*/false);
+          rb.setInsertionPoint(chunkIf.thenBlock()->getTerminator());
+        }
+        llvm::scope_exit closeChunk([&] {
+          if (chunkIf) {
+            rb.setInsertionPointAfter(chunkIf);
+            g.em->forgetInside(chunkIf);
+          }
+        });
         SmallVector<Value> lanes;
         for (int64_t k = 0; k < vw; ++k)
           lanes.push_back(g.element(rb, y, {g.rowIdx, colIdx[s0 + k]}));

@@ -279,7 +279,27 @@ SmallVector<void *, 4> keyOf(ValueRange indices) {
     key.push_back(i.getAsOpaquePointer());
   return key;
 }
+
 } // namespace
+
+void ElementEmitter::forgetInside(Operation *op) {
+  auto inside = [&](Value v) {
+    Operation *parent = v.getParentBlock() ? v.getParentBlock()->getParentOp()
+                                           : nullptr;
+    return parent && op->isAncestor(parent);
+  };
+  for (auto it = cache.begin(); it != cache.end();)
+    it = inside(it->second) ? cache.erase(it) : std::next(it);
+  IRMapping kept;
+  for (auto [from, to] : scalars.getValueMap())
+    if (!inside(to))
+      kept.map(from, to);
+  scalars = kept;
+}
+
+void ElementEmitter::remember(Value tensor, ValueRange indices, Value value) {
+  cache[{tensor.getAsOpaquePointer(), keyOf(indices)}] = value;
+}
 
 // emit() walks the DAG of elementwise values in post-order with an explicit
 // stack (one frame per pending element), so a chain of 10^4 fused maps

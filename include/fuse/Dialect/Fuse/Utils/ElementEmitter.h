@@ -123,6 +123,16 @@ public:
   /// Forgets every emitted scalar (see the file comment).
   void clearCache();
 
+  /// Forgets only the memoised values (elements and cloned scalars)
+  /// defined inside `op`'s regions: for code emitted into a region that
+  /// does not dominate what follows (an scf.if the caller closes), while
+  /// what was emitted before it stays usable.
+  void forgetInside(Operation *op);
+
+  /// Memoises `value` as the element of `tensor` at `indices` (e.g. the
+  /// result that carries an element out of the region it was emitted in).
+  void remember(Value tensor, ValueRange indices, Value value);
+
   /// Inlines a single-block region ending in fuse.yield (a map body, a
   /// filter predicate) at the builder with its arguments mapped to `args`;
   /// values it captures from the group body are resolved with emitScalar.

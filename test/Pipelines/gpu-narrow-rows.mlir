@@ -5,6 +5,7 @@
 // RUN: fuse-opt %fuse_src_root/examples/logsumexp_rows.mlir --fuse-fusion --fuse-tile -o %t.mlir
 // RUN: FileCheck %s --check-prefix=ATTR < %t.mlir
 // RUN: fuse-opt %t.mlir --convert-fuse-to-gpu --canonicalize | FileCheck %s
+// RUN: fuse-opt %t.mlir --convert-fuse-to-gpu --canonicalize | FileCheck %s --check-prefix=SKIP
 // RUN: fuse-opt %fuse_src_root/examples/logsumexp_rows.mlir --fuse-fusion --fuse-tile=narrow-rows=0 -o %t.off.mlir
 // RUN: FileCheck %s --check-prefix=NOATTR < %t.off.mlir
 // RUN: fuse-opt %t.off.mlir --convert-fuse-to-gpu | FileCheck %s --check-prefix=OFF
@@ -158,7 +159,10 @@
 // SOFTMAX: %[[N1:.*]] = arith.cmpi sle, %[[NEED]], %c1_i64
 // SOFTMAX-NEXT: %[[C1:.*]] = arith.cmpi sle, %arg2, %c8_i64
 // SOFTMAX-NEXT: %[[F1:.*]] = arith.andi %[[N1]], %[[C1]]
-// SOFTMAX-NEXT: arith.select %[[F1]], %c256_i64
+// SOFTMAX-NEXT: %[[PV:.*]] = arith.select %[[F1]], %c256_i64
+// SOFTMAX: arith.cmpi sle, %[[NEED]], %c8_i64
+// SOFTMAX-NEXT: %[[PS:.*]] = arith.select %{{.*}}, %c32_i64, %{{.*}} : i64
+// SOFTMAX-NEXT: arith.select %{{.*}}, %[[PV]], %[[PS]] : i64
 // SOFTMAX-LABEL: gpu.func @softmax_rows_g0_rows_narrow(
 // SOFTMAX: arith.cmpi ule, %{{.*}}, %c2_i64
 // SOFTMAX-NEXT: arith.cmpi ule, %{{.*}}, %c16_i64
@@ -169,6 +173,52 @@
 // SOFTMAX-NEXT: arith.andi
 // SOFTMAX-NEXT: arith.select %{{.*}}, %c0_i32
 // SOFTMAX: scf.while
+
+// Off the vector path, rank-2 results take groups of at least 8 threads
+// (32 bytes of f32 a store instruction): the host's second chain (above)
+// stops at 32 rows per block and the vector flag picks between the two;
+// the scalar kernel's shift stops at 3.
+// SOFTMAX-LABEL: gpu.func @softmax_rows_g0_rows_narrow_scalar(
+// SOFTMAX: arith.cmpi ule, %{{.*}}, %c8_i64
+// SOFTMAX-NEXT: %[[SS:.*]] = arith.select %{{.*}}, %c3_i32, %{{.*}} : i32
+// SOFTMAX-NEXT: arith.extui %[[SS]]
+// SOFTMAX: scf.while
+
+// Chunks past the row are skipped, not computed and discarded: a row
+// needs ceil(cols / R) of a thread's slots, and chunk j >= 1 of the narrow
+// kernels (its loads, its stage elements, its stores) sits under a
+// uniform branch on its first column j * R * 4 < cols.
+// SKIP-LABEL: gpu.func @logsumexp_rows_g0_rows_narrow(
+// SKIP: %[[C32:.*]] = arith.trunci %arg5 : i64 to i32
+// SKIP: %[[ST:.*]] = arith.shli %c4_i32, %{{.*}} : i32
+// SKIP: %[[N1:.*]] = arith.cmpi slt, %[[ST]], %[[C32]] : i32
+// SKIP-NEXT: scf.if %[[N1]] -> (vector<4xf32>) {
+// SKIP: llvm.load %{{.*}} -> vector<4xf32>
+// SKIP: %[[J2:.*]] = arith.muli %[[ST]], %c2_i32
+// SKIP-NEXT: arith.cmpi slt, %[[J2]], %[[C32]] : i32
+// SKIP: %[[J3:.*]] = arith.muli %[[ST]], %c3_i32
+// SKIP-NEXT: arith.cmpi slt, %[[J3]], %[[C32]] : i32
+// The sum of exp(x - max): chunk 0's four exps, then each later chunk's
+// under its branch.
+// SKIP: math.exp
+// SKIP: math.exp
+// SKIP: math.exp
+// SKIP: math.exp
+// SKIP: %[[E1:.*]] = arith.cmpi slt, %{{.*}}, %[[C32]] : i32
+// SKIP-NEXT: scf.if %[[E1]] -> (f32) {
+// SKIP-NEXT: arith.subf
+// SKIP-NEXT: math.exp
+// SKIP-LABEL: gpu.func @logsumexp_rows_g0_rows_narrow_scalar(
+// SKIP: scf.while
+// SKIP: scf.if %{{.*}} -> (vector<4xf32>) {
+// SKIP-NEXT: arith.muli
+// SKIP-NEXT: arith.cmpi slt
+// SKIP-NEXT: scf.if %{{.*}} -> (f32) {
+// SKIP: llvm.load %{{.*}} -> f32
+// SKIP: llvm.load %{{.*}} -> f32
+// SKIP: llvm.load %{{.*}} -> f32
+// SKIP: llvm.load %{{.*}} -> f32
+// SKIP: gpu.return
 
 // OFF-LABEL: func.func @logsumexp_rows(
 // OFF-NOT: arith.ceildivsi %arg2

@@ -1153,10 +1153,18 @@ LogicalResult EntryConverter::convert(func::FuncOp fn,
           Value need = h.ceilDiv(cols, h.c64(c));
           // The kernel's choice of R (selectNarrowGroup, as RowReduce.cpp
           // builds it), as rows per block bt / R.
-          perBlock = selectNarrowGroup(
-              h.b, loc, arith::CmpIPredicate::sle, cols, need, bt,
-              gk.tiling.narrowRows, gk.narrowSmallCols,
-              [&](int64_t p) { return h.c64(bt / p); }, perBlock);
+          auto rowsPerBlock = [&](int64_t minThreads) {
+            return selectNarrowGroup(
+                h.b, loc, arith::CmpIPredicate::sle, cols, need, bt,
+                minThreads, gk.narrowSmallCols,
+                [&](int64_t p) { return h.c64(bt / p); }, perBlock);
+          };
+          perBlock = rowsPerBlock(gk.tiling.narrowRows);
+          // The scalar kernel's own smallest group (rank-2 results).
+          if (gk.narrowScalarMinThreads > gk.tiling.narrowRows)
+            perBlock = arith::SelectOp::create(
+                h.b, loc, vec, perBlock,
+                rowsPerBlock(gk.narrowScalarMinThreads));
           // On the vector path or off it (scalar loads).
           narrow = arith::CmpIOp::create(h.b, loc, arith::CmpIPredicate::sle,
                                          need, h.c64(bt / 2));

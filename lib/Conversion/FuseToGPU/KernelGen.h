@@ -392,6 +392,10 @@ struct GroupKernels {
   /// narrowSmallCols * R columns (0: no such bound; groups with rank-2
   /// results, two vectors a thread).
   int64_t narrowSmallCols = 0;
+  /// Narrow rows off the vector path (the scalar kernel): the smallest
+  /// group, when larger than tiling.narrowRows (0: that one); set for
+  /// groups with rank-2 results (32 bytes of a row a store instruction).
+  int64_t narrowScalarMinThreads = 0;
   /// RowReduce split by path (all take the same parameters): `kernel`
   /// the register path (cols <= rowCapacity, on the vector path when
   /// tiling.vectorRows), `narrowKernel` the narrow rows on the vector path

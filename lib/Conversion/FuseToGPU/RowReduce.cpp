@@ -674,6 +674,25 @@ FailureOr<GroupKernels> buildRowKernel(gpu::GPUModuleOp m, GroupOp group,
   });
   if (narrowPath && rank2Out)
     gk.narrowSmallCols = 2 * vw;
+  // Off the vector path (scalar, striped), rank-2 results take groups of
+  // at least 32 bytes of elements, so that a store instruction writes whole
+  // 32-byte sectors of a row rather than halves: H200, softmax_rows
+  // 8134407 x 33 f32 1511 GiB/s in groups of 4, 1996 in groups of 8, 1355
+  // in groups of 16; at 77 and 129 columns the smallest group (8, 16) stays
+  // best. logsumexp_rows (no rank-2 stores) at 33 columns: 1917 in groups
+  // of 4, 1279 in groups of 8. Cost: with R >= 8 known, the butterflies'
+  // keep tests of offsets 1-4 fold away and the kernel schedules
+  // differently: 2080892 x 129 (groups of 16 either way) 2830 -> 2625
+  // GiB/s (three runs); a run-time max(R, 8) folds the same way in LLVM.
+  if (narrowPath && rank2Out) {
+    int64_t minBytes = 8;
+    for (Value v : group.getResults())
+      if (tensorTy(v).getRank() == 2)
+        minBytes = std::min<int64_t>(minBytes,
+                                     byteWidth(tensorTy(v).getElementType()));
+    gk.narrowScalarMinThreads =
+        std::max<int64_t>(tiling.narrowRows, 32 / std::max<int64_t>(1, minBytes));
+  }
 
   // Shared-memory exchange buffers. The stages run one after the other and
   // blockAllReduce's leading barrier protects a buffer from its previous
@@ -1061,49 +1080,52 @@ FailureOr<GroupKernels> buildRowKernel(gpu::GPUModuleOp m, GroupOp group,
     }
     runStages(rb, [&](OpBuilder &sb, ReduceOp r, SmallVector<Value> acc) {
       newPhase(sb);
-      if (vectorRowPath && vw > 1) {
-        // A chunk's slots are all valid or all not: its elements are
-        // computed as always, its combines (same order) sit under one
-        // branch instead of a select per slot.
-        for (int64_t j = 0; j < chunksPerThread; ++j) {
-          unsigned s0 = j * vw;
+      // Folds chunk j (slots j*vw ..) into `a`; returns the chunk's
+      // inputs, slot by slot.
+      auto foldChunk = [&](OpBuilder &fb, int64_t j, SmallVector<Value> &a) {
+        unsigned s0 = j * vw;
+        SmallVector<Value> inputs;
+        if (vectorRowPath && vw > 1) {
+          // A chunk's slots are all valid or all not: its elements are
+          // computed as always, its combines (same order) sit under one
+          // branch instead of a select per slot.
           SmallVector<SmallVector<Value>> xs(vw);
           for (int64_t k = 0; k < vw; ++k)
-            for (Value in : r.getInputs())
-              xs[k].push_back(g.element(sb, in, {g.rowIdx, colIdx[s0 + k]}));
-          auto ifOp = scf::IfOp::create(sb, loc, ValueRange(acc).getTypes(),
-                                        validAt(sb, s0), /*withElse=*/true);
+            for (Value in : r.getInputs()) {
+              xs[k].push_back(g.element(fb, in, {g.rowIdx, colIdx[s0 + k]}));
+              inputs.push_back(xs[k].back());
+            }
+          auto ifOp = scf::IfOp::create(fb, loc, ValueRange(a).getTypes(),
+                                        validAt(fb, s0), /*withElse=*/true);
           OpBuilder tb = ifOp.getThenBodyBuilder();
-          SmallVector<Value> a = acc;
+          SmallVector<Value> c = a;
           for (int64_t k = 0; k < vw; ++k)
-            a = g.combine(tb, r, a, xs[k]);
-          scf::YieldOp::create(tb, loc, a);
+            c = g.combine(tb, r, c, xs[k]);
+          scf::YieldOp::create(tb, loc, c);
           OpBuilder eb = ifOp.getElseBodyBuilder();
-          scf::YieldOp::create(eb, loc, acc);
-          acc = SmallVector<Value>(ifOp.getResults());
+          scf::YieldOp::create(eb, loc, a);
+          a = SmallVector<Value>(ifOp.getResults());
+          return inputs;
         }
-        return acc;
-      }
-      // Folds slot `slot` into `a`; returns the slot's inputs.
-      auto foldSlot = [&](OpBuilder &fb, unsigned slot,
-                          SmallVector<Value> &a) {
-        SmallVector<Value> xs;
-        for (Value in : r.getInputs())
-          xs.push_back(g.element(fb, in, {g.rowIdx, colIdx[slot]}));
-        SmallVector<Value> nw = g.combine(fb, r, a, xs);
-        a = selAll(fb, loc, validAt(fb, slot), nw, a);
-        return xs;
+        for (int64_t k = 0; k < vw; ++k) {
+          SmallVector<Value> xs;
+          for (Value in : r.getInputs())
+            xs.push_back(g.element(fb, in, {g.rowIdx, colIdx[s0 + k]}));
+          SmallVector<Value> nw = g.combine(fb, r, a, xs);
+          a = selAll(fb, loc, validAt(fb, s0 + k), nw, a);
+          inputs.append(xs);
+        }
+        return inputs;
       };
       for (int64_t j = 0; j < chunksPerThread; ++j) {
-        unsigned s0 = j * vw;
         if (!skippable(j)) {
-          for (int64_t k = 0; k < vw; ++k)
-            foldSlot(sb, s0 + k, acc);
+          foldChunk(sb, j, acc);
           continue;
         }
         // The chunk under its branch; the inputs computed there (e.g.
         // softmax's exp(x - max), which the stores use again) leave it as
         // results.
+        unsigned s0 = j * vw;
         SmallVector<Type> types(ValueRange(acc).getTypes());
         for (int64_t k = 0; k < vw; ++k)
           for (Value in : r.getInputs())
@@ -1111,9 +1133,8 @@ FailureOr<GroupKernels> buildRowKernel(gpu::GPUModuleOp m, GroupOp group,
         auto ifOp = scf::IfOp::create(sb, loc, types, chunkNeeded(sb, s0),
                                       /*withElse=*/true);
         OpBuilder tb = ifOp.getThenBodyBuilder();
-        SmallVector<Value> a = acc, inner;
-        for (int64_t k = 0; k < vw; ++k)
-          inner.append(foldSlot(tb, s0 + k, a));
+        SmallVector<Value> a = acc;
+        SmallVector<Value> inner = foldChunk(tb, j, a);
         SmallVector<Value> yielded = a;
         yielded.append(inner);
         scf::YieldOp::create(tb, loc, yielded);
@@ -1514,17 +1535,21 @@ FailureOr<GroupKernels> buildRowKernel(gpu::GPUModuleOp m, GroupOp group,
   // logsumexp_rows 512/1024/2048 columns 619/1215/2378 -> 4056/3826/3888
   // GiB/s, softmax_rows 836/1637/3124 -> 3791/3759/3787; 4096 unchanged.
   // Compile: logsumexp_rows 88 -> 124 ms, softmax_rows 134 -> 190.
-  Value narrowFits, shift;
+  Value narrowFits, shift, need;
+  // log2 R for groups of at least minThreads.
+  auto groupShift = [&](OpBuilder &ob, int64_t minThreads) {
+    return selectNarrowGroup(
+        ob, loc, arith::CmpIPredicate::ule, cols, need, bt, minThreads,
+        gk.narrowSmallCols,
+        [&](int64_t p) { return cI32(ob, loc, llvm::Log2_64(p)); },
+        cI32(ob, loc, llvm::Log2_64(bt)));
+  };
   if (narrowPath) {
     int64_t c = chunksPerThread * vw;
-    Value need = arith::DivUIOp::create(
+    need = arith::DivUIOp::create(
         b, loc, arith::AddIOp::create(b, loc, cols, cI64(b, loc, c - 1)),
         cI64(b, loc, c));
-    shift = selectNarrowGroup(
-        b, loc, arith::CmpIPredicate::ule, cols, need, bt, tiling.narrowRows,
-        gk.narrowSmallCols,
-        [&](int64_t p) { return cI32(b, loc, llvm::Log2_64(p)); },
-        cI32(b, loc, llvm::Log2_64(bt)));
+    shift = groupShift(b, tiling.narrowRows);
     narrowFits =
         cmpI(b, loc, arith::CmpIPredicate::ule, need, cI64(b, loc, bt / 2));
   }
@@ -1598,7 +1623,11 @@ FailureOr<GroupKernels> buildRowKernel(gpu::GPUModuleOp m, GroupOp group,
               },
               [&](OpBuilder &jb) {
                 scalarRowPath = true;
+                Value shared = shift;
+                if (gk.narrowScalarMinThreads > tiling.narrowRows)
+                  shift = groupShift(jb, gk.narrowScalarMinThreads);
                 narrowRowsLoop(jb);
+                shift = shared;
                 scalarRowPath = false;
               });
         },

@@ -29,10 +29,6 @@ static void check(bool ok, const char *what, const std::string &detail = "") {
   }
 }
 
-static bool contains(const char *haystack, const char *needle) {
-  return haystack && std::strstr(haystack, needle) != nullptr;
-}
-
 static void expectStatus(fuse_status_t got, fuse_status_t want,
                          const char *what, const char *needle) {
   std::string msg = fuse_last_error_message();

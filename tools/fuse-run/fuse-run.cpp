@@ -457,6 +457,7 @@ llvm::orc::SymbolMap libmSymbols(llvm::orc::MangleAndInterner interner) {
 // --gpu
 //===----------------------------------------------------------------------===//
 
+#ifdef FUSE_RUN_HAVE_RUNTIME
 /// Temporary files of --gpu, removed at exit (also after an error).
 static llvm::SmallVector<std::string, 3> temporaries;
 
@@ -464,6 +465,7 @@ static void removeTemporaries() {
   for (auto it = temporaries.rbegin(); it != temporaries.rend(); ++it)
     llvm::sys::fs::remove(*it);
 }
+#endif
 
 /// Compiles `module` like `fuse-compile --emit=shared` and runs entry `name`
 /// through the runner of fuse-run-aot.

@@ -630,11 +630,11 @@ int main(int argc, char **argv) {
   // Row shapes: empty (rows = 0, cols = 0), tiny, odd (scalar path),
   // narrow rows (groups of 1-128 threads, several rows per block: 4 and
   // 12 one thread a row, 20 two, 36 and 64 four (36: a partial chunk), 100
-  // eight, 256 sixteen, 33 and 512 one warp a row, 513 and 1024 two
-  // warps, 2048 four; row counts that leave groups past the last row,
-  // 70001 rows over 2^16 groups; odd widths (31, 33, 63, 77) and offset
-  // bases take the scalar narrow kernel), registers (cols <= 4096), long
-  // rows (tiled walks, then single steps; 16384: whole tiles only; rows
+  // eight, 256 sixteen, 512 one warp a row, 513 and 1024 two warps, 2048
+  // four; row counts that leave groups past the last row, 70001 rows over
+  // 2^16 groups; odd widths (31, 33, 63, 77) and offset bases take the
+  // scalar narrow kernel, softmax there in groups of at least 8),
+  // registers (cols <= 4096), long rows (tiled walks, then single steps; 16384: whole tiles only; rows
   // of up to 57856 floats staged in shared memory, 16-byte copies when
   // aligned, 4-byte cp.async for 5001 or an offset base; up to 28928
   // floats with the group's 256 threads, 28929 and over with 1024 (one

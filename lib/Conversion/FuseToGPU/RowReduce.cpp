@@ -672,8 +672,6 @@ FailureOr<GroupKernels> buildRowKernel(gpu::GPUModuleOp m, GroupOp group,
   const bool rank2Out = llvm::any_of(group.getResults(), [](Value v) {
     return tensorTy(v).getRank() == 2;
   });
-  if (narrowPath && rank2Out)
-    gk.narrowSmallCols = 2 * vw;
   // Off the vector path (scalar, striped), rank-2 results take groups of
   // at least 32 bytes of elements, so that a store instruction writes whole
   // 32-byte sectors of a row rather than halves: H200, softmax_rows
@@ -685,6 +683,7 @@ FailureOr<GroupKernels> buildRowKernel(gpu::GPUModuleOp m, GroupOp group,
   // differently: 2080892 x 129 (groups of 16 either way) 2830 -> 2625
   // GiB/s (three runs); a run-time max(R, 8) folds the same way in LLVM.
   if (narrowPath && rank2Out) {
+    gk.narrowSmallCols = 2 * vw;
     int64_t minBytes = 8;
     for (Value v : group.getResults())
       if (tensorTy(v).getRank() == 2)
@@ -1169,10 +1168,9 @@ FailureOr<GroupKernels> buildRowKernel(gpu::GPUModuleOp m, GroupOp group,
       for (int64_t j = 0; j < chunksPerThread; ++j) {
         unsigned s0 = j * vw;
         scf::IfOp chunkIf;
-        OpBuilder outer = rb;
         if (skippable(j)) {
-          chunkIf = scf::IfOp::create(outer, loc, TypeRange{},
-                                      chunkNeeded(outer, s0),
+          chunkIf = scf::IfOp::create(rb, loc, TypeRange{},
+                                      chunkNeeded(rb, s0),
                                       /*withElse=*/false);
           rb.setInsertionPoint(chunkIf.thenBlock()->getTerminator());
         }

@@ -8,6 +8,7 @@
 // RUN: fuse-opt %s --split-input-file --fuse-tile="block-threads=128 items-per-thread=8 long-row-items=0" | FileCheck %s --check-prefix=NOLR
 // RUN: not fuse-opt %s --split-input-file --fuse-tile="narrow-rows=3" 2>&1 | FileCheck %s --check-prefix=BADNR
 // RUN: not fuse-opt %s --split-input-file --fuse-tile="narrow-rows=64" 2>&1 | FileCheck %s --check-prefix=BADNR64
+// RUN: not fuse-opt %s --split-input-file --fuse-tile="row-blocks-per-sm=65" 2>&1 | FileCheck %s --check-prefix=BADRB
 
 // BAD: error: fuse-tile: index-bitwidth must be 32 or 64, not 48
 // BADFP: error: fuse-tile: finish-prefetch must be 0-8, not 9
@@ -15,6 +16,7 @@
 // BADLR: error: fuse-tile: long-row-items must be 0-32, not 33
 // BADNR: error: fuse-tile: narrow-rows must be 0 or a power of two up to 32, not 3
 // BADNR64: error: fuse-tile: narrow-rows must be 0 or a power of two up to 32, not 64
+// BADRB: error: fuse-tile: row-blocks-per-sm must be 0-64, not 65
 
 // Dynamic f32 reduce: 16-byte vectors of 4, 64 bytes in flight per thread
 // (16 items), persistent grid 132 SMs * (2048 / 256) blocks, 64-bit indices.

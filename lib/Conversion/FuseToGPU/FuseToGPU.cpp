@@ -442,6 +442,8 @@ struct EntryConverter {
     if (t.narrowRows < 0 || t.narrowRows > 32 ||
         !llvm::isPowerOf2_64(t.narrowRows))
       t.narrowRows = t.narrowRows > 0 ? 32 : 0;
+    get("row_blocks_per_sm", t.rowBlocksPerSM);
+    t.rowBlocksPerSM = std::clamp<int64_t>(t.rowBlocksPerSM, 0, 64);
     get("staged_rows", t.stagedRows);
     t.stagedRows = std::clamp<int64_t>(t.stagedRows, 0, maxStagedBytes);
     get("staged_threads", t.stagedThreads);
@@ -1228,6 +1230,9 @@ LogicalResult EntryConverter::convert(func::FuncOp fn,
         }
         Value grid = h.minI(h.ceilDiv(rows, perBlock),
                             h.c64(int64_t(1) << 30));
+        if (gk.tiling.rowBlocksPerSM > 0)
+          grid = h.minI(grid, h.mul(h.maxI(h.smCount, h.c64(1)),
+                                    h.c64(gk.tiling.rowBlocksPerSM)));
         SmallVector<Value> args(common);
         args.push_back(rows);
         args.push_back(cols);

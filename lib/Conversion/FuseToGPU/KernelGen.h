@@ -207,6 +207,10 @@ struct Tiling {
   /// go to groups of R threads (a power of two, at least this many, 1-32;
   /// 0: no narrow rows), several rows per block (fuse-tile's narrow-rows).
   int64_t narrowRows = 0;
+  /// row_reduce groups: blocks an SM the host launches at most, each
+  /// looping over steps of rows (fuse-tile's row-blocks-per-sm; 0: a block
+  /// a step).
+  int64_t rowBlocksPerSM = 0;
   /// row_reduce groups with rank-2 results, rows past the register path:
   /// rows whose directly read operands take at most this many bytes are
   /// staged in shared memory once (fuse-tile's staged-rows; 0: off).

@@ -65,6 +65,12 @@ struct FuseTilePass : fuse::impl::FuseTilePassBase<FuseTilePass> {
           << static_cast<int64_t>(longRowItems);
       return signalPassFailure();
     }
+    if (rowBlocksPerSM < 0 || rowBlocksPerSM > 64) {
+      getOperation()->emitError()
+          << "fuse-tile: row-blocks-per-sm must be 0-64, not "
+          << static_cast<int64_t>(rowBlocksPerSM);
+      return signalPassFailure();
+    }
     if (narrowRows < 0 || narrowRows > 32 ||
         (narrowRows && !llvm::isPowerOf2_64(narrowRows))) {
       getOperation()->emitError()
@@ -307,6 +313,8 @@ struct FuseTilePass : fuse::impl::FuseTilePassBase<FuseTilePass> {
     // Experiments, absent unless asked for. vector-rows not for
     // one-element vectors (nothing to save) or rows known to be off the
     // vector path (a static width not a multiple of the vector width).
+    if (kind == "row_reduce" && rowBlocksPerSM > 0)
+      attrs.append("row_blocks_per_sm", b.getI64IntegerAttr(rowBlocksPerSM));
     if (kind == "row_reduce" && wholeRows)
       attrs.append("whole_rows", b.getI64IntegerAttr(1));
     if (kind == "row_reduce" && vectorRows && vw > 1 &&

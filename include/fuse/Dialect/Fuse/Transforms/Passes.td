@@ -238,6 +238,13 @@ def FuseTilePass : Pass<"fuse-tile"> {
            "memory a block (one block an SM; smaller staged rows run with "
            "the group's block_threads), a multiple of 32 up to "
            "max-threads-per-block (0: the group's block_threads)">,
+    Option<"rowBlocksPerSM", "row-blocks-per-sm", "int64_t",
+           /*default=*/"0",
+           "Row-reduce groups: N > 0 launches at most N blocks an SM, each "
+           "looping over steps of rows; 0 launches a block for every step "
+           "of rows (an experiment: on the H200 a block a step is faster "
+           "at every width measured but logsumexp's rows of up to 250 "
+           "columns, docs/performance.md)">,
     Option<"wholeRows", "whole-rows", "int64_t", /*default=*/"0",
            "Row-reduce groups: 1 adds a copy of the register path without "
            "per-slot guards for rows exactly one tile wide (an experiment: "

@@ -264,9 +264,11 @@ SmallVector<Value> groupAllReduce(Gen &g, OpBuilder &b, ReduceOp r,
 /// x > m, else (m, s + exp(x - m)): one exponential. x = -inf adds nothing
 /// (also while m is still -inf, where x - m is NaN); NaN propagates (max
 /// and sum). A maximum of +-inf leaves s meaningless: the caller sets the
-/// two-pass result, NaN.
+/// two-pass result, NaN. `flags`: the fast-math flags of the pipeline's
+/// own exponential (an approximate one stays approximate).
 std::pair<Value, Value> onlineMerge(Gen &g, OpBuilder &b, ReduceOp max,
-                                    Value m, Value s, Value x) {
+                                    Value m, Value s, Value x,
+                                    arith::FastMathFlagsAttr flags) {
   Location loc = g.loc;
   auto ft = cast<FloatType>(m.getType());
   const llvm::fltSemantics &sem = ft.getFloatSemantics();
@@ -279,7 +281,8 @@ std::pair<Value, Value> onlineMerge(Gen &g, OpBuilder &b, ReduceOp max,
   Value e = math::ExpOp::create(
       b, loc,
       arith::SelectOp::create(b, loc, gt, arith::NegFOp::create(b, loc, d),
-                              d));
+                              d),
+      flags);
   Value xNinf = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, x,
                                       fc(APFloat::getInf(sem, true)));
   Value ns = arith::SelectOp::create(
@@ -417,6 +420,14 @@ bool isOnlineMaxSumPair(ReduceOp max, ReduceOp sum) {
   return sub && ex && yield && sub.getLhs() == mb.getArgument(0) &&
          sub.getRhs() == mb.getArgument(1) && ex.getOperand() == sub &&
          yield->getNumOperands() == 1 && yield->getOperand(0) == ex;
+}
+
+/// The fast-math flags of the exponential in the map of an online pair
+/// (isOnlineMaxSumPair): the exponentials of the one-walk form take them.
+arith::FastMathFlagsAttr onlineExpFlags(ReduceOp sum) {
+  auto map = sum.getInputs()[0].getDefiningOp<MapOp>();
+  auto ex = cast<math::ExpOp>(map.getBody().front().front().getNextNode());
+  return ex.getFastmathAttr();
 }
 
 /// Body arguments of rank 2 read elementwise (not only as gather sources).
@@ -1425,6 +1436,7 @@ FailureOr<GroupKernels> buildRowKernel(gpu::GPUModuleOp m, GroupOp group,
       // A row maximum of +-inf gives the two-pass result, NaN (exp(inf -
       // inf) or exp(-inf - -inf) summed; cols > 0 here).
       ReduceOp rmax = reds[ri], rsum = reds[ri + 1];
+      arith::FastMathFlagsAttr expFlags = onlineExpFlags(rsum);
       Value x0 = rmax.getInputs()[0];
       auto ft = cast<FloatType>(tensorTy(x0).getElementType());
       const llvm::fltSemantics &sem = ft.getFloatSemantics();
@@ -1441,7 +1453,8 @@ FailureOr<GroupKernels> buildRowKernel(gpu::GPUModuleOp m, GroupOp group,
             if (staged)
               holdStaged(ib, rIdx, ci, c);
             Value x = g.element(ib, x0, {rIdx, ci});
-            auto [nm, ns] = onlineMerge(g, ib, rmax, a[0], a[1], x);
+            auto [nm, ns] =
+                onlineMerge(g, ib, rmax, a[0], a[1], x, expFlags);
             scf::YieldOp::create(ib, il, ValueRange{nm, ns});
           });
       g.em->clearCache();
@@ -1453,7 +1466,8 @@ FailureOr<GroupKernels> buildRowKernel(gpu::GPUModuleOp m, GroupOp group,
           arith::CmpFOp::create(rb, loc, arith::CmpFPredicate::OEQ, m,
                                 fc(rb, APFloat::getInf(sem, true))),
           fc(rb, APFloat::getZero(sem)),
-          math::ExpOp::create(rb, loc, arith::SubFOp::create(rb, loc, m, mx)));
+          math::ExpOp::create(rb, loc, arith::SubFOp::create(rb, loc, m, mx),
+                              expFlags));
       Value part = arith::MulFOp::create(rb, loc, loop.getResult(1), scale);
       Value sm =
           blockAllReduce(g, rb, rsum, {part}, {wg[smemOf[ri + 1][0]]})[0];

@@ -169,23 +169,10 @@ int main(int argc, char **argv) {
   if (r.wants("softmax_rows") || r.wants("logsumexp_rows")) {
     const int64_t rows = opt.rows, cols = opt.cols;
     DeviceArray m(rows * cols, /*seed=*/3);
-    // float64 references, each only when its workload runs.
-    const bool wantSm = r.wants("softmax_rows");
-    std::vector<double> sm(wantSm ? rows * cols : 0), lse(rows);
-    parallelFor(rows, [&](int64_t begin, int64_t end) {
-      for (int64_t i = begin; i < end; ++i) {
-        const float *row = m.host.data() + i * cols;
-        double mx = -INFINITY, s = 0;
-        for (int64_t j = 0; j < cols; ++j)
-          mx = std::max(mx, (double)row[j]);
-        for (int64_t j = 0; j < cols; ++j)
-          s += std::exp(row[j] - mx);
-        if (wantSm)
-          for (int64_t j = 0; j < cols; ++j)
-            sm[i * cols + j] = std::exp(row[j] - mx) / s;
-        lse[i] = std::log(s) + mx;
-      }
-    });
+    // float64 references, the softmax one only when softmax_rows runs.
+    std::vector<double> sm, lse;
+    rowReferences(m.host.data(), rows, cols,
+                  r.wants("softmax_rows") ? &sm : nullptr, lse);
 #ifdef FUSE_HAVE_SOFTMAX_ROWS
     if (r.wants("softmax_rows")) {
       DeviceArray out(rows * cols);

@@ -383,18 +383,8 @@ void runRows(Runner &r, const DeviceArray &m, int64_t rows, int64_t cols) {
   r.time("softmax_rows", "hand", 8.0 * m.n, [&] {
     softmaxRowsKernel<256, 16><<<(unsigned)rows, 256>>>(m.p, y.p, cols);
   }, {{y.p, 4 * m.n}});
-  std::vector<double> ref(m.n), lse(rows);
-  for (int64_t i = 0; i < rows; ++i) {
-    const float *row = m.host.data() + i * cols;
-    double mx = -INFINITY, s = 0;
-    for (int64_t j = 0; j < cols; ++j)
-      mx = std::max(mx, (double)row[j]);
-    for (int64_t j = 0; j < cols; ++j)
-      s += std::exp(row[j] - mx);
-    for (int64_t j = 0; j < cols; ++j)
-      ref[i * cols + j] = std::exp(row[j] - mx) / s;
-    lse[i] = std::log(s) + mx;
-  }
+  std::vector<double> ref, lse;
+  rowReferences(m.host.data(), rows, cols, &ref, lse);
   r.verifyElementwise(y, ref, 1e-5);
 
   DeviceArray out(rows);

@@ -85,11 +85,47 @@ class TensorVal:
         return T.tensor_type(self.dtype, len(self.syms))
 
 
+# ---- fast-math flags -------------------------------------------------------
+
+# MLIR's arith fast-math flags, in MLIR's printing order.
+FASTMATH_FLAGS = ("reassoc", "nnan", "ninf", "nsz", "arcp", "contract",
+                  "afn")
+
+
+def fastmath_flags(value):
+    """The `fastmath<...>` contents for a jit's `fastmath` argument: None or
+    "" (none), "fast" (all), or flag names as "arcp,afn" or an iterable;
+    unknown names raise ValueError."""
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        names = [f.strip() for f in value.split(",") if f.strip()]
+    else:
+        try:
+            names = list(value)
+        except TypeError:
+            raise TypeError("fastmath: expected a string such as 'arcp,afn' "
+                            "or a list of flag names, not %s"
+                            % type(value).__name__) from None
+        if not all(isinstance(f, str) for f in names):
+            raise TypeError("fastmath: flag names must be strings")
+    if "fast" in names:
+        return "fast"
+    bad = [f for f in names if f not in FASTMATH_FLAGS]
+    if bad:
+        raise ValueError("fastmath: unknown flag %r (known: %s, fast)"
+                         % (bad[0], ", ".join(FASTMATH_FLAGS)))
+    return ",".join(f for f in FASTMATH_FLAGS if f in names)
+
+
 # ---- the trace context -----------------------------------------------------
 
 class TraceContext:
-    def __init__(self, arg_names, gpu=False):
+    def __init__(self, arg_names, gpu=False, fastmath=""):
         self.names = list(arg_names)
+        # Fast-math flags for the float arithmetic and math functions of
+        # the traced code (fastmath_flags; "" for none).
+        self.fastmath = fastmath
         # gpu: trace for fuse-compile's GPU code generation, whose entry
         # functions take 0-d arguments as scalars by value and accept only
         # fuse ops, scalar ops and tensor.dim (no tensor.from_elements or
@@ -237,6 +273,9 @@ class BodyEmitter:
 
     def __init__(self, ctx, env):
         self.ctx, self.env, self.memo = ctx, env, {}
+        # " fastmath<...>" for float arithmetic and math functions.
+        fm = getattr(ctx, "fastmath", "")
+        self.fm = " fastmath<%s>" % fm if fm else ""
 
     def line(self, text):
         self.ctx.emit("  " + text)
@@ -269,8 +308,8 @@ class BodyEmitter:
             return self._cast(args[0], n.args[0].dtype, n.dtype)
         if op in ("add", "sub", "mul"):
             if k == "f":
-                self.line("%s = arith.%sf %s, %s : %s" % (v, op, args[0],
-                                                          args[1], t))
+                self.line("%s = arith.%sf %s, %s%s : %s" % (
+                    v, op, args[0], args[1], self.fm, t))
             elif k == "b":
                 if op == "sub":
                     raise TypeError("fuse: subtraction of booleans is not "
@@ -282,13 +321,14 @@ class BodyEmitter:
                                                           args[1], t))
             return v
         if op == "div":
-            self.line("%s = arith.divf %s, %s : %s" % (v, args[0], args[1], t))
+            self.line("%s = arith.divf %s, %s%s : %s" % (
+                v, args[0], args[1], self.fm, t))
             return v
         if op == "floordiv":
             if k == "f":
                 q = self._fresh()
-                self.line("%s = arith.divf %s, %s : %s" % (q, args[0],
-                                                           args[1], t))
+                self.line("%s = arith.divf %s, %s%s : %s" % (
+                    q, args[0], args[1], self.fm, t))
                 self.line("%s = math.floor %s : %s" % (v, q, t))
             elif k == "s":
                 self.line("%s = arith.floordivsi %s, %s : %s" % (
@@ -308,7 +348,8 @@ class BodyEmitter:
             return v
         if op == "neg":
             if k == "f":
-                self.line("%s = arith.negf %s : %s" % (v, args[0], t))
+                self.line("%s = arith.negf %s%s : %s" % (v, args[0],
+                                                         self.fm, t))
             else:
                 z = self._fresh()
                 self.line(const_line(z, 0, n.dtype))
@@ -336,10 +377,12 @@ class BodyEmitter:
                     v, m, "s" if k == "s" else "u", args[0], args[1], t))
             return v
         if op in _UNARY_FLOAT:
-            self.line("%s = %s %s : %s" % (v, _UNARY_FLOAT[op], args[0], t))
+            self.line("%s = %s %s%s : %s" % (v, _UNARY_FLOAT[op], args[0],
+                                             self.fm, t))
             return v
         if op == "pow":
-            self.line("%s = math.powf %s, %s : %s" % (v, args[0], args[1], t))
+            self.line("%s = math.powf %s, %s%s : %s" % (
+                v, args[0], args[1], self.fm, t))
             return v
         if op in _CMP_F:
             at = n.args[0].dtype

@@ -11,7 +11,7 @@ import numpy as np
 
 from . import _cpu
 from . import _types as T
-from ._ir import Sym, TensorVal, TraceContext
+from ._ir import Sym, TensorVal, TraceContext, fastmath_flags
 from ._sym import SymArray, leaf, materialize_many, wrap
 
 
@@ -107,14 +107,14 @@ class Pipeline:
         return tuple(outs)
 
 
-def trace(fn, names, arrays, weaks, gpu=False):
+def trace(fn, names, arrays, weaks, gpu=False, fastmath=""):
     """Traces fn into a Pipeline. `arrays` need only .dtype and .ndim.
 
     gpu=True traces for fuse-compile (the GPU target): 0-d arguments are
     scalars passed by value, and results that are sizes (x.shape[i], a
     filter's count) are not IR results but computed by the caller from the
     input shapes or the entry's filter counts (Pipeline.gpu_results)."""
-    ctx = TraceContext(names, gpu=gpu)
+    ctx = TraceContext(names, gpu=gpu, fastmath=fastmath)
     with ctx:
         params = []
         for i, (a, w) in enumerate(zip(arrays, weaks)):
@@ -185,8 +185,11 @@ def trace(fn, names, arrays, weaks, gpu=False):
 class JitFunction:
     """A function traced and compiled by fuse; call it with NumPy arrays."""
 
-    def __init__(self, fn):
+    def __init__(self, fn, fastmath=None):
         self.fn = fn
+        # Fast-math flags for the float arithmetic and math functions of
+        # the traced code ("" for none; jit's fastmath argument).
+        self.fastmath = fastmath_flags(fastmath)
         self.signature = inspect.signature(fn)
         for p in self.signature.parameters.values():
             if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
@@ -235,7 +238,8 @@ class JitFunction:
                         "need the pipeline being built" % self.fn.__name__)
                 active.add(key)
                 try:
-                    p = trace(self.fn, names, arrays, weaks, gpu=gpu)
+                    p = trace(self.fn, names, arrays, weaks, gpu=gpu,
+                              fastmath=self.fastmath)
                 finally:
                     active.discard(key)
                 self._specs[key] = p
@@ -283,8 +287,18 @@ class JitFunction:
         return p.run(arrays)
 
 
-def jit(fn=None):
-    """Decorator: `@fuse.jit def f(x, y): return (x * y).sum()`."""
+def jit(fn=None, *, fastmath=None):
+    """Decorator: `@fuse.jit def f(x, y): return (x * y).sum()`.
+
+    fastmath: fast-math flags for the function's float arithmetic (+ - * /,
+    unary -) and math functions (exp, log, sqrt, ...), as MLIR's arith
+    flags: "arcp" (a division may use a reciprocal: a division by a
+    row-wide value becomes one reciprocal a row on the GPU), "afn"
+    (approximate functions: exp becomes ex2.approx on the GPU), "contract"
+    (fused multiply-add), "reassoc", "nnan", "ninf", "nsz", or "fast" (all);
+    a string "arcp,afn" or a list. Default: none (IEEE arithmetic,
+    accurate functions). `@fuse.jit(fastmath="arcp")`."""
+    flags = fastmath_flags(fastmath)  # checked where the decorator is written
     if fn is None:
-        return jit
-    return JitFunction(fn)
+        return lambda f: JitFunction(f, fastmath=flags)
+    return JitFunction(fn, fastmath=flags)

@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -120,6 +121,39 @@ inline void rowReferences(const float *x, int64_t rows, int64_t cols,
       lse[i] = std::log(s) + mx;
     }
   });
+}
+
+/// Per element of got against ref: |got - ref| <= tol * max(|ref|, 1)
+/// (NaN fails). Returns the worst finite error; firstBad is the smallest
+/// failing index, -1 when every element passes. Split across the host's
+/// cores.
+template <typename Ref>
+double checkElements(const float *got, const Ref &ref, double tol,
+                     int64_t &firstBad) {
+  std::vector<std::pair<int64_t, double>> parts; // (first bad, worst)
+  std::mutex mu;
+  parallelFor((int64_t)ref.size(), [&](int64_t begin, int64_t end) {
+    double worst = 0;
+    int64_t bad = -1;
+    for (int64_t i = begin; i < end; ++i) {
+      double r = ref[i];
+      double e = std::fabs((double)got[i] - r) / std::max(std::fabs(r), 1.0);
+      if (!(e <= tol) && bad < 0)
+        bad = i;
+      if (std::isfinite(e))
+        worst = std::max(worst, e);
+    }
+    std::lock_guard<std::mutex> lock(mu);
+    parts.push_back({bad, worst});
+  });
+  double worst = 0;
+  firstBad = -1;
+  for (const auto &[bad, w] : parts) {
+    worst = std::max(worst, w);
+    if (bad >= 0 && (firstBad < 0 || bad < firstBad))
+      firstBad = bad;
+  }
+  return worst;
 }
 
 __host__ __device__ inline float randomValue(uint64_t i, uint64_t seed) {
@@ -262,20 +296,11 @@ public:
   template <typename Ref>
   void verifyElementwise(const DeviceArray &y, const Ref &ref, double tol) {
     std::vector<float> got = y.download((int64_t)ref.size());
-    double worst = 0;
-    bool ok = true;
-    for (size_t i = 0; i < ref.size(); ++i) {
-      double r = ref[i];
-      double e = std::fabs((double)got[i] - r) / std::max(std::fabs(r), 1.0);
-      if (!(e <= tol)) { // NaN fails too
-        ok = false;
-        if (firstBad_ < 0)
-          firstBad_ = (int64_t)i;
-      }
-      if (std::isfinite(e))
-        worst = std::max(worst, e);
-    }
-    emit(ok, worst);
+    int64_t firstBad = -1;
+    double worst = checkElements(got.data(), ref, tol, firstBad);
+    if (firstBad >= 0 && firstBad_ < 0)
+      firstBad_ = firstBad;
+    emit(firstBad < 0, worst);
   }
 
   void verifySelect(const DeviceArray &y, int64_t count,

@@ -113,7 +113,9 @@ def trace(fn, names, arrays, weaks, gpu=False, fastmath=""):
     gpu=True traces for fuse-compile (the GPU target): 0-d arguments are
     scalars passed by value, and results that are sizes (x.shape[i], a
     filter's count) are not IR results but computed by the caller from the
-    input shapes or the entry's filter counts (Pipeline.gpu_results)."""
+    input shapes or the entry's filter counts (Pipeline.gpu_results).
+    fastmath: the `fastmath<...>` flags (fastmath_flags) put on the float
+    arithmetic and math functions of the traced code ("" for none)."""
     ctx = TraceContext(names, gpu=gpu, fastmath=fastmath)
     with ctx:
         params = []

@@ -20,6 +20,7 @@
 #include "AOTCompile.h"
 
 #include "fuse/Conversion/FuseToGPU/FuseToGPU.h"
+#include "fuse/Dialect/Fuse/Transforms/Passes.h"
 #include "fuse/InitAll.h"
 #include "fuse/Pipelines/Pipelines.h"
 
@@ -122,6 +123,14 @@ static cl::opt<std::string>
 static cl::opt<bool> noFusion("no-fusion",
                               cl::desc("Do not run the fusion passes"),
                               cl::init(false), cl::cat(cat));
+static cl::opt<std::string> fastMath(
+    "fastmath",
+    cl::desc("Fast-math flags added to every float op of the input that "
+             "takes them (MLIR's, comma-separated: reassoc, nnan, ninf, nsz, "
+             "arcp, contract, afn, or fast), as if written on each op: arcp "
+             "lets a division by a row-wide value become one reciprocal a "
+             "row, afn makes exp approximate (ex2.approx); default none"),
+    cl::value_desc("flags"), cl::init(""), cl::cat(cat));
 static cl::opt<std::string> tileOptions(
     "tile-options",
     cl::desc("Options of the fuse-tile pass, space-separated (e.g. "
@@ -182,6 +191,11 @@ int run(MLIRContext &ctx) {
   if (!module)
     return 1;
 
+  std::string fastMathError;
+  if (failed(fuse::addFastMathFlags(*module, fastMath, fastMathError))) {
+    llvm::errs() << "fuse-compile: --fastmath: " << fastMathError << "\n";
+    return 1;
+  }
   aot::CompileOptions options = compileOptions();
   if (ptxasOptLevel < -1 || ptxasOptLevel > 3 || optLevel > 3) {
     llvm::errs() << "fuse-compile: --opt-level must be 0-3 and "

@@ -14,6 +14,13 @@ namespace fuse {
 #define GEN_PASS_REGISTRATION
 #include "fuse/Dialect/Fuse/Transforms/Passes.h.inc"
 
+/// Adds the fast-math flags `flags` ("arcp,afn", "fast"; MLIR's spelling)
+/// to every op under `root` that takes them (fuse-fastmath). Unknown flag
+/// names: failure, with the message in `error`.
+mlir::LogicalResult addFastMathFlags(mlir::Operation *root,
+                                     llvm::StringRef flags,
+                                     std::string &error);
+
 } // namespace fuse
 
 #endif // FUSE_DIALECT_FUSE_TRANSFORMS_PASSES_H

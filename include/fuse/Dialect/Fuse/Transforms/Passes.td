@@ -88,6 +88,25 @@ def FuseFusionPass : Pass<"fuse-fusion"> {
                            "::mlir::arith::ArithDialect"];
 }
 
+def FuseFastMathPass : Pass<"fuse-fastmath"> {
+  let summary = "Give every float op that takes fast-math flags the given "
+                "flags (fuse-compile --fastmath)";
+  let description = [{
+    Adds `flags` (MLIR's arith fast-math flags, comma-separated: reassoc,
+    nnan, ninf, nsz, arcp, contract, afn, or fast for all) to the
+    `fastmath` attribute of every op under the root that has one (arith
+    float arithmetic, comparisons and min/max, math functions), inside
+    fuse bodies and outside. Flags already on an op stay. `arcp` lets a
+    division by a row-wide value become one reciprocal a row on the GPU,
+    `afn` makes math.exp the two-instruction ex2.approx form
+    (docs/gpu-codegen.md, "Fast-math flags").
+  }];
+  let options = [
+    Option<"flags", "flags", "std::string", /*default=*/"\"\"",
+           "Fast-math flags to add, comma-separated (e.g. arcp,afn)">
+  ];
+}
+
 def FuseExplainPass : Pass<"fuse-explain"> {
   let summary = "Report the predicted memory traffic of every fused group";
   let description = [{

@@ -1,6 +1,6 @@
 // Narrow rows (fuse-tile narrow-rows, default 1): a row that needs at most
-// half the block's threads, ceil(cols / 16) <= 128 for 256 threads of 16
-// f32, and is on the vector path runs in a group of R = 1, 2, 4, ... or
+// half the block's threads, ceil(cols / 32) <= 128 for 256 threads of 32
+// f32 (logsumexp: rank-1 results take 128 bytes a thread; softmax 64), and is on the vector path runs in a group of R = 1, 2, 4, ... or
 // 128 threads (the power of two >= need), 256 / R rows per block.
 // RUN: fuse-opt %fuse_src_root/examples/logsumexp_rows.mlir --fuse-fusion --fuse-tile -o %t.mlir
 // RUN: FileCheck %s --check-prefix=ATTR < %t.mlir
@@ -19,14 +19,14 @@
 // ATTR-SAME: narrow_rows = 1
 // NOATTR-NOT: narrow_rows
 
-// The host: need = ceil(cols / 16) threads; rows per block 256, 128, ...,
+// The host: need = ceil(cols / 32) threads; rows per block 256, 128, ...,
 // 4 or 2 for need <= 1, 2, ..., 64, 128, else 1, and 1 off the vector
 // path; the grid is
 // ceil(rows / that). The row kernel is split by path (one kernel each, so
 // LLVM and ptxas compile them in parallel): the host launches the narrow
 // kernel for narrow rows on the vector path and the narrow scalar kernel
 // for those off it (odd widths, unaligned bases), else the register
-// path's for rows of up to 4096 columns (256 threads x 16), else the long
+// path's for rows of up to 8192 columns (256 threads x 32), else the long
 // rows'.
 // CHECK-LABEL: func.func @logsumexp_rows(
 // CHECK-DAG: %[[FNN:.*]] = llvm.mlir.addressof @__fuse_fn_logsumexp_rows_g0_rows_narrow :
@@ -38,7 +38,7 @@
 // CHECK-DAG: %[[HL:.*]] = llvm.load %[[FNL]] atomic monotonic
 // CHECK-DAG: %[[HR:.*]] = llvm.load %[[FNR]] atomic monotonic
 // CHECK: %[[VEC:.*]] = arith.andi %{{.*}}, %{{.*}} : i1
-// CHECK: %[[NEED:.*]] = arith.ceildivsi %arg2, %c16_i64
+// CHECK: %[[NEED:.*]] = arith.ceildivsi %arg2, %c32_i64
 // CHECK: arith.cmpi sle, %[[NEED]], %c128_i64
 // CHECK: %[[P2:.*]] = arith.select %{{.*}}, %c2_i64, %c1_i64
 // CHECK: arith.cmpi sle, %[[NEED]], %c64_i64
@@ -57,7 +57,7 @@
 // CHECK: %[[P256:.*]] = arith.select %{{.*}}, %c256_i64, %[[P128]]
 // CHECK: %[[NARROW:.*]] = arith.cmpi sle, %[[NEED]], %c128_i64
 // CHECK: %[[PB:.*]] = arith.select %[[NARROW]], %[[P256]], %c1_i64
-// CHECK: %[[FITS:.*]] = arith.cmpi sle, %arg2, %c4096_i64
+// CHECK: %[[FITS:.*]] = arith.cmpi sle, %arg2, %c8192_i64
 // CHECK: %[[K1:.*]] = arith.select %[[FITS]], %[[HR]], %[[HL]] : !llvm.ptr
 // CHECK: %[[KN:.*]] = arith.select %[[VEC]], %[[HN]], %[[HS]] : !llvm.ptr
 // CHECK: %[[K:.*]] = arith.select %[[NARROW]], %[[KN]], %[[K1]] : !llvm.ptr
@@ -71,7 +71,7 @@
 // CHECK-NOT: scf.for
 // CHECK: gpu.return
 
-// The narrow rows' kernel: R = 2^shift from need = ceil(cols / 16), rows
+// The narrow rows' kernel: R = 2^shift from need = ceil(cols / 32), rows
 // per block step 256 >> shift; xor butterflies of offsets 16 .. 1, each
 // kept only when its offset is below R (log2(offset) < shift: groups of
 // fewer than 32 lanes never mix rows); multi-warp groups then fold
@@ -132,12 +132,12 @@
 // CHECK: scf.for
 // CHECK: gpu.return
 
-// narrow-rows=4: groups of at least 4 threads (rows of up to 64 f32 in
+// narrow-rows=4: groups of at least 4 threads (rows of up to 128 f32 in
 // groups of 4, 64 rows per block), in the host's rows per block and the
 // kernel's shift alike.
 // MIN4ATTR: narrow_rows = 4
 // MIN4-LABEL: func.func @logsumexp_rows(
-// MIN4: %[[NEED:.*]] = arith.ceildivsi %arg2, %c16_i64
+// MIN4: %[[NEED:.*]] = arith.ceildivsi %arg2, %c32_i64
 // MIN4: arith.cmpi sle, %[[NEED]], %c4_i64
 // MIN4-NEXT: arith.select %{{.*}}, %c64_i64
 // MIN4-NOT: arith.cmpi sle, %[[NEED]], %c2_i64
@@ -227,7 +227,7 @@
 // OFF: gpu.return
 
 // Static widths: narrow_rows only when a row may need at most half the
-// block (1000 columns, not 4096).
+// block (1000 columns, not 8192).
 // STATIC-LABEL: func @narrow_static
 // STATIC: narrow_rows = 1
 // STATIC-LABEL: func @wide_static
@@ -241,10 +241,10 @@ func.func @narrow_static(%x: tensor<64x1000xf32>) -> tensor<64xf32> {
   }
   return %s : tensor<64xf32>
 }
-func.func @wide_static(%x: tensor<64x4096xf32>) -> tensor<64xf32> {
-  %s = fuse.group "row_reduce" (%x) : (tensor<64x4096xf32>) -> tensor<64xf32> {
-  ^bb0(%a: tensor<64x4096xf32>):
-    %r = fuse.reduce add %a dims [1] : tensor<64x4096xf32> -> tensor<64xf32>
+func.func @wide_static(%x: tensor<64x8192xf32>) -> tensor<64xf32> {
+  %s = fuse.group "row_reduce" (%x) : (tensor<64x8192xf32>) -> tensor<64xf32> {
+  ^bb0(%a: tensor<64x8192xf32>):
+    %r = fuse.reduce add %a dims [1] : tensor<64x8192xf32> -> tensor<64xf32>
     fuse.yield %r : tensor<64xf32>
   }
   return %s : tensor<64xf32>

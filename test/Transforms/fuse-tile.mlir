@@ -72,10 +72,12 @@ func.func @big(%x: tensor<536870912xf64>, %y: tensor<536870912xf64>) -> tensor<f
 // -----
 
 // Row-wise with static rows of 4096 f32: the dynamic widths' tiles (256
-// threads x 16 items: the row fits the register path), grid capped at the
-// 64 rows. (One vector a thread, 1024 threads, ran 2.3x slower.)
+// threads x 32 items, 128 bytes of loads a thread for groups whose results
+// are all per row: the row fits the register path, and needs 128 threads,
+// so narrow rows may take it, two rows a block), grid capped at the 64
+// rows. (One vector a thread, 1024 threads, ran 2.3x slower.)
 // CHECK-LABEL: func @rows
-// CHECK: fuse.tiling = {block_threads = 256 : i64, grid = 64 : i64, index_bitwidth = 32 : i64, items_per_thread = 16 : i64, vector_width = 4 : i64}
+// CHECK: fuse.tiling = {block_threads = 256 : i64, grid = 64 : i64, index_bitwidth = 32 : i64, items_per_thread = 32 : i64, narrow_rows = 1 : i64, vector_width = 4 : i64}
 // With 128 threads of 8 items a row of 4096 no longer fits: the output walk
 // of long rows goes in steps of long-row-items (8) elements a thread, and
 // a max and a sum of exp(x - max) walk once (online_max_sum).
@@ -94,11 +96,11 @@ func.func @rows(%x: tensor<64x4096xf32>) -> tensor<64xf32> {
 
 // -----
 
-// Static rows of 1000 f32: the same tiles; a row needs ceil(1000 / 16) =
-// 63 threads, at most half the block: several rows per block
-// (narrow_rows). Rows of 4096 (@rows) need the whole block.
+// Static rows of 1000 f32: the same tiles; a row needs ceil(1000 / 32) =
+// 32 threads, at most half the block: several rows per block
+// (narrow_rows). Rows of 8192 (@wide_rows) need the whole block.
 // CHECK-LABEL: func @narrow_rows
-// CHECK: fuse.tiling = {block_threads = 256 : i64, grid = 1056 : i64, index_bitwidth = 32 : i64, items_per_thread = 16 : i64, narrow_rows = 1 : i64, vector_width = 4 : i64}
+// CHECK: fuse.tiling = {block_threads = 256 : i64, grid = 1056 : i64, index_bitwidth = 32 : i64, items_per_thread = 32 : i64, narrow_rows = 1 : i64, vector_width = 4 : i64}
 func.func @narrow_rows(%x: tensor<5000x1000xf32>) -> tensor<5000xf32> {
   %s = fuse.group "row_reduce" (%x) : (tensor<5000x1000xf32>) -> tensor<5000xf32> {
   ^bb0(%a: tensor<5000x1000xf32>):
@@ -106,6 +108,43 @@ func.func @narrow_rows(%x: tensor<5000x1000xf32>) -> tensor<5000xf32> {
     fuse.yield %r : tensor<5000xf32>
   }
   return %s : tensor<5000xf32>
+}
+
+// -----
+
+// Static rows of 8192 f32, results per row: the register path holds them
+// (256 threads x 32 items); a row needs the whole block: no narrow rows.
+// CHECK-LABEL: func @wide_rows
+// CHECK: fuse.tiling = {block_threads = 256 : i64, grid = 64 : i64, index_bitwidth = 32 : i64, items_per_thread = 32 : i64, vector_width = 4 : i64}
+func.func @wide_rows(%x: tensor<64x8192xf32>) -> tensor<64xf32> {
+  %s = fuse.group "row_reduce" (%x) : (tensor<64x8192xf32>) -> tensor<64xf32> {
+  ^bb0(%a: tensor<64x8192xf32>):
+    %r = fuse.reduce max %a dims [1] : tensor<64x8192xf32> -> tensor<64xf32>
+    fuse.yield %r : tensor<64xf32>
+  }
+  return %s : tensor<64xf32>
+}
+
+// -----
+
+// Rows with a rank-2 result (softmax's shape): 64 bytes of loads a thread
+// (16 f32), since the mapped values stay live to the stores; ceil(1000 /
+// 16) = 63 threads a row: narrow rows.
+// CHECK-LABEL: func @rows_wide_result
+// CHECK: fuse.tiling = {block_threads = 256 : i64, grid = 1056 : i64, index_bitwidth = 32 : i64, items_per_thread = 16 : i64, narrow_rows = 1 : i64, vector_width = 4 : i64}
+func.func @rows_wide_result(%x: tensor<5000x1000xf32>) -> tensor<5000x1000xf32> {
+  %s = fuse.group "row_reduce" (%x) : (tensor<5000x1000xf32>) -> tensor<5000x1000xf32> {
+  ^bb0(%a: tensor<5000x1000xf32>):
+    %m = fuse.reduce max %a dims [1] : tensor<5000x1000xf32> -> tensor<5000xf32>
+    %mb = fuse.broadcast %m dims [1] : tensor<5000xf32> -> tensor<5000x1000xf32>
+    %d = fuse.map %a, %mb : tensor<5000x1000xf32>, tensor<5000x1000xf32> -> tensor<5000x1000xf32> {
+    ^bb0(%u: f32, %v: f32):
+      %t = arith.subf %u, %v : f32
+      fuse.yield %t : f32
+    }
+    fuse.yield %d : tensor<5000x1000xf32>
+  }
+  return %s : tensor<5000x1000xf32>
 }
 
 // -----

@@ -152,8 +152,9 @@ def FuseTilePass : Pass<"fuse-tile"> {
       bytes.
     - `items_per_thread` (i64): elements per thread per grid-stride step,
       a multiple of vector_width chosen to keep 64 bytes of loads in
-      flight per thread over all input streams (filter groups 80 bytes,
-      scan groups 128, at most 32 items, an item counting the most of its
+      flight per thread over all input streams (row_reduce groups whose
+      results are all per row, e.g. logsumexp, 128 bytes; filter groups
+      80 bytes, scan groups 128, at most 32 items, an item counting the most of its
       loaded operands, its scanned or filtered values and its results,
       all of which the thread holds in registers); for elementwise groups
       one vector (vector_width).

@@ -631,10 +631,12 @@ int main(int argc, char **argv) {
   // narrow rows (groups of 1-128 threads, several rows per block: 4 and
   // 12 one thread a row, 20 two, 36 and 64 four (36: a partial chunk), 100
   // eight, 256 sixteen, 512 one warp a row, 513 and 1024 two warps, 2048
-  // four; row counts that leave groups past the last row, 70001 rows over
+  // four; logsumexp's groups are half as wide (down to one thread), 4096
+  // in groups of 128; row counts that leave groups past the last row, 70001 rows over
   // 2^16 groups; odd widths (31, 33, 63, 77) and offset bases take the
   // scalar narrow kernel, softmax there in groups of at least 8),
-  // registers (cols <= 4096), long rows (tiled walks, then single steps; 16384: whole tiles only; rows
+  // registers (cols <= 4096; logsumexp, 32 floats a thread, <= 8192:
+  // 33 x 8192 and 5 x 5001 there), long rows (tiled walks, then single steps; 16384: whole tiles only; rows
   // of up to 57856 floats staged in shared memory, 16-byte copies when
   // aligned, 4-byte cp.async for 5001 or an offset base; up to 28928
   // floats with the group's 256 threads, 28929 and over with 1024 (one

@@ -127,6 +127,32 @@ func.func @wide_rows(%x: tensor<64x8192xf32>) -> tensor<64xf32> {
 
 // -----
 
+// Per-row results of other widths: at most 32 elements and 128 bytes a
+// thread (f64: 16, the same 32 registers of elements as f32's 32; f16:
+// 32, one element a register).
+// CHECK-LABEL: func @rows_f64
+// CHECK: fuse.tiling = {block_threads = 256 : i64, grid = 1056 : i64, index_bitwidth = 32 : i64, items_per_thread = 16 : i64, narrow_rows = 1 : i64, vector_width = 2 : i64}
+// CHECK-LABEL: func @rows_f16
+// CHECK: fuse.tiling = {block_threads = 256 : i64, grid = 1056 : i64, index_bitwidth = 32 : i64, items_per_thread = 32 : i64, narrow_rows = 1 : i64, vector_width = 8 : i64}
+func.func @rows_f64(%x: tensor<5000x1000xf64>) -> tensor<5000xf64> {
+  %s = fuse.group "row_reduce" (%x) : (tensor<5000x1000xf64>) -> tensor<5000xf64> {
+  ^bb0(%a: tensor<5000x1000xf64>):
+    %r = fuse.reduce add %a dims [1] : tensor<5000x1000xf64> -> tensor<5000xf64>
+    fuse.yield %r : tensor<5000xf64>
+  }
+  return %s : tensor<5000xf64>
+}
+func.func @rows_f16(%x: tensor<5000x1000xf16>) -> tensor<5000xf16> {
+  %s = fuse.group "row_reduce" (%x) : (tensor<5000x1000xf16>) -> tensor<5000xf16> {
+  ^bb0(%a: tensor<5000x1000xf16>):
+    %r = fuse.reduce add %a dims [1] : tensor<5000x1000xf16> -> tensor<5000xf16>
+    fuse.yield %r : tensor<5000xf16>
+  }
+  return %s : tensor<5000xf16>
+}
+
+// -----
+
 // Rows with a rank-2 result (softmax's shape): 64 bytes of loads a thread
 // (16 f32), since the mapped values stay live to the stores; ceil(1000 /
 // 16) = 63 threads a row: narrow rows.

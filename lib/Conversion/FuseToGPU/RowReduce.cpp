@@ -778,9 +778,11 @@ FailureOr<GroupKernels> buildRowKernel(gpu::GPUModuleOp m, GroupOp group,
       }
     int64_t regs = held + 16 * words + (rank2Out ? 8 * words : 0);
     auto blocksFor = [&](int64_t r) -> int64_t {
+      if (r > 255)
+        return 0; // (no hint)
       // The wide staged kernel's rows leave one block an SM.
-      if (r > 255 || kind == RowKernelKind::StagedWide)
-        return r > 255 ? 0 : 1;
+      if (kind == RowKernelKind::StagedWide)
+        return 1;
       int64_t perWarp = llvm::alignTo(r * 32, 256);
       return std::min<int64_t>(65536 / (perWarp * (bt / 32)),
                                std::max<int64_t>(1, 2048 / bt));

@@ -195,22 +195,27 @@ struct FuseTilePass : fuse::impl::FuseTilePassBase<FuseTilePass> {
     else if (kind == "filter")
       items = itemsFor(80, heldBytes);
     // Row groups whose results are all per row (logsumexp, row sums):
-    // 128 bytes of loads a thread (32 f32). Fewer threads a row, so fewer
-    // butterfly steps and barriers per element, and rows up to 8192 f32
-    // stay in registers (no second walk). Measured on the H200
+    // 128 bytes of loads a thread, at most 32 elements (32 f32, 16 f64;
+    // 16-bit elements stay at 32, whose registers hold one each). Fewer
+    // threads a row, so fewer butterfly steps and barriers per element,
+    // and rows up to 8192 f32 stay in registers (no second walk); the
+    // thread holds 32 words, as f32 measured. Measured on the H200
     // (docs/performance.md, seventeenth session), logsumexp_rows 2^28 f32,
     // 64 -> 128 bytes: 33 / 77 / 129 / 250 / 512 / 768 / 1024 / 2048 /
     // 4096 / 8192 / 16384 columns 1916 / 2192 / 1839 / 2923 / 3814 / 2970
     // / 3494 / 3524 / 4054 / 3682 / 3713 -> 2492 / 2848 / 2414 / 3279 /
     // 3939 / 3929 / 3935 / 4021 / 4041 / 4034 / 3768 GiB/s. Groups with
     // rank-2 results keep 64 bytes: their mapped values stay live to the
-    // stores (softmax_rows at 129 columns 3017 -> 2590 with 32 items, 56
-    // registers and spills; 24 items 2890, 8 items 2516).
+    // stores (softmax_rows at 129 columns 3017 -> 2590 with 128 threads x
+    // 32 items, a narrow kernel spilling 16 bytes; 24 items 2890, 8 items
+    // 2516).
     bool rowWideResults = llvm::any_of(group.getResults(), [](Value v) {
       return cast<RankedTensorType>(v.getType()).getRank() == 2;
     });
-    if (kind == "row_reduce" && !rowWideResults)
-      items = itemsFor(128, inputBytes);
+    if (kind == "row_reduce" && !rowWideResults) {
+      int64_t rowItems = std::min<int64_t>(itemsFor(128, inputBytes), 32);
+      items = std::max(items, rowItems / vw * vw);
+    }
     auto dt = domain ? cast<RankedTensorType>(domain.getType())
                      : RankedTensorType();
     // Rows of a static width (rank-2 domain): their width (may be 0).

@@ -759,13 +759,17 @@ FailureOr<GroupKernels> buildRowKernel(gpu::GPUModuleOp m, GroupOp group,
   // The temporaries are values of the elements' width: with 8-byte
   // elements twice the words (f64 logsumexp spilled 16 bytes at 32).
   // The narrow vector-path kernel (its own hint, set by splitRowKernel)
-  // takes 8 words more when a thread holds more than 16 words: each of
-  // its chunks keeps a column guard and an offset. logsumexp at 32 f32 a
-  // thread: 48 registers (5 blocks) spilled 4 bytes there; with 8 more
-  // (4 blocks, 62 registers, no spills) it ran as fast or faster on the
-  // H200 (2^28 f32, 512 / 1024 columns 3890 / 3947 -> 3981 / 3997 GiB/s,
-  // 33 / 129 -1.7% / -0.4%), while the scalar narrow kernel at 4 blocks
-  // lost 8% at 250 columns, so the others keep the plain estimate.
+  // takes 8 words more when a thread holds more than 16 words in more
+  // than 4 chunks: each chunk keeps a column guard and an offset.
+  // logsumexp at 32 f32 a thread (8 chunks): 48 registers (5 blocks)
+  // spilled 4 bytes there; with 8 more (4 blocks, 62 registers, no
+  // spills) it ran as fast or faster on the H200 (2^28 f32, 512 / 1024
+  // columns 3890 / 3947 -> 3981 / 3997 GiB/s, 33 / 129 -1.7% / -0.4%),
+  // while the scalar narrow kernel at 4 blocks lost 8% at 250 columns, so
+  // the others keep the plain estimate. (ptxas fits the narrow kernel
+  // without spills on the plain estimate at 32 f16 a thread, 4 chunks: 47
+  // registers; and at 16 f64, whose words the estimate already doubles:
+  // 60.)
   {
     int64_t held = 0, words = 1;
     for (BlockArgument arg : body.getArguments())
@@ -792,7 +796,8 @@ FailureOr<GroupKernels> buildRowKernel(gpu::GPUModuleOp m, GroupOp group,
     };
     if (int64_t blocks = blocksFor(regs); blocks >= 1)
       f->setAttr("nvvm.minctasm", i32Attr(blocks));
-    int64_t narrowRegs = regs + (held > 16 * words ? 8 * words : 0);
+    int64_t narrowRegs =
+        regs + (chunksPerThread > 4 && held > 16 * words ? 8 * words : 0);
     if (int64_t blocks = blocksFor(narrowRegs); blocks >= 1)
       f->setAttr(kNarrowMinCtasAttr, i32Attr(blocks));
   }

@@ -153,10 +153,11 @@ def FuseTilePass : Pass<"fuse-tile"> {
     - `items_per_thread` (i64): elements per thread per grid-stride step,
       a multiple of vector_width chosen to keep 64 bytes of loads in
       flight per thread over all input streams (row_reduce groups whose
-      results are all per row, e.g. logsumexp, 128 bytes; filter groups
-      80 bytes, scan groups 128, at most 32 items, an item counting the most of its
-      loaded operands, its scanned or filtered values and its results,
-      all of which the thread holds in registers); for elementwise groups
+      results are all per row, e.g. logsumexp, 128 bytes and at most 32
+      items; filter groups 80 bytes, scan groups 128, at most 32 items,
+      an item counting the most of its loaded operands, its scanned or
+      filtered values and its results, all of which the thread holds in
+      registers); for elementwise groups
       one vector (vector_width).
     - `grid` (i64): persistent grid, sm-count * blocks per SM (the option
       `blocks-per-sm`, or the occupancy limit from max-threads-per-sm and,

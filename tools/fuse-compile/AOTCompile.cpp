@@ -73,9 +73,42 @@ static bool hasKernels(ModuleOp module) {
   return found;
 }
 
+/// Functions without fuse ops pass through the GPU pipeline untouched
+/// (convert-fuse-to-gpu leaves other code to its owner), but their tensors
+/// have no lowering to the C ABI: an error at the function, not a failed
+/// translation to LLVM IR after the pipeline.
+static LogicalResult checkTensorFunctions(ModuleOp module) {
+  auto isTensor = [](Type t) { return isa<TensorType>(t); };
+  for (auto fn : module.getOps<func::FuncOp>()) {
+    // (Declarations: convert-fuse-to-gpu drops unused private ones and
+    // reports the others.)
+    if (fn.isExternal())
+      continue;
+    bool hasFuse =
+        fn.walk([](Operation *op) {
+            Dialect *d = op->getDialect();
+            return d && d->getNamespace() == "fuse" ? WalkResult::interrupt()
+                                                    : WalkResult::advance();
+          }).wasInterrupted();
+    if (hasFuse)
+      continue;
+    if (llvm::any_of(fn.getArgumentTypes(), isTensor) ||
+        llvm::any_of(fn.getResultTypes(), isTensor))
+      return fn.emitError("fuse-compile: '")
+             << fn.getSymName()
+             << "' has tensor arguments or results but no fuse ops; only "
+                "functions whose tensors fuse ops compute are compiled "
+                "(a result that is an argument unchanged is not supported "
+                "on the GPU)";
+  }
+  return success();
+}
+
 LogicalResult runPipeline(ModuleOp module, const CompileOptions &options,
                           GPUPipelineStage stage, StringRef format,
                           const GPUSerializationSinks &sinks) {
+  if (failed(checkTensorFunctions(module)))
+    return failure();
   PassManager pm(module.getOperation()->getName());
   FuseToGPUOptions o;
   makeGPUOptions(o, options, format);

@@ -12,7 +12,7 @@ import numpy as np
 from . import _cpu
 from . import _types as T
 from ._ir import Sym, TensorVal, TraceContext, fastmath_flags
-from ._sym import SymArray, leaf, materialize_many, wrap
+from ._sym import SymArray, _node, leaf, materialize_many, wrap
 
 
 def as_input_array(value, name):
@@ -141,6 +141,14 @@ def trace(fn, names, arrays, weaks, gpu=False, fastmath=""):
                                 "returns symbolic arrays, numbers or a tuple "
                                 "of them" % (i, type(o).__name__))
             nodes.append(wrap(o))
+        if gpu:
+            # GPU entries compute every tensor result in a kernel: an
+            # argument returned unchanged becomes a copy (a map yielding
+            # its element), fused with the other results of its shape.
+            args = [tv for tv in ctx.args if not tv.scalar]
+            nodes = [_node("cast", n.dtype, n.dims, [n])
+                     if n.op == "leaf" and any(n.tv is a for a in args)
+                     else n for n in nodes]
         # Materialize outputs of one shape together (one multi-result map).
         groups = {}
         for n in nodes:

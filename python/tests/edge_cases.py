@@ -174,6 +174,14 @@ def arith(x, y):
 
 
 @fuse.jit
+def passthrough(x, y):
+    """Arguments returned unchanged beside a computed result: the GPU
+    trace copies them (a map yielding the element, fused with the
+    product's), bit for bit, NaN, inf and -0.0 included."""
+    return x, x * y, y
+
+
+@fuse.jit
 def math_fns(x):
     return fuse.exp(x), fuse.log(x), fuse.sqrt(x), fuse.tanh(x)
 
@@ -249,6 +257,11 @@ def arith_ref(x, y):
     with np.errstate(all="ignore"):
         return (x + y, x - y, x * y, x / y, -x, np.abs(x), x * dt(2),
                 x * dt(0.5), x * x)
+
+
+def passthrough_ref(x, y):
+    with np.errstate(all="ignore"):
+        return (x, x * y, y)
 
 
 def math_ref(x):

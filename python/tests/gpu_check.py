@@ -510,6 +510,11 @@ def edge_checks(B, numeric):
             lambda: [((x, y), call(E.arith, x, y)) for x, y in pairs],
             lambda o: v_pairs(o, E.arith_ref, "arith"))
 
+        chk("%s arguments returned unchanged beside a product: copied, "
+            "exact" % t,
+            lambda: [((x, y), call(E.passthrough, x, y)) for x, y in pairs],
+            lambda o: v_pairs(o, E.passthrough_ref, "passthrough"))
+
         chk("%s compare/select on all pairs (int32 predicates): ordered "
             "false on NaN, exact" % t,
             lambda: [((x, y), call(E.compare_select_i32, x, y))

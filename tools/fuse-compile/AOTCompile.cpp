@@ -60,17 +60,20 @@ void makeGPUOptions(FuseToGPUOptions &o, const CompileOptions &options,
   o.tileOptions = options.tileOptions;
 }
 
+static bool isFuseOp(Operation *op) {
+  return op->getDialect() && op->getDialect()->getNamespace() == "fuse";
+}
+
 /// Whether the module holds fuse ops or GPU modules, i.e. the pipeline
 /// will serialize kernels and needs a CUDA toolkit.
 static bool hasKernels(ModuleOp module) {
-  bool found = false;
-  module.walk([&](Operation *op) {
-    if (isa<gpu::GPUModuleOp>(op) ||
-        (op->getDialect() && op->getDialect()->getNamespace() == "fuse"))
-      found = true;
-    return found ? WalkResult::interrupt() : WalkResult::advance();
-  });
-  return found;
+  return module
+      .walk([](Operation *op) {
+        return isa<gpu::GPUModuleOp>(op) || isFuseOp(op)
+                   ? WalkResult::interrupt()
+                   : WalkResult::advance();
+      })
+      .wasInterrupted();
 }
 
 /// Functions without fuse ops pass through the GPU pipeline untouched
@@ -84,22 +87,19 @@ static LogicalResult checkTensorFunctions(ModuleOp module) {
     // reports the others.)
     if (fn.isExternal())
       continue;
-    bool hasFuse =
-        fn.walk([](Operation *op) {
-            Dialect *d = op->getDialect();
-            return d && d->getNamespace() == "fuse" ? WalkResult::interrupt()
-                                                    : WalkResult::advance();
-          }).wasInterrupted();
+    bool hasFuse = fn.walk([](Operation *op) {
+                       return isFuseOp(op) ? WalkResult::interrupt()
+                                           : WalkResult::advance();
+                     }).wasInterrupted();
     if (hasFuse)
       continue;
     if (llvm::any_of(fn.getArgumentTypes(), isTensor) ||
         llvm::any_of(fn.getResultTypes(), isTensor))
       return fn.emitError("fuse-compile: '")
              << fn.getSymName()
-             << "' has tensor arguments or results but no fuse ops; only "
-                "functions whose tensors fuse ops compute are compiled "
-                "(a result that is an argument unchanged is not supported "
-                "on the GPU)";
+             << "' has tensor arguments or results but no fuse ops; "
+                "fuse-compile compiles functions of fuse ops (to return an "
+                "argument, copy it with a fuse.map that yields its element)";
   }
   return success();
 }

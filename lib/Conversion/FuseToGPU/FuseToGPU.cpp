@@ -107,6 +107,29 @@ StringRef groupKindFor(Operation *op) {
   return "elementwise";
 }
 
+/// Tensor arguments returned as they are: every result of an entry is
+/// written by a kernel into the caller's output, so each such result
+/// becomes a fuse.map yielding its element (an elementwise copy, grouped by
+/// wrapLooseOps). (fuse's Python GPU trace makes the same copy earlier,
+/// fused with the other results of its shape.)
+void copyReturnedArguments(func::FuncOp fn) {
+  auto ret = cast<func::ReturnOp>(fn.getBody().front().getTerminator());
+  for (OpOperand &use : ret->getOpOperands()) {
+    auto arg = dyn_cast<BlockArgument>(use.get());
+    auto t = arg ? dyn_cast<RankedTensorType>(arg.getType()) : nullptr;
+    if (!t)
+      continue;
+    Location loc = ret.getLoc();
+    OpBuilder b(ret);
+    auto copy = MapOp::create(b, loc, TypeRange{t}, ValueRange{arg});
+    Block *body =
+        b.createBlock(&copy.getBody(), {}, {t.getElementType()}, {loc});
+    b.setInsertionPointToStart(body);
+    YieldOp::create(b, loc, body->getArgument(0));
+    use.set(copy.getResult(0));
+  }
+}
+
 void wrapLooseOps(func::FuncOp fn) {
   SmallVector<Operation *> loose;
   for (Operation &op : fn.getBody().front())
@@ -482,6 +505,7 @@ LogicalResult EntryConverter::convert(func::FuncOp fn,
   if (fn.getBody().getBlocks().size() != 1)
     return fn.emitOpError("GPU code generation: entry functions must have "
                           "one block");
+  copyReturnedArguments(fn);
   wrapLooseOps(fn);
   hoistRegionDims(fn);
   Block &oldBody = fn.getBody().front();

@@ -1,0 +1,35 @@
+// REQUIRES: cuda-toolkit
+// An argument returned as it is (beside computed results, twice, 0-d):
+// every result of a GPU entry is written by a kernel into the caller's
+// output, so convert-fuse-to-gpu copies each such result with a map (an
+// elementwise group of its own; fuse's Python GPU trace makes the copy
+// earlier, fused with the results of its shape). Run on a GPU against the
+// CPU backend: tests/gpu/extra/returned_argument.mlir.
+// RUN: fuse-opt %s --fuse-fusion --fuse-tile --convert-fuse-to-gpu | FileCheck %s
+// RUN: fuse-compile %s --emit=header -o - | FileCheck %s --check-prefix=HDR
+// RUN: fuse-compile %s --emit=ptx -o %t.ptx
+
+// Four elementwise kernels: the square, then a copy for each returned
+// argument (%x twice: two outputs, two copies; 0-d %s: a one-element copy).
+// CHECK-LABEL: func.func @returned_argument(
+// CHECK-COUNT-4: call @fuse_launch(
+// CHECK-NOT: call @fuse_launch(
+// CHECK: return
+// CHECK-DAG: gpu.func @returned_argument_g0_ew(
+// CHECK-DAG: gpu.func @returned_argument_g1_ew(
+// CHECK-DAG: gpu.func @returned_argument_g2_ew(
+// CHECK-DAG: gpu.func @returned_argument_g3_{{.*}}(
+
+// HDR: out0: device pointer to tensor<?xf32>, caller-allocated, in0_d0.
+// HDR: out2: device pointer to tensor<f32>, caller-allocated, 1 element.
+// HDR: out3: device pointer to tensor<?xf32>, caller-allocated, in0_d0.
+// HDR: fuse_status_t returned_argument(const float *in0, int64_t in0_d0, const float *in1, float *out0, float *out1, float *out2, float *out3, fuse_stream_t stream);
+func.func @returned_argument(%x: tensor<?xf32>, %s: tensor<f32>)
+    -> (tensor<?xf32>, tensor<?xf32>, tensor<f32>, tensor<?xf32>) {
+  %y = fuse.map %x : tensor<?xf32> -> tensor<?xf32> {
+  ^bb0(%a: f32):
+    %p = arith.mulf %a, %a : f32
+    fuse.yield %p : f32
+  }
+  return %x, %y, %s, %x : tensor<?xf32>, tensor<?xf32>, tensor<f32>, tensor<?xf32>
+}

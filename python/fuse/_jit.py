@@ -144,7 +144,10 @@ def trace(fn, names, arrays, weaks, gpu=False, fastmath=""):
         if gpu:
             # GPU entries compute every tensor result in a kernel: an
             # argument returned unchanged becomes a copy (a map yielding
-            # its element), fused with the other results of its shape.
+            # its element), fused here with the other results of its shape
+            # (convert-fuse-to-gpu would copy it in a kernel of its own,
+            # reading it again; and a function that only returns arguments
+            # would have no fuse ops, which fuse-compile refuses).
             args = [tv for tv in ctx.args if not tv.scalar]
             nodes = [_node("cast", n.dtype, n.dims, [n])
                      if n.op == "leaf" and any(n.tv is a for a in args)

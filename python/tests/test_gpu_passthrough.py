@@ -1,6 +1,7 @@
 """Arguments returned unchanged on the GPU: the GPU trace copies them in a
-map (GPU entries compute every tensor result in a kernel; fuse-compile
-refuses a function that returns its argument). Checks the traced IR and
+map fused with the results of their shape (convert-fuse-to-gpu would copy
+each in a kernel of its own; fuse-compile refuses a function with no fuse
+ops, e.g. one that only returns its argument). Checks the traced IR and
 that fuse-compile takes it (compile only, where fuse-compile and the CUDA
 toolkit are present); gpu_check's edge checks run the calls on a GPU."""
 

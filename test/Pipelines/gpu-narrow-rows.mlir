@@ -163,7 +163,21 @@
 // SOFTMAX: arith.cmpi sle, %[[NEED]], %c8_i64
 // SOFTMAX-NEXT: %[[PS:.*]] = arith.select %{{.*}}, %c32_i64, %{{.*}} : i64
 // SOFTMAX-NEXT: arith.select %{{.*}}, %[[PV]], %[[PS]] : i64
+// Off the vector path rank-2 results are narrow up to the whole block
+// (need <= 256: every row that fits the registers, in groups of up to 8
+// warps; on the vector path need <= 128), so their stores are striped and
+// the register path's kernel serves the vector path only: no scalar
+// loads there.
+// SOFTMAX-NEXT: %[[NV:.*]] = arith.cmpi sle, %[[NEED]], %c128_i64
+// SOFTMAX-NEXT: %[[NS:.*]] = arith.cmpi sle, %[[NEED]], %c256_i64
+// SOFTMAX-NEXT: %[[NARROW:.*]] = arith.select %{{.*}}, %[[NV]], %[[NS]] : i1
+// SOFTMAX-NEXT: arith.select %[[NARROW]], %{{.*}}, %c1_i64 : i64
+// SOFTMAX-LABEL: gpu.func @softmax_rows_g0_rows(
+// SOFTMAX-NOT: -> f32
+// SOFTMAX: llvm.load %{{.*}} -> vector<4xf32>
+// SOFTMAX-NOT: -> f32
 // SOFTMAX-LABEL: gpu.func @softmax_rows_g0_rows_narrow(
+// SOFTMAX-NOT: arith.cmpi sgt, %{{.*}}, %c7_i32 : i32
 // SOFTMAX: arith.cmpi ule, %{{.*}}, %c2_i64
 // SOFTMAX-NEXT: arith.cmpi ule, %{{.*}}, %c16_i64
 // SOFTMAX-NEXT: arith.andi
@@ -183,6 +197,8 @@
 // SOFTMAX-NEXT: %[[SS:.*]] = arith.select %{{.*}}, %c3_i32, %{{.*}} : i32
 // SOFTMAX-NEXT: arith.extui %[[SS]]
 // SOFTMAX: scf.while
+// SOFTMAX: arith.addi %{{.*}}, %c7_i32 : i32
+// SOFTMAX: arith.cmpi sgt, %{{.*}}, %c7_i32 : i32
 
 // Chunks past the row are skipped, not computed and discarded: a row
 // needs ceil(cols / R) of a thread's slots, and chunk j >= 1 of the narrow

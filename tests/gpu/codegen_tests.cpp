@@ -634,7 +634,9 @@ int main(int argc, char **argv) {
   // four; logsumexp's groups are half as wide (down to one thread), 4096
   // in groups of 128; row counts that leave groups past the last row, 70001 rows over
   // 2^16 groups; odd widths (31, 33, 63, 77) and offset bases take the
-  // scalar narrow kernel, softmax there in groups of at least 8),
+  // scalar narrow kernel, softmax there in groups of at least 8 and, off
+  // the vector path, of up to 256 threads: 11 x 4095 and 4096 with an
+  // offset base in groups of 256),
   // registers (cols <= 4096; logsumexp, 32 floats a thread, <= 8192:
   // 33 x 8192 and 5 x 5001 there), long rows (tiled walks, then single steps; 16384: whole tiles only; rows
   // of up to 57856 floats staged in shared memory, 16-byte copies when
@@ -649,7 +651,7 @@ int main(int argc, char **argv) {
       {33, 8192},   {5, 5001},  {7, 24576},   {4, 28928},  {3, 28929},
       {5, 30000},   {3, 50257}, {2, 57856},   {2, 57857}, {300, 12},
       {77, 20},     {1000, 36}, {4097, 64},   {70001, 100}, {4099, 256},
-      {999, 63},    {3001, 77}, {70001, 77}};
+      {999, 63},    {3001, 77}, {70001, 77}, {11, 4095}};
   if (maxLog2 >= 28)
     shapes.push_back({65536, 4096});
   if (sanitizer)

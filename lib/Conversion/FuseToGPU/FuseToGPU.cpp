@@ -1191,9 +1191,16 @@ LogicalResult EntryConverter::convert(func::FuncOp fn,
             perBlock = arith::SelectOp::create(
                 h.b, loc, vec, perBlock,
                 rowsPerBlock(gk.narrowScalarMinThreads));
-          // On the vector path or off it (scalar loads).
+          // On the vector path groups of up to half the block; off it
+          // (scalar loads) up to narrowScalarMaxThreads (the whole block
+          // for rank-2 results: every such row that fits the registers).
           narrow = arith::CmpIOp::create(h.b, loc, arith::CmpIPredicate::sle,
                                          need, h.c64(bt / 2));
+          if (gk.narrowScalarMaxThreads != bt / 2)
+            narrow = arith::SelectOp::create(
+                h.b, loc, vec, narrow,
+                arith::CmpIOp::create(h.b, loc, arith::CmpIPredicate::sle,
+                                      need, h.c64(gk.narrowScalarMaxThreads)));
           perBlock = arith::SelectOp::create(h.b, loc, narrow, perBlock,
                                                h.c64(1));
         }

@@ -400,6 +400,12 @@ struct GroupKernels {
   /// group, when larger than tiling.narrowRows (0: that one); set for
   /// groups with rank-2 results (32 bytes of a row a store instruction).
   int64_t narrowScalarMinThreads = 0;
+  /// Narrow rows off the vector path: the largest group (narrow when need
+  /// <= this). blockThreads / 2 like the vector path, or blockThreads for
+  /// groups with rank-2 results: every such row that fits the registers
+  /// is narrow (striped stores), and the register path serves the vector
+  /// path only.
+  int64_t narrowScalarMaxThreads = 0;
   /// RowReduce split by path (all take the same parameters): `kernel`
   /// the register path (cols <= rowCapacity, on the vector path when
   /// tiling.vectorRows), `narrowKernel` the narrow rows on the vector path

@@ -182,7 +182,8 @@ SmallVector<Value> blockAllReduce(Gen &g, OpBuilder &b, ReduceOp r,
       });
 }
 
-/// Narrow rows: groups of R = 2^shift threads (1 <= R <= blockThreads / 2)
+/// Narrow rows: groups of R = 2^shift threads (1 <= R <= maxGroupThreads:
+/// half the block on the vector path, up to the whole block off it)
 /// reduce one row each. Xor butterflies of offsets 16 down to 1, each step
 /// kept only where its offset is below R (a group of fewer than 32 lanes
 /// is aligned within its warp, so smaller offsets stay inside it; the
@@ -193,7 +194,7 @@ SmallVector<Value> blockAllReduce(Gen &g, OpBuilder &b, ReduceOp r,
 /// too; R <= 32 needs neither.
 SmallVector<Value> groupAllReduce(Gen &g, OpBuilder &b, ReduceOp r,
                                   SmallVector<Value> acc, ValueRange smem,
-                                  Value shift) {
+                                  Value shift, int64_t maxGroupThreads) {
   Location loc = g.loc;
   acc = warpFold(
       b, loc, std::move(acc),
@@ -234,12 +235,12 @@ SmallVector<Value> groupAllReduce(Gen &g, OpBuilder &b, ReduceOp r,
     return x;
   };
   // The group's warps in warp order: first + k for k < perGroup (at most
-  // half the block's warps). (One register path for every width, R up to
+  // maxGroupThreads / 32). (One register path for every width, R up to
   // the whole block, ran logsumexp_rows 15% slower at 4096 columns on the
   // H200: the runtime strides and selects in the instruction-bound path.)
   auto groupFold = [&](OpBuilder &fb) {
     SmallVector<Value> res = loadWarp(fb, first);
-    for (int64_t k = 1; k < warps / 2; ++k) {
+    for (int64_t k = 1; k < maxGroupThreads / 32; ++k) {
       Value w = arith::AndIOp::create(
           fb, loc, arith::AddIOp::create(fb, loc, first, cI32(fb, loc, k)),
           cI32(fb, loc, warps - 1));
@@ -698,6 +699,21 @@ FailureOr<GroupKernels> buildRowKernel(gpu::GPUModuleOp m, GroupOp group,
   // GiB/s (three runs); a run-time max(R, 8) folds the same way in LLVM.
   // Hiding the bound (the shift through an opaque copy) measured 129
   // columns 2622 -> 2795 but 33 columns 2005 -> 1878: not kept.
+  // Off the vector path, rank-2 results take groups of up to the whole
+  // block: every such row that fits the registers (need <= bt, cols <=
+  // capacity) is narrow, so its stores are striped (a store instruction
+  // writes consecutive elements) instead of the register path's chunked
+  // scalar stores (4 bytes of every 16 an instruction), and the register
+  // path serves the vector path only (a compare per chunk, no scalar
+  // loads). H200, softmax_rows 2^28 f32: 65552 x 4095 2841 -> 3693 GiB/s;
+  // 77 / 129 / 250 / 2047 columns (narrow either way: the scalar kernel
+  // differs only in its fold reaching 8 warps, a different schedule;
+  // measured, not explained) 3008 / 3013 / 3637 / 3517 -> 3319 / 3212 /
+  // 3754 / 3704, 33 and 4096 unchanged. Rank-1 results keep
+  // half the block: logsumexp_rows 32772 x 8191 ran 4101 on the register
+  // path and 3195 in groups of 256 (32 runtime-strided slots a thread).
+  if (narrowPath)
+    gk.narrowScalarMaxThreads = rank2Out ? bt : bt / 2;
   if (narrowPath && rank2Out) {
     gk.narrowSmallCols = 2 * vw;
     int64_t minBytes = 8;
@@ -840,8 +856,11 @@ FailureOr<GroupKernels> buildRowKernel(gpu::GPUModuleOp m, GroupOp group,
     SmallVector<Value> sm;
     for (unsigned k : smemOf[ri])
       sm.push_back(wg[k]);
-    acc = narrowShift ? groupAllReduce(g, rb, r, acc, sm, narrowShift)
-                      : blockAllReduce(g, rb, r, acc, sm);
+    acc = narrowShift
+              ? groupAllReduce(g, rb, r, acc, sm, narrowShift,
+                               scalarRowPath ? gk.narrowScalarMaxThreads
+                                             : bt / 2)
+              : blockAllReduce(g, rb, r, acc, sm);
     acc = g.applyInit(rb, r, acc);
     for (auto [res, v] : llvm::zip(r.getResults(), acc))
       g.leaves[res] = v;
@@ -1594,6 +1613,11 @@ FailureOr<GroupKernels> buildRowKernel(gpu::GPUModuleOp m, GroupOp group,
     shift = groupShift(b, tiling.narrowRows);
     narrowFits =
         cmpI(b, loc, arith::CmpIPredicate::ule, need, cI64(b, loc, bt / 2));
+    if (gk.narrowScalarMaxThreads != bt / 2)
+      narrowFits = arith::SelectOp::create(
+          b, loc, vecFlag, narrowFits,
+          cmpI(b, loc, arith::CmpIPredicate::ule, need,
+               cI64(b, loc, gk.narrowScalarMaxThreads)));
   }
   // The narrow rows' loop: block steps of bt / R rows (uniform over the
   // block, so the barriers are reached by every thread), the group's row
@@ -1644,7 +1668,10 @@ FailureOr<GroupKernels> buildRowKernel(gpu::GPUModuleOp m, GroupOp group,
     pathIf(
         ob, fits, "fits",
         [&](OpBuilder &ib) {
-          vectorRowPath = tiling.vectorRows;
+          // Rows off the vector path reach it only where the narrow
+          // scalar kernel stops at half the block.
+          vectorRowPath = (narrowPath && gk.narrowScalarMaxThreads == bt) ||
+                          tiling.vectorRows;
           rowsLoop(ib, registerRow, Value());
           vectorRowPath = false;
         },

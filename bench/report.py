@@ -14,7 +14,10 @@ With --compile-times (scripts/gpu/prepare-bench.sh's file: "name
 process_ms [in_process_ms]" per line, '#' comments), a second table puts
 fuse-compile's median wall time next to torch.compile's first call
 (`compile_s` of the torch-compile records) and checks the 100 ms bar
-against the process's wall time (in-process where a file has only that).
+against the process's wall time (in-process where a file has only that);
+a header ending in "(...)" says where the times were measured
+(scripts/gpu/run-compile-times.sh: "GPU machine, N cores, N runs"), and
+the table's caption repeats it.
 """
 import argparse
 import json
@@ -119,15 +122,18 @@ def table(recs):
 
 def compile_table(path, recs):
     """Markdown table of compile times (ms) against torch.compile's first
-    call; None when the file has no entries."""
+    call, and where they were measured (the text in parentheses closing
+    the file's header, e.g. "GPU machine, 16 cores, 9 runs"; None if
+    absent); (None, None) when the file has no entries."""
     fuse = {}  # name -> (process ms or None, in-process ms or None)
     two = False  # files without the header hold in-process times only
+    where = None  # the header's closing "(...)": the machine measured on
     try:
         f = open(path)
     except OSError as e:
         print(f"report: no compile-time table ({e.strerror}: {path})",
               file=sys.stderr)
-        return None
+        return None, None
     with f:
         for line in f:
             parts = line.split()
@@ -135,6 +141,9 @@ def compile_table(path, recs):
                 continue
             if parts[0].startswith("#"):
                 two = two or "process wall" in line
+                head = line.strip()
+                if where is None and head.endswith(")") and "(" in head:
+                    where = head[head.rindex("(") + 1:-1]
                 continue
             try:
                 vals = [float(v) for v in parts[1:3]]
@@ -144,7 +153,7 @@ def compile_table(path, recs):
                 fuse[parts[0]] = ((vals[0], vals[1] if len(vals) > 1 else None)
                                   if two else (None, vals[0]))
     if not fuse:
-        return None
+        return None, None
     torch = {r["workload"]: r["compile_s"] * 1000.0 for r in recs
              if r.get("impl") == "torch-compile" and "compile_s" in r}
     lines = ["| pipeline | fuse-compile (ms, process) | in-process (ms) | "
@@ -160,7 +169,7 @@ def compile_table(path, recs):
         ratio = f"{t / wall:.1f}x" if t is not None and wall > 0 else "-"
         bar = "yes" if wall <= 100 else "no"
         lines.append(f"| {w} | {ms(proc)} | {ms(inproc)} | {ms(t)} | {ratio} | {bar} |")
-    return "\n".join(lines)
+    return "\n".join(lines), where
 
 
 def chart(by, impls, path):
@@ -206,9 +215,10 @@ def main():
                + ", ".join(f"{i}: {max(r['rounds'] for r in recs if r['impl'] == i)}"
                            for i in impls) + ").")
     if a.compile_times:
-        ct = compile_table(a.compile_times, recs)
+        ct, where = compile_table(a.compile_times, recs)
         if ct:
-            md += "\n\nCompile time (median wall):\n\n" + ct
+            md += ("\n\nCompile time (median wall" +
+                   (f"; {where}" if where else "") + "):\n\n" + ct)
     print(md)
     if a.md:
         with open(a.md, "w") as f:

@@ -21,6 +21,13 @@
 # "WORKLOAD ROWSxCOLS" (e.g. BENCH_WIDTHS="262144x1024 16384x16384
 # 5341x50257": the register path's narrow rows, long aligned and long
 # unaligned rows; about a minute a shape with torch).
+# COMPILER_DIR (default: the folder "compiler" beside PREPARED_DIR, made by
+# scripts/gpu/prepare-compiler.sh): when it holds fuse-compile.xz,
+# fuse-compile's times are measured here too, after the rest
+# (run-compile-times.sh), and the report's compile table uses them: the
+# machine torch.compile's first calls ran on. Without it, or when
+# fuse-compile does not run here, the table uses the times measured where
+# the benchmark was prepared (compile-times.txt).
 set -uo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 dir="${1:-$root/.device/bench}"
@@ -79,10 +86,22 @@ for shape in $widths; do
       --only=softmax_rows 2>> "$res/widths.err" | rename "$shape" >> "$res/widths.jsonl" || rc=1
   fi
 done
-mark "end"
 [ -n "$sampler" ] && kill "$sampler" 2>/dev/null
-cat "$res"/*.err | grep -v -i warn | tail -20
+sampler=""
 cp "$dir/compile-times.txt" "$res/" 2>/dev/null
+times="$res/compile-times.txt"
+compiler="${COMPILER_DIR:-$(dirname "$dir")/compiler}"
+if [ -f "$compiler/fuse-compile.xz" ]; then
+  mark "compile times"
+  if bash "$root/scripts/gpu/run-compile-times.sh" "$compiler" "$res" \
+       > "$res/compile-times.log" 2>&1; then
+    times="$res/compile-times-gpu-host.txt"
+  else
+    echo "run-bench: $(grep -m1 run-compile-times "$res/compile-times.log" || tail -1 "$res/compile-times.log"); compile times from where the benchmark was prepared"
+  fi
+fi
+mark "end"
+cat "$res"/*.err | grep -v -i warn | tail -20
 python3 "$dir/report.py" "$res"/*.jsonl --md "$res/report.md" \
-  --compile-times "$res/compile-times.txt"
+  --compile-times "$times"
 exit $rc

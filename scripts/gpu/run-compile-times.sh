@@ -42,7 +42,11 @@ fi
   echo "ptxas: $(ptxas --version 2>&1 | tail -1)"; } > "$res/compile-host.txt"
 
 out="$res/compile-times-gpu-host.txt"
-echo "# pipeline, fuse-compile --emit=obj median ms: process wall, in-process (GPU machine, $(nproc) cores, $reps runs)" > "$out"
+# The machine, as the report's caption gives it ("CPU machine" where no GPU
+# answers: the script also runs where fuse is built).
+host="GPU machine"
+nvidia-smi -L >/dev/null 2>&1 || host="CPU machine"
+echo "# pipeline, fuse-compile --emit=obj median ms: process wall, in-process ($host, $(nproc) cores, $reps runs)" > "$out"
 rc=0
 for f in "$dir"/examples/*.mlir; do
   name="$(basename "$f" .mlir)"

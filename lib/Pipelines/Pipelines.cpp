@@ -181,21 +181,21 @@ static std::string nvvmPipeline(const FuseToGPUOptions &options) {
   // Bottom-up: on the kernel builders' output the default top-down walk
   // took 4x as long (scan's canonicalizer 16 -> 4 ms) for the same result
   // (PTX, cubins and objects of 337 programs byte-identical).
-  // Function by function (func.func, gpu.func, then the kernels' llvm.func),
-  // so the pass manager runs the functions on the context's threads: the
-  // kernels of a module lower side by side (softmax_rows' MLIR passes ~55
-  // -> ~36 ms wall on two cores; 124 programs' outputs byte-identical).
-  // Only convert-gpu-to-nvvm needs the whole GPU module.
+  // Function by function (the host's func.func; in a GPU module, `any`
+  // function: kernels, and device functions a module of another origin may
+  // hold), so the pass manager runs the functions on the context's threads
+  // and the kernels of a module lower side by side (softmax_rows' MLIR
+  // passes 55 -> 36 ms wall on two cores; 124 programs' outputs
+  // byte-identical). Only convert-gpu-to-nvvm takes the whole GPU module.
   const char *canonicalize =
       "canonicalize{region-simplify=disabled top-down=false},cse";
-  p += std::string("func.func(") + canonicalize + "),gpu.module(gpu.func(" +
-       canonicalize + ")),";
+  p += std::string("func.func(") + canonicalize + "),gpu.module(any(" +
+       canonicalize + ",convert-scf-to-cf),";
   // convert-math-to-llvm: the math ops libdevice has no call for (trunc,
   // ctlz, cttz, ctpop, absi of other widths than 32) become LLVM
   // intrinsics, which NVPTX selects (cvt.rzi, clz, popc, abs).
-  p += "gpu.module(gpu.func(convert-scf-to-cf),"
-       "convert-gpu-to-nvvm{index-bitwidth=64},"
-       "llvm.func(convert-math-to-llvm,canonicalize{region-simplify=disabled},"
+  p += "convert-gpu-to-nvvm{index-bitwidth=64},"
+       "any(convert-math-to-llvm,canonicalize{region-simplify=disabled},"
        "cse,reconcile-unrealized-casts)),";
   p += "nvvm-attach-target{chip=" + options.chip.getValue() +
        " features=" + options.features.getValue() +

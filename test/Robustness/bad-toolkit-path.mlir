@@ -13,6 +13,11 @@
 // RUN: env -u CUDA_ROOT CUDA_HOME=%t.missing not fuse-compile %s --emit=obj -o %t.o 2>&1 | FileCheck %s --check-prefix=ENV
 // A module without fuse ops has no kernels and needs no toolkit.
 // RUN: fuse-compile %S/Inputs/no-kernels.mlir --emit=obj -o %t.none.o --toolkit-path=%t.missing
+// Nor do a header and a manifest (the entries' declarations and
+// signatures; no code generation): the same files as with a toolkit.
+// RUN: fuse-compile %s --emit=header -o %t.only.h --toolkit-path=%t.missing
+// RUN: FileCheck %s --check-prefix=HEADER < %t.only.h
+// RUN: fuse-compile %s --emit=manifest -o - --toolkit-path=%t.missing | FileCheck %s --check-prefix=MANIFEST
 
 // MISSING: error: CUDA toolkit '{{.*}}.missing' is not a directory: check --toolkit-path
 // MISSING-NOT: see current operation
@@ -22,6 +27,10 @@
 // NOPTXAS: error: CUDA toolkit '{{.*}}.nvvm' has no bin/ptxas: check --toolkit-path
 // NOPTXAS-NOT: gpu.module
 // ENV: error: CUDA toolkit '{{.*}}.missing' is not a directory: check $CUDA_HOME
+// HEADER: #ifndef FUSE_GENERATED_{{.*}}ONLY_H
+// HEADER: fuse_status_t sumsq(const float *in0, int64_t in0_d0, float *out0, fuse_stream_t stream);
+// MANIFEST: "format": "fuse-aot-manifest"
+// MANIFEST: "name": "sumsq"
 
 func.func @sumsq(%x: tensor<?xf32>) -> tensor<f32> {
   %sq = fuse.map %x : tensor<?xf32> -> tensor<?xf32> {

@@ -21,6 +21,10 @@ if [ $# -lt 2 ]; then
 fi
 root="$(cd "$(dirname "$0")/.." && pwd)"
 old="$1"; new="$2"; seeds="${3:-100:200}"
+if ! [[ $seeds =~ ^[0-9]+:[0-9]+$ ]]; then
+  echo "compare-builds: SEEDS '$seeds' is not A:B" >&2
+  exit 2
+fi
 for b in "$old" "$new"; do
   if [ ! -x "$b/fuse-compile" ]; then
     echo "compare-builds: $b/fuse-compile not found" >&2

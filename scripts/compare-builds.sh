@@ -46,11 +46,11 @@ for ((s = first; s < last; ++s)); do
 done
 
 programs=0; same=0; differ=0; failed=0
+# The same output name for both (the header guard is made of it).
+mkdir -p "$work/old" "$work/new"
 for f in "$work"/corpus/*.mlir; do
   n="$(basename "$f" .mlir)"
   programs=$((programs + 1))
-  # The same output name for both (the header guard is made of it).
-  mkdir -p "$work/old" "$work/new"
   "$old/fuse-compile" "$f" --emit=all --prefix=fx_ -o "$work/old/$n" \
     >/dev/null 2>&1; rc_old=$?
   "$new/fuse-compile" "$f" --emit=all --prefix=fx_ -o "$work/new/$n" \

@@ -11,6 +11,7 @@
 #   OUT_DIR    default .device/bench   BUILD_DIR  default build
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
+. "$root/scripts/gpu/compile-time.sh"
 out="${1:-$root/.device/bench}"
 build="${2:-$root/build}"
 export PATH="$PATH:/usr/local/cuda/bin"
@@ -25,17 +26,8 @@ for f in "$root"/examples/*.mlir; do
   name="$(basename "$f" .mlir)"
   if "$fc" "$f" --prefix=fb_ --emit=all -o "$out/aot/$name" 2> "$out/aot/$name.log"; then
     # Wall time of a plain object compile, median of 5: of the whole
-    # process (what a user waits for: start-up and loading included) and
-    # inside it (fuse-compile --time: parse to object written).
-    ts=() ins=()
-    for _ in 1 2 3 4 5; do
-      t0=$(date +%s%N)
-      ins+=("$("$fc" "$f" --prefix=fb_ --emit=obj -o "$out/aot/$name.o" --time 2>&1 |
-               sed -n 's/.*wall time \([0-9.]*\) ms/\1/p')")
-      ts+=("$(( ($(date +%s%N) - t0) / 1000000 ))")
-    done
-    med=$(printf '%s\n' "${ts[@]}" | sort -n | sed -n 3p)
-    inmed=$(printf '%s\n' "${ins[@]}" | sort -n | sed -n 3p)
+    # process and inside it (compile-time.sh).
+    read -r med inmed < <(median_compile_ms "$fc" "$f" "$out/aot/$name.o" 5)
     echo "$name $med $inmed" >> "$out/compile-times.txt"
     upper=$(echo "$name" | tr a-z A-Z)
     defs+=("-DFUSE_HAVE_$upper")

@@ -14,6 +14,7 @@
 # Env: REPS (default 9).
 set -uo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
+. "$root/scripts/gpu/compile-time.sh"
 dir="${1:-$root/.device/compiler}"
 res="${2:-${OUT:-$dir/results}}"
 reps="${REPS:-9}"
@@ -56,17 +57,7 @@ for f in "$dir"/examples/*.mlir; do
     continue
   fi
   rm -f "$res/compile-$name.err"
-  ts=() ins=()
-  for _ in $(seq "$reps"); do
-    t0=$(date +%s%N)
-    ins+=("$("$fc" "$f" --prefix=fb_ --emit=obj -o "$work/$name.o" --time 2>&1 |
-             sed -n 's/.*wall time \([0-9.]*\) ms/\1/p')")
-    ts+=("$(( ($(date +%s%N) - t0) / 1000000 ))")
-  done
-  mid=$(( (reps + 1) / 2 ))
-  med=$(printf '%s\n' "${ts[@]}" | sort -n | sed -n "${mid}p")
-  inmed=$(printf '%s\n' "${ins[@]}" | sort -n | sed -n "${mid}p")
-  echo "$name $med $inmed" >> "$out"
+  echo "$name $(median_compile_ms "$fc" "$f" "$work/$name.o" "$reps")" >> "$out"
 done
 cat "$res/compile-host.txt"
 cat "$out"

@@ -264,20 +264,21 @@ int run(MLIRContext &ctx) {
       return failure();
     return aot::binaryBytes(m);
   };
+  // The entries' C header (its guard made of the file's name).
+  auto writeHeader = [&] {
+    std::string hpath = pathFor(".h");
+    return writeFile(hpath, fuse::emitEntryHeader(*module, guardFor(hpath)));
+  };
   // A header needs the entries' C declarations, which convert-fuse-to-gpu
   // records: the pipeline up to the kernels in NVVM, no LLVM code
   // generation or ptxas (logsumexp_rows in a fifth of the time; no CUDA
   // toolkit needed).
-  if (emit == "header") {
-    if (failed(aot::runPipeline(*module, options,
-                                fuse::GPUPipelineStage::NVVM, format)))
-      return 1;
-    std::string hpath = pathFor(".h");
-    return failed(writeFile(hpath,
-                            fuse::emitEntryHeader(*module, guardFor(hpath))))
+  if (emit == "header")
+    return failed(aot::runPipeline(*module, options,
+                                   fuse::GPUPipelineStage::NVVM, format)) ||
+                   failed(writeHeader())
                ? 1
                : 0;
-  }
   if (emit == "cubin") {
     FailureOr<std::string> cubin = cubinOf(*module);
     return failed(cubin) || failed(writeFile(pathFor(".cubin"), *cubin)) ? 1
@@ -310,12 +311,7 @@ int run(MLIRContext &ctx) {
       return 1;
     }
     if (failed(writeFile(pathFor(".ptx"), ptx)) ||
-        failed(writeFile(pathFor(".cubin"), image)))
-      return 1;
-  }
-  if (all) {
-    std::string hpath = pathFor(".h");
-    if (failed(writeFile(hpath, fuse::emitEntryHeader(*module, guardFor(hpath)))))
+        failed(writeFile(pathFor(".cubin"), image)) || failed(writeHeader()))
       return 1;
   }
   FailureOr<std::string> obj = aot::emitObject(*module);

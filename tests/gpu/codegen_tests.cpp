@@ -353,14 +353,17 @@ void testScan(int64_t n, int64_t offset) {
   std::string what = "scan n=" + std::to_string(n) +
                      (offset ? " misaligned" : "");
   std::vector<float> x = randomInput(n + offset, 4321u + (uint32_t)n);
-  Device dx((n + offset) * 4), dy((n + offset) * 4);
+  // The output has `tail` more elements than n: the items of a partial
+  // last tile past n must not be stored.
+  const int64_t tail = 64;
+  Device dx((n + offset) * 4), dy((n + offset + tail) * 4);
   if (!dx.ok() || !dy.ok())
     return report(false, what, "fuse_malloc failed");
   if (!upload(dx, x))
     return report(false, what, "upload failed");
   // A sentinel: nothing is written outside [0, n) (n = 0 writes nothing).
-  if (n + offset > 0 &&
-      fuse_memset(dy.p, 0x7f, (n + offset) * 4, nullptr) != FUSE_SUCCESS)
+  if (fuse_memset(dy.p, 0x7f, (n + offset + tail) * 4, nullptr) !=
+      FUSE_SUCCESS)
     return report(false, what, "memset failed");
   std::vector<float> first;
   for (int run = 0; run < repeats; ++run) {
@@ -369,8 +372,15 @@ void testScan(int64_t n, int64_t offset) {
       return;
     if (!checkStatus(fuse_stream_synchronize(nullptr), what))
       return;
-    std::vector<float> y = download(dy, n + offset);
+    std::vector<float> y = download(dy, n + offset + tail);
     if (run == 0) {
+      for (int64_t i = n + offset; i < n + offset + tail; ++i) {
+        uint32_t bits;
+        std::memcpy(&bits, &y[i], 4);
+        if (bits != 0x7f7f7f7fu)
+          return report(false, what,
+                        "wrote past the end at " + std::to_string(i - offset));
+      }
       double acc = 0;
       int64_t bad = 0, firstBad = -1;
       for (int64_t i = 0; i < n; ++i) {

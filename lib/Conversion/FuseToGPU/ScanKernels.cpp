@@ -56,8 +56,6 @@
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
-#include "mlir/IR/Matchers.h"
-#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #include <optional>
 
@@ -80,36 +78,6 @@ bool isConstTrue(Value v) {
   if (auto c = v.getDefiningOp<arith::ConstantIntOp>())
     return c.value() != 0;
   return false;
-}
-
-/// An integer division or remainder whose divisor is not a constant other
-/// than 0 and -1: undefined behaviour in LLVM for some operands (MLIR
-/// calls remsi, remui and floordivsi always speculatable; their LLVM
-/// lowerings are not).
-bool riskyDivision(Operation *op) {
-  if (!isa<arith::DivSIOp, arith::DivUIOp, arith::RemSIOp, arith::RemUIOp,
-           arith::CeilDivSIOp, arith::CeilDivUIOp, arith::FloorDivSIOp>(op))
-    return false;
-  APInt c;
-  return !matchPattern(op->getOperand(1), m_ConstantInt(&c)) || c.isZero() ||
-         c.isAllOnes();
-}
-
-/// Whether a tile's items may compute the group's elements unguarded,
-/// items past the end included (they hold copies of element n - 1, see
-/// loadItems): every op of the body is a fuse op (gathers check their
-/// bounds) or pure (no memory effects, speculatable) and no risky integer
-/// division. Such groups emit the per-item code once for whole and partial
-/// tiles, with only the stores guarded; the others keep a guarded copy for
-/// partial tiles (forItems).
-bool speculatable(GroupOp group) {
-  WalkResult r = group.getBody().walk([](Operation *op) {
-    if (isa<FuseDialect>(op->getDialect()) ||
-        (isPure(op) && !riskyDivision(op)))
-      return WalkResult::advance();
-    return WalkResult::interrupt();
-  });
-  return !r.wasInterrupted();
 }
 
 using CombineFn = std::function<SmallVector<Value>(OpBuilder &, ValueRange,
@@ -740,71 +708,66 @@ void bindWorkgroup(TileMachinery &tm, gpu::GPUFuncOp f) {
 
 /// The elements of the direct operands at every item of the thread, loaded
 /// once for both passes: 16-byte vector loads of whole rows when the tile
-/// is `full` (and aligned), else scalar loads at the item's index clamped
-/// to the last element (an item past the end holds a copy of element n - 1;
-/// the host launches these kernels only for n >= 1). Result: per item,
-/// operand number -> element.
+/// is `full` (and aligned), else guarded scalar loads (zero where the item
+/// is past the end). Result: per item, operand number -> element.
 using ItemVals = SmallVector<DenseMap<unsigned, Value>>;
 ItemVals loadItems(TileKernel &k, TileMachinery &tm, OpBuilder &b,
                    Value full) {
   Location loc = k.loc;
   SmallVector<unsigned> direct = k.directOperands();
-  int64_t rows = tm.items / tm.vw;
-  auto elementType = [&](unsigned a) {
-    return tensorTy(k.body.getArgument(a)).getElementType();
-  };
-  // Both flavours yield one value per operand and row: a vector of the
-  // row's vw elements (vw > 1), else the element. (Yielding the vectors'
-  // elements instead let LLVM scalarize the whole tile's vector loads and
-  // merge them with the clamped scalar loads into loads at phi'd
-  // addresses, which made whole tiles load element by element.)
-  auto rowType = [&](unsigned a) -> Type {
-    return tm.vw > 1 ? Type(VectorType::get({tm.vw}, elementType(a)))
-                     : elementType(a);
-  };
+  SmallVector<Type> types;
+  for (int64_t j = 0; j < tm.items; ++j)
+    for (unsigned a : direct)
+      types.push_back(tensorTy(k.body.getArgument(a)).getElementType());
   auto ifOp = scf::IfOp::create(
       b, loc, full,
       [&](OpBuilder &vb, Location l) {
+        DenseMap<unsigned, SmallVector<Value>> vecs;
+        for (unsigned a : direct) {
+          Type et = tensorTy(k.body.getArgument(a)).getElementType();
+          Type vt = tm.vw > 1 ? Type(VectorType::get({tm.vw}, et)) : et;
+          for (int64_t c = 0; c < tm.items / tm.vw; ++c)
+            vecs[a].push_back(k.load(vb, vt, k.ptr[a], tm.vectorIndex(vb, c)));
+        }
         SmallVector<Value> out;
-        for (unsigned a : direct)
-          for (int64_t c = 0; c < rows; ++c)
-            out.push_back(
-                k.load(vb, rowType(a), k.ptr[a], tm.vectorIndex(vb, c)));
+        for (int64_t j = 0; j < tm.items; ++j)
+          for (unsigned a : direct) {
+            Value v = vecs[a][j / tm.vw];
+            if (tm.vw > 1)
+              v = LLVM::ExtractElementOp::create(vb, l, v,
+                                                 cI32(vb, l, j % tm.vw));
+            out.push_back(v);
+          }
         scf::YieldOp::create(vb, l, out);
       },
       [&](OpBuilder &sb, Location l) {
         SmallVector<Value> out;
-        Value last = arith::SubIOp::create(sb, l, tm.n, cI64(sb, l, 1));
-        for (unsigned a : direct)
-          for (int64_t c = 0; c < rows; ++c) {
-            Value row;
-            if (tm.vw > 1)
-              row = LLVM::PoisonOp::create(sb, l, rowType(a));
-            for (int64_t e = 0; e < tm.vw; ++e) {
-              Value idx = arith::MinSIOp::create(
-                  sb, l, tm.itemIndex(sb, c * tm.vw + e), last);
-              Value x = k.load(sb, elementType(a), k.ptr[a], idx);
-              row = tm.vw > 1 ? LLVM::InsertElementOp::create(
-                                    sb, l, row, x, cI32(sb, l, e))
-                                    .getResult()
-                              : x;
-            }
-            out.push_back(row);
+        for (int64_t j = 0; j < tm.items; ++j) {
+          Value idx = tm.itemIndex(sb, j);
+          Value valid = cmpI(sb, l, arith::CmpIPredicate::slt, idx, tm.n);
+          for (unsigned a : direct) {
+            Type et = tensorTy(k.body.getArgument(a)).getElementType();
+            auto ld = scf::IfOp::create(
+                sb, l, valid,
+                [&](OpBuilder &tb, Location tl) {
+                  scf::YieldOp::create(
+                      tb, tl, ValueRange{k.load(tb, et, k.ptr[a], idx)});
+                },
+                [&](OpBuilder &eb, Location el) {
+                  Value zero = arith::ConstantOp::create(
+                      eb, el, cast<TypedAttr>(eb.getZeroAttr(et)));
+                  scf::YieldOp::create(eb, el, zero);
+                });
+            out.push_back(ld.getResult(0));
           }
+        }
         scf::YieldOp::create(sb, l, out);
       });
   ItemVals vals(tm.items);
   unsigned r = 0;
-  for (unsigned a : direct)
-    for (int64_t c = 0; c < rows; ++c) {
-      Value row = ifOp.getResult(r++);
-      for (int64_t e = 0; e < tm.vw; ++e)
-        vals[c * tm.vw + e][a] =
-            tm.vw > 1 ? LLVM::ExtractElementOp::create(b, loc, row,
-                                                       cI32(b, loc, e))
-                            .getResult()
-                      : row;
-    }
+  for (int64_t j = 0; j < tm.items; ++j)
+    for (unsigned a : direct)
+      vals[j][a] = ifOp.getResult(r++);
   return vals;
 }
 
@@ -840,46 +803,6 @@ SmallVector<Value> forItems(TileKernel &k, TileMachinery &tm, OpBuilder &b,
         scf::YieldOp::create(sb, l, carried);
       });
   return SmallVector<Value>(ifOp.getResults());
-}
-
-/// The shared flavour of forItems for speculatable groups: `perItem` once
-/// per item, unguarded, with `valid` the item's bound check for the
-/// caller's selects and stores.
-SmallVector<Value> forItemsShared(TileKernel &k, TileMachinery &tm,
-                                  OpBuilder &b, const ItemVals &vals,
-                                  ValueRange init, ItemFn perItem) {
-  SmallVector<Value> carried(init);
-  for (int64_t j = 0; j < tm.items; ++j) {
-    Value idx = tm.itemIndex(b, j);
-    Value valid = cmpI(b, k.loc, arith::CmpIPredicate::slt, idx, tm.n);
-    carried = perItem(b, j, idx, valid, vals[j], carried);
-  }
-  return carried;
-}
-
-/// Stores of values computed for every item (forItemsShared): in a `full`
-/// tile `whole` stores them all, else `one(b, j, idx)` stores item j
-/// where it is before the end.
-void storeItems(TileKernel &k, TileMachinery &tm, OpBuilder &b, Value full,
-                function_ref<void(OpBuilder &)> whole,
-                function_ref<void(OpBuilder &, int64_t, Value)> one) {
-  scf::IfOp::create(
-      b, k.loc, full,
-      [&](OpBuilder &wb, Location l) {
-        whole(wb);
-        scf::YieldOp::create(wb, l);
-      },
-      [&](OpBuilder &pb, Location l) {
-        for (int64_t j = 0; j < tm.items; ++j) {
-          Value idx = tm.itemIndex(pb, j);
-          Value valid = cmpI(pb, l, arith::CmpIPredicate::slt, idx, tm.n);
-          scf::IfOp::create(pb, l, valid, [&](OpBuilder &tb, Location tl) {
-            one(tb, j, idx);
-            scf::YieldOp::create(tb, tl);
-          });
-        }
-        scf::YieldOp::create(pb, l);
-      });
 }
 
 /// Bytes of dynamic shared memory a block needs to stage one tile of its
@@ -1460,43 +1383,9 @@ FailureOr<GroupKernels> buildScanGroup(gpu::GPUModuleOp m, GroupOp group,
   unsigned ni = scan.getInputs().size();
   auto yields = group.getYield().getValues();
   bool exclusive = scan.getExclusive();
-  bool shared = speculatable(group);
-  // The scan inputs at the current item.
-  auto inputsAt = [&](OpBuilder &gb, Value idx,
-                      const DenseMap<unsigned, Value> &vals) {
-    k.enter(gb, idx, vals);
-    SmallVector<Value> x;
-    for (Value in : scan.getInputs())
-      x.push_back(k.element(gb, in));
-    return x;
-  };
-  // The group's results at the current item from its scan results `y`.
-  auto resultsAt = [&](OpBuilder &gb, Value idx,
-                       const DenseMap<unsigned, Value> &vals, ValueRange y) {
-    k.enter(gb, idx, vals);
-    for (auto [r, v] : llvm::zip(scan.getResults(), y))
-      k.leaves[r] = v;
-    SmallVector<Value> out;
-    for (Value yv : yields)
-      out.push_back(k.element(gb, yv));
-    k.leaves.clear();
-    return out;
-  };
-  // One 16-byte store of output `out` from the vw values `vs` of row c.
-  auto storeRow = [&](OpBuilder &gb, Value out, ArrayRef<Value> vs,
-                      int64_t c) {
-    Value vec = LLVM::PoisonOp::create(
-        gb, loc, VectorType::get({tm.vw}, vs[0].getType()));
-    for (auto [l, e] : llvm::enumerate(vs))
-      vec = LLVM::InsertElementOp::create(gb, loc, vec, e, cI32(gb, loc, l));
-    k.store(gb, vec, out, tm.vectorIndex(gb, c));
-  };
   runTiles(k, tm, b, ntiles, [&](OpBuilder &b, const ItemVals &itemVals) {
     Value full = tm.full;
-    // Pass 1: the scan inputs of every item (the identity where not valid),
-    // in two flavours even when the group is speculatable: computed once
-    // for both, the inputs of whole tiles took one register more than the
-    // 128 of these kernels and spilled (the two flavours do not).
+    // Pass 1: the scan inputs of every item (the identity where not valid).
     SmallVector<Value> init1;
     for (int64_t j = 0; j < items; ++j)
       init1.append(tm.identity);
@@ -1505,9 +1394,15 @@ FailureOr<GroupKernels> buildScanGroup(gpu::GPUModuleOp m, GroupOp group,
         [&](OpBuilder &ib, int64_t j, Value idx, Value valid,
             const DenseMap<unsigned, Value> &vals, ValueRange carried) {
           SmallVector<Value> out(carried);
-          SmallVector<Value> xs =
-              guarded(ib, loc, valid, isConstTrue(valid), tm.identity,
-                      [&](OpBuilder &gb) { return inputsAt(gb, idx, vals); });
+          SmallVector<Value> xs = guarded(
+              ib, loc, valid, isConstTrue(valid), tm.identity,
+              [&](OpBuilder &gb) {
+                k.enter(gb, idx, vals);
+                SmallVector<Value> x;
+                for (Value in : scan.getInputs())
+                  x.push_back(k.element(gb, in));
+                return x;
+              });
           for (unsigned i = 0; i < ni; ++i)
             out[j * ni + i] = xs[i];
           return out;
@@ -1522,69 +1417,45 @@ FailureOr<GroupKernels> buildScanGroup(gpu::GPUModuleOp m, GroupOp group,
     TileMachinery::RowScan rs = tm.scanRows(b, xsOf, validOf, excl0);
 
     // Pass 2: rescan the items from the thread prefix and store the results.
-    // Each row starts from its own prefix.
-    auto rescan = [&](OpBuilder &ib, int64_t j, ValueRange carried) {
-      SmallVector<Value> run(j % tm.vw == 0 ? ValueRange(rs.rowStart[j / tm.vw])
-                                            : carried);
-      SmallVector<Value> next = tm.combine(ib, run, xsOf[j]);
-      return std::make_pair(run, next);
-    };
-    if (shared) {
-      // Every item's results once; the stores in two flavours after (one
-      // 16-byte store per row and output in a full tile, else each item
-      // before the end). Items past the end compute on copies and are not
-      // stored.
-      SmallVector<SmallVector<Value>> res(items);
-      forItemsShared(
-          k, tm, b, itemVals, rs.rowStart[0],
-          [&](OpBuilder &ib, int64_t j, Value idx, Value,
-              const DenseMap<unsigned, Value> &vals, ValueRange carried) {
-            auto [run, next] = rescan(ib, j, carried);
-            res[j] = resultsAt(ib, idx, vals, exclusive ? run : next);
-            return next;
-          });
-      storeItems(
-          k, tm, b, full,
-          [&](OpBuilder &wb) {
-            for (auto [yi, out] : llvm::enumerate(outs))
-              for (int64_t c = 0; c < items / tm.vw; ++c) {
-                SmallVector<Value> vs;
-                for (int64_t e = 0; e < tm.vw; ++e)
-                  vs.push_back(res[c * tm.vw + e][yi]);
-                if (tm.vw == 1)
-                  k.store(wb, vs[0], out, tm.itemIndex(wb, c));
-                else
-                  storeRow(wb, out, vs, c);
-              }
-          },
-          [&](OpBuilder &tb, int64_t j, Value idx) {
-            for (auto [yi, out] : llvm::enumerate(outs))
-              k.store(tb, res[j][yi], out, idx);
-          });
-      return;
-    }
     SmallVector<SmallVector<Value>> pending(yields.size());
     forItems(
         k, tm, b, full, itemVals, rs.rowStart[0],
         [&](OpBuilder &ib, int64_t j, Value idx, Value valid,
             const DenseMap<unsigned, Value> &vals, ValueRange carried) {
-          auto [run, next] = rescan(ib, j, carried);
+          // Each row starts from its own prefix.
+          SmallVector<Value> run(j % tm.vw == 0 ? ValueRange(rs.rowStart[j / tm.vw])
+                                                : carried);
+          SmallVector<Value> next = tm.combine(ib, run, xsOf[j]);
+          SmallVector<Value> y = exclusive ? run : next;
           bool always = isConstTrue(valid);
           guarded(ib, loc, valid, always, {}, [&](OpBuilder &gb) {
-            SmallVector<Value> vs =
-                resultsAt(gb, idx, vals, exclusive ? run : next);
-            for (auto [yi, out] : llvm::enumerate(outs)) {
+            k.enter(gb, idx, vals);
+            for (auto [r, v] : llvm::zip(scan.getResults(), y))
+              k.leaves[r] = v;
+            for (auto [yi, yo] : llvm::enumerate(llvm::zip(yields, outs))) {
+              auto [yv, out] = yo;
+              Value v = k.element(gb, yv);
               if (!always || tm.vw == 1) {
-                k.store(gb, vs[yi], out, idx);
+                k.store(gb, v, out, idx);
                 continue;
               }
               // Vector flavour: one 16-byte store per vw items.
-              pending[yi].push_back(vs[yi]);
+              pending[yi].push_back(v);
               if ((int64_t)pending[yi].size() < tm.vw)
                 continue;
-              storeRow(gb, out, pending[yi], j / tm.vw);
+              Value vec = LLVM::PoisonOp::create(
+                  gb, loc, VectorType::get({tm.vw}, v.getType()));
+              for (auto [l, e] : llvm::enumerate(pending[yi]))
+                vec = LLVM::InsertElementOp::create(gb, loc, vec, e,
+                                                    cI32(gb, loc, l));
               pending[yi].clear();
+              Value chunk = arith::DivUIOp::create(
+                  gb, loc, arith::SubIOp::create(gb, loc, idx,
+                                                 cI64(gb, loc, tm.vw - 1)),
+                  cI64(gb, loc, tm.vw));
+              k.store(gb, vec, out, chunk);
             }
+            k.leaves.clear();
             return SmallVector<Value>();
           });
           return always ? next : selAll(ib, loc, valid, next, run);
@@ -1713,52 +1584,22 @@ FailureOr<GroupKernels> buildFilterGroup(gpu::GPUModuleOp m, GroupOp group,
             ArrayRef<LLVM::GEPArg>{static_cast<int32_t>(off)});
   }
 
-  bool shared = speculatable(group);
   runTiles(k, tm, b, ntiles, [&](OpBuilder &b, const ItemVals &itemVals) {
     Value full = tm.full;
-    // Pass 1: the flag of every item (false where not valid). Shared: the
-    // predicate of every item, masked past the end when the tile is not
-    // full.
+    // Pass 1: the flag of every item (false where not valid).
     SmallVector<Value> init1(items, falseV);
-    SmallVector<Value> r1;
-    if (shared) {
-      SmallVector<Value> preds = forItemsShared(
-          k, tm, b, itemVals, init1,
-          [&](OpBuilder &ib, int64_t j, Value idx, Value,
-              const DenseMap<unsigned, Value> &vals, ValueRange carried) {
-            SmallVector<Value> out(carried);
-            k.enter(ib, idx, vals);
-            out[j] = predicate(ib);
-            return out;
-          });
-      auto masked = scf::IfOp::create(
-          b, loc, full,
-          [&](OpBuilder &wb, Location l) { scf::YieldOp::create(wb, l, preds); },
-          [&](OpBuilder &pb, Location l) {
-            SmallVector<Value> out;
-            for (int64_t j = 0; j < items; ++j)
-              out.push_back(arith::SelectOp::create(
-                  pb, l,
-                  cmpI(pb, l, arith::CmpIPredicate::slt, tm.itemIndex(pb, j),
-                       tm.n),
-                  preds[j], falseV));
-            scf::YieldOp::create(pb, l, out);
-          });
-      r1.assign(masked.getResults().begin(), masked.getResults().end());
-    } else {
-      r1 = forItems(
-          k, tm, b, full, itemVals, init1,
-          [&](OpBuilder &ib, int64_t j, Value idx, Value valid,
-              const DenseMap<unsigned, Value> &vals, ValueRange carried) {
-            SmallVector<Value> out(carried);
-            out[j] = guarded(ib, loc, valid, isConstTrue(valid), {falseV},
-                             [&](OpBuilder &gb) {
-                               k.enter(gb, idx, vals);
-                               return SmallVector<Value>{predicate(gb)};
-                             })[0];
-            return out;
-          });
-    }
+    SmallVector<Value> r1 = forItems(
+        k, tm, b, full, itemVals, init1,
+        [&](OpBuilder &ib, int64_t j, Value idx, Value valid,
+            const DenseMap<unsigned, Value> &vals, ValueRange carried) {
+          SmallVector<Value> out(carried);
+          out[j] = guarded(ib, loc, valid, isConstTrue(valid), {falseV},
+                           [&](OpBuilder &gb) {
+                             k.enter(gb, idx, vals);
+                             return SmallVector<Value>{predicate(gb)};
+                           })[0];
+          return out;
+        });
     // Kept elements of lower lanes and of the whole row: one ballot per item
     // column and population counts (flags are false past the end).
     auto countRow = [&](OpBuilder &rb, int64_t r, Value lane) {
@@ -1814,62 +1655,38 @@ FailureOr<GroupKernels> buildFilterGroup(gpu::GPUModuleOp m, GroupOp group,
                                  : rsr[0]);
     Value base = tilePrefix[0];
     // Pass 2: scatter the kept elements; elementwise results at their index.
-    // Shared: every item's values once (kept flags are false past the end);
-    // the elementwise stores in two flavours after.
-    SmallVector<SmallVector<Value>> elementwise(items);
-    bool anyElementwise = !llvm::all_of(yields, filterResult);
-    auto pass2 = [&](OpBuilder &ib, int64_t j, Value idx, Value valid,
-                     const DenseMap<unsigned, Value> &vals,
-                     ValueRange carried) {
-      Value lpos = j % tm.vw == 0 ? starts[j / tm.vw] : carried[0];
-      Value pos = lpos;
-      if (tileLocal)
-        pos = arith::ExtUIOp::create(ib, loc, i64, lpos);
-      Value keep = r1[j];
-      bool always = shared || isConstTrue(valid);
-      guarded(ib, loc, valid, always, {}, [&](OpBuilder &gb) {
-        k.enter(gb, idx, vals);
-        for (auto [i, yv] : llvm::enumerate(yields)) {
-          // Kept elements go to the tile's buffer (shared_scatter) or
-          // straight to the output.
-          Value out = buffers[i] ? buffers[i] : outs[i];
-          if (filterResult(yv)) {
-            auto res = cast<OpResult>(yv);
-            Value x = k.element(gb, filter.getInputs()[res.getResultNumber()]);
-            scf::IfOp::create(gb, loc, keep, [&](OpBuilder &sb, Location l) {
-              k.store(sb, x, out, pos);
-              scf::YieldOp::create(sb, l);
-            });
-          } else if (shared) {
-            elementwise[j].push_back(k.element(gb, yv));
-          } else {
-            k.store(gb, k.element(gb, yv), out, idx);
-          }
-        }
-        return SmallVector<Value>();
-      });
-      return SmallVector<Value>{arith::AddIOp::create(
-          ib, loc, lpos, arith::ExtUIOp::create(ib, loc, posTy, keep))};
-    };
-    if (!shared) {
-      forItems(k, tm, b, full, itemVals, starts[0], pass2);
-    } else {
-      forItemsShared(k, tm, b, itemVals, starts[0], pass2);
-      auto storeOne = [&](OpBuilder &sb, int64_t j, Value idx) {
-        unsigned e = 0;
-        for (auto [yv, out] : llvm::zip(yields, outs))
-          if (!filterResult(yv))
-            k.store(sb, elementwise[j][e++], out, idx);
-      };
-      if (anyElementwise)
-        storeItems(
-            k, tm, b, full,
-            [&](OpBuilder &wb) {
-              for (int64_t j = 0; j < items; ++j)
-                storeOne(wb, j, tm.itemIndex(wb, j));
-            },
-            storeOne);
-    }
+    forItems(
+        k, tm, b, full, itemVals, starts[0],
+        [&](OpBuilder &ib, int64_t j, Value idx, Value valid,
+            const DenseMap<unsigned, Value> &vals, ValueRange carried) {
+          Value lpos = j % tm.vw == 0 ? starts[j / tm.vw] : carried[0];
+          Value pos = lpos;
+          if (tileLocal)
+            pos = arith::ExtUIOp::create(ib, loc, i64, lpos);
+          Value keep = r1[j];
+          bool always = isConstTrue(valid);
+          guarded(ib, loc, valid, always, {}, [&](OpBuilder &gb) {
+            k.enter(gb, idx, vals);
+            for (auto [i, yv] : llvm::enumerate(yields)) {
+              // Kept elements go to the tile's buffer (shared_scatter) or
+              // straight to the output.
+              Value out = buffers[i] ? buffers[i] : outs[i];
+              if (filterResult(yv)) {
+                auto res = cast<OpResult>(yv);
+                Value x = k.element(gb, filter.getInputs()[res.getResultNumber()]);
+                scf::IfOp::create(gb, loc, keep, [&](OpBuilder &sb, Location l) {
+                  k.store(sb, x, out, pos);
+                  scf::YieldOp::create(sb, l);
+                });
+              } else {
+                k.store(gb, k.element(gb, yv), out, idx);
+              }
+            }
+            return SmallVector<Value>();
+          });
+          return SmallVector<Value>{arith::AddIOp::create(
+              ib, loc, lpos, arith::ExtUIOp::create(ib, loc, posTy, keep))};
+        });
     if (scatterBytes) {
       // The tile's kept elements, buffer[0, total), to out[base + i]:
       // thread t copies i = t, t + blockThreads, ... The next tile writes

@@ -1194,13 +1194,8 @@ LogicalResult EntryConverter::convert(func::FuncOp fn,
           // On the vector path groups of up to half the block; off it
           // (scalar loads) up to narrowScalarMaxThreads (the whole block
           // for rank-2 results: every such row that fits the registers).
-          narrow = arith::CmpIOp::create(h.b, loc, arith::CmpIPredicate::sle,
-                                         need, h.c64(bt / 2));
-          if (gk.narrowScalarMaxThreads != bt / 2)
-            narrow = arith::SelectOp::create(
-                h.b, loc, vec, narrow,
-                arith::CmpIOp::create(h.b, loc, arith::CmpIPredicate::sle,
-                                      need, h.c64(gk.narrowScalarMaxThreads)));
+          narrow = narrowRowsFit(h.b, loc, arith::CmpIPredicate::sle, need,
+                                 vec, bt, gk.narrowScalarMaxThreads);
           perBlock = arith::SelectOp::create(h.b, loc, narrow, perBlock,
                                                h.c64(1));
         }

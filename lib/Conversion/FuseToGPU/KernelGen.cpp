@@ -102,6 +102,17 @@ Value selectNarrowGroup(OpBuilder &b, Location loc, arith::CmpIPredicate le,
   return chosen;
 }
 
+Value narrowRowsFit(OpBuilder &b, Location loc, arith::CmpIPredicate le,
+                    Value need, Value vec, int64_t blockThreads,
+                    int64_t scalarMaxThreads) {
+  Value fits = cmpI(b, loc, le, need, cI64(b, loc, blockThreads / 2));
+  if (scalarMaxThreads != blockThreads / 2)
+    fits = arith::SelectOp::create(
+        b, loc, vec, fits,
+        cmpI(b, loc, le, need, cI64(b, loc, scalarMaxThreads)));
+  return fits;
+}
+
 void publishWarpValues(OpBuilder &b, Location loc, ValueRange values,
                        ValueRange smem, Value lane, Value warp) {
   gpu::BarrierOp::create(b, loc);

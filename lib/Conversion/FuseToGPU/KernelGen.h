@@ -78,6 +78,14 @@ Value selectNarrowGroup(OpBuilder &b, Location loc, arith::CmpIPredicate le,
                         function_ref<Value(int64_t p)> valueOf,
                         Value otherwise);
 
+/// Narrow rows (RowReduce): whether a row needing `need` threads takes the
+/// narrow path: need <= blockThreads / 2 on the vector path (`vec`), need
+/// <= scalarMaxThreads off it. Built by the kernel and the host alike; `le`
+/// as for selectNarrowGroup.
+Value narrowRowsFit(OpBuilder &b, Location loc, arith::CmpIPredicate le,
+                    Value need, Value vec, int64_t blockThreads,
+                    int64_t scalarMaxThreads);
+
 /// Lane 0 of each warp stores `values` to `smem[warp]` (one buffer per
 /// value; `warp` an index or unsigned integer), between a leading barrier
 /// that protects a previous use of `smem` and one that publishes the

@@ -1611,13 +1611,8 @@ FailureOr<GroupKernels> buildRowKernel(gpu::GPUModuleOp m, GroupOp group,
         b, loc, arith::AddIOp::create(b, loc, cols, cI64(b, loc, c - 1)),
         cI64(b, loc, c));
     shift = groupShift(b, tiling.narrowRows);
-    narrowFits =
-        cmpI(b, loc, arith::CmpIPredicate::ule, need, cI64(b, loc, bt / 2));
-    if (gk.narrowScalarMaxThreads != bt / 2)
-      narrowFits = arith::SelectOp::create(
-          b, loc, vecFlag, narrowFits,
-          cmpI(b, loc, arith::CmpIPredicate::ule, need,
-               cI64(b, loc, gk.narrowScalarMaxThreads)));
+    narrowFits = narrowRowsFit(b, loc, arith::CmpIPredicate::ule, need,
+                               vecFlag, bt, gk.narrowScalarMaxThreads);
   }
   // The narrow rows' loop: block steps of bt / R rows (uniform over the
   // block, so the barriers are reached by every thread), the group's row

@@ -325,7 +325,7 @@ int run(MLIRContext &ctx) {
 int main(int argc, char **argv) {
   llvm::InitLLVM y(argc, argv);
   auto start = std::chrono::steady_clock::now();
-  fuse::registerAllPasses();
+  fuse::registerCompilerPasses();
   cl::HideUnrelatedOptions(cat);
   cl::ParseCommandLineOptions(
       argc, argv,
@@ -334,7 +334,7 @@ int main(int argc, char **argv) {
       "library and\nsignature manifest that fuse-run-aot runs on a GPU "
       "machine (--emit=shared)\n");
   DialectRegistry registry;
-  fuse::registerAllDialects(registry);
+  fuse::registerCompilerDialects(registry);
   MLIRContext ctx(registry);
   // Diagnostics name the source location; a dump of the failing operation
   // (often the whole GPU module) helps no user of a compiler driver.

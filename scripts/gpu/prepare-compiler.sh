@@ -4,7 +4,7 @@
 # torch.compile's first calls are timed on (scripts/gpu/run-compile-times.sh;
 # scripts/gpu/run-bench.sh runs it when this folder is there).
 # fuse-compile links LLVM and MLIR statically; it needs glibc >= 2.36,
-# libstdc++, zlib and zstd there. Stripped and xz-compressed it is ~30 MB
+# libstdc++, zlib and zstd there. Stripped and xz-compressed it is ~14 MB
 # (the device tool carries 64 MiB a call).
 #   OUT_DIR/fuse-compile.xz   the stripped binary, compressed
 #   OUT_DIR/examples/*.mlir   the pipelines to time

@@ -1,10 +1,7 @@
 //===- InitAll.cpp - register fuse dialects and passes --------------------===//
 
 #include "fuse/InitAll.h"
-#include "fuse/Conversion/Passes.h"
 #include "fuse/Dialect/Fuse/IR/FuseDialect.h"
-#include "fuse/Dialect/Fuse/Transforms/Passes.h"
-#include "fuse/Pipelines/Pipelines.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/InitAllDialects.h"
@@ -30,8 +27,10 @@ void fuse::registerAllPasses() {
   static std::once_flag once;
   std::call_once(once, [] {
     mlir::registerAllPasses();
-    fuse::registerFuseConversionPasses();
-    fuse::registerFuseTransformsPasses();
-    fuse::registerFusePipelines();
+    // fuse's passes and pipelines, as fuse-compile registers them (the
+    // upstream passes among them again: a pass registered twice under one
+    // name and type is one registration). Once for both functions, so a
+    // process calling both registers each pipeline once.
+    fuse::registerCompilerPasses();
   });
 }

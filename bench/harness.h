@@ -8,6 +8,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -33,6 +34,10 @@ struct Options {
   int64_t n = int64_t(1) << 28;
   int64_t rows = 65536, cols = 4096;
   int reps = 30;
+  /// Calls of the implementation between a rep's two events (the time is
+  /// divided by it): above 1, each call's host work before its first
+  /// launch overlaps the previous call's kernels.
+  int calls = 1;
   std::vector<std::string> only;
   static Options parse(int argc, char **argv) {
     Options o;
@@ -52,12 +57,14 @@ struct Options {
         o.cols = std::atoll(v);
       else if (const char *v = val("--reps"))
         o.reps = std::atoi(v);
+      else if (const char *v = val("--calls"))
+        o.calls = std::max(1, std::atoi(v));
       else if (const char *v = val("--only"))
         o.only.push_back(v);
       else {
         fprintf(stderr,
                 "usage: %s [--n=N] [--rows=R] [--cols=C] [--reps=K] "
-                "[--only=WORKLOAD]...\n",
+                "[--calls=K] [--only=WORKLOAD]...\n",
                 argv[0]);
         std::exit(2);
       }
@@ -248,21 +255,30 @@ public:
       run();
     check(cudaDeviceSynchronize(), (workload + "/" + impl + " warm-up").c_str());
     std::vector<float> ms;
+    std::vector<double> hostUs; // the host's time in the rep's first call
     for (int i = 0; i < opt_.reps; ++i) {
       check(cudaEventRecord(start_));
+      auto h0 = std::chrono::steady_clock::now();
       run();
+      hostUs.push_back(std::chrono::duration<double, std::micro>(
+                           std::chrono::steady_clock::now() - h0)
+                           .count());
+      for (int c = 1; c < opt_.calls; ++c)
+        run();
       check(cudaEventRecord(stop_));
       check(cudaEventSynchronize(stop_), (workload + "/" + impl).c_str());
       float t;
       check(cudaEventElapsedTime(&t, start_, stop_));
-      ms.push_back(t);
+      ms.push_back(t / opt_.calls);
     }
+    std::sort(hostUs.begin(), hostUs.end());
     for (auto &o : outs)
       check(cudaMemset(o.first, 0xFF, o.second), "poison");
     run();
     check(cudaDeviceSynchronize(), (workload + "/" + impl).c_str());
     std::sort(ms.begin(), ms.end());
-    cur_ = Record{workload, impl, ms[ms.size() / 2], ms.front(), bytes, 0};
+    cur_ = Record{workload, impl, ms[ms.size() / 2], ms.front(), bytes, 0,
+                  hostUs[hostUs.size() / 2], opt_.calls};
   }
 
   /// Back-to-back calls (launch-bound regime): microseconds per call.
@@ -284,7 +300,7 @@ public:
     }
     std::sort(us.begin(), us.end());
     cur_ = Record{workload, impl, us[us.size() / 2] / 1000.0,
-                  us.front() / 1000.0, 0, calls};
+                  us.front() / 1000.0, 0, calls, 0, 1};
   }
 
   void verifyScalar(double got, double ref, double scale, double tol) {
@@ -323,23 +339,33 @@ private:
   struct Record {
     std::string workload, impl;
     double medianMs, minMs, bytes;
-    int calls;
+    int calls;     // back-to-back calls a rep (0: one call timed alone)
+    double hostUs; // median host time of one call (0: not measured)
+    int callsPerRep;
   };
   void emit(bool ok, double err) {
     const Device &d = Device::get();
+    std::string extra;
+    if (cur_.hostUs > 0) {
+      char buf[96];
+      snprintf(buf, sizeof buf, "\"host_us\":%.2f,\"calls_per_rep\":%d,",
+               cur_.hostUs, cur_.callsPerRep);
+      extra = buf;
+    }
     double gibs = cur_.bytes > 0 ? cur_.bytes / (cur_.medianMs * 1e-3) /
                                        (1024.0 * 1024.0 * 1024.0)
                                  : 0;
     printf("{\"workload\":\"%s\",\"impl\":\"%s\",\"median_ms\":%.6f,"
            "\"min_ms\":%.6f,\"bytes\":%.0f,\"gib_s\":%.1f,%s\"ok\":%s,"
-           "\"rel_err\":%.3g,\"reps\":%d,\"gpu\":\"%s\"}\n",
+           "\"rel_err\":%.3g,\"reps\":%d,%s\"gpu\":\"%s\"}\n",
            cur_.workload.c_str(), cur_.impl.c_str(), cur_.medianMs, cur_.minMs,
            cur_.bytes, gibs,
            cur_.calls ? ("\"us_per_call\":" +
                          std::to_string(cur_.medianMs * 1000.0) + ",")
                             .c_str()
                       : "",
-           ok ? "true" : "false", err, opt_.reps, d.name.c_str());
+           ok ? "true" : "false", err, opt_.reps, extra.c_str(),
+           d.name.c_str());
     fflush(stdout);
     if (!ok) {
       ++failures_;

@@ -52,5 +52,6 @@ nvcc -O3 -std=c++17 -arch=sm_90 -o "$out/bin/peers" "$root/bench/peers.cu"
 nvcc -O3 -std=c++17 -arch=sm_90 "${defs[@]}" -I "$out/aot" -I "$root/bench" \
   -o "$out/bin/bench_fuse" "$root/bench/bench_fuse.cu" "${objs[@]}" \
   -L "$out/bin" -lfuse_runtime -Xlinker -rpath -Xlinker '$ORIGIN'
-cp "$root/bench/torch_bench.py" "$root/bench/report.py" "$out/"
+cp "$root/bench/torch_bench.py" "$root/bench/report.py" \
+  "$root/bench/diagnoses.json" "$out/"
 echo "prepared $out: ${#objs[@]} fuse pipelines"

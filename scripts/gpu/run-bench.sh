@@ -103,5 +103,5 @@ fi
 mark "end"
 cat "$res"/*.err | grep -v -i warn | tail -20
 python3 "$dir/report.py" "$res"/*.jsonl --md "$res/report.md" \
-  --compile-times "$times"
+  --compile-times "$times" --png "$res/chart.png"
 exit $rc

@@ -86,12 +86,7 @@ def gaps(by, diag):
             continue
         fv = value(fuse)
         unit = " us" if small else " GiB/s"
-        peers = [(value(r), i) for i, r in row.items()
-                 if not i.startswith("fuse") and r["ok"]]
-        best = None
-        for v, i in peers:
-            if best is None or better(v, best[0], small):
-                best = (v, i)
+        best = best_peer(row, small)
         why = []
         target = TARGETS.get(w)
         tcell = vcell = "-"
@@ -182,6 +177,18 @@ def better(a, b, small):
     return a < b if small else a > b
 
 
+def best_peer(row, small):
+    """(value, impl) of the best non-fuse implementation of a workload's
+    row whose check passed, or None."""
+    best = None
+    for i, r in row.items():
+        if not i.startswith("fuse") and r["ok"]:
+            v = value(r)
+            if best is None or better(v, best[0], small):
+                best = (v, i)
+    return best
+
+
 def table(recs):
     impls = []
     for r in recs:
@@ -208,12 +215,7 @@ def table(recs):
             if not r["ok"]:
                 cell += " (FAILED check)"
             cells.append(cell)
-        peers = [(value(r), i) for i, r in row.items()
-                 if not i.startswith("fuse") and r["ok"]]
-        best = None
-        for v, i in peers:
-            if best is None or better(v, best[0], small):
-                best = (v, i)
+        best = best_peer(row, small)
         fuse = [r for i, r in row.items() if i.startswith("fuse") and r["ok"]]
         ratio = "-"
         if best and fuse:

@@ -81,7 +81,7 @@ def gaps(by, diag):
     for w in sorted(by, key=lambda w: ORDER.index(w) if w in ORDER else 99):
         small = w == "sumsq_small"
         row = by[w]
-        fuse = next((r for i, r in row.items() if i.startswith("fuse") and r["ok"]), None)
+        fuse = fuse_record(row)
         if fuse is None:
             continue
         fv = value(fuse)
@@ -111,8 +111,7 @@ def gaps(by, diag):
                 why.append(f"{(1 - ratio) * 100:.1f}% slower than {best[1]} "
                            f"({num(fv)} against {num(best[0])}{unit})")
         if target is not None:
-            val = f"{fv:.2f} us" if small else f"{fv:.0f}"
-            lines.append(f"| {w} | {tcell} | {val} | {vcell} | {rcell} |")
+            lines.append(f"| {w} | {tcell} | {shown(fv, small)} | {vcell} | {rcell} |")
         if why:
             # A row at another shape ("softmax_rows 2080892x129") has
             # causes of its own: its exact name only.
@@ -177,6 +176,17 @@ def better(a, b, small):
     return a < b if small else a > b
 
 
+def shown(v, small):
+    """A table cell's value: us per call for sumsq_small, else GiB/s."""
+    return f"{v:.2f} us" if small else f"{v:.0f}"
+
+
+def fuse_record(row):
+    """fuse's record of a workload's row whose check passed, or None."""
+    return next((r for i, r in row.items()
+                 if i.startswith("fuse") and r["ok"]), None)
+
+
 def best_peer(row, small):
     """(value, impl) of the best non-fuse implementation of a workload's
     row whose check passed, or None."""
@@ -210,16 +220,15 @@ def table(recs):
             if not r:
                 cells.append("-")
                 continue
-            v = value(r)
-            cell = f"{v:.2f} us" if small else f"{v:.0f}"
+            cell = shown(value(r), small)
             if not r["ok"]:
                 cell += " (FAILED check)"
             cells.append(cell)
         best = best_peer(row, small)
-        fuse = [r for i, r in row.items() if i.startswith("fuse") and r["ok"]]
+        fuse = fuse_record(row)
         ratio = "-"
         if best and fuse:
-            fv = value(fuse[0])
+            fv = value(fuse)
             ratio = f"{(best[0] / fv) if small else (fv / best[0]):.2f}x"
             summary.append((w, ratio))
         best_s = f"{best[1]}" if best else "-"

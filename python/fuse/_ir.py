@@ -67,22 +67,61 @@ class Sym:
         return "a computed size"
 
 
+def storage_dtype(dtype, scalar=False):
+    """The element dtype a tensor of `dtype` is stored as. GPU kernels
+    cannot read or write i1 tensors (fuse-compile refuses them as arguments,
+    results and between kernels), so GPU traces store booleans as one byte
+    holding 0 or 1 (i8), as NumPy, PyTorch and CuPy do; scalars stay i1."""
+    dtype = np.dtype(dtype)
+    ctx = getattr(_state, "ctx", None)
+    if dtype == np.bool_ and not scalar and ctx is not None and ctx.gpu:
+        return np.dtype(np.uint8)
+    return dtype
+
+
 class TensorVal:
     """An SSA tensor of the emitted function."""
 
-    __slots__ = ("ssa", "dtype", "syms", "scalar")
+    __slots__ = ("ssa", "dtype", "syms", "scalar", "storage")
 
     def __init__(self, ssa, dtype, syms, scalar=False):
         self.ssa, self.dtype, self.syms = ssa, np.dtype(dtype), list(syms)
         # GPU traces: a 0-d value kept as a plain SSA scalar (an argument
         # passed by value, a size), captured by the fuse ops that use it.
         self.scalar = scalar
+        self.storage = storage_dtype(self.dtype, scalar)
 
     @property
     def type(self):
         if self.scalar:
             return T.mlir(self.dtype)
-        return T.tensor_type(self.dtype, len(self.syms))
+        return T.tensor_type(self.storage, len(self.syms))
+
+    @property
+    def elem(self):
+        """The MLIR element type of the tensor (its storage)."""
+        return T.mlir(self.dtype if self.scalar else self.storage)
+
+
+def load_elem(body, ssa, dtype, storage):
+    """The value of an element read as `storage`, as `dtype` (i8 -> i1)."""
+    if np.dtype(storage) == np.dtype(dtype):
+        return ssa
+    z, v = body.ctx.fresh("s"), body.ctx.fresh("s")
+    body.line("%s = arith.constant 0 : %s" % (z, T.mlir(storage)))
+    body.line("%s = arith.cmpi ne, %s, %s : %s" % (v, ssa, z,
+                                                   T.mlir(storage)))
+    return v
+
+
+def store_elem(body, ssa, dtype, storage):
+    """A `dtype` value as an element stored as `storage` (i1 -> i8)."""
+    if np.dtype(storage) == np.dtype(dtype):
+        return ssa
+    v = body.ctx.fresh("s")
+    body.line("%s = arith.extui %s : %s to %s" % (v, ssa, T.mlir(dtype),
+                                                  T.mlir(storage)))
+    return v
 
 
 # ---- fast-math flags -------------------------------------------------------
@@ -137,6 +176,9 @@ class TraceContext:
         self.size_tensor_memo = {}
         self.checks = []        # (sym, sym) that must be equal at run time
         self.nonempty = []      # (sym, message) for max/min reductions
+        # (argument index, dtype): a Python int argument that an operation
+        # casts to `dtype` must fit it (checked before each run).
+        self.ranges = []
         self.args = []          # TensorVal per argument
 
     def fresh(self, prefix="v"):
@@ -262,6 +304,10 @@ def int_literal(value, dtype):
 
 def const_line(ssa, value, dtype):
     t = T.mlir(dtype)
+    if T.kind(dtype) == "b":
+        # MLIR's parser reads `true`/`false` as a bool attribute and would
+        # reject a trailing `: i1`, so booleans are printed without a type.
+        return "%s = arith.constant %s" % (ssa, "true" if value else "false")
     if T.kind(dtype) == "f":
         return "%s = arith.constant %s : %s" % (ssa, float_literal(value,
                                                                    dtype), t)
@@ -326,17 +372,14 @@ class BodyEmitter:
             return v
         if op == "floordiv":
             if k == "f":
-                q = self._fresh()
-                self.line("%s = arith.divf %s, %s%s : %s" % (
-                    q, args[0], args[1], self.fm, t))
-                self.line("%s = math.floor %s : %s" % (v, q, t))
-            elif k == "s":
-                self.line("%s = arith.floordivsi %s, %s : %s" % (
-                    v, args[0], args[1], t))
-            else:
-                self.line("%s = arith.divui %s, %s : %s" % (v, args[0],
-                                                            args[1], t))
-            return v
+                return self._float_floordiv(args[0], args[1], t)
+            return self._int_divmod(args[0], args[1], n.dtype, False)
+        if op == "mod":
+            if k == "f":
+                return self._float_mod(args[0], args[1], t)
+            return self._int_divmod(args[0], args[1], n.dtype, True)
+        if op in ("lshift", "rshift"):
+            return self._shift(op, args[0], args[1], n.dtype)
         if op in ("and", "or", "xor"):
             self.line("%s = arith.%si %s, %s : %s" % (v, op, args[0], args[1],
                                                       t))
@@ -400,6 +443,135 @@ class BodyEmitter:
                 v, args[0], args[1], args[2], t))
             return v
         raise AssertionError("unknown op " + op)
+
+    # ---- NumPy's integer division, remainder and shifts -------------------
+    # LLVM's integer division by zero (and INT_MIN / -1) is undefined and
+    # traps on x86; NumPy gives 0 (and INT_MIN // -1 wraps to INT_MIN).
+    # The divisor is replaced by 1 where it would trap and the result fixed
+    # up with selects, so no lane ever divides by 0 or -1.
+
+    def _const(self, value, dtype):
+        c = self._fresh()
+        self.line(const_line(c, value, dtype))
+        return c
+
+    def _op(self, text):
+        v = self._fresh()
+        self.line("%s = %s" % (v, text))
+        return v
+
+    def _int_divmod(self, a, b, dtype, mod):
+        t = T.mlir(dtype)
+        signed = T.kind(dtype) == "s"
+        zero, one = self._const(0, dtype), self._const(1, dtype)
+        bz = self._op("arith.cmpi eq, %s, %s : %s" % (b, zero, t))
+        bad = bz
+        if signed:
+            m1 = self._const(-1, dtype)
+            bm1 = self._op("arith.cmpi eq, %s, %s : %s" % (b, m1, t))
+            bad = self._op("arith.ori %s, %s : i1" % (bz, bm1))
+        bs = self._op("arith.select %s, %s, %s : %s" % (bad, one, b, t))
+        if mod:
+            # x % 1 is 0: the b == 0 and b == -1 lanes already give 0.
+            if not signed:
+                return self._op("arith.remui %s, %s : %s" % (a, bs, t))
+            r = self._op("arith.remsi %s, %s : %s" % (a, bs, t))
+            # Python's sign rule: a nonzero remainder takes the divisor's sign.
+            rnz = self._op("arith.cmpi ne, %s, %s : %s" % (r, zero, t))
+            rneg = self._op("arith.cmpi slt, %s, %s : %s" % (r, zero, t))
+            bneg = self._op("arith.cmpi slt, %s, %s : %s" % (bs, zero, t))
+            diff = self._op("arith.xori %s, %s : i1" % (rneg, bneg))
+            adj = self._op("arith.andi %s, %s : i1" % (rnz, diff))
+            rb = self._op("arith.addi %s, %s : %s" % (r, bs, t))
+            return self._op("arith.select %s, %s, %s : %s" % (adj, rb, r, t))
+        if not signed:
+            q = self._op("arith.divui %s, %s : %s" % (a, bs, t))
+            return self._op("arith.select %s, %s, %s : %s" % (bz, zero, q, t))
+        q = self._op("arith.floordivsi %s, %s : %s" % (a, bs, t))
+        neg = self._op("arith.subi %s, %s : %s" % (zero, a, t))
+        q = self._op("arith.select %s, %s, %s : %s" % (bm1, neg, q, t))
+        return self._op("arith.select %s, %s, %s : %s" % (bz, zero, q, t))
+
+    def _signed_zero_like(self, x, t):
+        """copysign(0, x) for a float x, with integer ops only."""
+        it = "i%s" % t[1:]
+        bits = self._op("arith.bitcast %s : %s to %s" % (x, t, it))
+        izero = self._fresh()
+        self.line("%s = arith.constant 0 : %s" % (izero, it))
+        neg = self._op("arith.cmpi slt, %s, %s : %s" % (bits, izero, it))
+        dt = np.float32 if t == "f32" else np.float64
+        pz, nz = self._const(0.0, dt), self._const(-0.0, dt)
+        return self._op("arith.select %s, %s, %s : %s" % (neg, nz, pz, t))
+
+    def _float_mod(self, a, b, t):
+        """NumPy's remainder (npy_divmod): fmod, moved to the divisor's
+        sign; a zero result takes the divisor's sign."""
+        fm = self.fm
+        dt = np.float32 if t == "f32" else np.float64
+        zero = self._const(0.0, dt)
+        m = self._op("arith.remf %s, %s%s : %s" % (a, b, fm, t))
+        mnz = self._op("arith.cmpf une, %s, %s : %s" % (m, zero, t))
+        bneg = self._op("arith.cmpf olt, %s, %s : %s" % (b, zero, t))
+        mneg = self._op("arith.cmpf olt, %s, %s : %s" % (m, zero, t))
+        diff = self._op("arith.xori %s, %s : i1" % (bneg, mneg))
+        adj = self._op("arith.andi %s, %s : i1" % (mnz, diff))
+        mb = self._op("arith.addf %s, %s%s : %s" % (m, b, fm, t))
+        m1 = self._op("arith.select %s, %s, %s : %s" % (adj, mb, m, t))
+        sz = self._signed_zero_like(b, t)
+        return self._op("arith.select %s, %s, %s : %s" % (mnz, m1, sz, t))
+
+    def _float_floordiv(self, a, b, t):
+        """NumPy's floor_divide (npy_floor_divide / npy_divmod): computed
+        from the remainder, so that 1.0 // 0.1 is 9.0 as in NumPy and
+        Python, where floor(1.0 / 0.1) would give 10.0."""
+        fm = self.fm
+        dt = np.float32 if t == "f32" else np.float64
+        zero, one = self._const(0.0, dt), self._const(1.0, dt)
+        half = self._const(0.5, dt)
+        m = self._op("arith.remf %s, %s%s : %s" % (a, b, fm, t))
+        q0 = self._op("arith.divf %s, %s%s : %s" % (a, b, fm, t))
+        am = self._op("arith.subf %s, %s%s : %s" % (a, m, fm, t))
+        d = self._op("arith.divf %s, %s%s : %s" % (am, b, fm, t))
+        mnz = self._op("arith.cmpf une, %s, %s : %s" % (m, zero, t))
+        bneg = self._op("arith.cmpf olt, %s, %s : %s" % (b, zero, t))
+        mneg = self._op("arith.cmpf olt, %s, %s : %s" % (m, zero, t))
+        diff = self._op("arith.xori %s, %s : i1" % (bneg, mneg))
+        adj = self._op("arith.andi %s, %s : i1" % (mnz, diff))
+        d1 = self._op("arith.subf %s, %s%s : %s" % (d, one, fm, t))
+        d = self._op("arith.select %s, %s, %s : %s" % (adj, d1, d, t))
+        # Snap the quotient to the nearest integral value.
+        fl = self._op("math.floor %s : %s" % (d, t))
+        frac = self._op("arith.subf %s, %s%s : %s" % (d, fl, fm, t))
+        up = self._op("arith.cmpf ogt, %s, %s : %s" % (frac, half, t))
+        fl1 = self._op("arith.addf %s, %s%s : %s" % (fl, one, fm, t))
+        fl = self._op("arith.select %s, %s, %s : %s" % (up, fl1, fl, t))
+        dnz = self._op("arith.cmpf une, %s, %s : %s" % (d, zero, t))
+        sz = self._signed_zero_like(q0, t)
+        r = self._op("arith.select %s, %s, %s : %s" % (dnz, fl, sz, t))
+        bz = self._op("arith.cmpf oeq, %s, %s : %s" % (b, zero, t))
+        return self._op("arith.select %s, %s, %s : %s" % (bz, q0, r, t))
+
+    def _shift(self, op, a, b, dtype):
+        """NumPy's shifts: a shift by a count outside [0, bits) gives 0
+        (-1 for a negative value shifted right), where LLVM's is poison."""
+        t = T.mlir(dtype)
+        signed = T.kind(dtype) == "s"
+        nbits = T.bits(dtype)
+        width = self._const(nbits, dtype)
+        zero = self._const(0, dtype)
+        ok = self._op("arith.cmpi ult, %s, %s : %s" % (b, width, t))
+        bs = self._op("arith.select %s, %s, %s : %s" % (ok, b, zero, t))
+        if op == "lshift":
+            s = self._op("arith.shli %s, %s : %s" % (a, bs, t))
+            far = zero
+        elif signed:
+            s = self._op("arith.shrsi %s, %s : %s" % (a, bs, t))
+            top = self._const(nbits - 1, dtype)
+            far = self._op("arith.shrsi %s, %s : %s" % (a, top, t))
+        else:
+            s = self._op("arith.shrui %s, %s : %s" % (a, bs, t))
+            far = zero
+        return self._op("arith.select %s, %s, %s : %s" % (ok, s, far, t))
 
     def _cast(self, a, src, dst):
         src, dst = np.dtype(src), np.dtype(dst)

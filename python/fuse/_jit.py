@@ -46,8 +46,10 @@ def as_input_array(value, name):
 class Pipeline:
     """One traced and compiled specialisation of a function."""
 
-    def __init__(self, ir, names, result_specs, structure, checks, nonempty):
+    def __init__(self, ir, names, result_specs, structure, checks, nonempty,
+                 ranges=()):
         self.ir = ir
+        self.ranges = list(ranges)
         self.names = names
         self.result_specs = result_specs   # (dtype, rank, view, kind)
         self.structure = structure         # 'single' | 'tuple' | 'none'
@@ -78,6 +80,14 @@ class Pipeline:
                     "size mismatch: %s is %d but %s is %d (they are combined "
                     "elementwise)" % (a.describe(self.names), sa,
                                       b.describe(self.names), sb))
+        for i, dt in self.ranges:
+            v = int(arrays[i])
+            info = np.iinfo(dt)
+            if not info.min <= v <= info.max:
+                raise OverflowError(
+                    "argument %r: Python integer %d out of bounds for %s "
+                    "(it is combined with %s values)" % (self.names[i], v, dt,
+                                                         dt))
         for sym, msg in self.nonempty:
             if self._size(sym, arrays) == 0:
                 raise ValueError("%s (%s is 0)" % (msg,
@@ -190,7 +200,8 @@ def trace(fn, names, arrays, weaks, gpu=False, fastmath=""):
             lines.append("  return")
         lines.append("}")
         ir = "\n".join(lines) + "\n"
-    p = Pipeline(ir, names, specs, structure, ctx.checks, ctx.nonempty)
+    p = Pipeline(ir, names, specs, structure, ctx.checks, ctx.nonempty,
+                 ctx.ranges)
     p.gpu_results = gpu_results
     return p
 

@@ -5,7 +5,8 @@ import numbers
 import numpy as np
 
 from . import _types as T
-from ._ir import ONE, BodyEmitter, Sym, TensorVal, current
+from ._ir import (ONE, BodyEmitter, Sym, TensorVal, current, load_elem,
+                  storage_dtype, store_elem)
 
 
 def _bshape(a, b, ctx):
@@ -86,8 +87,21 @@ class SymArray:
                         "float")
 
     def __array__(self, *a, **k):
-        raise TypeError("fuse: a symbolic array cannot be converted to a "
-                        "NumPy array while tracing")
+        raise TypeError(
+            "fuse: a symbolic array cannot be converted to a NumPy array "
+            "while tracing (np.asarray, np.array, or a NumPy function that "
+            "converts its arguments); inside a fuse function use operators, "
+            ".sum/.max/..., fuse.exp/log/sqrt/where/maximum/scan/filter, or "
+            "the NumPy functions fuse traces (ufuncs such as np.exp, "
+            "np.where, np.sum, np.cumsum)")
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        from ._numpy import array_ufunc
+        return array_ufunc(ufunc, method, inputs, kwargs)
+
+    def __array_function__(self, func, types, args, kwargs):
+        from ._numpy import array_function
+        return array_function(func, types, args, kwargs)
 
     # ---- operators --------------------------------------------------------
     def __add__(self, o): return _binary("add", self, o)
@@ -100,6 +114,16 @@ class SymArray:
     def __rtruediv__(self, o): return _binary("div", o, self)
     def __floordiv__(self, o): return _binary("floordiv", self, o)
     def __rfloordiv__(self, o): return _binary("floordiv", o, self)
+    def __mod__(self, o): return _binary("mod", self, o)
+    def __rmod__(self, o): return _binary("mod", o, self)
+    def __divmod__(self, o): return (_binary("floordiv", self, o),
+                                     _binary("mod", self, o))
+    def __rdivmod__(self, o): return (_binary("floordiv", o, self),
+                                      _binary("mod", o, self))
+    def __lshift__(self, o): return _binary("lshift", self, o)
+    def __rlshift__(self, o): return _binary("lshift", o, self)
+    def __rshift__(self, o): return _binary("rshift", self, o)
+    def __rrshift__(self, o): return _binary("rshift", o, self)
     def __pow__(self, o): return power(self, o)
     def __and__(self, o): return _binary("and", self, o)
     def __rand__(self, o): return _binary("and", o, self)
@@ -178,6 +202,12 @@ class SymArray:
     def min(self, axis=None, keepdims=False):
         return _reduce_builtin(self, "min", axis, keepdims)
 
+    def all(self, axis=None, keepdims=False):
+        return _reduce_builtin(cast(self, np.bool_), "and", axis, keepdims)
+
+    def any(self, axis=None, keepdims=False):
+        return _reduce_builtin(cast(self, np.bool_), "or", axis, keepdims)
+
     def mean(self, axis=None, keepdims=False):
         ctx = current()
         axes = _axes(self, axis)
@@ -222,6 +252,8 @@ def param(idx, dtype):
 
 def const(value, dtype=None):
     """A constant; Python scalars are weakly typed as in NumPy 2."""
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        value = value[()]
     if isinstance(value, np.generic):
         dt = T.check_supported(value.dtype, "constant")
         n = SymArray("const", dt, ())
@@ -280,9 +312,23 @@ def cast(x, dtype):
     if x.dtype == dtype:
         return x
     if x.op == "const":
+        n = SymArray("const", dtype, x.dims)
+        if isinstance(x.value, numbers.Integral) and not isinstance(
+                x.value, (bool, np.bool_)) and T.kind(x.dtype) == "s":
+            # A Python int may lie outside int64 (2**63 + 5 for a uint64
+            # operation): convert it exactly, not through an int64 array.
+            v, k = int(x.value), T.kind(dtype)
+            if k in "su":
+                b = T.bits(dtype)
+                v &= (1 << b) - 1
+                if k == "s" and v >= 1 << (b - 1):
+                    v -= 1 << b
+                n.value = v
+            else:
+                n.value = float(v) if k == "f" else bool(v)
+            return n
         with np.errstate(all="ignore"):
             v = np.array(x.value, x.dtype).astype(dtype)
-        n = SymArray("const", dtype, x.dims)
         n.value = v.item()
         return n
     return _node("cast", dtype, x.dims, [x], False)
@@ -294,6 +340,74 @@ def _unify_weak(a, b):
 
 
 _COMPARE = ("lt", "le", "gt", "ge", "eq", "ne")
+_SYMBOL = {"add": "+", "sub": "-", "mul": "*", "div": "/", "floordiv": "//",
+           "mod": "%", "and": "&", "or": "|", "xor": "^", "lshift": "<<",
+           "rshift": ">>", "lt": "<", "le": "<=", "gt": ">", "ge": ">=",
+           "eq": "==", "ne": "!="}
+
+
+def _int_range(dt):
+    info = np.iinfo(dt)
+    return int(info.min), int(info.max)
+
+
+def _weak_int_value(x):
+    """The value of a Python integer constant (weakly typed), else None."""
+    if x.op == "const" and x.weak and T.kind(x.dtype) == "s" and \
+            not isinstance(x.value, (bool, np.bool_)):
+        return int(x.value)
+    return None
+
+
+def _operand(x, dt):
+    """`x` cast to the operation's dtype `dt`. A Python integer outside
+    `dt`'s range raises OverflowError, as in NumPy 2 (NEP 50), where a cast
+    would wrap it silently (uint8 + 300, uint32 + -1)."""
+    v = _weak_int_value(x)
+    if v is not None and T.kind(dt) in "su":
+        lo, hi = _int_range(dt)
+        if not lo <= v <= hi:
+            raise OverflowError("fuse: Python integer %d out of bounds for "
+                                "%s" % (v, dt))
+    if x.op == "leaf" and x.weak and T.kind(x.dtype) == "s" and \
+            T.kind(dt) in "su" and x.tv is not None:
+        _check_weak_argument(x, dt)
+    return cast(x, dt)
+
+
+def _check_weak_argument(x, dt):
+    """A Python int passed as an argument and used with a narrower or
+    unsigned integer array: its value must fit `dt` (checked before each
+    run, as NumPy checks Python integers)."""
+    ctx = current()
+    for i, tv in enumerate(ctx.args):
+        if tv is x.tv and np.dtype(dt) != np.int64:
+            ctx.ranges.append((i, np.dtype(dt)))
+            return
+
+
+def _compare_out_of_range(op, a, b, shape):
+    """NumPy 2 compares an integer array with a Python integer outside its
+    dtype's range exactly (uint8 < 300 is True, uint8 == -1 is False): the
+    result is the same for every element."""
+    for side, (x, y) in enumerate(((a, b), (b, a))):
+        v = _weak_int_value(y)
+        if v is None or T.kind(x.dtype) not in "su" or x.weak:
+            continue
+        lo, hi = _int_range(x.dtype)
+        if lo <= v <= hi:
+            continue
+        # Orient as `x op v`.
+        o = op
+        if side == 1:
+            o = {"lt": "gt", "le": "ge", "gt": "lt", "ge": "le"}.get(op, op)
+        above = v > hi
+        truth = {"lt": above, "le": above, "gt": not above,
+                 "ge": not above, "eq": False, "ne": True}[o]
+        # x == x (integers: never NaN) is all True, with x's shape.
+        same = _node("eq", np.bool_, shape, [x, x])
+        return same if truth else ~same
+    return None
 
 
 def _binary(op, a, b):
@@ -301,12 +415,23 @@ def _binary(op, a, b):
     a, b = wrap(a), wrap(b)
     dt, weak = _unify_weak(a, b)
     shape = _bshape(a.dims, b.dims, ctx)
+    if op in _COMPARE:
+        r = _compare_out_of_range(op, a, b, shape)
+        if r is not None:
+            return r
     if op == "div" and T.kind(dt) != "f":
         dt = np.dtype(np.float64)
-    if op in ("and", "or", "xor") and T.kind(dt) == "f":
-        raise TypeError("fuse: &, |, ^ need integer or boolean operands, got "
-                        "%s and %s" % (a.dtype, b.dtype))
-    a, b = cast(a, dt), cast(b, dt)
+    if op in ("and", "or", "xor", "lshift", "rshift") and T.kind(dt) == "f":
+        raise TypeError("fuse: %s needs integer or boolean operands, got %s "
+                        "and %s%s" % (_SYMBOL[op], a.dtype, b.dtype,
+                                      " (NumPy promotes uint64 with a signed "
+                                      "integer to float64)"
+                                      if {T.kind(a.dtype), T.kind(b.dtype)}
+                                      == {"s", "u"} else ""))
+    if op in ("floordiv", "mod", "lshift", "rshift") and T.kind(dt) == "b":
+        # NumPy computes these on booleans as int8.
+        dt, weak = np.dtype(np.int8), False
+    a, b = _operand(a, dt), _operand(b, dt)
     if op in _COMPARE:
         return _node(op, np.bool_, shape, [a, b])
     return _node(op, dt, shape, [a, b], weak)
@@ -314,6 +439,9 @@ def _binary(op, a, b):
 
 def power(a, b):
     a = wrap(a)
+    if a.dtype == np.bool_:
+        # NumPy raises booleans to a power as int8.
+        a = cast(a, np.int8)
     if isinstance(b, (numbers.Integral, np.integer)) and not isinstance(
             b, bool) and 0 <= int(b) <= 8:
         e = int(b)
@@ -330,7 +458,7 @@ def power(a, b):
         raise TypeError("fuse: ** with integer operands supports only "
                         "constant exponents 0..8")
     shape = _bshape(a.dims, b.dims, current())
-    return _node("pow", dt, shape, [cast(a, dt), cast(b, dt)], weak)
+    return _node("pow", dt, shape, [_operand(a, dt), _operand(b, dt)], weak)
 
 
 def unary_float(op, x):
@@ -352,7 +480,7 @@ def _minmax(op, a, b):
     a, b = wrap(a), wrap(b)
     dt, weak = _unify_weak(a, b)
     shape = _bshape(a.dims, b.dims, ctx)
-    return _node(op, dt, shape, [cast(a, dt), cast(b, dt)], weak)
+    return _node(op, dt, shape, [_operand(a, dt), _operand(b, dt)], weak)
 
 
 def where(c, a, b):
@@ -360,8 +488,8 @@ def where(c, a, b):
     c, a, b = wrap(c), wrap(a), wrap(b)
     dt, weak = _unify_weak(a, b)
     shape = _bshape(_bshape(c.dims, a.dims, ctx), b.dims, ctx)
-    return _node("where", dt, shape, [cast(c, np.bool_), cast(a, dt),
-                                      cast(b, dt)], weak)
+    return _node("where", dt, shape, [cast(c, np.bool_), _operand(a, dt),
+                                      _operand(b, dt)], weak)
 
 
 # ---- materialization ---------------------------------------------------------
@@ -402,7 +530,7 @@ def _broadcast_leaf_emit(ctx, lf, target):
         pos += 1
     if not added:
         return tv.ssa, tv.type
-    rt = T.tensor_type(tv.dtype, pos)
+    rt = T.tensor_type(tv.storage, pos)
     r = ctx.fresh("b")
     ctx.emit("%s = fuse.broadcast %s dims [%s] (%s) : %s -> %s" % (
         r, tv.ssa, ", ".join(map(str, added)), ", ".join(sizes), tv.type, rt))
@@ -451,7 +579,7 @@ def materialize_many(nodes):
             k = _broadcast_leaf(ctx, lf, target)
             if k not in keys:
                 keys.append(k)
-                ins.append((k[0], k[1], lf.dtype))
+                ins.append((k[0], k[1], lf.dtype, lf.tv.storage))
         if not ins:
             # Constants only: compute at top level, then make a 0-d tensor.
             body = BodyEmitter(ctx, env)
@@ -474,16 +602,24 @@ def materialize_many(nodes):
                 env[lf.key()] = args[keys.index(_broadcast_leaf(ctx, lf,
                                                                 target))]
             results = [ctx.fresh("m") for _ in todo]
-            rtypes = [T.tensor_type(n.dtype, len(syms)) for n in todo]
+            stores = [storage_dtype(n.dtype) for n in todo]
+            rtypes = [T.tensor_type(st, len(syms)) for st in stores]
             ctx.emit("%s = fuse.map %s : %s -> %s {" % (
                 ", ".join(results), ", ".join(i[0] for i in ins),
                 ", ".join(i[1] for i in ins), ", ".join(rtypes)))
             ctx.emit("^bb0(%s):" % ", ".join(
-                "%s: %s" % (a, T.mlir(i[2])) for a, i in zip(args, ins)))
+                "%s: %s" % (a, T.mlir(i[3])) for a, i in zip(args, ins)))
             body = BodyEmitter(ctx, env)
-            vals = [body.value(n) for n in todo]
+            loaded = {}
+            for a, i in zip(args, ins):
+                loaded[a] = load_elem(body, a, i[2], i[3])
+            for key in list(env):
+                if env[key] in loaded:
+                    env[key] = loaded[env[key]]
+            vals = [store_elem(body, body.value(n), n.dtype, st)
+                    for n, st in zip(todo, stores)]
             ctx.emit("  fuse.yield %s : %s" % (", ".join(vals), ", ".join(
-                T.mlir(n.dtype) for n in todo)))
+                T.mlir(st) for st in stores)))
             ctx.emit("}")
             for n, r in zip(todo, results):
                 n._mat = leaf(TensorVal(r, n.dtype, syms), n.dims)
@@ -522,6 +658,15 @@ def _axes(x, axis):
 _KIND_NAMES = {"add": "sum", "mul": "prod", "max": "max", "min": "min"}
 
 
+def _dialect_kind(kind, dtype):
+    """The fuse combiner kind for a built-in kind on `dtype`: integers are
+    signless in the dialect, and its `max`/`min` order them as signed, so
+    unsigned integers and booleans (i1: true is 1) take `umax`/`umin`."""
+    if kind in ("max", "min") and T.kind(dtype) in "ub":
+        return "u" + kind
+    return kind
+
+
 def _reduce_builtin(x, kind, axis, keepdims):
     ctx = current()
     x = wrap(x)
@@ -553,11 +698,12 @@ def _reduce_builtin(x, kind, axis, keepdims):
     rank = len(under)
     keep = [s for i, s in enumerate(x.dims) if s is not ONE and i not in red]
     r = ctx.fresh("r")
-    rt = T.tensor_type(x.dtype, len(keep))
+    rt = T.tensor_type(lf.tv.storage, len(keep))
     dims_txt = "" if len(dims) == rank else " dims [%s]" % ", ".join(
         map(str, dims))
     ctx.emit("%s = fuse.reduce %s %s%s : %s -> %s" % (
-        r, kind, lf.tv.ssa, dims_txt, lf.tv.type, rt))
+        r, _dialect_kind(kind, x.dtype), lf.tv.ssa, dims_txt, lf.tv.type,
+        rt))
     return leaf(TensorVal(r, x.dtype, keep), out_shape)
 
 
@@ -586,6 +732,11 @@ def _scalar_operand(ctx, v, dtype, what):
 def _trace_combiner(op, dtypes, what):
     """Traces `op(acc..., elem...)` on scalar params; returns (env params,
     result nodes)."""
+    for dt in dtypes:
+        if storage_dtype(dt) != dt:
+            raise TypeError("%s: a function combiner over booleans is not "
+                            "supported on the GPU (booleans are stored as "
+                            "bytes there); combine x.astype(np.uint8)" % what)
     k = len(dtypes)
     ps = [param(i, dt) for i, dt in enumerate(list(dtypes) * 2)]
     res = op(*ps) if k == 1 else op(tuple(ps[:k]), tuple(ps[k:]))
@@ -728,10 +879,16 @@ def scan(x, op="add", exclusive=False, axis=-1, init=None):
     r = ctx.fresh("r")
     parts = ["fuse.scan", "exclusive" if exclusive else "inclusive"]
     if kind:
-        parts.append(kind)
+        parts.append(_dialect_kind(kind, acc))
     parts.append(lf.tv.ssa)
     if iv is not None:
-        parts.append("init(%s : %s)" % (iv, T.mlir(acc)))
+        st = lf.tv.storage
+        if st != acc:
+            e = ctx.fresh()
+            ctx.emit("%s = arith.extui %s : %s to %s" % (e, iv, T.mlir(acc),
+                                                        T.mlir(st)))
+            iv = e
+        parts.append("init(%s : %s)" % (iv, T.mlir(st)))
     if d != len(under) - 1:
         parts.append("dim %d" % d)
     ctx.emit("%s = %s : %s -> %s%s" % (r, " ".join(parts), ty, ty,
@@ -788,12 +945,13 @@ def filter_(xs, predicate):
     ctx.emit("%s = fuse.filter %s : %s -> %s {" % (
         ", ".join(results), ", ".join(lf.tv.ssa for lf in ins_unique),
         ", ".join(types), ", ".join(types)))
-    ctx.emit("^bb0(%s):" % ", ".join("%s: %s" % (a, T.mlir(lf.dtype))
+    ctx.emit("^bb0(%s):" % ", ".join("%s: %s" % (a, lf.tv.elem)
                                      for a, lf in zip(args, ins_unique)))
     env = {}
-    for lf, a in zip(ins_unique, args):
-        env[("leaf", id(lf.tv), lf.dims)] = a
     body = BodyEmitter(ctx, env)
+    for lf, a in zip(ins_unique, args):
+        env[("leaf", id(lf.tv), lf.dims)] = load_elem(body, a, lf.dtype,
+                                                      lf.tv.storage)
     v = body.value(flags) if inline else env[("leaf", id(ins[-1].tv),
                                               ins[-1].dims)]
     ctx.emit("  fuse.yield %s : i1" % v)
@@ -823,7 +981,7 @@ def gather(source, indices):
     s = materialize(source)
     i = materialize(indices)
     r = ctx.fresh("g")
-    rt = T.tensor_type(source.dtype, len(i.tv.syms))
+    rt = T.tensor_type(s.tv.storage, len(i.tv.syms))
     ctx.emit("%s = fuse.gather %s[%s] : %s, %s -> %s" % (
         r, s.tv.ssa, i.tv.ssa, s.tv.type, i.tv.type, rt))
     return leaf(TensorVal(r, source.dtype, i.tv.syms), i.dims)
@@ -841,14 +999,17 @@ def broadcast_1d(v, sym):
         ctx.n += 1
         a = "%%a%d_0" % ctx.n
         ctx.emit("%s = fuse.iota %s : tensor<?xi64>" % (i, ctx.index_of(sym)))
+        st = storage_dtype(lf.dtype)
         ctx.emit("%s = fuse.map %s : tensor<?xi64> -> %s {" % (
-            r, i, T.tensor_type(lf.dtype, 1)))
+            r, i, T.tensor_type(st, 1)))
         ctx.emit("^bb0(%s: i64):" % a)
-        ctx.emit("  fuse.yield %s : %s" % (lf.tv.ssa, T.mlir(lf.dtype)))
+        body = BodyEmitter(ctx, {})
+        ctx.emit("  fuse.yield %s : %s" % (
+            store_elem(body, lf.tv.ssa, lf.dtype, st), T.mlir(st)))
         ctx.emit("}")
         return leaf(TensorVal(r, lf.dtype, [sym]))
     r = ctx.fresh("b")
-    rt = T.tensor_type(lf.dtype, 1)
+    rt = T.tensor_type(lf.tv.storage, 1)
     ctx.emit("%s = fuse.broadcast %s dims [0] (%s) : %s -> %s" % (
         r, lf.tv.ssa, ctx.index_of(sym), lf.tv.type, rt))
     return leaf(TensorVal(r, lf.dtype, [sym]))

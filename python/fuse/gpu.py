@@ -525,15 +525,16 @@ def allocator_like(a):
 
 def _torch_dtype(dtype):
     import torch
-    return {np.dtype(np.float32): torch.float32,
-            np.dtype(np.float64): torch.float64,
-            np.dtype(np.int8): torch.int8, np.dtype(np.int16): torch.int16,
-            np.dtype(np.int32): torch.int32, np.dtype(np.int64): torch.int64,
-            np.dtype(np.uint8): torch.uint8,
-            np.dtype(np.uint16): torch.uint16,
-            np.dtype(np.uint32): torch.uint32,
-            np.dtype(np.uint64): torch.uint64,
-            np.dtype(np.bool_): torch.bool}[np.dtype(dtype)]
+    dtype = np.dtype(dtype)
+    # torch.uint16/32/64 exist from PyTorch 2.3 on: looked up by name, so
+    # that older versions still allocate the other dtypes.
+    name = {np.dtype(np.bool_): "bool"}.get(dtype, dtype.name)
+    t = getattr(torch, name, None)
+    if t is None:
+        raise TypeError("fuse GPU: this PyTorch (%s) has no torch.%s for a "
+                        "%s result; PyTorch 2.3 or later has the unsigned "
+                        "dtypes" % (torch.__version__, name, dtype))
+    return t
 
 
 def stream_of(a):

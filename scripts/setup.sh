@@ -2,7 +2,8 @@
 # fuse: set up a fresh machine, build, and run the main job.
 #
 #   1. installs what is missing (Debian packages: LLVM/MLIR 22, clang 22,
-#      ninja, ccache; Python packages: numpy, pytest),
+#      ninja, ccache; the Python packages of scripts/python-requirements.txt,
+#      every one the test suite imports: numpy, pytest, matplotlib),
 #   2. configures and builds fuse into ./build,
 #   3. runs the main job: compiles an example pipeline (sum(x*x)) to PTX,
 #      runs it on the CPU backend, and on the GPU where one is present.
@@ -31,9 +32,18 @@ if [ "${FUSE_SKIP_INSTALL:-0}" != 1 ]; then
     $SUDO apt-get update -q
     DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q "${need[@]}"
   fi
-  python3 -c "import numpy, pytest" 2>/dev/null || \
-    python3 -m pip install -q numpy pytest || \
-    python3 -m pip install -q --break-system-packages numpy pytest
+  # The Python packages the tests import (scripts/test.sh checks the same
+  # list with the same python3 before it runs anything); pip only for the
+  # missing ones. Debian 12's python3 is externally managed (PEP 668), hence
+  # the second try with --break-system-packages.
+  pyneed=()
+  for mod in $(sed -e 's/#.*//' scripts/python-requirements.txt); do
+    python3 -c "import $mod" 2>/dev/null || pyneed+=("$mod")
+  done
+  if [ ${#pyneed[@]} -gt 0 ]; then
+    python3 -m pip install -q "${pyneed[@]}" 2>/dev/null || \
+      python3 -m pip install -q --break-system-packages "${pyneed[@]}"
+  fi
 fi
 
 [ "${1:-}" = "--deps-only" ] && exit 0

@@ -5,6 +5,8 @@
 # the lit suite (dialect, passes, pipelines, CPU integration, PTX/cubin
 # checks, tools, runtime host tests, robustness), the Python package's
 # pytest suite and a bounded fuzzing run (FUSE_FUZZ_SECONDS, default 60).
+# The lit suite includes the documentation's code blocks (test/Docs,
+# scripts/doctest.py).
 # Ends with one line `N passed, N failed[, N skipped]`; exits non-zero when
 # anything failed.
 set -uo pipefail
@@ -12,6 +14,28 @@ cd "$(dirname "$0")/.."
 ROOT=$(pwd)
 BUILD_DIR=${BUILD_DIR:-build}
 export PATH="$PATH:/usr/local/cuda/bin"
+
+# First, before anything is built or run: every Python package the tests
+# import (scripts/python-requirements.txt, which scripts/setup.sh installs)
+# must import in the python3 that runs lit and pytest. A missing one stops
+# the suite here, named, rather than failing one test half-way through.
+missing=$(python3 - scripts/python-requirements.txt <<'PY'
+import importlib, re, sys
+for line in open(sys.argv[1]):
+    name = re.sub(r"#.*", "", line).strip()
+    if name:
+        try:
+            importlib.import_module(name)
+        except Exception:
+            print(name)
+PY
+) || missing="(python3 did not run)"
+if [ -n "$missing" ]; then
+  echo "test.sh: $(command -v python3 || echo python3) cannot import:" $missing
+  echo "test.sh: the tests import it; install what is missing with: scripts/setup.sh --deps-only"
+  echo "0 passed, 1 failed"
+  exit 1
+fi
 
 if [ ! -f "$BUILD_DIR/build.ninja" ]; then
   launcher=()
@@ -63,8 +87,11 @@ if [ "${FUSE_FUZZ_SECONDS:-60}" != 0 ]; then
   fi
 fi
 
-python3 - "$RESULTS" <<'PY'
-import sys, glob
+# A part that failed without a failing test case in its report (lit or
+# pytest stopped before its tests, pytest collected none, no report at all)
+# counts as one failure, so that the last line never reads as a pass.
+python3 - "$RESULTS" "lit:$lit_rc" "pytest:$py_rc" <<'PY'
+import os, sys, glob
 import xml.etree.ElementTree as ET
 passed = failed = skipped = 0
 for f in sorted(glob.glob(sys.argv[1] + "/*.xml")):
@@ -75,6 +102,17 @@ for f in sorted(glob.glob(sys.argv[1] + "/*.xml")):
             skipped += 1
         else:
             passed += 1
+for part in sys.argv[2:]:
+    name, rc = part.split(":")
+    xml = os.path.join(sys.argv[1], name + ".xml")
+    cases = (list(ET.parse(xml).getroot().iter("testcase"))
+             if os.path.exists(xml) else [])
+    bad = [c for c in cases
+           if c.find("failure") is not None or c.find("error") is not None]
+    if rc != "0" and not bad:
+        print(f"{name} exited with status {rc} and reported no failing test "
+              f"({len(cases)} test cases): counted as one failure")
+        failed += 1
 print(f"{passed} passed, {failed} failed, {skipped} skipped")
 PY
 [ $lit_rc -eq 0 ] && [ $py_rc -eq 0 ] && [ $fuzz_rc -eq 0 ]

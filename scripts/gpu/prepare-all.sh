@@ -10,6 +10,8 @@
 #                      libraries with inputs and CPU results (GPU vs CPU)
 #   .device/pycache    the Python package's cache with the GPU pipelines of
 #                      python/tests/gpu_check.py (prepare-python.sh)
+#   .device/docs       the documentation's code blocks run here, their work
+#                      folders kept for the blocks marked gpu (doctest.py)
 # Usage: scripts/gpu/prepare-all.sh [BUILD_DIR]   (default build)
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -18,4 +20,6 @@ build="${1:-$root/build}"
 "$root/scripts/gpu/prepare-bench.sh" "$root/.device/bench" "$build"
 "$root/scripts/gpu/prepare-differential.sh" "$root/.device/differential" "$build" || echo "prepare-differential.sh failed (see above); suite diff will report it"
 "$root/scripts/gpu/prepare-python.sh" "$root/.device/pycache" "$build/bin/fuse-compile"
+python3 "$root/scripts/doctest.py" --build "$build" --prepare-gpu "$root/.device/docs" > "$root/.device/docs.log" 2>&1 ||
+  { tail -20 "$root/.device/docs.log"; echo "doctest.py --prepare-gpu: a block failed (see above); suite docs will run the gpu blocks anyway"; }
 du -sh "$root/.device"

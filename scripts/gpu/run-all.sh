@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # On the GPU machine, in one call: the generated-code tests, the runtime's
 # suite, fuse-run-aot on AOT shared libraries, random pipelines GPU vs CPU
-# (diff), the Python package on CUDA arrays (prebuilt cache) and the
-# benchmark, from the
+# (diff), the Python package on CUDA arrays (prebuilt cache), the
+# documentation's gpu code blocks (docs) and the benchmark, from the
 # folders scripts/gpu/prepare-all.sh made.
 # Logs and JSON lines go to $OUT (or .device/results); the last lines are a
 # summary: each suite's "N passed, N failed" and the benchmark table.
 # Env: FUSE_RT_STEPS (runtime suite steps, see run-runtime-tests.sh),
 #      BENCH_ARGS (default --reps=30), BENCH_SKIP_TORCH=1,
-#      FUSE_GPU_SUITES (default "codegen bench fuse-run diff python runtime":
+#      FUSE_GPU_SUITES (default "codegen bench fuse-run diff python runtime docs":
 #      which parts run, in that order), FUSE_GPU_DEADLINE (seconds: suites
 #      not begun by then are skipped). Stopped by SIGTERM (e.g. `timeout`),
 #      it stops the running suite and still prints the summary (exit 124).
@@ -17,7 +17,7 @@ root="$(cd "$(dirname "$0")/../.." && pwd)"
 out="${OUT:-$root/.device/results}"
 mkdir -p "$out"
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader > "$out/gpu.txt" 2>&1
-suites="${FUSE_GPU_SUITES:-codegen bench fuse-run diff python runtime}"
+suites="${FUSE_GPU_SUITES:-codegen bench fuse-run diff python runtime docs}"
 rc=0
 # The summary of what ran; also printed when a time limit stops the run
 # (SIGTERM from `timeout`, or FUSE_GPU_DEADLINE below).
@@ -28,6 +28,7 @@ summary() {
   [ -f "$out/fuse-run.log" ] && echo "fuse-run-aot tests: $(tail -1 "$out/fuse-run.log")"
   [ -f "$out/diff.log" ] && echo "random pipelines GPU vs CPU: $(tail -1 "$out/diff.log")"
   [ -f "$out/python.log" ] && echo "python GPU tests: $(tail -1 "$out/python.log")"
+  [ -f "$out/docs.log" ] && echo "documentation gpu blocks: $(tail -1 "$out/docs.log")"
   if [ -f "$out/bench.log" ]; then
     echo "benchmark:"
     cat "$out/bench/report.md" 2>/dev/null || tail -5 "$out/bench.log"
@@ -71,7 +72,10 @@ for suite in $suites; do
                "$root/.device/build-python" > "$out/python.log" 2>&1 & ;;
     bench) "$root/scripts/gpu/run-bench.sh" "$root/.device/bench" "$out/bench" \
                > "$out/bench.log" 2>&1 & ;;
-    *) echo "run-all: unknown suite '$suite' (codegen bench fuse-run diff python runtime)"; rc=1; continue ;;
+    # The same runtime build as fuse-run (only checked after that suite).
+    docs) "$root/scripts/gpu/run-doc-tests.sh" "$root/.device/docs" \
+               "$root/.device/build-codegen" > "$out/docs.log" 2>&1 & ;;
+    *) echo "run-all: unknown suite '$suite' (codegen bench fuse-run diff python runtime docs)"; rc=1; continue ;;
   esac
   child=$!
   wait "$child" || rc=1

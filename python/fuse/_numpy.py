@@ -16,7 +16,12 @@ from . import _types as T
 
 
 def _np_name(f):
+    """`np.cumsum`, `np.linalg.norm`: the name a user writes for `f`."""
     name = getattr(f, "__name__", None) or repr(f)
+    mod = getattr(f, "__module__", None) or "numpy"
+    if mod.startswith("numpy") and "._" not in mod and not \
+            mod.startswith("numpy._"):
+        return "np" + mod[len("numpy"):] + "." + name
     return "np." + name
 
 

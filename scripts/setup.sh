@@ -2,7 +2,7 @@
 # fuse: set up a fresh machine, build, and run the main job.
 #
 #   1. installs what is missing (Debian packages: LLVM/MLIR 22, clang 22,
-#      ninja, ccache; the Python packages of scripts/python-requirements.txt,
+#      g++, ninja, ccache; the Python packages of scripts/python-requirements.txt,
 #      every one the test suite imports: numpy, pytest, matplotlib),
 #   2. configures and builds fuse into ./build,
 #   3. runs the main job: compiles an example pipeline (sum(x*x)) to PTX,
@@ -24,8 +24,12 @@ if [ "${FUSE_SKIP_INSTALL:-0}" != 1 ]; then
   SUDO=""
   [ "$(id -u)" -eq 0 ] || SUDO="sudo"
   need=()
+  # g++: the build's compiler, and the cc/c++ that fuse-compile --emit=shared
+  # and the documentation's C/C++ examples call (clang-22 installs only
+  # versioned names).
   for pkg in libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools clang-22 \
-             libclang-rt-22-dev libzstd-dev ninja-build cmake ccache python3-pip; do
+             libclang-rt-22-dev libzstd-dev ninja-build cmake ccache python3-pip \
+             g++; do
     dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
   done
   if [ ${#need[@]} -gt 0 ]; then

@@ -796,15 +796,14 @@ def reduce(x, op, init=None, axis=None, keepdims=False):
         if init is None:
             return _reduce_builtin(x, kind, axis, keepdims)
         r = _reduce_builtin(x, kind, axis, keepdims)
+        # init takes the result's dtype; a Python int outside it raises
+        # (as NumPy's `initial=`) rather than wrapping.
+        iv = _operand(wrap(init), r.dtype)
         if kind == "add":
-            return _binary("add", cast(init if isinstance(init, SymArray)
-                                       else const(init), r.dtype), r)
+            return _binary("add", iv, r)
         if kind == "mul":
-            return _binary("mul", cast(init if isinstance(init, SymArray)
-                                       else const(init), r.dtype), r)
-        return _minmax("maximum" if kind == "max" else "minimum",
-                       cast(init if isinstance(init, SymArray)
-                            else const(init), r.dtype), r)
+            return _binary("mul", iv, r)
+        return _minmax("maximum" if kind == "max" else "minimum", iv, r)
     if not callable(op):
         raise TypeError("fuse.reduce: op must be a string or a function, got "
                         "%r" % (op,))

@@ -126,6 +126,15 @@ def _scalar_value(v, name, dtype=None):
         if not isinstance(v, (numbers.Number, np.bool_)):
             raise TypeError("%s: expected a number, got %s"
                             % (name, type(v).__name__))
+        dtype = np.dtype(dtype)
+        if isinstance(v, numbers.Integral) and not isinstance(v, bool) \
+                and dtype.kind in "iu":
+            # As NumPy 2: a Python int outside the dtype raises, where a
+            # cast would wrap (-1 as a uint32 h_init is 4294967295).
+            info = np.iinfo(dtype)
+            if not info.min <= v <= info.max:
+                raise OverflowError("%s: Python integer %d out of bounds "
+                                    "for %s" % (name, v, dtype))
         return np.asarray(v).astype(dtype)[()]
     if isinstance(v, np.generic):
         T.check_supported(v.dtype, name)

@@ -298,3 +298,15 @@ def test_dlpack_and_cuda_array_interface_dtypes(dt):
     a = np.zeros(3, dt)
     assert gpu._from_dlpack(a, "x").dtype == np.dtype(dt)
     assert gpu.device_array(gpu.StandIn(a), "x").dtype == np.dtype(dt)
+
+
+def test_out_of_range_inits_raise():
+    x = np.array([1, 200, 7], np.uint8)
+    with pytest.raises(OverflowError, match="-1 out of bounds for uint8"):
+        fuse.jit(lambda x: fuse.reduce(x, "max", init=-1))(x)
+    _same(fuse.jit(lambda x: fuse.reduce(x, "add", init=3))(x),
+          np.sum(x, initial=3), "reduce add init")
+    out = np.empty(1, np.uint32)
+    with pytest.raises(OverflowError, match="h_init"):
+        fuse.compute.reduce_into(x.astype(np.uint32), out,
+                                 fuse.OpKind.MINIMUM, 3, -1)

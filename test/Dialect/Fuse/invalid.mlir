@@ -2,6 +2,24 @@
 // is in the comment above each case.
 // RUN: fuse-opt %s -split-input-file -verify-diagnostics --allow-unregistered-dialect
 
+// all_c1
+func.func @huge_static_shape(%x: tensor<4611686018427387904x4611686018427387904xf32>) {
+  // expected-error @+1 {{'fuse.reduce' op operand #0 has type 'tensor<4611686018427387904x4611686018427387904xf32>' whose size overflows 64 bits (at most 2^63-1 bytes)}}
+  %0 = fuse.reduce add %x : tensor<4611686018427387904x4611686018427387904xf32> -> tensor<f32>
+  return
+}
+
+// -----
+
+// all_c1 (the element count fits, the byte size does not)
+func.func @huge_static_bytes() {
+  // expected-error @+1 {{'fuse.iota' op result #0 has type 'tensor<2305843009213693952xf32>' whose size overflows 64 bits (at most 2^63-1 bytes)}}
+  %0 = fuse.iota : tensor<2305843009213693952xf32>
+  return
+}
+
+// -----
+
 // map_c1
 func.func @map_no_input() {
   // expected-error @+1 {{'fuse.map' op requires at least one input}}
@@ -235,6 +253,15 @@ func.func @reduce_kind_count(%x: tensor<?xf32>) {
 func.func @reduce_kind_type(%x: tensor<?xf32>) {
   // expected-error @+1 {{'fuse.reduce' op combiner kind 'xor' is not defined on element type 'f32' (input #0)}}
   %0 = fuse.reduce xor %x : tensor<?xf32> -> tensor<f32>
+  return
+}
+
+// -----
+
+// reduce_c7 (unsigned order on a float)
+func.func @reduce_kind_umax_float(%x: tensor<?xf32>) {
+  // expected-error @+1 {{'fuse.reduce' op combiner kind 'umax' is not defined on element type 'f32' (input #0)}}
+  %0 = fuse.reduce umax %x : tensor<?xf32> -> tensor<f32>
   return
 }
 

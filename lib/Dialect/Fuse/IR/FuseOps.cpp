@@ -14,6 +14,7 @@
 #include "mlir/IR/OpImplementation.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallVector.h"
+#include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
 using namespace fuse;
@@ -116,6 +117,32 @@ static SmallVector<Type> elementTypes(ValueRange values) {
   }));
 }
 
+LogicalResult fuse::FuseOpTrait::verifyAddressableSizes(Operation *op) {
+  auto check = [&](Type type, StringRef what, unsigned i) -> LogicalResult {
+    auto t = dyn_cast<RankedTensorType>(type);
+    if (!t || !t.hasStaticShape())
+      return success();
+    // Bytes of one element, rounded up (i1 takes a byte).
+    int64_t bytes = std::max<int64_t>(
+        1, (t.getElementType().getIntOrFloatBitWidth() + 7) / 8);
+    bool overflow = false;
+    for (int64_t d : t.getShape())
+      overflow |= llvm::MulOverflow(bytes, d, bytes);
+    if (!overflow)
+      return success();
+    return op->emitOpError()
+           << what << " #" << i << " has type " << t
+           << " whose size overflows 64 bits (at most 2^63-1 bytes)";
+  };
+  for (auto [i, t] : llvm::enumerate(op->getOperandTypes()))
+    if (failed(check(t, "operand", i)))
+      return failure();
+  for (auto [i, t] : llvm::enumerate(op->getResultTypes()))
+    if (failed(check(t, "result", i)))
+      return failure();
+  return success();
+}
+
 bool fuse::isKindValidForType(CombinerKind kind, Type type) {
   switch (kind) {
   case CombinerKind::Add:
@@ -126,6 +153,8 @@ bool fuse::isKindValidForType(CombinerKind kind, Type type) {
   case CombinerKind::And:
   case CombinerKind::Or:
   case CombinerKind::Xor:
+  case CombinerKind::UMin:
+  case CombinerKind::UMax:
     return isa<IntegerType>(type);
   }
   return false;
@@ -161,7 +190,10 @@ TypedAttr fuse::getKindIdentity(CombinerKind kind, Type type) {
   case CombinerKind::Max:
     return IntegerAttr::get(it, APInt::getSignedMinValue(w));
   case CombinerKind::And:
+  case CombinerKind::UMin:
     return IntegerAttr::get(it, APInt::getAllOnes(w));
+  case CombinerKind::UMax:
+    return IntegerAttr::get(it, APInt::getZero(w));
   }
   return {};
 }
@@ -188,6 +220,10 @@ Value fuse::buildCombine(OpBuilder &b, Location loc, CombinerKind kind,
     return arith::OrIOp::create(b, loc, lhs, rhs);
   case CombinerKind::Xor:
     return arith::XOrIOp::create(b, loc, lhs, rhs);
+  case CombinerKind::UMin:
+    return arith::MinUIOp::create(b, loc, lhs, rhs);
+  case CombinerKind::UMax:
+    return arith::MaxUIOp::create(b, loc, lhs, rhs);
   }
   llvm_unreachable("unknown combiner kind");
 }

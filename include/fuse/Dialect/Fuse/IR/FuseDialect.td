@@ -41,11 +41,15 @@ def Fuse_KindMax : I32EnumAttrCase<"Max", 3, "max">;
 def Fuse_KindAnd : I32EnumAttrCase<"And", 4, "and">;
 def Fuse_KindOr  : I32EnumAttrCase<"Or", 5, "or">;
 def Fuse_KindXor : I32EnumAttrCase<"Xor", 6, "xor">;
+// Unsigned integer order (integers are signless; `min`/`max` compare them as
+// signed, `umin`/`umax` as unsigned).
+def Fuse_KindUMin : I32EnumAttrCase<"UMin", 7, "umin">;
+def Fuse_KindUMax : I32EnumAttrCase<"UMax", 8, "umax">;
 
 def Fuse_CombinerKind : I32EnumAttr<"CombinerKind",
     "built-in associative combiner",
     [Fuse_KindAdd, Fuse_KindMul, Fuse_KindMin, Fuse_KindMax, Fuse_KindAnd,
-     Fuse_KindOr, Fuse_KindXor]> {
+     Fuse_KindOr, Fuse_KindXor, Fuse_KindUMin, Fuse_KindUMax]> {
   let genSpecializedAttr = 0;
   let cppNamespace = "::fuse";
 }

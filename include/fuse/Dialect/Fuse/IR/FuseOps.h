@@ -17,6 +17,25 @@
 #define GET_ATTRDEF_CLASSES
 #include "fuse/Dialect/Fuse/IR/FuseAttrs.h.inc"
 
+namespace fuse {
+namespace FuseOpTrait {
+/// Verifies that every static tensor shape among `op`'s operands and
+/// results has an element count and a byte size that fit in int64 (tag
+/// all_c1): sizes, offsets and byte counts are 64-bit everywhere.
+mlir::LogicalResult verifyAddressableSizes(mlir::Operation *op);
+
+/// Every fuse op carries it (Fuse_Op in FuseOps.td).
+template <typename ConcreteType>
+class AddressableSizes
+    : public mlir::OpTrait::TraitBase<ConcreteType, AddressableSizes> {
+public:
+  static mlir::LogicalResult verifyTrait(mlir::Operation *op) {
+    return verifyAddressableSizes(op);
+  }
+};
+} // namespace FuseOpTrait
+} // namespace fuse
+
 #define GET_OP_CLASSES
 #include "fuse/Dialect/Fuse/IR/FuseOps.h.inc"
 

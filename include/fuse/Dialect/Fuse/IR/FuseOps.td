@@ -14,8 +14,14 @@ include "mlir/Interfaces/ControlFlowInterfaces.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
 include "mlir/IR/OpAsmInterface.td"
 
+// (all_c1) every static shape of an operand or result has an element count
+// and a byte size that fit in int64.
+def Fuse_AddressableSizes : NativeOpTrait<"AddressableSizes"> {
+  let cppNamespace = "::fuse::FuseOpTrait";
+}
+
 class Fuse_Op<string mnemonic, list<Trait> traits = []>
-    : Op<Fuse_Dialect, mnemonic, traits>;
+    : Op<Fuse_Dialect, mnemonic, !listconcat(traits, [Fuse_AddressableSizes])>;
 
 //===----------------------------------------------------------------------===//
 // fuse.map
@@ -77,7 +83,7 @@ def Fuse_ReduceOp : Fuse_Op<"reduce", [RecursiveMemoryEffects,
     reduction).
 
     The combiner is either a list of built-in kinds, one per input
-    (`add`, `mul`, `min`, `max`, `and`, `or`, `xor`; several inputs with
+    (`add`, `mul`, `min`, `max`, `umin`, `umax`, `and`, `or`, `xor`; several inputs with
     built-in kinds are independent sibling reductions done in one pass), or
     a region taking k accumulators then k elements and yielding k new
     accumulators (tuple reductions such as argmax or Welford).
@@ -89,8 +95,10 @@ def Fuse_ReduceOp : Fuse_Op<"reduce", [RecursiveMemoryEffects,
 
     Combiners must be associative. fuse may regroup but never reorders
     operands, so non-commutative combiners are fine. `min`/`max` on floats
-    propagate NaN (`arith.minimumf`/`maximumf`); `and`/`or`/`xor` take
-    integers only.
+    propagate NaN (`arith.minimumf`/`maximumf`). Integers are signless:
+    `min`/`max` order them as signed, `umin`/`umax` as unsigned (for
+    unsigned data, e.g. NumPy's uint8..uint64); `umin`, `umax`, `and`,
+    `or` and `xor` take integers only.
 
     ```mlir
     %s = fuse.reduce add %x : tensor<?xf32> -> tensor<f32>
@@ -113,7 +121,7 @@ def Fuse_ReduceOp : Fuse_Op<"reduce", [RecursiveMemoryEffects,
     - (X_c5) each result has the input shape without the reduced dimensions, and its input's element type;
     - (X_c6) with built-in kinds, one kind per input;
     - (X_c7) each kind is defined on its input's element type (`and`,
-      `or`, `xor`: integers only);
+      `or`, `xor`, `umin`, `umax`: integers only);
     - (X_c8) inits: none or one per input with built-in kinds, exactly one
       per input with a combiner region;
     - (X_c9) each init has its input's element type;
@@ -172,7 +180,7 @@ def Fuse_ScanOp : Fuse_Op<"scan", [RecursiveMemoryEffects,
     - (X_c5) each result has its input's type;
     - (X_c6) with built-in kinds, one kind per input;
     - (X_c7) each kind is defined on its input's element type (`and`,
-      `or`, `xor`: integers only);
+      `or`, `xor`, `umin`, `umax`: integers only);
     - (X_c8) inits: none or one per input with built-in kinds, exactly one
       per input with a combiner region;
     - (X_c9) each init has its input's element type;

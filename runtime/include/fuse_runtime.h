@@ -61,6 +61,11 @@ const char *fuse_last_error_message(void);
  * generated host code that rejects its arguments (e.g. overlapping buffers)
  * before touching the device. NULL message: "". */
 fuse_status_t fuse_set_error(fuse_status_t status, const char *message);
+/* Like fuse_set_error, with the message formatted by printf from `format`
+ * and the sizes `a` and `b` (`%lld` each; either may be unused); for
+ * generated host code that rejects sizes that do not match. */
+fuse_status_t fuse_set_size_error(fuse_status_t status, const char *format,
+                                  int64_t a, int64_t b);
 /* Initializes the driver and the current device (idempotent). */
 fuse_status_t fuse_init(void);
 /* Compute capability and SM count of the current device. */

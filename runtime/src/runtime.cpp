@@ -249,6 +249,17 @@ FUSE_API fuse_status_t fuse_set_error(fuse_status_t status,
   return status;
 }
 
+FUSE_API fuse_status_t fuse_set_size_error(fuse_status_t status,
+                                           const char *format, int64_t a,
+                                           int64_t b) {
+  if (!format)
+    return fuse_set_error(status, nullptr);
+  char text[1024];
+  std::snprintf(text, sizeof text, format, (long long)a, (long long)b);
+  tlsError = text;
+  return status;
+}
+
 FUSE_API fuse_status_t fuse_init(void) {
   const char *api = "fuse_init";
   clearError();

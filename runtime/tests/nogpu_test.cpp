@@ -50,6 +50,18 @@ int main(int argc, char **argv) {
                FUSE_ERROR_INVALID_ARGUMENT,
                "fuse_set_error returns its status and keeps the message",
                "out0 overlaps in0");
+  expectStatus(fuse_set_size_error(FUSE_ERROR_INVALID_ARGUMENT,
+                                   "dot: in1 dimension 0 is %lld but in0 "
+                                   "dimension 0 is %lld",
+                                   10, 1000000000000LL),
+               FUSE_ERROR_INVALID_ARGUMENT,
+               "fuse_set_size_error formats both sizes into the message",
+               "dot: in1 dimension 0 is 10 but in0 dimension 0 is "
+               "1000000000000");
+  expectStatus(fuse_set_size_error(FUSE_ERROR_INVALID_ARGUMENT,
+                                   "in2 is %lld", -5, 0),
+               FUSE_ERROR_INVALID_ARGUMENT,
+               "fuse_set_size_error with one size", "in2 is -5");
   fuse_set_error(FUSE_ERROR_LAUNCH, "kernel k failed");
   check(fuse_free(nullptr, nullptr) == FUSE_SUCCESS &&
             std::strcmp(fuse_last_error_message(), "kernel k failed") == 0,

@@ -38,6 +38,7 @@
 #include "Runner.h"
 #endif
 
+#include "fuse/Dialect/Fuse/Utils/EntrySizeChecks.h"
 #include "fuse/InitAll.h"
 #include "fuse/Pipelines/Pipelines.h"
 #include "fuse/Support/LLVM.h"
@@ -249,6 +250,29 @@ Slot describe(Type type, const llvm::Twine &what) {
          " (supported: i1, i8, i16, i32, i64, index, f16, bf16, f32, f64)");
   s.elem = *e;
   return s;
+}
+
+/// The run-time size checks of `entry` (EntrySizeChecks.h) on the inputs:
+/// the generated CPU code trusts its arguments' sizes, as the C ABI's
+/// entries check them for the GPU.
+void checkSizes(func::FuncOp entry, const std::vector<HostArray> &inputs) {
+  for (const SizeCheck &c : entrySizeChecks(entry)) {
+    auto valueOf = [&](const BoundarySize &b) -> int64_t {
+      switch (b.kind) {
+      case BoundarySize::Kind::ArgDim:
+        return inputs[b.arg].shape[b.dim];
+      case BoundarySize::Kind::ScalarArg:
+        return run::loadInt(inputs[b.arg].elem, inputs[b.arg].data.data());
+      case BoundarySize::Kind::Constant:
+        return b.value;
+      }
+      return 0;
+    };
+    int64_t l = valueOf(c.lhs), r = valueOf(c.rhs);
+    bool ok = c.kind == SizeCheck::Kind::NonNegative ? l >= 0 : l == r;
+    if (!ok)
+      fail(c.message(entry.getName(), l, r));
+  }
 }
 
 //===----------------------------------------------------------------------===//
@@ -622,6 +646,7 @@ int main(int argc, char **argv) {
     if (saveInputs && outDir.empty())
       fail("--save-inputs needs --out DIR");
     inputs = run::makeInputs(name, argSlots, specs, seed);
+    checkSizes(entry, inputs);
     if (!outDir.empty())
       run::createDirectories(outDir);
     if (saveInputs)

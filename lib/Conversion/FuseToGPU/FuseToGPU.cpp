@@ -11,6 +11,7 @@
 
 #include "fuse/Conversion/Passes.h"
 #include "fuse/Dialect/Fuse/IR/FuseOps.h"
+#include "fuse/Dialect/Fuse/Utils/EntrySizeChecks.h"
 #include "fuse/Dialect/Fuse/Utils/SizeAnalysis.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -785,14 +786,16 @@ LogicalResult EntryConverter::convert(func::FuncOp fn,
     return h.andI(eq(addr(x.ptr), addr(y.ptr)), eq(x.bytes, y.bytes));
   };
   unsigned numMessages = 0;
-  // Returns FUSE_ERROR_INVALID_ARGUMENT with `message` when `cond` holds.
-  auto rejectIf = [&](Value cond, const std::string &message) {
+  auto messageGlobal = [&](const std::string &message) {
     std::string text = message;
     text.push_back('\0');
-    auto g = h.global("__fuse_msg_" + name + "_" +
-                          std::to_string(numMessages++),
-                      LLVM::LLVMArrayType::get(h.b.getI8Type(), text.size()),
-                      h.b.getStringAttr(text), true, 1);
+    return h.global("__fuse_msg_" + name + "_" + std::to_string(numMessages++),
+                    LLVM::LLVMArrayType::get(h.b.getI8Type(), text.size()),
+                    h.b.getStringAttr(text), true, 1);
+  };
+  // Returns FUSE_ERROR_INVALID_ARGUMENT with `message` when `cond` holds.
+  auto rejectIf = [&](Value cond, const std::string &message) {
+    auto g = messageGlobal(message);
     h.ifThen(cond, [&] {
       h.check(h.call("fuse_set_error",
                      {h.c32(1 /*FUSE_ERROR_INVALID_ARGUMENT*/),
@@ -810,6 +813,35 @@ LogicalResult EntryConverter::convert(func::FuncOp fn,
   };
   for (auto &[arg, in] : userInputs)
     rejectNull(in);
+  // The sizes the pipeline needs equal (or non-negative), from one analysis
+  // of the IR (EntrySizeChecks.h), before anything touches the device: a
+  // mismatch would read or write past a buffer. The runtime formats the
+  // message with both sizes.
+  auto boundaryValue = [&](const BoundarySize &bs) -> Value {
+    switch (bs.kind) {
+    case BoundarySize::Kind::ArgDim:
+      return tensors[oldBody.getArgument(bs.arg)].dims[bs.dim];
+    case BoundarySize::Kind::ScalarArg:
+      return scalarMap.lookup(oldBody.getArgument(bs.arg));
+    case BoundarySize::Kind::Constant:
+      return h.c64(bs.value);
+    }
+    return Value();
+  };
+  for (const SizeCheck &c : entrySizeChecks(fn)) {
+    Value l = boundaryValue(c.lhs), r = boundaryValue(c.rhs);
+    Value bad =
+        c.kind == SizeCheck::Kind::NonNegative
+            ? arith::CmpIOp::create(h.b, loc, arith::CmpIPredicate::slt, l,
+                                    h.c64(0))
+            : arith::CmpIOp::create(h.b, loc, arith::CmpIPredicate::ne, l, r);
+    auto g = messageGlobal(c.messageFormat(name));
+    h.ifThen(bad, [&] {
+      h.check(h.call("fuse_set_size_error",
+                     {h.c32(1 /*FUSE_ERROR_INVALID_ARGUMENT*/),
+                      h.addressOf(g), l, r}));
+    });
+  }
   // Why result `resNo` of group `g` (step `gIdx`) cannot be computed into
   // the buffer of argument `arg`, or "" when it can: the step's kernel
   // reads every element of `arg` it uses at the element it writes, before

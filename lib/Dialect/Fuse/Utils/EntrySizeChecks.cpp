@@ -1,0 +1,138 @@
+//===- EntrySizeChecks.cpp - run-time size checks of an entry -------------===//
+
+#include "fuse/Dialect/Fuse/Utils/EntrySizeChecks.h"
+#include "fuse/Dialect/Fuse/Utils/SizeAnalysis.h"
+
+#include "mlir/IR/BuiltinTypes.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/MapVector.h"
+
+#include <cstdio>
+
+using namespace mlir;
+using namespace fuse;
+
+std::string BoundarySize::describe() const {
+  switch (kind) {
+  case Kind::ArgDim:
+    return "in" + std::to_string(arg) + " dimension " + std::to_string(dim);
+  case Kind::ScalarArg:
+    return "in" + std::to_string(arg);
+  case Kind::Constant:
+    return std::to_string(value);
+  }
+  return "";
+}
+
+/// `text` with '%' doubled, for a printf format (entry names may hold any
+/// character when quoted).
+static std::string escapePercent(StringRef text) {
+  std::string out;
+  for (char c : text) {
+    out.push_back(c);
+    if (c == '%')
+      out.push_back('%');
+  }
+  return out;
+}
+
+std::string SizeCheck::messageFormat(StringRef entry) const {
+  std::string head = escapePercent(entry) + ": ";
+  if (kind == Kind::NonNegative)
+    return head + "invalid size: " + lhs.describe() +
+           " is %lld, but it sizes a tensor and cannot be negative";
+  if (rhs.kind == BoundarySize::Kind::Constant)
+    return head + "size mismatch: " + lhs.describe() +
+           " is %lld but the pipeline's type says %lld";
+  return head + "size mismatch: " + lhs.describe() + " is %lld but " +
+         rhs.describe() +
+         " is %lld; the pipeline combines them, so they must be equal";
+}
+
+std::string SizeCheck::message(StringRef entry, int64_t lhsValue,
+                               int64_t rhsValue) const {
+  std::string format = messageFormat(entry);
+  int n = std::snprintf(nullptr, 0, format.c_str(), (long long)lhsValue,
+                        (long long)rhsValue);
+  std::string out(n > 0 ? n : 0, '\0');
+  std::snprintf(out.data(), out.size() + 1, format.c_str(),
+                (long long)lhsValue, (long long)rhsValue);
+  return out;
+}
+
+SmallVector<SizeCheck> fuse::entrySizeChecks(func::FuncOp fn) {
+  SmallVector<SizeCheck> checks;
+  if (fn.isDeclaration())
+    return checks;
+  SizeAnalysis sizes(fn);
+  Block &body = fn.getBody().front();
+
+  // The boundary sizes of each class of equal sizes, in argument order.
+  llvm::MapVector<SizeAnalysis::Dim, SmallVector<BoundarySize>> classes;
+  for (BlockArgument a : body.getArguments()) {
+    if (auto t = dyn_cast<RankedTensorType>(a.getType())) {
+      for (int64_t d = 0; d < t.getRank(); ++d) {
+        BoundarySize b{BoundarySize::Kind::ArgDim, a.getArgNumber(), d};
+        classes[sizes.leader(a, d)].push_back(b);
+      }
+    } else if (isa<IndexType>(a.getType())) {
+      BoundarySize b{BoundarySize::Kind::ScalarArg, a.getArgNumber()};
+      classes[sizes.leader(a, -1)].push_back(b);
+    }
+  }
+  if (classes.empty())
+    return checks;
+
+  // A static size in a class fixes it: the first one found (two different
+  // ones in one class cannot both hold; the verifiers reject most such IR
+  // and the check against the first reports it at run time).
+  // A class holding some tensor's dimension is a size: its `index`
+  // scalars must not be negative.
+  DenseMap<SizeAnalysis::Dim, int64_t> fixed;
+  llvm::DenseSet<SizeAnalysis::Dim> sized;
+  auto note = [&](Value v) {
+    auto t = dyn_cast<RankedTensorType>(v.getType());
+    if (!t)
+      return;
+    for (int64_t d = 0; d < t.getRank(); ++d) {
+      SizeAnalysis::Dim key = sizes.leader(v, d);
+      if (!classes.count(key))
+        continue;
+      sized.insert(key);
+      if (!t.isDynamicDim(d))
+        fixed.try_emplace(key, t.getDimSize(d));
+    }
+  };
+  for (BlockArgument a : body.getArguments())
+    note(a);
+  fn.walk([&](Operation *op) {
+    for (Value r : op->getResults())
+      note(r);
+    for (Region &region : op->getRegions())
+      for (Block &block : region)
+        for (BlockArgument a : block.getArguments())
+          note(a);
+  });
+
+  for (auto &[key, members] : classes) {
+    auto it = fixed.find(key);
+    for (const BoundarySize &m : members)
+      if (m.kind == BoundarySize::Kind::ScalarArg && sized.count(key))
+        checks.push_back({SizeCheck::Kind::NonNegative, m, m});
+    if (it != fixed.end()) {
+      BoundarySize c{BoundarySize::Kind::Constant, 0, 0, it->second};
+      for (const BoundarySize &m : members)
+        checks.push_back({SizeCheck::Kind::Equal, m, c});
+      continue;
+    }
+    for (const BoundarySize &m : llvm::drop_begin(members))
+      checks.push_back({SizeCheck::Kind::Equal, m, members.front()});
+  }
+  // Non-negative scalars first: a negative size is reported as itself, not
+  // as a mismatch.
+  llvm::stable_sort(checks, [](const SizeCheck &a, const SizeCheck &b) {
+    return a.kind == SizeCheck::Kind::NonNegative &&
+           b.kind != SizeCheck::Kind::NonNegative;
+  });
+  return checks;
+}

@@ -249,7 +249,6 @@ func.func @wide_rows(%x: tensor<8x65536xf32>) -> tensor<8x65536xf32> {
 // CHECK: fuse.group "reduce" (%{{.*}}, %{{.*}}) : (tensor<?xf32>, f32) -> tensor<f32>
 // CHECK: fuse.reduce add
 // CHECK: fuse.reduce %{{.*}}, %{{.*}}, %{{.*}} init
-// CHECK-SAME: {fuse.welford}
 // CHECK-NOT: fuse.group
 func.func @variance(%x: tensor<?xf32>) -> tensor<f32> {
   %c0 = arith.constant 0 : index

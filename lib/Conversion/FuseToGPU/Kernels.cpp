@@ -10,6 +10,7 @@
 #include "KernelGen.h"
 
 #include "fuse/Dialect/Fuse/Utils/ElementEmitter.h"
+#include "fuse/Dialect/Fuse/Utils/Welford.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -190,9 +191,10 @@ template <typename Pattern> bool isConstantMapResult(Value v, Pattern pattern) {
   return matchPattern(y, pattern);
 }
 
-/// fuse-fusion's Welford tuple reduction (marked `fuse.welford`): a full
-/// reduction of element tuples (1 : i64, x, 0.0) into (count, mean, M2)
-/// whose combiner is Chan's merge. The merge is commutative, so the reduce
+/// fuse-fusion's Welford tuple reduction: a full reduction of element
+/// tuples (1 : i64, x, 0.0) into (count, mean, M2) whose combiner region is
+/// exactly Chan's merge (isChanMergeCombiner compares it with the builder
+/// fusion uses; any other region keeps its own meaning). The merge is commutative, so the reduce
 /// kernels accumulate it with the grid-stride layout of the built-in kinds:
 ///  * per thread a shift c (x at the thread's first element) and per lane
 ///    s1 = sum(x - c), s2 = sum((x - c)^2): a subtraction, an add and an
@@ -206,8 +208,8 @@ template <typename Pattern> bool isConstantMapResult(Value v, Pattern pattern) {
 ///    to the mean before the reduction's init and the epilogue.
 /// Anything else with a combiner region takes the ordered kernels.
 bool isShiftedWelford(ReduceOp r) {
-  if (!r->hasAttr("fuse.welford") || r.hasBuiltinKinds() ||
-      !r.isFullReduction() || r.getInputs().size() != 3)
+  if (r.hasBuiltinKinds() || !r.isFullReduction() ||
+      r.getInputs().size() != 3)
     return false;
   auto et = [&](unsigned i) {
     return tensorTy(r.getInputs()[i]).getElementType();
@@ -216,7 +218,8 @@ bool isShiftedWelford(ReduceOp r) {
   if (!ft || et(2) != ft || !et(0).isInteger(64))
     return false;
   return isConstantMapResult(r.getInputs()[0], m_One()) &&
-         isConstantMapResult(r.getInputs()[2], m_AnyZeroFloat());
+         isConstantMapResult(r.getInputs()[2], m_AnyZeroFloat()) &&
+         isChanMergeCombiner(r);
 }
 
 /// The type of the shifted sums of a Welford reduction: f32 for narrower

@@ -14,6 +14,7 @@
 #include "fuse/Dialect/Fuse/IR/FuseOps.h"
 #include "fuse/Dialect/Fuse/Transforms/Passes.h"
 #include "fuse/Dialect/Fuse/Utils/SizeAnalysis.h"
+#include "fuse/Dialect/Fuse/Utils/Welford.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/IRMapping.h"
@@ -178,7 +179,6 @@ std::optional<VarianceMatch> matchVariance(ReduceOp r) {
 /// Rewrites the matched variance reduction `r` (see Passes.td):
 ///   (one, zero) = map x -> (1 : i64, 0.0)
 ///   (cnt, mean, m2) = reduce (one, x, zero) init(0, 0.0, 0.0) {Chan merge}
-///                     {fuse.welford}
 ///   r' = map (cnt, mean, m2, c) -> m2 + float(cnt) * (mean - c)^2
 void rewriteVariance(ReduceOp r, VarianceMatch m) {
   OpBuilder b(r);
@@ -229,79 +229,10 @@ void rewriteVariance(ReduceOp r, VarianceMatch m) {
       b, loc, TypeRange{i64S, fS, fS},
       ValueRange{prep.getResult(0), x, prep.getResult(1)},
       ValueRange{c0, f0, f0}, /*kinds=*/nullptr, /*dims=*/nullptr);
-  // Marks the tuple reduction for backends that accumulate it differently
-  // (the GPU reduce kernels: per-thread shifted sums, Chan merges across
-  // threads). The CPU path ignores it and runs the combiner region.
-  wel->setAttr("fuse.welford", b.getUnitAttr());
-  {
-    Block *blk = b.createBlock(&wel.getCombiner(), {},
-                               {i64, ft, ft, i64, ft, ft},
-                               SmallVector<Location>(6, loc));
-    OpBuilder::InsertionGuard g(b);
-    b.setInsertionPointToStart(blk);
-    Value na = blk->getArgument(0), ma = blk->getArgument(1),
-          qa = blk->getArgument(2), nb = blk->getArgument(3),
-          mb = blk->getArgument(4), qb = blk->getArgument(5);
-    // Chan et al.: n = na + nb; d = mb - ma; mean = ma + d * nb / n;
-    // M2 = qa + qb + d^2 * na * nb / n; an empty side leaves the other.
-    Value n = arith::AddIOp::create(b, loc, na, nb);
-    Value nf = arith::SIToFPOp::create(b, loc, ft, n);
-    Value naf = arith::SIToFPOp::create(b, loc, ft, na);
-    Value nbf = arith::SIToFPOp::create(b, loc, ft, nb);
-    Value zero = arith::ConstantIntOp::create(b, loc, 0, 64);
-    Value empty =
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, n, zero);
-    Value one = arith::ConstantOp::create(b, loc, b.getFloatAttr(ft, 1.0));
-    Value safeN = arith::SelectOp::create(b, loc, empty, one, nf);
-    Value d = arith::SubFOp::create(b, loc, mb, ma);
-    Value wb = arith::DivFOp::create(b, loc, nbf, safeN);
-    Value mean = arith::AddFOp::create(
-        b, loc, ma, arith::MulFOp::create(b, loc, d, wb));
-    // Where d overflows (means of opposite sign near the largest float),
-    // the weighted average ma * na/n + mb * nb/n instead: it cannot
-    // overflow, where ma + inf * wb would reach inf - inf = NaN in a later
-    // merge.
-    Value inf = arith::ConstantOp::create(
-        b, loc, b.getFloatAttr(ft, APFloat::getInf(ft.getFloatSemantics())));
-    Value negInf = arith::ConstantOp::create(
-        b, loc,
-        b.getFloatAttr(ft, APFloat::getInf(ft.getFloatSemantics(), true)));
-    Value dFinite = arith::AndIOp::create(
-        b, loc,
-        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::ONE, d, inf),
-        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::ONE, d, negInf));
-    // 1 - nb/n rather than na/n: one division a merge (each is a
-    // subroutine in ptxas' output; variance compiles 130 -> 124 ms); used
-    // only on this overflow path, where its rounding (at most ulp(1)/2 of
-    // an absolute error) is below f32's resolution of the result.
-    Value wa = arith::SubFOp::create(b, loc, one, wb);
-    Value weighted = arith::AddFOp::create(
-        b, loc, arith::MulFOp::create(b, loc, ma, wa),
-        arith::MulFOp::create(b, loc, mb, wb));
-    Value isNaND =
-        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, d, d);
-    mean = arith::SelectOp::create(
-        b, loc, arith::OrIOp::create(b, loc, dFinite, isNaND), mean,
-        weighted);
-    Value dd = arith::MulFOp::create(b, loc, d, d);
-    Value t = arith::MulFOp::create(b, loc, arith::MulFOp::create(b, loc, dd, naf),
-                                    wb);
-    Value q = arith::AddFOp::create(
-        b, loc, arith::AddFOp::create(b, loc, qa, qb), t);
-    // An empty side leaves the other exactly, also where d * d overflows
-    // (inf * 0 would be NaN): the init (0, 0, 0) is merged with data whose
-    // mean squared exceeds the largest float.
-    Value aEmpty =
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, na, zero);
-    Value bEmpty =
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, nb, zero);
-    auto pick = [&](Value vb, Value va, Value merged) {
-      return arith::SelectOp::create(
-          b, loc, aEmpty, vb,
-          arith::SelectOp::create(b, loc, bEmpty, va, merged));
-    };
-    YieldOp::create(b, loc, ValueRange{n, pick(mb, ma, mean), pick(qb, qa, q)});
-  }
+  // The combiner is Chan's merge, built by the one builder that the GPU
+  // code generator checks a combiner against before it accumulates the
+  // reduction as shifted sums (Welford.h).
+  buildChanMerge(b, loc, ft, wel.getCombiner());
   b.setInsertionPoint(r);
   auto fin = MapOp::create(
       b, loc, TypeRange{fS},

@@ -41,9 +41,11 @@ def FuseFusionPass : Pass<"fuse-fusion"> {
       identity exact for any `c`, computed by the finishing epilogue.
       Numerics: Welford's update is backward stable (no cancellation of
       sum(x^2) - n*mean^2); the correction term is tiny when c is the mean.
-      The tuple reduction carries the unit attribute `fuse.welford`, which
-      lets GPU code generation accumulate it with per-thread shifted sums
-      (the CPU path runs the combiner region). Off with `welford=false`
+      GPU code generation recognises this tuple reduction by its element
+      tuples (1, x, 0) and a combiner region identical to the merge fusion
+      builds (compared op by op, lib/Dialect/Fuse/Utils/Welford.cpp), and
+      accumulates it with per-thread shifted sums; any other combiner keeps
+      its own meaning (the CPU path always runs the combiner region). Off with `welford=false`
       (two passes, the reason is stated).
 
     Non-fuse ops are left alone, and the results are unchanged except for

@@ -114,7 +114,7 @@ def test_bool_scalar_argument():
     _same(f(x, np.bool_(False)), -x, "False")
 
 
-# ---- the GPU trace -------------------------------------------------------------
+# ---- the GPU trace -----------------------------------------------------------
 
 def test_gpu_trace_stores_bools_as_bytes(tmp_path):
     fn = (lambda a, x: (a, x > 0, a & (x > 0), a.max(), a.any(), a.sum(),

@@ -223,7 +223,7 @@ def test_unsigned_results_from_compute():
     _same(o, d > 100, "binary_transform >")
 
 
-# ---- the GPU trace -------------------------------------------------------------
+# ---- the GPU trace -----------------------------------------------------------
 
 def _gpu_ir(fn, *arrays):
     return trace(fn, ["x", "y", "z"][:len(arrays)], arrays,

@@ -40,6 +40,7 @@
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
 #include "llvm/MC/TargetRegistry.h"
+#include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
@@ -65,8 +66,12 @@ static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<input.mlir>"),
 static cl::opt<std::string>
     outputBase("o",
                cl::desc("Output file (--emit=all and shared: base name; "
-                        ".o/.h/.ptx/.cubin or .so/.json are appended)"),
-               cl::value_desc("path"), cl::init("-"), cl::cat(cat));
+                        ".o/.h/.ptx/.cubin or .so/.json are appended). "
+                        "Default: the input's name with the output's "
+                        "extension, in the current directory (x.mlir -> "
+                        "x.o, x.ptx, ...); '-' is standard output, refused "
+                        "for binary output on a terminal"),
+               cl::value_desc("path"), cl::init(""), cl::cat(cat));
 static cl::opt<std::string>
     emit("emit",
          cl::desc("What to write: ptx, cubin, obj, header, all (.o .h .ptx "
@@ -216,6 +221,34 @@ int run(MLIRContext &ctx) {
     return 1;
   }
   std::string base = outputBase;
+  bool binary = emit == "obj" || emit == "cubin";
+  if (base.empty()) {
+    // Named after the input, as a C compiler names its object, so that an
+    // object file never lands on the terminal.
+    if (inputFile == "-") {
+      if (binary || all || shared) {
+        llvm::errs() << "fuse-compile: --emit=" << emit
+                     << " reading standard input needs -o <path>\n";
+        return 1;
+      }
+      base = "-";
+    } else {
+      std::string ext = llvm::StringSwitch<std::string>(emit)
+                            .Case("ptx", ".ptx")
+                            .Case("cubin", ".cubin")
+                            .Case("obj", ".o")
+                            .Case("header", ".h")
+                            .Case("manifest", ".json")
+                            .Default("");
+      base = llvm::sys::path::stem(inputFile).str() + ext;
+    }
+  }
+  if (base == "-" && binary && llvm::sys::Process::StandardOutIsDisplayed()) {
+    llvm::errs() << "fuse-compile: --emit=" << emit
+                 << " writes binary data: refusing to write it to a "
+                    "terminal (give -o <path>)\n";
+    return 1;
+  }
   auto pathFor = [&](StringRef ext) {
     return all ? base + ext.str() : base;
   };

@@ -39,6 +39,7 @@
 #endif
 
 #include "fuse/Dialect/Fuse/Utils/EntrySizeChecks.h"
+#include "fuse/Dialect/Fuse/Utils/SizeAnalysis.h"
 #include "fuse/InitAll.h"
 #include "fuse/Pipelines/Pipelines.h"
 #include "fuse/Support/LLVM.h"
@@ -57,6 +58,7 @@
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/Support/CommandLine.h"
@@ -71,6 +73,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <csetjmp>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -275,6 +278,79 @@ void checkSizes(func::FuncOp entry, const std::vector<HostArray> &inputs) {
   }
 }
 
+/// Sizes whose byte count overflows 64 bits: the generated code computes
+/// allocation sizes in wrapping 64-bit arithmetic and would allocate too
+/// little. Every tensor of the entry whose sizes the inputs fix (through
+/// SizeAnalysis' classes) is checked before the call.
+void checkByteSizes(func::FuncOp entry, const std::vector<HostArray> &inputs) {
+  SizeAnalysis sizes(entry);
+  llvm::DenseMap<SizeAnalysis::Dim, int64_t> known;
+  for (BlockArgument a : entry.getArguments()) {
+    const HostArray &in = inputs[a.getArgNumber()];
+    if (auto t = dyn_cast<RankedTensorType>(a.getType())) {
+      for (int64_t d = 0; d < t.getRank(); ++d)
+        known[sizes.leader(a, d)] = in.shape[d];
+    } else if (isa<IndexType>(a.getType())) {
+      known[sizes.leader(a, -1)] = run::loadInt(in.elem, in.data.data());
+    }
+  }
+  auto checkValue = [&](Value v, Operation *where) {
+    auto t = dyn_cast<RankedTensorType>(v.getType());
+    if (!t || !t.getElementType().isIntOrFloat())
+      return;
+    int64_t elems = 1;
+    bool overflow = false;
+    for (int64_t d = 0; d < t.getRank(); ++d) {
+      int64_t n = t.getDimSize(d);
+      if (t.isDynamicDim(d)) {
+        auto it = known.find(sizes.leader(v, d));
+        if (it == known.end())
+          return; // known only at run time (a filter's count)
+        n = it->second;
+      }
+      overflow |= llvm::MulOverflow(elems, n, elems);
+    }
+    int64_t bytes = 0;
+    int64_t width =
+        std::max<int64_t>(1, (t.getElementType().getIntOrFloatBitWidth() + 7) / 8);
+    overflow |= llvm::MulOverflow(elems, width, bytes);
+    if (!overflow)
+      return;
+    std::string loc;
+    llvm::raw_string_ostream os(loc);
+    if (auto fl = dyn_cast<FileLineColLoc>(where->getLoc()))
+      os << fl.getFilename().getValue() << ":" << fl.getLine() << ":"
+         << fl.getColumn();
+    else
+      where->getLoc().print(os);
+    fail(entry.getName() + ": sizes too large: a " + typeString(t) +
+         " value of '" + where->getName().getStringRef() + "' at " + loc +
+         " would take more than 2^63 bytes with these inputs");
+  };
+  entry.walk([&](Operation *op) {
+    for (Value r : op->getResults())
+      checkValue(r, op);
+  });
+}
+
+/// Where the generated code's malloc fails (a size too large for this
+/// machine), the call is abandoned by longjmp back to Invocation::call,
+/// which reports the size: the code would otherwise write through a null
+/// pointer. The JIT-compiled code holds no resources of its own to
+/// release; what it allocated before is lost with the process, which then
+/// exits.
+thread_local jmp_buf *allocationFailure = nullptr;
+thread_local size_t failedAllocationBytes = 0;
+
+extern "C" void *fuseRunCheckedMalloc(size_t bytes) {
+  void *p = std::malloc(bytes);
+  if (!p && bytes && allocationFailure) {
+    failedAllocationBytes = bytes;
+    longjmp(*allocationFailure, 1);
+  }
+  return p;
+}
+
 //===----------------------------------------------------------------------===//
 // Calling the JIT-compiled entry
 //===----------------------------------------------------------------------===//
@@ -351,6 +427,15 @@ struct Invocation {
     for (uint64_t &p : params)
       packed.push_back(&p);
     packed.push_back(resultStorage.data());
+    jmp_buf onFailure;
+    if (setjmp(onFailure)) {
+      allocationFailure = nullptr;
+      fail(name + ": cannot allocate " + llvm::Twine(failedAllocationBytes) +
+           " bytes of host memory for a result or an intermediate of the "
+           "pipeline");
+    }
+    allocationFailure = &onFailure;
+    auto done = llvm::make_scope_exit([] { allocationFailure = nullptr; });
     if (llvm::Error err = engine.invokePacked(name, packed))
       fail("calling '" + name + "' failed: " + llvm::toString(std::move(err)));
   }
@@ -647,6 +732,7 @@ int main(int argc, char **argv) {
       fail("--save-inputs needs --out DIR");
     inputs = run::makeInputs(name, argSlots, specs, seed);
     checkSizes(entry, inputs);
+    checkByteSizes(entry, inputs);
     if (!outDir.empty())
       run::createDirectories(outDir);
     if (saveInputs)
@@ -701,6 +787,13 @@ int main(int argc, char **argv) {
     fail("JIT compilation failed: " + llvm::toString(engineOr.takeError()));
   std::unique_ptr<ExecutionEngine> engine = std::move(*engineOr);
   engine->registerSymbols(libmSymbols);
+  engine->registerSymbols([](llvm::orc::MangleAndInterner interner) {
+    llvm::orc::SymbolMap map;
+    map[interner("malloc")] = {
+        llvm::orc::ExecutorAddr::fromPtr(&fuseRunCheckedMalloc),
+        llvm::JITSymbolFlags::Exported};
+    return map;
+  });
   engine->initialize();
 
   // First call: its results are the ones printed and saved.

@@ -46,6 +46,61 @@ using namespace mlir;
 
 namespace {
 
+/// The oldest PTX ISA (major * 10 + minor) that can target each GPU
+/// architecture fuse compiles for: CUDA 13's ptxas starts at sm_75, and
+/// LLVM 22's NVPTX back end stops with a fatal error (not a diagnostic) on
+/// an architecture it does not know or a PTX version too old for it, so
+/// both are checked here first.
+struct ChipPTX {
+  const char *chip;
+  unsigned minPTX;
+};
+constexpr ChipPTX kChips[] = {
+    {"sm_75", 63},   {"sm_80", 70},   {"sm_86", 71},   {"sm_87", 74},
+    {"sm_89", 78},   {"sm_90", 78},   {"sm_90a", 80},  {"sm_100", 86},
+    {"sm_100a", 86}, {"sm_101", 86},  {"sm_101a", 86}, {"sm_103", 88},
+    {"sm_103a", 88}, {"sm_120", 87},  {"sm_120a", 87}, {"sm_121", 88},
+    {"sm_121a", 88},
+};
+
+/// Why `chip` with `features` cannot be compiled, or "" when it can.
+std::string checkNVVMTarget(StringRef chip, StringRef features) {
+  const ChipPTX *found = nullptr;
+  for (const ChipPTX &c : kChips)
+    if (chip == c.chip)
+      found = &c;
+  if (!found) {
+    std::string list;
+    for (const ChipPTX &c : kChips)
+      list += (list.empty() ? "" : ", ") + std::string(c.chip);
+    return ("unsupported GPU architecture '" + chip +
+            "' (--chip): fuse compiles for " + list)
+        .str();
+  }
+  // The PTX version named in the features (+ptxNN); LLVM's default for
+  // the chip when none is named.
+  unsigned ptx = 0;
+  SmallVector<StringRef> parts;
+  features.split(parts, ',', -1, false);
+  for (StringRef f : parts) {
+    f = f.trim();
+    if (f.consume_front("+ptx")) {
+      if (f.getAsInteger(10, ptx))
+        return ("invalid PTX feature '+ptx" + f +
+                "' (--features): expected +ptxNN, e.g. +ptx80")
+            .str();
+    }
+  }
+  if (ptx && ptx < found->minPTX)
+    return ("GPU architecture " + chip + " needs PTX ISA " +
+            Twine(found->minPTX / 10) + "." + Twine(found->minPTX % 10) +
+            " or newer, but the features ask for " + Twine(ptx / 10) + "." +
+            Twine(ptx % 10) + ": use --features=+ptx" + Twine(found->minPTX))
+        .str();
+  return "";
+}
+
+
 bool isKernel(Operation &op) {
   return op.hasAttr(gpu::GPUDialect::getKernelFuncAttrName());
 }
@@ -325,6 +380,13 @@ struct FuseGPUModuleToBinaryPass
     ArrayAttr targets = m.getTargetsAttr();
     if (!targets || targets.empty())
       return m.emitError("the GPU module has no target attributes");
+    for (Attribute t : targets)
+      if (auto target = dyn_cast<NVVM::NVVMTargetAttr>(t)) {
+        std::string why = checkNVVMTarget(target.getChip(),
+                                          target.getFeatures());
+        if (!why.empty())
+          return m.emitError(why);
+      }
     SmallVector<Operation *> kernels;
     for (Operation &op : m.getBody()->getOperations())
       if (isKernel(op))

@@ -531,6 +531,63 @@ void testHugeSumsq() {
 
 } // namespace
 
+#ifdef HAVE_DOT
+/// Sizes that break an equality the pipeline implies (dot's x and y are
+/// zipped): the entry returns FUSE_ERROR_INVALID_ARGUMENT with both sizes
+/// in the message before it touches the device, leaves the output as it
+/// was, and the next call with matching sizes works (the context is not
+/// poisoned). 10^8 against 1 once ended in cudaErrorIllegalAddress.
+void testSizeMismatch() {
+  if (!selected("dot"))
+    return;
+  const int64_t n = 1000;
+  Device x(n * 4), y(n * 4), o(4);
+  std::vector<float> hx = randomInput(n, 7), hy = randomInput(n, 8);
+  const float poison = 12345.0f;
+  if (!x.ok() || !y.ok() || !o.ok() || !upload(x, hx) || !upload(y, hy) ||
+      !upload(o, {poison})) {
+    report(false, "dot size mismatch", "allocation or upload failed");
+    return;
+  }
+  struct Case {
+    int64_t nx, ny;
+    const char *want;
+  } cases[] = {
+      {1000, 10, "dot: size mismatch: in1 dimension 0 is 10 but in0 "
+                 "dimension 0 is 1000; the pipeline combines them, so they "
+                 "must be equal"},
+      {10, 1000, "dot: size mismatch: in1 dimension 0 is 1000 but in0 "
+                 "dimension 0 is 10;"},
+      {100000000, 1, "dot: size mismatch: in1 dimension 0 is 1 but in0 "
+                     "dimension 0 is 100000000;"},
+  };
+  for (const Case &c : cases) {
+    std::string what = "dot size mismatch " + std::to_string(c.nx) + " vs " +
+                       std::to_string(c.ny);
+    fuse_status_t st = fx_dot(x.f(), c.nx, y.f(), c.ny, o.f(), nullptr);
+    std::string msg = fuse_last_error_message();
+    float out = download(o, 1)[0];
+    bool ok = st == FUSE_ERROR_INVALID_ARGUMENT &&
+              msg.find(c.want) != std::string::npos && out == poison;
+    report(ok, what,
+           ok ? "" : "status " + std::to_string(st) + " message '" + msg +
+                         "' output " + std::to_string(out));
+  }
+  // The context is healthy: the same buffers, matching sizes.
+  fuse_status_t st = fx_dot(x.f(), n, y.f(), n, o.f(), nullptr);
+  float got = download(o, 1)[0];
+  double ref = 0;
+  for (int64_t i = 0; i < n; ++i)
+    ref += double(hx[i]) * hy[i];
+  bool ok = st == FUSE_SUCCESS &&
+            fuse_stream_synchronize(nullptr) == FUSE_SUCCESS &&
+            std::fabs(got - ref) <= 1e-4 * std::max(1.0, std::fabs(ref));
+  report(ok, "dot after rejected sizes",
+         ok ? "" : "status " + std::to_string(st) + " got " +
+                       std::to_string(got) + " want " + std::to_string(ref));
+}
+#endif
+
 int main(int argc, char **argv) {
   for (int i = 1; i < argc; ++i)
     only.push_back(argv[i]);
@@ -713,6 +770,9 @@ int main(int argc, char **argv) {
 #ifdef HAVE_SUMSQ
   if (maxLog2 >= 28 && selected("sumsq"))
     testHugeSumsq();
+#endif
+#ifdef HAVE_DOT
+  testSizeMismatch();
 #endif
   std::printf("%d passed, %d failed\n", passed, failed);
   return failed ? 1 : 0;

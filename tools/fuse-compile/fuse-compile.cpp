@@ -40,6 +40,7 @@
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
 #include "llvm/MC/TargetRegistry.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
@@ -174,6 +175,36 @@ LogicalResult writeFile(StringRef path, StringRef data) {
   return success();
 }
 
+/// Functions of the C library headers a host program commonly includes
+/// (stdlib.h pulls in sys/select.h on glibc): an entry of that name cannot
+/// be declared next to them (examples/select.mlir's `select`).
+bool isCLibraryName(StringRef name) {
+  static const llvm::StringSet<> names = {
+      // stdlib.h
+      "abort", "abs", "atexit", "atof", "atoi", "atol", "bsearch", "calloc",
+      "div", "exit", "free", "getenv", "labs", "ldiv", "malloc", "qsort",
+      "rand", "realloc", "srand", "strtod", "strtol", "strtoul", "system",
+      "random", "srandom",
+      // sys/select.h, unistd.h, sys/types.h (through stdlib.h on glibc)
+      "select", "pselect", "read", "write", "close", "open", "pipe", "sleep",
+      "dup", "fork", "link", "unlink", "sync", "pause", "alarm", "access",
+      // stdio.h
+      "printf", "fprintf", "sprintf", "snprintf", "scanf", "puts", "putc",
+      "getc", "fopen", "fclose", "fread", "fwrite", "remove", "rename",
+      "perror",
+      // string.h
+      "memcpy", "memmove", "memset", "memcmp", "strlen", "strcpy", "strcmp",
+      "strcat", "strchr", "strstr", "index",
+      // math.h
+      "exp", "expf", "log", "logf", "sqrt", "sqrtf", "pow", "powf", "sin",
+      "cos", "tan", "tanh", "fabs", "floor", "ceil", "round", "trunc",
+      "fmin", "fmax", "fma", "erf", "lgamma", "gamma", "log2", "log10",
+      "exp2", "hypot", "cbrt", "remainder", "copysign", "nan",
+      // time.h
+      "time", "clock", "difftime", "mktime"};
+  return names.contains(name);
+}
+
 std::string guardFor(StringRef path) {
   std::string g = "FUSE_GENERATED_";
   StringRef stem = path == "-" ? "pipeline" : llvm::sys::path::stem(path);
@@ -202,6 +233,15 @@ int run(MLIRContext &ctx) {
     return 1;
   }
   aot::CompileOptions options = compileOptions();
+  for (auto fn : module->getOps<func::FuncOp>()) {
+    std::string cName = symbolPrefix + fn.getSymName().str();
+    if (fn.isPublic() && !fn.isDeclaration() && isCLibraryName(cName))
+      fn.emitWarning() << "entry '" << cName
+                       << "' has the name of a C library function: a C or "
+                          "C++ program that includes its header (e.g. "
+                          "<stdlib.h> or <math.h>) cannot declare it; "
+                          "rename the function or give --prefix";
+  }
   if (ptxasOptLevel < -1 || ptxasOptLevel > 3 || optLevel > 3) {
     llvm::errs() << "fuse-compile: --opt-level must be 0-3 and "
                     "--ptxas-opt-level 0-3\n";

@@ -147,9 +147,17 @@ def available():
         return False
 
 
+class InvalidArgumentFromFuse(RuntimeErrorFromFuse, ValueError):
+    """FUSE_ERROR_INVALID_ARGUMENT: the call's arguments were rejected
+    before any work (sizes that do not match, overlapping buffers); a
+    ValueError like the checks the trace makes itself."""
+
+
 def check(status):
     if status != 0:
         msg = runtime().fuse_last_error_message().decode(errors="replace")
+        if status == 1:
+            raise InvalidArgumentFromFuse(status, msg)
         raise RuntimeErrorFromFuse(status, msg)
 
 

@@ -247,9 +247,9 @@ expect_error "error: wrong library" "has no symbol 'fx_select__fuse_packed'" \
 # Sizes that break an equality of the pipeline (dot zips its arguments):
 # the C ABI rejects them before any launch (10^8 against 1 once ended in
 # cudaErrorIllegalAddress).
-expect_error "error: size mismatch" "FUSE_ERROR_INVALID_ARGUMENT: dot: size mismatch: in1 dimension 0 is 10 but in0 dimension 0 is 1000" \
+expect_error "error: size mismatch" "FUSE_ERROR_INVALID_ARGUMENT: fx_dot: size mismatch: in1 dimension 0 is 10 but in0 dimension 0 is 1000" \
   "$aot" "$art/shared/dot.json" --arg rand:1000 --arg rand:10
-expect_error "error: size mismatch, large" "FUSE_ERROR_INVALID_ARGUMENT: dot: size mismatch: in1 dimension 0 is 1 but in0 dimension 0 is 100000000" \
+expect_error "error: size mismatch, large" "FUSE_ERROR_INVALID_ARGUMENT: fx_dot: size mismatch: in1 dimension 0 is 1 but in0 dimension 0 is 100000000" \
   "$aot" "$art/shared/dot.json" --arg rand:100000000 --arg rand:1
 expect_error "error: hidden device" "FUSE_ERROR_NO_DEVICE" \
   env CUDA_VISIBLE_DEVICES= "$aot" "$art/shared/sumsq.json" --arg rand:3

@@ -4,6 +4,7 @@ sizes stay dynamic) and run it on NumPy arrays with the CPU backend."""
 
 import functools
 import inspect
+import os
 import numbers
 import threading
 
@@ -43,6 +44,14 @@ def as_input_array(value, name):
                     % (name, type(value).__name__))
 
 
+def _physical_memory():
+    """Bytes of memory of this machine, or None where unknown."""
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, ValueError, OSError):
+        return None
+
+
 class Pipeline:
     """One traced and compiled specialisation of a function."""
 
@@ -70,6 +79,9 @@ class Pipeline:
             return sym.src
         if sym.kind == "value":
             return int(arrays[sym.src])
+        if sym.kind == "scalar" and sym.src.ssa.startswith("%arg"):
+            # A 0-d integer argument used as a size (fuse.iota(n)).
+            return int(arrays[int(sym.src.ssa[len("%arg"):])])
         return None
 
     def check(self, arrays):
@@ -93,8 +105,41 @@ class Pipeline:
                 raise ValueError("%s (%s is 0)" % (msg,
                                                    sym.describe(self.names)))
 
+    def check_result_bytes(self, arrays):
+        """The compiled code allocates its results with an unchecked
+        malloc: sizes whose byte count passes 64 bits (it would wrap and
+        allocate too little) or this machine's memory are refused here with
+        a MemoryError naming the size, instead of a crash of the process."""
+        limit = _physical_memory()
+        for i, (dt, rank, view, kind) in enumerate(self.result_specs):
+            n = 1
+            for v in view:
+                size = self._size(v.find(), arrays) if isinstance(v, Sym) \
+                    else 1
+                if size is None:
+                    break  # known only while running (a filter's count)
+                if size < 0:
+                    sym = v.find()
+                    what = ("argument %r" % self.names[int(
+                        sym.src.ssa[len("%arg"):])] if sym.kind == "scalar"
+                        else sym.describe(self.names))
+                    raise ValueError(
+                        "result %d: %s is %d, but it sizes the result and "
+                        "cannot be negative" % (i, what, size))
+                n *= size
+            else:
+                nbytes = n * np.dtype(dt).itemsize
+                if nbytes >= 2 ** 63 or (limit and nbytes > limit):
+                    raise MemoryError(
+                        "result %d: %d elements of %s take %d bytes, more "
+                        "than %s" % (i, n, np.dtype(dt), nbytes,
+                                     "2^63 - 1" if nbytes >= 2 ** 63 else
+                                     "this machine's memory (%d bytes)"
+                                     % limit))
+
     def run(self, arrays):
         self.check(arrays)
+        self.check_result_bytes(arrays)
         lib = self.library()
         raw = _cpu.call(lib, "main", arrays,
                         [(dt, rank) for dt, rank, _, _ in self.result_specs])

@@ -105,3 +105,25 @@ func.func @pick(%x: tensor<?xf32>, %k: tensor<?xf32>) -> tensor<?xf32> {
   }
   return %r#0 : tensor<?xf32>
 }
+
+// A kept value zipped with an argument: the argument's length must equal
+// the filter's count, known only while running. Not checked up front, so
+// fuse-run and fuse-compile warn at the filter (with matching sizes the
+// pipeline runs as written).
+// RUN: fuse-run %s --entry keptzip --arg rand:4 --arg rand:4 2>&1 | FileCheck %s --check-prefix=KEPT
+// RUN: fuse-compile %s --emit=header -o %t/keptzip.h 2>&1 | FileCheck %s --check-prefix=KEPT
+// KEPT: size-checks.mlir:[[@LINE+3]]:8: warning: 'keptzip': in1 dimension 0 must equal the number of elements this filter keeps (they are combined); that number is known only while the pipeline runs, so it is not checked: another size reads past the argument or leaves results unset
+func.func @keptzip(%x: tensor<?xf32>, %y: tensor<?xf32>) -> tensor<?xf32> {
+  %z = arith.constant -2.0 : f32
+  %k = fuse.filter %x : tensor<?xf32> -> tensor<?xf32> {
+  ^bb0(%a: f32):
+    %p = arith.cmpf ogt, %a, %z : f32
+    fuse.yield %p : i1
+  }
+  %m = fuse.map %k, %y : tensor<?xf32>, tensor<?xf32> -> tensor<?xf32> {
+  ^bb0(%a: f32, %b: f32):
+    %s = arith.addf %a, %b : f32
+    fuse.yield %s : f32
+  }
+  return %m : tensor<?xf32>
+}

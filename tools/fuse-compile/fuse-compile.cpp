@@ -21,6 +21,7 @@
 
 #include "fuse/Conversion/FuseToGPU/FuseToGPU.h"
 #include "fuse/Dialect/Fuse/Transforms/Passes.h"
+#include "fuse/Dialect/Fuse/Utils/EntrySizeChecks.h"
 #include "fuse/InitAll.h"
 #include "fuse/Pipelines/Pipelines.h"
 
@@ -235,6 +236,8 @@ int run(MLIRContext &ctx) {
   aot::CompileOptions options = compileOptions();
   for (auto fn : module->getOps<func::FuncOp>()) {
     std::string cName = symbolPrefix + fn.getSymName().str();
+    if (fn.isPublic())
+      fuse::warnUncheckedSizes(fn);
     if (fn.isPublic() && !fn.isDeclaration() && isCLibraryName(cName))
       fn.emitWarning() << "entry '" << cName
                        << "' has the name of a C library function: a C or "

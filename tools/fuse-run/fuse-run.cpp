@@ -699,6 +699,7 @@ int main(int argc, char **argv) {
          "): choose one with --entry NAME");
   }
   std::string name = entry.getName().str();
+  warnUncheckedSizes(entry);
 
   // The signature before lowering.
   FunctionType fnType = entry.getFunctionType();

@@ -1,6 +1,7 @@
 //===- EntrySizeChecks.cpp - run-time size checks of an entry -------------===//
 
 #include "fuse/Dialect/Fuse/Utils/EntrySizeChecks.h"
+#include "fuse/Dialect/Fuse/IR/FuseOps.h"
 #include "fuse/Dialect/Fuse/Utils/SizeAnalysis.h"
 
 #include "mlir/IR/BuiltinTypes.h"
@@ -135,4 +136,39 @@ SmallVector<SizeCheck> fuse::entrySizeChecks(func::FuncOp fn) {
            b.kind != SizeCheck::Kind::NonNegative;
   });
   return checks;
+}
+
+SmallVector<UncheckedSize> fuse::entryUncheckedSizes(func::FuncOp fn) {
+  SmallVector<UncheckedSize> out;
+  if (fn.isDeclaration())
+    return out;
+  SizeAnalysis sizes(fn);
+  Block &body = fn.getBody().front();
+  DenseMap<SizeAnalysis::Dim, Operation *> kept;
+  fn.walk([&](FilterOp f) {
+    for (Value r : f.getResults())
+      kept.try_emplace(sizes.leader(r, 0), f);
+  });
+  for (BlockArgument a : body.getArguments()) {
+    if (auto t = dyn_cast<RankedTensorType>(a.getType())) {
+      for (int64_t d = 0; d < t.getRank(); ++d)
+        if (Operation *f = kept.lookup(sizes.leader(a, d)))
+          out.push_back(
+              {f, {BoundarySize::Kind::ArgDim, a.getArgNumber(), d}});
+    } else if (isa<IndexType>(a.getType())) {
+      if (Operation *f = kept.lookup(sizes.leader(a, -1)))
+        out.push_back({f, {BoundarySize::Kind::ScalarArg, a.getArgNumber()}});
+    }
+  }
+  return out;
+}
+
+void fuse::warnUncheckedSizes(func::FuncOp fn) {
+  for (const UncheckedSize &u : entryUncheckedSizes(fn))
+    u.filter->emitWarning()
+        << "'" << fn.getSymName() << "': " << u.size.describe()
+        << " must equal the number of elements this filter keeps (they are "
+           "combined); that number is known only while the pipeline runs, "
+           "so it is not checked: another size reads past the argument or "
+           "leaves results unset";
 }

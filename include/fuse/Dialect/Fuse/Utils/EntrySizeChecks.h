@@ -60,6 +60,18 @@ struct SizeCheck {
 /// count) are not checked here.
 SmallVector<SizeCheck> entrySizeChecks(mlir::func::FuncOp fn);
 
+/// A size the caller passes that must equal a fuse.filter's kept count (a
+/// kept value zipped with an argument): known only after the filter runs,
+/// so no entry checks it. The tools warn about each at the filter.
+struct UncheckedSize {
+  mlir::Operation *filter;
+  BoundarySize size;
+};
+SmallVector<UncheckedSize> entryUncheckedSizes(mlir::func::FuncOp fn);
+
+/// Emits a warning at the filter for each of entryUncheckedSizes(fn).
+void warnUncheckedSizes(mlir::func::FuncOp fn);
+
 } // namespace fuse
 
 #endif // FUSE_DIALECT_FUSE_UTILS_ENTRYSIZECHECKS_H

@@ -61,6 +61,24 @@ std::string SizeCheck::message(StringRef entry, int64_t lhsValue,
   return out;
 }
 
+/// Calls `fn(size, key)` for every size at `entry`'s boundary (each
+/// dimension of a tensor argument, each `index` argument) with its class
+/// in `sizes`.
+static void forEachBoundarySize(
+    func::FuncOp entry, const SizeAnalysis &sizes,
+    function_ref<void(const BoundarySize &, SizeAnalysis::Dim)> fn) {
+  for (BlockArgument a : entry.getBody().front().getArguments()) {
+    if (auto t = dyn_cast<RankedTensorType>(a.getType())) {
+      for (int64_t d = 0; d < t.getRank(); ++d)
+        fn({BoundarySize::Kind::ArgDim, a.getArgNumber(), d},
+           sizes.leader(a, d));
+    } else if (isa<IndexType>(a.getType())) {
+      fn({BoundarySize::Kind::ScalarArg, a.getArgNumber()},
+         sizes.leader(a, -1));
+    }
+  }
+}
+
 SmallVector<SizeCheck> fuse::entrySizeChecks(func::FuncOp fn) {
   SmallVector<SizeCheck> checks;
   if (fn.isDeclaration())
@@ -70,17 +88,10 @@ SmallVector<SizeCheck> fuse::entrySizeChecks(func::FuncOp fn) {
 
   // The boundary sizes of each class of equal sizes, in argument order.
   llvm::MapVector<SizeAnalysis::Dim, SmallVector<BoundarySize>> classes;
-  for (BlockArgument a : body.getArguments()) {
-    if (auto t = dyn_cast<RankedTensorType>(a.getType())) {
-      for (int64_t d = 0; d < t.getRank(); ++d) {
-        BoundarySize b{BoundarySize::Kind::ArgDim, a.getArgNumber(), d};
-        classes[sizes.leader(a, d)].push_back(b);
-      }
-    } else if (isa<IndexType>(a.getType())) {
-      BoundarySize b{BoundarySize::Kind::ScalarArg, a.getArgNumber()};
-      classes[sizes.leader(a, -1)].push_back(b);
-    }
-  }
+  forEachBoundarySize(fn, sizes,
+                      [&](const BoundarySize &b, SizeAnalysis::Dim key) {
+                        classes[key].push_back(b);
+                      });
   if (classes.empty())
     return checks;
 
@@ -143,23 +154,16 @@ SmallVector<UncheckedSize> fuse::entryUncheckedSizes(func::FuncOp fn) {
   if (fn.isDeclaration())
     return out;
   SizeAnalysis sizes(fn);
-  Block &body = fn.getBody().front();
   DenseMap<SizeAnalysis::Dim, Operation *> kept;
   fn.walk([&](FilterOp f) {
     for (Value r : f.getResults())
       kept.try_emplace(sizes.leader(r, 0), f);
   });
-  for (BlockArgument a : body.getArguments()) {
-    if (auto t = dyn_cast<RankedTensorType>(a.getType())) {
-      for (int64_t d = 0; d < t.getRank(); ++d)
-        if (Operation *f = kept.lookup(sizes.leader(a, d)))
-          out.push_back(
-              {f, {BoundarySize::Kind::ArgDim, a.getArgNumber(), d}});
-    } else if (isa<IndexType>(a.getType())) {
-      if (Operation *f = kept.lookup(sizes.leader(a, -1)))
-        out.push_back({f, {BoundarySize::Kind::ScalarArg, a.getArgNumber()}});
-    }
-  }
+  forEachBoundarySize(fn, sizes,
+                      [&](const BoundarySize &b, SizeAnalysis::Dim key) {
+                        if (Operation *f = kept.lookup(key))
+                          out.push_back({f, b});
+                      });
   return out;
 }
 

@@ -56,8 +56,8 @@ std::string SizeCheck::message(StringRef entry, int64_t lhsValue,
   int n = std::snprintf(nullptr, 0, format.c_str(), (long long)lhsValue,
                         (long long)rhsValue);
   std::string out(n > 0 ? n : 0, '\0');
-  std::snprintf(out.data(), out.size() + 1, format.c_str(),
-                (long long)lhsValue, (long long)rhsValue);
+  std::snprintf(out.data(), out.size() + 1, format.c_str(), (long long)lhsValue,
+                (long long)rhsValue);
   return out;
 }
 

@@ -30,8 +30,8 @@ void fuse::buildChanMerge(OpBuilder &b, Location loc, FloatType ft,
   Value safeN = arith::SelectOp::create(b, loc, empty, one, nf);
   Value d = arith::SubFOp::create(b, loc, mb, ma);
   Value wb = arith::DivFOp::create(b, loc, nbf, safeN);
-  Value mean = arith::AddFOp::create(
-      b, loc, ma, arith::MulFOp::create(b, loc, d, wb));
+  Value mean =
+      arith::AddFOp::create(b, loc, ma, arith::MulFOp::create(b, loc, d, wb));
   // Where d overflows (means of opposite sign near the largest float),
   // the weighted average ma * na/n + mb * nb/n instead: it cannot
   // overflow, where ma + inf * wb would reach inf - inf = NaN in a later
@@ -57,16 +57,14 @@ void fuse::buildChanMerge(OpBuilder &b, Location loc, FloatType ft,
   Value mbWb = arith::MulFOp::create(b, loc, mb, wb);
   Value maWa = arith::MulFOp::create(b, loc, ma, wa);
   Value weighted = arith::AddFOp::create(b, loc, maWa, mbWb);
-  Value isNaND =
-      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, d, d);
+  Value isNaND = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, d, d);
   mean = arith::SelectOp::create(
-      b, loc, arith::OrIOp::create(b, loc, dFinite, isNaND), mean,
-      weighted);
+      b, loc, arith::OrIOp::create(b, loc, dFinite, isNaND), mean, weighted);
   Value dd = arith::MulFOp::create(b, loc, d, d);
-  Value t = arith::MulFOp::create(b, loc, arith::MulFOp::create(b, loc, dd, naf),
-                                  wb);
-  Value q = arith::AddFOp::create(
-      b, loc, arith::AddFOp::create(b, loc, qa, qb), t);
+  Value t =
+      arith::MulFOp::create(b, loc, arith::MulFOp::create(b, loc, dd, naf), wb);
+  Value q =
+      arith::AddFOp::create(b, loc, arith::AddFOp::create(b, loc, qa, qb), t);
   // An empty side leaves the other exactly, also where d * d overflows
   // (inf * 0 would be NaN): the init (0, 0, 0) is merged with data whose
   // mean squared exceeds the largest float.

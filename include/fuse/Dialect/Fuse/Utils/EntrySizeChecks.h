@@ -1,4 +1,4 @@
-//===- EntrySizeChecks.h - run-time size checks of an entry ------*- C++ -*-===//
+//===- EntrySizeChecks.h - run-time size checks of an entry -----*- C++ -*-===//
 //
 // The equalities between the sizes a caller passes to an entry function
 // (the dimensions of its tensor arguments and its `index` scalars) that the
@@ -24,9 +24,9 @@ namespace fuse {
 /// A size at the entry's boundary.
 struct BoundarySize {
   enum class Kind {
-    ArgDim,   ///< dimension `dim` of tensor argument `arg`
+    ArgDim,    ///< dimension `dim` of tensor argument `arg`
     ScalarArg, ///< `index` scalar argument `arg`
-    Constant, ///< a static size, `value`
+    Constant,  ///< a static size, `value`
   };
   Kind kind;
   unsigned arg = 0;

@@ -1,4 +1,4 @@
-//===- Welford.h - the Welford tuple reduction's combiner --------*- C++ -*-===//
+//===- Welford.h - the Welford tuple reduction's combiner -------*- C++ -*-===//
 //
 // fuse-fusion rewrites two-pass variances to a tuple reduction of
 // (count, mean, M2) whose combiner is Chan et al.'s merge; the GPU reduce

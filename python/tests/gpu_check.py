@@ -723,6 +723,105 @@ def expect_error(name, exc, pattern, fn):
     report(False, name, "no exception, expected %s" % exc.__name__)
 
 
+# ---- unsigned integers and bool (docs/python.md, "Integer signedness and
+# bool") ----------------------------------------------------------------------
+# Values above the signed range sit at the end of the arrays (the last
+# block of a multi-block reduction, the last scan tiles), so a signed
+# compare anywhere gives another answer. Every result is compared exactly
+# with NumPy's, dtype included.
+
+_U_BIG = {np.uint8: [200, 255, 129], np.uint16: [40000, 65535],
+          np.uint32: [3000000000, 2 ** 32 - 1],
+          np.uint64: [2 ** 63 + 5, 2 ** 64 - 1]}
+
+
+def unsigned_input(dtype, n, seed=0):
+    info = np.iinfo(dtype)
+    rng = np.random.default_rng(seed)
+    x = rng.integers(0, int(info.max) // 2, n, dtype=dtype, endpoint=True)
+    big = np.array(_U_BIG[dtype], dtype)[:n]
+    if big.size:
+        x[n - big.size:] = big
+    return x
+
+
+@fuse.jit
+def u_max(x):
+    return x.max()
+
+
+@fuse.jit
+def u_min(x):
+    return x.min()
+
+
+@fuse.jit
+def u_sum(x):
+    return x.sum()
+
+
+@fuse.jit
+def u_scan_max(x):
+    return fuse.scan(x, op="max")
+
+
+@fuse.jit
+def u_elementwise(x):
+    return x // 7, x % 7, x >> 3, x.astype(np.float64), (x >= 128).sum()
+
+
+@fuse.jit
+def bool_not_count(b):
+    return (~b).sum()
+
+
+def exact(got, ref):
+    got, ref = np.asarray(got), np.asarray(ref)
+    if got.dtype != ref.dtype or got.shape != ref.shape:
+        raise Mismatch("%s %s, expected %s %s" % (got.dtype, got.shape,
+                                                  ref.dtype, ref.shape))
+    if not np.array_equal(got, ref):
+        i = np.flatnonzero(got.ravel() != ref.ravel())[0]
+        raise Mismatch("%d of %d differ (first at %d: %r, expected %r)" % (
+            (got.ravel() != ref.ravel()).sum(), ref.size, i, got.flat[i],
+            ref.flat[i]))
+
+
+def unsigned_checks(B, numeric):
+    H = B.host
+
+    def chk(name, fn, verify):
+        run_check("%s %s" % (B.name, name), fn, verify if numeric else None)
+
+    for dtype in (np.uint8, np.uint16, np.uint32, np.uint64):
+        dn = np.dtype(dtype).name
+        for n in (31, 1000003):
+            x = unsigned_input(dtype, n)
+            dx = B.dev(x)
+            chk("%s max n=%d" % (dn, n), lambda dx=dx: u_max(dx),
+                lambda g, x=x: exact(H(g), x.max()))
+            chk("%s min n=%d" % (dn, n), lambda dx=dx: u_min(dx),
+                lambda g, x=x: exact(H(g), x.min()))
+            chk("%s sum n=%d" % (dn, n), lambda dx=dx: u_sum(dx),
+                lambda g, x=x: exact(H(g), x.sum()))
+            chk("%s scan max n=%d" % (dn, n), lambda dx=dx: u_scan_max(dx),
+                lambda g, x=x: exact(H(g), np.maximum.accumulate(x)))
+
+            def v_elem(g, x=x):
+                q, r, sh, f, c = g
+                exact(H(q), x // 7)
+                exact(H(r), x % 7)
+                exact(H(sh), x >> 3)
+                exact(H(f), x.astype(np.float64))
+                exact(np.asarray(H(c)), np.asarray((x >= 128).sum()))
+            chk("%s // %% >> astype compare n=%d" % (dn, n),
+                lambda dx=dx: u_elementwise(dx), v_elem)
+    b = np.random.default_rng(3).random(1000003) < 0.3
+    db = B.dev(b)
+    chk("bool ~ and sum n=1000003", lambda: bool_not_count(db),
+        lambda g: exact(H(g), (~b).sum()))
+
+
 def error_checks(B):
     x = rand(1000)
     dx = B.dev(x)
@@ -797,6 +896,7 @@ def main():
     for B in backends:
         for part in (lambda: workload_checks(B, numeric),
                      lambda: edge_checks(B, numeric),
+                     lambda: unsigned_checks(B, numeric),
                      lambda: error_checks(B),
                      lambda: cache_checks(B, numeric)):
             try:

@@ -26,3 +26,13 @@ def test_edge_checks_pass_on_the_cpu(capsys):
     out = capsys.readouterr().out
     assert gpu_check.failed == failed, out
     assert gpu_check.passed - passed == 30, out
+
+
+def test_unsigned_checks_pass_on_the_cpu(capsys):
+    """The unsigned and bool section (values above the signed range, exact
+    NumPy results) on the CPU backend."""
+    passed, failed = gpu_check.passed, gpu_check.failed
+    gpu_check.unsigned_checks(NumpyBackend(), numeric=True)
+    out = capsys.readouterr().out
+    assert gpu_check.failed == failed, out
+    assert gpu_check.passed - passed == 41, out

@@ -5,31 +5,69 @@ Generates well-typed random fuse programs (chains of maps with random
 arith/math bodies, reductions over all or some dims with built-in kinds or
 custom combiners, inclusive/exclusive scans, filters, broadcasts of
 reduction results into maps, iota, gathers with in- and out-of-range
-indices) over random shapes (0 and 1 sizes included) and dtypes (f32, f64,
-i32, i64), avoiding undefined behaviour (no integer division, no shifts by
-the width, no float-to-int conversion; integer add/mul wrap, which arith
-defines). The generator evaluates each program itself with NumPy while it
-builds it, so it knows the expected results.
+indices) over random shapes (0 and 1 sizes included), avoiding undefined
+behaviour (integer division only unsigned and by `y | 1`, shifts by less
+than the width, no float-to-int conversion; integer add/mul wrap, which
+arith defines). The generator evaluates each program itself with NumPy
+while it builds it, so it knows the expected results.
+
+Each seed draws a flavor from its own random stream:
+  * classic (a third of the seeds, all of them with --classic): dtypes
+    f32, f64, i32, i64; exactly the programs this generator made before
+    the wide flavor existed (same seed, same text);
+  * wide: also i8, i16, unsigned u8..u64 (i8..i64 tensors whose NumPy
+    reference computes with np.uint*: cmpi u*, maxui/minui, divui/remui,
+    shrui, shli, uitofp, extui, umin/umax reductions and scans, with values
+    above the signed range) and i1 (maps yielding compares, selects on
+    them, i1 arguments, reductions and scans of i1, filters of i1);
+    arguments static, dynamic or mixed; a vector argument broadcast along
+    the rows or columns of a matrix; iotas and broadcasts sized by `index`
+    scalar arguments.
+Unsigned data go to fuse-run as the signed dtype of the same width (the bit
+pattern: fuse-run takes bool, int8..int64, float16..float64) and results
+come back the same way.
+
+A quarter of the seeds (drawn from the same separate stream) also run a
+mismatched-size case: the program's arguments with one dynamic size (a
+tensor dimension or an `index` scalar) changed so that an equality the
+program's live ops imply (zipped operands, a broadcast vector against the
+matrix, an iota's size against what it is zipped with, a static type)
+breaks, or an `index` size made negative. fuse-run (fused and
+--no-fusion) must then exit non-zero with `size mismatch` naming the
+changed argument and one it must equal, with both sizes (or `invalid
+size` for a negative one), and no stack dump, LLVM error or signal.
+Equalities that hold only through a filter's kept count cannot be checked
+before the call (fuse warns about them at compile time) and are not
+broken; --late-mismatch breaks only those, in every seed that has one, to
+show what fuse does then (it runs: results left unset, or an iota sized by
+an index argument read past its end).
 
 For each seed:
   1. `fuse-opt` must verify the program;
   2. `fuse-run` (fusion on) and `fuse-run --no-fusion` run it on the same
      inputs (written as .npy by the generator);
   3. both must agree with each other and with the NumPy evaluation:
-     integers exactly, floats exactly where the computation is exactly
-     rounded in every order (+ - * / sqrt min max select casts), else within
-     a tolerance scaled by the magnitudes involved (reassociated reductions,
-     exp/log/tanh from different libms).
+     integers and i1 exactly, floats exactly where the computation is
+     exactly rounded in every order (+ - * / sqrt min max select casts),
+     else within a tolerance scaled by the magnitudes involved
+     (reassociated reductions, exp/log/tanh from different libms). A float
+     is judged by the narrowest float type a rounding step on its way used
+     (float ops, reductions, conversions to a float; not an argument's
+     own dtype): an f32 result widened to f64 carries f32 rounding and
+     gets f32's tolerance;
+  4. the mismatched-size case, where the seed has one, must be rejected.
 
 usage:
   gen-pipelines.py --emit SEED             print program SEED and exit
-  gen-pipelines.py --seeds A:B [--fuse-opt P] [--fuse-run P] [--keep DIR]
+  gen-pipelines.py --seeds A:B|S,S,... [--fuse-opt P] [--fuse-run P]
+                   [--workdir DIR] [--keep] [--classic] [--late-mismatch]
 Exits 1 when any seed fails; prints one line per failure and a summary
-`seeds: N passed, N failed`.
+`seeds: N passed, N failed (...)`.
 """
 import argparse
 import os
 import random
+import re
 import shutil
 import subprocess
 import sys
@@ -39,23 +77,117 @@ import time
 import numpy as np
 
 FLOATS = ("f32", "f64")
-INTS = ("i32", "i64")
-NP = {"f32": np.float32, "f64": np.float64, "i32": np.int32,
-      "i64": np.int64}
+INTS = ("i32", "i64")            # the classic flavor's integer dtypes
+SINTS = ("i8", "i16", "i32", "i64")
+UINTS = ("u8", "u16", "u32", "u64")
+ALL_INTS = SINTS + UINTS
+WIDE = FLOATS + SINTS + UINTS    # the wide flavor's data dtypes (and i1)
+NP = {"f32": np.float32, "f64": np.float64, "i8": np.int8,
+      "i16": np.int16, "i32": np.int32, "i64": np.int64, "u8": np.uint8,
+      "u16": np.uint16, "u32": np.uint32, "u64": np.uint64, "i1": np.bool_}
+# The MLIR element type: integers are signless, unsignedness is in the ops.
+MLIR = {"u8": "i8", "u16": "i16", "u32": "i32", "u64": "i64"}
+WIDTH = {"i1": 1, "i8": 8, "u8": 8, "i16": 16, "u16": 16, "i32": 32,
+         "u32": 32, "i64": 64, "u64": 64, "f32": 32, "f64": 64}
+UNS = {8: np.uint8, 16: np.uint16, 32: np.uint32, 64: np.uint64}
+SGN = {8: np.int8, 16: np.int16, 32: np.int32, 64: np.int64}
 SIZES = (0, 1, 1, 2, 3, 5, 8, 17, 64, 100, 257, 1000)
 SIZES2 = (0, 1, 2, 3, 7, 16, 33)
 RTOL = {"f32": 2e-4, "f64": 1e-9}
+# i1 under each kind: true is 1 unsigned and -1 signed, add wraps (xor).
+BOOL_KIND = {"add": "xor", "mul": "and", "and": "and", "or": "or",
+             "xor": "xor", "min": "or", "max": "and", "umin": "and",
+             "umax": "or"}
+CRASH_MARKS = ("Stack dump", "LLVM ERROR", "Segmentation fault",
+               "Assertion", "PLEASE submit a bug report", "AddressSanitizer",
+               "Aborted", "core dumped")
+
+
+def isfloat(dt):
+    return dt in FLOATS
+
+
+def isint(dt):
+    return dt in ALL_INTS
+
+
+def mlir(dt):
+    return MLIR.get(dt, dt)
+
+
+def narrowest(*precs):
+    """The narrowest float precision among precs (None: no float)."""
+    ps = [p for p in precs if p]
+    return "f32" if "f32" in ps else ("f64" if ps else None)
+
+
+def fprec(prec, dt):
+    """prec after a step that rounds to dt (a float op in dt)."""
+    return narrowest(prec, dt if isfloat(dt) else None)
+
+
+def as_uns(a, dt):
+    """The bit pattern of integer array a (dtype dt) as unsigned."""
+    return np.asarray(a, NP[dt]).view(UNS[WIDTH[dt]])
+
+
+def as_sgn(a, dt):
+    return np.asarray(a, NP[dt]).view(SGN[WIDTH[dt]])
+
+
+def back(a, dt):
+    """An array of the same width reinterpreted as dt."""
+    return np.asarray(a).view(NP[dt])
+
+
+def cval(c, dt):
+    """The constant c as a value of dt (integers wrap to the width)."""
+    if dt == "i1":
+        return np.bool_(int(c) & 1)
+    if isint(dt):
+        return np.asarray(int(c) % (1 << WIDTH[dt]), np.uint64).astype(
+            UNS[WIDTH[dt]]).view(NP[dt])[()]
+    return NP[dt](c)
+
+
+def file_array(v):
+    """What fuse-run reads for argument v: unsigned data as the signed
+    dtype of the same width (fuse-run has no unsigned dtypes)."""
+    a = np.asarray(v.arr)
+    return a.view(SGN[WIDTH[v.dt]]) if v.dt in UINTS else a
+
+
+def from_file(a, dt):
+    """A result as fuse-run wrote it, read back as dt."""
+    if dt in UINTS and a.dtype == SGN[WIDTH[dt]]:
+        return a.view(NP[dt])
+    return a
 
 
 class Val:
     """An SSA tensor value: its name, dtype, type-level shape (None =
     dynamic), the NumPy value, whether every element is computed exactly
-    (bitwise reproducible in any evaluation order) and an error scale (the
-    largest magnitude that went into it, for float tolerances)."""
+    (bitwise reproducible in any evaluation order), an error scale (the
+    largest magnitude that went into it, for float tolerances), the
+    narrowest float precision of the steps that rounded on its way (float
+    ops, reductions, conversions to a float type; not the arguments' own
+    dtype: data widened as they are carry no rounding; None: no such
+    step), and for
+    the size checks: each dimension's size symbol ('in1 dimension 0', 'in2'
+    for an index scalar, 'const 4' for a static size, 'filter 3' for a
+    kept count), the size equalities its computation implies (pairs of
+    symbols) and every symbol it depends on."""
 
-    def __init__(self, name, dt, tshape, arr, exact, scale):
+    def __init__(self, name, dt, tshape, arr, exact, scale, prec=None,
+                 syms=None, eqs=frozenset(), touched=frozenset()):
         self.name, self.dt, self.tshape = name, dt, tuple(tshape)
         self.arr, self.exact, self.scale = arr, exact, scale
+        self.prec = prec
+        self.syms = tuple(syms) if syms is not None else \
+            tuple(f"anon {i}" for i in range(len(self.tshape)))
+        self.eqs = frozenset(eqs)
+        self.touched = frozenset(touched) | frozenset(self.syms)
+        self.kind = "tensor"
 
     @property
     def shape(self):
@@ -68,12 +200,15 @@ class Val:
 
 def ttype(dt, tshape):
     dims = "".join(("?" if d is None else str(d)) + "x" for d in tshape)
-    return f"tensor<{dims}{dt}>"
+    return f"tensor<{dims}{mlir(dt)}>"
 
 
 def fconst(x, dt):
-    return f"{float(x)!r}".replace("inf", "0x7F800000") if dt in FLOATS else \
-        str(int(x))
+    if isfloat(dt):
+        return f"{float(x)!r}".replace("inf", "0x7F800000")
+    if dt == "i1":
+        return str(int(bool(x)))
+    return str(int(cval(x, dt)))
 
 
 def maxabs(a):
@@ -85,14 +220,52 @@ def maxabs(a):
     return float(m) if np.isfinite(m) else 1e300
 
 
+def derive(ins, syms, pairs=()):
+    """Size bookkeeping of a value computed from `ins`: (syms, eqs,
+    touched)."""
+    eqs = set(pairs)
+    touched = set(syms)
+    for v in ins:
+        eqs |= v.eqs
+        touched |= v.touched
+    return tuple(syms), frozenset(eqs), frozenset(touched)
+
+
+def zip_syms(ins):
+    """Symbols of elementwise operands zipped together: the merged
+    per-dimension symbol (a static size wins) and the equalities."""
+    syms, pairs = [], []
+    for d in range(len(ins[0].syms)):
+        ss = [v.syms[d] for v in ins]
+        pairs += [(ss[0], s) for s in ss[1:] if s != ss[0]]
+        consts = [s for s in ss if s.startswith("const ")]
+        syms.append(consts[0] if consts else ss[0])
+    return syms, pairs
+
+
+def merge_tshape(ins):
+    return tuple(next((v.tshape[d] for v in ins if v.tshape[d] is not None),
+                      None) for d in range(len(ins[0].tshape)))
+
+
 class Gen:
-    def __init__(self, seed):
+    def __init__(self, seed, classic=False, gpu=False, sizes=None):
         self.r = random.Random(seed)
         self.seed = seed
+        # The flavor and the mismatched-size case come from a stream of
+        # their own, so a classic seed's program is the one this generator
+        # made before the wide flavor and the mismatched cases existed.
+        self.x = random.Random(f"gen-pipelines flavor {seed}")
+        self.wide = self.x.random() < 2 / 3 and not classic
+        self.want_mismatch = self.x.random() < 0.25
+        self.gpu = gpu          # no i1 arguments or results
+        self.sizes = sizes      # (n, (r, c)): data inputs' sizes forced
         self.lines = []     # function body
-        self.args = []      # (Val, numpy input)
+        self.args = []      # Vals of the arguments (tensors and scalars)
         self.pool = []      # Vals usable as operands
+        self.all_eqs = set()  # every op's size equalities, dead ones too
         self.n = 0
+        self.nfilter = 0
         self.consts = {}    # index constants
 
     def fresh(self, p="v"):
@@ -101,6 +274,17 @@ class Gen:
 
     def emit(self, s):
         self.lines.append("    " + s)
+
+    def kpool(self):
+        """Operands for ops other than maps: in GPU mode no i1 values (the
+        GPU code generator takes no i1 tensors at a group boundary; a map
+        reading one fuses with the map that made it)."""
+        return [v for v in self.pool if not (self.gpu and v.dt == "i1")]
+
+    def note(self, vals):
+        for v in vals:
+            self.all_eqs |= v.eqs
+        return vals
 
     def index_const(self, k):
         if k not in self.consts:
@@ -116,23 +300,58 @@ class Gen:
         self.emit(f"{name} = tensor.dim {v.name}, {c} : {v.ttype}")
         return name
 
+    def size_of(self, v, d):
+        """(index SSA value, its size symbol) for dynamic size d of v: a
+        tensor.dim of v, or in the wide flavor sometimes a new `index`
+        scalar argument holding the same number."""
+        if self.wide and self.r.random() < 0.4:
+            s = self.make_scalar(v.shape[d])
+            return s.name, s.syms[0]
+        return self.dim_of(v, d), v.syms[d]
+
     # -- inputs -----------------------------------------------------------
+    def make_scalar(self, value):
+        name = f"%arg{len(self.args)}"
+        s = Val(name, "i64", (), np.asarray(value, np.int64), True, 0,
+                syms=())
+        s.kind = "scalar"
+        s.syms = (f"in{len(self.args)}",)
+        s.touched = frozenset(s.syms)
+        self.args.append(s)
+        return s
+
     def make_input(self, dt, shape, static, kind="data"):
         r = self.r
+        if kind == "data" and self.sizes is not None:
+            shape = (self.sizes[0],) if len(shape) == 1 else self.sizes[1]
         rng = np.random.default_rng(r.randrange(1 << 30))
         if kind == "index":
-            hi = max(shape[1], 1)
             src_n = shape[1]
             arr = rng.integers(-3, src_n + 3, size=shape[0]).astype(NP[dt])
             if r.random() < 0.3 and shape[0] > 0:  # extreme indices
                 arr[0] = np.iinfo(NP[dt]).max
                 arr[-1] = np.iinfo(NP[dt]).min
-            del hi
-        elif dt in FLOATS:
+            shape = shape[:1]
+        elif isfloat(dt):
             arr = rng.uniform(-1, 1, size=shape).astype(NP[dt])
             arr[arr == 0] = NP[dt](0.5)
             if r.random() < 0.3:
                 arr = (arr * r.choice([4.0, 100.0])).astype(NP[dt])
+        elif dt == "i1":
+            arr = rng.random(size=shape) < r.choice([0.5, 0.1, 0.9])
+        elif dt in UINTS:
+            w = WIDTH[dt]
+            u = r.random()
+            if u < 0.4:  # the full range
+                arr = rng.integers(0, 2**w - 1, size=shape, dtype=NP[dt],
+                                   endpoint=True)
+            elif u < 0.7:  # around the signed boundary
+                arr = (rng.integers(-100, 101, size=shape).astype(
+                    np.uint64) + np.uint64(2**(w - 1))).astype(NP[dt])
+            else:
+                arr = rng.integers(0, 101, size=shape).astype(NP[dt])
+            if arr.size:  # above the signed range, whatever was drawn
+                arr.flat[0] = NP[dt](2**(w - 1) + 5 if w > 8 else 200)
         else:
             if r.random() < 0.2:  # large magnitudes: wrap-around paths
                 info = np.iinfo(NP[dt])
@@ -140,31 +359,53 @@ class Gen:
                                    dtype=NP[dt], endpoint=True)
             else:
                 arr = rng.integers(-100, 101, size=shape).astype(NP[dt])
+        k = len(self.args)
         tshape = list(arr.shape) if static else [None] * arr.ndim
-        name = f"%arg{len(self.args)}"
-        v = Val(name, dt, tshape, arr, True, maxabs(arr))
+        syms = [f"const {n}" if static else f"in{k} dimension {d}"
+                for d, n in enumerate(arr.shape)]
+        name = f"%arg{k}"
+        v = Val(name, dt, tshape, arr, True, maxabs(arr), syms=syms)
         self.args.append(v)
         return v
 
+    def data_dtype(self):
+        r = self.r
+        if not self.wide:
+            return r.choice(FLOATS + INTS)
+        return r.choice(WIDE + (() if self.gpu else ("i1",)))
+
     # -- scalar expression bodies ------------------------------------------
-    def expr(self, dt, leaves, depth, ctx):
-        """Returns (ssa, numpy array, exact) for a random expression in dt
-        over `leaves` [(ssa, arr, exact)], emitting into ctx (list)."""
+    def const_leaf(self, dt, ctx):
+        r = self.r
+        if isfloat(dt):
+            c = r.choice([0.5, 1.5, -2.0, 3.0, 0.25])
+        elif dt in UINTS:
+            w = WIDTH[dt]
+            c = r.choice([1, 3, 200, 2**(w - 1) + 5, 2**w - 1])
+        elif dt == "i1":
+            c = r.choice([0, 1])
+        else:
+            c = r.choice([1, 2, 3, -7, 255])
+        name = self.fresh("k")
+        ctx.append(f"{name} = arith.constant {fconst(c, dt)} : {mlir(dt)}")
+        return name, cval(c, dt), True, None
+
+    def expr(self, dt, leaves, depth, ctx, conds=()):
+        """Returns (ssa, numpy array, exact, prec) for a random expression
+        in dt over `leaves` [(ssa, arr, exact, prec)], emitting into ctx
+        (list); `conds` are i1 leaves a select may test."""
         r = self.r
         if depth == 0 or r.random() < 0.25:
             if r.random() < 0.15:
-                c = r.choice([0.5, 1.5, -2.0, 3.0, 0.25]) if dt in FLOATS \
-                    else r.choice([1, 2, 3, -7, 255])
-                name = self.fresh("k")
-                ctx.append(f"{name} = arith.constant {fconst(c, dt)} : {dt}")
-                return name, NP[dt](c), True
+                return self.const_leaf(dt, ctx)
             return r.choice(leaves)
-        a = self.expr(dt, leaves, depth - 1, ctx)
-        b = self.expr(dt, leaves, depth - 1, ctx)
+        a = self.expr(dt, leaves, depth - 1, ctx, conds)
+        b = self.expr(dt, leaves, depth - 1, ctx, conds)
         name = self.fresh("t")
         T = NP[dt]
+        pr = narrowest(a[3], b[3], dt if isfloat(dt) else None)
         with np.errstate(all="ignore"):
-            if dt in FLOATS:
+            if isfloat(dt):
                 op = r.choice(["addf", "subf", "mulf", "divf", "maximumf",
                                "minimumf", "negf", "absf", "sqrt", "exp",
                                "tanh", "log", "select"])
@@ -174,7 +415,7 @@ class Gen:
                          "mulf": np.multiply, "maximumf": np.maximum,
                          "minimumf": np.minimum}[op]
                     return name, T(f(a[1], b[1])) if np.ndim(f(a[1], b[1])) == 0 \
-                        else f(a[1], b[1]).astype(T), a[2] and b[2]
+                        else f(a[1], b[1]).astype(T), a[2] and b[2], pr
                 if op == "divf":  # a / (|b| + 1): never a division by 0
                     ab, one, den = self.fresh("t"), self.fresh("k"), \
                         self.fresh("t")
@@ -183,12 +424,13 @@ class Gen:
                     ctx.append(f"{den} = arith.addf {ab}, {one} : {dt}")
                     ctx.append(f"{name} = arith.divf {a[0]}, {den} : {dt}")
                     d = (np.abs(b[1]) + T(1)).astype(T)
-                    return name, (a[1] / d).astype(T), a[2] and b[2]
+                    return name, (a[1] / d).astype(T), a[2] and b[2], pr
                 if op in ("negf", "absf"):
                     dialect = "arith" if op == "negf" else "math"
                     ctx.append(f"{name} = {dialect}.{op} {a[0]} : {dt}")
                     f = np.negative if op == "negf" else np.abs
-                    return name, f(a[1]).astype(T), a[2]
+                    return name, f(a[1]).astype(T), a[2], \
+                        narrowest(a[3], dt)
                 if op in ("sqrt", "log"):  # of |a| (+1 for log)
                     ab = self.fresh("t")
                     ctx.append(f"{ab} = math.absf {a[0]} : {dt}")
@@ -201,20 +443,29 @@ class Gen:
                         arg, x = s, (x + T(1)).astype(T)
                     ctx.append(f"{name} = math.{op} {arg} : {dt}")
                     f = np.sqrt if op == "sqrt" else np.log
-                    return name, f(x).astype(T), a[2] and op == "sqrt"
+                    return name, f(x).astype(T), a[2] and op == "sqrt", \
+                        narrowest(a[3], dt)
                 if op in ("exp", "tanh"):  # exp of tanh: bounded
                     t = self.fresh("t")
                     ctx.append(f"{t} = math.tanh {a[0]} : {dt}")
                     x = np.tanh(a[1]).astype(T)
                     if op == "exp":
                         ctx.append(f"{name} = math.exp {t} : {dt}")
-                        return name, np.exp(x).astype(T), False
+                        return name, np.exp(x).astype(T), False, \
+                            narrowest(a[3], dt)
                     ctx.append(f"{name} = arith.addf {t}, {t} : {dt}")
-                    return name, (x + x).astype(T), False
+                    return name, (x + x).astype(T), False, \
+                        narrowest(a[3], dt)
+                if conds and r.random() < 0.5:  # select on an i1 operand
+                    p = r.choice(conds)
+                    ctx.append(f"{name} = arith.select {p[0]}, {a[0]}, "
+                               f"{b[0]} : {dt}")
+                    return name, np.where(p[1], a[1], b[1]).astype(T), \
+                        a[2] and b[2], pr
                 # select on a comparison of exact values only
                 if not (a[2] and b[2]):
                     ctx.append(f"{name} = arith.addf {a[0]}, {b[0]} : {dt}")
-                    return name, (a[1] + b[1]).astype(T), False
+                    return name, (a[1] + b[1]).astype(T), False, pr
                 p = self.fresh("p")
                 pred = r.choice(["olt", "ogt", "oge"])
                 ctx.append(f"{p} = arith.cmpf {pred}, {a[0]}, {b[0]} : {dt}")
@@ -222,7 +473,11 @@ class Gen:
                 f = {"olt": np.less, "ogt": np.greater,
                      "oge": np.greater_equal}[pred]
                 return name, np.where(f(a[1], b[1]), a[1], b[1]).astype(T), \
-                    True
+                    True, pr
+            if dt == "i1":
+                return self.expr_bool(name, a, b, ctx, conds)
+            if self.wide:
+                return self.expr_int(dt, name, a, b, ctx, conds)
             op = r.choice(["addi", "subi", "muli", "andi", "ori", "xori",
                            "maxsi", "minsi", "shrsi", "select"])
             if op == "shrsi":
@@ -230,7 +485,7 @@ class Gen:
                 c = self.fresh("k")
                 ctx.append(f"{c} = arith.constant {k} : {dt}")
                 ctx.append(f"{name} = arith.shrsi {a[0]}, {c} : {dt}")
-                return name, np.right_shift(a[1], T(k)).astype(T), True
+                return name, np.right_shift(a[1], T(k)).astype(T), True, None
             if op == "select":
                 p = self.fresh("p")
                 pred = r.choice(["slt", "sgt", "eq", "ne"])
@@ -239,117 +494,309 @@ class Gen:
                 f = {"slt": np.less, "sgt": np.greater, "eq": np.equal,
                      "ne": np.not_equal}[pred]
                 return name, np.where(f(a[1], b[1]), a[1], b[1]).astype(T), \
-                    True
+                    True, None
             f = {"addi": np.add, "subi": np.subtract, "muli": np.multiply,
                  "andi": np.bitwise_and, "ori": np.bitwise_or,
                  "xori": np.bitwise_xor, "maxsi": np.maximum,
                  "minsi": np.minimum}[op]
             ctx.append(f"{name} = arith.{op} {a[0]}, {b[0]} : {dt}")
-            return name, np.asarray(f(a[1], b[1])).astype(T), True
+            return name, np.asarray(f(a[1], b[1])).astype(T), True, None
+
+    def expr_int(self, dt, name, a, b, ctx, conds):
+        """A wide-flavor integer op of a and b (signless: signed and
+        unsigned ops on any integer dtype, the reference working on the
+        bit pattern viewed as signed or unsigned as the op does)."""
+        r = self.r
+        T, w, m = NP[dt], WIDTH[dt], mlir(dt)
+        common = ["addi", "subi", "muli", "andi", "ori", "xori", "select",
+                  "select", "shrui", "shrsi", "shli", "divui", "remui"]
+        if dt in UINTS:
+            ops = common + ["maxui", "minui", "maxui", "minui", "shrui",
+                            "divui", "remui", "maxsi", "minsi"]
+        else:
+            ops = common + ["maxsi", "minsi", "maxsi", "minsi", "maxui",
+                            "minui", "shrsi"]
+        op = r.choice(ops)
+        ua, ub = as_uns(a[1], dt), as_uns(b[1], dt)
+        if op in ("shrui", "shrsi", "shli"):
+            if r.random() < 0.5:  # a constant amount below the width
+                k = r.choice(sorted({1, 2, w // 2, w - 1}))
+                c = self.fresh("k")
+                ctx.append(f"{c} = arith.constant {k} : {m}")
+                amt = np.asarray(k, UNS[w])
+            else:  # b's low bits: below the width whatever b is
+                c, mk = self.fresh("t"), self.fresh("k")
+                ctx.append(f"{mk} = arith.constant {w - 1} : {m}")
+                ctx.append(f"{c} = arith.andi {b[0]}, {mk} : {m}")
+                amt = (ub & UNS[w](w - 1)).astype(UNS[w])
+            ctx.append(f"{name} = arith.{op} {a[0]}, {c} : {m}")
+            if op == "shrsi":
+                res = np.right_shift(as_sgn(a[1], dt), amt.astype(SGN[w]))
+            elif op == "shrui":
+                res = np.right_shift(ua, amt)
+            else:
+                res = np.left_shift(ua, amt)
+            return name, back(np.asarray(res), dt), True, None
+        if op in ("divui", "remui"):  # by b | 1: never by zero
+            d, one = self.fresh("t"), self.fresh("k")
+            ctx.append(f"{one} = arith.constant 1 : {m}")
+            ctx.append(f"{d} = arith.ori {b[0]}, {one} : {m}")
+            ctx.append(f"{name} = arith.{op} {a[0]}, {d} : {m}")
+            den = ub | UNS[w](1)
+            res = ua // den if op == "divui" else ua % den
+            return name, back(np.asarray(res, UNS[w]), dt), True, None
+        if op == "select":
+            if conds and r.random() < 0.4:
+                p = r.choice(conds)
+                ctx.append(f"{name} = arith.select {p[0]}, {a[0]}, {b[0]} "
+                           f": {m}")
+                return name, np.asarray(np.where(p[1], a[1], b[1]), T), \
+                    True, None
+            p = self.fresh("p")
+            pred = r.choice(["slt", "sle", "sgt", "sge", "ult", "ule", "ugt",
+                             "uge", "eq", "ne"])
+            ctx.append(f"{p} = arith.cmpi {pred}, {a[0]}, {b[0]} : {m}")
+            ctx.append(f"{name} = arith.select {p}, {a[0]}, {b[0]} : {m}")
+            mask = cmp_ref(pred, a[1], b[1], dt)
+            return name, np.asarray(np.where(mask, a[1], b[1]), T), True, \
+                None
+        ctx.append(f"{name} = arith.{op} {a[0]}, {b[0]} : {m}")
+        return name, int_binop(op, a[1], b[1], dt), True, None
+
+    def expr_bool(self, name, a, b, ctx, conds):
+        r = self.r
+        op = r.choice(["andi", "ori", "xori", "select"])
+        if op == "select":
+            p = r.choice(conds) if conds else a
+            ctx.append(f"{name} = arith.select {p[0]}, {a[0]}, {b[0]} : i1")
+            return name, np.asarray(np.where(p[1], a[1], b[1]), np.bool_), \
+                True, None
+        ctx.append(f"{name} = arith.{op} {a[0]}, {b[0]} : i1")
+        return name, int_binop(op, a[1], b[1], "i1"), True, None
+
+    def cmp_leaf(self, cleaves, ctx):
+        """An i1 leaf: a comparison of two exact leaves of one dtype (or
+        of one and a constant); cleaves maps dtype -> leaves."""
+        r = self.r
+        dt = r.choice(sorted(cleaves))
+        a = r.choice(cleaves[dt])
+        others = [x for x in cleaves[dt] if x[0] != a[0]]
+        b = r.choice(others) if others and r.random() < 0.6 else \
+            self.const_leaf(dt, ctx)
+        p = self.fresh("p")
+        if isfloat(dt):
+            pred = r.choice(["olt", "ole", "ogt", "oge", "oeq", "one"])
+            ctx.append(f"{p} = arith.cmpf {pred}, {a[0]}, {b[0]} : {dt}")
+        else:
+            pred = r.choice(["slt", "sle", "sgt", "sge", "ult", "ule", "ugt",
+                             "uge", "eq", "ne"])
+            ctx.append(f"{p} = arith.cmpi {pred}, {a[0]}, {b[0]} : "
+                       f"{mlir(dt)}")
+        return p, cmp_ref(pred, a[1], b[1], dt), True, None
+
+    def bool_expr(self, bleaves, cleaves, depth, ctx):
+        """An i1 expression over i1 leaves and comparisons."""
+        r = self.r
+        if depth == 0 or r.random() < 0.3:
+            if bleaves and (not cleaves or r.random() < 0.4):
+                return r.choice(bleaves)
+            if cleaves:
+                return self.cmp_leaf(cleaves, ctx)
+            return self.const_leaf("i1", ctx)
+        a = self.bool_expr(bleaves, cleaves, depth - 1, ctx)
+        b = self.bool_expr(bleaves, cleaves, depth - 1, ctx)
+        name = self.fresh("t")
+        if r.random() < 0.25:
+            c = self.bool_expr(bleaves, cleaves, depth - 1, ctx)
+            return self.expr_bool(name, a, b, ctx, [c])
+        return self.expr_bool(name, a, b, ctx, [])
 
     def convert(self, ssa, arr, src, dst, ctx):
         """Converts a scalar from src to dst dtype (exactly as NumPy's
-        astype does for these pairs); no float->int conversions."""
-        if src == dst:
-            return ssa, arr
+        astype does for these pairs); no float->int conversions. Integers
+        of one width are one MLIR type: nothing to emit."""
+        if src == dst or (not isfloat(src) and not isfloat(dst) and
+                          mlir(src) == mlir(dst)):
+            return ssa, np.asarray(arr).astype(NP[dst])
         name = self.fresh("t")
-        width = {"f32": 32, "f64": 64, "i32": 32, "i64": 64}
-        if src in INTS and dst in FLOATS:
-            ctx.append(f"{name} = arith.sitofp {ssa} : {src} to {dst}")
-        elif src in FLOATS and dst in FLOATS:
-            op = "extf" if width[dst] > width[src] else "truncf"
-            ctx.append(f"{name} = arith.{op} {ssa} : {src} to {dst}")
+        ms, md = mlir(src), mlir(dst)
+        ref = np.asarray(arr).astype(NP[dst])
+        if not isfloat(src) and isfloat(dst):
+            op = "uitofp" if src in UINTS or src == "i1" else "sitofp"
+            ctx.append(f"{name} = arith.{op} {ssa} : {ms} to {md}")
+        elif isfloat(src) and isfloat(dst):
+            op = "extf" if WIDTH[dst] > WIDTH[src] else "truncf"
+            ctx.append(f"{name} = arith.{op} {ssa} : {ms} to {md}")
+        elif WIDTH[dst] > WIDTH[src]:
+            op = "extui" if src in UINTS else "extsi"
+            if src == "i1":  # extsi makes true -1, extui 1
+                op = "extsi" if self.r.random() < 0.3 else "extui"
+                ref = np.where(np.asarray(arr), cval(-1 if op == "extsi"
+                                                     else 1, dst),
+                               cval(0, dst)).astype(NP[dst])
+            ctx.append(f"{name} = arith.{op} {ssa} : {ms} to {md}")
         else:
-            op = "extsi" if width[dst] > width[src] else "trunci"
-            ctx.append(f"{name} = arith.{op} {ssa} : {src} to {dst}")
-        return name, np.asarray(arr).astype(NP[dst])
+            ctx.append(f"{name} = arith.trunci {ssa} : {ms} to {md}")
+        return name, ref
 
     # -- ops ----------------------------------------------------------------
     def same_shape(self, v):
-        return [w for w in self.pool if w.tshape == v.tshape and
-                w.shape == v.shape]
+        if not self.wide:
+            return [w for w in self.pool if w.tshape == v.tshape and
+                    w.shape == v.shape]
+        # static and dynamic sizes mix: an operand's static size types
+        # the result
+        return [w for w in self.pool if w.shape == v.shape and all(
+            a is None or b is None or a == b
+            for a, b in zip(w.tshape, v.tshape))]
 
-    def gen_map(self):
+    def gen_map(self, ins=None):
         r = self.r
-        base = r.choice(self.pool)
-        cands = self.same_shape(base)
-        ins = [base] + [r.choice(cands) for _ in range(r.randint(0, 2))]
+        if ins is None:
+            base = r.choice(self.pool)
+            cands = self.same_shape(base)
+            ins = [base] + [r.choice(cands) for _ in range(r.randint(0, 2))]
+        base = ins[0]
         nres = 2 if r.random() < 0.2 else 1
         blk = [self.fresh("a") for _ in ins]
         ctx = []
         res_dts, res_vals = [], []
         for _ in range(nres):
-            dt = r.choice([base.dt] * 3 + list(FLOATS + INTS))
-            if dt in INTS and base.dt in FLOATS:
-                dt = base.dt  # no float -> int conversion
-            leaves = []
+            if not self.wide:
+                dt = r.choice([base.dt] * 3 + list(FLOATS + INTS))
+                if dt in INTS and base.dt in FLOATS:
+                    dt = base.dt  # no float -> int conversion
+            else:
+                dt = r.choice([base.dt] * 3 + list(WIDE) + ["i1"] * 2)
+                if isint(dt) and all(isfloat(v.dt) for v in ins):
+                    dt = base.dt  # no float -> int conversion
+            if dt == "i1":
+                bleaves = [(b, v.arr, True, None) for b, v in zip(blk, ins)
+                           if v.dt == "i1"]
+                cleaves = {}
+                for b, v in zip(blk, ins):
+                    if v.dt != "i1" and v.exact:
+                        cleaves.setdefault(v.dt, []).append(
+                            (b, v.arr, True, v.prec))
+                if bleaves or cleaves:
+                    name, arr, exact, pr = self.bool_expr(
+                        bleaves, cleaves, r.randint(1, 3), ctx)
+                    arr = np.broadcast_to(np.asarray(arr, np.bool_),
+                                          base.shape).copy()
+                    res_dts.append(dt)
+                    res_vals.append((name, arr, exact, None))
+                    continue
+                dt = base.dt
+            leaves, conds = [], []
             for b, v in zip(blk, ins):
-                if v.dt in FLOATS and dt in INTS:
+                if v.dt == "i1":
+                    conds.append((b, v.arr, True, None))
+                if isfloat(v.dt) and not isfloat(dt):
                     continue
                 s, a = self.convert(b, v.arr, v.dt, dt, ctx)
-                exact = v.exact and not (
-                    v.dt in INTS and dt in FLOATS and dt == "f32"
-                    and maxabs(v.arr) >= 2**24) or v.exact
-                leaves.append((s, a, exact))
+                rounds = isfloat(dt) and (not isfloat(v.dt) or
+                                          WIDTH[dt] < WIDTH[v.dt])
+                leaves.append((s, a, v.exact, narrowest(
+                    v.prec, dt if rounds else None)))
             if not leaves:
                 dt = ins[0].dt
-                leaves = [(blk[0], ins[0].arr, ins[0].exact)]
-            name, arr, exact = self.expr(dt, leaves, r.randint(1, 3), ctx)
+                leaves = [(blk[0], ins[0].arr, ins[0].exact, ins[0].prec)]
+            name, arr, exact, pr = self.expr(dt, leaves, r.randint(1, 3),
+                                             ctx, conds if self.wide else ())
             arr = np.broadcast_to(np.asarray(arr, dtype=NP[dt]),
                                   base.shape).copy()
             res_dts.append(dt)
-            res_vals.append((name, arr, exact))
+            res_vals.append((name, arr, exact, pr))
         names = [self.fresh() for _ in range(nres)]
+        tshape = merge_tshape(ins) if self.wide else base.tshape
         in_types = ", ".join(v.ttype for v in ins)
-        out_types = ", ".join(ttype(dt, base.tshape) for dt in res_dts)
+        out_types = ", ".join(ttype(dt, tshape) for dt in res_dts)
         self.emit(f"{', '.join(names)} = fuse.map "
                   f"{', '.join(v.name for v in ins)} : {in_types} -> "
                   f"{out_types} {{")
-        self.emit("^bb0(" + ", ".join(f"{b}: {v.dt}" for b, v in
+        self.emit("^bb0(" + ", ".join(f"{b}: {mlir(v.dt)}" for b, v in
                                       zip(blk, ins)) + "):")
         for line in ctx:
             self.emit("  " + line)
         self.emit(f"  fuse.yield {', '.join(x[0] for x in res_vals)} : "
-                  f"{', '.join(res_dts)}")
+                  f"{', '.join(mlir(dt) for dt in res_dts)}")
         self.emit("}")
         scale = max(v.scale for v in ins)
+        zs, pairs = zip_syms(ins)
+        syms, eqs, touched = derive(ins, zs, pairs)
         out = []
-        for nm, dt, (_, arr, exact) in zip(names, res_dts, res_vals):
-            out.append(Val(nm, dt, base.tshape, arr, exact,
-                           max(scale, maxabs(arr)) * (1 if exact else 4)))
-        return out
+        for nm, dt, (_, arr, exact, pr) in zip(names, res_dts, res_vals):
+            out.append(Val(nm, dt, tshape, arr, exact,
+                           max(scale, maxabs(arr)) * (1 if exact else 4),
+                           prec=pr, syms=syms, eqs=eqs, touched=touched))
+        return self.note(out)
+
+    def kind_op(self, kind, dt):
+        """(ufunc, view in, view back) computing kind on dt's values."""
+        if dt == "i1":
+            f = {"and": np.logical_and, "or": np.logical_or,
+                 "xor": np.logical_xor}[BOOL_KIND[kind]]
+            return f, (lambda a: np.asarray(a, np.bool_)), \
+                (lambda a: np.asarray(a, np.bool_))
+        f = {"add": np.add, "mul": np.multiply, "min": np.minimum,
+             "max": np.maximum, "umin": np.minimum, "umax": np.maximum,
+             "and": np.bitwise_and, "or": np.bitwise_or,
+             "xor": np.bitwise_xor}[kind]
+        if kind in ("umin", "umax"):
+            return f, (lambda a: as_uns(a, dt)), (lambda a: back(a, dt))
+        if kind in ("min", "max") and isint(dt):
+            return f, (lambda a: as_sgn(a, dt)), (lambda a: back(a, dt))
+        T = NP[dt]
+        return f, (lambda a: np.asarray(a).astype(T)), \
+            (lambda a: np.asarray(a).astype(T))
 
     def reduce_ref(self, kind, x, axes, init, dt):
-        T = NP[dt]
-        f = {"add": np.add, "mul": np.multiply, "min": np.minimum,
-             "max": np.maximum, "and": np.bitwise_and, "or": np.bitwise_or,
-             "xor": np.bitwise_xor}[kind]
+        f, vin, vout = self.kind_op(kind, dt)
         with np.errstate(all="ignore"):
-            return np.asarray(f.reduce(x.astype(T), axis=axes, dtype=T,
-                                       initial=T(init))).astype(T)
+            xi = vin(x)
+            return vout(np.asarray(f.reduce(
+                xi, axis=axes, dtype=xi.dtype,
+                initial=vin(cval(init, dt))[()])))
 
     def identity(self, kind, dt):
-        if dt in FLOATS:
+        if isfloat(dt):
             return {"add": 0.0, "mul": 1.0, "min": np.inf,
                     "max": -np.inf}[kind]
-        info = np.iinfo(NP[dt])
-        return {"add": 0, "mul": 1, "min": info.max, "max": info.min,
+        w = WIDTH[dt]
+        return {"add": 0, "mul": 1, "min": 2**(w - 1) - 1,
+                "max": -2**(w - 1), "umin": 2**w - 1, "umax": 0,
                 "and": -1, "or": 0, "xor": 0}[kind]
 
     def scalar_init(self, dt):
-        c = self.r.choice([0.5, -1.0, 2.0, 0.0]) if dt in FLOATS else \
-            self.r.choice([0, 1, -5, 42])
+        r = self.r
+        if isfloat(dt):
+            c = r.choice([0.5, -1.0, 2.0, 0.0])
+        elif dt in UINTS:
+            w = WIDTH[dt]
+            c = r.choice([0, 1, 42, 2**(w - 1) + 5, 2**w - 3])
+        elif dt == "i1":
+            c = r.choice([0, 1])
+        else:
+            c = r.choice([0, 1, -5, 42])
         name = self.fresh("i")
-        self.emit(f"{name} = arith.constant {fconst(c, dt)} : {dt}")
+        self.emit(f"{name} = arith.constant {fconst(c, dt)} : {mlir(dt)}")
         return name, c
 
     def kinds_for(self, dt):
-        return ["add", "mul", "min", "max"] + (
-            ["and", "or", "xor"] if dt in INTS else [])
+        if not self.wide or isfloat(dt):
+            return ["add", "mul", "min", "max"] + (
+                ["and", "or", "xor"] if isint(dt) else [])
+        if dt in UINTS:
+            return ["add", "mul", "umin", "umax", "umin", "umax", "and",
+                    "or", "xor", "min", "max"]
+        if dt == "i1":
+            return list(BOOL_KIND)
+        return ["add", "mul", "min", "max", "and", "or", "xor", "umin",
+                "umax"]
 
     def gen_reduce(self):
         r = self.r
-        x = r.choice(self.pool)
+        x = r.choice(self.kpool())
         rank = x.arr.ndim
         if rank == 0:
             return []
@@ -363,27 +810,31 @@ class Gen:
         rts = [x.tshape[d] for d in kept]
         dims_txt = f" dims [{', '.join(map(str, dims))}]" if dims else ""
         count = int(np.prod([x.shape[a] for a in axes])) if axes else 1
+        syms, eqs, touched = derive([x], [x.syms[d] for d in kept])
         name = self.fresh()
         # custom combiner: an argmax-style tuple over x and an iota
         if r.random() < 0.25 and x.exact and rank == 1:
-            return self.gen_argmax(x)
+            return self.note(self.gen_argmax(x))
+        m = mlir(x.dt)
         if r.random() < 0.2:
             # sum via a combiner region (a user-written add)
             init, c = self.scalar_init(x.dt)
-            op = "addf" if x.dt in FLOATS else "addi"
+            op = "addf" if isfloat(x.dt) else "addi"
             self.emit(f"{name} = fuse.reduce {x.name} init({init} : "
-                      f"{x.dt}){dims_txt} : {x.ttype} -> {ttype(x.dt, rts)} {{")
+                      f"{m}){dims_txt} : {x.ttype} -> {ttype(x.dt, rts)} {{")
             acc, e, sm = self.fresh("b"), self.fresh("b"), self.fresh("t")
-            self.emit(f"^bb0({acc}: {x.dt}, {e}: {x.dt}):")
-            self.emit(f"  {sm} = arith.{op} {acc}, {e} : {x.dt}")
-            self.emit(f"  fuse.yield {sm} : {x.dt}")
+            self.emit(f"^bb0({acc}: {m}, {e}: {m}):")
+            self.emit(f"  {sm} = arith.{op} {acc}, {e} : {m}")
+            self.emit(f"  fuse.yield {sm} : {m}")
             self.emit("}")
             arr = self.reduce_ref("add", x.arr, axes, c, x.dt)
-            exact = x.dt in INTS
-            return [Val(name, x.dt, rts, arr, exact,
-                        max(x.scale, maxabs(arr)) * max(count, 1) + abs(c))]
+            exact = not isfloat(x.dt)
+            return self.note([Val(name, x.dt, rts, arr, exact,
+                                  max(x.scale, maxabs(arr)) * max(count, 1)
+                                  + abs(c), prec=fprec(x.prec, x.dt),
+                                  syms=syms, eqs=eqs, touched=touched)])
         kind = r.choice(self.kinds_for(x.dt))
-        if kind == "mul" and x.dt in FLOATS and x.arr.size:
+        if kind == "mul" and isfloat(x.dt) and x.arr.size:
             # A float product that overflows makes the result depend on
             # the association (init 0 * a finite prefix is 0; times an
             # overflowed partial product it is NaN): take max instead (no
@@ -396,17 +847,19 @@ class Gen:
                 kind = "max"
         if r.random() < 0.4:
             init, c = self.scalar_init(x.dt)
-            init_txt = f" init({init} : {x.dt})"
+            init_txt = f" init({init} : {m})"
         else:
             init_txt, c = "", self.identity(kind, x.dt)
         self.emit(f"{name} = fuse.reduce {kind} {x.name}{init_txt}{dims_txt} "
                   f": {x.ttype} -> {ttype(x.dt, rts)}")
         arr = self.reduce_ref(kind, x.arr, axes, c, x.dt)
-        exact = x.exact and (x.dt in INTS or kind in ("min", "max"))
+        exact = x.exact and (not isfloat(x.dt) or kind in ("min", "max"))
         scale = max(x.scale, maxabs(arr))
         if kind == "add":
             scale = scale * max(count, 1) + abs(float(c))
-        return [Val(name, x.dt, rts, arr, exact, scale)]
+        return self.note([Val(name, x.dt, rts, arr, exact, scale,
+                              prec=fprec(x.prec, x.dt), syms=syms, eqs=eqs,
+                              touched=touched)])
 
     def gen_argmax(self, x):
         """(max value, first index of it) with a custom tuple combiner;
@@ -417,126 +870,165 @@ class Gen:
         it = ttype("i64", x.tshape)
         self.emit(f"{idx} = fuse.iota {sizes}: {it}".replace("  :", " :"))
         ninf, c0 = self.fresh("i"), self.fresh("i")
+        m = mlir(x.dt)
         lo = "0xFF800000" if x.dt == "f32" else "0xFFF0000000000000"
-        if x.dt in INTS:
+        if x.dt in UINTS or x.dt == "i1":
+            lo = "0"
+        elif isint(x.dt):
             lo = str(np.iinfo(NP[x.dt]).min)
-        self.emit(f"{ninf} = arith.constant {lo} : {x.dt}")
+        self.emit(f"{ninf} = arith.constant {lo} : {m}")
         self.emit(f"{c0} = arith.constant -1 : i64")
         v, i = self.fresh(), self.fresh()
-        cmp = "arith.cmpf ogt" if x.dt in FLOATS else "arith.cmpi sgt"
+        cmp = "arith.cmpf ogt" if isfloat(x.dt) else (
+            "arith.cmpi ugt" if x.dt in UINTS or x.dt == "i1" else
+            "arith.cmpi sgt")
         self.emit(f"{v}, {i} = fuse.reduce {x.name}, {idx} init({ninf}, {c0} "
-                  f": {x.dt}, i64) : {x.ttype}, {it} -> tensor<{x.dt}>, "
+                  f": {m}, i64) : {x.ttype}, {it} -> tensor<{m}>, "
                   f"tensor<i64> {{")
         av, ai, bv, bi, gt, v2, i2 = (self.fresh(p) for p in
                                       ("b", "b", "b", "b", "p", "t", "t"))
-        self.emit(f"^bb0({av}: {x.dt}, {ai}: i64, {bv}: {x.dt}, {bi}: i64):")
-        self.emit(f"  {gt} = {cmp}, {bv}, {av} : {x.dt}")
-        self.emit(f"  {v2} = arith.select {gt}, {bv}, {av} : {x.dt}")
+        self.emit(f"^bb0({av}: {m}, {ai}: i64, {bv}: {m}, {bi}: i64):")
+        self.emit(f"  {gt} = {cmp}, {bv}, {av} : {m}")
+        self.emit(f"  {v2} = arith.select {gt}, {bv}, {av} : {m}")
         self.emit(f"  {i2} = arith.select {gt}, {bi}, {ai} : i64")
-        self.emit(f"  fuse.yield {v2}, {i2} : {x.dt}, i64")
+        self.emit(f"  fuse.yield {v2}, {i2} : {m}, i64")
         self.emit("}")
         if n == 0:
-            mv = NP[x.dt](-np.inf) if x.dt in FLOATS else \
-                np.iinfo(NP[x.dt]).min
+            mv = NP[x.dt](-np.inf) if isfloat(x.dt) else cval(lo, x.dt)
             mi = -1
         else:
-            k = int(np.argmax(x.arr))
+            k = int(np.argmax(as_uns(x.arr, x.dt) if x.dt in UINTS
+                              else x.arr))
             mv, mi = x.arr[k], k
-            if x.dt in INTS and mv == np.iinfo(NP[x.dt]).min:
+            if not isfloat(x.dt) and mv == cval(lo, x.dt):
                 mi = -1  # no element is greater than the init
+        syms, eqs, touched = derive([x], [])
         return [Val(v, x.dt, (), np.asarray(mv, NP[x.dt]), True,
-                    maxabs(x.arr)),
-                Val(i, "i64", (), np.asarray(mi, np.int64), True, 0)]
+                    maxabs(x.arr), prec=x.prec, syms=syms, eqs=eqs,
+                    touched=touched),
+                Val(i, "i64", (), np.asarray(mi, np.int64), True, 0,
+                    syms=syms, eqs=eqs, touched=touched)]
 
     def gen_scan(self):
         r = self.r
-        x = r.choice([v for v in self.pool if v.arr.ndim >= 1] or [None])
+        x = r.choice([v for v in self.kpool() if v.arr.ndim >= 1] or [None])
         if x is None:
             return []
         rank = x.arr.ndim
         dim = r.randrange(rank)
         dim_txt = f" dim {dim}" if (dim != rank - 1 or r.random() < 0.3) \
             else ""
-        kinds = ["add", "min", "max"] + (["mul", "xor"] if x.dt in INTS
-                                         else [])
+        if not self.wide or isfloat(x.dt):
+            kinds = ["add", "min", "max"] + (["mul", "xor"] if isint(x.dt)
+                                             else [])
+        else:
+            kinds = self.kinds_for(x.dt)
         kind = r.choice(kinds)
         excl = r.random() < 0.5
         if r.random() < 0.4:
             init, c = self.scalar_init(x.dt)
-            init_txt = f" init({init} : {x.dt})"
+            init_txt = f" init({init} : {mlir(x.dt)})"
         else:
             init_txt, c = "", self.identity(kind, x.dt)
         name = self.fresh()
         self.emit(f"{name} = fuse.scan {'exclusive' if excl else 'inclusive'}"
                   f" {kind} {x.name}{init_txt}{dim_txt} : {x.ttype} -> "
                   f"{x.ttype}")
-        T = NP[x.dt]
-        f = {"add": np.add, "mul": np.multiply, "min": np.minimum,
-             "max": np.maximum, "xor": np.bitwise_xor}[kind]
+        f, vin, vout = self.kind_op(kind, x.dt)
         with np.errstate(all="ignore"):
+            xi = vin(x.arr)
             shp = list(x.shape)
             shp[dim] = 1
-            initarr = np.full(shp, T(c), dtype=T)
-            ext = np.concatenate([initarr, x.arr.astype(T)], axis=dim)
-            acc = f.accumulate(ext, axis=dim, dtype=T).astype(T)
+            initarr = np.full(shp, vin(cval(c, x.dt))[()], dtype=xi.dtype)
+            ext = np.concatenate([initarr, xi], axis=dim)
+            acc = f.accumulate(ext, axis=dim, dtype=xi.dtype)
             n = x.shape[dim]
             sl = [slice(None)] * rank
             sl[dim] = slice(0, n) if excl else slice(1, n + 1)
-            arr = acc[tuple(sl)].copy()
-        exact = x.exact and (x.dt in INTS or kind in ("min", "max"))
+            arr = vout(np.ascontiguousarray(acc[tuple(sl)]))
+        exact = x.exact and (not isfloat(x.dt) or kind in ("min", "max"))
         scale = max(x.scale, maxabs(arr))
         if kind == "add":
             scale = scale * max(x.shape[dim], 1) + abs(float(c))
-        return [Val(name, x.dt, x.tshape, arr, exact, scale)]
+        syms, eqs, touched = derive([x], x.syms)
+        return self.note([Val(name, x.dt, x.tshape, arr, exact, scale,
+                              prec=fprec(x.prec, x.dt), syms=syms, eqs=eqs,
+                              touched=touched)])
 
     def gen_filter(self):
         r = self.r
-        cands = [v for v in self.pool if v.arr.ndim == 1 and v.exact]
+        cands = [v for v in self.kpool() if v.arr.ndim == 1 and v.exact]
         if not cands:
             return []
         x = r.choice(cands)
-        others = [w for w in self.same_shape(x) if w is not x]
+        others = [w for w in self.same_shape(x) if w is not x and
+                  not (self.gpu and w.dt == "i1")]
         ins = [x] + ([r.choice(others)] if others and r.random() < 0.5 else [])
         blk = [self.fresh("a") for _ in ins]
         t = self.fresh("k")
         p = self.fresh("p")
-        if x.dt in FLOATS:
+        m = mlir(x.dt)
+        if isfloat(x.dt):
             thr = r.choice([0.0, 0.25, -0.5])
             pred = r.choice(["ogt", "olt"])
             body = [f"{t} = arith.constant {thr!r} : {x.dt}",
                     f"{p} = arith.cmpf {pred}, {blk[0]}, {t} : {x.dt}"]
             mask = x.arr > thr if pred == "ogt" else x.arr < thr
-        else:
+        elif x.dt == "i1":
+            if r.random() < 0.5:
+                body, p = [], blk[0]
+                mask = x.arr.copy()
+            else:  # keep the false ones
+                body = [f"{t} = arith.constant 1 : i1",
+                        f"{p} = arith.xori {blk[0]}, {t} : i1"]
+                mask = ~x.arr
+        elif not self.wide:
             thr = r.choice([0, 10, -20])
             pred = r.choice(["sgt", "slt"])
             body = [f"{t} = arith.constant {thr} : {x.dt}",
                     f"{p} = arith.cmpi {pred}, {blk[0]}, {t} : {x.dt}"]
             mask = x.arr > thr if pred == "sgt" else x.arr < thr
+        else:
+            w = WIDTH[x.dt]
+            if x.dt in UINTS:
+                thr = r.choice([0, 10, 200, 2**(w - 1) + 5, 2**w - 100])
+                pred = r.choice(["ugt", "ult", "uge", "ule", "sgt"])
+            else:
+                thr = r.choice([0, 10, -20])
+                pred = r.choice(["sgt", "slt", "sge", "ugt", "ult"])
+            body = [f"{t} = arith.constant {fconst(thr, x.dt)} : {m}",
+                    f"{p} = arith.cmpi {pred}, {blk[0]}, {t} : {m}"]
+            mask = cmp_ref(pred, x.arr, cval(thr, x.dt), x.dt)
         names = [self.fresh() for _ in ins]
         self.emit(f"{', '.join(names)} = fuse.filter "
                   f"{', '.join(v.name for v in ins)} : "
                   f"{', '.join(v.ttype for v in ins)} -> "
                   f"{', '.join(ttype(v.dt, [None]) for v in ins)} {{")
-        self.emit("^bb0(" + ", ".join(f"{b}: {v.dt}" for b, v in
+        self.emit("^bb0(" + ", ".join(f"{b}: {mlir(v.dt)}" for b, v in
                                       zip(blk, ins)) + "):")
         for line in body:
             self.emit("  " + line)
         self.emit(f"  fuse.yield {p} : i1")
         self.emit("}")
-        return [Val(nm, v.dt, [None], v.arr[mask].copy(), v.exact, v.scale)
-                for nm, v in zip(names, ins)]
+        self.nfilter += 1
+        _, pairs = zip_syms(ins)
+        syms, eqs, touched = derive(ins, [f"filter {self.nfilter}"], pairs)
+        return self.note([Val(nm, v.dt, [None], v.arr[mask].copy(), v.exact,
+                              v.scale, prec=v.prec, syms=syms, eqs=eqs,
+                              touched=touched) for nm, v in zip(names, ins)])
 
     def gen_broadcast_map(self):
         """Broadcast a reduction result back to a full shape and combine
         it with a value of that shape in a map (softmax/variance style)."""
         r = self.r
-        reds = [v for v in self.pool if v.arr.ndim < 2 and
+        pool = self.kpool()
+        reds = [v for v in pool if v.arr.ndim < 2 and
                 any(w.arr.ndim == v.arr.ndim + 1 or
-                    (v.arr.ndim == 0 and w.arr.ndim >= 1) for w in self.pool)]
+                    (v.arr.ndim == 0 and w.arr.ndim >= 1) for w in pool)]
         if not reds:
             return []
         s = r.choice(reds)
-        targets = [w for w in self.pool if w.arr.ndim > s.arr.ndim and
+        targets = [w for w in pool if w.arr.ndim > s.arr.ndim and
                    w.arr.ndim - s.arr.ndim <= 2]
         # pick a target whose kept dims match s
         opts = []
@@ -551,56 +1043,102 @@ class Gen:
         if not opts:
             return []
         w, dims = r.choice(opts)
-        sizes = [self.dim_of(w, d) for d in dims if w.tshape[d] is None]
+        return self.broadcast_into(s, w, dims)
+
+    def broadcast_into(self, s, w, dims):
+        """fuse.broadcast of s to w's shape (new dimensions `dims`), then
+        a map of the pair."""
+        sizes, bsyms = [], {}
+        for d in dims:
+            if w.tshape[d] is None:
+                ssa, sym = self.size_of(w, d)
+                sizes.append(ssa)
+                bsyms[d] = sym
+            else:
+                bsyms[d] = f"const {w.tshape[d]}"
         b = self.fresh()
         sz = f" ({', '.join(sizes)})" if sizes else ""
         self.emit(f"{b} = fuse.broadcast {s.name} dims [{', '.join(map(str, dims))}]"
                   f"{sz} : {s.ttype} -> {ttype(s.dt, w.tshape)}")
         arr = np.broadcast_to(np.expand_dims(s.arr, tuple(dims)),
                               w.shape).copy()
-        bv = Val(b, s.dt, w.tshape, arr, s.exact, s.scale)
+        kept = iter(s.syms)
+        syms = [bsyms[d] if d in bsyms else next(kept)
+                for d in range(w.arr.ndim)]
+        syms, eqs, touched = derive([s], syms)
+        touched |= frozenset(bsyms.values())
+        bv = Val(b, s.dt, w.tshape, arr, s.exact, s.scale, prec=s.prec,
+                 syms=syms, eqs=eqs, touched=touched)
         self.pool.append(bv)
         # and a map over the pair
         return self.map_pair(bv, w)
 
     def map_pair(self, a, b):
-        dt = a.dt if a.dt == b.dt or a.dt in FLOATS else b.dt
-        if a.dt in FLOATS and dt in INTS:
+        dt = a.dt if a.dt == b.dt or isfloat(a.dt) else b.dt
+        if self.wide and b.dt == "i1" and a.dt != "i1":
+            dt = a.dt
+        if isfloat(a.dt) and not isfloat(dt):
             dt = a.dt
         ctx = []
         x, y = self.fresh("a"), self.fresh("a")
         sa, aa = self.convert(x, a.arr, a.dt, dt, ctx) if not (
-            a.dt in FLOATS and dt in INTS) else (x, a.arr)
-        if b.dt in FLOATS and dt in INTS:
+            isfloat(a.dt) and not isfloat(dt)) else (x, a.arr)
+        if isfloat(b.dt) and not isfloat(dt):
             return []
         sb, ab = self.convert(y, b.arr, b.dt, dt, ctx)
         name = self.fresh()
-        op = self.r.choice(["sub", "add", "mul"])
-        opn = f"arith.{op}{'f' if dt in FLOATS else 'i'}"
-        res = self.fresh("t")
-        ctx.append(f"{res} = {opn} {sb}, {sa} : {dt}")
-        with np.errstate(all="ignore"):
+        if not self.wide:
+            op = self.r.choice(["sub", "add", "mul"])
+            opn = f"arith.{op}{'f' if isfloat(dt) else 'i'}"
             f = {"sub": np.subtract, "add": np.add, "mul": np.multiply}[op]
+        elif isfloat(dt):
+            op = self.r.choice(["subf", "addf", "mulf"])
+            opn = f"arith.{op}"
+            f = {"subf": np.subtract, "addf": np.add, "mulf": np.multiply}[op]
+        else:
+            op = self.r.choice(["andi", "ori", "xori"] if dt == "i1" else
+                               ["subi", "addi", "muli", "maxui", "maxsi",
+                                "xori"])
+            opn = f"arith.{op}"
+            f = (lambda p, q: int_binop(op, p, q, dt))
+        res = self.fresh("t")
+        ctx.append(f"{res} = {opn} {sb}, {sa} : {mlir(dt)}")
+        with np.errstate(all="ignore"):
             arr = np.asarray(f(ab, aa)).astype(NP[dt])
+        tshape = merge_tshape([a, b]) if self.wide else a.tshape
         self.emit(f"{name} = fuse.map {a.name}, {b.name} : {a.ttype}, "
-                  f"{b.ttype} -> {ttype(dt, a.tshape)} {{")
-        self.emit(f"^bb0({x}: {a.dt}, {y}: {b.dt}):")
+                  f"{b.ttype} -> {ttype(dt, tshape)} {{")
+        self.emit(f"^bb0({x}: {mlir(a.dt)}, {y}: {mlir(b.dt)}):")
         for line in ctx:
             self.emit("  " + line)
-        self.emit(f"  fuse.yield {res} : {dt}")
+        self.emit(f"  fuse.yield {res} : {mlir(dt)}")
         self.emit("}")
-        return [Val(name, dt, a.tshape, arr, a.exact and b.exact,
-                    max(a.scale, b.scale, maxabs(arr)) * 2)]
+        zs, pairs = zip_syms([a, b])
+        syms, eqs, touched = derive([a, b], zs, pairs)
+        return self.note([Val(name, dt, tshape, arr, a.exact and b.exact,
+                              max(a.scale, b.scale, maxabs(arr)) * 2,
+                              prec=fprec(narrowest(a.prec, b.prec), dt),
+                              syms=syms,
+                              eqs=eqs, touched=touched)])
 
-    def gen_iota(self):
+    def gen_iota(self, zip_it=False):
         r = self.r
-        w = r.choice([v for v in self.args if v.arr.ndim >= 1] or [None])
+        src = [v for v in self.args if v.arr.ndim >= 1]
+        if self.wide:
+            src = [v for v in self.kpool() if v.arr.ndim >= 1]
+        w = r.choice(src or [None])
         if w is None:
             return []
-        dt = r.choice(FLOATS + INTS)
+        dt = r.choice(FLOATS + INTS) if not self.wide else r.choice(WIDE)
         dim = r.randrange(w.arr.ndim)
-        sizes = [self.dim_of(w, d) for d in range(w.arr.ndim)
-                 if w.tshape[d] is None]
+        sizes, syms = [], []
+        for d in range(w.arr.ndim):
+            if w.tshape[d] is None:
+                ssa, sym = self.size_of(w, d)
+                sizes.append(ssa)
+                syms.append(sym)
+            else:
+                syms.append(f"const {w.tshape[d]}")
         name = self.fresh()
         dim_txt = f" dim {dim}" if dim or r.random() < 0.3 else ""
         self.emit(f"{name} = fuse.iota {', '.join(sizes)}{dim_txt} : "
@@ -610,11 +1148,16 @@ class Gen:
         shp[dim] = w.shape[dim]
         arr = np.broadcast_to(np.arange(w.shape[dim]).reshape(shp),
                               w.shape).astype(NP[dt])
-        return [Val(name, dt, w.tshape, arr, True, maxabs(arr))]
+        iv = Val(name, dt, w.tshape, arr, True, maxabs(arr), syms=syms)
+        if zip_it or (self.wide and r.random() < 0.5):
+            # and the iota zipped with what gave its size
+            self.pool.append(iv)
+            return [iv] + self.map_pair(iv, w)
+        return [iv]
 
     def gen_gather(self):
         r = self.r
-        srcs = [v for v in self.pool if v.arr.ndim == 1]
+        srcs = [v for v in self.kpool() if v.arr.ndim == 1]
         if not srcs:
             return []
         s = r.choice(srcs)
@@ -630,59 +1173,367 @@ class Gen:
         ok = (ii >= 0) & (ii < n)
         arr = np.zeros(ii.shape, NP[s.dt])
         arr[ok] = s.arr[ii[ok]]
-        return [Val(name, s.dt, idx.tshape, arr, s.exact, s.scale)]
+        syms, eqs, touched = derive([s, idx], idx.syms)
+        return self.note([Val(name, s.dt, idx.tshape, arr, s.exact, s.scale,
+                              prec=s.prec, syms=syms, eqs=eqs,
+                              touched=touched)])
+
+    def gen_vector_broadcast(self):
+        """A new vector argument broadcast along the rows (or columns) of
+        a matrix and combined with it: its length must equal the
+        matrix's columns (rows)."""
+        r = self.r
+        mats = [v for v in self.kpool() if v.arr.ndim == 2]
+        if not mats:
+            return []
+        w = r.choice(mats)
+        dim = r.choice([0, 1])          # the dimension the vector lacks
+        kept = 1 - dim
+        v = self.make_input(self.data_dtype(), (w.shape[kept],),
+                            w.tshape[kept] is not None, kind="shaped")
+        return self.broadcast_into(v, w, [dim])
+
+    def gen_zip_args(self):
+        """A map over two arguments of one shape (a second one made if
+        needed): the simplest size equality between arguments."""
+        args = [v for v in self.args if v.kind == "tensor" and
+                v.arr.ndim >= 1 and v in self.pool]
+        if not args:
+            return []
+        a = self.r.choice(args)
+        others = [v for v in self.same_shape(a) if v in args and v is not a]
+        if not others:
+            b = self.make_input(self.data_dtype(), a.shape,
+                                self.r.random() < 0.3, kind="shaped")
+            self.pool.append(b)
+        else:
+            b = self.r.choice(others)
+        return self.gen_map([a, b])
 
     # -- program ------------------------------------------------------------
     def build(self):
         r = self.r
         static = r.random() < 0.2
+        if self.wide and self.want_mismatch:
+            static = False  # some size must be dynamic to be broken
+        mixed = self.wide and not static and r.random() < 0.25
         rank = r.choice([1, 1, 2])
         shape = (r.choice(SIZES),) if rank == 1 else \
             (r.choice(SIZES2), r.choice(SIZES2))
-        for _ in range(r.randint(1, 3)):
-            self.pool.append(self.make_input(r.choice(FLOATS + INTS), shape,
-                                             static))
+        for i in range(r.randint(1, 3)):
+            self.pool.append(self.make_input(
+                self.data_dtype(), shape,
+                static or (mixed and r.random() < 0.5 and
+                           not (i == 0 and self.want_mismatch))))
         made = []
+        forced = []
+        if self.wide and self.want_mismatch:
+            # a size equality to break: zipped arguments, a broadcast
+            # vector, or an iota sized like what it is zipped with; one of
+            # its values is returned, so the equality is live
+            gens = [self.gen_zip_args, lambda: self.gen_iota(zip_it=True)]
+            if rank == 2:
+                gens.append(self.gen_vector_broadcast)
+            forced = r.choice(gens)()
+            self.pool.extend(forced)
+            made.extend(forced)
         for _ in range(r.randint(2, 6)):
-            g = r.choice([self.gen_map] * 4 + [self.gen_reduce] * 3 +
-                         [self.gen_scan] * 2 + [self.gen_filter] * 2 +
-                         [self.gen_broadcast_map] * 2 + [self.gen_iota,
-                                                         self.gen_gather])
+            gens = [self.gen_map] * 4 + [self.gen_reduce] * 3 + \
+                [self.gen_scan] * 2 + [self.gen_filter] * 2 + \
+                [self.gen_broadcast_map] * 2 + [self.gen_iota,
+                                                self.gen_gather]
+            if self.wide:
+                gens += [self.gen_vector_broadcast, self.gen_zip_args]
+            g = r.choice(gens)
             new = g()
             self.pool.extend(new)
             made.extend(new)
+        if self.gpu:
+            # the GPU code generator takes no i1 tensors at the boundary
+            made = [v for v in made if v.dt != "i1"]
         if not made:
             made = self.gen_map()
+            if self.gpu:
+                made = [v for v in made if v.dt != "i1"] or \
+                    self.map_to_int(made[0])
             self.pool.extend(made)
         k = r.randint(1, min(3, len(made)))
         outs = [made[-1]] + r.sample(made[:-1], min(k - 1, len(made) - 1))
-        sig = ", ".join(f"{a.name}: {a.ttype}" for a in self.args)
+        forced = [v for v in forced if v in made and v.eqs]
+        if forced and not any(v in outs for v in forced):
+            outs.append(forced[-1])
+        sig = ", ".join(f"{a.name}: "
+                        f"{'index' if a.kind == 'scalar' else a.ttype}"
+                        for a in self.args)
         res = ", ".join(v.ttype for v in outs)
         text = [f"// gen-pipelines seed {self.seed}",
                 f"func.func @main({sig}) -> ({res}) {{"]
         text += self.lines
         text.append(f"    return {', '.join(v.name for v in outs)} : {res}")
         text.append("}")
+        self.outs = outs
         return "\n".join(text) + "\n", outs
+
+    def map_to_int(self, v):
+        """An i1 value as i8 (a result the GPU code generator takes)."""
+        a, t = self.fresh("a"), self.fresh("t")
+        name = self.fresh()
+        self.emit(f"{name} = fuse.map {v.name} : {v.ttype} -> "
+                  f"{ttype('i8', v.tshape)} {{")
+        self.emit(f"^bb0({a}: i1):")
+        self.emit(f"  {t} = arith.extui {a} : i1 to i8")
+        self.emit(f"  fuse.yield {t} : i8")
+        self.emit("}")
+        return [Val(name, "i8", v.tshape, v.arr.astype(np.int8), True, 1,
+                    syms=v.syms, eqs=v.eqs, touched=v.touched)]
+
+    # -- mismatched sizes ---------------------------------------------------
+    def plan_mismatch(self, late=False, rng=None):
+        """A mismatched-size case for the program built last, or None:
+        {"args": [arrays / ints per argument], "member": the changed size
+        symbol, "value": its new value, "negative": bool, "class": the
+        symbols it must equal (live ops), "allowed": the symbols a message
+        may name against it (live or dead ops: fuse may check a dead op's
+        equality first), "sizes": every symbol's size as passed}."""
+        rng = rng or self.x
+        live = set()
+        touched = set()
+        for v in self.outs:
+            live |= v.eqs
+            touched |= v.touched
+
+        def early(pairs):
+            # fuse checks the arguments before the call: an equality that
+            # holds only through a filter's kept count (known after the
+            # filter ran) is not one of those it can check
+            return {p for p in pairs if not any(
+                s.startswith("filter ") for s in p)}
+
+        classes = union_classes(early(live))
+        allowed = union_classes(early(set(self.all_eqs) | live))
+        cands = []
+        for cls in sorted({frozenset(c) for c in classes.values()},
+                          key=sorted):
+            if len(cls) < 2:
+                continue
+            for s in sorted(cls):
+                if s.startswith("in"):
+                    cands.append((s, cls))
+        scalars = [s for s in sorted(touched) if re.fullmatch(r"in\d+", s)]
+        if late:
+            # only sizes tied to the rest through a kept count
+            full = union_classes(live)
+            cands = [(s, frozenset(full[s])) for s in sorted(full)
+                     if s.startswith("in") and len(full[s]) > 1 and
+                     len(classes.get(s, ())) < 2]
+            scalars = []
+            classes, allowed = full, full
+        if not cands and not scalars:
+            return None
+        if cands and (not scalars or rng.random() < 0.8):
+            member, cls = rng.choice(cands)
+            negative = False
+        else:
+            member = rng.choice(scalars)
+            cls = classes.get(member, {member})
+            negative = True
+        sizes = {}
+        for k, a in enumerate(self.args):
+            if a.kind == "scalar":
+                sizes[f"in{k}"] = int(a.arr)
+            else:
+                for d, n in enumerate(a.shape):
+                    sizes[f"in{k} dimension {d}"] = n
+        cur = sizes[member]
+        if negative:
+            new = rng.choice([-1, -3, -(cur + 1), -(1 << 40)])
+        else:
+            opts = {cur + 1, cur + 2, 2 * cur + 3, cur + 17, 1, 0,
+                    max(cur - 1, 0), cur // 2}
+            if member.count(" ") == 0:  # a scalar
+                opts |= {-1}
+            opts.discard(cur)
+            new = rng.choice(sorted(opts))
+            negative = new < 0
+        sizes[member] = new
+        drng = np.random.default_rng(rng.randrange(1 << 30))
+        args = []
+        for k, a in enumerate(self.args):
+            if a.kind == "scalar":
+                args.append(sizes[f"in{k}"])
+                continue
+            shp = tuple(sizes[f"in{k} dimension {d}"]
+                        for d in range(a.arr.ndim))
+            if shp == a.shape:
+                args.append(a.arr)
+                continue
+            if isfloat(a.dt):
+                arr = drng.uniform(-1, 1, size=shp).astype(NP[a.dt])
+            elif a.dt == "i1":
+                arr = drng.random(size=shp) < 0.5
+            else:
+                arr = drng.integers(0, 100, size=shp).astype(NP[a.dt])
+            args.append(arr)
+        return {"args": args, "member": member, "value": new,
+                "negative": negative, "class": sorted(cls),
+                "allowed": sorted(allowed.get(member, cls) | set(cls)),
+                "sizes": sizes, "late": late}
+
+
+def union_classes(pairs):
+    """Size symbol -> its class (a set) under the equalities `pairs`."""
+    parent = {}
+
+    def find(s):
+        parent.setdefault(s, s)
+        while parent[s] != s:
+            parent[s] = parent[parent[s]]
+            s = parent[s]
+        return s
+
+    for a, b in pairs:
+        parent[find(a)] = find(b)
+    groups = {}
+    for s in list(parent):
+        groups.setdefault(find(s), set()).add(s)
+    return {s: groups[find(s)] for s in parent}
+
+
+def cmp_ref(pred, a, b, dt):
+    """arith.cmpi / cmpf `pred` on NumPy values of dtype dt."""
+    with np.errstate(all="ignore"):
+        if isfloat(dt):
+            f = {"olt": np.less, "ole": np.less_equal, "ogt": np.greater,
+                 "oge": np.greater_equal, "oeq": np.equal,
+                 "one": lambda p, q: (p != q) & ~np.isnan(p) & ~np.isnan(q)
+                 }[pred]
+            return np.asarray(f(a, b))
+        if pred in ("eq", "ne"):
+            f = np.equal if pred == "eq" else np.not_equal
+            return np.asarray(f(np.asarray(a, NP[dt]), np.asarray(b, NP[dt])))
+        if dt == "i1":  # signed: true is -1
+            conv = (lambda v: -np.asarray(v, np.int8)) if pred[0] == "s" \
+                else (lambda v: np.asarray(v, np.int8))
+        else:
+            conv = (lambda v: as_sgn(v, dt)) if pred[0] == "s" else \
+                (lambda v: as_uns(v, dt))
+        f = {"lt": np.less, "le": np.less_equal, "gt": np.greater,
+             "ge": np.greater_equal}[pred[1:]]
+        return np.asarray(f(conv(a), conv(b)))
+
+
+def int_binop(op, a, b, dt):
+    """arith integer op `op` (addi, maxui, ...) on dt's values, wrapping."""
+    T = NP[dt]
+    with np.errstate(all="ignore"):
+        if dt == "i1":
+            f = {"andi": np.logical_and, "ori": np.logical_or,
+                 "xori": np.logical_xor, "addi": np.logical_xor,
+                 "subi": np.logical_xor, "muli": np.logical_and}[op]
+            return np.asarray(f(a, b), np.bool_)
+        if op in ("maxui", "minui"):
+            f = np.maximum if op == "maxui" else np.minimum
+            return back(np.asarray(f(as_uns(a, dt), as_uns(b, dt))), dt)
+        if op in ("maxsi", "minsi"):
+            f = np.maximum if op == "maxsi" else np.minimum
+            return back(np.asarray(f(as_sgn(a, dt), as_sgn(b, dt))), dt)
+        f = {"addi": np.add, "subi": np.subtract, "muli": np.multiply,
+             "andi": np.bitwise_and, "ori": np.bitwise_or,
+             "xori": np.bitwise_xor}[op]
+        return np.asarray(f(as_uns(a, dt), as_uns(b, dt))).astype(
+            UNS[WIDTH[dt]]).view(T)
+
+
+def sym_text(s):
+    """A size symbol as fuse's messages name it."""
+    return s if not s.startswith("const ") else \
+        "the pipeline's type says " + s.split()[1]
+
+
+MSG_RE = re.compile(
+    r"(size mismatch|invalid size): (in\d+(?: dimension \d+)?) is (-?\d+)"
+    r"(?:, but it sizes a tensor and cannot be negative| but (?:(in\d+"
+    r"(?: dimension \d+)?) is (-?\d+)|the pipeline's type says (-?\d+)))")
+# fuse-run-aot's own refusal before the call, when a result's size
+# depends on the changed argument (its buffer cannot be allocated)
+AOT_PRECHECK_RE = re.compile(r"result #\d+: size '[^']*' is (negative|-?\d+, "
+                             r"but tensor<[^>]*> has \d+)")
+
+
+def judge_rejection(case, rc, text, runner_prechecks=False):
+    """None if a run of the mismatched case `case` (plan_mismatch's dict,
+    as is or through JSON) was rejected as it must be: a non-zero exit, no
+    crash, and a `size mismatch` message naming the changed size and one
+    it must equal, with the sizes passed (`invalid size` for a negative
+    one). Else the reason."""
+    crash = [m for m in CRASH_MARKS if m in text]
+    if rc == 0:
+        return ("ran and exited 0 (results returned) although "
+                f"{case['member']} was set to {case['value']}, breaking "
+                f"{' = '.join(case['class'])}")
+    if rc < 0 or rc >= 128 or crash:
+        return f"crashed (exit {rc}{', ' + crash[0] if crash else ''}): " + \
+            text.strip()[-600:]
+    m = MSG_RE.search(text)
+    if not m:
+        if runner_prechecks and AOT_PRECHECK_RE.search(text):
+            return None
+        return "exit %d without a size-mismatch message: %s" % (
+            rc, text.strip()[-600:])
+    sizes = case["sizes"]
+    what, x, xv = m.group(1), m.group(2), int(m.group(3))
+    if case.get("late") and case["member"] in (x, m.group(4)):
+        return None
+    if what == "invalid size":
+        if not case["negative"] or x != case["member"] or \
+                xv != case["value"]:
+            return (f"expected 'size mismatch: {case['member']} is "
+                    f"{case['value']} but ...' naming one of "
+                    f"{', '.join(case['class'])}, got: {m.group(0)}"
+                    if not case["negative"] else
+                    f"expected 'invalid size: {case['member']} is "
+                    f"{case['value']}', got: {m.group(0)}")
+        return None
+    # a size mismatch (for a negative size too, if the equality is checked
+    # first)
+    y = m.group(4) if m.group(4) else f"const {m.group(6)}"
+    yv = int(m.group(5)) if m.group(4) else int(m.group(6))
+    if case["member"] not in (x, y):
+        return (f"the message does not name {case['member']} (the changed "
+                f"size): {m.group(0)}")
+    other = y if x == case["member"] else x
+    if other not in case["allowed"]:
+        return (f"the message names {sym_text(other)}, which the program "
+                f"does not tie to {case['member']} (class "
+                f"{', '.join(case['class'])}): {m.group(0)}")
+    for s, v in ((x, xv), (y, yv)):
+        want = int(s.split()[1]) if s.startswith("const ") else sizes.get(s)
+        if want != v:
+            return f"the message gives {s} as {v}, but it is {want}: " + \
+                m.group(0)
+    return None
 
 
 def compare(got, v, what):
     """None if `got` matches Val v's reference, else a message."""
     ref = v.arr
     np.seterr(all="ignore")
+    got = from_file(got, v.dt)
     if got.shape != ref.shape:
         return f"{what}: shape {got.shape} != expected {ref.shape}"
     if got.dtype != ref.dtype:
         return f"{what}: dtype {got.dtype} != expected {ref.dtype}"
-    if v.dt in INTS or v.exact:
-        ok = np.array_equal(got, ref, equal_nan=v.dt in FLOATS)
-        if v.dt in FLOATS and not ok:
-            # exactly rounded ops agree bitwise; allow one ulp for libm
-            # sqrt / division folding differences
-            ok = np.allclose(got, ref, rtol=4 * np.finfo(ref.dtype).eps,
+    prec = v.prec or v.dt
+    if not isfloat(v.dt) or v.exact:
+        ok = np.array_equal(got, ref, equal_nan=isfloat(v.dt))
+        if isfloat(v.dt) and not ok:
+            # exactly rounded ops agree bitwise; allow one ulp (of the
+            # narrowest precision on the way) for libm sqrt / division
+            # folding differences
+            ok = np.allclose(got, ref, rtol=4 * np.finfo(NP[prec]).eps,
                              atol=0, equal_nan=True)
     else:
-        tol = RTOL[v.dt]
+        tol = RTOL[prec]
         ok = np.allclose(got, ref, rtol=tol, atol=tol * max(v.scale, 1.0),
                          equal_nan=True)
     if ok:
@@ -694,26 +1545,40 @@ def compare(got, v, what):
     else:
         # NaN against a number (or inf against -inf): the first such place
         bad = ~((got == ref) | (np.isnan(got) & np.isnan(ref))) \
-            if v.dt in FLOATS else got != ref
+            if isfloat(v.dt) else got != ref
         k = int(np.flatnonzero(bad)[0]) if np.any(bad) else 0
     return (f"{what}: mismatch at flat index {k}: got {got.flat[k]!r}, "
-            f"expected {ref.flat[k]!r} (exact={v.exact}, scale={v.scale:.3g})")
+            f"expected {ref.flat[k]!r} (exact={v.exact}, scale={v.scale:.3g}"
+            f", precision {prec})")
 
 
-def run_seed(seed, tools, workdir, keep):
-    g = Gen(seed)
+def arg_flags(g, d, arrays=None, prefix="in"):
+    """fuse-run --arg flags for Gen g's arguments (files written to d);
+    `arrays` replaces the values (a mismatched case's)."""
+    argv = []
+    for i, a in enumerate(g.args):
+        val = a.arr if arrays is None else arrays[i]
+        if a.kind == "scalar":
+            argv += ["--arg", f"scalar:{int(val)}"]
+            continue
+        p = os.path.join(d, f"{prefix}{i}.npy")
+        np.save(p, file_array(Val("", a.dt, (), np.asarray(val, NP[a.dt]),
+                                  True, 0)))
+        argv += ["--arg", p]
+    return argv
+
+
+def run_seed(seed, tools, workdir, keep, classic=False, late=False):
+    g = Gen(seed, classic=classic)
     text, outs = g.build()
     d = os.path.join(workdir, f"seed{seed}")
     os.makedirs(d, exist_ok=True)
     prog = os.path.join(d, "prog.mlir")
     with open(prog, "w") as f:
         f.write(text)
-    argv = []
-    for i, a in enumerate(g.args):
-        p = os.path.join(d, f"in{i}.npy")
-        np.save(p, a.arr)
-        argv += ["--arg", p]
+    argv = arg_flags(g, d)
     errs = []
+    mism = None
     p = subprocess.run([tools["opt"], prog, "-o", os.devnull],
                        capture_output=True, text=True, timeout=120)
     if p.returncode != 0:
@@ -739,39 +1604,73 @@ def run_seed(seed, tools, workdir, keep):
         if len(results) == 2:
             for i, (a, b) in enumerate(zip(results["fused"],
                                            results["unfused"])):
-                v = Val("", outs[i].dt, (), b, outs[i].exact, outs[i].scale)
+                v = Val("", outs[i].dt, (), from_file(b, outs[i].dt),
+                        outs[i].exact, outs[i].scale, prec=outs[i].prec)
                 m = compare(a, v, f"result{i} fused vs unfused")
                 if m:
                     errs.append(m)
+        mism = g.plan_mismatch(late) if g.want_mismatch or late else None
+        if mism:
+            margv = arg_flags(g, d, mism["args"], prefix="mm")
+            others = [s for s in mism["class"] if s != mism["member"]]
+            with open(os.path.join(d, "mismatch.txt"), "w") as f:
+                f.write(f"{mism['member']} = {mism['value']}, must equal "
+                        f"{', '.join(others)}\n{' '.join(margv)}\n")
+            for mode, extra in (("fused", []), ("unfused", ["--no-fusion"])):
+                od = os.path.join(d, "mm-" + mode)
+                p = subprocess.run([tools["run"], prog, "--entry", "main",
+                                    "--out", od] + extra + margv,
+                                   capture_output=True, text=True,
+                                   timeout=300)
+                m = judge_rejection(mism, p.returncode, p.stderr + p.stdout)
+                if m:
+                    errs.append(f"mismatched sizes ({mism['member']} = "
+                                f"{mism['value']}), fuse-run ({mode}): {m}")
     if not errs and not keep:
         shutil.rmtree(d, ignore_errors=True)
-    return errs, d
+    return errs, d, mism is not None
+
+
+def parse_seeds(text):
+    """A:B (B excluded) or a comma-separated list of seeds."""
+    if ":" in text:
+        a, b = (int(x) for x in text.split(":"))
+        return list(range(a, b))
+    return [int(x) for x in text.split(",") if x.strip()]
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--emit", type=int, metavar="SEED")
-    ap.add_argument("--seeds", default="0:20", help="A:B (B excluded)")
+    ap.add_argument("--seeds", default="0:20",
+                    help="A:B (B excluded) or S,S,...")
     ap.add_argument("--fuse-opt", default="fuse-opt")
     ap.add_argument("--fuse-run", default="fuse-run")
     ap.add_argument("--workdir", help="where programs and arrays go "
                     "(default: a temporary directory)")
     ap.add_argument("--keep", action="store_true",
                     help="keep passing seeds' files too")
+    ap.add_argument("--classic", action="store_true",
+                    help="every seed in the classic flavor (f32 f64 i32 "
+                    "i64, the programs made before the wide flavor)")
+    ap.add_argument("--late-mismatch", action="store_true",
+                    help="also break equalities that hold through a "
+                    "filter's kept count (not checked before the call)")
     args = ap.parse_args()
     if args.emit is not None:
-        sys.stdout.write(Gen(args.emit).build()[0])
+        sys.stdout.write(Gen(args.emit, classic=args.classic).build()[0])
         return 0
-    a, b = (int(x) for x in args.seeds.split(":"))
     tools = {"opt": args.fuse_opt, "run": args.fuse_run}
     workdir = args.workdir or tempfile.mkdtemp(prefix="fuse-gen-")
     os.makedirs(workdir, exist_ok=True)
-    passed = failed = 0
+    passed = failed = mismatched = 0
     t0 = time.time()
-    for seed in range(a, b):
+    for seed in parse_seeds(args.seeds):
         try:
-            errs, d = run_seed(seed, tools, workdir, args.keep)
+            errs, d, mm = run_seed(seed, tools, workdir, args.keep,
+                                   args.classic, args.late_mismatch)
+            mismatched += mm
         except subprocess.TimeoutExpired as e:
             errs, d = [f"timeout: {e}"], os.path.join(workdir, f"seed{seed}")
         if errs:
@@ -781,8 +1680,8 @@ def main():
                 print("  " + e.replace("\n", "\n    "))
         else:
             passed += 1
-    print(f"seeds: {passed} passed, {failed} failed "
-          f"({time.time() - t0:.1f} s)")
+    print(f"seeds: {passed} passed, {failed} failed ({mismatched} with a "
+          f"mismatched-size run; {time.time() - t0:.1f} s)")
     if not args.workdir and failed == 0:
         shutil.rmtree(workdir, ignore_errors=True)
     return 1 if failed else 0

@@ -2,22 +2,58 @@
 """GPU against CPU on random pipelines (issue #7), helper of
 scripts/gpu/prepare-differential.sh and scripts/gpu/run-differential.sh.
 
-  differential.py prepare --out DIR --seeds A:B [--fuse-compile P] [--fuse-run P]
+  differential.py prepare --out DIR --seeds A:B [--fuse-compile P]
+                          [--fuse-run P]
       (CPU machine) For each seed: the program of scripts/gen-pipelines.py
-      with its data inputs resized to one of a fixed list of tile-boundary
-      sizes (1, 31, 4099, 70001, ...; 2-D shapes such as 3x1025, 257x31),
-      `fuse-compile --emit=shared --prefix=fx_` (programs the GPU code
-      generator rejects are listed with their first error line in
-      DIR/rejected.txt; only prog.mlir is kept), the CPU backend's results
-      (`fuse-run`, fusion on) checked against the generator's own NumPy
-      evaluation (the CPU results are the oracle only where they pass;
-      failures go to DIR/oracle-failures.txt), then seedN/data.npz (inputs
-      in<i>, CPU results cpu<i>, compressed) and seedN/meta.json (per
-      result: dtype, shape, filter, exact, scale). DIR/programs.txt lists
-      the seeds the GPU suite runs, DIR/summary.txt the counts.
-  differential.py unpack SEED_DIR DEST [--cpu]
+      (its GPU mode: no i1 arguments or results, no i1 operand of an op
+      other than a map) with its data inputs resized to one of a fixed
+      list of tile-boundary sizes (1, 31, 4099, 70001, ...; 2-D shapes
+      such as 3x1025, 257x31), `fuse-compile --emit=shared --prefix=fx_`
+      (programs the GPU code generator rejects are listed with their first
+      error line in DIR/rejected.txt; only prog.mlir is kept), the CPU
+      backend's results (`fuse-run`, fusion on) checked against the
+      generator's own NumPy evaluation (the CPU results are the oracle only
+      where they pass; failures go to DIR/oracle-failures.txt), then
+      seedN/data.npz (inputs in<i>, CPU results cpu<i>, compressed; unsigned
+      data as the signed dtype of the same width, as fuse-run and
+      fuse-run-aot read and write them) and seedN/meta.json (per argument:
+      a tensor's dtype and shape or an index scalar's value; per result:
+      dtype, shape, filter, exact, scale, prec). DIR/programs.txt lists the
+      seeds the GPU suite runs, DIR/summary.txt the counts.
+      The seeds that gen-pipelines.py gives a mismatched-size case (a
+      quarter) get it here too: the arguments with one dynamic size
+      changed so that an equality the program implies breaks (or an index
+      size made negative), stored as mm<i> in data.npz and "mismatch" in
+      meta.json (the changed size, its value, the sizes it must equal);
+      the CPU must reject it (else an oracle failure), and the GPU run
+      must too. DIR/mismatched.txt lists them.
+  differential.py unpack SEED_DIR DEST [--cpu] [--mismatch]
       Writes DEST/in<i>.npy (and with --cpu DEST/result<i>.npy, the CPU
-      results) and prints the matching `--arg DEST/in<i>.npy` flags.
+      results) and prints the matching `--arg DEST/in<i>.npy` flags
+      (`--arg scalar:N` for an index scalar); with --mismatch, the
+      mismatched-size case's inputs.
+  differential.py check-rejected SEED_DIR RC LOG
+      Judges one run of SEED_DIR's mismatched case that exited with RC and
+      printed LOG: it must exit non-zero without a crash (no signal, no
+      "Stack dump" / "LLVM ERROR"), printing `size mismatch: ...` that
+      names the changed size and one it must equal with both sizes as
+      passed (`invalid size: ...` for a negative one), as the C ABI's
+      FUSE_ERROR_INVALID_ARGUMENT message through fuse-run-aot does
+      (`fuse-run-aot: 'main' failed: FUSE_ERROR_INVALID_ARGUMENT: fx_main:
+      size mismatch: in1 dimension 0 is 10 but in0 dimension 0 is 1000;
+      ...`). fuse-run-aot's own refusal before the call (a result whose
+      buffer size depends on the changed size: `result #K: size 'in1' is
+      negative`) also counts as a rejection. Prints ok/wrong, exits 0/1.
+  differential.py run-mismatched DIR (--runner AOT | --fuse-run P |
+                                      --c-abi LIBFUSE_RUNTIME)
+      Runs and judges every case of DIR/mismatched.txt: with fuse-run-aot
+      on the GPU machine (--runner), or as dry runs here: fuse-run on the
+      CPU (--fuse-run), or each prog.so's entry called through its packed
+      wrapper with made-up device addresses (--c-abi, loading the runtime
+      library: the generated host code must refuse the sizes before it
+      touches the device; an entry that accepts them stops at fuse_init,
+      FUSE_ERROR_NO_DEVICE, and fails). PASS/FAIL lines, then "N passed,
+      N failed".
   differential.py compare SEED_DIR GOT_DIR
       Compares GOT_DIR/result<i>.npy with the CPU results; prints one line
       (ok ... / mismatch: the first bad result) and exits 0 or 1.
@@ -25,24 +61,29 @@ scripts/gpu/prepare-differential.sh and scripts/gpu/run-differential.sh.
       Checks the comparison itself: the CPU results against themselves must
       pass bitwise; every float moved by 0.4x its allowance must pass; every
       perturbed copy (an integer +1, a float moved by 10x its allowance, an
-      element dropped or added, i.e. a filter's count changed) must fail.
-      Prints PASS/FAIL lines and "N passed, N failed".
+      element dropped or added, i.e. a filter's count changed) must fail;
+      for a mismatched case, the rejection judge takes the C ABI's message
+      and refuses an exit 0, a stack dump, a signal and a message naming
+      another size. Prints PASS/FAIL lines and "N passed, N failed".
 
 Comparison rule (GPU vs CPU):
   * dtype, shape (so a filter's kept count) and result count: exact;
-  * integers and booleans: every element exactly equal (filters: the kept
-    elements, in order);
+  * integers (signed and unsigned, compared as stored) and booleans: every
+    element exactly equal (filters: the kept elements, in order);
   * floats whose every operation is exactly rounded in any order (the
     generator's `exact` flag: + - * /, sqrt, min/max, select, casts, min/max
     reductions): |gpu - cpu| <= 4 eps |cpu| + 4 eps * scale, where eps is the
-    dtype's machine epsilon and scale the generator's bound on the
+    machine epsilon of the result's `prec` (the narrowest float type a
+    rounding step on its way used: an f32 value widened to f64 keeps f32's
+    error) and scale the generator's bound on the
     magnitudes that went into the value (the absolute term covers the GPU's
     sqrt.approx.f32, about 1 ulp, and a contracted multiply-add followed by
     a cancellation);
   * other floats (sums, products and scans reassociated by the GPU's tree
     order, exp/log/tanh from libdevice vs the host libm):
     |gpu - cpu| <= rel |cpu| + abs * max(scale, 1) with rel 1e-5 (f32) or
-    1e-12 (f64) and abs the generator's tolerance 2e-4 (f32) or 1e-9 (f64);
+    1e-12 (f64) and abs the generator's tolerance 2e-4 (f32) or 1e-9 (f64),
+    taken for `prec`;
     for a sum, scale is max|x| * count + |init|, an upper bound on the sum
     of |terms|; where an infinity went in (the generator marks scale
     1e300: a min scan's +inf identity, an overflowed product), scale is
@@ -89,19 +130,14 @@ def load_gen():
 
 
 def sized_gen(gp, seed):
+    """The generator's program for `seed`, with every data input of the
+    chosen rank given this seed's size (gather indices, and vectors or
+    scalars sized after another value, keep theirs), in the generator's
+    GPU mode (no i1 arguments or results: the GPU code generator takes no
+    i1 tensors at the entry's boundary)."""
     n1 = SIZES_1D[seed % len(SIZES_1D)]
     s2 = SHAPES_2D[seed % len(SHAPES_2D)]
-
-    class SizedGen(gp.Gen):
-        """The generator's program for `seed`, with every data input of the
-        chosen rank given this seed's size (gather indices keep theirs)."""
-
-        def make_input(self, dt, shape, static, kind="data"):
-            if kind == "data":
-                shape = (n1,) if len(shape) == 1 else s2
-            return super().make_input(dt, shape, static, kind)
-
-    return SizedGen(seed)
+    return gp.Gen(seed, gpu=True, sizes=(n1, s2))
 
 
 def first_error(text):
@@ -112,6 +148,13 @@ def first_error(text):
     return lines[0].strip() if lines else "(no message)"
 
 
+def arg_meta(i, v):
+    if v.kind == "scalar":
+        return {"kind": "scalar", "dtype": "index", "value": int(v.arr)}
+    return {"kind": "tensor", "file": f"in{i}.npy", "dtype": v.dt,
+            "shape": list(v.arr.shape)}
+
+
 # -- prepare ----------------------------------------------------------------
 def prepare(args):
     gp = load_gen()
@@ -120,7 +163,7 @@ def prepare(args):
         shutil.rmtree(out)
     os.makedirs(out)
     a, b = (int(x) for x in args.seeds.split(":"))
-    compiled, rejected, oracle_bad = [], [], []
+    compiled, rejected, oracle_bad, mismatched = [], [], [], []
     for seed in range(a, b):
         g = sized_gen(gp, seed)
         text, outs = g.build()
@@ -146,10 +189,8 @@ def prepare(args):
         with open(os.path.join(d, "prog.json")) as f:
             man = json.load(f)
         entry = man["entries"][0]
-        argv = []
-        for i, v in enumerate(g.args):
-            np.save(os.path.join(d, f"in{i}.npy"), v.arr)
-            argv += ["--arg", f"in{i}.npy"]
+        argv = [os.path.relpath(a, d) if a.endswith(".npy") else a
+                for a in gp.arg_flags(g, d)]
         p = subprocess.run([args.fuse_run, "prog.mlir", "--entry", "main",
                             "--out", "cpu"] + argv, cwd=d,
                            capture_output=True, text=True, timeout=300)
@@ -163,6 +204,21 @@ def prepare(args):
                 m = gp.compare(got, v, f"CPU result{i} vs NumPy")
                 if m:
                     errs.append(m)
+        # The mismatched-size case (a quarter of the seeds, as in
+        # gen-pipelines.py): the expectation is the generator's, a
+        # rejection naming the changed size; the CPU must reject it too.
+        mism = g.plan_mismatch() if g.want_mismatch else None
+        if mism:
+            margv = [os.path.relpath(a, d) if a.endswith(".npy") else a
+                     for a in gp.arg_flags(g, d, mism["args"], prefix="mm")]
+            p = subprocess.run([args.fuse_run, "prog.mlir", "--entry",
+                                "main", "--out", "mm-cpu"] + margv, cwd=d,
+                               capture_output=True, text=True, timeout=300)
+            m = gp.judge_rejection(mism, p.returncode, p.stderr + p.stdout)
+            shutil.rmtree(os.path.join(d, "mm-cpu"), ignore_errors=True)
+            if m:
+                errs.append(f"mismatched sizes ({mism['member']} = "
+                            f"{mism['value']}): CPU: {m}")
         if errs:
             oracle_bad.append((seed, label, errs[0]))
             print(f"CPU oracle fails seed{seed} ({label}): {errs[0]}")
@@ -171,31 +227,57 @@ def prepare(args):
         for i, (v, r) in enumerate(zip(outs, entry["results"])):
             results.append({"dtype": v.dt, "shape": list(v.arr.shape),
                             "filter": bool(r.get("filter")),
-                            "exact": bool(v.exact or v.dt in gp.INTS),
-                            "scale": float(v.scale)})
+                            "exact": bool(v.exact or not gp.isfloat(v.dt)),
+                            "scale": float(v.scale),
+                            # the tolerance's precision: the narrowest a
+                            # rounding step on the way used (an f32 value
+                            # widened to f64 keeps f32's error)
+                            "prec": v.prec or v.dt})
         meta = {"seed": seed, "size": label,
-                "args": [{"file": f"in{i}.npy", "dtype": v.dt,
-                          "shape": list(v.arr.shape)}
-                         for i, v in enumerate(g.args)],
+                "args": [arg_meta(i, v) for i, v in enumerate(g.args)],
                 "results": results}
-        with open(os.path.join(d, "meta.json"), "w") as f:
-            json.dump(meta, f, indent=1)
         # inputs and CPU results in one compressed file (integers in
         # [-100, 100] stored as i64 shrink ~8x): `unpack` restores the .npy
-        arrays = {f"in{i}": v.arr for i, v in enumerate(g.args)}
+        arrays = {f"in{i}": gp.file_array(v) for i, v in enumerate(g.args)
+                  if v.kind == "tensor"}
+        if mism:
+            margs = []
+            for i, (v, x) in enumerate(zip(g.args, mism["args"])):
+                if v.kind == "scalar":
+                    margs.append({"kind": "scalar", "value": int(x)})
+                elif x is v.arr:
+                    margs.append({"kind": "tensor", "key": f"in{i}"})
+                else:
+                    arrays[f"mm{i}"] = gp.file_array(gp.Val(
+                        "", v.dt, (), np.asarray(x, gp.NP[v.dt]), True, 0))
+                    margs.append({"kind": "tensor", "key": f"mm{i}"})
+            meta["mismatch"] = {k: mism[k] for k in (
+                "member", "value", "negative", "class", "allowed", "sizes",
+                "late")}
+            meta["mismatch"]["args"] = margs
+            mismatched.append((seed, label, mism["member"], mism["value"]))
+        with open(os.path.join(d, "meta.json"), "w") as f:
+            json.dump(meta, f, indent=1)
         for i in range(len(outs)):
             rp = os.path.join(d, "cpu", f"result{i}.npy")
             arrays[f"cpu{i}"] = np.load(rp)
         np.savez_compressed(os.path.join(d, "data.npz"), **arrays)
         shutil.rmtree(os.path.join(d, "cpu"))
-        for i in range(len(g.args)):
-            os.remove(os.path.join(d, f"in{i}.npy"))
+        for f in os.listdir(d):
+            if f.endswith(".npy"):
+                os.remove(os.path.join(d, f))
         compiled.append((seed, label))
         print(f"ok seed{seed} ({label}): {len(g.args)} inputs, "
-              f"{len(outs)} results")
+              f"{len(outs)} results"
+              + (f", mismatched case {mism['member']} = {mism['value']}"
+                 if mism else ""))
     with open(os.path.join(out, "programs.txt"), "w") as f:
         for seed, label in compiled:
             f.write(f"seed{seed} {label}\n")
+    with open(os.path.join(out, "mismatched.txt"), "w") as f:
+        for seed, label, member, value in mismatched:
+            f.write(f"seed{seed} {label} {member.replace(' ', '_')}="
+                    f"{value}\n")
     with open(os.path.join(out, "rejected.txt"), "w") as f:
         for seed, label, msg in rejected:
             f.write(f"seed{seed} {label}: {msg}\n")
@@ -204,7 +286,8 @@ def prepare(args):
             f.write(f"seed{seed} {label}: {msg}\n")
     n = b - a
     summary = (f"{n} programs generated (seeds {a}:{b}), {len(compiled)} "
-               f"compiled for the GPU with CPU results, {len(rejected)} "
+               f"compiled for the GPU with CPU results ({len(mismatched)} "
+               f"with a mismatched-size case), {len(rejected)} "
                f"rejected by the GPU code generator, {len(oracle_bad)} "
                f"failing the CPU-vs-NumPy check")
     with open(os.path.join(out, "summary.txt"), "w") as f:
@@ -222,7 +305,7 @@ def prepare(args):
 # -- compare ----------------------------------------------------------------
 def allowed(r, ref):
     """Per-element allowance |got - ref| <= allowed for a float result."""
-    dt = r["dtype"]
+    dt = r.get("prec", r["dtype"])
     a = np.abs(ref.astype(np.float64))
     scale = r["scale"]
     if scale >= 1e300:
@@ -245,7 +328,7 @@ def compare_one(r, got, ref):
         return f"{what} {got.shape}, CPU {ref.shape}", 0.0
     if got.size == 0:
         return None, 0.0
-    if got.dtype.kind in "iub" or r["dtype"] in ("i32", "i64"):
+    if got.dtype.kind in "iub" or r["dtype"] not in ("f32", "f64"):
         bad = np.flatnonzero(got.ravel() != ref.ravel())
         if bad.size:
             k = int(bad[0])
@@ -278,19 +361,34 @@ def cpu_result(seed_dir, i):
         return z[f"cpu{i}"]
 
 
-def unpack(args):
-    """Writes DEST/in<i>.npy (the inputs, for fuse-run-aot's --arg) and,
-    with --cpu, DEST/result<i>.npy (the CPU results); prints the --arg
-    flags."""
-    os.makedirs(args.dest, exist_ok=True)
-    with open(os.path.join(args.seed_dir, "meta.json")) as f:
+def unpack_flags(seed_dir, dest, mismatch=False):
+    """Writes DEST/in<i>.npy (the inputs; with mismatch, the mismatched
+    case's) and returns the --arg flags (`scalar:N` for index scalars)."""
+    os.makedirs(dest, exist_ok=True)
+    with open(os.path.join(seed_dir, "meta.json")) as f:
         meta = json.load(f)
     flags = []
-    with np.load(os.path.join(args.seed_dir, "data.npz")) as z:
-        for i in range(len(meta["args"])):
-            p = os.path.join(args.dest, f"in{i}.npy")
-            np.save(p, z[f"in{i}"])
+    with np.load(os.path.join(seed_dir, "data.npz")) as z:
+        args = meta["mismatch"]["args"] if mismatch else meta["args"]
+        for i, a in enumerate(args):
+            if a.get("kind", "tensor") == "scalar":
+                flags += ["--arg", f"scalar:{a['value']}"]
+                continue
+            p = os.path.join(dest, f"in{i}.npy")
+            np.save(p, z[a.get("key", f"in{i}")])
             flags += ["--arg", p]
+    return flags
+
+
+def unpack(args):
+    """Writes DEST/in<i>.npy (the inputs, for fuse-run-aot's --arg; with
+    --mismatch the mismatched-size case's) and, with --cpu,
+    DEST/result<i>.npy (the CPU results); prints the --arg flags."""
+    flags = unpack_flags(args.seed_dir, args.dest,
+                         getattr(args, "mismatch", False))
+    with open(os.path.join(args.seed_dir, "meta.json")) as f:
+        meta = json.load(f)
+    with np.load(os.path.join(args.seed_dir, "data.npz")) as z:
         if args.cpu:
             for i in range(len(meta["results"])):
                 np.save(os.path.join(args.dest, f"result{i}.npy"),
@@ -320,6 +418,143 @@ def compare_dirs(seed_dir, got_dir):
     return True, f"{len(meta['results'])} results", worst
 
 
+def mismatch_case(seed_dir):
+    with open(os.path.join(seed_dir, "meta.json")) as f:
+        return json.load(f).get("mismatch")
+
+
+def check_rejected(args):
+    """A run of SEED_DIR's mismatched case exited RC with LOG: was it
+    rejected as it must be? One line (ok ... / wrong: ...), exit 0 or 1."""
+    gp = load_gen()
+    case = mismatch_case(args.seed_dir)
+    if case is None:
+        print(f"wrong: {args.seed_dir} has no mismatched-size case")
+        return 1
+    with open(args.log, errors="replace") as f:
+        text = f.read()
+    why = gp.judge_rejection(case, int(args.rc), text, runner_prechecks=True)
+    if why:
+        print(f"wrong: {case['member']} = {case['value']}: {why}")
+        return 1
+    line = next((l for l in text.splitlines() if "size" in l), "").strip()
+    print(f"ok: {case['member']} = {case['value']} rejected: {line}")
+    return 0
+
+
+def run_mismatched(args):
+    """Runs every mismatched-size case of DIR/mismatched.txt with
+    fuse-run-aot (--runner; on the GPU machine) or, for a dry run here,
+    fuse-run on the CPU (--fuse-run), and judges each: PASS/FAIL lines,
+    then "N passed, N failed"."""
+    gp = load_gen()
+    root = os.path.abspath(args.dir)
+    lst = os.path.join(root, "mismatched.txt")
+    cases = []
+    if os.path.exists(lst):
+        with open(lst) as f:
+            cases = [l.split() for l in f if l.strip()]
+    work = os.path.abspath(args.work or os.path.join(root, ".mismatched"))
+    shutil.rmtree(work, ignore_errors=True)
+    passed = failed = 0
+    for seed, label, _ in cases:
+        d = os.path.join(root, seed)
+        case = mismatch_case(d)
+        w = os.path.join(work, seed)
+        flags = unpack_flags(d, os.path.join(w, "in"), mismatch=True)
+        if args.fuse_run:
+            cmd = [args.fuse_run, os.path.join(d, "prog.mlir"), "--entry",
+                   "main"] + flags + ["--out", os.path.join(w, "out")]
+        elif args.c_abi:
+            # in a child process: a crash in the entry is a verdict
+            cmd = [sys.executable, os.path.abspath(__file__), "c-abi-call",
+                   d, "--runtime", args.c_abi]
+        else:
+            cmd = [args.runner, os.path.join(d, "prog.json")] + flags + \
+                ["--out", os.path.join(w, "out")]
+        try:
+            p = subprocess.run(cmd,
+                               capture_output=True, text=True,
+                               timeout=args.timeout)
+            rc, text = p.returncode, p.stderr + p.stdout
+        except subprocess.TimeoutExpired:
+            rc, text = 124, "timed out"
+        if "FUSE_ERROR_NO_DEVICE" in text and args.runner:
+            print(f"FAIL device: no usable GPU: {text.strip()[-300:]}")
+            failed += 1
+            break
+        why = gp.judge_rejection(case, rc, text,
+                                 runner_prechecks=bool(args.runner))
+        what = f"{seed} ({label}) {case['member']} = {case['value']}"
+        if why:
+            print(f"FAIL {what}: {why} (program {d}/prog.mlir)")
+            failed += 1
+        else:
+            line = next((l for l in text.splitlines() if "size" in l), "")
+            print(f"PASS {what}: rejected: {line.strip()}")
+            passed += 1
+    shutil.rmtree(work, ignore_errors=True)
+    print(f"{passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+def c_abi_call(args):
+    """Calls SEED_DIR's entry in prog.so through its packed wrapper with
+    the mismatched case's arguments, host memory standing in for device
+    buffers, and prints what fuse-run-aot would: the entry must refuse
+    the sizes before it touches the device (on a machine without a GPU an
+    entry that accepts them stops at fuse_init with
+    FUSE_ERROR_NO_DEVICE). The buffers are made-up addresses 64 GiB apart
+    (the host code only compares them, for overlaps; a device would be
+    needed to touch them). Exit 0 when the call succeeded, else 1."""
+    import ctypes
+    rt = ctypes.CDLL(os.path.abspath(args.runtime), mode=ctypes.RTLD_GLOBAL)
+    rt.fuse_last_error_message.restype = ctypes.c_char_p
+    rt.fuse_status_name.restype = ctypes.c_char_p
+    rt.fuse_status_name.argtypes = [ctypes.c_int]
+    d = args.seed_dir
+    with open(os.path.join(d, "prog.json")) as f:
+        entry = json.load(f)["entries"][0]
+    lib = ctypes.CDLL(os.path.join(d, "prog.so"))
+    fn = getattr(lib, entry["packed"])
+    fn.restype = ctypes.c_int32
+    fn.argtypes = [ctypes.POINTER(ctypes.c_void_p)]
+    keep, params = [], []
+
+    def cell(obj):
+        keep.append(obj)
+        params.append(ctypes.cast(ctypes.pointer(obj), ctypes.c_void_p))
+
+    with open(os.path.join(d, "meta.json")) as f:
+        margs = json.load(f)["mismatch"]["args"]
+    fake = iter(range(1 << 40, 1 << 62, 1 << 36))
+    with np.load(os.path.join(d, "data.npz")) as z:
+        for a in margs:
+            if a["kind"] == "scalar":
+                cell(ctypes.c_int64(a["value"]))
+                continue
+            cell(ctypes.c_void_p(next(fake)))
+            for n in z[a["key"]].shape:
+                cell(ctypes.c_int64(n))
+    for r in entry["results"]:
+        cell(ctypes.c_void_p(next(fake)))
+    for r in entry["results"]:
+        if r.get("filter"):
+            cnt = ctypes.c_int64(-1)
+            keep.append(cnt)
+            cell(ctypes.c_void_p(ctypes.addressof(cnt)))
+    cell(ctypes.c_void_p(None))  # the stream
+    arr_t = ctypes.c_void_p * len(params)
+    st = fn(arr_t(*params))
+    if st == 0:
+        print("the call succeeded")
+        return 0
+    msg = (rt.fuse_last_error_message() or b"").decode(errors="replace")
+    name = rt.fuse_status_name(st).decode()
+    print(f"fuse-run-aot: '{entry['name']}' failed: {name}: {msg}")
+    return 1
+
+
 def cmd_compare(args):
     ok, msg, worst = compare_dirs(args.seed_dir, args.got_dir)
     print(f"{'ok' if ok else 'mismatch'}: {msg}, worst error "
@@ -333,8 +568,11 @@ def perturbations(meta, seed_dir):
     res = [cpu_result(seed_dir, i) for i in range(len(meta["results"]))]
     for i, (r, a) in enumerate(zip(meta["results"], res)):
         if a.size == 0:
-            # an empty result: one element more (a filter keeping too much)
-            b = np.zeros((1,) + a.shape[1:] if a.ndim else (1,), a.dtype)
+            # an empty result: one element more (a filter keeping too
+            # much; of a 1x0 result, the empty dimension grown to 1)
+            shp = list(a.shape)
+            shp[shp.index(0)] = 1
+            b = np.zeros(shp, a.dtype)
             yield f"result{i} gains an element", {i: b}
             continue
         k = a.size // 2
@@ -363,6 +601,7 @@ def perturbations(meta, seed_dir):
 
 
 def self_test(args):
+    gp = load_gen()
     root = os.path.abspath(args.dir)
     tmp = os.path.join(root, ".self-test")
     shutil.rmtree(tmp, ignore_errors=True)
@@ -417,9 +656,52 @@ def self_test(args):
             else:
                 print(f"FAIL {s} perturbed ({label}) NOT detected")
                 failed += 1
+        # the rejection judge on made-up runs of the mismatched case
+        case = meta.get("mismatch")
+        if case:
+            for label, rc, text, want in rejection_samples(case):
+                why = gp.judge_rejection(case, rc, text,
+                                         runner_prechecks=True)
+                if (why is None) == want:
+                    print(f"PASS {s} mismatched case, {label}: "
+                          f"{'accepted' if want else 'refused: ' + why}")
+                    passed += 1
+                else:
+                    print(f"FAIL {s} mismatched case, {label}: "
+                          f"{'refused: ' + why if want else 'accepted'}")
+                    failed += 1
     shutil.rmtree(tmp, ignore_errors=True)
     print(f"{passed} passed, {failed} failed")
     return 1 if failed else 0
+
+
+def rejection_samples(case):
+    """(label, rc, log, must pass) runs of a mismatched case: fuse-run-aot's
+    message for it passes; an exit 0, a crash, another argument named,
+    wrong sizes fail."""
+    m, v, sizes = case["member"], case["value"], case["sizes"]
+    pre = "fuse-run-aot: 'main' failed: FUSE_ERROR_INVALID_ARGUMENT: fx_main: "
+    if case["negative"]:
+        good = (f"{pre}invalid size: {m} is {v}, but it sizes a tensor and "
+                f"cannot be negative")
+        wrong = f"{pre}invalid size: {m} is {v + 1}, but it sizes a tensor"
+    else:
+        other = next(s for s in case["class"] if s != m)
+
+        def named(s):
+            if s.startswith("const "):
+                return f"the pipeline's type says {s.split()[1]}"
+            return f"{s} is {sizes[s]}"
+        good = (f"{pre}size mismatch: {m} is {v} but {named(other)}; the "
+                f"pipeline combines them, so they must be equal")
+        wrong = (f"{pre}size mismatch: {m} is {v} but in99 dimension 0 is "
+                 f"{v + 1}; the pipeline combines them, so they must be "
+                 f"equal")
+    yield "its message", 1, good, True
+    yield "exit 0", 0, "", False
+    yield "a stack dump", 1, good + "\nStack dump:\n0. fuse-run-aot", False
+    yield "killed by a signal", -11, "", False
+    yield "another size named", 1, wrong, False
 
 
 def main():
@@ -440,12 +722,33 @@ def main():
     p.add_argument("seed_dir")
     p.add_argument("dest")
     p.add_argument("--cpu", action="store_true")
+    p.add_argument("--mismatch", action="store_true")
+    p = sub.add_parser("check-rejected")
+    p.add_argument("seed_dir")
+    p.add_argument("rc")
+    p.add_argument("log")
+    p = sub.add_parser("run-mismatched")
+    p.add_argument("dir")
+    g = p.add_mutually_exclusive_group(required=True)
+    g.add_argument("--runner", help="fuse-run-aot")
+    g.add_argument("--fuse-run", help="dry run on the CPU with fuse-run")
+    g.add_argument("--c-abi", metavar="LIBFUSE_RUNTIME",
+                   help="dry run without a GPU: each prog.so's entry "
+                   "called with host memory, loading this runtime library")
+    p.add_argument("--work", help="scratch folder (default DIR/.mismatched)")
+    p.add_argument("--timeout", type=int, default=120)
+    p = sub.add_parser("c-abi-call")
+    p.add_argument("seed_dir")
+    p.add_argument("--runtime", required=True)
     p = sub.add_parser("self-test")
     p.add_argument("dir")
     args = ap.parse_args()
     np.seterr(all="ignore")
     return {"prepare": prepare, "compare": cmd_compare,
-            "unpack": unpack, "self-test": self_test}[args.cmd](args)
+            "unpack": unpack, "self-test": self_test,
+            "check-rejected": check_rejected,
+            "run-mismatched": run_mismatched,
+            "c-abi-call": c_abi_call}[args.cmd](args)
 
 
 if __name__ == "__main__":

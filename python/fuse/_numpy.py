@@ -267,21 +267,6 @@ def _clip(call, f, args, kwargs):
     return r
 
 
-def _all_any(method):
-    def run(call, f, args, kwargs):
-        a = _bind(f, args, kwargs)
-        if a is None:
-            return None
-        x = a.pop(next(iter(a)))
-        axis = a.pop("axis", None)
-        keepdims = a.pop("keepdims", False)
-        if keepdims is np._NoValue:
-            keepdims = False
-        _defaults(call, a, ())
-        return getattr(S.wrap(x), method)(axis=axis, keepdims=bool(keepdims))
-    return run
-
-
 def _astype(call, f, args, kwargs):
     a = _bind(f, args, kwargs)
     if a is None:
@@ -297,7 +282,7 @@ _FUNCTIONS = {
     "max": _reduction("max"), "amax": _reduction("max"),
     "min": _reduction("min"), "amin": _reduction("min"),
     "mean": _reduction("mean"),
-    "all": _all_any("all"), "any": _all_any("any"),
+    "all": _reduction("all"), "any": _reduction("any"),
     "cumsum": _scan_fn("add"), "cumprod": _scan_fn("mul"),
     "where": _where, "clip": _clip, "astype": _astype,
     "ndim": lambda call, f, args, kwargs: S.wrap(args[0]).ndim,

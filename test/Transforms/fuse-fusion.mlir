@@ -243,6 +243,26 @@ func.func @wide_rows(%x: tensor<8x65536xf32>) -> tensor<8x65536xf32> {
 
 // -----
 
+// A row result broadcast along the columns (dims [0]) is read at every row:
+// it is not a per-row value, so the consumer starts a second group.
+// CHECK-LABEL: func @row_result_across_rows
+// CHECK: %[[V:.+]] = fuse.group "row_reduce"
+// CHECK: fuse.group "elementwise" (%[[V]], %{{.*}}) {fuse.not_fused = ["not fused with {{.*}}broadcasts a row result of the producer group along its columns (dims [0])
+func.func @row_result_across_rows(%m: tensor<?x?xf32>) -> tensor<?x?xf32> {
+  %c0 = arith.constant 0 : index
+  %r = tensor.dim %m, %c0 : tensor<?x?xf32>
+  %v = fuse.reduce add %m dims [1] : tensor<?x?xf32> -> tensor<?xf32>
+  %rows = fuse.broadcast %v dims [0] (%r) : tensor<?xf32> -> tensor<?x?xf32>
+  %o = fuse.map %rows, %m : tensor<?x?xf32>, tensor<?x?xf32> -> tensor<?x?xf32> {
+  ^bb0(%a: f32, %b: f32):
+    %s = arith.subf %a, %b : f32
+    fuse.yield %s : f32
+  }
+  return %o : tensor<?x?xf32>
+}
+
+// -----
+
 // variance = mean((x - mean(x))^2) in one pass: a Welford tuple reduction
 // (count, mean, M2) next to sum(x), finished by M2 + n*(mean - c)^2.
 // CHECK-LABEL: func @variance

@@ -806,6 +806,25 @@ func.func @group_yield(%x: tensor<?xf32>) {
 
 // -----
 
+// group_c5
+func.func @group_row_broadcast_cols(%m: tensor<?x?xf32>, %r: index) {
+  %0 = fuse.group "row_reduce" (%m, %r) : (tensor<?x?xf32>, index) -> tensor<?x?xf32> {
+  ^bb0(%a: tensor<?x?xf32>, %n: index):
+    %v = fuse.reduce add %a dims [1] : tensor<?x?xf32> -> tensor<?xf32>
+    // expected-error @+1 {{'fuse.broadcast' op broadcasts a per-row value of its row_reduce group along dims [0]; a row_reduce group can only broadcast its row values along the row (dims [1])}}
+    %b = fuse.broadcast %v dims [0] (%n) : tensor<?xf32> -> tensor<?x?xf32>
+    %s = fuse.map %b, %a : tensor<?x?xf32>, tensor<?x?xf32> -> tensor<?x?xf32> {
+    ^bb1(%x: f32, %y: f32):
+      %d = arith.subf %x, %y : f32
+      fuse.yield %d : f32
+    }
+    fuse.yield %s : tensor<?x?xf32>
+  }
+  return
+}
+
+// -----
+
 // group: IsolatedFromAbove
 func.func @group_isolated(%x: tensor<?xf32>, %k: f32) {
   // expected-note @+1 {{required by region isolation constraints}}

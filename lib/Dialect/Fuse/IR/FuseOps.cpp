@@ -819,7 +819,26 @@ LogicalResult GroupOp::verifyRegions() {
                              "body")))
     return failure();
   // group_c4: the body yields the results.
-  return verifyYield(*this, getBody(), getResultTypes(), "body");
+  if (failed(verifyYield(*this, getBody(), getResultTypes(), "body")))
+    return failure();
+  // group_c5: a row_reduce group computes its values one row at a time, so
+  // a rank-1 value computed in the body is a per-row value and can only be
+  // broadcast along the row (dims [1]).
+  if (getKind() != "row_reduce")
+    return success();
+  WalkResult w = getBody().walk([&](BroadcastOp bc) {
+    Operation *def = bc.getInput().getDefiningOp();
+    if (!def || def->getParentRegion() != &getBody() ||
+        bc.getInput().getType().getRank() != 1 ||
+        bc.getDims() == ArrayRef<int64_t>{1})
+      return WalkResult::advance();
+    bc.emitOpError() << "broadcasts a per-row value of its row_reduce group "
+                        "along dims ["
+                     << bc.getDims() << "]; a row_reduce group can only "
+                     << "broadcast its row values along the row (dims [1])";
+    return WalkResult::interrupt();
+  });
+  return failure(w.wasInterrupted());
 }
 
 #define GET_OP_CLASSES

@@ -474,8 +474,15 @@ std::optional<std::string> Partitioner::joinKind(int g, Operation *op,
                ", a compaction whose size is known only after its pass";
       auto st = cast<RankedTensorType>(src.getType());
       if (viaBroadcast) {
+        // A row_reduce group knows its rank-1 values one row at a time:
+        // only a broadcast along the row (dims [1]) reads them in place.
         if (grp.kind == "row_reduce" && st.getRank() == 1 && rank == 2 &&
             sizes.sameShape(res, grp.domain)) {
+          if (in.getDefiningOp<BroadcastOp>().getDims() !=
+              ArrayRef<int64_t>{1})
+            return "broadcasts a row result of the producer group along "
+                   "its columns (dims [0]): every row needs every row's "
+                   "result, a second pass";
           if (std::optional<std::string> r = rowFits(g))
             return r;
           continue;

@@ -389,7 +389,10 @@ def Fuse_GroupOp : Fuse_Op<"group", [IsolatedFromAbove, SingleBlock,
       index);
     - (group_c3) the body block takes one argument per operand, of its
       type;
-    - (group_c4) the body ends in `fuse.yield` of the results.
+    - (group_c4) the body ends in `fuse.yield` of the results;
+    - (group_c5) in a `row_reduce` group, a rank-1 value computed in the
+      body is known one row at a time, so it is broadcast only along the
+      row (`dims [1]`).
   }];
   let arguments = (ins StrAttr:$kind, Variadic<AnyType>:$operands);
   let results = (outs Variadic<Fuse_Tensor>:$results);

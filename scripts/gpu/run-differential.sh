@@ -11,6 +11,8 @@
 #   * other floats (reassociated sums/products/scans, exp/log/tanh):
 #     |gpu - cpu| <= rel |cpu| + abs max(scale, 1), rel 1e-5 / 1e-12 and
 #     abs 2e-4 / 1e-9 (f32 / f64); scale bounds the magnitudes summed.
+# Then every mismatched-size case (DIR/mismatched.txt) must be refused
+# with a size message (differential.py run-mismatched).
 # Programs the GPU code generator rejected (DIFF_DIR/rejected.txt) are
 # counted on an info line, not as failures. One PASS/FAIL line per program
 # (with the worst error as a fraction of its allowance); without a usable
@@ -145,4 +147,25 @@ while read -r seed label; do
     *) fail "${v#FAIL }" ;;
   esac
 done < "$diff_dir/programs.txt"
+
+# The mismatched-size cases (DIR/mismatched.txt): each program run with
+# one dynamic size that disagrees with another must be refused with a
+# message naming the sizes, before any kernel runs (no result, no crash,
+# no CUDA error).
+if [ -s "$diff_dir/mismatched.txt" ]; then
+  mm_log="$work/mismatched.log"
+  python3 "$helper" run-mismatched "$diff_dir" --runner "$aot" \
+    --work "$work/mismatched" > "$mm_log" 2>&1
+  mm_rc=$?
+  mm_failed=$failed
+  while read -r l; do
+    case "$l" in
+      PASS\ *) pass "mismatched ${l#PASS }" ;;
+      FAIL\ *) fail "mismatched ${l#FAIL }" ;;
+    esac
+  done < "$mm_log"
+  if [ $mm_rc -ne 0 ] && [ $failed -eq $mm_failed ]; then
+    fail "mismatched: run-mismatched exited with $mm_rc: $(tail -3 "$mm_log" | tr '\n' ' ')"
+  fi
+fi
 finish

@@ -15,7 +15,7 @@
 // RUN: FileCheck %s --check-prefix=MIN4ATTR < %t.min4.mlir
 // RUN: fuse-opt %t.min4.mlir --convert-fuse-to-gpu --canonicalize | FileCheck %s --check-prefix=MIN4
 
-// ATTR: fuse.group "row_reduce"
+// ATTR: fuse.group row_reduce
 // ATTR-SAME: narrow_rows = 1
 // NOATTR-NOT: narrow_rows
 
@@ -250,7 +250,7 @@
 // STATIC-NOT: narrow_rows
 // STATIC: return
 func.func @narrow_static(%x: tensor<64x1000xf32>) -> tensor<64xf32> {
-  %s = fuse.group "row_reduce" (%x) : (tensor<64x1000xf32>) -> tensor<64xf32> {
+  %s = fuse.group row_reduce (%x) : (tensor<64x1000xf32>) -> tensor<64xf32> {
   ^bb0(%a: tensor<64x1000xf32>):
     %r = fuse.reduce add %a dims [1] : tensor<64x1000xf32> -> tensor<64xf32>
     fuse.yield %r : tensor<64xf32>
@@ -258,7 +258,7 @@ func.func @narrow_static(%x: tensor<64x1000xf32>) -> tensor<64xf32> {
   return %s : tensor<64xf32>
 }
 func.func @wide_static(%x: tensor<64x8192xf32>) -> tensor<64xf32> {
-  %s = fuse.group "row_reduce" (%x) : (tensor<64x8192xf32>) -> tensor<64xf32> {
+  %s = fuse.group row_reduce (%x) : (tensor<64x8192xf32>) -> tensor<64xf32> {
   ^bb0(%a: tensor<64x8192xf32>):
     %r = fuse.reduce add %a dims [1] : tensor<64x8192xf32> -> tensor<64xf32>
     fuse.yield %r : tensor<64xf32>

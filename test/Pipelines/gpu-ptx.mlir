@@ -39,7 +39,7 @@
 // HDR: fuse_status_t chain(const float *in0, int64_t in0_d0, float *out0, fuse_stream_t stream);
 
 func.func @sumsq(%x: tensor<?xf32>) -> tensor<f32> {
-  %s = fuse.group "reduce" (%x) : (tensor<?xf32>) -> tensor<f32> {
+  %s = fuse.group reduce (%x) : (tensor<?xf32>) -> tensor<f32> {
   ^bb0(%a: tensor<?xf32>):
     %m = fuse.map %a : tensor<?xf32> -> tensor<?xf32> {
     ^bb0(%e: f32):
@@ -53,7 +53,7 @@ func.func @sumsq(%x: tensor<?xf32>) -> tensor<f32> {
 }
 
 func.func @chain(%x: tensor<?xf32>) -> tensor<?xf32> {
-  %y = fuse.group "elementwise" (%x) : (tensor<?xf32>) -> tensor<?xf32> {
+  %y = fuse.group elementwise (%x) : (tensor<?xf32>) -> tensor<?xf32> {
   ^bb0(%a: tensor<?xf32>):
     %c = arith.constant 1.5 : f32
     %z = arith.constant 0.0 : f32

@@ -10,9 +10,9 @@
 // RUN: FileCheck %s < %t.ptx
 // RUN: ptxas -v -arch=sm_90 %t.ptx -o %t.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS
 
-// ATTR: fuse.group "scan"{{.*}}block_threads = 512 : i64{{.*}}items_per_thread = 32 : i64{{.*}}stage_tiles = 0 : i64, vector_width = 16 : i64
-// ATTR: fuse.group "scan"{{.*}}block_threads = 512 : i64{{.*}}items_per_thread = 32 : i64{{.*}}stage_tiles = 0 : i64, vector_width = 8 : i64
-// ATTR256: fuse.group "scan"{{.*}}block_threads = 256 : i64{{.*}}stage_tiles = 1 : i64
+// ATTR: fuse.group scan{{.*}}block_threads = 512 : i64{{.*}}items_per_thread = 32 : i64{{.*}}stage_tiles = 0 : i64, vector_width = 16 : i64
+// ATTR: fuse.group scan{{.*}}block_threads = 512 : i64{{.*}}items_per_thread = 32 : i64{{.*}}stage_tiles = 0 : i64, vector_width = 8 : i64
+// ATTR256: fuse.group scan{{.*}}block_threads = 256 : i64{{.*}}stage_tiles = 1 : i64
 
 // CHECK-LABEL: .entry cumsum_i8_g0_scan(
 // CHECK: .minnctapersm 1

@@ -24,9 +24,9 @@
 // RUN: ptxas -v -arch=sm_90 %t.reg.ptx -o %t.reg.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS-REG
 // RUN: fuse-opt %s --fuse-fusion --fuse-tile --convert-fuse-to-gpu | FileCheck %s --check-prefix=HOST
 
-// ATTR: fuse.group "scan"{{.*}}block_threads = 512{{.*}}items_per_thread = 32{{.*}}lookback_delay = 1500{{.*}}poll_delay = 500{{.*}}stage_tiles = 0
-// ATTR: fuse.group "filter"{{.*}}block_threads = 256{{.*}}lookback_delay = 1500{{.*}}poll_delay = 500{{.*}}stage_tiles = 1
-// ATTR0: fuse.group "scan"{{.*}}lookback_delay = 0{{.*}}poll_delay = 0{{.*}}stage_tiles = 0
+// ATTR: fuse.group scan{{.*}}block_threads = 512{{.*}}items_per_thread = 32{{.*}}lookback_delay = 1500{{.*}}poll_delay = 500{{.*}}stage_tiles = 0
+// ATTR: fuse.group filter{{.*}}block_threads = 256{{.*}}lookback_delay = 1500{{.*}}poll_delay = 500{{.*}}stage_tiles = 1
+// ATTR0: fuse.group scan{{.*}}lookback_delay = 0{{.*}}poll_delay = 0{{.*}}stage_tiles = 0
 
 // The select's staging buffer is dynamic shared memory (the launch passes
 // its size); the scan stages nothing.

@@ -21,7 +21,7 @@
 // RUN: fuse-opt %fuse_src_root/examples/softmax_rows.mlir --fuse-fusion --fuse-tile=staged-rows=100000 --convert-fuse-to-gpu | FileCheck %s --check-prefix=HALF
 // RUN: not fuse-opt %fuse_src_root/examples/softmax_rows.mlir --fuse-fusion --fuse-tile=staged-threads=100 2>&1 | FileCheck %s --check-prefix=BAD
 
-// ATTR: fuse.group "row_reduce"
+// ATTR: fuse.group row_reduce
 // ATTR-SAME: staged_rows = 232448
 // ATTR-SAME: staged_threads = 1024
 // LSE-NOT: staged_rows

@@ -21,7 +21,7 @@
 
 func.func @reduce_group_without_reduce(%x: tensor<?xf32>) -> tensor<?xf32> {
   // expected-error @+1 {{GPU code generation: a reduce group needs a fuse.reduce}}
-  %r = fuse.group "reduce" (%x) : (tensor<?xf32>) -> tensor<?xf32> {
+  %r = fuse.group reduce (%x) : (tensor<?xf32>) -> tensor<?xf32> {
   ^bb0(%a: tensor<?xf32>):
     %m = fuse.map %a : tensor<?xf32> -> tensor<?xf32> {
     ^bb0(%e: f32):
@@ -35,7 +35,7 @@ func.func @reduce_group_without_reduce(%x: tensor<?xf32>) -> tensor<?xf32> {
 // -----
 
 func.func @reduce_group_partial(%x: tensor<?x?xf32>) -> tensor<?xf32> {
-  %r = fuse.group "reduce" (%x) : (tensor<?x?xf32>) -> tensor<?xf32> {
+  %r = fuse.group reduce (%x) : (tensor<?x?xf32>) -> tensor<?xf32> {
   ^bb0(%a: tensor<?x?xf32>):
     // expected-error @+1 {{GPU code generation: a reduce group takes full reductions only (use a row_reduce group)}}
     %s = fuse.reduce add %a dims [1] : tensor<?x?xf32> -> tensor<?xf32>
@@ -48,7 +48,7 @@ func.func @reduce_group_partial(%x: tensor<?x?xf32>) -> tensor<?xf32> {
 
 // The same with a custom combiner (the ordered reduce kernels' check).
 func.func @reduce_group_partial_custom(%x: tensor<?x?xf32>) -> tensor<?xf32> {
-  %r = fuse.group "reduce" (%x) : (tensor<?x?xf32>) -> tensor<?xf32> {
+  %r = fuse.group reduce (%x) : (tensor<?x?xf32>) -> tensor<?xf32> {
   ^bb0(%a: tensor<?x?xf32>):
     %z = arith.constant 0.0 : f32
     // expected-error @+1 {{GPU code generation: a reduce group takes full reductions only (use a row_reduce group)}}
@@ -67,7 +67,7 @@ func.func @reduce_group_partial_custom(%x: tensor<?x?xf32>) -> tensor<?xf32> {
 // A scan result is not an elementwise value of the reduced domain.
 func.func @reduce_group_unsupported_value(%x: tensor<?xf32>) -> tensor<f32> {
   // expected-error @+1 {{GPU code generation: unsupported value in a reduce group body}}
-  %r = fuse.group "reduce" (%x) : (tensor<?xf32>) -> tensor<f32> {
+  %r = fuse.group reduce (%x) : (tensor<?xf32>) -> tensor<f32> {
   ^bb0(%a: tensor<?xf32>):
     %c = fuse.scan inclusive add %a : tensor<?xf32> -> tensor<?xf32>
     %s = fuse.reduce add %c : tensor<?xf32> -> tensor<f32>
@@ -80,7 +80,7 @@ func.func @reduce_group_unsupported_value(%x: tensor<?xf32>) -> tensor<f32> {
 
 func.func @reduce_group_unsupported_value_custom(%x: tensor<?xf32>) -> tensor<f32> {
   // expected-error @+1 {{GPU code generation: unsupported value in a reduce group body}}
-  %r = fuse.group "reduce" (%x) : (tensor<?xf32>) -> tensor<f32> {
+  %r = fuse.group reduce (%x) : (tensor<?xf32>) -> tensor<f32> {
   ^bb0(%a: tensor<?xf32>):
     %c = fuse.scan inclusive add %a : tensor<?xf32> -> tensor<?xf32>
     %z = arith.constant 0.0 : f32
@@ -100,7 +100,7 @@ func.func @reduce_group_unsupported_value_custom(%x: tensor<?xf32>) -> tensor<f3
 // iota sized by a scalar computed in the body.
 func.func @reduce_group_unsized(%x: tensor<?xf32>, %n: index) -> tensor<f32> {
   // expected-error @+1 {{GPU code generation: cannot size the reduction}}
-  %r = fuse.group "reduce" (%x, %n) : (tensor<?xf32>, index) -> tensor<f32> {
+  %r = fuse.group reduce (%x, %n) : (tensor<?xf32>, index) -> tensor<f32> {
   ^bb0(%a: tensor<?xf32>, %k: index):
     %c1 = arith.constant 1 : index
     %m = arith.addi %k, %c1 : index
@@ -123,7 +123,7 @@ func.func @reduce_group_unsized(%x: tensor<?xf32>, %n: index) -> tensor<f32> {
 
 func.func @row_reduce_group_without_reduce(%x: tensor<?x?xf32>) -> tensor<?x?xf32> {
   // expected-error @+1 {{GPU code generation: a row_reduce group needs a fuse.reduce}}
-  %r = fuse.group "row_reduce" (%x) : (tensor<?x?xf32>) -> tensor<?x?xf32> {
+  %r = fuse.group row_reduce (%x) : (tensor<?x?xf32>) -> tensor<?x?xf32> {
   ^bb0(%a: tensor<?x?xf32>):
     %m = fuse.map %a : tensor<?x?xf32> -> tensor<?x?xf32> {
     ^bb0(%e: f32):
@@ -138,7 +138,7 @@ func.func @row_reduce_group_without_reduce(%x: tensor<?x?xf32>) -> tensor<?x?xf3
 
 func.func @row_reduce_group_rank3_operand(%x: tensor<?x?xf32>, %y: tensor<2x3x4xf32>) -> tensor<?xf32> {
   // expected-error @+1 {{GPU code generation: row_reduce operands must have rank <= 2}}
-  %r = fuse.group "row_reduce" (%x, %y) : (tensor<?x?xf32>, tensor<2x3x4xf32>) -> tensor<?xf32> {
+  %r = fuse.group row_reduce (%x, %y) : (tensor<?x?xf32>, tensor<2x3x4xf32>) -> tensor<?xf32> {
   ^bb0(%a: tensor<?x?xf32>, %b: tensor<2x3x4xf32>):
     %s = fuse.reduce add %a dims [1] : tensor<?x?xf32> -> tensor<?xf32>
     fuse.yield %s : tensor<?xf32>
@@ -149,7 +149,7 @@ func.func @row_reduce_group_rank3_operand(%x: tensor<?x?xf32>, %y: tensor<2x3x4x
 // -----
 
 func.func @row_reduce_group_scan(%x: tensor<?x?xf32>, %v: tensor<?xf32>) -> (tensor<?xf32>, tensor<?xf32>) {
-  %r:2 = fuse.group "row_reduce" (%x, %v) : (tensor<?x?xf32>, tensor<?xf32>) -> (tensor<?xf32>, tensor<?xf32>) {
+  %r:2 = fuse.group row_reduce (%x, %v) : (tensor<?x?xf32>, tensor<?xf32>) -> (tensor<?xf32>, tensor<?xf32>) {
   ^bb0(%a: tensor<?x?xf32>, %b: tensor<?xf32>):
     %s = fuse.reduce add %a dims [1] : tensor<?x?xf32> -> tensor<?xf32>
     // expected-error @+1 {{GPU code generation: not supported in a row_reduce group}}
@@ -162,7 +162,7 @@ func.func @row_reduce_group_scan(%x: tensor<?x?xf32>, %v: tensor<?xf32>) -> (ten
 // -----
 
 func.func @row_reduce_group_rank3_value(%x: tensor<?x?xf32>) -> tensor<?xf32> {
-  %r = fuse.group "row_reduce" (%x) : (tensor<?x?xf32>) -> tensor<?xf32> {
+  %r = fuse.group row_reduce (%x) : (tensor<?x?xf32>) -> tensor<?xf32> {
   ^bb0(%a: tensor<?x?xf32>):
     %s = fuse.reduce add %a dims [1] : tensor<?x?xf32> -> tensor<?xf32>
     // expected-error @+1 {{GPU code generation: row_reduce values must have rank <= 2}}
@@ -176,7 +176,7 @@ func.func @row_reduce_group_rank3_value(%x: tensor<?x?xf32>) -> tensor<?xf32> {
 
 func.func @row_reduce_group_rank0_result(%x: tensor<?x?xf32>, %t: tensor<f32>) -> (tensor<?xf32>, tensor<f32>) {
   // expected-error @+1 {{GPU code generation: a row_reduce group yields rank-1 or rank-2 tensors only}}
-  %r:2 = fuse.group "row_reduce" (%x, %t) : (tensor<?x?xf32>, tensor<f32>) -> (tensor<?xf32>, tensor<f32>) {
+  %r:2 = fuse.group row_reduce (%x, %t) : (tensor<?x?xf32>, tensor<f32>) -> (tensor<?xf32>, tensor<f32>) {
   ^bb0(%a: tensor<?x?xf32>, %b: tensor<f32>):
     %s = fuse.reduce add %a dims [1] : tensor<?x?xf32> -> tensor<?xf32>
     %m = fuse.map %b : tensor<f32> -> tensor<f32> {
@@ -193,7 +193,7 @@ func.func @row_reduce_group_rank0_result(%x: tensor<?x?xf32>, %t: tensor<f32>) -
 // The rows are read through a tensor.cast (not a fuse op) in the body.
 func.func @row_reduce_group_unsupported_value(%x: tensor<4x?xf32>) -> tensor<4xf32> {
   // expected-error @+1 {{GPU code generation: unsupported value in a row_reduce group body}}
-  %r = fuse.group "row_reduce" (%x) : (tensor<4x?xf32>) -> tensor<4xf32> {
+  %r = fuse.group row_reduce (%x) : (tensor<4x?xf32>) -> tensor<4xf32> {
   ^bb0(%a: tensor<4x?xf32>):
     %c = tensor.cast %a : tensor<4x?xf32> to tensor<?x?xf32>
     %s = fuse.reduce add %c dims [1] : tensor<?x?xf32> -> tensor<?xf32>
@@ -208,7 +208,7 @@ func.func @row_reduce_group_unsupported_value(%x: tensor<4x?xf32>) -> tensor<4xf
 // The result's size is known, but not the first row reduction's rows.
 func.func @row_reduce_group_unsized(%x: tensor<?x?xf32>, %v: tensor<?xf32>, %n: index) -> tensor<?xf32> {
   // expected-error @+1 {{GPU code generation: cannot size the rows}}
-  %r = fuse.group "row_reduce" (%x, %v, %n) : (tensor<?x?xf32>, tensor<?xf32>, index) -> tensor<?xf32> {
+  %r = fuse.group row_reduce (%x, %v, %n) : (tensor<?x?xf32>, tensor<?xf32>, index) -> tensor<?xf32> {
   ^bb0(%a: tensor<?x?xf32>, %w: tensor<?xf32>, %k: index):
     %c1 = arith.constant 1 : index
     %m = arith.addi %k, %c1 : index
@@ -231,7 +231,7 @@ func.func @row_reduce_group_unsized(%x: tensor<?x?xf32>, %v: tensor<?xf32>, %n: 
 
 func.func @scan_group_without_scan(%x: tensor<?xf32>) -> tensor<?xf32> {
   // expected-error @+1 {{GPU code generation: a scan group needs a fuse.scan}}
-  %r = fuse.group "scan" (%x) : (tensor<?xf32>) -> tensor<?xf32> {
+  %r = fuse.group scan (%x) : (tensor<?xf32>) -> tensor<?xf32> {
   ^bb0(%a: tensor<?xf32>):
     %m = fuse.map %a : tensor<?xf32> -> tensor<?xf32> {
     ^bb0(%e: f32):
@@ -246,7 +246,7 @@ func.func @scan_group_without_scan(%x: tensor<?xf32>) -> tensor<?xf32> {
 
 func.func @scan_group_two_scans(%x: tensor<?xf32>) -> (tensor<?xf32>, tensor<?xf32>) {
   // expected-error @+1 {{GPU code generation: a scan group takes one fuse.scan}}
-  %r:2 = fuse.group "scan" (%x) : (tensor<?xf32>) -> (tensor<?xf32>, tensor<?xf32>) {
+  %r:2 = fuse.group scan (%x) : (tensor<?xf32>) -> (tensor<?xf32>, tensor<?xf32>) {
   ^bb0(%a: tensor<?xf32>):
     %s = fuse.scan inclusive add %a : tensor<?xf32> -> tensor<?xf32>
     %t = fuse.scan inclusive max %a : tensor<?xf32> -> tensor<?xf32>
@@ -261,7 +261,7 @@ func.func @scan_group_two_scans(%x: tensor<?xf32>) -> (tensor<?xf32>, tensor<?xf
 // gpu-codegen-restrictions.mlir, @filter_group_rank2_operand below).
 func.func @scan_group_rank2_value(%x: tensor<?xf32>) -> tensor<?xf32> {
   // expected-error @+1 {{GPU code generation: a scan group over rank > 1 tensors is not supported yet}}
-  %r = fuse.group "scan" (%x) : (tensor<?xf32>) -> tensor<?xf32> {
+  %r = fuse.group scan (%x) : (tensor<?xf32>) -> tensor<?xf32> {
   ^bb0(%a: tensor<?xf32>):
     %io = fuse.iota dim 1 : tensor<2x3xf32>
     %s = fuse.scan inclusive add %a : tensor<?xf32> -> tensor<?xf32>
@@ -273,7 +273,7 @@ func.func @scan_group_rank2_value(%x: tensor<?xf32>) -> tensor<?xf32> {
 // -----
 
 func.func @scan_group_reduce(%x: tensor<?xf32>) -> tensor<?xf32> {
-  %r = fuse.group "scan" (%x) : (tensor<?xf32>) -> tensor<?xf32> {
+  %r = fuse.group scan (%x) : (tensor<?xf32>) -> tensor<?xf32> {
   ^bb0(%a: tensor<?xf32>):
     // expected-error @+1 {{GPU code generation: a reduction cannot be part of a scan group}}
     %t = fuse.reduce add %a : tensor<?xf32> -> tensor<f32>
@@ -287,7 +287,7 @@ func.func @scan_group_reduce(%x: tensor<?xf32>) -> tensor<?xf32> {
 
 func.func @scan_group_rank0_result(%x: tensor<?xf32>, %t: tensor<f32>) -> (tensor<?xf32>, tensor<f32>) {
   // expected-error @+1 {{GPU code generation: every result of a scan group must be rank 1}}
-  %r:2 = fuse.group "scan" (%x, %t) : (tensor<?xf32>, tensor<f32>) -> (tensor<?xf32>, tensor<f32>) {
+  %r:2 = fuse.group scan (%x, %t) : (tensor<?xf32>, tensor<f32>) -> (tensor<?xf32>, tensor<f32>) {
   ^bb0(%a: tensor<?xf32>, %b: tensor<f32>):
     %s = fuse.scan inclusive add %a : tensor<?xf32> -> tensor<?xf32>
     %m = fuse.map %b : tensor<f32> -> tensor<f32> {
@@ -304,7 +304,7 @@ func.func @scan_group_rank0_result(%x: tensor<?xf32>, %t: tensor<f32>) -> (tenso
 // A scan of a filter's (compacted) result in the same group.
 func.func @scan_group_unsupported_value(%x: tensor<?xf32>) -> tensor<?xf32> {
   // expected-error @+1 {{GPU code generation: unsupported value in a scan group body}}
-  %r = fuse.group "scan" (%x) : (tensor<?xf32>) -> tensor<?xf32> {
+  %r = fuse.group scan (%x) : (tensor<?xf32>) -> tensor<?xf32> {
   ^bb0(%a: tensor<?xf32>):
     %f = fuse.filter %a : tensor<?xf32> -> tensor<?xf32> {
     ^bb0(%e: f32):
@@ -323,7 +323,7 @@ func.func @scan_group_unsupported_value(%x: tensor<?xf32>) -> tensor<?xf32> {
 // The result's size is known (from %a), but not the scan's domain.
 func.func @scan_group_unsized(%x: tensor<?xf32>, %n: index) -> tensor<?xf32> {
   // expected-error @+1 {{GPU code generation: cannot size the scan or filter}}
-  %r = fuse.group "scan" (%x, %n) : (tensor<?xf32>, index) -> tensor<?xf32> {
+  %r = fuse.group scan (%x, %n) : (tensor<?xf32>, index) -> tensor<?xf32> {
   ^bb0(%a: tensor<?xf32>, %k: index):
     %c1 = arith.constant 1 : index
     %m = arith.addi %k, %c1 : index
@@ -345,7 +345,7 @@ func.func @scan_group_unsized(%x: tensor<?xf32>, %n: index) -> tensor<?xf32> {
 
 func.func @filter_group_without_filter(%x: tensor<?xf32>) -> tensor<?xf32> {
   // expected-error @+1 {{GPU code generation: a filter group needs a fuse.filter}}
-  %r = fuse.group "filter" (%x) : (tensor<?xf32>) -> tensor<?xf32> {
+  %r = fuse.group filter (%x) : (tensor<?xf32>) -> tensor<?xf32> {
   ^bb0(%a: tensor<?xf32>):
     %m = fuse.map %a : tensor<?xf32> -> tensor<?xf32> {
     ^bb0(%e: f32):
@@ -360,7 +360,7 @@ func.func @filter_group_without_filter(%x: tensor<?xf32>) -> tensor<?xf32> {
 
 func.func @filter_group_two_filters(%x: tensor<?xf32>) -> (tensor<?xf32>, tensor<?xf32>) {
   // expected-error @+1 {{GPU code generation: a filter group takes one fuse.filter}}
-  %r:2 = fuse.group "filter" (%x) : (tensor<?xf32>) -> (tensor<?xf32>, tensor<?xf32>) {
+  %r:2 = fuse.group filter (%x) : (tensor<?xf32>) -> (tensor<?xf32>, tensor<?xf32>) {
   ^bb0(%a: tensor<?xf32>):
     %f = fuse.filter %a : tensor<?xf32> -> tensor<?xf32> {
     ^bb0(%e: f32):
@@ -383,7 +383,7 @@ func.func @filter_group_two_filters(%x: tensor<?xf32>) -> (tensor<?xf32>, tensor
 
 func.func @filter_group_rank2_operand(%x: tensor<?xf32>, %y: tensor<?x?xf32>) -> tensor<?xf32> {
   // expected-error @+1 {{GPU code generation: a filter group over rank > 1 tensors is not supported yet}}
-  %r = fuse.group "filter" (%x, %y) : (tensor<?xf32>, tensor<?x?xf32>) -> tensor<?xf32> {
+  %r = fuse.group filter (%x, %y) : (tensor<?xf32>, tensor<?x?xf32>) -> tensor<?xf32> {
   ^bb0(%a: tensor<?xf32>, %b: tensor<?x?xf32>):
     %f = fuse.filter %a : tensor<?xf32> -> tensor<?xf32> {
     ^bb0(%e: f32):
@@ -399,7 +399,7 @@ func.func @filter_group_rank2_operand(%x: tensor<?xf32>, %y: tensor<?x?xf32>) ->
 // -----
 
 func.func @filter_group_reduce(%x: tensor<?xf32>) -> tensor<?xf32> {
-  %r = fuse.group "filter" (%x) : (tensor<?xf32>) -> tensor<?xf32> {
+  %r = fuse.group filter (%x) : (tensor<?xf32>) -> tensor<?xf32> {
   ^bb0(%a: tensor<?xf32>):
     // expected-error @+1 {{GPU code generation: a reduction cannot be part of a filter group}}
     %t = fuse.reduce add %a : tensor<?xf32> -> tensor<f32>
@@ -418,7 +418,7 @@ func.func @filter_group_reduce(%x: tensor<?xf32>) -> tensor<?xf32> {
 
 func.func @filter_group_rank0_result(%x: tensor<?xf32>, %t: tensor<f32>) -> (tensor<?xf32>, tensor<f32>) {
   // expected-error @+1 {{GPU code generation: every result of a filter group must be rank 1}}
-  %r:2 = fuse.group "filter" (%x, %t) : (tensor<?xf32>, tensor<f32>) -> (tensor<?xf32>, tensor<f32>) {
+  %r:2 = fuse.group filter (%x, %t) : (tensor<?xf32>, tensor<f32>) -> (tensor<?xf32>, tensor<f32>) {
   ^bb0(%a: tensor<?xf32>, %b: tensor<f32>):
     %f = fuse.filter %a : tensor<?xf32> -> tensor<?xf32> {
     ^bb0(%e: f32):
@@ -439,7 +439,7 @@ func.func @filter_group_rank0_result(%x: tensor<?xf32>, %t: tensor<f32>) -> (ten
 
 // A map of the kept elements in the filter's own group.
 func.func @filter_group_result_used(%x: tensor<?xf32>) -> tensor<?xf32> {
-  %r = fuse.group "filter" (%x) : (tensor<?xf32>) -> tensor<?xf32> {
+  %r = fuse.group filter (%x) : (tensor<?xf32>) -> tensor<?xf32> {
   ^bb0(%a: tensor<?xf32>):
     %f = fuse.filter %a : tensor<?xf32> -> tensor<?xf32> {
     ^bb0(%e: f32):
@@ -463,7 +463,7 @@ func.func @filter_group_result_used(%x: tensor<?xf32>) -> tensor<?xf32> {
 // A filter of a scan's result in the same group.
 func.func @filter_group_unsupported_value(%x: tensor<?xf32>) -> tensor<?xf32> {
   // expected-error @+1 {{GPU code generation: unsupported value in a filter group body}}
-  %r = fuse.group "filter" (%x) : (tensor<?xf32>) -> tensor<?xf32> {
+  %r = fuse.group filter (%x) : (tensor<?xf32>) -> tensor<?xf32> {
   ^bb0(%a: tensor<?xf32>):
     %c = fuse.scan inclusive add %a : tensor<?xf32> -> tensor<?xf32>
     %f = fuse.filter %c : tensor<?xf32> -> tensor<?xf32> {
@@ -484,7 +484,7 @@ func.func @filter_group_unsupported_value(%x: tensor<?xf32>) -> tensor<?xf32> {
 // A full reduction inside an elementwise group, read back at every element.
 func.func @elementwise_group_unsupported_value(%x: tensor<?xf32>) -> tensor<?xf32> {
   // expected-error @+1 {{GPU code generation: unsupported value in an elementwise group body}}
-  %r = fuse.group "elementwise" (%x) : (tensor<?xf32>) -> tensor<?xf32> {
+  %r = fuse.group elementwise (%x) : (tensor<?xf32>) -> tensor<?xf32> {
   ^bb0(%a: tensor<?xf32>):
     %s = fuse.reduce add %a : tensor<?xf32> -> tensor<f32>
     %c0 = arith.constant 0 : index
@@ -506,7 +506,7 @@ func.func @elementwise_group_unsupported_value(%x: tensor<?xf32>) -> tensor<?xf3
 // result.
 func.func @elementwise_group_unsized_result(%n: index) -> tensor<?xf32> {
   // expected-error @+1 {{GPU code generation: cannot compute the size of result #0 on the host}}
-  %r = fuse.group "elementwise" (%n) : (index) -> tensor<?xf32> {
+  %r = fuse.group elementwise (%n) : (index) -> tensor<?xf32> {
   ^bb0(%k: index):
     %c1 = arith.constant 1 : index
     %m = arith.addi %k, %c1 : index
@@ -522,7 +522,7 @@ func.func @elementwise_group_unsized_result(%n: index) -> tensor<?xf32> {
 // write results of the scan's shape only.
 func.func @scan_rank2_group_scalar_result(%x: tensor<?x?xf32>, %s: tensor<f32>) -> (tensor<?x?xf32>, tensor<f32>) {
   // expected-error @+1 {{GPU code generation: every result of a scan group over rank > 1 tensors has the scan's shape}}
-  %r:2 = fuse.group "scan" (%x, %s) : (tensor<?x?xf32>, tensor<f32>) -> (tensor<?x?xf32>, tensor<f32>) {
+  %r:2 = fuse.group scan (%x, %s) : (tensor<?x?xf32>, tensor<f32>) -> (tensor<?x?xf32>, tensor<f32>) {
   ^bb0(%a: tensor<?x?xf32>, %b: tensor<f32>):
     %y = fuse.scan inclusive add %a dim 1 : tensor<?x?xf32> -> tensor<?x?xf32>
     fuse.yield %y, %b : tensor<?x?xf32>, tensor<f32>
@@ -537,7 +537,7 @@ func.func @scan_rank2_group_scalar_result(%x: tensor<?x?xf32>, %s: tensor<f32>) 
 // in a group of its own).
 func.func @elementwise_group_rank1_value(%x: tensor<?x?xf32>, %v: tensor<?xf32>, %n: index) -> tensor<?x?xf32> {
   // expected-error @+1 {{GPU code generation: an elementwise group must read and write tensors of one shape (rank-0 broadcasts and broadcasts of group operands aside)}}
-  %r = fuse.group "elementwise" (%x, %v, %n) : (tensor<?x?xf32>, tensor<?xf32>, index) -> tensor<?x?xf32> {
+  %r = fuse.group elementwise (%x, %v, %n) : (tensor<?x?xf32>, tensor<?xf32>, index) -> tensor<?x?xf32> {
   ^bb0(%a: tensor<?x?xf32>, %b: tensor<?xf32>, %m: index):
     %w = fuse.map %b : tensor<?xf32> -> tensor<?xf32> {
     ^bb0(%e: f32):

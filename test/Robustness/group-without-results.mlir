@@ -13,7 +13,7 @@
 // CHECK: return
 
 func.func @group_block_args(%x: tensor<?xf32>) {
-  fuse.group "elementwise" (%x) : (tensor<?xf32>) -> () {
+  fuse.group elementwise (%x) : (tensor<?xf32>) -> () {
   ^bb0(%a: tensor<?xf32>):
     fuse.yield
   }

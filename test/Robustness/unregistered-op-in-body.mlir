@@ -29,7 +29,7 @@
 // LOOPS-NEXT: "test.unknown"
 // LOOPS-NOT: fuse.
 
-// FUSED: fuse.group "elementwise"
+// FUSED: fuse.group elementwise
 // FUSED: "test.unknown"
 
 // NOCRASH-NOT: Assertion

@@ -2,7 +2,7 @@
 
 // map -> map -> map: one elementwise group; constants cloned in.
 // CHECK-LABEL: func @chain
-// CHECK: fuse.group "elementwise" (%{{.*}}) : (tensor<?xf32>) -> tensor<?xf32>
+// CHECK: fuse.group elementwise (%{{.*}}) : (tensor<?xf32>) -> tensor<?xf32>
 // CHECK-COUNT-2: fuse.map
 // CHECK: fuse.yield
 // CHECK-NOT: fuse.map
@@ -26,7 +26,7 @@ func.func @chain(%x: tensor<?xf32>) -> tensor<?xf32> {
 
 // map -> reduce, with the map result also returned: multi-output.
 // CHECK-LABEL: func @sumsq_multi
-// CHECK: %[[G:.+]]:2 = fuse.group "reduce" (%{{.*}}) : (tensor<?xf32>) -> (tensor<?xf32>, tensor<f32>)
+// CHECK: %[[G:.+]]:2 = fuse.group reduce (%{{.*}}) : (tensor<?xf32>) -> (tensor<?xf32>, tensor<f32>)
 // CHECK: fuse.map
 // CHECK: fuse.reduce add
 // CHECK: return %[[G]]#0, %[[G]]#1
@@ -44,7 +44,7 @@ func.func @sumsq_multi(%x: tensor<?xf32>) -> (tensor<?xf32>, tensor<f32>) {
 
 // Sibling reductions over the same input share one pass.
 // CHECK-LABEL: func @siblings
-// CHECK: %[[G:.+]]:2 = fuse.group "reduce" (%{{.*}}) : (tensor<?xf32>) -> (tensor<f32>, tensor<f32>)
+// CHECK: %[[G:.+]]:2 = fuse.group reduce (%{{.*}}) : (tensor<?xf32>) -> (tensor<f32>, tensor<f32>)
 // CHECK: fuse.reduce add
 // CHECK: fuse.reduce max
 // CHECK-NOT: fuse.group
@@ -59,7 +59,7 @@ func.func @siblings(%x: tensor<?xf32>) -> (tensor<f32>, tensor<f32>) {
 
 // map -> scan -> map: prologue and epilogue in the scan group.
 // CHECK-LABEL: func @scan_epilogue
-// CHECK: fuse.group "scan"
+// CHECK: fuse.group scan
 // CHECK: fuse.map
 // CHECK: fuse.scan inclusive add
 // CHECK: fuse.map
@@ -83,7 +83,7 @@ func.func @scan_epilogue(%x: tensor<?xf32>) -> tensor<?xf32> {
 
 // map -> filter.
 // CHECK-LABEL: func @map_filter
-// CHECK: fuse.group "filter"
+// CHECK: fuse.group filter
 // CHECK: fuse.map
 // CHECK: fuse.filter
 // CHECK-NOT: fuse.group
@@ -106,7 +106,7 @@ func.func @map_filter(%x: tensor<?xf32>) -> tensor<?xf32> {
 
 // iota and gather are inlined into their consumer.
 // CHECK-LABEL: func @iota_gather
-// CHECK: fuse.group "reduce" (%{{.*}}, %{{.*}}, %{{.*}}) : (index, tensor<?xf32>, tensor<?xi64>) -> tensor<f32>
+// CHECK: fuse.group reduce (%{{.*}}, %{{.*}}, %{{.*}}) : (index, tensor<?xf32>, tensor<?xi64>) -> tensor<f32>
 // CHECK: fuse.iota
 // CHECK: fuse.gather
 // CHECK: fuse.map
@@ -129,8 +129,8 @@ func.func @iota_gather(%n: index, %src: tensor<?xf32>, %idx: tensor<?xi64>) -> t
 // Must not fuse: a full reduction feeding a map over the same input needs
 // two passes. The second group reads the 0-d sum in place.
 // CHECK-LABEL: func @normalize
-// CHECK: %[[S:.+]] = fuse.group "reduce"
-// CHECK: fuse.group "elementwise" (%[[S]], {{.*}}) {fuse.not_fused = ["not fused with fuse.reduce {{.*}}a full reduction in the producer group, at every element: that needs a second pass over memory"]}
+// CHECK: %[[S:.+]] = fuse.group reduce
+// CHECK: fuse.group elementwise (%[[S]], {{.*}}) {fuse.not_fused = ["not fused with fuse.reduce {{.*}}a full reduction in the producer group, at every element: that needs a second pass over memory"]}
 // CHECK: fuse.broadcast
 // CHECK: fuse.map
 func.func @normalize(%x: tensor<?xf32>) -> tensor<?xf32> {
@@ -151,8 +151,8 @@ func.func @normalize(%x: tensor<?xf32>) -> tensor<?xf32> {
 // A cheap producer feeding a reduce group and a scan group is recomputed
 // in both: nothing is written but the results.
 // CHECK-LABEL: func @cheap_recompute
-// CHECK: fuse.group "reduce" (%{{.*}}) : (tensor<?xf32>) -> tensor<f32>
-// CHECK: fuse.group "scan" (%{{.*}}) {{.*}}: (tensor<?xf32>) -> tensor<?xf32>
+// CHECK: fuse.group reduce (%{{.*}}) : (tensor<?xf32>) -> tensor<f32>
+// CHECK: fuse.group scan (%{{.*}}) {{.*}}: (tensor<?xf32>) -> tensor<?xf32>
 // CHECK: fuse.map
 // CHECK: fuse.scan
 func.func @cheap_recompute(%x: tensor<?xf32>) -> (tensor<f32>, tensor<?xf32>) {
@@ -171,8 +171,8 @@ func.func @cheap_recompute(%x: tensor<?xf32>) -> (tensor<f32>, tensor<?xf32>) {
 // Must not fuse: an expensive producer (10 ops > max-recompute-ops=8) with
 // two consumers is materialised once and read by the second group.
 // CHECK-LABEL: func @expensive
-// CHECK: %[[G:.+]]:2 = fuse.group "reduce" (%{{.*}}) : (tensor<?xf32>) -> (tensor<?xf32>, tensor<f32>)
-// CHECK: fuse.group "scan" (%[[G]]#0) {fuse.not_fused = [{{.*}}"producer fuse.map {{.*}} has 10 body ops (max-recompute-ops=8): materialised once and read from memory"]}
+// CHECK: %[[G:.+]]:2 = fuse.group reduce (%{{.*}}) : (tensor<?xf32>) -> (tensor<?xf32>, tensor<f32>)
+// CHECK: fuse.group scan (%[[G]]#0) {fuse.not_fused = [{{.*}}"producer fuse.map {{.*}} has 10 body ops (max-recompute-ops=8): materialised once and read from memory"]}
 func.func @expensive(%x: tensor<?xf32>) -> (tensor<f32>, tensor<?xf32>) {
   %e = fuse.map %x : tensor<?xf32> -> tensor<?xf32> {
   ^bb0(%a: f32):
@@ -197,7 +197,7 @@ func.func @expensive(%x: tensor<?xf32>) -> (tensor<f32>, tensor<?xf32>) {
 
 // Row-wise: softmax is one row_reduce group.
 // CHECK-LABEL: func @softmax
-// CHECK: fuse.group "row_reduce" (%{{.*}}, %{{.*}}) : (tensor<?x?xf32>, index) -> tensor<?x?xf32>
+// CHECK: fuse.group row_reduce (%{{.*}}, %{{.*}}) : (tensor<?x?xf32>, index) -> tensor<?x?xf32>
 // CHECK: fuse.reduce max
 // CHECK: fuse.reduce add
 // CHECK: fuse.yield
@@ -228,8 +228,8 @@ func.func @softmax(%x: tensor<?x?xf32>) -> tensor<?x?xf32> {
 // Row-wise fallback: a static row of 65536 f32 (256 KiB) does not fit in
 // max-row-bytes: the broadcast consumer starts a second group.
 // CHECK-LABEL: func @wide_rows
-// CHECK: %[[M:.+]] = fuse.group "row_reduce"
-// CHECK: fuse.group "elementwise" (%[[M]], %{{.*}}) {fuse.not_fused = ["not fused with {{.*}}a row of the group takes 262144 bytes, above max-row-bytes=232448: the rows are read again by a second group"]}
+// CHECK: %[[M:.+]] = fuse.group row_reduce
+// CHECK: fuse.group elementwise (%[[M]], %{{.*}}) {fuse.not_fused = ["not fused with {{.*}}a row of the group takes 262144 bytes, above max-row-bytes=232448: the rows are read again by a second group"]}
 func.func @wide_rows(%x: tensor<8x65536xf32>) -> tensor<8x65536xf32> {
   %max = fuse.reduce max %x dims [1] : tensor<8x65536xf32> -> tensor<8xf32>
   %maxb = fuse.broadcast %max dims [1] : tensor<8xf32> -> tensor<8x65536xf32>
@@ -246,8 +246,8 @@ func.func @wide_rows(%x: tensor<8x65536xf32>) -> tensor<8x65536xf32> {
 // A row result broadcast along the columns (dims [0]) is read at every row:
 // it is not a per-row value, so the consumer starts a second group.
 // CHECK-LABEL: func @row_result_across_rows
-// CHECK: %[[V:.+]] = fuse.group "row_reduce"
-// CHECK: fuse.group "elementwise" (%[[V]], %{{.*}}) {fuse.not_fused = ["not fused with {{.*}}broadcasts a row result of the producer group along its columns (dims [0])
+// CHECK: %[[V:.+]] = fuse.group row_reduce
+// CHECK: fuse.group elementwise (%[[V]], %{{.*}}) {fuse.not_fused = ["not fused with {{.*}}broadcasts a row result of the producer group along its columns (dims [0])
 func.func @row_result_across_rows(%m: tensor<?x?xf32>) -> tensor<?x?xf32> {
   %c0 = arith.constant 0 : index
   %r = tensor.dim %m, %c0 : tensor<?x?xf32>
@@ -266,7 +266,7 @@ func.func @row_result_across_rows(%m: tensor<?x?xf32>) -> tensor<?x?xf32> {
 // variance = mean((x - mean(x))^2) in one pass: a Welford tuple reduction
 // (count, mean, M2) next to sum(x), finished by M2 + n*(mean - c)^2.
 // CHECK-LABEL: func @variance
-// CHECK: fuse.group "reduce" (%{{.*}}, %{{.*}}) : (tensor<?xf32>, f32) -> tensor<f32>
+// CHECK: fuse.group reduce (%{{.*}}, %{{.*}}) : (tensor<?xf32>, f32) -> tensor<f32>
 // CHECK: fuse.reduce add
 // CHECK: fuse.reduce %{{.*}}, %{{.*}}, %{{.*}} init
 // CHECK-NOT: fuse.group

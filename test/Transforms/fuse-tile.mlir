@@ -25,7 +25,7 @@
 // OVR-LABEL: func @dyn
 // OVR: fuse.tiling = {block_threads = 128 : i64, finish_prefetch = 4 : i64, grid = 7 : i64, index_bitwidth = 64 : i64, items_per_thread = 8 : i64, vector_width = 2 : i64}
 func.func @dyn(%x: tensor<?xf32>) -> tensor<f32> {
-  %s = fuse.group "reduce" (%x) : (tensor<?xf32>) -> tensor<f32> {
+  %s = fuse.group reduce (%x) : (tensor<?xf32>) -> tensor<f32> {
   ^bb0(%a: tensor<?xf32>):
     %r = fuse.reduce add %a : tensor<?xf32> -> tensor<f32>
     fuse.yield %r : tensor<f32>
@@ -40,7 +40,7 @@ func.func @dyn(%x: tensor<?xf32>) -> tensor<f32> {
 // CHECK-LABEL: func @small
 // CHECK: fuse.tiling = {block_threads = 256 : i64, finish_prefetch = 4 : i64, grid = 1 : i64, index_bitwidth = 32 : i64, items_per_thread = 16 : i64, vector_width = 4 : i64}
 func.func @small(%x: tensor<4096xf32>) -> tensor<f32> {
-  %s = fuse.group "reduce" (%x) : (tensor<4096xf32>) -> tensor<f32> {
+  %s = fuse.group reduce (%x) : (tensor<4096xf32>) -> tensor<f32> {
   ^bb0(%a: tensor<4096xf32>):
     %r = fuse.reduce add %a : tensor<4096xf32> -> tensor<f32>
     fuse.yield %r : tensor<f32>
@@ -56,7 +56,7 @@ func.func @small(%x: tensor<4096xf32>) -> tensor<f32> {
 // CHECK-LABEL: func @big
 // CHECK: fuse.tiling = {block_threads = 256 : i64, finish_prefetch = 4 : i64, grid = 1056 : i64, index_bitwidth = 64 : i64, items_per_thread = 4 : i64, vector_width = 2 : i64}
 func.func @big(%x: tensor<536870912xf64>, %y: tensor<536870912xf64>) -> tensor<f64> {
-  %s = fuse.group "reduce" (%x, %y) : (tensor<536870912xf64>, tensor<536870912xf64>) -> tensor<f64> {
+  %s = fuse.group reduce (%x, %y) : (tensor<536870912xf64>, tensor<536870912xf64>) -> tensor<f64> {
   ^bb0(%a: tensor<536870912xf64>, %b: tensor<536870912xf64>):
     %p = fuse.map %a, %b : tensor<536870912xf64>, tensor<536870912xf64> -> tensor<536870912xf64> {
     ^bb0(%u: f64, %v: f64):
@@ -86,7 +86,7 @@ func.func @big(%x: tensor<536870912xf64>, %y: tensor<536870912xf64>) -> tensor<f
 // NOLR-LABEL: func @rows
 // NOLR-NOT: long_row_items
 func.func @rows(%x: tensor<64x4096xf32>) -> tensor<64xf32> {
-  %s = fuse.group "row_reduce" (%x) : (tensor<64x4096xf32>) -> tensor<64xf32> {
+  %s = fuse.group row_reduce (%x) : (tensor<64x4096xf32>) -> tensor<64xf32> {
   ^bb0(%a: tensor<64x4096xf32>):
     %r = fuse.reduce max %a dims [1] : tensor<64x4096xf32> -> tensor<64xf32>
     fuse.yield %r : tensor<64xf32>
@@ -102,7 +102,7 @@ func.func @rows(%x: tensor<64x4096xf32>) -> tensor<64xf32> {
 // CHECK-LABEL: func @narrow_rows
 // CHECK: fuse.tiling = {block_threads = 256 : i64, grid = 1056 : i64, index_bitwidth = 32 : i64, items_per_thread = 32 : i64, narrow_rows = 1 : i64, vector_width = 4 : i64}
 func.func @narrow_rows(%x: tensor<5000x1000xf32>) -> tensor<5000xf32> {
-  %s = fuse.group "row_reduce" (%x) : (tensor<5000x1000xf32>) -> tensor<5000xf32> {
+  %s = fuse.group row_reduce (%x) : (tensor<5000x1000xf32>) -> tensor<5000xf32> {
   ^bb0(%a: tensor<5000x1000xf32>):
     %r = fuse.reduce add %a dims [1] : tensor<5000x1000xf32> -> tensor<5000xf32>
     fuse.yield %r : tensor<5000xf32>
@@ -117,7 +117,7 @@ func.func @narrow_rows(%x: tensor<5000x1000xf32>) -> tensor<5000xf32> {
 // CHECK-LABEL: func @wide_rows
 // CHECK: fuse.tiling = {block_threads = 256 : i64, grid = 64 : i64, index_bitwidth = 32 : i64, items_per_thread = 32 : i64, vector_width = 4 : i64}
 func.func @wide_rows(%x: tensor<64x8192xf32>) -> tensor<64xf32> {
-  %s = fuse.group "row_reduce" (%x) : (tensor<64x8192xf32>) -> tensor<64xf32> {
+  %s = fuse.group row_reduce (%x) : (tensor<64x8192xf32>) -> tensor<64xf32> {
   ^bb0(%a: tensor<64x8192xf32>):
     %r = fuse.reduce max %a dims [1] : tensor<64x8192xf32> -> tensor<64xf32>
     fuse.yield %r : tensor<64xf32>
@@ -135,7 +135,7 @@ func.func @wide_rows(%x: tensor<64x8192xf32>) -> tensor<64xf32> {
 // CHECK-LABEL: func @rows_f16
 // CHECK: fuse.tiling = {block_threads = 256 : i64, grid = 1056 : i64, index_bitwidth = 32 : i64, items_per_thread = 32 : i64, narrow_rows = 1 : i64, vector_width = 8 : i64}
 func.func @rows_f64(%x: tensor<5000x1000xf64>) -> tensor<5000xf64> {
-  %s = fuse.group "row_reduce" (%x) : (tensor<5000x1000xf64>) -> tensor<5000xf64> {
+  %s = fuse.group row_reduce (%x) : (tensor<5000x1000xf64>) -> tensor<5000xf64> {
   ^bb0(%a: tensor<5000x1000xf64>):
     %r = fuse.reduce add %a dims [1] : tensor<5000x1000xf64> -> tensor<5000xf64>
     fuse.yield %r : tensor<5000xf64>
@@ -143,7 +143,7 @@ func.func @rows_f64(%x: tensor<5000x1000xf64>) -> tensor<5000xf64> {
   return %s : tensor<5000xf64>
 }
 func.func @rows_f16(%x: tensor<5000x1000xf16>) -> tensor<5000xf16> {
-  %s = fuse.group "row_reduce" (%x) : (tensor<5000x1000xf16>) -> tensor<5000xf16> {
+  %s = fuse.group row_reduce (%x) : (tensor<5000x1000xf16>) -> tensor<5000xf16> {
   ^bb0(%a: tensor<5000x1000xf16>):
     %r = fuse.reduce add %a dims [1] : tensor<5000x1000xf16> -> tensor<5000xf16>
     fuse.yield %r : tensor<5000xf16>
@@ -159,7 +159,7 @@ func.func @rows_f16(%x: tensor<5000x1000xf16>) -> tensor<5000xf16> {
 // CHECK-LABEL: func @rows_wide_result
 // CHECK: fuse.tiling = {block_threads = 256 : i64, grid = 1056 : i64, index_bitwidth = 32 : i64, items_per_thread = 16 : i64, narrow_rows = 1 : i64, vector_width = 4 : i64}
 func.func @rows_wide_result(%x: tensor<5000x1000xf32>) -> tensor<5000x1000xf32> {
-  %s = fuse.group "row_reduce" (%x) : (tensor<5000x1000xf32>) -> tensor<5000x1000xf32> {
+  %s = fuse.group row_reduce (%x) : (tensor<5000x1000xf32>) -> tensor<5000x1000xf32> {
   ^bb0(%a: tensor<5000x1000xf32>):
     %m = fuse.reduce max %a dims [1] : tensor<5000x1000xf32> -> tensor<5000xf32>
     %mb = fuse.broadcast %m dims [1] : tensor<5000xf32> -> tensor<5000x1000xf32>
@@ -182,7 +182,7 @@ func.func @rows_wide_result(%x: tensor<5000x1000xf32>) -> tensor<5000x1000xf32> 
 // OVR-LABEL: func @ew_dyn
 // OVR: fuse.tiling = {block_threads = 128 : i64, grid = 7 : i64, index_bitwidth = 64 : i64, items_per_thread = 8 : i64, vector_width = 2 : i64}
 func.func @ew_dyn(%x: tensor<?xf32>) -> tensor<?xf32> {
-  %s = fuse.group "elementwise" (%x) : (tensor<?xf32>) -> tensor<?xf32> {
+  %s = fuse.group elementwise (%x) : (tensor<?xf32>) -> tensor<?xf32> {
   ^bb0(%a: tensor<?xf32>):
     %m = fuse.map %a : tensor<?xf32> -> tensor<?xf32> {
     ^bb0(%u: f32):
@@ -201,7 +201,7 @@ func.func @ew_dyn(%x: tensor<?xf32>) -> tensor<?xf32> {
 // CHECK-LABEL: func @ew_static
 // CHECK: fuse.tiling = {block_threads = 256 : i64, grid = 977 : i64, index_bitwidth = 32 : i64, items_per_thread = 4 : i64, vector_width = 4 : i64}
 func.func @ew_static(%x: tensor<1000000xf32>) -> tensor<1000000xf32> {
-  %s = fuse.group "elementwise" (%x) : (tensor<1000000xf32>) -> tensor<1000000xf32> {
+  %s = fuse.group elementwise (%x) : (tensor<1000000xf32>) -> tensor<1000000xf32> {
   ^bb0(%a: tensor<1000000xf32>):
     %m = fuse.map %a : tensor<1000000xf32> -> tensor<1000000xf32> {
     ^bb0(%u: f32):
@@ -219,11 +219,11 @@ func.func @ew_static(%x: tensor<1000000xf32>) -> tensor<1000000xf32> {
 // look-back delays and the shared-scatter buffer; scans: 512 threads x 128
 // bytes (32 f32) in registers (stage_tiles 0).
 // CHECK-LABEL: func @filters
-// CHECK: fuse.group "filter"{{.*}}fuse.tiling = {block_threads = 256 : i64, grid = 1056 : i64, index_bitwidth = 64 : i64, items_per_thread = 20 : i64, lookback_delay = 1500 : i64, poll_delay = 500 : i64, shared_scatter = 1 : i64, stage_tiles = 1 : i64, vector_width = 4 : i64}
-// CHECK: fuse.group "filter"{{.*}}fuse.tiling = {block_threads = 256 : i64, grid = 1056 : i64, index_bitwidth = 64 : i64, items_per_thread = 10 : i64, lookback_delay = 1500 : i64, poll_delay = 500 : i64, shared_scatter = 1 : i64, stage_tiles = 1 : i64, vector_width = 2 : i64}
-// CHECK: fuse.group "scan"{{.*}}fuse.tiling = {block_threads = 512 : i64, grid = 528 : i64, index_bitwidth = 64 : i64, items_per_thread = 32 : i64, lookback_delay = 1500 : i64, poll_delay = 500 : i64, stage_tiles = 0 : i64, vector_width = 4 : i64}
+// CHECK: fuse.group filter{{.*}}fuse.tiling = {block_threads = 256 : i64, grid = 1056 : i64, index_bitwidth = 64 : i64, items_per_thread = 20 : i64, lookback_delay = 1500 : i64, poll_delay = 500 : i64, shared_scatter = 1 : i64, stage_tiles = 1 : i64, vector_width = 4 : i64}
+// CHECK: fuse.group filter{{.*}}fuse.tiling = {block_threads = 256 : i64, grid = 1056 : i64, index_bitwidth = 64 : i64, items_per_thread = 10 : i64, lookback_delay = 1500 : i64, poll_delay = 500 : i64, shared_scatter = 1 : i64, stage_tiles = 1 : i64, vector_width = 2 : i64}
+// CHECK: fuse.group scan{{.*}}fuse.tiling = {block_threads = 512 : i64, grid = 528 : i64, index_bitwidth = 64 : i64, items_per_thread = 32 : i64, lookback_delay = 1500 : i64, poll_delay = 500 : i64, stage_tiles = 0 : i64, vector_width = 4 : i64}
 func.func @filters(%x: tensor<?xf32>, %d: tensor<?xf64>) -> (tensor<?xf32>, tensor<?xf64>, tensor<?xf32>) {
-  %y = fuse.group "filter" (%x) : (tensor<?xf32>) -> tensor<?xf32> {
+  %y = fuse.group filter (%x) : (tensor<?xf32>) -> tensor<?xf32> {
   ^bb0(%a: tensor<?xf32>):
     %zero = arith.constant 0.0 : f32
     %f = fuse.filter %a : tensor<?xf32> -> tensor<?xf32> {
@@ -233,7 +233,7 @@ func.func @filters(%x: tensor<?xf32>, %d: tensor<?xf64>) -> (tensor<?xf32>, tens
     }
     fuse.yield %f : tensor<?xf32>
   }
-  %e = fuse.group "filter" (%d) : (tensor<?xf64>) -> tensor<?xf64> {
+  %e = fuse.group filter (%d) : (tensor<?xf64>) -> tensor<?xf64> {
   ^bb0(%a: tensor<?xf64>):
     %zd = arith.constant 0.0 : f64
     %f = fuse.filter %a : tensor<?xf64> -> tensor<?xf64> {
@@ -243,7 +243,7 @@ func.func @filters(%x: tensor<?xf32>, %d: tensor<?xf64>) -> (tensor<?xf32>, tens
     }
     fuse.yield %f : tensor<?xf64>
   }
-  %s = fuse.group "scan" (%x) : (tensor<?xf32>) -> tensor<?xf32> {
+  %s = fuse.group scan (%x) : (tensor<?xf32>) -> tensor<?xf32> {
   ^bb0(%a: tensor<?xf32>):
     %c = fuse.scan inclusive add %a : tensor<?xf32> -> tensor<?xf32>
     fuse.yield %c : tensor<?xf32>

@@ -63,7 +63,7 @@ def ConvertFuseToGPUPass : Pass<"convert-fuse-to-gpu", "::mlir::ModuleOp"> {
     Before:
     ```mlir
     func.func @sumsq(%x: tensor<?xf32>) -> tensor<f32> {
-      %s = fuse.group "reduce" (%x) : (tensor<?xf32>) -> tensor<f32> {...}
+      %s = fuse.group reduce (%x) : (tensor<?xf32>) -> tensor<f32> {...}
       return %s : tensor<f32>
     }
     ```

@@ -95,17 +95,14 @@ void hoistRegionDims(func::FuncOp fn) {
 // Wrapping loose fuse ops in groups
 //===----------------------------------------------------------------------===//
 
-StringRef groupKindFor(Operation *op) {
-  if (auto r = dyn_cast<ReduceOp>(op)) {
-    if (r.isFullReduction())
-      return "reduce";
-    return "row_reduce";
-  }
+GroupKind groupKindFor(Operation *op) {
+  if (auto r = dyn_cast<ReduceOp>(op))
+    return r.isFullReduction() ? GroupKind::Reduce : GroupKind::RowReduce;
   if (isa<ScanOp>(op))
-    return "scan";
+    return GroupKind::Scan;
   if (isa<FilterOp>(op))
-    return "filter";
-  return "elementwise";
+    return GroupKind::Filter;
+  return GroupKind::Elementwise;
 }
 
 /// Tensor arguments returned as they are: every result of an entry is

@@ -858,14 +858,15 @@ FailureOr<GroupKernels> buildGroupKernels(gpu::GPUModuleOp m, GroupOp group,
                                           const Tiling &tiling) {
   if (failed(checkBoundaryTypes(group)))
     return failure();
-  StringRef kind = group.getKind();
-  if (kind == "elementwise" || kind == "reduce") {
+  GroupKind kind = group.getKind();
+  if (kind == GroupKind::Elementwise || kind == GroupKind::Reduce) {
     if (!isFlatGroup(group))
       return group.emitOpError("GPU code generation: ")
-             << (kind == "elementwise" ? "an " : "a ") << kind
+             << (kind == GroupKind::Elementwise ? "an " : "a ")
+             << stringifyGroupKind(kind)
              << " group must read and write tensors of one shape (rank-0 "
                 "broadcasts and broadcasts of group operands aside)";
-    if (kind == "elementwise")
+    if (kind == GroupKind::Elementwise)
       return buildElementwise(m, group, prefix, tiling);
     // Custom combiners: ordered kernels with "has value" flags, except
     // fusion's Welford reduction (grid-stride shifted sums).
@@ -875,14 +876,12 @@ FailureOr<GroupKernels> buildGroupKernels(gpu::GPUModuleOp m, GroupOp group,
       return buildOrderedReduceKernels(m, group, prefix, tiling);
     return buildReduce(m, group, prefix, tiling);
   }
-  if (kind == "row_reduce")
+  if (kind == GroupKind::RowReduce)
     return buildRowReduceKernels(m, group, prefix, tiling);
-  if (kind == "scan")
+  if (kind == GroupKind::Scan)
     return buildScanGroup(m, group, prefix, tiling);
-  if (kind == "filter")
-    return buildFilterGroup(m, group, prefix, tiling);
-  return group.emitOpError("GPU code generation: group kind '")
-         << kind << "' is not supported yet";
+  assert(kind == GroupKind::Filter && "every group kind has a builder");
+  return buildFilterGroup(m, group, prefix, tiling);
 }
 
 } // namespace gpugen

@@ -126,7 +126,7 @@ private:
 };
 
 bool GroupLowering::recognise() {
-  StringRef kind = group.getKind();
+  GroupKind kind = group.getKind();
   for (Operation &op : body.without_terminator()) {
     if (!isa_and_nonnull<FuseDialect>(op.getDialect())) {
       // Scalar ops only (constants, tensor.dim); no tensors produced.
@@ -141,27 +141,27 @@ bool GroupLowering::recognise() {
     if (auto r = dyn_cast<ReduceOp>(&op)) {
       bool rows = !r.isFullReduction() && tt(r.getInputs()[0]).getRank() == 2 &&
                   r.getReducedDims() == SmallVector<int64_t>{1};
-      if ((kind == "reduce" && r.isFullReduction()) ||
-          (kind == "row_reduce" && rows)) {
+      if ((kind == GroupKind::Reduce && r.isFullReduction()) ||
+          (kind == GroupKind::RowReduce && rows)) {
         reductions.push_back(r);
         continue;
       }
       return false;
     }
-    if (isa<ScanOp>(&op) && kind == "scan" && !scanOrFilter) {
+    if (isa<ScanOp>(&op) && kind == GroupKind::Scan && !scanOrFilter) {
       scanOrFilter = &op;
       continue;
     }
-    if (isa<FilterOp>(&op) && kind == "filter" && !scanOrFilter &&
+    if (isa<FilterOp>(&op) && kind == GroupKind::Filter && !scanOrFilter &&
         tt(op.getOperand(0)).getRank() == 1) {
       scanOrFilter = &op;
       continue;
     }
     return false;
   }
-  if ((kind == "scan" || kind == "filter") && !scanOrFilter)
+  if ((kind == GroupKind::Scan || kind == GroupKind::Filter) && !scanOrFilter)
     return false;
-  if ((kind == "reduce" || kind == "row_reduce") && reductions.empty())
+  if ((kind == GroupKind::Reduce || kind == GroupKind::RowReduce) && reductions.empty())
     return false;
   // Sibling reductions share one space.
   for (Operation *r : reductions)
@@ -659,14 +659,14 @@ FailureOr<SmallVector<Value>> GroupLowering::lowerFilter() {
 }
 
 FailureOr<SmallVector<Value>> GroupLowering::lower() {
-  StringRef kind = group.getKind();
-  if (kind == "elementwise")
+  GroupKind kind = group.getKind();
+  if (kind == GroupKind::Elementwise)
     return lowerElementwise();
-  if (kind == "reduce")
+  if (kind == GroupKind::Reduce)
     return lowerReduce();
-  if (kind == "row_reduce")
+  if (kind == GroupKind::RowReduce)
     return lowerRowReduce();
-  if (kind == "scan")
+  if (kind == GroupKind::Scan)
     return lowerScan();
   return lowerFilter();
 }

@@ -16,7 +16,7 @@
 // CHECK: llvm.store %{{.*}}, %{{.*}} {alignment = 16 : i64} : vector<4xf32>, !llvm.ptr<1>
 // CHECK-NOT: gpu.func
 func.func @chain(%x: tensor<?xf32>) -> tensor<?xf32> {
-  %y = fuse.group "elementwise" (%x) : (tensor<?xf32>) -> tensor<?xf32> {
+  %y = fuse.group elementwise (%x) : (tensor<?xf32>) -> tensor<?xf32> {
   ^bb0(%a: tensor<?xf32>):
     %c = arith.constant 1.5 : f32
     %m = fuse.map %a : tensor<?xf32> -> tensor<?xf32> {
@@ -44,7 +44,7 @@ func.func @chain(%x: tensor<?xf32>) -> tensor<?xf32> {
 // CHECK: gpu.barrier
 // CHECK: gpu.func @sumsq_g0_finish
 func.func @sumsq(%x: tensor<?xf32>) -> tensor<f32> {
-  %s = fuse.group "reduce" (%x) : (tensor<?xf32>) -> tensor<f32> {
+  %s = fuse.group reduce (%x) : (tensor<?xf32>) -> tensor<f32> {
   ^bb0(%a: tensor<?xf32>):
     %m = fuse.map %a : tensor<?xf32> -> tensor<?xf32> {
     ^bb0(%e: f32):
@@ -63,7 +63,7 @@ func.func @sumsq(%x: tensor<?xf32>) -> tensor<f32> {
 
 // expected-error @+1 {{i1 tensor arguments are not supported}}
 func.func @bad_kind(%x: tensor<?xi1>) -> tensor<?xi1> {
-  %y = fuse.group "elementwise" (%x) : (tensor<?xi1>) -> tensor<?xi1> {
+  %y = fuse.group elementwise (%x) : (tensor<?xi1>) -> tensor<?xi1> {
   ^bb0(%a: tensor<?xi1>):
     fuse.yield %a : tensor<?xi1>
   }

@@ -41,7 +41,7 @@
 func.func @softmax(%x: tensor<?x?xf32>) -> tensor<?x?xf32> {
   %c1 = arith.constant 1 : index
   %cols = tensor.dim %x, %c1 : tensor<?x?xf32>
-  %y = fuse.group "row_reduce" (%x, %cols) : (tensor<?x?xf32>, index) -> tensor<?x?xf32> {
+  %y = fuse.group row_reduce (%x, %cols) : (tensor<?x?xf32>, index) -> tensor<?x?xf32> {
   ^bb0(%a: tensor<?x?xf32>, %n: index):
     %m = fuse.reduce max %a dims [1] : tensor<?x?xf32> -> tensor<?xf32>
     %mb = fuse.broadcast %m dims [1] (%n) : tensor<?xf32> -> tensor<?x?xf32>
@@ -73,7 +73,7 @@ func.func @softmax(%x: tensor<?x?xf32>) -> tensor<?x?xf32> {
 // CHECK: arith.cmpi eq
 // CHECK: llvm.store %{{.*}}, %{{.*}} {alignment = 4 : i64} : f32, !llvm.ptr<1>
 func.func @rowsum(%x: tensor<?x?xf32>) -> tensor<?xf32> {
-  %y = fuse.group "row_reduce" (%x) : (tensor<?x?xf32>) -> tensor<?xf32> {
+  %y = fuse.group row_reduce (%x) : (tensor<?x?xf32>) -> tensor<?xf32> {
   ^bb0(%a: tensor<?x?xf32>):
     %s = fuse.reduce add %a dims [1] : tensor<?x?xf32> -> tensor<?xf32>
     fuse.yield %s : tensor<?xf32>
@@ -91,7 +91,7 @@ func.func @rowsum(%x: tensor<?x?xf32>) -> tensor<?xf32> {
 // CHECK: gpu.func @custom_g0_ofinish(
 // CHECK: gpu.shuffle  down
 func.func @custom(%x: tensor<?xf32>) -> tensor<f32> {
-  %s = fuse.group "reduce" (%x) : (tensor<?xf32>) -> tensor<f32> {
+  %s = fuse.group reduce (%x) : (tensor<?xf32>) -> tensor<f32> {
   ^bb0(%a: tensor<?xf32>):
     %z = arith.constant 0.0 : f32
     %r = fuse.reduce %a init(%z : f32) : tensor<?xf32> -> tensor<f32> {
@@ -109,7 +109,7 @@ func.func @custom(%x: tensor<?xf32>) -> tensor<f32> {
 // A lone custom-combiner row reduction takes the line kernel
 // (gpu-reduce-lines.mlir); fused with a prologue map it is rejected.
 func.func @custom_rows(%x: tensor<?x?xf32>) -> tensor<?xf32> {
-  %y = fuse.group "row_reduce" (%x) : (tensor<?x?xf32>) -> tensor<?xf32> {
+  %y = fuse.group row_reduce (%x) : (tensor<?x?xf32>) -> tensor<?xf32> {
   ^bb0(%a: tensor<?x?xf32>):
     %z = arith.constant 0.0 : f32
     %m = fuse.map %a : tensor<?x?xf32> -> tensor<?x?xf32> {

@@ -26,7 +26,7 @@
 // CHECK: scf.if %{{.*}} -> (f32)
 // CHECK-NOT: _opartial
 func.func @var(%x: tensor<?xf32>) -> tensor<f32> {
-  %v = fuse.group "reduce" (%x) : (tensor<?xf32>) -> tensor<f32> {
+  %v = fuse.group reduce (%x) : (tensor<?xf32>) -> tensor<f32> {
   ^bb0(%a: tensor<?xf32>):
     %c0 = arith.constant 0 : i64
     %f0 = arith.constant 0.0 : f32
@@ -94,7 +94,7 @@ func.func @var(%x: tensor<?xf32>) -> tensor<f32> {
 // CHECK: gpu.func @altered_g0_opartial(
 // CHECK: gpu.func @altered_g0_ofinish(
 func.func @altered(%x: tensor<?xf32>) -> tensor<f32> {
-  %v = fuse.group "reduce" (%x) : (tensor<?xf32>) -> tensor<f32> {
+  %v = fuse.group reduce (%x) : (tensor<?xf32>) -> tensor<f32> {
   ^bb0(%a: tensor<?xf32>):
     %c0 = arith.constant 0 : i64
     %f0 = arith.constant 0.0 : f32
@@ -163,7 +163,7 @@ func.func @altered(%x: tensor<?xf32>) -> tensor<f32> {
 // CHECK: gpu.func @nomark_g0_opartial(
 // CHECK: gpu.func @nomark_g0_ofinish(
 func.func @nomark(%x: tensor<?xf32>) -> tensor<f32> {
-  %v = fuse.group "reduce" (%x) : (tensor<?xf32>) -> tensor<f32> {
+  %v = fuse.group reduce (%x) : (tensor<?xf32>) -> tensor<f32> {
   ^bb0(%a: tensor<?xf32>):
     %c0 = arith.constant 0 : i64
     %f0 = arith.constant 0.0 : f32
@@ -192,7 +192,7 @@ func.func @nomark(%x: tensor<?xf32>) -> tensor<f32> {
 // CHECK: gpu.func @twos_g0_opartial(
 // CHECK: gpu.func @twos_g0_ofinish(
 func.func @twos(%x: tensor<?xf32>) -> tensor<f32> {
-  %v = fuse.group "reduce" (%x) : (tensor<?xf32>) -> tensor<f32> {
+  %v = fuse.group reduce (%x) : (tensor<?xf32>) -> tensor<f32> {
   ^bb0(%a: tensor<?xf32>):
     %c0 = arith.constant 0 : i64
     %f0 = arith.constant 0.0 : f32

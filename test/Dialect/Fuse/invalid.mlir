@@ -760,8 +760,8 @@ func.func @broadcast_sizes(%x: tensor<?xf32>) {
 
 // group_c1
 func.func @group_kind(%x: tensor<?xf32>) {
-  // expected-error @+1 {{'fuse.group' op has unknown kind 'sort'; expected elementwise, reduce, row_reduce, scan or filter}}
-  %0 = fuse.group "sort" (%x) : (tensor<?xf32>) -> tensor<?xf32> {
+  // expected-error @+1 {{unknown group kind 'sort'; expected elementwise, reduce, row_reduce, scan or filter}}
+  %0 = fuse.group sort (%x) : (tensor<?xf32>) -> tensor<?xf32> {
   ^bb0(%a: tensor<?xf32>):
     fuse.yield %a : tensor<?xf32>
   }
@@ -773,7 +773,7 @@ func.func @group_kind(%x: tensor<?xf32>) {
 // group_c2
 func.func @group_operand(%x: memref<?xf32>) {
   // expected-error @+1 {{'fuse.group' op operand #0 has type 'memref<?xf32>'; expected a ranked tensor or a scalar}}
-  fuse.group "elementwise" (%x) : (memref<?xf32>) -> () {
+  fuse.group elementwise (%x) : (memref<?xf32>) -> () {
   ^bb0(%a: memref<?xf32>):
     fuse.yield
   }
@@ -785,7 +785,7 @@ func.func @group_operand(%x: memref<?xf32>) {
 // group_c3
 func.func @group_block_args(%x: tensor<?xf32>) {
   // expected-error @+1 {{'fuse.group' op expects body block argument #0 to have type 'tensor<?xf32>', but it has type 'tensor<?xf64>'}}
-  fuse.group "elementwise" (%x) : (tensor<?xf32>) -> () {
+  fuse.group elementwise (%x) : (tensor<?xf32>) -> () {
   ^bb0(%a: tensor<?xf64>):
     fuse.yield
   }
@@ -796,7 +796,7 @@ func.func @group_block_args(%x: tensor<?xf32>) {
 
 // group_c4
 func.func @group_yield(%x: tensor<?xf32>) {
-  %0 = fuse.group "elementwise" (%x) : (tensor<?xf32>) -> tensor<?xf32> {
+  %0 = fuse.group elementwise (%x) : (tensor<?xf32>) -> tensor<?xf32> {
   ^bb0(%a: tensor<?xf32>):
     // expected-error @+1 {{'fuse.yield' op yields 0 values, but the body of fuse.group needs 1}}
     fuse.yield
@@ -808,7 +808,7 @@ func.func @group_yield(%x: tensor<?xf32>) {
 
 // group_c5
 func.func @group_row_broadcast_cols(%m: tensor<?x?xf32>, %r: index) {
-  %0 = fuse.group "row_reduce" (%m, %r) : (tensor<?x?xf32>, index) -> tensor<?x?xf32> {
+  %0 = fuse.group row_reduce (%m, %r) : (tensor<?x?xf32>, index) -> tensor<?x?xf32> {
   ^bb0(%a: tensor<?x?xf32>, %n: index):
     %v = fuse.reduce add %a dims [1] : tensor<?x?xf32> -> tensor<?xf32>
     // expected-error @+1 {{'fuse.broadcast' op broadcasts a per-row value of its row_reduce group along dims [0]; a row_reduce group can only broadcast its row values along the row (dims [1])}}
@@ -828,7 +828,7 @@ func.func @group_row_broadcast_cols(%m: tensor<?x?xf32>, %r: index) {
 // group: IsolatedFromAbove
 func.func @group_isolated(%x: tensor<?xf32>, %k: f32) {
   // expected-note @+1 {{required by region isolation constraints}}
-  %0 = fuse.group "elementwise" (%x) : (tensor<?xf32>) -> tensor<?xf32> {
+  %0 = fuse.group elementwise (%x) : (tensor<?xf32>) -> tensor<?xf32> {
   ^bb0(%a: tensor<?xf32>):
     %m = fuse.map %a : tensor<?xf32> -> tensor<?xf32> {
     ^bb1(%e: f32):

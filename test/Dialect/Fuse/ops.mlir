@@ -239,13 +239,13 @@ func.func @broadcasts(%s: tensor<f32>, %r: tensor<?xf32>, %n: index) {
 
 // A fused group with tensor and scalar operands.
 // CHECK-LABEL: func.func @group
-// CHECK: fuse.group "reduce" (%{{.+}}, %{{.+}}) : (tensor<?xf32>, f32) -> tensor<f32> {
+// CHECK: fuse.group reduce (%{{.+}}, %{{.+}}) : (tensor<?xf32>, f32) -> tensor<f32> {
 // CHECK-NEXT: ^bb0(%[[A:.+]]: tensor<?xf32>, %[[K:.+]]: f32):
 // CHECK: fuse.reduce add
 // CHECK: fuse.yield %{{.+}} : tensor<f32>
-// CHECK: fuse.group "elementwise" (%{{.+}}) : (tensor<?xf32>) -> (tensor<?xf32>, tensor<?xf32>) {
+// CHECK: fuse.group elementwise (%{{.+}}) : (tensor<?xf32>) -> (tensor<?xf32>, tensor<?xf32>) {
 func.func @group(%x: tensor<?xf32>, %k: f32) -> tensor<f32> {
-  %s = fuse.group "reduce" (%x, %k) : (tensor<?xf32>, f32) -> tensor<f32> {
+  %s = fuse.group reduce (%x, %k) : (tensor<?xf32>, f32) -> tensor<f32> {
   ^bb0(%a: tensor<?xf32>, %kk: f32):
     %sq = fuse.map %a : tensor<?xf32> -> tensor<?xf32> {
     ^bb1(%e: f32):
@@ -255,7 +255,7 @@ func.func @group(%x: tensor<?xf32>, %k: f32) -> tensor<f32> {
     %r = fuse.reduce add %sq : tensor<?xf32> -> tensor<f32>
     fuse.yield %r : tensor<f32>
   }
-  %p:2 = fuse.group "elementwise" (%x) : (tensor<?xf32>) -> (tensor<?xf32>, tensor<?xf32>) {
+  %p:2 = fuse.group elementwise (%x) : (tensor<?xf32>) -> (tensor<?xf32>, tensor<?xf32>) {
   ^bb0(%a: tensor<?xf32>):
     fuse.yield %a, %a : tensor<?xf32>, tensor<?xf32>
   }

@@ -795,16 +795,28 @@ YieldOp GroupOp::getYield() {
   return cast<YieldOp>(getBody().front().getTerminator());
 }
 
+/// `fuse.group KIND (...)`: the kind as a bare keyword (group_c1 is the
+/// enum's: an unknown keyword is a parse error).
+static ParseResult parseGroupKind(OpAsmParser &parser, GroupKindAttr &kind) {
+  StringRef kw;
+  SMLoc loc = parser.getCurrentLocation();
+  if (parser.parseKeyword(&kw))
+    return failure();
+  std::optional<GroupKind> k = symbolizeGroupKind(kw);
+  if (!k)
+    return parser.emitError(loc)
+           << "unknown group kind '" << kw
+           << "'; expected elementwise, reduce, row_reduce, scan or filter";
+  kind = GroupKindAttr::get(parser.getContext(), *k);
+  return success();
+}
+
+static void printGroupKind(OpAsmPrinter &p, Operation *, GroupKindAttr kind) {
+  p << stringifyGroupKind(kind.getValue());
+}
+
 LogicalResult GroupOp::verify() {
-  // group_c1: a known pattern kind.
-  StringRef kind = getKind();
-  if (!llvm::is_contained({StringRef("elementwise"), StringRef("reduce"),
-                           StringRef("row_reduce"), StringRef("scan"),
-                           StringRef("filter")},
-                          kind))
-    return emitOpError() << "has unknown kind '" << kind
-                         << "'; expected elementwise, reduce, row_reduce, "
-                            "scan or filter";
+  // group_c1 holds by construction (GroupKindAttr).
   // group_c2: operands are tensors or scalars.
   for (auto [i, t] : llvm::enumerate(getOperands().getTypes()))
     if (!isa<RankedTensorType, IntegerType, FloatType, IndexType>(t))
@@ -824,7 +836,7 @@ LogicalResult GroupOp::verifyRegions() {
   // group_c5: a row_reduce group computes its values one row at a time, so
   // a rank-1 value computed in the body is a per-row value and can only be
   // broadcast along the row (dims [1]).
-  if (getKind() != "row_reduce")
+  if (getKind() != GroupKind::RowReduce)
     return success();
   WalkResult w = getBody().walk([&](BroadcastOp bc) {
     Operation *def = bc.getInput().getDefiningOp();

@@ -183,18 +183,18 @@ Traffic groupTraffic(Model &m, GroupOp group) {
   }
   for (Value r : group.getResults())
     t.write.add(m.bytes(r));
-  StringRef kind = group.getKind();
-  if (kind == "reduce") {
+  GroupKind kind = group.getKind();
+  if (kind == GroupKind::Reduce) {
     t.kernels = 2;
     t.note = "per-block partials, then the finishing stage";
-  } else if (kind == "row_reduce") {
+  } else if (kind == GroupKind::RowReduce) {
     t.kernels = 1;
     for (Value v : group.getOperands())
       if (auto ty = dyn_cast<RankedTensorType>(v.getType()))
         if (ty.getRank() == 2 && ty.isDynamicDim(1))
           t.note = "each row is read once when it fits on chip (dynamic "
                    "row length: checked at run time)";
-  } else if (kind == "scan" || kind == "filter") {
+  } else if (kind == GroupKind::Scan || kind == GroupKind::Filter) {
     t.kernels = 1;
     t.note = "single pass with decoupled look-back";
   }
@@ -239,7 +239,7 @@ struct FuseExplainPass : fuse::impl::FuseExplainPassBase<FuseExplainPass> {
       std::string head, fused;
       if (auto group = dyn_cast<GroupOp>(op)) {
         t = groupTraffic(m, group);
-        head = "group \"" + group.getKind().str() + "\"";
+        head = "group \"" + stringifyGroupKind(group.getKind()).str() + "\"";
         for (Operation &inner : group.getBody().front().without_terminator()) {
           if (!isa_and_nonnull<FuseDialect>(inner.getDialect()))
             continue;

@@ -270,7 +270,7 @@ void rewriteVariance(ReduceOp r, VarianceMatch m) {
 //===----------------------------------------------------------------------===//
 
 struct Group {
-  std::string kind;
+  GroupKind kind;
   SmallVector<Operation *> ops;
   Value domain; // the iteration space
   std::vector<std::string> notFused;
@@ -307,8 +307,8 @@ private:
     return groupOf(def);
   }
 
-  int newGroup(StringRef kind, Value domain) {
-    groups.push_back(Group{kind.str(), {}, domain, {}, true});
+  int newGroup(GroupKind kind, Value domain) {
+    groups.push_back(Group{kind, {}, domain, {}, true});
     mergedInto.push_back(-1);
     return groups.size() - 1;
   }
@@ -329,8 +329,7 @@ private:
   }
 
   void visit(Operation *op);
-  std::optional<std::string> joinKind(int g, Operation *op,
-                                      std::string &kind);
+  std::optional<std::string> joinKind(int g, Operation *op, GroupKind &kind);
   bool dominanceOk(ArrayRef<int> gs, Operation *op);
   void pullLeaves(int g, Operation *op);
   void recompute(int g, Operation *op, ArrayRef<int> excluded, int depth);
@@ -350,18 +349,21 @@ private:
   DenseMap<Operation *, std::vector<std::string>> opReasons;
 };
 
-std::optional<std::string> singletonKind(Operation *op, std::string &kind) {
+/// A kind's name, for the not-fused reasons.
+std::string name(GroupKind k) { return stringifyGroupKind(k).str(); }
+
+std::optional<std::string> singletonKind(Operation *op, GroupKind &kind) {
   if (isa<MapOp, GatherOp, BroadcastOp, IotaOp>(op)) {
-    kind = "elementwise";
+    kind = GroupKind::Elementwise;
     return std::nullopt;
   }
   if (auto r = dyn_cast<ReduceOp>(op)) {
     switch (reduceShape(r)) {
     case ReduceShape::Full:
-      kind = "reduce";
+      kind = GroupKind::Reduce;
       return std::nullopt;
     case ReduceShape::Rows:
-      kind = "row_reduce";
+      kind = GroupKind::RowReduce;
       return std::nullopt;
     case ReduceShape::Other:
       return std::string("a partial reduction other than over the last "
@@ -370,11 +372,11 @@ std::optional<std::string> singletonKind(Operation *op, std::string &kind) {
     }
   }
   if (isa<ScanOp>(op)) {
-    kind = "scan";
+    kind = GroupKind::Scan;
     return std::nullopt;
   }
   if (isa<FilterOp>(op)) {
-    kind = "filter";
+    kind = GroupKind::Filter;
     return std::nullopt;
   }
   return std::string("not a fuse op fusion handles");
@@ -388,13 +390,13 @@ Value domainOf(Operation *op) {
 
 /// Kinds that can share a group: elementwise joins anything; two reduce
 /// (two row_reduce) groups are siblings.
-std::optional<std::string> mergeKinds(StringRef a, StringRef b) {
-  if (a == "elementwise")
-    return b.str();
-  if (b == "elementwise" || a == b) {
-    if (a == b && (a == "scan" || a == "filter"))
+std::optional<GroupKind> mergeKinds(GroupKind a, GroupKind b) {
+  if (a == GroupKind::Elementwise)
+    return b;
+  if (b == GroupKind::Elementwise || a == b) {
+    if (a == b && (a == GroupKind::Scan || a == GroupKind::Filter))
       return std::nullopt;
-    return a.str();
+    return a;
   }
   return std::nullopt;
 }
@@ -433,7 +435,7 @@ std::optional<std::string> Partitioner::rowFits(int g) {
 
 /// Can `op` join group `g`? On success sets `kind` to the group's new kind.
 std::optional<std::string> Partitioner::joinKind(int g, Operation *op,
-                                                 std::string &kind) {
+                                                 GroupKind &kind) {
   Group &grp = groups[g];
   auto memberResult = [&](Value v) -> Operation * {
     std::optional<int> vg = groupOfValue(v);
@@ -445,7 +447,7 @@ std::optional<std::string> Partitioner::joinKind(int g, Operation *op,
            cast<RankedTensorType>(v.getType()).getRank() ==
                cast<RankedTensorType>(grp.domain.getType()).getRank();
   };
-  std::string prod = "producer group (" + grp.kind + ")";
+  std::string prod = "producer group (" + name(grp.kind) + ")";
 
   if (isa<MapOp, GatherOp>(op)) {
     Value res = op->getResult(0);
@@ -476,7 +478,7 @@ std::optional<std::string> Partitioner::joinKind(int g, Operation *op,
       if (viaBroadcast) {
         // A row_reduce group knows its rank-1 values one row at a time:
         // only a broadcast along the row (dims [1]) reads them in place.
-        if (grp.kind == "row_reduce" && st.getRank() == 1 && rank == 2 &&
+        if (grp.kind == GroupKind::RowReduce && st.getRank() == 1 && rank == 2 &&
             sizes.sameShape(res, grp.domain)) {
           if (in.getDefiningOp<BroadcastOp>().getDims() !=
               ArrayRef<int64_t>{1})
@@ -487,25 +489,25 @@ std::optional<std::string> Partitioner::joinKind(int g, Operation *op,
             return r;
           continue;
         }
-        if (st.getRank() == 0 && grp.kind == "reduce")
+        if (st.getRank() == 0 && grp.kind == GroupKind::Reduce)
           return "reads " + describe(d) +
                  ", a full reduction in the producer group, at every element: "
                  "that needs a second pass over memory";
         return "broadcasts a value of the producer group over a different "
                "iteration space";
       }
-      if (isa<ScanOp>(d) && grp.kind != "scan")
+      if (isa<ScanOp>(d) && grp.kind != GroupKind::Scan)
         return "reads a scan result outside a scan group";
     }
     if (rank == domRank && sizes.sameShape(res, grp.domain)) {
       kind = grp.kind;
       return std::nullopt;
     }
-    if (rank == 0 && grp.kind == "reduce") {
+    if (rank == 0 && grp.kind == GroupKind::Reduce) {
       kind = grp.kind; // finishing epilogue
       return std::nullopt;
     }
-    if (grp.kind == "row_reduce" && rank == 1 &&
+    if (grp.kind == GroupKind::RowReduce && rank == 1 &&
         sizes.sameDim(res, 0, grp.domain, 0)) {
       kind = grp.kind; // per-row epilogue
       return std::nullopt;
@@ -520,29 +522,30 @@ std::optional<std::string> Partitioner::joinKind(int g, Operation *op,
       return "reduces over a different space than " + prod;
     switch (reduceShape(r)) {
     case ReduceShape::Full:
-      if (grp.kind != "elementwise" && grp.kind != "reduce")
-        return "a full reduction cannot join a " + grp.kind + " group";
-      kind = "reduce";
+      if (grp.kind != GroupKind::Elementwise && grp.kind != GroupKind::Reduce)
+        return "a full reduction cannot join a " + name(grp.kind) + " group";
+      kind = GroupKind::Reduce;
       return std::nullopt;
     case ReduceShape::Rows:
-      if (grp.kind != "elementwise" && grp.kind != "row_reduce")
-        return "a row reduction cannot join a " + grp.kind + " group";
-      kind = "row_reduce";
+      if (grp.kind != GroupKind::Elementwise &&
+          grp.kind != GroupKind::RowReduce)
+        return "a row reduction cannot join a " + name(grp.kind) + " group";
+      kind = GroupKind::RowReduce;
       return std::nullopt;
     case ReduceShape::Other:
       return std::string("partial reductions are not fused");
     }
   }
   if (isa<ScanOp, FilterOp>(op)) {
-    StringRef k = isa<ScanOp>(op) ? "scan" : "filter";
-    if (grp.kind != "elementwise")
-      return "a " + k.str() + " cannot join a " + grp.kind + " group";
+    GroupKind k = isa<ScanOp>(op) ? GroupKind::Scan : GroupKind::Filter;
+    if (grp.kind != GroupKind::Elementwise)
+      return "a " + name(k) + " cannot join a " + name(grp.kind) + " group";
     for (Value in : op->getOperands())
       if (memberResult(in) && !isElementwiseMember(in))
         return "reads a value that is not elementwise in " + prod;
     if (!sizes.sameShape(op->getOperand(0), grp.domain))
       return "iterates over a different space than " + prod;
-    kind = k.str();
+    kind = k;
     return std::nullopt;
   }
   return std::string("not fusable");
@@ -641,7 +644,7 @@ void Partitioner::visit(Operation *op) {
   if (!isa_and_nonnull<FuseDialect>(op->getDialect()) || isLeaf(op) ||
       isa<GroupOp, YieldOp>(op))
     return;
-  std::string ownKind;
+  GroupKind ownKind;
   if (std::optional<std::string> r = singletonKind(op, ownKind)) {
     op->setAttr("fuse.not_fused",
                 ArrayAttr::get(op->getContext(),
@@ -661,12 +664,12 @@ void Partitioner::visit(Operation *op) {
   }
   std::vector<std::string> reasons;
   SmallVector<int> ok, excluded;
-  std::string kind = "elementwise";
+  GroupKind kind = GroupKind::Elementwise;
   for (int g : cands) {
-    std::string k;
+    GroupKind k;
     std::optional<std::string> why = joinKind(g, op, k);
     if (!why) {
-      std::optional<std::string> merged = mergeKinds(kind, k);
+      std::optional<GroupKind> merged = mergeKinds(kind, k);
       if (merged && (ok.empty() || sizes.sameShape(groups[ok.front()].domain,
                                                    groups[g].domain))) {
         SmallVector<int> trial(ok);
@@ -678,14 +681,15 @@ void Partitioner::visit(Operation *op) {
         }
         why = "a use of its results by another group comes first";
       } else if (!merged) {
-        why = "would mix a " + kind + " and a " + k + " in one group";
+        why = "would mix a " + name(kind) + " and a " + name(k) +
+              " in one group";
       } else {
         why = "the groups iterate over different spaces";
       }
     }
     reasons.push_back("not fused with " +
                       describe(groups[g].ops.back()) + " (" +
-                      groups[g].kind + " group): " + *why);
+                      name(groups[g].kind) + " group): " + *why);
     excluded.push_back(g);
     ++numNotFused;
   }
@@ -732,7 +736,7 @@ void Partitioner::mergeSiblings() {
       for (size_t j = i + 1; j < groups.size() && !changed; ++j) {
         if (!groups[j].alive || groups[j].ops.empty())
           continue;
-        std::optional<std::string> k =
+        std::optional<GroupKind> k =
             mergeKinds(groups[i].kind, groups[j].kind);
         if (!k || !sizes.sameShape(groups[i].domain, groups[j].domain))
           continue;
@@ -785,7 +789,7 @@ void Partitioner::run() {
       op->erase();
       continue;
     }
-    int g = newGroup("elementwise", op->getResult(0));
+    int g = newGroup(GroupKind::Elementwise, op->getResult(0));
     addOp(g, op);
   }
 }
@@ -850,7 +854,7 @@ void Partitioner::materialise(int &numGroups, int &numFused) {
     for (Value v : outputs)
       resultTypes.push_back(v.getType());
     auto group = GroupOp::create(b, last->getLoc(), resultTypes,
-                                 StringAttr::get(ctx, grp.kind),
+                                 GroupKindAttr::get(ctx, grp.kind),
                                  inputs.getArrayRef());
     SmallVector<Type> argTypes;
     SmallVector<Location> argLocs;

@@ -135,9 +135,9 @@ struct FuseTilePass : fuse::impl::FuseTilePassBase<FuseTilePass> {
                          cast<RankedTensorType>(domain.getType()).getRank())
         domain = v;
     }
-    StringRef kind = group.getKind();
+    GroupKind kind = group.getKind();
     // Scan and filter groups: look-back tiles held per thread.
-    bool tileGroup = kind == "scan" || kind == "filter";
+    bool tileGroup = kind == GroupKind::Scan || kind == GroupKind::Filter;
 
     int64_t vw = std::max<int64_t>(1, vectorBytes / widest);
     // Items per thread keeping `bytes` of loads in flight per thread over
@@ -188,11 +188,11 @@ struct FuseTilePass : fuse::impl::FuseTilePassBase<FuseTilePass> {
     // registers a thread still fit four blocks per SM. Measured on the
     // H200, 2^28 f32: 2417-2461 GiB/s vs 2235-2266 for 16 items; 12 items
     // 1887, 24 (spills 20 bytes) 2402, 28 1487, 32 1187; 128 x 20 2273.
-    int64_t bt = std::min<int64_t>(kind == "scan" ? 512 : 256,
+    int64_t bt = std::min<int64_t>(kind == GroupKind::Scan ? 512 : 256,
                                    maxThreadsPerBlock);
-    if (kind == "scan")
+    if (kind == GroupKind::Scan)
       items = itemsFor(128, heldBytes);
-    else if (kind == "filter")
+    else if (kind == GroupKind::Filter)
       items = itemsFor(80, heldBytes);
     // Row groups whose results are all per row (logsumexp, row sums):
     // 128 bytes of loads a thread, at most 32 elements (32 f32, 16 f64;
@@ -212,7 +212,7 @@ struct FuseTilePass : fuse::impl::FuseTilePassBase<FuseTilePass> {
     bool rowWideResults = llvm::any_of(group.getResults(), [](Value v) {
       return cast<RankedTensorType>(v.getType()).getRank() == 2;
     });
-    if (kind == "row_reduce" && !rowWideResults) {
+    if (kind == GroupKind::RowReduce && !rowWideResults) {
       int64_t rowItems = std::min<int64_t>(itemsFor(128, inputBytes), 32);
       items = std::max(items, rowItems / vw * vw);
     }
@@ -244,7 +244,7 @@ struct FuseTilePass : fuse::impl::FuseTilePassBase<FuseTilePass> {
     // Measured on the H200 (docs/performance.md), 2^28 f32: fuse's copy
     // 3566 -> 3906 GiB/s, chain 3601 -> 3919; in bench/probes/stream.cu
     // every persistent grid-stride shape stays at ~3630.
-    bool perVector = kind == "elementwise";
+    bool perVector = kind == GroupKind::Elementwise;
     if (perVector && !itemsPerThread)
       items = vw;
     int64_t bps = blocksPerSM;
@@ -256,7 +256,7 @@ struct FuseTilePass : fuse::impl::FuseTilePassBase<FuseTilePass> {
       g = 0;
     if (allStatic && dt) {
       int64_t tiles;
-      if (kind == "row_reduce" && dt.getRank() == 2)
+      if (kind == GroupKind::RowReduce && dt.getRank() == 2)
         tiles = dt.getDimSize(0);
       else
         tiles = ceilDiv(dt.getNumElements(), bt * items);
@@ -295,20 +295,20 @@ struct FuseTilePass : fuse::impl::FuseTilePassBase<FuseTilePass> {
       // too large to stage anyway. With block-threads set, stage-tiles
       // decides.
       bool stage =
-          stageTiles && !(kind == "scan" && !blockThreads && bt >= 512);
+          stageTiles && !(kind == GroupKind::Scan && !blockThreads && bt >= 512);
       attrs.append("stage_tiles", b.getI64IntegerAttr(stage ? 1 : 0));
     }
-    if (kind == "filter")
+    if (kind == GroupKind::Filter)
       attrs.append("shared_scatter", b.getI64IntegerAttr(sharedScatter ? 1 : 0));
     // The finish kernel's prefetch depth (variance's finish 6.2 -> 5.2 us
     // on the H200 at depth 4); absent when 0.
-    if (kind == "reduce" && finishPrefetch > 0)
+    if (kind == GroupKind::Reduce && finishPrefetch > 0)
       attrs.append("finish_prefetch", b.getI64IntegerAttr(finishPrefetch));
     // Rows longer than the register path holds (bt * items): elements
     // loaded per step of the walk that writes the rank-2 results; absent
     // when 0 or when a static width fits (and so for online-max-sum).
     bool mayBeLong =
-        kind == "row_reduce" && !(staticCols && *staticCols <= bt * items);
+        kind == GroupKind::RowReduce && !(staticCols && *staticCols <= bt * items);
     if (mayBeLong && longRowItems > 0)
       attrs.append("long_row_items", b.getI64IntegerAttr(longRowItems));
     // Rows longer than the register path: a max and the following sum of
@@ -326,17 +326,17 @@ struct FuseTilePass : fuse::impl::FuseTilePassBase<FuseTilePass> {
     }
     // Rows that need at most half the block's threads: several rows per
     // block (absent when a static width needs more).
-    if (kind == "row_reduce" && narrowRows && bt >= 64 &&
+    if (kind == GroupKind::RowReduce && narrowRows && bt >= 64 &&
         !(staticCols && ceilDiv(*staticCols, items) > bt / 2))
       attrs.append("narrow_rows", b.getI64IntegerAttr(narrowRows));
     // Experiments, absent unless asked for. vector-rows not for
     // one-element vectors (nothing to save) or rows known to be off the
     // vector path (a static width not a multiple of the vector width).
-    if (kind == "row_reduce" && rowBlocksPerSM > 0)
+    if (kind == GroupKind::RowReduce && rowBlocksPerSM > 0)
       attrs.append("row_blocks_per_sm", b.getI64IntegerAttr(rowBlocksPerSM));
-    if (kind == "row_reduce" && wholeRows)
+    if (kind == GroupKind::RowReduce && wholeRows)
       attrs.append("whole_rows", b.getI64IntegerAttr(1));
-    if (kind == "row_reduce" && vectorRows && vw > 1 &&
+    if (kind == GroupKind::RowReduce && vectorRows && vw > 1 &&
         !(staticCols && *staticCols % vw != 0))
       attrs.append("vector_rows", b.getI64IntegerAttr(1));
     group->setAttr("fuse.tiling", attrs.getDictionary(ctx));

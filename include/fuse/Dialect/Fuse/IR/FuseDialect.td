@@ -61,6 +61,27 @@ def Fuse_CombinerKindAttr : EnumAttr<Fuse_Dialect, Fuse_CombinerKind, "kind"> {
 def Fuse_CombinerKindArrayAttr
     : TypedArrayAttrBase<Fuse_CombinerKindAttr, "array of combiner kinds">;
 
+// The pattern of a fused group (`fuse.group`): chosen by fusion, read by
+// tiling and by both lowerings, which pick a kernel family from it.
+def Fuse_GroupElementwise : I32EnumAttrCase<"Elementwise", 0, "elementwise">;
+def Fuse_GroupReduce : I32EnumAttrCase<"Reduce", 1, "reduce">;
+def Fuse_GroupRowReduce : I32EnumAttrCase<"RowReduce", 2, "row_reduce">;
+def Fuse_GroupScan : I32EnumAttrCase<"Scan", 3, "scan">;
+def Fuse_GroupFilter : I32EnumAttrCase<"Filter", 4, "filter">;
+
+def Fuse_GroupKind : I32EnumAttr<"GroupKind", "pattern of a fused group",
+    [Fuse_GroupElementwise, Fuse_GroupReduce, Fuse_GroupRowReduce,
+     Fuse_GroupScan, Fuse_GroupFilter]> {
+  let genSpecializedAttr = 0;
+  let cppNamespace = "::fuse";
+}
+
+// Printed bare inside `fuse.group` (`fuse.group reduce (...)`), as
+// `#fuse.group_kind<reduce>` elsewhere.
+def Fuse_GroupKindAttr : EnumAttr<Fuse_Dialect, Fuse_GroupKind, "group_kind"> {
+  let assemblyFormat = "`<` $value `>`";
+}
+
 //===----------------------------------------------------------------------===//
 // Types accepted by the dialect
 //===----------------------------------------------------------------------===//

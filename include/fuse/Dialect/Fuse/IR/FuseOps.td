@@ -375,7 +375,7 @@ def Fuse_GroupOp : Fuse_Op<"group", [IsolatedFromAbove, SingleBlock,
     elementwise prologue and the compaction).
 
     ```mlir
-    %s = fuse.group "reduce" (%x) : (tensor<?xf32>) -> tensor<f32> {
+    %s = fuse.group reduce (%x) : (tensor<?xf32>) -> tensor<f32> {
     ^bb0(%a: tensor<?xf32>):
       %sq = fuse.map %a : tensor<?xf32> -> tensor<?xf32> { ... }
       %r = fuse.reduce add %sq : tensor<?xf32> -> tensor<f32>
@@ -384,7 +384,8 @@ def Fuse_GroupOp : Fuse_Op<"group", [IsolatedFromAbove, SingleBlock,
     ```
 
     Constraints (verifier tags):
-    - (group_c1) `kind` is one of the patterns above;
+    - (group_c1) `kind` is one of the patterns above (a `GroupKind`
+      enum, printed bare: `fuse.group reduce (...)`);
     - (group_c2) operands are ranked tensors or scalars (integer, float,
       index);
     - (group_c3) the body block takes one argument per operand, of its
@@ -394,11 +395,11 @@ def Fuse_GroupOp : Fuse_Op<"group", [IsolatedFromAbove, SingleBlock,
       body is known one row at a time, so it is broadcast only along the
       row (`dims [1]`).
   }];
-  let arguments = (ins StrAttr:$kind, Variadic<AnyType>:$operands);
+  let arguments = (ins Fuse_GroupKindAttr:$kind, Variadic<AnyType>:$operands);
   let results = (outs Variadic<Fuse_Tensor>:$results);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = [{
-    $kind ` ` `(` $operands `)` attr-dict `:` functional-type($operands, $results)
+    custom<GroupKind>($kind) ` ` `(` $operands `)` attr-dict `:` functional-type($operands, $results)
     $body
   }];
   let hasVerifier = 1;

@@ -59,7 +59,7 @@ def FuseFusionPass : Pass<"fuse-fusion"> {
     ```
     After:
     ```mlir
-    %s = fuse.group "reduce" (%x) : (tensor<?xf32>) -> tensor<f32> {
+    %s = fuse.group reduce (%x) : (tensor<?xf32>) -> tensor<f32> {
     ^bb0(%a: tensor<?xf32>):
       %sq = fuse.map %a : tensor<?xf32> -> tensor<?xf32> { ... }
       %r = fuse.reduce add %sq : tensor<?xf32> -> tensor<f32>
@@ -177,7 +177,7 @@ def FuseTilePass : Pass<"fuse-tile"> {
     Options set to a non-zero value override the chosen field.
 
     ```mlir
-    %s = fuse.group "reduce" (%x) {fuse.tiling = {block_threads = 256 : i64,
+    %s = fuse.group reduce (%x) {fuse.tiling = {block_threads = 256 : i64,
         grid = 1056 : i64, index_bitwidth = 64 : i64,
         items_per_thread = 16 : i64, vector_width = 4 : i64}} ...
     ```

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Runs the fenced code blocks of fuse's documentation, so that they cannot
-rot: every block of README.md and docs/*.md (docs/generated and
-docs/bench-results are generated, not written, and are left out) is run by
-the test suite or carries a mark that says why not.
+rot: every block of README.md and docs/*.md (docs/generated is generated,
+not written, and is left out) is run by the test suite or carries a mark
+that says why not.
 
 What a block's info string (the word after the opening fence) makes of it:
 
@@ -83,7 +83,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 # Documents under docs/ that are generated, not written; their code is the
 # generators' output.
-EXCLUDED_DIRS = ("docs/generated", "docs/bench-results")
+EXCLUDED_DIRS = ("docs/generated",)
 
 SH_LANGS = {"sh", "bash", "shell"}
 C_LANGS = {"c", "c++", "cpp", "cxx"}

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Tuning experiments (docs/performance.md, "attempts"): builds one
+# Tuning experiments (docs/performance.md, "Tried and not kept"): builds one
 # bench_fuse per tiling variant of one example pipeline, for
 # scripts/gpu/run-variants.sh on the GPU machine. Each variant is the
 # example fused, tiled with the given fuse-tile options, compiled with

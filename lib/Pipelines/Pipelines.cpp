@@ -164,7 +164,9 @@ LogicalResult checkTileOptions(const FuseToGPUOptions &options,
 
 /// The GPU pipeline up to nvvm-attach-target (stage NVVM).
 static std::string nvvmPipeline(const FuseToGPUOptions &options) {
-  std::string p;
+  // The target's figures first: fusion, tiling and the conversion read
+  // them from the module.
+  std::string p = "fuse-attach-target{chip=" + options.chip.getValue() + "},";
   // Fusion and tiling come from another layer; use them when registered.
   if (options.fusion) {
     if (PassInfo::lookup("fuse-fusion"))
@@ -176,8 +178,7 @@ static std::string nvvmPipeline(const FuseToGPUOptions &options) {
   }
   p += "convert-fuse-to-gpu{block-threads=" +
        std::to_string(options.blockThreads) +
-       " unroll=" + std::to_string(options.unroll) +
-       " chip=" + options.chip.getValue() + "},";
+       " unroll=" + std::to_string(options.unroll) + "},";
   // Bottom-up: on the kernel builders' output the default top-down walk
   // took 4x as long (scan's canonicalizer 16 -> 4 ms) for the same result
   // (PTX, cubins and objects of 337 programs byte-identical).

@@ -12,8 +12,8 @@
 // RUN: fuse-opt %fuse_src_root/examples/softmax_rows.mlir --fuse-fusion --fuse-tile -o %t.mlir
 // RUN: FileCheck %s --check-prefix=ATTR < %t.mlir
 // RUN: fuse-opt %t.mlir --convert-fuse-to-gpu --canonicalize | FileCheck %s
-// RUN: fuse-opt %t.mlir --convert-fuse-to-gpu=chip=sm_80 --canonicalize | FileCheck %s --check-prefix=SM80
-// RUN: fuse-opt %t.mlir --convert-fuse-to-gpu=chip=sm_86 --canonicalize | FileCheck %s --check-prefix=SM86
+// RUN: fuse-opt %t.mlir --fuse-attach-target=chip=sm_80 --convert-fuse-to-gpu --canonicalize | FileCheck %s --check-prefix=SM80
+// RUN: fuse-opt %t.mlir --fuse-attach-target=chip=sm_86 --convert-fuse-to-gpu --canonicalize | FileCheck %s --check-prefix=SM86
 // RUN: fuse-opt %fuse_src_root/examples/logsumexp_rows.mlir --fuse-fusion --fuse-tile | FileCheck %s --check-prefix=LSE
 // RUN: fuse-opt %fuse_src_root/examples/softmax_rows.mlir --fuse-fusion --fuse-tile=staged-rows=0 | FileCheck %s --check-prefix=OFF
 // RUN: fuse-opt %fuse_src_root/examples/softmax_rows.mlir --fuse-fusion --fuse-tile=staged-rows=0 --convert-fuse-to-gpu | FileCheck %s --check-prefix=OFFK
@@ -35,7 +35,7 @@
 // T256-NOT: _rows_staged_wide
 // HALF: gpu.func @softmax_rows_g0_rows_staged(
 // HALF-NOT: _rows_staged_wide
-// BAD: staged-threads must be 0 or a multiple of 32 up to max-threads-per-block (1024), not 100
+// BAD: staged-threads must be 0 or a multiple of 32 up to the target's threads per block (1024), not 100
 
 // CHECK-LABEL: func.func @softmax_rows(
 // CHECK-DAG: %[[FNS:.*]] = llvm.mlir.addressof @__fuse_fn_softmax_rows_g0_rows_staged :

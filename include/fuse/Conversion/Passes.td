@@ -39,6 +39,35 @@ def ConvertFuseToLoopsPass : Pass<"convert-fuse-to-loops"> {
                            "::mlir::tensor::TensorDialect"];
 }
 
+def FuseAttachTargetPass : Pass<"fuse-attach-target", "::mlir::ModuleOp"> {
+  let summary = "Put the target GPU's description on the module";
+  let description = [{
+    Sets the module's `fuse.target` to the figures of `chip` (a
+    `#fuse.target`: SM count, threads, shared memory, registers, L2,
+    vector width), which fusion, `fuse-tile` and `convert-fuse-to-gpu`
+    read. The GPU pipelines run it first with their `chip` option; a
+    module without `fuse.target` is tiled and compiled for sm_90. An
+    unknown chip is an error naming the known ones. `sm-count` replaces
+    the SM count of the table (e.g. 114 for an H100 PCIe; the generated
+    host code reads the device's own count at run time, so this sizes
+    only static grids).
+
+    ```mlir
+    // fuse-opt --fuse-attach-target=chip=sm_80
+    module attributes {fuse.target = #fuse.target<chip = "sm_80",
+        smCount = 108, maxThreadsPerBlock = 1024, maxThreadsPerSM = 2048,
+        sharedMemoryPerBlock = 166912, sharedMemoryPerSM = 167936,
+        registersPerSM = 65536, l2Bytes = 41943040, vectorBytes = 16>} {}
+    ```
+  }];
+  let options = [
+    Option<"chip", "chip", "std::string", "\"sm_90\"",
+           "GPU architecture (sm_75 ... sm_121a)">,
+    Option<"smCount", "sm-count", "int64_t", "0",
+           "SM count instead of the chip's (0: the table's)">
+  ];
+}
+
 def ConvertFuseToGPUPass : Pass<"convert-fuse-to-gpu", "::mlir::ModuleOp"> {
   let summary = "Lower fused groups to GPU kernels plus C-ABI host functions";
   let description = [{
@@ -58,7 +87,11 @@ def ConvertFuseToGPUPass : Pass<"convert-fuse-to-gpu", "::mlir::ModuleOp"> {
     loops over a grid sized from the SM count, an unrolled main loop, warp
     shuffles and shared memory for block reductions, and 64-bit indices.
     A group's `fuse.tiling` dictionary (block_threads, items_per_thread,
-    vector_width, grid) overrides the pass options.
+    vector_width, grid) overrides the pass options. The module's
+    `fuse.target` (fuse-attach-target; sm_90 when absent) says what the
+    chip has: below sm_80 (no cp.async) tiles and rows are not staged in
+    shared memory whatever the tiling asks, and staged rows take at most
+    what a block may opt in to.
 
     Before:
     ```mlir
@@ -86,11 +119,7 @@ def ConvertFuseToGPUPass : Pass<"convert-fuse-to-gpu", "::mlir::ModuleOp"> {
            "Resident blocks per SM used to size persistent grids">,
     Option<"smallReduce", "small-reduce", "int64_t", "32768",
            "Reductions over at most this many elements run as one launch "
-           "of one block">,
-    Option<"chip", "chip", "std::string", "\"sm_90\"",
-           "GPU architecture the kernels are for: below sm_80 (no "
-           "cp.async) tiles and rows are not staged in shared memory "
-           "whatever the tiling asks">
+           "of one block">
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::cf::ControlFlowDialect",

@@ -427,7 +427,7 @@ struct EntryConverter {
   bool asyncCopy = true;
   /// Dynamic shared memory a block may take on the chip for staged rows
   /// (its opt-in maximum, less 1 KiB for the kernels' static buffers).
-  int64_t maxStagedBytes = 232448 - 1024;
+  int64_t maxStagedBytes = 0;
 
   Tiling tilingOf(GroupOp g) {
     Tiling t = defaults;
@@ -1548,21 +1548,12 @@ struct ConvertFuseToGPUPass
     conv.defaults.unroll = std::clamp<int64_t>(unroll, 1, 16);
     conv.defaults.blocksPerSM = std::max<int64_t>(1, blocksPerSM);
     conv.defaults.smallReduce = smallReduce;
-    // sm_XX[a|f]: cp.async from sm_80 on (ptxas and NVPTX reject it
-    // before; CUDA 13 compiles for sm_75 and newer).
-    {
-      StringRef c = chip;
-      unsigned sm = 0;
-      if (c.consume_front("sm_") && !c.take_while(llvm::isDigit).getAsInteger(10, sm)) {
-        conv.asyncCopy = sm >= 80;
-        // Shared memory a block may opt in to: sm_80 and sm_87 163 KiB,
-        // the other 8.x 99 KiB, sm_90 and later 227 KiB.
-        int64_t perBlock = sm >= 90                ? 232448
-                           : sm == 80 || sm == 87 ? 166912
-                                                   : 101376;
-        conv.maxStagedBytes = perBlock - 1024;
-      }
-    }
+    // The module's target (fuse-attach-target): cp.async from sm_80 on
+    // (ptxas and NVPTX reject it before); staged rows take what a block
+    // may opt in to, less 1 KiB for the kernels' static buffers.
+    TargetAttr target = TargetAttr::lookup(module);
+    conv.asyncCopy = target.hasAsyncCopy();
+    conv.maxStagedBytes = target.getSharedMemoryPerBlock() - 1024;
     SmallVector<Attribute> entryAttrs;
     for (func::FuncOp fn : entries)
       if (failed(conv.convert(fn, entryAttrs)))

@@ -14,6 +14,7 @@
 
 #include "fuse/Conversion/FuseToGPU/FuseToGPU.h"
 #include "fuse/Conversion/Passes.h"
+#include "fuse/Dialect/Fuse/IR/Target.h"
 
 #include "mlir/Dialect/GPU/IR/CompilationInterfaces.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -46,37 +47,16 @@ using namespace mlir;
 
 namespace {
 
-/// The oldest PTX ISA (major * 10 + minor) that can target each GPU
-/// architecture fuse compiles for: CUDA 13's ptxas starts at sm_75, and
-/// LLVM 22's NVPTX back end stops with a fatal error (not a diagnostic) on
-/// an architecture it does not know or a PTX version too old for it, so
-/// both are checked here first.
-struct ChipPTX {
-  const char *chip;
-  unsigned minPTX;
-};
-constexpr ChipPTX kChips[] = {
-    {"sm_75", 63},   {"sm_80", 70},   {"sm_86", 71},   {"sm_87", 74},
-    {"sm_89", 78},   {"sm_90", 78},   {"sm_90a", 80},  {"sm_100", 86},
-    {"sm_100a", 86}, {"sm_101", 86},  {"sm_101a", 86}, {"sm_103", 88},
-    {"sm_103a", 88}, {"sm_120", 87},  {"sm_120a", 87}, {"sm_121", 88},
-    {"sm_121a", 88},
-};
-
 /// Why `chip` with `features` cannot be compiled, or "" when it can.
 std::string checkNVVMTarget(StringRef chip, StringRef features) {
-  const ChipPTX *found = nullptr;
-  for (const ChipPTX &c : kChips)
-    if (chip == c.chip)
-      found = &c;
-  if (!found) {
-    std::string list;
-    for (const ChipPTX &c : kChips)
-      list += (list.empty() ? "" : ", ") + std::string(c.chip);
+  // fuse's table of chips (Target.h): LLVM 22's NVPTX back end stops with
+  // a fatal error, not a diagnostic, on a chip it does not know or a PTX
+  // ISA too old for it.
+  const fuse::ChipInfo *found = fuse::lookupChip(chip);
+  if (!found)
     return ("unsupported GPU architecture '" + chip +
-            "' (--chip): fuse compiles for " + list)
+            "' (--chip): fuse compiles for " + fuse::knownChips())
         .str();
-  }
   // The PTX version named in the features (+ptxNN); LLVM's default for
   // the chip when none is named.
   unsigned ptx = 0;

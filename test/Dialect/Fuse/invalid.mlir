@@ -849,3 +849,27 @@ func.func @yield_outside() {
   fuse.yield
   return
 }
+
+// -----
+
+// fuse.target: a chip name fuse can read
+// expected-error @+1 {{target chip 'gfx90a' is not sm_ and a compute capability}}
+module attributes {fuse.target = #fuse.target<chip = "gfx90a", smCount = 108, maxThreadsPerBlock = 1024, maxThreadsPerSM = 2048, sharedMemoryPerBlock = 166912, sharedMemoryPerSM = 167936, registersPerSM = 65536, l2Bytes = 41943040, vectorBytes = 16>} {}
+
+// -----
+
+// fuse.target: positive figures
+// expected-error @+1 {{target figures must be positive}}
+module attributes {fuse.target = #fuse.target<chip = "sm_80", smCount = 0, maxThreadsPerBlock = 1024, maxThreadsPerSM = 2048, sharedMemoryPerBlock = 166912, sharedMemoryPerSM = 167936, registersPerSM = 65536, l2Bytes = 41943040, vectorBytes = 16>} {}
+
+// -----
+
+// fuse.target: a block's shared memory is at most its SM's
+// expected-error @+1 {{target sharedMemoryPerBlock (300000) exceeds sharedMemoryPerSM (167936)}}
+module attributes {fuse.target = #fuse.target<chip = "sm_80", smCount = 108, maxThreadsPerBlock = 1024, maxThreadsPerSM = 2048, sharedMemoryPerBlock = 300000, sharedMemoryPerSM = 167936, registersPerSM = 65536, l2Bytes = 41943040, vectorBytes = 16>} {}
+
+// -----
+
+// fuse.target: whole warps a block
+// expected-error @+1 {{target maxThreadsPerBlock (1000) is not a multiple of the warp (32)}}
+module attributes {fuse.target = #fuse.target<chip = "sm_80", smCount = 108, maxThreadsPerBlock = 1000, maxThreadsPerSM = 2048, sharedMemoryPerBlock = 166912, sharedMemoryPerSM = 167936, registersPerSM = 65536, l2Bytes = 41943040, vectorBytes = 16>} {}

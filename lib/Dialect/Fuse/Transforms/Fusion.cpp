@@ -896,6 +896,13 @@ void Partitioner::materialise(int &numGroups, int &numFused) {
 struct FuseFusionPass : fuse::impl::FuseFusionPassBase<FuseFusionPass> {
   using Base::Base;
   void runOnOperation() override {
+    if (maxRowBytes < -1) {
+      getOperation()->emitError()
+          << "fuse-fusion: max-row-bytes must be -1 (the target's) or a "
+             "byte count, not "
+          << static_cast<int64_t>(maxRowBytes);
+      return signalPassFailure();
+    }
     // Blocks holding fuse ops that are not themselves inside fuse ops.
     SmallVector<Block *> blocks;
     getOperation()->walk([&](Block *blk) {
@@ -921,7 +928,11 @@ struct FuseFusionPass : fuse::impl::FuseFusionPassBase<FuseFusionPass> {
           }
       }
       SizeAnalysis sizes(getOperation());
-      Partitioner p(*blk, sizes, maxRowBytes, maxRecomputeOps);
+      int64_t rowBytes =
+          maxRowBytes >= 0
+              ? static_cast<int64_t>(maxRowBytes)
+              : TargetAttr::lookup(getOperation()).getSharedMemoryPerBlock();
+      Partitioner p(*blk, sizes, rowBytes, maxRecomputeOps);
       p.run();
       int ng = 0, nf = 0;
       p.materialise(ng, nf);

@@ -39,16 +39,8 @@ struct FuseTilePass : fuse::impl::FuseTilePassBase<FuseTilePass> {
           << static_cast<int64_t>(indexBitwidth);
       return signalPassFailure();
     }
-    for (int64_t v : {(int64_t)smCount, (int64_t)maxThreadsPerBlock,
-                      (int64_t)maxThreadsPerSM, (int64_t)vectorBytes})
-      if (v <= 0) {
-        getOperation()->emitError()
-            << "fuse-tile: sm-count, max-threads-per-block, "
-               "max-threads-per-sm and vector-bytes must be positive";
-        return signalPassFailure();
-      }
     if (blockThreads < 0 || itemsPerThread < 0 || vectorWidth < 0 ||
-        grid < 0 || blocksPerSM < 0 || sharedMemoryBytes < 0) {
+        grid < 0 || blocksPerSM < 0) {
       getOperation()->emitError()
           << "fuse-tile: overrides must not be negative";
       return signalPassFailure();
@@ -79,20 +71,32 @@ struct FuseTilePass : fuse::impl::FuseTilePassBase<FuseTilePass> {
           << static_cast<int64_t>(narrowRows);
       return signalPassFailure();
     }
+    if (stagedRows < -1) {
+      getOperation()->emitError()
+          << "fuse-tile: staged-rows must be -1 (the target's), 0 (off) or "
+             "a byte count, not "
+          << static_cast<int64_t>(stagedRows);
+      return signalPassFailure();
+    }
+    TargetAttr target = TargetAttr::lookup(getOperation());
     if (stagedThreads != 0 &&
         (stagedThreads < 32 || stagedThreads % 32 ||
-         stagedThreads > maxThreadsPerBlock)) {
+         stagedThreads > target.getMaxThreadsPerBlock())) {
       getOperation()->emitError()
           << "fuse-tile: staged-threads must be 0 or a multiple of 32 up to "
-             "max-threads-per-block ("
-          << static_cast<int64_t>(maxThreadsPerBlock) << "), not "
+             "the target's threads per block ("
+          << target.getMaxThreadsPerBlock() << "), not "
           << static_cast<int64_t>(stagedThreads);
       return signalPassFailure();
     }
-    getOperation()->walk([&](GroupOp g) { tile(g); });
+    getOperation()->walk([&](GroupOp g) { tile(g, target); });
   }
 
-  void tile(GroupOp group) {
+  void tile(GroupOp group, TargetAttr target) {
+    const int64_t smCount = target.getSmCount();
+    const int64_t maxThreadsPerBlock = target.getMaxThreadsPerBlock();
+    const int64_t maxThreadsPerSM = target.getMaxThreadsPerSM();
+    const int64_t vectorBytes = target.getVectorBytes();
     Block &body = group.getBody().front();
     // Every tensor the group touches, inside and at its boundary.
     SmallVector<Value> tensors;
@@ -318,9 +322,12 @@ struct FuseTilePass : fuse::impl::FuseTilePassBase<FuseTilePass> {
       attrs.append("online_max_sum", b.getI64IntegerAttr(1));
     // Long rows staged in shared memory (only groups with rank-2 results
     // walk their rows more than once with online-max-sum).
-    if (mayBeLong && stagedRows > 0 && rowWideResults) {
-      attrs.append("staged_rows",
-                   b.getI64IntegerAttr(std::min<int64_t>(stagedRows, 232448)));
+    int64_t stagedLimit =
+        stagedRows < 0 ? target.getSharedMemoryPerBlock()
+                       : std::min<int64_t>(stagedRows,
+                                           target.getSharedMemoryPerBlock());
+    if (mayBeLong && stagedLimit > 0 && rowWideResults) {
+      attrs.append("staged_rows", b.getI64IntegerAttr(stagedLimit));
       attrs.append("staged_threads",
                    b.getI64IntegerAttr(stagedThreads ? stagedThreads : bt));
     }

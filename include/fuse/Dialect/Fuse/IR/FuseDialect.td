@@ -83,6 +83,67 @@ def Fuse_GroupKindAttr : EnumAttr<Fuse_Dialect, Fuse_GroupKind, "group_kind"> {
 }
 
 //===----------------------------------------------------------------------===//
+// Target description
+//===----------------------------------------------------------------------===//
+
+def Fuse_TargetAttr : AttrDef<Fuse_Dialect, "Target"> {
+  let mnemonic = "target";
+  let summary = "the GPU that tiling and code generation are for";
+  let description = [{
+    The figures of one GPU that fusion, tiling (`fuse-tile`) and code
+    generation (`convert-fuse-to-gpu`) read: the architecture, the SM
+    count, threads per block and per SM, shared memory a block may opt in
+    to and an SM has, registers and L2 per chip, and the widest vector
+    access. `fuse-attach-target{chip=sm_XY}` puts the known figures of a
+    chip on the module as `fuse.target` (the GPU pipelines do it first,
+    from their `chip` option); a pass that finds none uses the default
+    chip's (sm_90: H100/H200). No other place holds a GPU figure.
+
+    ```mlir
+    module attributes {fuse.target = #fuse.target<chip = "sm_80",
+        smCount = 108, maxThreadsPerBlock = 1024, maxThreadsPerSM = 2048,
+        sharedMemoryPerBlock = 166912, sharedMemoryPerSM = 167936,
+        registersPerSM = 65536, l2Bytes = 41943040, vectorBytes = 16>} {}
+    ```
+
+    Every figure is positive; `chip` is `sm_` and a compute capability of
+    two or three digits with an optional `a` or `f`; a block's shared
+    memory and threads are at most an SM's.
+  }];
+  let parameters = (ins
+    StringRefParameter<"architecture, sm_XY[a|f]">:$chip,
+    "int64_t":$smCount,
+    "int64_t":$maxThreadsPerBlock,
+    "int64_t":$maxThreadsPerSM,
+    "int64_t":$sharedMemoryPerBlock,
+    "int64_t":$sharedMemoryPerSM,
+    "int64_t":$registersPerSM,
+    "int64_t":$l2Bytes,
+    "int64_t":$vectorBytes);
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// The module attribute that carries it.
+    static constexpr ::llvm::StringLiteral getAttrName() {
+      return ::llvm::StringLiteral("fuse.target");
+    }
+    /// The known figures of `chip` (sm_75 ... sm_121a), or null.
+    static TargetAttr getForChip(::mlir::MLIRContext *ctx,
+                                 ::llvm::StringRef chip);
+    /// The default chip's figures.
+    static TargetAttr getDefault(::mlir::MLIRContext *ctx);
+    /// The `fuse.target` of `op`'s nearest enclosing module (or of `op`
+    /// itself, a module), else the default.
+    static TargetAttr lookup(::mlir::Operation *op);
+    /// The compute capability as a number: 90 for sm_90a.
+    unsigned getSMVersion() const;
+    /// cp.async (sm_80 and later): tiles and rows can be staged in shared
+    /// memory.
+    bool hasAsyncCopy() const { return getSMVersion() >= 80; }
+  }];
+}
+
+//===----------------------------------------------------------------------===//
 // Types accepted by the dialect
 //===----------------------------------------------------------------------===//
 

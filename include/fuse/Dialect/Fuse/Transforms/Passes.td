@@ -68,9 +68,10 @@ def FuseFusionPass : Pass<"fuse-fusion"> {
     ```
   }];
   let options = [
-    Option<"maxRowBytes", "max-row-bytes", "int64_t", /*default=*/"232448",
+    Option<"maxRowBytes", "max-row-bytes", "int64_t", /*default=*/"-1",
            "Bytes of on-chip memory one row of a row_reduce group may use "
-           "(default: 227 KiB of shared memory per block on sm_90)">,
+           "(-1: the shared memory a block of the module's fuse.target may "
+           "opt in to; sm_90: 227 KiB)">,
     Option<"maxRecomputeOps", "max-recompute-ops", "int64_t",
            /*default=*/"8",
            "A map producer with at most this many body ops is recomputed in "
@@ -183,17 +184,6 @@ def FuseTilePass : Pass<"fuse-tile"> {
     ```
   }];
   let options = [
-    Option<"smCount", "sm-count", "int64_t", /*default=*/"132",
-           "Streaming multiprocessors of the target (H200: 132)">,
-    Option<"maxThreadsPerBlock", "max-threads-per-block", "int64_t",
-           /*default=*/"1024", "Largest block">,
-    Option<"maxThreadsPerSM", "max-threads-per-sm", "int64_t",
-           /*default=*/"2048", "Resident threads per SM">,
-    Option<"sharedMemoryBytes", "shared-memory-bytes", "int64_t",
-           /*default=*/"232448", "Shared memory per SM in bytes (machine "
-           "description; the current cost model does not use it)">,
-    Option<"vectorBytes", "vector-bytes", "int64_t", /*default=*/"16",
-           "Widest vector load in bytes">,
     Option<"blocksPerSM", "blocks-per-sm", "int64_t", /*default=*/"0",
            "Resident blocks per SM for the persistent grid (0: occupancy)">,
     Option<"blockThreads", "block-threads", "int64_t", /*default=*/"0",
@@ -246,15 +236,14 @@ def FuseTilePass : Pass<"fuse-tile"> {
            "groups under 4 threads only for rows of up to two vectors a "
            "thread); N is a power of two up to 32; 0 keeps one row per "
            "block">,
-    Option<"stagedRows", "staged-rows", "int64_t", /*default=*/"232448",
+    Option<"stagedRows", "staged-rows", "int64_t", /*default=*/"-1",
            "Row-reduce groups with row-wide results (softmax), rows longer "
            "than the register path holds: rows whose operands take at most "
            "this many bytes are copied once into shared memory and every "
            "walk (the reductions', the results') reads them there: one read "
-           "of the row from memory instead of two (0: off; at most 232448; "
-           "code generation lowers it to what the chip allows a block: "
-           "sm_90 227 KiB, sm_80 163 KiB, other sm_8x 99 KiB, less 1 KiB; "
-           "none before sm_80)">,
+           "of the row from memory instead of two (0: off; -1 and at most: "
+           "the shared memory a block of the target may opt in to, less "
+           "1 KiB in code generation; none before sm_80)">,
     Option<"stagedThreads", "staged-threads", "int64_t", /*default=*/"1024",
            "Row-reduce groups with staged rows (staged-rows): threads per "
            "block of staged rows that take over half the chip's shared "

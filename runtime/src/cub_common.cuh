@@ -145,7 +145,7 @@ template <typename T, typename Acc> fuse_status_t reduceT(const CubArgs &a) {
 //
 // cub::DeviceScan's decoupled look-back combines a tile's predecessors in an
 // order that depends on timing, so floating-point scans are not bitwise
-// reproducible (observed on the H200). Floating types use this three-phase
+// reproducible. Floating types use this three-phase
 // scan instead: fixed tiles of kTile elements, (1) each tile's total with
 // cub::BlockReduce, (2) an exclusive scan of the totals (recursively, by the
 // same method), (3) each tile's scan with cub::BlockScan seeded with its

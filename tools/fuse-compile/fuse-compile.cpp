@@ -98,8 +98,8 @@ static cl::opt<unsigned> optLevel("opt-level", cl::desc("Optimization level"),
 static cl::opt<int> ptxasOptLevel(
     "ptxas-opt-level",
     cl::desc("ptxas optimization level 0-3 (default: --opt-level); ptxas "
-             "-O1 compiles the larger kernels 10-20 ms faster, and the "
-             "scan kernel runs 3.6% slower on an H200"),
+             "-O1 compiles the larger kernels faster and runs some slower "
+             "(docs/performance.md)"),
     cl::init(-1), cl::cat(cat));
 static cl::opt<unsigned> jobs(
     "jobs",

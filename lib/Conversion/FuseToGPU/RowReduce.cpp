@@ -236,8 +236,8 @@ SmallVector<Value> groupAllReduce(Gen &g, OpBuilder &b, ReduceOp r,
   };
   // The group's warps in warp order: first + k for k < perGroup (at most
   // maxGroupThreads / 32). (One register path for every width, R up to
-  // the whole block, ran logsumexp_rows 15% slower at 4096 columns on the
-  // H200: the runtime strides and selects in the instruction-bound path.)
+  // the whole block, measured slower at 4096 columns (docs/performance.md):
+  // the runtime strides and selects in the instruction-bound path.)
   auto groupFold = [&](OpBuilder &fb) {
     SmallVector<Value> res = loadWarp(fb, first);
     for (int64_t k = 1; k < maxGroupThreads / 32; ++k) {
@@ -678,40 +678,35 @@ FailureOr<GroupKernels> buildRowKernel(gpu::GPUModuleOp m, GroupOp group,
     gk.narrowRowItems = chunksPerThread * vw;
   // With rank-2 results (softmax), groups of fewer than 4 threads (less
   // than 64 bytes of a row a vector instruction) only for rows of at most
-  // two chunks a thread: H200, softmax_rows 2^28 f32 at 16 columns 2545
-  // GiB/s in groups of 1 (four 16-byte stores a thread, each instruction
-  // writing half of every sector it touches), 3514 in groups of 2, 2168 in
-  // groups of 4 (one chunk a thread); at 32 columns 3110 in groups of 2,
-  // 3518 in groups of 4. Rank-1 results keep the smallest groups
-  // (logsumexp_rows at 16 columns in groups of 1: 3871, of 4: 1231).
+  // two chunks a thread: at 16 columns groups of 2 measured faster than
+  // groups of 1 (four 16-byte stores a thread, each instruction writing
+  // half of every sector it touches) and of 4 (one chunk a thread); at 32
+  // columns groups of 4 faster than of 2 (docs/performance.md). Rank-1
+  // results keep the smallest groups, which measured fastest for them.
   const bool rank2Out = llvm::any_of(group.getResults(), [](Value v) {
     return tensorTy(v).getRank() == 2;
   });
   // Off the vector path (scalar, striped), rank-2 results take groups of
   // at least 32 bytes of elements, so that a store instruction writes whole
-  // 32-byte sectors of a row rather than halves: H200, softmax_rows
-  // 8134407 x 33 f32 1511 GiB/s in groups of 4, 1996 in groups of 8, 1355
-  // in groups of 16; at 77 and 129 columns the smallest group (8, 16) stays
-  // best. logsumexp_rows (no rank-2 stores) at 33 columns: 1917 in groups
-  // of 4, 1279 in groups of 8. Cost: with R >= 8 known, the butterflies'
-  // keep tests of offsets 1-4 fold away and the kernel schedules
-  // differently: 2080892 x 129 (groups of 16 either way) 2830 -> 2625
-  // GiB/s (three runs); a run-time max(R, 8) folds the same way in LLVM.
-  // Hiding the bound (the shift through an opaque copy) measured 129
-  // columns 2622 -> 2795 but 33 columns 2005 -> 1878: not kept.
+  // 32-byte sectors of a row rather than halves; the smallest such group
+  // measured best, and rank-1 results (no rank-2 stores) measured faster
+  // in smaller groups (docs/performance.md). Cost: with R >= 8 known, the
+  // butterflies' keep tests of offsets 1-4 fold away and the kernel
+  // schedules differently, measured slower at 129 columns (groups of 16
+  // either way); a run-time max(R, 8) folds the same way in LLVM.
+  // Hiding the bound (the shift through an opaque copy) measured faster
+  // at 129 columns but slower at 33: not kept.
   // Off the vector path, rank-2 results take groups of up to the whole
   // block: every such row that fits the registers (need <= bt, cols <=
   // capacity) is narrow, so its stores are striped (a store instruction
   // writes consecutive elements) instead of the register path's chunked
   // scalar stores (4 bytes of every 16 an instruction), and the register
   // path serves the vector path only (a compare per chunk, no scalar
-  // loads). H200, softmax_rows 2^28 f32: 65552 x 4095 2841 -> 3693 GiB/s;
-  // 77 / 129 / 250 / 2047 columns (narrow either way: the scalar kernel
-  // differs only in its fold reaching 8 warps, a different schedule;
-  // measured, not explained) 3008 / 3013 / 3637 / 3517 -> 3319 / 3212 /
-  // 3754 / 3704, 33 and 4096 unchanged. Rank-1 results keep
-  // half the block: logsumexp_rows 32772 x 8191 ran 4101 on the register
-  // path and 3195 in groups of 256 (32 runtime-strided slots a thread).
+  // loads). This measured faster (docs/performance.md), also for rows
+  // narrow either way (the scalar kernel differs only in its fold reaching
+  // 8 warps, a different schedule; measured, not explained). Rank-1
+  // results keep half the block: wide rows measured slower in groups of
+  // 256 (32 runtime-strided slots a thread) than on the register path.
   if (narrowPath)
     gk.narrowScalarMaxThreads = rank2Out ? bt : bt / 2;
   if (narrowPath && rank2Out) {
@@ -779,13 +774,12 @@ FailureOr<GroupKernels> buildRowKernel(gpu::GPUModuleOp m, GroupOp group,
   // than 4 chunks: each chunk keeps a column guard and an offset.
   // logsumexp at 32 f32 a thread (8 chunks): 48 registers (5 blocks)
   // spilled 4 bytes there; with 8 more (4 blocks, 62 registers, no
-  // spills) it ran as fast or faster on the H200 (2^28 f32, 512 / 1024
-  // columns 3890 / 3947 -> 3981 / 3997 GiB/s, 33 / 129 -1.7% / -0.4%),
-  // while the scalar narrow kernel at 4 blocks lost 8% at 250 columns, so
-  // the others keep the plain estimate. (ptxas fits the narrow kernel
-  // without spills on the plain estimate at 32 f16 a thread, 4 chunks: 47
-  // registers; and at 16 f64, whose words the estimate already doubles:
-  // 60.)
+  // spills) it measured faster at 512 and 1024 columns and about as fast
+  // at 33 and 129, while the scalar narrow kernel at 4 blocks measured
+  // slower (docs/performance.md), so the others keep the plain estimate.
+  // (ptxas fits the narrow kernel without spills on the plain estimate at
+  // 32 f16 a thread, 4 chunks: 47 registers; and at 16 f64, whose words
+  // the estimate already doubles: 60.)
   {
     int64_t held = 0, words = 1;
     for (BlockArgument arg : body.getArguments())
@@ -969,8 +963,8 @@ FailureOr<GroupKernels> buildRowKernel(gpu::GPUModuleOp m, GroupOp group,
     // off the vector path are striped instead: slot s at column
     // t' + s*R (stride R, tcol = t'), so a group's lanes load and store
     // consecutive elements (with the chunked layout each scalar store
-    // instruction wrote 4 of every 16 bytes: softmax_rows 3486104 x 77 at
-    // 1253 GiB/s on the H200).
+    // instruction writes 4 of every 16 bytes, which measured slower;
+    // docs/performance.md).
     const bool striped = narrowShift && scalarRowPath;
     Value tcol, rem, first, stride;
     auto newPhase = [&](OpBuilder &pb) {
@@ -1293,12 +1287,11 @@ FailureOr<GroupKernels> buildRowKernel(gpu::GPUModuleOp m, GroupOp group,
   // column tile + t + i*bt (coalesced scalar accesses, any alignment),
   // every operand element of the tile loaded before any is used or stored
   // (items loads in flight per thread, no guards: the tile is whole), then
-  // the last < bt * items columns one element per step. softmax_rows at
-  // 16384 columns: 1508 -> 1818 GiB/s on the H200. Tiled stage walks gain
-  // little (logsumexp_rows +3%, softmax_rows to 2040, for ~20 ms of
-  // compile each): rows of 1056 resident blocks exceed L2, so every stage
-  // re-reads from DRAM (docs/performance.md); online-max-sum walks once
-  // for a max and the sum of exp(x - max) after it.
+  // the last < bt * items columns one element per step (measured faster
+  // than an untiled output walk). Tiled stage walks gain little for their
+  // extra compile time: rows of 1056 resident blocks exceed L2, so every
+  // stage re-reads from DRAM (docs/performance.md); online-max-sum walks
+  // once for a max and the sum of exp(x - max) after it.
   const int64_t items = tiling.longRowItems;
   const int64_t tileCols = bt * std::max<int64_t>(1, items);
   // Staged long rows (fuse-tile's staged-rows; groups with rank-2 results,
@@ -1351,9 +1344,8 @@ FailureOr<GroupKernels> buildRowKernel(gpu::GPUModuleOp m, GroupOp group,
     }
     gpu::BarrierOp::create(rb, loc);
     // Off the vector path, element by element: 4- and 8-byte elements with
-    // cp.async of their size (all in flight at once; softmax_rows 16384 x
-    // 16383 on the H200: see docs/performance.md), others loaded and
-    // stored.
+    // cp.async of their size (all in flight at once; docs/performance.md),
+    // others loaded and stored.
     auto scalarCopy = [&](OpBuilder &ob) {
       bool async = false;
       scf::ForOp::create(
@@ -1590,12 +1582,10 @@ FailureOr<GroupKernels> buildRowKernel(gpu::GPUModuleOp m, GroupOp group,
   // default 1); the path when need <= bt / 2, in two forms
   // (kernels of their own once split): rows on the vector path (chunks
   // whole or outside the row, one compare each) and rows off it (scalar
-  // loads and stores, a compare per slot; they took the block's register
-  // path before, one row of 77 columns a 256-thread block: softmax_rows
-  // 3486104 x 77 at 119 GiB/s on the H200). H200, 2^28 f32:
-  // logsumexp_rows 512/1024/2048 columns 619/1215/2378 -> 4056/3826/3888
-  // GiB/s, softmax_rows 836/1637/3124 -> 3791/3759/3787; 4096 unchanged.
-  // Compile: logsumexp_rows 88 -> 124 ms, softmax_rows 134 -> 190.
+  // loads and stores, a compare per slot), instead of the block's register
+  // path (one row of 77 columns a 256-thread block). Narrow rows measured
+  // faster up to 2048 columns (4096 unchanged), for longer compiles
+  // (docs/performance.md).
   Value narrowFits, shift, need;
   // log2 R for groups of at least minThreads.
   auto groupShift = [&](OpBuilder &ob, int64_t minThreads) {

@@ -667,8 +667,8 @@ struct TileMachinery {
     // prefix is known (so tiles are handed out in about the order their
     // predecessors finish), and starts its loads right after the barrier:
     // they are in flight while this tile stores its results. (Claiming
-    // and loading it before the look-back instead measured much slower on
-    // the H200: select 1710 vs 2270 GiB/s, docs/performance.md.)
+    // and loading it before the look-back instead measured much slower:
+    // docs/performance.md.)
     if (nextSlot)
       claim(b, nextSlot);
     gpu::BarrierOp::create(b, loc);
@@ -810,8 +810,8 @@ SmallVector<Value> forItems(TileKernel &k, TileMachinery &tm, OpBuilder &b,
 /// the tiling does not ask for it (stage_tiles), scalar elements (cp.async
 /// copies 16-byte vectors), or more than 32 KiB a block. Larger tiles are
 /// held in registers: staged 1024-thread tiles (64 KiB, one block per SM)
-/// measured slower on the H200 than in registers (scan 2695 vs 2811 GiB/s)
-/// and than 256-thread staged tiles (select 1794 vs 2090).
+/// measured slower than in registers and than 256-thread staged tiles
+/// (docs/performance.md).
 int64_t stagedTileBytes(TileKernel &k, const TileMachinery &tm) {
   if (!k.tiling.stageTiles || tm.vw <= 1)
     return 0;

@@ -20,8 +20,8 @@
 // RUN: fuse-opt %s --fuse-fusion --fuse-tile="block-threads=512 items-per-thread=32 stage-tiles=0" --convert-fuse-to-gpu | FileCheck %s --check-prefix=HOST-BIG
 // RUN: fuse-opt %s --fuse-fusion --fuse-tile="block-threads=1024 items-per-thread=64 stage-tiles=0" --convert-fuse-to-gpu | FileCheck %s --check-prefix=HOST-HUGE
 
-// ATTR: fuse.group filter{{.*}}shared_scatter = 1
-// ATTR0: fuse.group filter{{.*}}shared_scatter = 0
+// ATTR: fuse.group filter{{.*}}sharedScatter = true
+// ATTR0: fuse.group filter{{.*}}stageTiles = true>
 
 // CHECK: .extern .shared .align 16 .b8 scatter_select_g0_filter_stage[];
 // CHECK-LABEL: .entry scatter_select_g0_filter(

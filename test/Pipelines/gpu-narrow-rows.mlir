@@ -16,7 +16,7 @@
 // RUN: fuse-opt %t.min4.mlir --convert-fuse-to-gpu --canonicalize | FileCheck %s --check-prefix=MIN4
 
 // ATTR: fuse.group row_reduce
-// ATTR-SAME: narrow_rows = 1
+// ATTR-SAME: narrowRows = 1
 // NOATTR-NOT: narrow_rows
 
 // The host: need = ceil(cols / 32) threads; rows per block 256, 128, ...,
@@ -135,7 +135,7 @@
 // narrow-rows=4: groups of at least 4 threads (rows of up to 128 f32 in
 // groups of 4, 64 rows per block), in the host's rows per block and the
 // kernel's shift alike.
-// MIN4ATTR: narrow_rows = 4
+// MIN4ATTR: narrowRows = 4
 // MIN4-LABEL: func.func @logsumexp_rows(
 // MIN4: %[[NEED:.*]] = arith.ceildivsi %arg2, %c32_i64
 // MIN4: arith.cmpi sle, %[[NEED]], %c4_i64
@@ -245,7 +245,7 @@
 // Static widths: narrow_rows only when a row may need at most half the
 // block (1000 columns, not 8192).
 // STATIC-LABEL: func @narrow_static
-// STATIC: narrow_rows = 1
+// STATIC: narrowRows = 1
 // STATIC-LABEL: func @wide_static
 // STATIC-NOT: narrow_rows
 // STATIC: return

@@ -1,6 +1,6 @@
 // REQUIRES: cuda-toolkit
 // Scans of narrow elements keep the cost model's 512-thread tiles in
-// registers like f32 (stage_tiles = 0: one block per SM, up to 128
+// registers like f32 (stageTiles = false: one block per SM, up to 128
 // registers): staged, their 16 KiB tiles ran two blocks per SM at 64
 // registers and spilled 440 (i8) and 442 (i16) bytes. With block-threads
 // set, stage-tiles decides (the 256-thread tile is staged).
@@ -10,9 +10,9 @@
 // RUN: FileCheck %s < %t.ptx
 // RUN: ptxas -v -arch=sm_90 %t.ptx -o %t.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS
 
-// ATTR: fuse.group scan{{.*}}block_threads = 512 : i64{{.*}}items_per_thread = 32 : i64{{.*}}stage_tiles = 0 : i64, vector_width = 16 : i64
-// ATTR: fuse.group scan{{.*}}block_threads = 512 : i64{{.*}}items_per_thread = 32 : i64{{.*}}stage_tiles = 0 : i64, vector_width = 8 : i64
-// ATTR256: fuse.group scan{{.*}}block_threads = 256 : i64{{.*}}stage_tiles = 1 : i64
+// ATTR: fuse.group scan{{.*}}blockThreads = 512,{{.*}}itemsPerThread = 32, vectorWidth = 16>
+// ATTR: fuse.group scan{{.*}}blockThreads = 512,{{.*}}itemsPerThread = 32, vectorWidth = 8>
+// ATTR256: fuse.group scan{{.*}}blockThreads = 256{{.*}}stageTiles = true
 
 // CHECK-LABEL: .entry cumsum_i8_g0_scan(
 // CHECK: .minnctapersm 1

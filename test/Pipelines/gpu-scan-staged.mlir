@@ -5,7 +5,7 @@
 // before the read-back) instead of holding it in registers, and ask for 4
 // resident blocks of 256 threads (64 registers). Scans default to 512
 // threads x 32 items, held in registers at one block per SM (128
-// registers; fuse-tile writes stage_tiles = 0 for them, narrow elements
+// registers; fuse-tile leaves stageTiles off for them, narrow elements
 // included); at 256 threads x 16 items they are staged too. stage-tiles=0 holds tiles in registers at 3
 // blocks per SM without spills and emits no cp.async. The look-back delays
 // (poll-delay, lookback-delay) reach the PTX as nanosleep; 0 drops them.
@@ -24,9 +24,9 @@
 // RUN: ptxas -v -arch=sm_90 %t.reg.ptx -o %t.reg.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS-REG
 // RUN: fuse-opt %s --fuse-fusion --fuse-tile --convert-fuse-to-gpu | FileCheck %s --check-prefix=HOST
 
-// ATTR: fuse.group scan{{.*}}block_threads = 512{{.*}}items_per_thread = 32{{.*}}lookback_delay = 1500{{.*}}poll_delay = 500{{.*}}stage_tiles = 0
-// ATTR: fuse.group filter{{.*}}block_threads = 256{{.*}}lookback_delay = 1500{{.*}}poll_delay = 500{{.*}}stage_tiles = 1
-// ATTR0: fuse.group scan{{.*}}lookback_delay = 0{{.*}}poll_delay = 0{{.*}}stage_tiles = 0
+// ATTR: fuse.group scan{{.*}}blockThreads = 512,{{.*}}itemsPerThread = 32, vectorWidth = 4>
+// ATTR: fuse.group filter{{.*}}blockThreads = 256,{{.*}}stageTiles = true, sharedScatter = true>
+// ATTR0: fuse.group scan{{.*}}vectorWidth = 4, pollDelay = 0, lookbackDelay = 0>
 
 // The select's staging buffer is dynamic shared memory (the launch passes
 // its size); the scan stages nothing.

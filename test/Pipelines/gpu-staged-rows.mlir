@@ -22,8 +22,8 @@
 // RUN: not fuse-opt %fuse_src_root/examples/softmax_rows.mlir --fuse-fusion --fuse-tile=staged-threads=100 2>&1 | FileCheck %s --check-prefix=BAD
 
 // ATTR: fuse.group row_reduce
-// ATTR-SAME: staged_rows = 232448
-// ATTR-SAME: staged_threads = 1024
+// ATTR-SAME: stagedRows = 232448
+// ATTR-SAME: stagedThreads = 1024
 // LSE-NOT: staged_rows
 // OFF-NOT: staged_rows
 // OFFK-NOT: _rows_staged

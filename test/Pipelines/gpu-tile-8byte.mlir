@@ -10,8 +10,8 @@
 // RUN: FileCheck %s < %t.ptx
 // RUN: ptxas -v -arch=sm_90 %t.ptx -o %t.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS
 
-// ATTR: fuse.group filter{{.*}}items_per_thread = 10 : i64{{.*}}vector_width = 2 : i64
-// ATTR: fuse.group scan{{.*}}block_threads = 512 : i64{{.*}}items_per_thread = 16 : i64{{.*}}vector_width = 2 : i64
+// ATTR: fuse.group filter{{.*}}itemsPerThread = 10{{.*}}vectorWidth = 2
+// ATTR: fuse.group scan{{.*}}blockThreads = 512{{.*}}itemsPerThread = 16{{.*}}vectorWidth = 2
 
 // HOST-LABEL: func.func @keep_f64(
 // HOST: call @fuse_launch({{.*}}, %c256_i32, %{{[^,]*}}, %{{[^,]*}}, %c40960_i32, %{{[^,]*}}, %{{[^,]*}}) :

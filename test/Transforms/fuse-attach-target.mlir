@@ -23,11 +23,11 @@
 
 // A static reduction: the persistent grid is SMs x 8 blocks of 256 threads.
 // A100-LABEL: func.func @sumsq
-// A100: grid = 864 : i64
+// A100: grid = 864
 // H200-LABEL: func.func @sumsq
-// H200: grid = 1056 : i64
+// H200: grid = 1056
 // PCIE-LABEL: func.func @sumsq
-// PCIE: grid = 912 : i64
+// PCIE: grid = 912
 func.func @sumsq(%x: tensor<16777216xf32>) -> tensor<f32> {
   %sq = fuse.map %x : tensor<16777216xf32> -> tensor<16777216xf32> {
   ^bb0(%a: f32):
@@ -41,9 +41,9 @@ func.func @sumsq(%x: tensor<16777216xf32>) -> tensor<f32> {
 // Softmax over rows of dynamic width: staged rows up to what a block may
 // opt in to.
 // A100-LABEL: func.func @softmax
-// A100: staged_rows = 166912 : i64
+// A100: stagedRows = 166912
 // H200-LABEL: func.func @softmax
-// H200: staged_rows = 232448 : i64
+// H200: stagedRows = 232448
 func.func @softmax(%x: tensor<?x?xf32>) -> tensor<?x?xf32> {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index

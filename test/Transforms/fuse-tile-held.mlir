@@ -5,7 +5,7 @@
 
 // i32 loads, scanned as i64: 8 bytes an item, 16 items.
 // CHECK-LABEL: func.func @widened_scan
-// CHECK: fuse.group scan{{.*}}items_per_thread = 16 : i64{{.*}}vector_width = 2 : i64
+// CHECK: fuse.group scan{{.*}}itemsPerThread = 16{{.*}}vectorWidth = 2
 func.func @widened_scan(%x: tensor<?xi32>) -> tensor<?xi64> {
   %w = fuse.map %x : tensor<?xi32> -> tensor<?xi64> {
   ^bb0(%a: i32):
@@ -19,7 +19,7 @@ func.func @widened_scan(%x: tensor<?xi32>) -> tensor<?xi64> {
 // f32 loads and scan, with an f64 side output: 12 bytes an item, 128 / 12
 // = 10 items (a multiple of the 2-element vectors of f64).
 // CHECK-LABEL: func.func @side_output_scan
-// CHECK: fuse.group scan{{.*}}items_per_thread = 10 : i64{{.*}}vector_width = 2 : i64
+// CHECK: fuse.group scan{{.*}}itemsPerThread = 10{{.*}}vectorWidth = 2
 func.func @side_output_scan(%x: tensor<?xf32>) -> (tensor<?xf32>, tensor<?xf64>) {
   %d = fuse.map %x : tensor<?xf32> -> tensor<?xf64> {
   ^bb0(%a: f32):
@@ -32,7 +32,7 @@ func.func @side_output_scan(%x: tensor<?xf32>) -> (tensor<?xf32>, tensor<?xf64>)
 
 // A filter of f64 values computed from i32 loads: 8 bytes an item, 10.
 // CHECK-LABEL: func.func @widened_filter
-// CHECK: fuse.group filter{{.*}}items_per_thread = 10 : i64{{.*}}vector_width = 2 : i64
+// CHECK: fuse.group filter{{.*}}itemsPerThread = 10{{.*}}vectorWidth = 2
 func.func @widened_filter(%x: tensor<?xi32>) -> tensor<?xf64> {
   %zero = arith.constant 0.0 : f64
   %w = fuse.map %x : tensor<?xi32> -> tensor<?xf64> {
@@ -50,8 +50,8 @@ func.func @widened_filter(%x: tensor<?xi32>) -> tensor<?xf64> {
 
 // Plain f32 scan and filter keep 32 and 20 items.
 // CHECK-LABEL: func.func @plain
-// CHECK: fuse.group scan{{.*}}items_per_thread = 32 : i64{{.*}}vector_width = 4 : i64
-// CHECK: fuse.group filter{{.*}}items_per_thread = 20 : i64{{.*}}vector_width = 4 : i64
+// CHECK: fuse.group scan{{.*}}itemsPerThread = 32{{.*}}vectorWidth = 4
+// CHECK: fuse.group filter{{.*}}itemsPerThread = 20{{.*}}vectorWidth = 4
 func.func @plain(%x: tensor<?xf32>) -> (tensor<?xf32>, tensor<?xf32>) {
   %zero = arith.constant 0.0 : f32
   %s = fuse.scan inclusive add %x : tensor<?xf32> -> tensor<?xf32>

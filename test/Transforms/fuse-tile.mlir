@@ -21,9 +21,9 @@
 // Dynamic f32 reduce: 16-byte vectors of 4, 64 bytes in flight per thread
 // (16 items), persistent grid 132 SMs * (2048 / 256) blocks, 64-bit indices.
 // CHECK-LABEL: func @dyn
-// CHECK: fuse.tiling = {block_threads = 256 : i64, finish_prefetch = 4 : i64, grid = 1056 : i64, index_bitwidth = 64 : i64, items_per_thread = 16 : i64, vector_width = 4 : i64}
+// CHECK: fuse.tiling = #fuse.tiling<blockThreads = 256, grid = 1056, indexBitwidth = 64, itemsPerThread = 16, vectorWidth = 4, finishPrefetch = 4>
 // OVR-LABEL: func @dyn
-// OVR: fuse.tiling = {block_threads = 128 : i64, finish_prefetch = 4 : i64, grid = 7 : i64, index_bitwidth = 64 : i64, items_per_thread = 8 : i64, vector_width = 2 : i64}
+// OVR: fuse.tiling = #fuse.tiling<blockThreads = 128, grid = 7, indexBitwidth = 64, itemsPerThread = 8, vectorWidth = 2, finishPrefetch = 4>
 func.func @dyn(%x: tensor<?xf32>) -> tensor<f32> {
   %s = fuse.group reduce (%x) : (tensor<?xf32>) -> tensor<f32> {
   ^bb0(%a: tensor<?xf32>):
@@ -38,7 +38,7 @@ func.func @dyn(%x: tensor<?xf32>) -> tensor<f32> {
 // Static 4096 f32: one block of 256 threads * 16 items covers it; all
 // offsets stay far below 2^31, so 32-bit indices.
 // CHECK-LABEL: func @small
-// CHECK: fuse.tiling = {block_threads = 256 : i64, finish_prefetch = 4 : i64, grid = 1 : i64, index_bitwidth = 32 : i64, items_per_thread = 16 : i64, vector_width = 4 : i64}
+// CHECK: fuse.tiling = #fuse.tiling<blockThreads = 256, grid = 1, indexBitwidth = 32, itemsPerThread = 16, vectorWidth = 4, finishPrefetch = 4>
 func.func @small(%x: tensor<4096xf32>) -> tensor<f32> {
   %s = fuse.group reduce (%x) : (tensor<4096xf32>) -> tensor<f32> {
   ^bb0(%a: tensor<4096xf32>):
@@ -54,7 +54,7 @@ func.func @small(%x: tensor<4096xf32>) -> tensor<f32> {
 // f64 dot: 2 elements per 16-byte vector, 16 bytes per element over two
 // inputs: 4 items.
 // CHECK-LABEL: func @big
-// CHECK: fuse.tiling = {block_threads = 256 : i64, finish_prefetch = 4 : i64, grid = 1056 : i64, index_bitwidth = 64 : i64, items_per_thread = 4 : i64, vector_width = 2 : i64}
+// CHECK: fuse.tiling = #fuse.tiling<blockThreads = 256, grid = 1056, indexBitwidth = 64, itemsPerThread = 4, vectorWidth = 2, finishPrefetch = 4>
 func.func @big(%x: tensor<536870912xf64>, %y: tensor<536870912xf64>) -> tensor<f64> {
   %s = fuse.group reduce (%x, %y) : (tensor<536870912xf64>, tensor<536870912xf64>) -> tensor<f64> {
   ^bb0(%a: tensor<536870912xf64>, %b: tensor<536870912xf64>):
@@ -77,12 +77,12 @@ func.func @big(%x: tensor<536870912xf64>, %y: tensor<536870912xf64>) -> tensor<f
 // so narrow rows may take it, two rows a block), grid capped at the 64
 // rows. (One vector a thread, 1024 threads, ran 2.3x slower.)
 // CHECK-LABEL: func @rows
-// CHECK: fuse.tiling = {block_threads = 256 : i64, grid = 64 : i64, index_bitwidth = 32 : i64, items_per_thread = 32 : i64, narrow_rows = 1 : i64, vector_width = 4 : i64}
+// CHECK: fuse.tiling = #fuse.tiling<blockThreads = 256, grid = 64, indexBitwidth = 32, itemsPerThread = 32, vectorWidth = 4, narrowRows = 1>
 // With 128 threads of 8 items a row of 4096 no longer fits: the output walk
 // of long rows goes in steps of long-row-items (8) elements a thread, and
 // a max and a sum of exp(x - max) walk once (online_max_sum).
 // OVR-LABEL: func @rows
-// OVR: fuse.tiling = {block_threads = 128 : i64, grid = 7 : i64, index_bitwidth = 64 : i64, items_per_thread = 8 : i64, long_row_items = 8 : i64, online_max_sum = 1 : i64, vector_width = 2 : i64}
+// OVR: fuse.tiling = #fuse.tiling<blockThreads = 128, grid = 7, indexBitwidth = 64, itemsPerThread = 8, vectorWidth = 2, longRowItems = 8, onlineMaxSum = true>
 // NOLR-LABEL: func @rows
 // NOLR-NOT: long_row_items
 func.func @rows(%x: tensor<64x4096xf32>) -> tensor<64xf32> {
@@ -100,7 +100,7 @@ func.func @rows(%x: tensor<64x4096xf32>) -> tensor<64xf32> {
 // 32 threads, at most half the block: several rows per block
 // (narrow_rows). Rows of 8192 (@wide_rows) need the whole block.
 // CHECK-LABEL: func @narrow_rows
-// CHECK: fuse.tiling = {block_threads = 256 : i64, grid = 1056 : i64, index_bitwidth = 32 : i64, items_per_thread = 32 : i64, narrow_rows = 1 : i64, vector_width = 4 : i64}
+// CHECK: fuse.tiling = #fuse.tiling<blockThreads = 256, grid = 1056, indexBitwidth = 32, itemsPerThread = 32, vectorWidth = 4, narrowRows = 1>
 func.func @narrow_rows(%x: tensor<5000x1000xf32>) -> tensor<5000xf32> {
   %s = fuse.group row_reduce (%x) : (tensor<5000x1000xf32>) -> tensor<5000xf32> {
   ^bb0(%a: tensor<5000x1000xf32>):
@@ -115,7 +115,7 @@ func.func @narrow_rows(%x: tensor<5000x1000xf32>) -> tensor<5000xf32> {
 // Static rows of 8192 f32, results per row: the register path holds them
 // (256 threads x 32 items); a row needs the whole block: no narrow rows.
 // CHECK-LABEL: func @wide_rows
-// CHECK: fuse.tiling = {block_threads = 256 : i64, grid = 64 : i64, index_bitwidth = 32 : i64, items_per_thread = 32 : i64, vector_width = 4 : i64}
+// CHECK: fuse.tiling = #fuse.tiling<blockThreads = 256, grid = 64, indexBitwidth = 32, itemsPerThread = 32, vectorWidth = 4>
 func.func @wide_rows(%x: tensor<64x8192xf32>) -> tensor<64xf32> {
   %s = fuse.group row_reduce (%x) : (tensor<64x8192xf32>) -> tensor<64xf32> {
   ^bb0(%a: tensor<64x8192xf32>):
@@ -131,9 +131,9 @@ func.func @wide_rows(%x: tensor<64x8192xf32>) -> tensor<64xf32> {
 // thread (f64: 16, the same 32 registers of elements as f32's 32; f16:
 // 32, one element a register).
 // CHECK-LABEL: func @rows_f64
-// CHECK: fuse.tiling = {block_threads = 256 : i64, grid = 1056 : i64, index_bitwidth = 32 : i64, items_per_thread = 16 : i64, narrow_rows = 1 : i64, vector_width = 2 : i64}
+// CHECK: fuse.tiling = #fuse.tiling<blockThreads = 256, grid = 1056, indexBitwidth = 32, itemsPerThread = 16, vectorWidth = 2, narrowRows = 1>
 // CHECK-LABEL: func @rows_f16
-// CHECK: fuse.tiling = {block_threads = 256 : i64, grid = 1056 : i64, index_bitwidth = 32 : i64, items_per_thread = 32 : i64, narrow_rows = 1 : i64, vector_width = 8 : i64}
+// CHECK: fuse.tiling = #fuse.tiling<blockThreads = 256, grid = 1056, indexBitwidth = 32, itemsPerThread = 32, vectorWidth = 8, narrowRows = 1>
 func.func @rows_f64(%x: tensor<5000x1000xf64>) -> tensor<5000xf64> {
   %s = fuse.group row_reduce (%x) : (tensor<5000x1000xf64>) -> tensor<5000xf64> {
   ^bb0(%a: tensor<5000x1000xf64>):
@@ -157,7 +157,7 @@ func.func @rows_f16(%x: tensor<5000x1000xf16>) -> tensor<5000xf16> {
 // (16 f32), since the mapped values stay live to the stores; ceil(1000 /
 // 16) = 63 threads a row: narrow rows.
 // CHECK-LABEL: func @rows_wide_result
-// CHECK: fuse.tiling = {block_threads = 256 : i64, grid = 1056 : i64, index_bitwidth = 32 : i64, items_per_thread = 16 : i64, narrow_rows = 1 : i64, vector_width = 4 : i64}
+// CHECK: fuse.tiling = #fuse.tiling<blockThreads = 256, grid = 1056, indexBitwidth = 32, itemsPerThread = 16, vectorWidth = 4, narrowRows = 1>
 func.func @rows_wide_result(%x: tensor<5000x1000xf32>) -> tensor<5000x1000xf32> {
   %s = fuse.group row_reduce (%x) : (tensor<5000x1000xf32>) -> tensor<5000x1000xf32> {
   ^bb0(%a: tensor<5000x1000xf32>):
@@ -178,9 +178,9 @@ func.func @rows_wide_result(%x: tensor<5000x1000xf32>) -> tensor<5000x1000xf32> 
 // Elementwise, dynamic: one 16-byte vector per thread and as many blocks as
 // that takes, sized on the host (grid 0).
 // CHECK-LABEL: func @ew_dyn
-// CHECK: fuse.tiling = {block_threads = 256 : i64, grid = 0 : i64, index_bitwidth = 64 : i64, items_per_thread = 4 : i64, vector_width = 4 : i64}
+// CHECK: fuse.tiling = #fuse.tiling<blockThreads = 256, grid = 0, indexBitwidth = 64, itemsPerThread = 4, vectorWidth = 4>
 // OVR-LABEL: func @ew_dyn
-// OVR: fuse.tiling = {block_threads = 128 : i64, grid = 7 : i64, index_bitwidth = 64 : i64, items_per_thread = 8 : i64, vector_width = 2 : i64}
+// OVR: fuse.tiling = #fuse.tiling<blockThreads = 128, grid = 7, indexBitwidth = 64, itemsPerThread = 8, vectorWidth = 2>
 func.func @ew_dyn(%x: tensor<?xf32>) -> tensor<?xf32> {
   %s = fuse.group elementwise (%x) : (tensor<?xf32>) -> tensor<?xf32> {
   ^bb0(%a: tensor<?xf32>):
@@ -199,7 +199,7 @@ func.func @ew_dyn(%x: tensor<?xf32>) -> tensor<?xf32> {
 // Elementwise, static 10^6 f32: one vector per thread, ceil(10^6 / (256 *
 // 4)) = 977 blocks.
 // CHECK-LABEL: func @ew_static
-// CHECK: fuse.tiling = {block_threads = 256 : i64, grid = 977 : i64, index_bitwidth = 32 : i64, items_per_thread = 4 : i64, vector_width = 4 : i64}
+// CHECK: fuse.tiling = #fuse.tiling<blockThreads = 256, grid = 977, indexBitwidth = 32, itemsPerThread = 4, vectorWidth = 4>
 func.func @ew_static(%x: tensor<1000000xf32>) -> tensor<1000000xf32> {
   %s = fuse.group elementwise (%x) : (tensor<1000000xf32>) -> tensor<1000000xf32> {
   ^bb0(%a: tensor<1000000xf32>):
@@ -219,9 +219,9 @@ func.func @ew_static(%x: tensor<1000000xf32>) -> tensor<1000000xf32> {
 // look-back delays and the shared-scatter buffer; scans: 512 threads x 128
 // bytes (32 f32) in registers (stage_tiles 0).
 // CHECK-LABEL: func @filters
-// CHECK: fuse.group filter{{.*}}fuse.tiling = {block_threads = 256 : i64, grid = 1056 : i64, index_bitwidth = 64 : i64, items_per_thread = 20 : i64, lookback_delay = 1500 : i64, poll_delay = 500 : i64, shared_scatter = 1 : i64, stage_tiles = 1 : i64, vector_width = 4 : i64}
-// CHECK: fuse.group filter{{.*}}fuse.tiling = {block_threads = 256 : i64, grid = 1056 : i64, index_bitwidth = 64 : i64, items_per_thread = 10 : i64, lookback_delay = 1500 : i64, poll_delay = 500 : i64, shared_scatter = 1 : i64, stage_tiles = 1 : i64, vector_width = 2 : i64}
-// CHECK: fuse.group scan{{.*}}fuse.tiling = {block_threads = 512 : i64, grid = 528 : i64, index_bitwidth = 64 : i64, items_per_thread = 32 : i64, lookback_delay = 1500 : i64, poll_delay = 500 : i64, stage_tiles = 0 : i64, vector_width = 4 : i64}
+// CHECK: fuse.group filter{{.*}}fuse.tiling = #fuse.tiling<blockThreads = 256, grid = 1056, indexBitwidth = 64, itemsPerThread = 20, vectorWidth = 4, stageTiles = true, sharedScatter = true>
+// CHECK: fuse.group filter{{.*}}fuse.tiling = #fuse.tiling<blockThreads = 256, grid = 1056, indexBitwidth = 64, itemsPerThread = 10, vectorWidth = 2, stageTiles = true, sharedScatter = true>
+// CHECK: fuse.group scan{{.*}}fuse.tiling = #fuse.tiling<blockThreads = 512, grid = 528, indexBitwidth = 64, itemsPerThread = 32, vectorWidth = 4>
 func.func @filters(%x: tensor<?xf32>, %d: tensor<?xf64>) -> (tensor<?xf32>, tensor<?xf64>, tensor<?xf32>) {
   %y = fuse.group filter (%x) : (tensor<?xf32>) -> tensor<?xf32> {
   ^bb0(%a: tensor<?xf32>):

@@ -86,8 +86,8 @@ def ConvertFuseToGPUPass : Pass<"convert-fuse-to-gpu", "::mlir::ModuleOp"> {
     16-byte aligned (checked at run time, scalar loop otherwise), grid-stride
     loops over a grid sized from the SM count, an unrolled main loop, warp
     shuffles and shared memory for block reductions, and 64-bit indices.
-    A group's `fuse.tiling` dictionary (block_threads, items_per_thread,
-    vector_width, grid) overrides the pass options. The module's
+    A group's `fuse.tiling` (`#fuse.tiling`, from fuse-tile) says how it
+    is tiled; the pass options tile the groups that carry none. The module's
     `fuse.target` (fuse-attach-target; sm_90 when absent) says what the
     chip has: below sm_80 (no cp.async) tiles and rows are not staged in
     shared memory whatever the tiling asks, and staged rows take at most

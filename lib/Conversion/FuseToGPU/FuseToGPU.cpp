@@ -429,63 +429,39 @@ struct EntryConverter {
   /// (its opt-in maximum, less 1 KiB for the kernels' static buffers).
   int64_t maxStagedBytes = 0;
 
+  /// The group's tiling: its `fuse.tiling` (verified by TilingAttr), or
+  /// the pass options for a group fuse-tile did not see; then what the
+  /// chip allows.
   Tiling tilingOf(GroupOp g) {
     Tiling t = defaults;
-    auto d = g->getAttrOfType<DictionaryAttr>("fuse.tiling");
-    if (!d)
+    auto a = g->getAttrOfType<TilingAttr>(TilingAttr::getAttrName());
+    if (!a) {
+      t.stageTiles = t.stageTiles && asyncCopy;
       return t;
-    auto get = [&](StringRef name, int64_t &field) {
-      if (auto a = d.getAs<IntegerAttr>(name))
-        field = a.getInt();
-    };
-    get("block_threads", t.blockThreads);
-    int64_t items = 0;
-    get("items_per_thread", items);
-    get("vector_width", t.vectorWidth);
-    get("grid", t.grid);
-    // A 0/1 field: off unless present and nonzero.
-    auto getFlag = [&](StringRef name, bool &field) {
-      int64_t v = 0;
-      get(name, v);
-      field = v != 0;
-    };
-    getFlag("stage_tiles", t.stageTiles);
-    getFlag("shared_scatter", t.sharedScatter);
-    get("finish_prefetch", t.finishPrefetch);
-    t.finishPrefetch = std::clamp<int64_t>(t.finishPrefetch, 0, 8);
-    get("long_row_items", t.longRowItems);
-    t.longRowItems = std::clamp<int64_t>(t.longRowItems, 0, 32);
-    getFlag("online_max_sum", t.onlineMaxSum);
-    getFlag("whole_rows", t.wholeRows);
-    getFlag("vector_rows", t.vectorRows);
-    // The smallest group of narrow rows (a power of two up to 32; 0: off).
-    get("narrow_rows", t.narrowRows);
-    if (t.narrowRows < 0 || t.narrowRows > 32 ||
-        !llvm::isPowerOf2_64(t.narrowRows))
-      t.narrowRows = t.narrowRows > 0 ? 32 : 0;
-    get("row_blocks_per_sm", t.rowBlocksPerSM);
-    t.rowBlocksPerSM = std::clamp<int64_t>(t.rowBlocksPerSM, 0, 64);
-    get("staged_rows", t.stagedRows);
-    t.stagedRows = std::clamp<int64_t>(t.stagedRows, 0, maxStagedBytes);
-    get("staged_threads", t.stagedThreads);
-    t.stagedWideRows = maxStagedBytes / 2;
-    get("poll_delay", t.pollDelay);
-    get("lookback_delay", t.lookbackDelay);
-    t.pollDelay = std::clamp<int64_t>(t.pollDelay, 0, 1000000);
-    t.lookbackDelay = std::clamp<int64_t>(t.lookbackDelay, 0, 1000000);
-    if (items > 0) {
-      int64_t vw = t.vectorWidth > 0 ? t.vectorWidth : 4;
-      t.unroll = std::max<int64_t>(1, items / vw);
-      t.items = items;
     }
-    auto validThreads = [](int64_t n) {
-      return n >= 32 && n <= 1024 && n % 32 == 0;
-    };
-    if (!validThreads(t.blockThreads))
-      t.blockThreads = defaults.blockThreads;
-    if (!validThreads(t.stagedThreads))
-      t.stagedThreads = t.blockThreads;
-    t.unroll = std::clamp<int64_t>(t.unroll, 1, 16);
+    t.stagedWideRows = maxStagedBytes / 2;
+    {
+      t.blockThreads = a.getBlockThreads();
+      t.items = a.getItemsPerThread();
+      t.vectorWidth = a.getVectorWidth();
+      t.grid = a.getGrid();
+      t.stageTiles = a.getStageTiles();
+      t.sharedScatter = a.getSharedScatter();
+      t.finishPrefetch = a.getFinishPrefetch();
+      t.longRowItems = a.getLongRowItems();
+      t.onlineMaxSum = a.getOnlineMaxSum();
+      t.wholeRows = a.getWholeRows();
+      t.vectorRows = a.getVectorRows();
+      t.narrowRows = a.getNarrowRows();
+      t.rowBlocksPerSM = a.getRowBlocksPerSM();
+      t.stagedRows = std::min(a.getStagedRows(), maxStagedBytes);
+      t.stagedThreads =
+          a.getStagedThreads() ? a.getStagedThreads() : t.blockThreads;
+      t.pollDelay = a.getPollDelay();
+      t.lookbackDelay = a.getLookbackDelay();
+      // The other kernels read items as vectors in flight a thread.
+      t.unroll = std::clamp<int64_t>(t.items / t.vectorWidth, 1, 16);
+    }
     if (!asyncCopy) {
       t.stageTiles = false;
       t.stagedRows = 0;

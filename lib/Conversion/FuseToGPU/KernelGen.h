@@ -187,8 +187,8 @@ struct Tiling {
   bool stageTiles = true;
   /// Scan/filter look-back: nanoseconds slept between reads of a window
   /// that is not ready, and after publishing the tile aggregate before the
-  /// first read (fuse-tile's poll-delay and lookback-delay; measured on the
-  /// H200 in docs/performance.md).
+  /// first read (fuse-tile's poll-delay and lookback-delay;
+  /// docs/performance.md).
   int64_t pollDelay = 500;
   int64_t lookbackDelay = 1500;
   /// Filter kernels: kept elements go through a tile buffer in shared

@@ -873,3 +873,27 @@ module attributes {fuse.target = #fuse.target<chip = "sm_80", smCount = 108, max
 // fuse.target: whole warps a block
 // expected-error @+1 {{target maxThreadsPerBlock (1000) is not a multiple of the warp (32)}}
 module attributes {fuse.target = #fuse.target<chip = "sm_80", smCount = 108, maxThreadsPerBlock = 1000, maxThreadsPerSM = 2048, sharedMemoryPerBlock = 166912, sharedMemoryPerSM = 167936, registersPerSM = 65536, l2Bytes = 41943040, vectorBytes = 16>} {}
+
+// -----
+
+// fuse.tiling: whole warps a block
+func.func @tiling_threads(%x: tensor<?xf32>) {
+  // expected-error @+1 {{tiling blockThreads must be a multiple of 32 from 32 to 1024, not 48}}
+  %0 = fuse.group elementwise (%x) {fuse.tiling = #fuse.tiling<blockThreads = 48, grid = 0, indexBitwidth = 64, itemsPerThread = 4, vectorWidth = 4>} : (tensor<?xf32>) -> tensor<?xf32> {
+  ^bb0(%a: tensor<?xf32>):
+    fuse.yield %a : tensor<?xf32>
+  }
+  return
+}
+
+// -----
+
+// fuse.tiling: 32- or 64-bit indices
+func.func @tiling_index(%x: tensor<?xf32>) {
+  // expected-error @+1 {{tiling indexBitwidth must be 32 or 64, not 16}}
+  %0 = fuse.group elementwise (%x) {fuse.tiling = #fuse.tiling<blockThreads = 256, grid = 0, indexBitwidth = 16, itemsPerThread = 4, vectorWidth = 4>} : (tensor<?xf32>) -> tensor<?xf32> {
+  ^bb0(%a: tensor<?xf32>):
+    fuse.yield %a : tensor<?xf32>
+  }
+  return
+}

@@ -71,6 +71,15 @@ struct FuseTilePass : fuse::impl::FuseTilePassBase<FuseTilePass> {
           << static_cast<int64_t>(narrowRows);
       return signalPassFailure();
     }
+    if (pollDelay < 0 || pollDelay > 1000000 || lookbackDelay < 0 ||
+        lookbackDelay > 1000000) {
+      getOperation()->emitError()
+          << "fuse-tile: poll-delay and lookback-delay must be 0 to 1000000 "
+             "ns, not "
+          << static_cast<int64_t>(pollDelay) << " and "
+          << static_cast<int64_t>(lookbackDelay);
+      return signalPassFailure();
+    }
     if (stagedRows < -1) {
       getOperation()->emitError()
           << "fuse-tile: staged-rows must be -1 (the target's), 0 (off) or "
@@ -89,10 +98,15 @@ struct FuseTilePass : fuse::impl::FuseTilePassBase<FuseTilePass> {
           << static_cast<int64_t>(stagedThreads);
       return signalPassFailure();
     }
-    getOperation()->walk([&](GroupOp g) { tile(g, target); });
+    WalkResult w = getOperation()->walk([&](GroupOp g) {
+      return failed(tile(g, target)) ? WalkResult::interrupt()
+                                     : WalkResult::advance();
+    });
+    if (w.wasInterrupted())
+      signalPassFailure();
   }
 
-  void tile(GroupOp group, TargetAttr target) {
+  LogicalResult tile(GroupOp group, TargetAttr target) {
     const int64_t smCount = target.getSmCount();
     const int64_t maxThreadsPerBlock = target.getMaxThreadsPerBlock();
     const int64_t maxThreadsPerSM = target.getMaxThreadsPerSM();
@@ -281,72 +295,70 @@ struct FuseTilePass : fuse::impl::FuseTilePassBase<FuseTilePass> {
     if (indexBitwidth)
       bits = indexBitwidth;
 
-    MLIRContext *ctx = group.getContext();
-    Builder b(ctx);
-    NamedAttrList attrs;
-    attrs.append("block_threads", b.getI64IntegerAttr(bt));
-    attrs.append("grid", b.getI64IntegerAttr(g));
-    attrs.append("index_bitwidth", b.getI64IntegerAttr(bits));
-    attrs.append("items_per_thread", b.getI64IntegerAttr(items));
-    attrs.append("vector_width", b.getI64IntegerAttr(vw));
+    // The kernel family's fields; each keeps the attribute's default
+    // (printed nowhere) unless this group's family reads it.
+    bool stageTile = false, sharedScatterTile = false;
+    int64_t poll = 500, lookback = 1500;
     if (tileGroup) {
-      attrs.append("lookback_delay", b.getI64IntegerAttr(lookbackDelay));
-      attrs.append("poll_delay", b.getI64IntegerAttr(pollDelay));
+      lookback = lookbackDelay;
+      poll = pollDelay;
       // The cost model's 512-thread scan tiles are held in registers (one
       // block per SM, 128 registers a thread): staged, a tile of narrow
       // elements (16-32 KiB) would run two blocks per SM at 64 registers
-      // and spill 364-442 bytes (i8, i16, f16); f32 and wider tiles are
-      // too large to stage anyway. With block-threads set, stage-tiles
-      // decides.
-      bool stage =
-          stageTiles && !(kind == GroupKind::Scan && !blockThreads && bt >= 512);
-      attrs.append("stage_tiles", b.getI64IntegerAttr(stage ? 1 : 0));
+      // and spill (i8, i16, f16); f32 and wider tiles are too large to
+      // stage anyway. With block-threads set, stage-tiles decides.
+      stageTile = stageTiles &&
+                  !(kind == GroupKind::Scan && !blockThreads && bt >= 512);
     }
     if (kind == GroupKind::Filter)
-      attrs.append("shared_scatter", b.getI64IntegerAttr(sharedScatter ? 1 : 0));
-    // The finish kernel's prefetch depth (variance's finish 6.2 -> 5.2 us
-    // on the H200 at depth 4); absent when 0.
-    if (kind == GroupKind::Reduce && finishPrefetch > 0)
-      attrs.append("finish_prefetch", b.getI64IntegerAttr(finishPrefetch));
+      sharedScatterTile = sharedScatter;
+    // The finish kernel's prefetch depth (0: none).
+    int64_t prefetch = kind == GroupKind::Reduce ? finishPrefetch : 0;
     // Rows longer than the register path holds (bt * items): elements
-    // loaded per step of the walk that writes the rank-2 results; absent
-    // when 0 or when a static width fits (and so for online-max-sum).
-    bool mayBeLong =
-        kind == GroupKind::RowReduce && !(staticCols && *staticCols <= bt * items);
-    if (mayBeLong && longRowItems > 0)
-      attrs.append("long_row_items", b.getI64IntegerAttr(longRowItems));
+    // loaded per step of the walk that writes the rank-2 results; none
+    // when a static width fits (and so for online-max-sum).
+    bool mayBeLong = kind == GroupKind::RowReduce &&
+                     !(staticCols && *staticCols <= bt * items);
+    int64_t rowItems = mayBeLong ? longRowItems : 0;
     // Rows longer than the register path: a max and the following sum of
-    // exp(x - max) in one walk (logsumexp_rows on the H200 at 16384-50257
-    // columns: 1852-2040 -> 3466-3765 GiB/s; docs/performance.md).
-    if (mayBeLong && onlineMaxSum)
-      attrs.append("online_max_sum", b.getI64IntegerAttr(1));
+    // exp(x - max) in one walk (docs/performance.md).
+    bool online = mayBeLong && onlineMaxSum;
     // Long rows staged in shared memory (only groups with rank-2 results
     // walk their rows more than once with online-max-sum).
     int64_t stagedLimit =
         stagedRows < 0 ? target.getSharedMemoryPerBlock()
                        : std::min<int64_t>(stagedRows,
                                            target.getSharedMemoryPerBlock());
+    int64_t staged = 0, stagedBt = 0;
     if (mayBeLong && stagedLimit > 0 && rowWideResults) {
-      attrs.append("staged_rows", b.getI64IntegerAttr(stagedLimit));
-      attrs.append("staged_threads",
-                   b.getI64IntegerAttr(stagedThreads ? stagedThreads : bt));
+      staged = stagedLimit;
+      stagedBt = stagedThreads ? stagedThreads : bt;
     }
     // Rows that need at most half the block's threads: several rows per
-    // block (absent when a static width needs more).
+    // block (none when a static width needs more).
+    int64_t narrow = 0;
     if (kind == GroupKind::RowReduce && narrowRows && bt >= 64 &&
         !(staticCols && ceilDiv(*staticCols, items) > bt / 2))
-      attrs.append("narrow_rows", b.getI64IntegerAttr(narrowRows));
-    // Experiments, absent unless asked for. vector-rows not for
-    // one-element vectors (nothing to save) or rows known to be off the
-    // vector path (a static width not a multiple of the vector width).
-    if (kind == GroupKind::RowReduce && rowBlocksPerSM > 0)
-      attrs.append("row_blocks_per_sm", b.getI64IntegerAttr(rowBlocksPerSM));
-    if (kind == GroupKind::RowReduce && wholeRows)
-      attrs.append("whole_rows", b.getI64IntegerAttr(1));
-    if (kind == GroupKind::RowReduce && vectorRows && vw > 1 &&
-        !(staticCols && *staticCols % vw != 0))
-      attrs.append("vector_rows", b.getI64IntegerAttr(1));
-    group->setAttr("fuse.tiling", attrs.getDictionary(ctx));
+      narrow = narrowRows;
+    // Experiments, off unless asked for. vector-rows not for one-element
+    // vectors (nothing to save) or rows known to be off the vector path
+    // (a static width not a multiple of the vector width).
+    bool rows = kind == GroupKind::RowReduce;
+    int64_t rowBlocks = rows ? static_cast<int64_t>(rowBlocksPerSM) : 0;
+    bool whole = rows && wholeRows;
+    bool vectorRowsOn =
+        rows && vectorRows && vw > 1 && !(staticCols && *staticCols % vw != 0);
+    // Overrides (block-threads, items-per-thread, ...) can ask for what no
+    // kernel builds: the attribute's verifier says what.
+    TilingAttr tiling = TilingAttr::getChecked(
+        [&] { return group.emitOpError("fuse-tile: "); }, group.getContext(),
+        bt, g, bits, items, vw, stageTile, sharedScatterTile, poll, lookback,
+        prefetch, rowItems, online, narrow, staged, stagedBt, rowBlocks, whole,
+        vectorRowsOn);
+    if (!tiling)
+      return failure();
+    group->setAttr(TilingAttr::getAttrName(), tiling);
+    return success();
   }
 };
 

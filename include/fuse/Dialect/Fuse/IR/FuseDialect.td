@@ -144,6 +144,69 @@ def Fuse_TargetAttr : AttrDef<Fuse_Dialect, "Target"> {
 }
 
 //===----------------------------------------------------------------------===//
+// Tiling
+//===----------------------------------------------------------------------===//
+
+def Fuse_TilingAttr : AttrDef<Fuse_Dialect, "Tiling"> {
+  let mnemonic = "tiling";
+  let summary = "how a fused group is tiled onto the GPU";
+  let description = [{
+    What `fuse-tile` chose for one `fuse.group` (its `fuse.tiling`
+    attribute) and `convert-fuse-to-gpu` builds: threads a block, the grid
+    (0: sized by the host from the sizes and the SM count), index width,
+    items and vector width a thread, then the fields of particular
+    kernel families, which keep their defaults elsewhere and are printed
+    only when set: `stageTiles`, `sharedScatter`, `pollDelay` and
+    `lookbackDelay` (scan and filter look-back tiles), `finishPrefetch`
+    (a reduction's finish kernel), and for row groups `longRowItems`,
+    `onlineMaxSum`, `narrowRows`, `stagedRows`, `stagedThreads`, and the
+    experiments `rowBlocksPerSM`, `wholeRows` and `vectorRows`.
+    `docs/generated/FuseTransformsPasses.md` (fuse-tile's options) says
+    what each does.
+
+    ```mlir
+    %s = fuse.group reduce (%x) {fuse.tiling = #fuse.tiling<blockThreads = 256,
+        grid = 1056, indexBitwidth = 32, itemsPerThread = 16, vectorWidth = 4,
+        finishPrefetch = 4>} : (tensor<16777216xf32>) -> tensor<f32> {...}
+    ```
+
+    Verified: `blockThreads` and a non-zero `stagedThreads` are whole warps
+    up to 1024; `grid` 0 to 2^31-1; `indexBitwidth` 32 or 64;
+    `itemsPerThread` 1 to 1024; `vectorWidth` a power of two up to 16;
+    `finishPrefetch` 0-8; `longRowItems` 0-32; `narrowRows` 0 or a power
+    of two up to 32; `rowBlocksPerSM` 0-64; `stagedRows` not negative; the
+    delays 0 to 10^6 ns.
+  }];
+  let parameters = (ins
+    "int64_t":$blockThreads,
+    "int64_t":$grid,
+    "int64_t":$indexBitwidth,
+    "int64_t":$itemsPerThread,
+    "int64_t":$vectorWidth,
+    DefaultValuedParameter<"bool", "false">:$stageTiles,
+    DefaultValuedParameter<"bool", "false">:$sharedScatter,
+    DefaultValuedParameter<"int64_t", "500">:$pollDelay,
+    DefaultValuedParameter<"int64_t", "1500">:$lookbackDelay,
+    DefaultValuedParameter<"int64_t", "0">:$finishPrefetch,
+    DefaultValuedParameter<"int64_t", "0">:$longRowItems,
+    DefaultValuedParameter<"bool", "false">:$onlineMaxSum,
+    DefaultValuedParameter<"int64_t", "0">:$narrowRows,
+    DefaultValuedParameter<"int64_t", "0">:$stagedRows,
+    DefaultValuedParameter<"int64_t", "0">:$stagedThreads,
+    DefaultValuedParameter<"int64_t", "0">:$rowBlocksPerSM,
+    DefaultValuedParameter<"bool", "false">:$wholeRows,
+    DefaultValuedParameter<"bool", "false">:$vectorRows);
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// The group attribute that carries it.
+    static constexpr ::llvm::StringLiteral getAttrName() {
+      return ::llvm::StringLiteral("fuse.tiling");
+    }
+  }];
+}
+
+//===----------------------------------------------------------------------===//
 // Types accepted by the dialect
 //===----------------------------------------------------------------------===//
 

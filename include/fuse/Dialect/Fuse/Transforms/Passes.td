@@ -140,47 +140,46 @@ def FuseExplainPass : Pass<"fuse-explain"> {
 def FuseTilePass : Pass<"fuse-tile"> {
   let summary = "Choose the GPU tiling of each fused group (fuse.tiling)";
   let description = [{
-    Attaches to every `fuse.group` a `fuse.tiling` dictionary attribute,
-    read by GPU code generation (which uses the same defaults when the
-    attribute is absent):
+    Attaches to every `fuse.group` a `fuse.tiling` attribute, a
+    `#fuse.tiling` (its verifier bounds every field), from the module's
+    `fuse.target` (fuse-attach-target; sm_90's figures when absent):
 
-    - `block_threads` (i64): threads per block. 256 for elementwise,
-      reduce and filter groups, 512 for scan groups; for row_reduce groups
-      one block per row with threads = the static row length in vectors
-      rounded up to a warp multiple, clamped to [32,
-      max-threads-per-block] (256 when dynamic).
-    - `vector_width` (i64): elements per `vector-bytes` load of the widest
-      element type the group loads or stores (its operands and results;
-      values computed in the body stay in registers): 4 for f32 with 16
-      bytes.
-    - `items_per_thread` (i64): elements per thread per grid-stride step,
-      a multiple of vector_width chosen to keep 64 bytes of loads in
+    - `blockThreads`: threads per block. 256 for elementwise, reduce,
+      row_reduce and filter groups, 512 for scan groups, at most the
+      target's threads per block.
+    - `vectorWidth`: elements per load of the target's vector bytes of the
+      widest element type the group loads or stores (its operands and
+      results; values computed in the body stay in registers): 4 for f32
+      with 16 bytes.
+    - `itemsPerThread`: elements per thread per grid-stride step,
+      a multiple of vectorWidth chosen to keep 64 bytes of loads in
       flight per thread over all input streams (row_reduce groups whose
       results are all per row, e.g. logsumexp, 128 bytes and at most 32
       items; filter groups 80 bytes, scan groups 128, at most 32 items,
       an item counting the most of its loaded operands, its scanned or
       filtered values and its results, all of which the thread holds in
-      registers); for elementwise groups
-      one vector (vector_width).
-    - `grid` (i64): persistent grid, sm-count * blocks per SM (the option
-      `blocks-per-sm`, or the occupancy limit from max-threads-per-sm and,
-      for row_reduce groups, shared memory); capped by the number of tiles
-      when every size is static (never 0: a group over 0 elements has one
-      block that does nothing). Blocks loop grid-stride over tiles.
-      Elementwise groups are not persistent: one block per tile (the
-      number of tiles when every size is static, else 0: the host launches
-      ceil(vectors / block_threads) blocks), measured 6-8% faster on the
-      H200 than the persistent grid.
-    - `index_bitwidth` (i64): 32 only when every size is static and every
+      registers); for elementwise groups one vector (vectorWidth).
+    - `grid`: persistent grid, the target's SM count * blocks per SM (the
+      option `blocks-per-sm`, or the target's threads per SM over
+      blockThreads); capped by the number of tiles when every size is
+      static (never 0: a group over 0 elements has one block that does
+      nothing). Blocks loop grid-stride over tiles. Elementwise groups
+      are not persistent: one block per tile (the number of tiles when
+      every size is static, else 0: the host launches
+      ceil(vectors / blockThreads) blocks), measured faster than the
+      persistent grid (docs/performance.md).
+    - `indexBitwidth`: 32 only when every size is static and every
       element offset, including fused operands and the grid-stride
       overshoot of the last step, is proven below 2^31; else 64.
+    - the fields of one kernel family, from the options below, set only
+      on the groups of that family.
 
     Options set to a non-zero value override the chosen field.
 
     ```mlir
-    %s = fuse.group reduce (%x) {fuse.tiling = {block_threads = 256 : i64,
-        grid = 1056 : i64, index_bitwidth = 64 : i64,
-        items_per_thread = 16 : i64, vector_width = 4 : i64}} ...
+    %s = fuse.group reduce (%x) {fuse.tiling = #fuse.tiling<
+        blockThreads = 256, grid = 1056, indexBitwidth = 64,
+        itemsPerThread = 16, vectorWidth = 4, finishPrefetch = 4>} ...
     ```
   }];
   let options = [

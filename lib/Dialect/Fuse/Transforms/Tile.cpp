@@ -195,17 +195,13 @@ struct FuseTilePass : fuse::impl::FuseTilePassBase<FuseTilePass> {
     int64_t items = itemsFor(64, inputBytes);
     // Scans: tiles of 512 threads x 128 bytes of loads a thread (32 f32),
     // held in registers (one block per SM, 128 registers a thread): a
-    // quarter of the look-backs of 256-thread tiles. Measured on the H200
-    // (docs/performance.md), 2^28 f32: 2991-3035 GiB/s vs 2740-2759 for
-    // 1024 x 16 and 2421-2460 for 256 x 16 staged. Filters keep 256
-    // threads, staged (at 16 items: 2055, 2245-2281 with shared-scatter;
-    // 1024 x 8: 1186, 512 x 16: 1420, 512 x 32: 1612, 1867 with its flags
-    // packed).
+    // quarter of the look-backs of 256-thread tiles; measured faster than
+    // 1024 x 16 and 256 x 16 staged (docs/performance.md). Filters keep
+    // 256 threads, staged: larger blocks measured slower.
     // Filter tiles hold 80 bytes of loads a thread (20 f32): a fifth fewer
     // look-backs, and the staged tile, its shared-scatter buffer and 64
-    // registers a thread still fit four blocks per SM. Measured on the
-    // H200, 2^28 f32: 2417-2461 GiB/s vs 2235-2266 for 16 items; 12 items
-    // 1887, 24 (spills 20 bytes) 2402, 28 1487, 32 1187; 128 x 20 2273.
+    // registers a thread still fit four blocks per SM (more items spill or
+    // lose occupancy, and measured slower).
     int64_t bt = std::min<int64_t>(kind == GroupKind::Scan ? 512 : 256,
                                    maxThreadsPerBlock);
     if (kind == GroupKind::Scan)
@@ -217,16 +213,10 @@ struct FuseTilePass : fuse::impl::FuseTilePassBase<FuseTilePass> {
     // 16-bit elements stay at 32, whose registers hold one each). Fewer
     // threads a row, so fewer butterfly steps and barriers per element,
     // and rows up to 8192 f32 stay in registers (no second walk); the
-    // thread holds 32 words, as f32 measured. Measured on the H200
-    // (docs/performance.md, seventeenth session), logsumexp_rows 2^28 f32,
-    // 64 -> 128 bytes: 33 / 77 / 129 / 250 / 512 / 768 / 1024 / 2048 /
-    // 4096 / 8192 / 16384 columns 1916 / 2192 / 1839 / 2923 / 3814 / 2970
-    // / 3494 / 3524 / 4054 / 3682 / 3713 -> 2492 / 2848 / 2414 / 3279 /
-    // 3939 / 3929 / 3935 / 4021 / 4041 / 4034 / 3768 GiB/s. Groups with
-    // rank-2 results keep 64 bytes: their mapped values stay live to the
-    // stores (softmax_rows at 129 columns 3017 -> 2590 with 128 threads x
-    // 32 items, a narrow kernel spilling 16 bytes; 24 items 2890, 8 items
-    // 2516).
+    // thread holds 32 words, as f32 measured; faster than 64 bytes at
+    // every width of logsumexp_rows measured (docs/performance.md). Groups
+    // with rank-2 results keep 64 bytes: their mapped values stay live to
+    // the stores, and more items a thread spilled.
     bool rowWideResults = llvm::any_of(group.getResults(), [](Value v) {
       return cast<RankedTensorType>(v.getType()).getRank() == 2;
     });
@@ -242,9 +232,8 @@ struct FuseTilePass : fuse::impl::FuseTilePassBase<FuseTilePass> {
       staticCols = dt.getDimSize(1);
     // Rows of a static width take the dynamic widths' tiles (256 threads x
     // 64 bytes; narrow widths go to groups of fewer threads, narrow-rows).
-    // The earlier one vector a thread, cols / vw threads, ran
-    // logsumexp_rows at 65536 x 4096 at 1760 GiB/s on the H200 against
-    // 4064 for these.
+    // One vector a thread (cols / vw threads) measured less than half as
+    // fast.
     if (blockThreads)
       bt = blockThreads;
     if (vectorWidth)
@@ -259,9 +248,8 @@ struct FuseTilePass : fuse::impl::FuseTilePassBase<FuseTilePass> {
 
     // Elementwise groups: one 16-byte vector per thread and as many blocks
     // as that takes (grid 0 when a size is dynamic: the host sizes it).
-    // Measured on the H200 (docs/performance.md), 2^28 f32: fuse's copy
-    // 3566 -> 3906 GiB/s, chain 3601 -> 3919; in bench/probes/stream.cu
-    // every persistent grid-stride shape stays at ~3630.
+    // Measured faster than any persistent grid-stride shape
+    // (docs/performance.md, bench/probes/stream.cu).
     bool perVector = kind == GroupKind::Elementwise;
     if (perVector && !itemsPerThread)
       items = vw;

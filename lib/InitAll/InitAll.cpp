@@ -1,6 +1,7 @@
 //===- InitAll.cpp - register fuse dialects and passes --------------------===//
 
 #include "fuse/InitAll.h"
+#include "fuse/Pipelines/Pipelines.h"
 #include "fuse/Dialect/Fuse/IR/FuseDialect.h"
 
 #include "mlir/IR/DialectRegistry.h"
@@ -27,10 +28,9 @@ void fuse::registerAllPasses() {
   static std::once_flag once;
   std::call_once(once, [] {
     mlir::registerAllPasses();
-    // fuse's passes and pipelines, as fuse-compile registers them (the
-    // upstream passes among them again: a pass registered twice under one
-    // name and type is one registration). Once for both functions, so a
-    // process calling both registers each pipeline once.
+    // fuse's passes and GPU pipelines, as fuse-compile registers them
+    // (once however often called), and the CPU pipeline.
     fuse::registerCompilerPasses();
+    fuse::registerFuseCPUPipeline();
   });
 }

@@ -80,19 +80,13 @@ void fuse::registerCompilerDialects(mlir::DialectRegistry &registry) {
 void fuse::registerCompilerPasses() {
   static std::once_flag once;
   std::call_once(once, [] {
-    // The upstream passes named in fuse's GPU pipelines (Pipelines.cpp).
-    mlir::registerTransformsPasses(); // canonicalize, cse
-    mlir::registerSCFToControlFlowPass();
-    mlir::registerConvertGpuOpsToNVVMOps();
-    mlir::registerConvertMathToLLVMPass();
-    mlir::registerReconcileUnrealizedCastsPass();
-    mlir::registerArithToLLVMConversionPass();
-    mlir::registerConvertControlFlowToLLVMPass();
-    mlir::registerConvertFuncToLLVMPass();
-    mlir::registerGpuNVVMAttachTarget();
-    mlir::arith::registerArithExpandOpsPass();
+    // The pipelines add their passes through the pass manager API, so no
+    // upstream pass needs registering for them; fuse's own passes and the
+    // GPU pipelines are registered for textual use (fuse-opt,
+    // --dump-pass-pipeline replay). The CPU pipeline is fuse-opt's
+    // (registerAllPasses), which keeps its libraries out of fuse-compile.
     fuse::registerFuseConversionPasses();
     fuse::registerFuseTransformsPasses();
-    fuse::registerFusePipelines();
+    fuse::registerFuseGPUPipelines();
   });
 }

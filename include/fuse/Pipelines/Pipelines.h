@@ -1,8 +1,9 @@
 //===- Pipelines.h - fuse's named pass pipelines ----------------*- C++ -*-===//
 //
-// Each pipeline is a function of an options struct, registered with
-// PassPipelineRegistration so that fuse-opt, fuse-run, the Python package
-// and embedders share one textual form that replays from the command line.
+// Each pipeline is a function of an options struct that adds its passes
+// with the pass manager API (no pass registry needed), registered with
+// PassPipelineRegistration for fuse-opt; its textual form replays from the
+// command line (`--dump-pass-pipeline`, then `--pass-pipeline=...`).
 //
 //===----------------------------------------------------------------------===//
 #ifndef FUSE_PIPELINES_PIPELINES_H
@@ -38,7 +39,7 @@ std::string getFuseToCPUPipelineString(const FuseToCPUOptions &options);
 struct FuseToGPUOptions : public mlir::PassPipelineOptions<FuseToGPUOptions> {
   Option<bool> fusion{*this, "fusion",
                       llvm::cl::desc("Run fuse's fusion and tiling passes "
-                                     "first when they are registered"),
+                                     "first"),
                       llvm::cl::init(true)};
   Option<std::string> chip{*this, "chip",
                            llvm::cl::desc("GPU architecture (sm_XX)"),
@@ -133,8 +134,18 @@ mlir::LogicalResult checkCUDAToolkit(const FuseToGPUOptions &options,
                                      GPUPipelineStage stage,
                                      std::string &message);
 
+/// Registers `fuse-to-cpu` with the global registry.
+void registerFuseCPUPipeline();
+
+/// Registers `fuse-to-ptx` and `fuse-to-cubin` with the global registry.
+void registerFuseGPUPipelines();
+
 /// Registers every named pipeline with the global registry.
 void registerFusePipelines();
+
+/// The textual form of the pipeline `pm` holds (what
+/// `fuse-opt --pass-pipeline=...` takes).
+std::string pipelineText(mlir::OpPassManager &pm);
 
 } // namespace fuse
 

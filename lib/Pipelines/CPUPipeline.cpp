@@ -1,0 +1,85 @@
+//===- CPUPipeline.cpp - fuse-to-cpu --------------------------------------===//
+
+#include "fuse/Conversion/Passes.h"
+#include "fuse/Dialect/Fuse/Transforms/Passes.h"
+#include "fuse/Pipelines/Pipelines.h"
+
+#include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
+#include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
+#include "mlir/Conversion/BufferizationToMemRef/BufferizationToMemRef.h"
+#include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
+#include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVMPass.h"
+#include "mlir/Conversion/IndexToLLVM/IndexToLLVM.h"
+#include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
+#include "mlir/Conversion/MathToLibm/MathToLibm.h"
+#include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
+#include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
+#include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+
+namespace fuse {
+
+void buildFuseToCPUPipeline(OpPassManager &pm,
+                            const FuseToCPUOptions &options) {
+  // Fusion partitions the fuse ops into groups; convert-fuse-to-loops then
+  // lowers each group as one fused loop nest (GroupToLoops). Without it,
+  // every op gets its own loop nest (the unfused reference).
+  if (options.fusion)
+    pm.addPass(createFuseFusionPass());
+  pm.addPass(createConvertFuseToLoopsPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  // Bufferize whole functions; entry points take and return plain
+  // identity-layout memrefs so callers see contiguous arrays.
+  bufferization::OneShotBufferizePassOptions bufferize;
+  bufferize.bufferizeFunctionBoundaries = true;
+  bufferize.functionBoundaryTypeConversion =
+      bufferization::LayoutMapOption::IdentityLayoutMap;
+  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  bufferization::BufferDeallocationPipelineOptions dealloc;
+  bufferization::buildBufferDeallocationPipeline(pm, dealloc);
+  pm.addPass(createConvertBufferizationToMemRefPass());
+  pm.addPass(createCanonicalizerPass());
+  // Without pattern rollback, convert-scf-to-cf is near linear in the number
+  // of loops of a function (with it, the conversion's bookkeeping of every
+  // block split grew quadratically on long unfused chains); its patterns
+  // never fail after changing the IR, which is all the option requires.
+  SCFToControlFlowPassOptions scfToCF;
+  scfToCF.allowPatternRollback = false;
+  pm.addPass(createSCFToControlFlowPass(scfToCF));
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
+  // fuse-expand-arith, not arith-expand: the latter rewrites maximumf and
+  // minimumf into a compare and select that ignores the sign of zero.
+  pm.addPass(createFuseExpandArithPass());
+  pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createConvertMathToLibmPass());
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  pm.addPass(createArithToLLVMConversionPass());
+  pm.addPass(createConvertIndexToLLVMPass());
+  pm.addPass(createConvertFuncToLLVMPass());
+  pm.addPass(createConvertControlFlowToLLVMPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+}
+
+std::string getFuseToCPUPipelineString(const FuseToCPUOptions &options) {
+  OpPassManager pm("builtin.module");
+  buildFuseToCPUPipeline(pm, options);
+  return pipelineText(pm);
+}
+
+void registerFuseCPUPipeline() {
+  PassPipelineRegistration<FuseToCPUOptions>(
+      "fuse-to-cpu",
+      "Lower fuse ops to the LLVM dialect for the CPU (loops, buffers, "
+      "LLVM); the input of fuse-run and the test oracle",
+      buildFuseToCPUPipeline);
+}
+
+} // namespace fuse

@@ -17,7 +17,7 @@
 
 // ATTR: fuse.group row_reduce
 // ATTR-SAME: narrowRows = 1
-// NOATTR-NOT: narrow_rows
+// NOATTR-NOT: narrowRows
 
 // The host: need = ceil(cols / 32) threads; rows per block 256, 128, ...,
 // 4 or 2 for need <= 1, 2, ..., 64, 128, else 1, and 1 off the vector
@@ -242,12 +242,12 @@
 // OFF-NOT: arith.cmpi ugt, %{{.*}}, %c5_i32
 // OFF: gpu.return
 
-// Static widths: narrow_rows only when a row may need at most half the
+// Static widths: narrowRows only when a row may need at most half the
 // block (1000 columns, not 8192).
 // STATIC-LABEL: func @narrow_static
 // STATIC: narrowRows = 1
 // STATIC-LABEL: func @wide_static
-// STATIC-NOT: narrow_rows
+// STATIC-NOT: narrowRows
 // STATIC: return
 func.func @narrow_static(%x: tensor<64x1000xf32>) -> tensor<64xf32> {
   %s = fuse.group row_reduce (%x) : (tensor<64x1000xf32>) -> tensor<64xf32> {

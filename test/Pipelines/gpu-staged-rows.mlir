@@ -24,8 +24,8 @@
 // ATTR: fuse.group row_reduce
 // ATTR-SAME: stagedRows = 232448
 // ATTR-SAME: stagedThreads = 1024
-// LSE-NOT: staged_rows
-// OFF-NOT: staged_rows
+// LSE-NOT: stagedRows
+// OFF-NOT: stagedRows
 // OFFK-NOT: _rows_staged
 // SM80: arith.cmpi sle, %{{.*}}, %c165888_i64
 // SM80: arith.cmpi sgt, %{{.*}}, %c82944_i64

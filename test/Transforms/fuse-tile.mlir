@@ -8,15 +8,13 @@
 // RUN: fuse-opt %s --split-input-file --fuse-tile="block-threads=128 items-per-thread=8 long-row-items=0" | FileCheck %s --check-prefix=NOLR
 // RUN: not fuse-opt %s --split-input-file --fuse-tile="narrow-rows=3" 2>&1 | FileCheck %s --check-prefix=BADNR
 // RUN: not fuse-opt %s --split-input-file --fuse-tile="narrow-rows=64" 2>&1 | FileCheck %s --check-prefix=BADNR64
-// RUN: not fuse-opt %s --split-input-file --fuse-tile="row-blocks-per-sm=65" 2>&1 | FileCheck %s --check-prefix=BADRB
 
 // BAD: error: fuse-tile: index-bitwidth must be 32 or 64, not 48
 // BADFP: error: fuse-tile: finish-prefetch must be 0-8, not 9
-// NOFP-NOT: finish_prefetch
+// NOFP-NOT: finishPrefetch
 // BADLR: error: fuse-tile: long-row-items must be 0-32, not 33
 // BADNR: error: fuse-tile: narrow-rows must be 0 or a power of two up to 32, not 3
 // BADNR64: error: fuse-tile: narrow-rows must be 0 or a power of two up to 32, not 64
-// BADRB: error: fuse-tile: row-blocks-per-sm must be 0-64, not 65
 
 // Dynamic f32 reduce: 16-byte vectors of 4, 64 bytes in flight per thread
 // (16 items), persistent grid 132 SMs * (2048 / 256) blocks, 64-bit indices.
@@ -80,11 +78,11 @@ func.func @big(%x: tensor<536870912xf64>, %y: tensor<536870912xf64>) -> tensor<f
 // CHECK: fuse.tiling = #fuse.tiling<blockThreads = 256, grid = 64, indexBitwidth = 32, itemsPerThread = 32, vectorWidth = 4, narrowRows = 1>
 // With 128 threads of 8 items a row of 4096 no longer fits: the output walk
 // of long rows goes in steps of long-row-items (8) elements a thread, and
-// a max and a sum of exp(x - max) walk once (online_max_sum).
+// a max and a sum of exp(x - max) walk once (onlineMaxSum).
 // OVR-LABEL: func @rows
 // OVR: fuse.tiling = #fuse.tiling<blockThreads = 128, grid = 7, indexBitwidth = 64, itemsPerThread = 8, vectorWidth = 2, longRowItems = 8, onlineMaxSum = true>
 // NOLR-LABEL: func @rows
-// NOLR-NOT: long_row_items
+// NOLR-NOT: longRowItems
 func.func @rows(%x: tensor<64x4096xf32>) -> tensor<64xf32> {
   %s = fuse.group row_reduce (%x) : (tensor<64x4096xf32>) -> tensor<64xf32> {
   ^bb0(%a: tensor<64x4096xf32>):
@@ -98,7 +96,7 @@ func.func @rows(%x: tensor<64x4096xf32>) -> tensor<64xf32> {
 
 // Static rows of 1000 f32: the same tiles; a row needs ceil(1000 / 32) =
 // 32 threads, at most half the block: several rows per block
-// (narrow_rows). Rows of 8192 (@wide_rows) need the whole block.
+// (narrowRows). Rows of 8192 (@wide_rows) need the whole block.
 // CHECK-LABEL: func @narrow_rows
 // CHECK: fuse.tiling = #fuse.tiling<blockThreads = 256, grid = 1056, indexBitwidth = 32, itemsPerThread = 32, vectorWidth = 4, narrowRows = 1>
 func.func @narrow_rows(%x: tensor<5000x1000xf32>) -> tensor<5000xf32> {
@@ -217,7 +215,7 @@ func.func @ew_static(%x: tensor<1000000xf32>) -> tensor<1000000xf32> {
 
 // Filters: 80 bytes of loads a thread (20 f32, 10 f64), staged, with the
 // look-back delays and the shared-scatter buffer; scans: 512 threads x 128
-// bytes (32 f32) in registers (stage_tiles 0).
+// bytes (32 f32) in registers (no stageTiles).
 // CHECK-LABEL: func @filters
 // CHECK: fuse.group filter{{.*}}fuse.tiling = #fuse.tiling<blockThreads = 256, grid = 1056, indexBitwidth = 64, itemsPerThread = 20, vectorWidth = 4, stageTiles = true, sharedScatter = true>
 // CHECK: fuse.group filter{{.*}}fuse.tiling = #fuse.tiling<blockThreads = 256, grid = 1056, indexBitwidth = 64, itemsPerThread = 10, vectorWidth = 2, stageTiles = true, sharedScatter = true>

@@ -450,10 +450,7 @@ struct EntryConverter {
       t.finishPrefetch = a.getFinishPrefetch();
       t.longRowItems = a.getLongRowItems();
       t.onlineMaxSum = a.getOnlineMaxSum();
-      t.wholeRows = a.getWholeRows();
-      t.vectorRows = a.getVectorRows();
       t.narrowRows = a.getNarrowRows();
-      t.rowBlocksPerSM = a.getRowBlocksPerSM();
       t.stagedRows = std::min(a.getStagedRows(), maxStagedBytes);
       t.stagedThreads =
           a.getStagedThreads() ? a.getStagedThreads() : t.blockThreads;
@@ -1217,8 +1214,6 @@ LogicalResult EntryConverter::convert(func::FuncOp fn,
           Value fits = arith::CmpIOp::create(h.b, loc,
                                              arith::CmpIPredicate::sle, cols,
                                              h.c64(gk.rowCapacity));
-          if (gk.tiling.vectorRows)
-            fits = arith::AndIOp::create(h.b, loc, fits, vec);
           Value past = handle[gk.longKernel];
           if (!gk.stagedKernel.empty()) {
             // Staged long rows: the operands' regions, each
@@ -1261,9 +1256,6 @@ LogicalResult EntryConverter::convert(func::FuncOp fn,
         }
         Value grid = h.minI(h.ceilDiv(rows, perBlock),
                             h.c64(int64_t(1) << 30));
-        if (gk.tiling.rowBlocksPerSM > 0)
-          grid = h.minI(grid, h.mul(h.maxI(h.smCount, h.c64(1)),
-                                    h.c64(gk.tiling.rowBlocksPerSM)));
         SmallVector<Value> args(common);
         args.push_back(rows);
         args.push_back(cols);

@@ -204,21 +204,10 @@ struct Tiling {
   /// row_reduce groups, rows past the register path: a max stage and the
   /// sum of exp(x - max) after it in one walk (fuse-tile's online-max-sum).
   bool onlineMaxSum = false;
-  /// row_reduce groups: a copy of the register path for rows exactly one
-  /// tile wide, without per-slot guards (fuse-tile's whole-rows).
-  bool wholeRows = false;
-  /// row_reduce groups: the register path only for rows on the vector
-  /// path, with one validity compare per vector chunk instead of per slot;
-  /// other rows re-read (fuse-tile's vector-rows).
-  bool vectorRows = false;
   /// row_reduce groups: rows of at most blockThreads / 2 threads' elements
   /// go to groups of R threads (a power of two, at least this many, 1-32;
   /// 0: no narrow rows), several rows per block (fuse-tile's narrow-rows).
   int64_t narrowRows = 0;
-  /// row_reduce groups: blocks an SM the host launches at most, each
-  /// looping over steps of rows (fuse-tile's row-blocks-per-sm; 0: a block
-  /// a step).
-  int64_t rowBlocksPerSM = 0;
   /// row_reduce groups with rank-2 results, rows past the register path:
   /// rows whose directly read operands take at most this many bytes are
   /// staged in shared memory once (fuse-tile's staged-rows; 0: off).
@@ -415,11 +404,10 @@ struct GroupKernels {
   /// path only.
   int64_t narrowScalarMaxThreads = 0;
   /// RowReduce split by path (all take the same parameters): `kernel`
-  /// the register path (cols <= rowCapacity, on the vector path when
-  /// tiling.vectorRows), `narrowKernel` the narrow rows on the vector path
-  /// and `narrowScalarKernel` those off it (empty: none), `longKernel` the
-  /// rows past the register path (empty: one kernel chooses in itself, as
-  /// with tiling.wholeRows).
+  /// the register path (cols <= rowCapacity), `narrowKernel` the narrow
+  /// rows on the vector path and `narrowScalarKernel` those off it (empty:
+  /// none), `longKernel` the rows past the register path (empty: one
+  /// kernel chooses in itself).
   std::string narrowKernel, narrowScalarKernel, longKernel;
   int64_t rowCapacity = 0;
   /// RowReduce with staged long rows: the kernel, and per staged operand

@@ -600,7 +600,7 @@ FailureOr<GroupKernels> buildRowReduceKernels(gpu::GPUModuleOp m,
   bool rowWide = llvm::any_of(group.getYield().getValues(), [](Value y) {
     return tensorTy(y).getRank() == 2;
   });
-  if (tiling.stagedRows > 0 && !tiling.wholeRows && direct && rowWide) {
+  if (tiling.stagedRows > 0 && direct && rowWide) {
     FailureOr<GroupKernels> sk =
         buildRowKernel(m, group, prefix, tiling, reds, RowKernelKind::Staged);
     if (failed(sk))
@@ -818,12 +818,9 @@ FailureOr<GroupKernels> buildRowKernel(gpu::GPUModuleOp m, GroupOp group,
   Value rows = g.extra[0], cols = g.extra[1];
   Value vecFlag =
       cmpI(b, loc, arith::CmpIPredicate::ne, g.extra[2], cI32(b, loc, 0));
-  // Set while the whole-row path (tiling.wholeRows) is generated: every
-  // slot valid and the vector path taken, so the guards fold away.
-  bool wholeRowPath = false;
-  // Set while the register path of tiling.vectorRows is generated: the
-  // vector path is known taken (cols % vw == 0, aligned), so a chunk's
-  // slots are all inside the row or all outside: one compare per chunk.
+  // Set while a register path known to be on the vector path is generated
+  // (cols % vw == 0, aligned): a chunk's slots are all inside the row or
+  // all outside, so one compare per chunk.
   bool vectorRowPath = false;
   // Set while the narrow rows off the vector path are generated: the
   // vector path is known not taken (scalar loads and stores only).
@@ -1027,8 +1024,6 @@ FailureOr<GroupKernels> buildRowKernel(gpu::GPUModuleOp m, GroupOp group,
     // Slot validity, built where it is used (a compare with a constant)
     // from the current phase's rem.
     auto validAt = [&](OpBuilder &vb, unsigned slot) -> Value {
-      if (wholeRowPath)
-        return arith::ConstantIntOp::create(vb, loc, 1, 1);
       if (vectorRowPath)
         slot -= slot % vw;
       return cmpI(vb, loc, arith::CmpIPredicate::slt, slotOffset(vb, slot),
@@ -1047,9 +1042,8 @@ FailureOr<GroupKernels> buildRowKernel(gpu::GPUModuleOp m, GroupOp group,
                   cols32);
     };
     auto skippable = [&](int64_t j) { return narrowShift && j > 0; };
-    // On the whole-row and vector-row paths the vector path is known to
-    // be taken.
-    Value vec = wholeRowPath || vectorRowPath
+    // On the vector-row paths the vector path is known to be taken.
+    Value vec = vectorRowPath
                     ? Value(arith::ConstantIntOp::create(rb, loc, 1, 1))
                 : scalarRowPath
                     ? Value(arith::ConstantIntOp::create(rb, loc, 0, 1))
@@ -1572,11 +1566,6 @@ FailureOr<GroupKernels> buildRowKernel(gpu::GPUModuleOp m, GroupOp group,
   // neither path's loop-carried values weigh on the other.
   Value fits = cmpI(b, loc, arith::CmpIPredicate::sle, cols,
                     cI64(b, loc, capacity));
-  // vector-rows: rows off the vector path (unaligned, cols % vw != 0)
-  // take the re-reading path, so the register path needs no scalar loads
-  // or per-slot guards.
-  if (tiling.vectorRows)
-    fits = arith::AndIOp::create(b, loc, fits, vecFlag);
   // Narrow rows: need = ceil(cols / C) threads; R = 2^shift the smallest
   // power of two >= need and >= tiling.narrowRows (fuse-tile's narrow-rows,
   // default 1); the path when need <= bt / 2, in two forms
@@ -1655,8 +1644,7 @@ FailureOr<GroupKernels> buildRowKernel(gpu::GPUModuleOp m, GroupOp group,
         [&](OpBuilder &ib) {
           // Rows off the vector path reach it only where the narrow
           // scalar kernel stops at half the block.
-          vectorRowPath = (narrowPath && gk.narrowScalarMaxThreads == bt) ||
-                          tiling.vectorRows;
+          vectorRowPath = narrowPath && gk.narrowScalarMaxThreads == bt;
           rowsLoop(ib, registerRow, Value());
           vectorRowPath = false;
         },
@@ -1692,34 +1680,14 @@ FailureOr<GroupKernels> buildRowKernel(gpu::GPUModuleOp m, GroupOp group,
     // path whose operands fit tiling.stagedRows.
     longRows(b);
     gk.stagedElementBytes = stagedBytes;
-  } else if (!tiling.wholeRows) {
-    generalPaths(b);
   } else {
-    // Rows exactly one tile wide on the vector path (uniform: cols and the
-    // alignment flag): every thread's every slot is inside the row, so
-    // this copy of the register path has no per-slot guards (loads,
-    // combines, stores). Twice the register path's code.
-    Value whole = arith::AndIOp::create(
-        b, loc, vecFlag,
-        cmpI(b, loc, arith::CmpIPredicate::eq, cols, cI64(b, loc, capacity)));
-    scf::IfOp::create(
-        b, loc, whole,
-        [&](OpBuilder &ib, Location l) {
-          wholeRowPath = true;
-          rowsLoop(ib, registerRow, Value());
-          wholeRowPath = false;
-          scf::YieldOp::create(ib, l);
-        },
-        [&](OpBuilder &ib, Location l) {
-          generalPaths(ib);
-          scf::YieldOp::create(ib, l);
-        });
+    generalPaths(b);
   }
   gpu::ReturnOp::create(b, loc);
   if (g.failedLeaf)
     return group.emitOpError("GPU code generation: unsupported value in a "
                              "row_reduce group body");
-  if (!tiling.wholeRows && !stagedOnly)
+  if (!stagedOnly)
     splitRowKernel(f, gk, capacity);
   f->removeAttr(kNarrowMinCtasAttr); // (one kernel: the plain estimate)
   return gk;

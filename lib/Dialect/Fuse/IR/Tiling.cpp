@@ -15,8 +15,7 @@ LogicalResult TilingAttr::verify(
     int64_t grid, int64_t indexBitwidth, int64_t itemsPerThread,
     int64_t vectorWidth, bool, bool, int64_t pollDelay,
     int64_t lookbackDelay, int64_t finishPrefetch, int64_t longRowItems,
-    bool, int64_t narrowRows, int64_t stagedRows, int64_t stagedThreads,
-    int64_t rowBlocksPerSM, bool, bool) {
+    bool, int64_t narrowRows, int64_t stagedRows, int64_t stagedThreads) {
   auto warps = [](int64_t n) { return n >= 32 && n <= 1024 && n % 32 == 0; };
   auto in = [](int64_t v, int64_t lo, int64_t hi) {
     return v >= lo && v <= hi;
@@ -59,9 +58,6 @@ LogicalResult TilingAttr::verify(
     return emitError() << "tiling stagedThreads must be 0 or a multiple of "
                           "32 from 32 to 1024, not "
                        << stagedThreads;
-  if (!in(rowBlocksPerSM, 0, 64))
-    return emitError() << "tiling rowBlocksPerSM must be 0-64, not "
-                       << rowBlocksPerSM;
   return success();
 }
 

@@ -57,12 +57,6 @@ struct FuseTilePass : fuse::impl::FuseTilePassBase<FuseTilePass> {
           << static_cast<int64_t>(longRowItems);
       return signalPassFailure();
     }
-    if (rowBlocksPerSM < 0 || rowBlocksPerSM > 64) {
-      getOperation()->emitError()
-          << "fuse-tile: row-blocks-per-sm must be 0-64, not "
-          << static_cast<int64_t>(rowBlocksPerSM);
-      return signalPassFailure();
-    }
     if (narrowRows < 0 || narrowRows > 32 ||
         (narrowRows && !llvm::isPowerOf2_64(narrowRows))) {
       getOperation()->emitError()
@@ -328,21 +322,12 @@ struct FuseTilePass : fuse::impl::FuseTilePassBase<FuseTilePass> {
     if (kind == GroupKind::RowReduce && narrowRows && bt >= 64 &&
         !(staticCols && ceilDiv(*staticCols, items) > bt / 2))
       narrow = narrowRows;
-    // Experiments, off unless asked for. vector-rows not for one-element
-    // vectors (nothing to save) or rows known to be off the vector path
-    // (a static width not a multiple of the vector width).
-    bool rows = kind == GroupKind::RowReduce;
-    int64_t rowBlocks = rows ? static_cast<int64_t>(rowBlocksPerSM) : 0;
-    bool whole = rows && wholeRows;
-    bool vectorRowsOn =
-        rows && vectorRows && vw > 1 && !(staticCols && *staticCols % vw != 0);
     // Overrides (block-threads, items-per-thread, ...) can ask for what no
     // kernel builds: the attribute's verifier says what.
     TilingAttr tiling = TilingAttr::getChecked(
         [&] { return group.emitOpError("fuse-tile: "); }, group.getContext(),
         bt, g, bits, items, vw, stageTile, sharedScatterTile, poll, lookback,
-        prefetch, rowItems, online, narrow, staged, stagedBt, rowBlocks, whole,
-        vectorRowsOn);
+        prefetch, rowItems, online, narrow, staged, stagedBt);
     if (!tiling)
       return failure();
     group->setAttr(TilingAttr::getAttrName(), tiling);

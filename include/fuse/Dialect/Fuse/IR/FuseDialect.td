@@ -159,8 +159,7 @@ def Fuse_TilingAttr : AttrDef<Fuse_Dialect, "Tiling"> {
     only when set: `stageTiles`, `sharedScatter`, `pollDelay` and
     `lookbackDelay` (scan and filter look-back tiles), `finishPrefetch`
     (a reduction's finish kernel), and for row groups `longRowItems`,
-    `onlineMaxSum`, `narrowRows`, `stagedRows`, `stagedThreads`, and the
-    experiments `rowBlocksPerSM`, `wholeRows` and `vectorRows`.
+    `onlineMaxSum`, `narrowRows`, `stagedRows` and `stagedThreads`.
     `docs/generated/FuseTransformsPasses.md` (fuse-tile's options) says
     what each does.
 
@@ -174,7 +173,7 @@ def Fuse_TilingAttr : AttrDef<Fuse_Dialect, "Tiling"> {
     up to 1024; `grid` 0 to 2^31-1; `indexBitwidth` 32 or 64;
     `itemsPerThread` 1 to 1024; `vectorWidth` a power of two up to 16;
     `finishPrefetch` 0-8; `longRowItems` 0-32; `narrowRows` 0 or a power
-    of two up to 32; `rowBlocksPerSM` 0-64; `stagedRows` not negative; the
+    of two up to 32; `stagedRows` not negative; the
     delays 0 to 10^6 ns.
   }];
   let parameters = (ins
@@ -192,10 +191,7 @@ def Fuse_TilingAttr : AttrDef<Fuse_Dialect, "Tiling"> {
     DefaultValuedParameter<"bool", "false">:$onlineMaxSum,
     DefaultValuedParameter<"int64_t", "0">:$narrowRows,
     DefaultValuedParameter<"int64_t", "0">:$stagedRows,
-    DefaultValuedParameter<"int64_t", "0">:$stagedThreads,
-    DefaultValuedParameter<"int64_t", "0">:$rowBlocksPerSM,
-    DefaultValuedParameter<"bool", "false">:$wholeRows,
-    DefaultValuedParameter<"bool", "false">:$vectorRows);
+    DefaultValuedParameter<"int64_t", "0">:$stagedThreads);
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{

@@ -247,25 +247,8 @@ def FuseTilePass : Pass<"fuse-tile"> {
            "Row-reduce groups with staged rows (staged-rows): threads per "
            "block of staged rows that take over half the chip's shared "
            "memory a block (one block an SM; smaller staged rows run with "
-           "the group's block_threads), a multiple of 32 up to "
-           "max-threads-per-block (0: the group's block_threads)">,
-    Option<"rowBlocksPerSM", "row-blocks-per-sm", "int64_t",
-           /*default=*/"0",
-           "Row-reduce groups: N > 0 launches at most N blocks an SM, each "
-           "looping over steps of rows; 0 launches a block for every step "
-           "of rows (an experiment: on the H200 a block a step is faster "
-           "at every width measured but logsumexp's rows of up to 250 "
-           "columns, docs/performance.md)">,
-    Option<"wholeRows", "whole-rows", "int64_t", /*default=*/"0",
-           "Row-reduce groups: 1 adds a copy of the register path without "
-           "per-slot guards for rows exactly one tile wide (an experiment: "
-           "twice the code, docs/performance.md)">,
-    Option<"vectorRows", "vector-rows", "int64_t", /*default=*/"0",
-           "Row-reduce groups: 1 keeps the register path for rows on the "
-           "vector path only (16-byte aligned, cols a multiple of the "
-           "vector width), with one validity compare per vector instead of "
-           "per element; other rows re-read (an experiment, "
-           "docs/performance.md)">
+           "the group's blockThreads), a multiple of 32 up to "
+           "the target's threads per block (0: the group's blockThreads)">
   ];
 }
 

@@ -38,6 +38,10 @@ echo "${FUSE_TILE_OPTIONS:-}" > "$out/tile-options.txt"
 cp "$root/runtime/include/fuse_runtime.h" "$out/"
 cp "$root"/tests/gpu/*.cpp "$out/"
 : > "$out/compile-times.txt"
+# Every program that failed to compile, one line each: the GPU suites
+# (run-codegen-tests.sh, run-fuse-run-tests.sh) fail on each, so a
+# pipeline that stops compiling never drops out of the tests unseen.
+: > "$out/failed.txt"
 ok=0; bad=0
 for f in "$root"/examples/*.mlir; do
   name="$(basename "$f" .mlir)"
@@ -50,6 +54,7 @@ for f in "$root"/examples/*.mlir; do
     ok=$((ok + 1))
   else
     echo "FAILED  $name (see $out/$name.log)"
+    echo "$name (see ARTIFACTS/$name.log)" >> "$out/failed.txt"
     rm -f "$out/$name.o" "$out/$name.h"
     bad=$((bad + 1))
   fi
@@ -62,7 +67,8 @@ mkdir -p "$out/overlap"
 cp "$root/test/Runtime/Inputs/overlap_main.c" "$out/overlap/"
 "$fc" "$root/test/Runtime/Inputs/overlap.mlir" --no-fusion --emit=all \
   -o "$out/overlap/overlap" 2> "$out/overlap/compile.log" \
-  || echo "FAILED  overlap.mlir (see $out/overlap/compile.log)"
+  || { echo "FAILED  overlap.mlir (see $out/overlap/compile.log)"
+       echo "overlap.mlir (see ARTIFACTS/overlap/compile.log)" >> "$out/failed.txt"; }
 
 # Shared libraries and manifests for fuse-run-aot (run-fuse-run-tests.sh).
 mkdir -p "$out/shared"
@@ -75,6 +81,7 @@ for f in "$root"/examples/*.mlir; do
     sok=$((sok + 1))
   else
     echo "FAILED  $name --emit=shared (see $out/shared/$name.log)"
+    echo "$name --emit=shared (see ARTIFACTS/shared/$name.log)" >> "$out/failed.txt"
     rm -f "$out/shared/$name.so" "$out/shared/$name.json"
     sbad=$((sbad + 1))
   fi
@@ -101,6 +108,7 @@ for spec in "scan:alt:block-threads=256 items-per-thread=16" \
     sok=$((sok + 1))
   else
     echo "FAILED  $alt (see $out/shared/$alt.log)"
+    echo "$alt (see ARTIFACTS/shared/$alt.log)" >> "$out/failed.txt"
     sbad=$((sbad + 1))
   fi
 done
@@ -122,6 +130,7 @@ if [ -x "$fr" ]; then
       rm -f "$out/fuse-run-$case.log"
     else
       echo "FAILED  fuse-run $case (see $out/fuse-run-$case.log)"
+      echo "fuse-run $case (see ARTIFACTS/fuse-run-$case.log)" >> "$out/failed.txt"
     fi
   done <<'CASES'
 sumsq       sumsq        rand:100003
@@ -148,6 +157,7 @@ CASES
       rm -f "$out/extra/$name.log"
     else
       echo "FAILED  extra $name (see $out/extra/$name.log)"
+      echo "extra $name (see ARTIFACTS/extra/$name.log)" >> "$out/failed.txt"
       rm -rf "$out/extra/$name.so" "$out/extra/$name.json" "$out/extra/$name.cpu"
     fi
   done

@@ -25,10 +25,34 @@ rtlib="$(find "$build/runtime" -name 'libfuse_runtime.so*' -type f | head -1)"
 [ -n "$rtlib" ] || fail "runtime: libfuse_runtime.so not found"
 rtdir="$(dirname "$rtlib")"
 
-objs=()
-for o in "$art"/*.o; do
-  [ -e "$o" ] && [ -e "${o%.o}.h" ] && objs+=("$o")
+# Every example must have been compiled: prepare-artifacts.sh lists in
+# failed.txt what did not (and codegen_tests.cpp includes every header, so
+# it would not build either); those fail here, they are never skipped.
+objs=(); missing=()
+for f in "$root"/examples/*.mlir; do
+  name="$(basename "$f" .mlir)"
+  if [ -e "$art/$name.o" ] && [ -e "$art/$name.h" ]; then
+    objs+=("$art/$name.o")
+  else
+    missing+=("$name")
+  fi
 done
+prep_failed() {
+  local n=0
+  if [ -s "$art/failed.txt" ]; then
+    while read -r l; do echo "FAIL prepare-artifacts: $l did not compile"; n=$((n + 1)); done < "$art/failed.txt"
+  fi
+  for name in "${missing[@]}"; do
+    grep -q "^$name " "$art/failed.txt" 2>/dev/null ||
+      { echo "FAIL $name: no $name.o and $name.h in $art"; n=$((n + 1)); }
+  done
+  return $n
+}
+if [ ${#missing[@]} -gt 0 ]; then
+  prep_failed; n=$?
+  echo "0 passed, $n failed"
+  exit 1
+fi
 echo "pipelines: ${objs[*]##*/}"
 ${CXX:-g++} -O2 -std=c++17 -I "$art" -I "$root/runtime/include" \
   "$root/tests/gpu/codegen_tests.cpp" "${objs[@]}" \
@@ -95,5 +119,6 @@ if [ -n "$san" ] && [ "${FUSE_TEST_SKIP_SANITIZER:-0}" != 1 ]; then
 else
   echo "SKIP compute-sanitizer: not found"
 fi
+prep_failed; total_f=$((total_f + $?))
 echo "$total_p passed, $total_f failed"
 [ $total_f -eq 0 ]

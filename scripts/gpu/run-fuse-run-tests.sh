@@ -53,6 +53,11 @@ aot="$build/runtime/bin/fuse-run-aot"
 [ -x "$aot" ] || { fail "build: $aot not found"; finish; }
 pass "build fuse-run-aot"
 python3 -c 'import numpy' 2>/dev/null || { fail "python3 with numpy is needed"; finish; }
+# What prepare-artifacts.sh could not compile (shared libraries, fuse-run
+# cases, extra programs) fails here rather than dropping out unseen.
+if [ -s "$art/failed.txt" ]; then
+  while read -r l; do fail "prepare-artifacts: $l did not compile"; done < "$art/failed.txt"
+fi
 
 # check.py KIND DIR [CPU_RESULT]: DIR holds arg0.npy and result0.npy.
 cat > "$work/check.py" <<'PY'

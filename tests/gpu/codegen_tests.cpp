@@ -2,8 +2,9 @@
 // checks them against float64 host references.
 //
 // Built by scripts/gpu/run-codegen-tests.sh from a folder of artifacts made
-// by scripts/gpu/prepare-artifacts.sh (NAME.o + NAME.h per example); a
-// pipeline whose header is missing is reported as skipped. Sizes: 0, 1, 31,
+// by scripts/gpu/prepare-artifacts.sh (NAME.o + NAME.h per example); every
+// example's header is included, so one that did not compile fails the
+// build (and run-codegen-tests.sh names it): never skipped. Sizes: 0, 1, 31,
 // 1000003 and 2^28 (FUSE_TEST_MAX_LOG2 lowers the largest), random inputs in
 // [-1, 1) without zeros. Tolerances: 1e-4 relative for sums, 1e-6 per
 // element for maps; reductions must be bitwise identical over 10 runs.
@@ -16,46 +17,16 @@
 // The last line is "N passed, N failed".
 #include "fuse_runtime.h"
 
-#if __has_include("copy.h")
 #include "copy.h"
-#define HAVE_COPY 1
-#endif
-#if __has_include("chain.h")
 #include "chain.h"
-#define HAVE_CHAIN 1
-#endif
-#if __has_include("sumsq.h")
 #include "sumsq.h"
-#define HAVE_SUMSQ 1
-#endif
-#if __has_include("sumsq_small.h")
 #include "sumsq_small.h"
-#define HAVE_SUMSQ_SMALL 1
-#endif
-#if __has_include("dot.h")
 #include "dot.h"
-#define HAVE_DOT 1
-#endif
-#if __has_include("variance.h")
 #include "variance.h"
-#define HAVE_VARIANCE 1
-#endif
-#if __has_include("scan.h")
 #include "scan.h"
-#define HAVE_SCAN 1
-#endif
-#if __has_include("select.h")
 #include "select.h"
-#define HAVE_SELECT 1
-#endif
-#if __has_include("softmax_rows.h")
 #include "softmax_rows.h"
-#define HAVE_SOFTMAX_ROWS 1
-#endif
-#if __has_include("logsumexp_rows.h")
 #include "logsumexp_rows.h"
-#define HAVE_LOGSUMEXP_ROWS 1
-#endif
 
 #include <chrono>
 #include <cmath>
@@ -343,7 +314,6 @@ void testRows(const char *name, const RowFn &fn, bool perRow, int64_t rows,
   report(true, what, "");
 }
 
-#ifdef HAVE_SCAN
 /// scan: y = inclusive prefix sum of x*x. Every element within 1e-4
 /// (relative to max(1, |ref|)) of the float64 prefix; bitwise identical
 /// over 10 runs.
@@ -411,9 +381,7 @@ void testScan(int64_t n, int64_t offset) {
   }
   report(true, what, "");
 }
-#endif
 
-#ifdef HAVE_SELECT
 /// select: the x > 0 in order and their count, exactly; elements past the
 /// count are untouched.
 void testSelect(int64_t n, int64_t offset) {
@@ -464,9 +432,7 @@ void testSelect(int64_t n, int64_t offset) {
     return;
   report(true, what, "");
 }
-#endif
 
-#ifdef HAVE_VARIANCE
 fuse_status_t varianceFn(const float *x, const float *, int64_t n, float *o) {
   return fx_variance(x, n, o, nullptr);
 }
@@ -485,9 +451,7 @@ double varianceRef(const std::vector<float> &x, const std::vector<float> &,
     s += (x[i] - m) * (x[i] - m);
   return s / n;
 }
-#endif
 
-#ifdef HAVE_SUMSQ
 /// sumsq over 2^31 + 17 elements (8.6 GB): the generated kernels' 64-bit
 /// indexing. Every byte is 0x3c (each float 0x3c3c3c3c), so the reference
 /// is n * v * v exactly in float64; the tolerance (1e-3) is looser than the
@@ -527,11 +491,9 @@ void testHugeSumsq() {
   }
   report(true, what, "");
 }
-#endif
 
 } // namespace
 
-#ifdef HAVE_DOT
 /// Sizes that break an equality the pipeline implies (dot's x and y are
 /// zipped): the entry returns FUSE_ERROR_INVALID_ARGUMENT with both sizes
 /// in the message before it touches the device, leaves the output as it
@@ -586,7 +548,6 @@ void testSizeMismatch() {
          ok ? "" : "status " + std::to_string(st) + " got " +
                        std::to_string(got) + " want " + std::to_string(ref));
 }
-#endif
 
 int main(int argc, char **argv) {
   for (int i = 1; i < argc; ++i)
@@ -615,15 +576,12 @@ int main(int argc, char **argv) {
     for (int64_t off : {int64_t(0), int64_t(1)}) {
       if (off && n > 1000003)
         continue;
-#ifdef HAVE_COPY
       testMap(
           "copy",
           [](const float *x, int64_t n, float *y) {
             return fx_copy(x, n, y, nullptr);
           },
           [](double a) { return a; }, n, off);
-#endif
-#ifdef HAVE_CHAIN
       testMap(
           "chain",
           [](const float *x, int64_t n, float *y) {
@@ -634,8 +592,6 @@ int main(int argc, char **argv) {
             return t * 0.5 + a;
           },
           n, off);
-#endif
-#ifdef HAVE_SUMSQ
       testReduce(
           "sumsq",
           [](const float *x, const float *, int64_t n, float *o) {
@@ -649,8 +605,6 @@ int main(int argc, char **argv) {
             return s;
           },
           n, off, false);
-#endif
-#ifdef HAVE_DOT
       testReduce(
           "dot",
           [](const float *x, const float *y, int64_t n, float *o) {
@@ -664,19 +618,11 @@ int main(int argc, char **argv) {
             return s;
           },
           n, off, true);
-#endif
-#ifdef HAVE_SCAN
       testScan(n, off);
-#endif
-#ifdef HAVE_SELECT
       testSelect(n, off);
-#endif
-#ifdef HAVE_VARIANCE
       testReduce("variance", varianceFn, varianceRef, n, off, false);
-#endif
     }
   }
-#ifdef HAVE_VARIANCE
   // Variance of data with a large offset (1000 + uniform[-1, 1)): the
   // spread is 1e-3 of the values, so means rounded near 1000 or a naive
   // sum of squares would miss the 1e-4 bound.
@@ -693,7 +639,6 @@ int main(int argc, char **argv) {
         testReduce("variance", varianceFn, varianceRef, n, off, false, 1000.0f);
       }
   }
-#endif
   // Row shapes: empty (rows = 0, cols = 0), tiny, odd (scalar path),
   // narrow rows (groups of 1-128 threads, several rows per block: 4 and
   // 12 one thread a row, 20 two, 36 and 64 four (36: a partial chunk), 100
@@ -729,25 +674,20 @@ int main(int argc, char **argv) {
     for (int64_t off : {int64_t(0), int64_t(1)}) {
       if (off && rows * cols > 4100000)
         continue;
-#ifdef HAVE_SOFTMAX_ROWS
       testRows(
           "softmax_rows",
           [](const float *x, int64_t r, int64_t c, float *y) {
             return fx_softmax_rows(x, r, c, y, nullptr);
           },
           false, rows, cols, off);
-#endif
-#ifdef HAVE_LOGSUMEXP_ROWS
       testRows(
           "logsumexp_rows",
           [](const float *x, int64_t r, int64_t c, float *y) {
             return fx_logsumexp_rows(x, r, c, y, nullptr);
           },
           true, rows, cols, off);
-#endif
     }
   }
-#ifdef HAVE_SUMSQ_SMALL
   testReduce(
       "sumsq_small",
       [](const float *x, const float *, int64_t n, float *o) {
@@ -766,14 +706,9 @@ int main(int argc, char **argv) {
         return fx_sumsq_small(x, n, o, nullptr);
       },
       4096);
-#endif
-#ifdef HAVE_SUMSQ
   if (maxLog2 >= 28 && selected("sumsq"))
     testHugeSumsq();
-#endif
-#ifdef HAVE_DOT
   testSizeMismatch();
-#endif
   std::printf("%d passed, %d failed\n", passed, failed);
   return failed ? 1 : 0;
 }

@@ -218,9 +218,8 @@ static std::string stageFormat(const FuseToGPUOptions &options,
 static std::string serializeCmdOptions(const FuseToGPUOptions &options,
                                        StringRef format) {
   // ptxas compiles the kernels of a module in parallel (one thread each,
-  // up to the machine's cores): variance's two kernels 110 -> 70 ms on two
-  // cores. Each kernel is compiled as alone (no cross-kernel optimization
-  // exists: kernels call no device functions).
+  // up to the machine's cores). Each kernel is compiled as alone (no
+  // cross-kernel optimization exists: kernels call no device functions).
   return format == "isa" ? "" : getPtxasOptions(options);
 }
 

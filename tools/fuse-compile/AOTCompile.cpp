@@ -167,8 +167,8 @@ FailureOr<std::string> emitObject(ModuleOp module) {
   llvm::TargetOptions opts;
   // Less, not Default: the host code (launchers, argument packing, the
   // embedded image) comes out byte-identical for every example, GPU test
-  // program and 40 random programs, and the object is emitted in 6.8
-  // instead of 11 ms (logsumexp_rows, median of 5).
+  // program and 40 random programs, and the object is emitted in about
+  // two thirds of the time.
   std::unique_ptr<llvm::TargetMachine> tm(target->createTargetMachine(
       triple, "generic", "", opts, llvm::Reloc::PIC_, std::nullopt,
       llvm::CodeGenOptLevel::Less));

@@ -425,8 +425,8 @@ int main(int argc, char **argv) {
   }
   // Every output file is written and closed by now (writeFile). Exiting
   // without tearing down the context (dialects, uniqued attributes, the
-  // embedded image) and LLVM's static state saves ~3 ms of every compile,
-  // as compilers commonly do.
+  // embedded image) and LLVM's static state saves milliseconds of every
+  // compile, as compilers commonly do.
   llvm::outs().flush();
   llvm::errs().flush();
   llvm::sys::Process::Exit(rc, /*NoCleanup=*/true);

@@ -50,7 +50,7 @@ void fuse::buildChanMerge(OpBuilder &b, Location loc, FloatType ft,
       arith::CmpFOp::create(b, loc, arith::CmpFPredicate::ONE, d, inf);
   Value dFinite = arith::AndIOp::create(b, loc, notInf, notNegInf);
   // 1 - nb/n rather than na/n: one division a merge (each is a
-  // subroutine in ptxas' output; variance compiles 130 -> 124 ms); used
+  // subroutine in ptxas' output, which compiles measurably slower); used
   // only on this overflow path, where its rounding (at most ulp(1)/2 of
   // an absolute error) is below f32's resolution of the result.
   Value wa = arith::SubFOp::create(b, loc, one, wb);

@@ -349,7 +349,7 @@ enum class GroupPlan {
   /// filter groups (ScanKernels.cpp): as Scan plus an i64* count param
   /// (device) before the out ptrs; compacted results hold `count` elements.
   Filter,
-  /// scan groups over rank > 1 tensors (ScanKernels.cpp, buildLineScan):
+  /// scan groups over rank > 1 tensors (LineKernels.cpp, buildLineScan):
   /// one kernel, params common, lines, len, inner, out ptrs. The scanned
   /// dimension splits the shape into outer x len x inner; each of the
   /// lines = outer * inner independent scans is one thread's sequential
@@ -357,7 +357,7 @@ enum class GroupPlan {
   LineScan,
   /// A lone partial reduction the row kernels do not take (a reduced
   /// dimension other than the last of a rank-2 tensor, or a custom
-  /// combiner; ScanKernels.cpp, buildLineReduce): one kernel, params
+  /// combiner; LineKernels.cpp, buildLineReduce): one kernel, params
   /// common, lines, len, inner, out ptrs; one thread folds each of the
   /// outer * inner lines along the reduced dimension in order.
   LineReduce,
@@ -453,9 +453,15 @@ FailureOr<GroupKernels> buildScanGroup(gpu::GPUModuleOp gpuModule,
                                        GroupOp group, StringRef prefix,
                                        const Tiling &tiling);
 
+/// The line-scan kernel of a scan group over rank > 1 tensors
+/// (LineKernels.cpp): a thread scans one line sequentially.
+FailureOr<GroupKernels> buildLineScan(gpu::GPUModuleOp gpuModule,
+                                      GroupOp group, ScanOp scan,
+                                      StringRef prefix, Tiling tiling);
+
 /// The line-reduce kernel of a row_reduce group that holds one partial
 /// reduction over one dimension and nothing else, when the row kernels
-/// cannot take it (ScanKernels.cpp); failure() with no diagnostic
+/// cannot take it (LineKernels.cpp); failure() with no diagnostic
 /// (`handled` false) when the group is not of that form.
 FailureOr<GroupKernels> buildLineReduce(gpu::GPUModuleOp gpuModule,
                                         GroupOp group, StringRef prefix,

@@ -27,6 +27,11 @@ namespace fuse {
 
 /// Name of the gpu.module holding every kernel of a converted module.
 inline constexpr const char *kKernelModuleName = "fuse_kernels";
+/// Suffixes of the LLVM globals, named after the kernel module, that hold
+/// its image and the image's size: placeholders made by
+/// convert-fuse-to-gpu, filled by fuse-embed-gpu-binary.
+inline constexpr const char *kImageSuffix = "_image";
+inline constexpr const char *kImageSizeSuffix = "_image_size";
 /// Module attribute listing the entry points (array of {name, decl, doc}).
 inline constexpr const char *kEntriesAttrName = "fuse.entries";
 

@@ -23,9 +23,7 @@ struct FuseAttachTargetPass
     ModuleOp module = getOperation();
     fuse::TargetAttr t = fuse::TargetAttr::getForChip(&getContext(), chip);
     if (!t) {
-      module.emitError() << "unsupported GPU architecture '" << chip
-                         << "' (--chip): fuse compiles for "
-                         << fuse::knownChips();
+      module.emitError() << fuse::unknownChipMessage(chip);
       return signalPassFailure();
     }
     if (smCount < 0) {

@@ -54,9 +54,7 @@ std::string checkNVVMTarget(StringRef chip, StringRef features) {
   // ISA too old for it.
   const fuse::ChipInfo *found = fuse::lookupChip(chip);
   if (!found)
-    return ("unsupported GPU architecture '" + chip +
-            "' (--chip): fuse compiles for " + fuse::knownChips())
-        .str();
+    return fuse::unknownChipMessage(chip);
   // The PTX version named in the features (+ptxNN); LLVM's default for
   // the chip when none is named.
   unsigned ptx = 0;

@@ -76,6 +76,12 @@ std::string knownChips() {
   return list;
 }
 
+std::string unknownChipMessage(StringRef chip) {
+  return ("unsupported GPU architecture '" + chip +
+          "' (--chip): fuse compiles for " + knownChips())
+      .str();
+}
+
 TargetAttr TargetAttr::getForChip(MLIRContext *ctx, StringRef chip) {
   const ChipInfo *c = lookupChip(chip);
   if (!c)

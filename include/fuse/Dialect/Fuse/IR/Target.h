@@ -44,6 +44,9 @@ const ChipInfo *lookupChip(llvm::StringRef chip);
 /// The architectures of the table, comma-separated (for diagnostics).
 std::string knownChips();
 
+/// The error for a chip the table does not hold, naming the ones it does.
+std::string unknownChipMessage(llvm::StringRef chip);
+
 } // namespace fuse
 
 #endif // FUSE_DIALECT_FUSE_IR_TARGET_H

@@ -146,25 +146,28 @@ LogicalResult checkTileOptions(const FuseToGPUOptions &options,
   return success();
 }
 
-/// The GPU pipeline up to nvvm-attach-target (stage NVVM).
-static void buildNVVMPipeline(OpPassManager &pm,
-                              const FuseToGPUOptions &options) {
+void buildFuseGPUFrontend(OpPassManager &pm, const FuseToGPUOptions &options) {
   // The target's figures first: fusion, tiling and the conversion read
   // them from the module.
   FuseAttachTargetPassOptions target;
   target.chip = options.chip;
+  target.smCount = options.smCount;
   pm.addPass(createFuseAttachTargetPass(target));
-  if (options.fusion) {
-    pm.addPass(createFuseFusionPass());
-    std::string why;
-    FailureOr<std::unique_ptr<Pass>> tile = makeTilePass(options, why);
-    // The registered pipelines and fuse-compile check the tile options
-    // first (checkTileOptions); a caller that did not gets a fatal error.
-    if (failed(tile))
-      llvm::report_fatal_error(
-          llvm::Twine("fuse: invalid tile options: ") + why);
-    pm.addPass(std::move(*tile));
-  }
+  if (!options.fusion)
+    return;
+  pm.addPass(createFuseFusionPass());
+  std::string why;
+  FailureOr<std::unique_ptr<Pass>> tile = makeTilePass(options, why);
+  // The registered pipelines and fuse-compile check the tile options
+  // first (checkTileOptions); a caller that did not gets a fatal error.
+  if (failed(tile))
+    llvm::report_fatal_error(llvm::Twine("fuse: invalid tile options: ") + why);
+  pm.addPass(std::move(*tile));
+}
+
+/// The backend up to nvvm-attach-target (stage NVVM).
+static void buildNVVMPipeline(OpPassManager &pm,
+                              const FuseToGPUOptions &options) {
   ConvertFuseToGPUPassOptions convert;
   convert.blockThreads = options.blockThreads;
   convert.unroll = options.unroll;
@@ -240,9 +243,9 @@ static void buildHostPipeline(OpPassManager &pm) {
   pm.addPass(createReconcileUnrealizedCastsPass());
 }
 
-void buildFuseToGPUPipeline(OpPassManager &pm, const FuseToGPUOptions &options,
-                            GPUPipelineStage stage,
-                            const GPUSerializationSinks &sinks) {
+void buildFuseGPUBackend(OpPassManager &pm, const FuseToGPUOptions &options,
+                         GPUPipelineStage stage,
+                         const GPUSerializationSinks &sinks) {
   buildNVVMPipeline(pm, options);
   if (stage == GPUPipelineStage::NVVM)
     return;
@@ -257,6 +260,13 @@ void buildFuseToGPUPipeline(OpPassManager &pm, const FuseToGPUOptions &options,
       options.jobs, withSinks ? sinks : GPUSerializationSinks{}));
   if (stage == GPUPipelineStage::LLVM)
     buildHostPipeline(pm);
+}
+
+void buildFuseToGPUPipeline(OpPassManager &pm, const FuseToGPUOptions &options,
+                            GPUPipelineStage stage,
+                            const GPUSerializationSinks &sinks) {
+  buildFuseGPUFrontend(pm, options);
+  buildFuseGPUBackend(pm, options, stage, sinks);
 }
 
 std::string getFuseToGPUPipelineString(const FuseToGPUOptions &options,

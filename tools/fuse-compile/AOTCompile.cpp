@@ -24,23 +24,14 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Pass/PassManager.h"
-#include "mlir/Target/LLVMIR/Export.h"
 
-#include "llvm/IR/LLVMContext.h"
-#include "llvm/IR/LegacyPassManager.h"
-#include "llvm/IR/Module.h"
-#include "llvm/MC/TargetRegistry.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FileUtilities.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
-#include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
-#include "llvm/Target/TargetMachine.h"
-#include "llvm/Target/TargetOptions.h"
-#include "llvm/TargetParser/Host.h"
 
 using namespace mlir;
 
@@ -145,45 +136,6 @@ LogicalResult prefixEntries(ModuleOp module, StringRef prefix) {
       return failure();
   }
   return success();
-}
-
-FailureOr<std::string> emitObject(ModuleOp module) {
-  llvm::LLVMContext llvmCtx;
-  auto llvmModule = translateModuleToLLVMIR(module, llvmCtx, "fuse");
-  if (!llvmModule) {
-    module.emitError("fuse-compile: translation to LLVM IR failed");
-    return failure();
-  }
-  llvm::InitializeNativeTarget();
-  llvm::InitializeNativeTargetAsmPrinter();
-  std::string tripleStr = llvm::sys::getDefaultTargetTriple();
-  llvm::Triple triple(tripleStr);
-  std::string err;
-  const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple, err);
-  if (!target) {
-    llvm::errs() << "fuse-compile: " << err << "\n";
-    return failure();
-  }
-  llvm::TargetOptions opts;
-  // Less, not Default: the host code (launchers, argument packing, the
-  // embedded image) comes out byte-identical for every example, GPU test
-  // program and 40 random programs, and the object is emitted in about
-  // two thirds of the time.
-  std::unique_ptr<llvm::TargetMachine> tm(target->createTargetMachine(
-      triple, "generic", "", opts, llvm::Reloc::PIC_, std::nullopt,
-      llvm::CodeGenOptLevel::Less));
-  llvmModule->setTargetTriple(triple);
-  llvmModule->setDataLayout(tm->createDataLayout());
-  llvm::SmallString<0> buffer;
-  llvm::raw_svector_ostream os(buffer);
-  llvm::legacy::PassManager pm;
-  if (tm->addPassesToEmitFile(pm, os, nullptr,
-                              llvm::CodeGenFileType::ObjectFile)) {
-    llvm::errs() << "fuse-compile: the target cannot emit object files\n";
-    return failure();
-  }
-  pm.run(*llvmModule);
-  return std::string(buffer.str());
 }
 
 /// Names of the entries recorded by convert-fuse-to-gpu.
@@ -596,7 +548,7 @@ LogicalResult compileShared(ModuleOp module, const CompileOptions &options,
       *source, module, options, llvm::sys::path::filename(libraryPath));
   if (failed(manifest))
     return failure();
-  FailureOr<std::string> obj = emitObject(module);
+  FailureOr<std::string> obj = emitHostObject(module);
   if (failed(obj))
     return failure();
   llvm::SmallString<128> objPath;

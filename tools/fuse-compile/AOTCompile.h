@@ -4,7 +4,7 @@
 // `fuse-run --gpu` reuses to build a temporary shared library:
 //   - the fuse-to-gpu pipeline with fuse-compile's options,
 //   - --prefix renaming of the entries,
-//   - the host object (x86-64 PIC) through LLVM's TargetMachine,
+//   - the host object (fuse::emitHostObject),
 //   - the shared library of the entries (--emit=shared): the object plus
 //     one packed wrapper per entry, linked by the system C compiler,
 //   - the signature manifest (JSON) that fuse-run-aot reads.
@@ -85,9 +85,6 @@ mlir::FailureOr<std::string> binaryBytes(mlir::ModuleOp module);
 /// all symbol uses in the module updated.
 mlir::LogicalResult prefixEntries(mlir::ModuleOp module,
                                   llvm::StringRef prefix);
-
-/// The host object (position-independent) of a module lowered to LLVM.
-mlir::FailureOr<std::string> emitObject(mlir::ModuleOp module);
 
 /// Adds `<entry>__fuse_packed(void **)` for every entry recorded on a
 /// module lowered to LLVM (GPUPipelineStage::LLVM).

@@ -390,7 +390,7 @@ int run(MLIRContext &ctx) {
         failed(writeFile(pathFor(".cubin"), image)) || failed(writeHeader()))
       return 1;
   }
-  FailureOr<std::string> obj = aot::emitObject(*module);
+  FailureOr<std::string> obj = fuse::emitHostObject(*module);
   if (failed(obj) || failed(writeFile(pathFor(".o"), *obj)))
     return 1;
   return 0;

@@ -11,6 +11,7 @@
 
 #include "fuse/Conversion/FuseToGPU/FuseToGPU.h"
 
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassOptions.h"
 
@@ -44,6 +45,11 @@ struct FuseToGPUOptions : public mlir::PassPipelineOptions<FuseToGPUOptions> {
   Option<std::string> chip{*this, "chip",
                            llvm::cl::desc("GPU architecture (sm_XX)"),
                            llvm::cl::init("sm_90")};
+  Option<int64_t> smCount{
+      *this, "sm-count",
+      llvm::cl::desc("SM count of the target description instead of the "
+                     "chip's (0: the chip table's); sizes static grids"),
+      llvm::cl::init(0)};
   Option<std::string> features{*this, "features",
                                llvm::cl::desc("PTX features, e.g. +ptx80"),
                                llvm::cl::init("+ptx80")};
@@ -107,17 +113,41 @@ enum class GPUPipelineStage {
   LLVM,
 };
 
+/// The GPU pipeline's first half: fuse-attach-target (the `#fuse.target`
+/// of `options.chip`, with `options.smCount` when set), then with
+/// `options.fusion` fuse-fusion and fuse-tile. It leaves fuse.group ops
+/// with their `fuse.tiling`, still on tensors: a compiler that embeds fuse
+/// may add passes of its own here, before buildFuseGPUBackend.
+void buildFuseGPUFrontend(mlir::OpPassManager &pm,
+                          const FuseToGPUOptions &options);
+
+/// The GPU pipeline's second half, convert-fuse-to-gpu onward: gpu kernels
+/// + C-ABI host functions -> NVVM -> PTX/cubin (see GPUPipelineStage),
+/// built from the target the frontend attached. Give it the options the
+/// frontend had (nvvm-attach-target takes `options.chip`). With sinks
+/// (stages Binary and LLVM), gpu-module-to-binary's step is done by an
+/// equivalent pass that also fills them.
+void buildFuseGPUBackend(mlir::OpPassManager &pm,
+                         const FuseToGPUOptions &options,
+                         GPUPipelineStage stage,
+                         const GPUSerializationSinks &sinks = {});
 
 /// fuse ops -> fused groups -> gpu kernels + C-ABI host functions ->
-/// NVVM -> PTX/cubin (see GPUPipelineStage). With sinks (stages Binary and
-/// LLVM), gpu-module-to-binary's step is done by an equivalent pass that
-/// also fills them.
+/// NVVM -> PTX/cubin: buildFuseGPUFrontend, then buildFuseGPUBackend.
 void buildFuseToGPUPipeline(mlir::OpPassManager &pm,
                             const FuseToGPUOptions &options,
                             GPUPipelineStage stage,
                             const GPUSerializationSinks &sinks = {});
 std::string getFuseToGPUPipelineString(const FuseToGPUOptions &options,
                                        GPUPipelineStage stage);
+
+/// The host object (position-independent, for the default target triple)
+/// of a module the GPU pipeline lowered to stage LLVM: the module is
+/// translated to LLVM IR and compiled by LLVM's TargetMachine. The object
+/// holds the entries' C-ABI functions and the embedded GPU image; the
+/// program that links it links the fuse runtime (docs/aot.md). Errors are
+/// emitted on `module`.
+mlir::FailureOr<std::string> emitHostObject(mlir::ModuleOp module);
 
 /// The options the GPU pipeline passes to ptxas (gpu-module-to-binary's
 /// `opts`): kernels compiled in parallel, and ptxas-opt-level when set.

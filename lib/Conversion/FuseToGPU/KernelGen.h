@@ -1,8 +1,9 @@
 //===- KernelGen.h - private helpers of convert-fuse-to-gpu -----*- C++ -*-===//
 //
 // Shared between the kernel generators (Kernels.cpp, ScanKernels.cpp,
-// RowReduce.cpp, with the common kernel set-up in KernelGen.cpp) and the
-// host code generator (FuseToGPU.cpp). Not installed.
+// LineKernels.cpp, RowReduce.cpp, OrderedReduce.cpp, with the common
+// kernel set-up in KernelGen.cpp) and the host code generator
+// (FuseToGPU.cpp). Not installed.
 //
 //===----------------------------------------------------------------------===//
 #ifndef FUSE_LIB_CONVERSION_FUSETOGPU_KERNELGEN_H
@@ -439,7 +440,7 @@ FailureOr<GroupKernels> buildRowReduceKernels(gpu::GPUModuleOp gpuModule,
                                               GroupOp group, StringRef prefix,
                                               const Tiling &tiling);
 
-/// reduce groups with a custom combiner region (RowReduce.cpp): the
+/// reduce groups with a custom combiner region (OrderedReduce.cpp): the
 /// GroupPlan::Reduce parameters; the last partial is an i32 "has value"
 /// flag per block. Operand order is kept (combiners may be
 /// non-commutative).

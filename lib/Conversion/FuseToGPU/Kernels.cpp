@@ -492,17 +492,35 @@ buildElementwise(gpu::GPUModuleOp m, GroupOp group, StringRef prefix,
 // reduce
 //===----------------------------------------------------------------------===//
 
-static FailureOr<GroupKernels> buildReduce(gpu::GPUModuleOp m, GroupOp group,
-                                           StringRef prefix,
-                                           const Tiling &tiling) {
-  Location loc = group.getLoc();
+namespace {
+
+/// The plan of a reduce group's two kernels (partial, finish), read by
+/// both builders and, as GroupKernels, by the host launch.
+struct ReducePlan {
+  GroupOp group;
+  Location loc;
+  Tiling tiling;
+  SmallVector<ReduceOp> reds;
+  /// Results of rank > 0 are elementwise values over the reduced domain
+  /// (e.g. y = f(x) returned beside sum(y)): the partial kernel stores
+  /// them as it goes, like an elementwise kernel.
+  SmallVector<unsigned> sideOuts;
+  GroupKernels gk;
+  SmallVector<Type> smemTypes;
+  unsigned numPartials = 0, numOuts = 0;
+
+  ReducePlan(GroupOp group, const Tiling &tiling)
+      : group(group), loc(group.getLoc()), tiling(tiling) {}
+};
+
+LogicalResult planReduce(ReducePlan &p, StringRef prefix) {
+  GroupOp group = p.group;
   MLIRContext *ctx = group.getContext();
-  Block &body = group.getBody().front();
-  SmallVector<ReduceOp> reds = fullReductions(body);
-  if (reds.empty())
+  p.reds = fullReductions(group.getBody().front());
+  if (p.reds.empty())
     return group.emitOpError("GPU code generation: a reduce group needs a "
                              "fuse.reduce");
-  for (ReduceOp r : reds) {
+  for (ReduceOp r : p.reds) {
     if (!r.isFullReduction())
       return r.emitOpError("GPU code generation: a reduce group takes full "
                            "reductions only (use a row_reduce group)");
@@ -510,343 +528,401 @@ static FailureOr<GroupKernels> buildReduce(gpu::GPUModuleOp m, GroupOp group,
       return r.emitOpError("GPU code generation: custom combiner regions "
                            "take the ordered reduce kernels");
   }
-  // Results of rank > 0 are elementwise values over the reduced domain
-  // (e.g. y = f(x) returned beside sum(y)): the partial kernel stores them
-  // as it goes, like an elementwise kernel.
-  SmallVector<unsigned> sideOuts;
   for (auto [j, y] : llvm::enumerate(group.getYield().getValues()))
     if (tensorTy(y).getRank() != 0)
-      sideOuts.push_back(j);
-
-  GroupKernels gk;
+      p.sideOuts.push_back(j);
+  GroupKernels &gk = p.gk;
   gk.plan = GroupPlan::Reduce;
-  gk.tiling = tiling;
-  gk.vectorWidth = flatVectorWidth(group, tiling);
+  gk.tiling = p.tiling;
+  gk.vectorWidth = flatVectorWidth(group, p.tiling);
   gk.kernel = (prefix + "_partial").str();
   gk.finishKernel = (prefix + "_finish").str();
-  SmallVector<Type> smemTypes;
-  for (ReduceOp r : reds)
+  for (ReduceOp r : p.reds)
     for (Value res : r.getResults()) {
       Type et = tensorTy(res).getElementType();
       gk.partialTypes.push_back(et);
-      smemTypes.push_back(MemRefType::get(
+      p.smemTypes.push_back(MemRefType::get(
           {32}, et, MemRefLayoutAttrInterface{},
           gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup)));
     }
-  unsigned numPartials = gk.partialTypes.size();
-  unsigned numOuts = group.getNumResults();
-  auto i64 = IntegerType::get(ctx, 64);
+  p.numPartials = gk.partialTypes.size();
+  p.numOuts = group.getNumResults();
+  return success();
+}
 
-  // Stage 1: per-block partials (or, with `single`, the final results).
-  {
-    SmallVector<Type> params = commonParams(group);
-    params.push_back(i64); // n
-    params.push_back(i64); // nchunks
-    params.append(numPartials, globalPtr(ctx));
-    params.append(numOuts, globalPtr(ctx));
-    params.push_back(IntegerType::get(ctx, 32)); // single
-    auto f = createKernel(m, loc, gk.kernel, params, smemTypes,
-                          tiling.blockThreads);
-    Kernel k(group, loc, tiling);
-    k.func = f;
-    OpBuilder b = OpBuilder::atBlockBegin(&f.getBody().front());
-    k.setUp(b);
-    Value n = k.extra[0], nchunks = k.extra[1];
-    ValueRange partials = ValueRange(k.extra).slice(2, numPartials);
-    ValueRange outs = ValueRange(k.extra).slice(2 + numPartials, numOuts);
-    Value single = k.extra.back();
-    int64_t vw = gk.vectorWidth;
-    // Loop accumulators, per reduce: built-in kinds [input][lane]; a
-    // shifted Welford reduction s1[lane], s2[lane], then its i64 count.
-    SmallVector<Value> inits;
-    SmallVector<unsigned> accBase;
-    // Welford: the thread's shift and the grid's base (null for built-in
-    // kinds).
-    SmallVector<Value> shifts, bases;
-    for (ReduceOp r : reds) {
-      accBase.push_back(inits.size());
-      if (r.hasBuiltinKinds()) {
-        shifts.push_back(nullptr);
-        bases.push_back(nullptr);
-        SmallVector<Value> id = identities(b, loc, r);
-        for (Value v : id)
-          for (int64_t l = 0; l < vw; ++l)
-            inits.push_back(v);
-        continue;
-      }
-      FloatType at = welfordAccType(r);
-      Value zero = arith::ConstantOp::create(b, loc, b.getFloatAttr(at, 0.0));
-      inits.append(2 * vw, zero);
-      inits.push_back(cI64(b, loc, 0));
-      auto [shift, base] = emitWelfordShifts(k, b, r, at, n, nchunks, vw);
-      shifts.push_back(shift);
-      bases.push_back(base);
+/// The partial kernel's loop accumulators, per reduce: built-in kinds
+/// [input][lane]; a shifted Welford reduction s1[lane], s2[lane], then its
+/// i64 count.
+struct ReduceAccs {
+  SmallVector<Value> inits;
+  SmallVector<unsigned> accBase;
+  /// Welford: the thread's shift and the grid's base (null for built-in
+  /// kinds).
+  SmallVector<Value> shifts, bases;
+};
+
+ReduceAccs initialAccumulators(const ReducePlan &p, Kernel &k, OpBuilder &b,
+                               Value n, Value nchunks) {
+  Location loc = p.loc;
+  const int64_t vw = p.gk.vectorWidth;
+  ReduceAccs a;
+  for (ReduceOp r : p.reds) {
+    a.accBase.push_back(a.inits.size());
+    if (r.hasBuiltinKinds()) {
+      a.shifts.push_back(nullptr);
+      a.bases.push_back(nullptr);
+      SmallVector<Value> id = identities(b, loc, r);
+      for (Value v : id)
+        for (int64_t l = 0; l < vw; ++l)
+          a.inits.push_back(v);
+      continue;
     }
-    auto step = [&](OpBuilder &sb, ArrayRef<Value> chunks, int64_t cvw,
-                    ValueRange iters) -> SmallVector<Value> {
-      SmallVector<Value> accs(iters);
-      auto vals = preload(k, sb, chunks, cvw);
-      auto scalarFn = [&](Value v) { return k.scalar(sb, v); };
-      auto yields = group.getYield().getValues();
-      for (auto [u, c] : llvm::enumerate(chunks)) {
-        SmallVector<SmallVector<Value>> sideLanes(sideOuts.size());
-        for (int64_t l = 0; l < cvw; ++l) {
-          enterLane(k, sb, vals[u], c, cvw, l);
-          for (auto [si, j] : llvm::enumerate(sideOuts))
-            sideLanes[si].push_back(
-                k.element(sb, yields[j], {k.laneIndex}));
-          for (auto [ri, r] : llvm::enumerate(reds)) {
-            unsigned base = accBase[ri];
-            if (shifts[ri]) {
-              // d = x - c; s1 += d; s2 += d * d.
-              Value x = k.element(sb, r.getInputs()[1], {k.laneIndex});
-              x = castFloat(sb, loc, x, shifts[ri].getType());
-              Value d = arith::SubFOp::create(sb, loc, x, shifts[ri]);
-              Value &s1 = accs[base + l], &s2 = accs[base + vw + l];
-              s1 = arith::AddFOp::create(sb, loc, s1, d);
-              s2 = LLVM::FMAOp::create(sb, loc, d, d, s2);
-              continue;
-            }
-            unsigned ni = r.getInputs().size();
-            SmallVector<Value> cur, xs;
-            for (unsigned i = 0; i < ni; ++i) {
-              cur.push_back(accs[base + i * vw + l]);
-              xs.push_back(k.element(sb, r.getInputs()[i], {k.laneIndex}));
-            }
-            SmallVector<Value> nw = emitCombine(sb, loc, r, cur, xs, scalarFn);
-            for (unsigned i = 0; i < ni; ++i)
-              accs[base + i * vw + l] = nw[i];
-          }
-        }
-        for (auto [si, j] : llvm::enumerate(sideOuts)) {
-          Value v = sideLanes[si][0];
-          if (cvw > 1) {
-            Type et = tensorTy(yields[j]).getElementType();
-            v = LLVM::PoisonOp::create(sb, loc, VectorType::get({cvw}, et));
-            for (int64_t l = 0; l < cvw; ++l)
-              v = LLVM::InsertElementOp::create(sb, loc, v, sideLanes[si][l],
-                                                cI32(sb, loc, l));
-          }
-          k.store(sb, v, outs[j], c);
-        }
-      }
-      // Welford counts: every element of these chunks.
-      for (auto [ri, r] : llvm::enumerate(reds))
-        if (shifts[ri]) {
-          Value &cnt = accs[accBase[ri] + 2 * vw];
-          cnt = arith::AddIOp::create(
-              sb, loc, cnt,
-              cI64(sb, loc, static_cast<int64_t>(chunks.size()) * cvw));
-        }
-      return accs;
-    };
-    SmallVector<Value> accs =
-        emitFlatLoops(k, b, n, nchunks, vw, inits, step);
-    // Fold lanes, then the block.
-    auto scalarFn = [&](Value v) { return k.scalar(b, v); };
-    SmallVector<SmallVector<Value>> blockVals;
-    SmallVector<Value> flatBlock;
-    unsigned s = 0;
-    for (auto [ri, r] : llvm::enumerate(reds)) {
-      unsigned base = accBase[ri];
-      unsigned ni = r.getInputs().size();
-      SmallVector<Value> acc;
-      if (shifts[ri]) {
-        // The lanes share the shift: their sums add up.
-        Value s1 = accs[base], s2 = accs[base + vw];
-        for (int64_t l = 1; l < vw; ++l) {
-          s1 = arith::AddFOp::create(b, loc, s1, accs[base + l]);
-          s2 = arith::AddFOp::create(b, loc, s2, accs[base + vw + l]);
-        }
-        acc = welfordFromSums(b, loc, r, shifts[ri], bases[ri],
-                              accs[base + 2 * vw], s1, s2);
-      } else {
-        for (unsigned i = 0; i < ni; ++i)
-          acc.push_back(accs[base + i * vw]);
-        for (int64_t l = 1; l < vw; ++l) {
-          SmallVector<Value> x;
-          for (unsigned i = 0; i < ni; ++i)
-            x.push_back(accs[base + i * vw + l]);
-          acc = emitCombine(b, loc, r, acc, x, scalarFn);
-        }
-      }
-      auto smem = f.getWorkgroupAttributions().slice(s, ni);
-      SmallVector<Value> smemVals(smem.begin(), smem.end());
-      blockVals.push_back(blockReduce(k, b, r, acc, smemVals));
-      flatBlock.append(blockVals.back());
-      s += ni;
-    }
-    Value isT0 = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                       k.threadId(b), cI64(b, loc, 0));
-    scf::IfOp::create(b, loc, isT0, [&](OpBuilder &tb, Location l) {
-      Value isSingle = arith::CmpIOp::create(
-          tb, l, arith::CmpIPredicate::ne, single, cI32(tb, l, 0));
-      scf::IfOp::create(
-          tb, l, isSingle,
-          [&](OpBuilder &sb, Location sl) {
-            SmallVector<SmallVector<Value>> finals(blockVals);
-            for (auto [ri, base] : llvm::enumerate(bases))
-              if (base)
-                finals[ri] = welfordAddBase(sb, sl, finals[ri], base);
-            emitFinalize(k, sb, reds, finals, outs);
-            scf::YieldOp::create(sb, sl);
-          },
-          [&](OpBuilder &pb, Location pl) {
-            Value bid = k.blockId(pb);
-            for (auto [v, p] : llvm::zip(flatBlock, partials))
-              LLVM::StoreOp::create(
-                  pb, pl, v, k.gep(pb, p, v.getType(), bid),
-                  byteWidth(v.getType()));
-            scf::YieldOp::create(pb, pl);
-          });
-      scf::YieldOp::create(tb, l);
-    });
-    gpu::ReturnOp::create(b, loc);
-    if (k.failedLeaf)
-      return group.emitOpError("GPU code generation: unsupported value in a "
-                               "reduce group body");
+    FloatType at = welfordAccType(r);
+    Value zero = arith::ConstantOp::create(b, loc, b.getFloatAttr(at, 0.0));
+    a.inits.append(2 * vw, zero);
+    a.inits.push_back(cI64(b, loc, 0));
+    auto [shift, base] = emitWelfordShifts(k, b, r, at, n, nchunks, vw);
+    a.shifts.push_back(shift);
+    a.bases.push_back(base);
   }
+  return a;
+}
 
-  // Stage 2: one block combines the partials in a fixed order.
-  {
-    SmallVector<Type> params = commonParams(group);
-    params.push_back(i64); // count
-    params.append(numPartials, globalPtr(ctx));
-    params.append(numOuts, globalPtr(ctx));
-    auto f = createKernel(m, loc, gk.finishKernel, params, smemTypes,
-                          tiling.blockThreads);
-    Kernel k(group, loc, tiling);
-    k.func = f;
-    OpBuilder b = OpBuilder::atBlockBegin(&f.getBody().front());
-    k.setUp(b);
-    Value count = k.extra[0];
-    ValueRange partials = ValueRange(k.extra).slice(1, numPartials);
-    ValueRange outs = ValueRange(k.extra).slice(1 + numPartials, numOuts);
-    SmallVector<Value> inits;
-    for (ReduceOp r : reds)
-      inits.append(accIdentities(b, loc, r));
-    // Partials base .. base + n - 1 at index i, loaded.
-    auto loadRange = [&](OpBuilder &lb, Location l, Value i, unsigned base,
-                         unsigned n) {
-      SmallVector<Value> xs;
-      for (unsigned j = base; j < base + n; ++j) {
-        Type et = gk.partialTypes[j];
-        xs.push_back(LLVM::LoadOp::create(lb, l, et,
-                                          k.gep(lb, partials[j], et, i),
-                                          byteWidth(et)));
-      }
-      return xs;
-    };
-    // Folds into the accumulators `args` reduction by reduction;
-    // `xsFor(base, ni)` gives a reduction's partials (loaded there, or
-    // carried).
-    auto combineInto =
-        [&](OpBuilder &lb, Location l, ValueRange args,
-            function_ref<SmallVector<Value>(unsigned, unsigned)> xsFor) {
-          auto scalarFn = [&](Value v) { return k.scalar(lb, v); };
-          SmallVector<Value> out;
-          unsigned base = 0;
-          for (ReduceOp r : reds) {
-            unsigned ni = r.getInputs().size();
-            SmallVector<Value> cur(args.slice(base, ni));
-            out.append(emitCombine(lb, l, r, cur, xsFor(base, ni), scalarFn));
-            base += ni;
-          }
-          return out;
-        };
-    unsigned numAccs = inits.size();
-    unsigned np = gk.partialTypes.size();
-    int64_t depth = tiling.finishPrefetch;
-    scf::ForOp loop;
-    if (depth <= 0) {
-      // Each reduction's partials loaded just before their fold.
-      loop = scf::ForOp::create(
-          b, loc, k.threadId(b), count, cI64(b, loc, tiling.blockThreads),
-          inits, [&](OpBuilder &lb, Location l, Value i, ValueRange args) {
-            scf::YieldOp::create(
-                lb, l, combineInto(lb, l, args, [&](unsigned base, unsigned n) {
-                  return loadRange(lb, l, i, base, n);
-                }));
-          });
-    } else {
-      // Thread t folds partials t, t + B, t + 2B, ... in that order (the
-      // same result as above) while the next `depth` of them are already
-      // loading: they ride along as loop-carried values, so one copy of
-      // the combine serves. A partial past `count` is never folded; its
-      // slot holds zeros.
-      int64_t bt = tiling.blockThreads;
-      auto loadOrZero = [&](OpBuilder &lb, Location l, Value i) {
-        Value inRange = arith::CmpIOp::create(
-            lb, l, arith::CmpIPredicate::slt, i, count);
-        auto ifOp = scf::IfOp::create(lb, l, TypeRange(gk.partialTypes),
-                                      inRange, true);
-        OpBuilder tb = ifOp.getThenBodyBuilder();
-        scf::YieldOp::create(tb, l, loadRange(tb, l, i, 0, np));
-        OpBuilder eb = ifOp.getElseBodyBuilder();
-        SmallVector<Value> zeros;
-        for (Type et : gk.partialTypes)
-          zeros.push_back(arith::ConstantOp::create(
-              eb, l, cast<TypedAttr>(eb.getZeroAttr(et))));
-        scf::YieldOp::create(eb, l, zeros);
-        return SmallVector<Value>(ifOp.getResults());
-      };
-      Value tid = k.threadId(b);
-      SmallVector<Value> carried(inits);
-      for (int64_t u = 0; u < depth; ++u)
-        carried.append(loadOrZero(
-            b, loc,
-            u ? arith::AddIOp::create(b, loc, tid, cI64(b, loc, u * bt))
-              : tid));
-      loop = scf::ForOp::create(
-          b, loc, tid, count, cI64(b, loc, bt), carried,
-          [&](OpBuilder &lb, Location l, Value i, ValueRange args) {
-            SmallVector<Value> next = loadOrZero(
-                lb, l,
-                arith::AddIOp::create(lb, l, i, cI64(lb, l, depth * bt)));
-            SmallVector<Value> out = combineInto(
-                lb, l, args.take_front(numAccs),
-                [&](unsigned base, unsigned n) {
-                  return SmallVector<Value>(args.slice(numAccs + base, n));
-                });
-            for (int64_t u = 1; u < depth; ++u)
-              llvm::append_range(out, args.slice(numAccs + u * np, np));
-            out.append(next);
-            scf::YieldOp::create(lb, l, out);
-          });
-    }
-    SmallVector<SmallVector<Value>> blockVals;
-    unsigned base = 0;
-    for (ReduceOp r : reds) {
-      unsigned ni = r.getInputs().size();
-      SmallVector<Value> acc(loop.getResults().slice(base, ni));
-      auto smem = f.getWorkgroupAttributions().slice(base, ni);
-      SmallVector<Value> smemVals(smem.begin(), smem.end());
-      blockVals.push_back(blockReduce(k, b, r, acc, smemVals));
-      base += ni;
-    }
-    Value isT0 = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                       k.threadId(b), cI64(b, loc, 0));
-    scf::IfOp::create(b, loc, isT0, [&](OpBuilder &tb, Location l) {
-      // Welford partials hold mean - x[0]: add the base back.
-      SmallVector<SmallVector<Value>> finals(blockVals);
-      for (auto [ri, r] : llvm::enumerate(reds)) {
-        if (r.hasBuiltinKinds())
+/// One step of the partial kernel's flat loops: folds the lanes of
+/// `chunks` (cvw elements each) into the accumulators `iters` and stores
+/// the side results.
+SmallVector<Value> foldReduceChunks(const ReducePlan &p, Kernel &k,
+                                    const ReduceAccs &ra, OpBuilder &sb,
+                                    ArrayRef<Value> chunks, int64_t cvw,
+                                    ValueRange iters, ValueRange outs) {
+  Location loc = p.loc;
+  const int64_t vw = p.gk.vectorWidth;
+  SmallVector<Value> accs(iters);
+  auto vals = preload(k, sb, chunks, cvw);
+  auto scalarFn = [&](Value v) { return k.scalar(sb, v); };
+  auto yields = k.group.getYield().getValues();
+  for (auto [u, c] : llvm::enumerate(chunks)) {
+    SmallVector<SmallVector<Value>> sideLanes(p.sideOuts.size());
+    for (int64_t l = 0; l < cvw; ++l) {
+      enterLane(k, sb, vals[u], c, cvw, l);
+      for (auto [si, j] : llvm::enumerate(p.sideOuts))
+        sideLanes[si].push_back(k.element(sb, yields[j], {k.laneIndex}));
+      for (auto [ri, r] : llvm::enumerate(p.reds)) {
+        ReduceOp red = r;
+        unsigned base = ra.accBase[ri];
+        if (Value shift = ra.shifts[ri]) {
+          // d = x - c; s1 += d; s2 += d * d.
+          Value x = k.element(sb, red.getInputs()[1], {k.laneIndex});
+          x = castFloat(sb, loc, x, shift.getType());
+          Value d = arith::SubFOp::create(sb, loc, x, shift);
+          Value &s1 = accs[base + l], &s2 = accs[base + vw + l];
+          s1 = arith::AddFOp::create(sb, loc, s1, d);
+          s2 = LLVM::FMAOp::create(sb, loc, d, d, s2);
           continue;
-        Value nonEmpty = cmpI(tb, l, arith::CmpIPredicate::sgt, finals[ri][0],
-                              cI64(tb, l, 0));
-        Value base =
-            emitGuardedX(k, tb, r, welfordAccType(r), cI64(tb, l, 0), nonEmpty);
-        finals[ri] = welfordAddBase(tb, l, finals[ri], base);
+        }
+        unsigned ni = red.getInputs().size();
+        SmallVector<Value> cur, xs;
+        for (unsigned i = 0; i < ni; ++i) {
+          cur.push_back(accs[base + i * vw + l]);
+          xs.push_back(k.element(sb, red.getInputs()[i], {k.laneIndex}));
+        }
+        SmallVector<Value> nw = emitCombine(sb, loc, red, cur, xs, scalarFn);
+        for (unsigned i = 0; i < ni; ++i)
+          accs[base + i * vw + l] = nw[i];
       }
-      emitFinalize(k, tb, reds, finals, outs);
-      scf::YieldOp::create(tb, l);
-    });
-    gpu::ReturnOp::create(b, loc);
-    if (k.failedLeaf)
-      return group.emitOpError("GPU code generation: unsupported value in a "
-                               "reduce group body");
+    }
+    for (auto [si, j] : llvm::enumerate(p.sideOuts)) {
+      Value v = sideLanes[si][0];
+      if (cvw > 1) {
+        Type et = tensorTy(yields[j]).getElementType();
+        v = LLVM::PoisonOp::create(sb, loc, VectorType::get({cvw}, et));
+        for (int64_t l = 0; l < cvw; ++l)
+          v = LLVM::InsertElementOp::create(sb, loc, v, sideLanes[si][l],
+                                            cI32(sb, loc, l));
+      }
+      k.store(sb, v, outs[j], c);
+    }
   }
-  return gk;
+  // Welford counts: every element of these chunks.
+  for (auto [ri, r] : llvm::enumerate(p.reds))
+    if (ra.shifts[ri]) {
+      Value &cnt = accs[ra.accBase[ri] + 2 * vw];
+      cnt = arith::AddIOp::create(
+          sb, loc, cnt,
+          cI64(sb, loc, static_cast<int64_t>(chunks.size()) * cvw));
+    }
+  return accs;
+}
+
+/// The partial kernel's accumulators folded over lanes, then over the
+/// block: per reduction its block values.
+SmallVector<SmallVector<Value>> foldLanesAndBlock(const ReducePlan &p,
+                                                  Kernel &k,
+                                                  const ReduceAccs &ra,
+                                                  OpBuilder &b,
+                                                  ArrayRef<Value> accs) {
+  Location loc = p.loc;
+  const int64_t vw = p.gk.vectorWidth;
+  auto scalarFn = [&](Value v) { return k.scalar(b, v); };
+  SmallVector<SmallVector<Value>> blockVals;
+  unsigned s = 0;
+  for (auto [ri, r] : llvm::enumerate(p.reds)) {
+    ReduceOp red = r;
+    unsigned base = ra.accBase[ri];
+    unsigned ni = red.getInputs().size();
+    SmallVector<Value> acc;
+    if (ra.shifts[ri]) {
+      // The lanes share the shift: their sums add up.
+      Value s1 = accs[base], s2 = accs[base + vw];
+      for (int64_t l = 1; l < vw; ++l) {
+        s1 = arith::AddFOp::create(b, loc, s1, accs[base + l]);
+        s2 = arith::AddFOp::create(b, loc, s2, accs[base + vw + l]);
+      }
+      acc = welfordFromSums(b, loc, red, ra.shifts[ri], ra.bases[ri],
+                            accs[base + 2 * vw], s1, s2);
+    } else {
+      for (unsigned i = 0; i < ni; ++i)
+        acc.push_back(accs[base + i * vw]);
+      for (int64_t l = 1; l < vw; ++l) {
+        SmallVector<Value> x;
+        for (unsigned i = 0; i < ni; ++i)
+          x.push_back(accs[base + i * vw + l]);
+        acc = emitCombine(b, loc, red, acc, x, scalarFn);
+      }
+    }
+    auto smem = k.func.getWorkgroupAttributions().slice(s, ni);
+    SmallVector<Value> smemVals(smem.begin(), smem.end());
+    blockVals.push_back(blockReduce(k, b, red, acc, smemVals));
+    s += ni;
+  }
+  return blockVals;
+}
+
+/// Stage 1: per-block partials (or, with `single`, the final results).
+LogicalResult buildReducePartial(gpu::GPUModuleOp m, const ReducePlan &p) {
+  GroupOp group = p.group;
+  Location loc = p.loc;
+  MLIRContext *ctx = group.getContext();
+  auto i64 = IntegerType::get(ctx, 64);
+  SmallVector<Type> params = commonParams(group);
+  params.push_back(i64); // n
+  params.push_back(i64); // nchunks
+  params.append(p.numPartials, globalPtr(ctx));
+  params.append(p.numOuts, globalPtr(ctx));
+  params.push_back(IntegerType::get(ctx, 32)); // single
+  auto f = createKernel(m, loc, p.gk.kernel, params, p.smemTypes,
+                        p.tiling.blockThreads);
+  Kernel k(group, loc, p.tiling);
+  k.func = f;
+  OpBuilder b = OpBuilder::atBlockBegin(&f.getBody().front());
+  k.setUp(b);
+  Value n = k.extra[0], nchunks = k.extra[1];
+  ValueRange partials = ValueRange(k.extra).slice(2, p.numPartials);
+  ValueRange outs = ValueRange(k.extra).slice(2 + p.numPartials, p.numOuts);
+  Value single = k.extra.back();
+  ReduceAccs ra = initialAccumulators(p, k, b, n, nchunks);
+  auto step = [&](OpBuilder &sb, ArrayRef<Value> chunks, int64_t cvw,
+                  ValueRange iters) -> SmallVector<Value> {
+    return foldReduceChunks(p, k, ra, sb, chunks, cvw, iters, outs);
+  };
+  SmallVector<Value> accs =
+      emitFlatLoops(k, b, n, nchunks, p.gk.vectorWidth, ra.inits, step);
+  SmallVector<SmallVector<Value>> blockVals =
+      foldLanesAndBlock(p, k, ra, b, accs);
+  SmallVector<Value> flatBlock;
+  for (const SmallVector<Value> &v : blockVals)
+    flatBlock.append(v);
+  Value isT0 = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                     k.threadId(b), cI64(b, loc, 0));
+  scf::IfOp::create(b, loc, isT0, [&](OpBuilder &tb, Location l) {
+    Value isSingle = arith::CmpIOp::create(tb, l, arith::CmpIPredicate::ne,
+                                           single, cI32(tb, l, 0));
+    scf::IfOp::create(
+        tb, l, isSingle,
+        [&](OpBuilder &sb, Location sl) {
+          SmallVector<SmallVector<Value>> finals(blockVals);
+          for (auto [ri, base] : llvm::enumerate(ra.bases))
+            if (base)
+              finals[ri] = welfordAddBase(sb, sl, finals[ri], base);
+          emitFinalize(k, sb, p.reds, finals, outs);
+          scf::YieldOp::create(sb, sl);
+        },
+        [&](OpBuilder &pb, Location pl) {
+          Value bid = k.blockId(pb);
+          for (auto [v, pp] : llvm::zip(flatBlock, partials))
+            LLVM::StoreOp::create(pb, pl, v, k.gep(pb, pp, v.getType(), bid),
+                                  byteWidth(v.getType()));
+          scf::YieldOp::create(pb, pl);
+        });
+    scf::YieldOp::create(tb, l);
+  });
+  gpu::ReturnOp::create(b, loc);
+  if (k.failedLeaf)
+    return group.emitOpError("GPU code generation: unsupported value in a "
+                             "reduce group body");
+  return success();
+}
+
+/// The finish kernel's loop over the partials (thread t folds partials
+/// t, t + B, ...): the accumulators after it, one per reduction input.
+scf::ForOp finishLoop(const ReducePlan &p, Kernel &k, OpBuilder &b,
+                      Value count, ValueRange partials,
+                      SmallVector<Value> inits) {
+  Location loc = p.loc;
+  const Tiling &tiling = p.tiling;
+  ArrayRef<Type> partialTypes = p.gk.partialTypes;
+  // Partials base .. base + n - 1 at index i, loaded.
+  auto loadRange = [&](OpBuilder &lb, Location l, Value i, unsigned base,
+                       unsigned n) {
+    SmallVector<Value> xs;
+    for (unsigned j = base; j < base + n; ++j) {
+      Type et = partialTypes[j];
+      xs.push_back(LLVM::LoadOp::create(
+          lb, l, et, k.gep(lb, partials[j], et, i), byteWidth(et)));
+    }
+    return xs;
+  };
+  // Folds into the accumulators `args` reduction by reduction;
+  // `xsFor(base, ni)` gives a reduction's partials (loaded there, or
+  // carried).
+  auto combineInto =
+      [&](OpBuilder &lb, Location l, ValueRange args,
+          function_ref<SmallVector<Value>(unsigned, unsigned)> xsFor) {
+        auto scalarFn = [&](Value v) { return k.scalar(lb, v); };
+        SmallVector<Value> out;
+        unsigned base = 0;
+        for (ReduceOp r : p.reds) {
+          unsigned ni = r.getInputs().size();
+          SmallVector<Value> cur(args.slice(base, ni));
+          out.append(emitCombine(lb, l, r, cur, xsFor(base, ni), scalarFn));
+          base += ni;
+        }
+        return out;
+      };
+  unsigned numAccs = inits.size();
+  unsigned np = partialTypes.size();
+  int64_t depth = tiling.finishPrefetch;
+  if (depth <= 0) {
+    // Each reduction's partials loaded just before their fold.
+    return scf::ForOp::create(
+        b, loc, k.threadId(b), count, cI64(b, loc, tiling.blockThreads),
+        inits, [&](OpBuilder &lb, Location l, Value i, ValueRange args) {
+          scf::YieldOp::create(
+              lb, l, combineInto(lb, l, args, [&](unsigned base, unsigned n) {
+                return loadRange(lb, l, i, base, n);
+              }));
+        });
+  }
+  // Thread t folds partials t, t + B, t + 2B, ... in that order (the same
+  // result as above) while the next `depth` of them are already loading:
+  // they ride along as loop-carried values, so one copy of the combine
+  // serves. A partial past `count` is never folded; its slot holds zeros.
+  int64_t bt = tiling.blockThreads;
+  auto loadOrZero = [&](OpBuilder &lb, Location l, Value i) {
+    Value inRange =
+        arith::CmpIOp::create(lb, l, arith::CmpIPredicate::slt, i, count);
+    auto ifOp =
+        scf::IfOp::create(lb, l, TypeRange(partialTypes), inRange, true);
+    OpBuilder tb = ifOp.getThenBodyBuilder();
+    scf::YieldOp::create(tb, l, loadRange(tb, l, i, 0, np));
+    OpBuilder eb = ifOp.getElseBodyBuilder();
+    SmallVector<Value> zeros;
+    for (Type et : partialTypes)
+      zeros.push_back(arith::ConstantOp::create(
+          eb, l, cast<TypedAttr>(eb.getZeroAttr(et))));
+    scf::YieldOp::create(eb, l, zeros);
+    return SmallVector<Value>(ifOp.getResults());
+  };
+  Value tid = k.threadId(b);
+  SmallVector<Value> carried(inits);
+  for (int64_t u = 0; u < depth; ++u)
+    carried.append(loadOrZero(
+        b, loc,
+        u ? arith::AddIOp::create(b, loc, tid, cI64(b, loc, u * bt)) : tid));
+  return scf::ForOp::create(
+      b, loc, tid, count, cI64(b, loc, bt), carried,
+      [&](OpBuilder &lb, Location l, Value i, ValueRange args) {
+        SmallVector<Value> next = loadOrZero(
+            lb, l, arith::AddIOp::create(lb, l, i, cI64(lb, l, depth * bt)));
+        SmallVector<Value> out = combineInto(
+            lb, l, args.take_front(numAccs), [&](unsigned base, unsigned n) {
+              return SmallVector<Value>(args.slice(numAccs + base, n));
+            });
+        for (int64_t u = 1; u < depth; ++u)
+          llvm::append_range(out, args.slice(numAccs + u * np, np));
+        out.append(next);
+        scf::YieldOp::create(lb, l, out);
+      });
+}
+
+/// Stage 2: one block combines the partials in a fixed order.
+LogicalResult buildReduceFinish(gpu::GPUModuleOp m, const ReducePlan &p) {
+  GroupOp group = p.group;
+  Location loc = p.loc;
+  MLIRContext *ctx = group.getContext();
+  SmallVector<Type> params = commonParams(group);
+  params.push_back(IntegerType::get(ctx, 64)); // count
+  params.append(p.numPartials, globalPtr(ctx));
+  params.append(p.numOuts, globalPtr(ctx));
+  auto f = createKernel(m, loc, p.gk.finishKernel, params, p.smemTypes,
+                        p.tiling.blockThreads);
+  Kernel k(group, loc, p.tiling);
+  k.func = f;
+  OpBuilder b = OpBuilder::atBlockBegin(&f.getBody().front());
+  k.setUp(b);
+  Value count = k.extra[0];
+  ValueRange partials = ValueRange(k.extra).slice(1, p.numPartials);
+  ValueRange outs = ValueRange(k.extra).slice(1 + p.numPartials, p.numOuts);
+  SmallVector<Value> inits;
+  for (ReduceOp r : p.reds)
+    inits.append(accIdentities(b, loc, r));
+  scf::ForOp loop = finishLoop(p, k, b, count, partials, inits);
+  SmallVector<SmallVector<Value>> blockVals;
+  unsigned base = 0;
+  for (ReduceOp r : p.reds) {
+    unsigned ni = r.getInputs().size();
+    SmallVector<Value> acc(loop.getResults().slice(base, ni));
+    auto smem = f.getWorkgroupAttributions().slice(base, ni);
+    SmallVector<Value> smemVals(smem.begin(), smem.end());
+    blockVals.push_back(blockReduce(k, b, r, acc, smemVals));
+    base += ni;
+  }
+  Value isT0 = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                     k.threadId(b), cI64(b, loc, 0));
+  scf::IfOp::create(b, loc, isT0, [&](OpBuilder &tb, Location l) {
+    // Welford partials hold mean - x[0]: add the base back.
+    SmallVector<SmallVector<Value>> finals(blockVals);
+    for (auto [ri, r] : llvm::enumerate(p.reds)) {
+      ReduceOp red = r;
+      if (red.hasBuiltinKinds())
+        continue;
+      Value nonEmpty = cmpI(tb, l, arith::CmpIPredicate::sgt, finals[ri][0],
+                            cI64(tb, l, 0));
+      Value base = emitGuardedX(k, tb, red, welfordAccType(red),
+                                cI64(tb, l, 0), nonEmpty);
+      finals[ri] = welfordAddBase(tb, l, finals[ri], base);
+    }
+    emitFinalize(k, tb, p.reds, finals, outs);
+    scf::YieldOp::create(tb, l);
+  });
+  gpu::ReturnOp::create(b, loc);
+  if (k.failedLeaf)
+    return group.emitOpError("GPU code generation: unsupported value in a "
+                             "reduce group body");
+  return success();
+}
+
+} // namespace
+
+static FailureOr<GroupKernels> buildReduce(gpu::GPUModuleOp m, GroupOp group,
+                                           StringRef prefix,
+                                           const Tiling &tiling) {
+  ReducePlan plan(group, tiling);
+  if (failed(planReduce(plan, prefix)) ||
+      failed(buildReducePartial(m, plan)) ||
+      failed(buildReduceFinish(m, plan)))
+    return failure();
+  return plan.gk;
 }
 
 //===----------------------------------------------------------------------===//

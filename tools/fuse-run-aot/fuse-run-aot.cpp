@@ -5,15 +5,16 @@
 //              [--repeat N] [--seed S] [--save-inputs]
 //
 // Runs an entry of a shared library made by `fuse-compile --emit=shared`
-// on the GPU, with fuse-run's flags and semantics (see Runner.h). Needs
-// only the fuse runtime: it is built by the runtime's CMake (cmake -S
-// runtime, FUSE_RUNTIME_BUILD_RUN_AOT), so it runs where LLVM and MLIR are
-// not installed.
+// on the GPU, with fuse-run's flags and semantics (see
+// fuse/ToolSupport/AOTRunner.h, tools/support). Needs only the fuse
+// runtime: the runtime's standalone CMake builds it too (cmake -S runtime,
+// FUSE_RUNTIME_BUILD_RUN_AOT), so it runs where LLVM and MLIR are not
+// installed.
 //
 //===----------------------------------------------------------------------===//
 
-#include "HostArray.h"
-#include "Runner.h"
+#include "fuse/ToolSupport/AOTRunner.h"
+#include "fuse/ToolSupport/HostArray.h"
 
 #include <cerrno>
 #include <cstdio>

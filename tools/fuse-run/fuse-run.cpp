@@ -25,17 +25,18 @@
 //
 // --gpu compiles the module with fuse-compile's code path
 // (../fuse-compile/AOTCompile.h) into a temporary shared library and
-// manifest and hands them to fuse-run-aot's runner (../fuse-run-aot/
-// Runner.h), linked in where the runtime is built. Arguments, .npy files,
-// printing and timing are shared with fuse-run-aot (HostArray.h, no LLVM).
+// manifest and hands them to the runner fuse-run-aot uses
+// (fuse/ToolSupport/AOTRunner.h, tools/support), linked in where the
+// runtime is built. Arguments, .npy files, printing and timing are shared
+// with fuse-run-aot (fuse/ToolSupport/HostArray.h, no LLVM).
 //
 //===----------------------------------------------------------------------===//
 
 #include "AOTCompile.h"
-#include "HostArray.h"
-#include "Npy.h"
+#include "fuse/ToolSupport/HostArray.h"
+#include "fuse/ToolSupport/Npy.h"
 #ifdef FUSE_RUN_HAVE_RUNTIME
-#include "Runner.h"
+#include "fuse/ToolSupport/AOTRunner.h"
 #endif
 
 #include "fuse/Dialect/Fuse/Utils/EntrySizeChecks.h"

@@ -2,11 +2,12 @@
 //
 // Enough JSON (RFC 8259) for the manifests fuse-compile writes: objects,
 // arrays, strings (with \uXXXX escapes, encoded as UTF-8), numbers, true,
-// false and null. No LLVM: fuse-run-aot builds with the runtime alone.
+// false and null. Private to FuseAOTRunner. No LLVM: fuse-run-aot builds
+// with the runtime alone.
 //
 //===----------------------------------------------------------------------===//
-#ifndef FUSE_TOOLS_FUSE_RUN_AOT_JSON_H
-#define FUSE_TOOLS_FUSE_RUN_AOT_JSON_H
+#ifndef FUSE_TOOLSUPPORT_JSON_H
+#define FUSE_TOOLSUPPORT_JSON_H
 
 #include <cstdint>
 #include <string>
@@ -39,4 +40,4 @@ bool parse(const std::string &text, Value &out, std::string &error);
 } // namespace json
 } // namespace fuse
 
-#endif // FUSE_TOOLS_FUSE_RUN_AOT_JSON_H
+#endif // FUSE_TOOLSUPPORT_JSON_H

@@ -8,8 +8,8 @@
 // truncated files are rejected with a message; nothing here aborts.
 //
 //===----------------------------------------------------------------------===//
-#ifndef FUSE_TOOLS_FUSE_RUN_NPY_H
-#define FUSE_TOOLS_FUSE_RUN_NPY_H
+#ifndef FUSE_TOOLSUPPORT_NPY_H
+#define FUSE_TOOLSUPPORT_NPY_H
 
 #include <cstdint>
 #include <string>
@@ -57,4 +57,4 @@ std::vector<uint8_t> serialize(const Array &array);
 } // namespace npy
 } // namespace fuse
 
-#endif // FUSE_TOOLS_FUSE_RUN_NPY_H
+#endif // FUSE_TOOLSUPPORT_NPY_H

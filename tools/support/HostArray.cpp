@@ -1,4 +1,4 @@
-//===- HostArray.cpp - fuse-run's arguments and results on the host -------===//
+//===- HostArray.cpp - the tools' arguments and results on host -----------===//
 //
 // Moved out of fuse-run.cpp (without LLVM) so that fuse-run-aot shares it.
 // f16 and bf16 conversions are done here by hand, rounding to nearest with
@@ -6,7 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "HostArray.h"
+#include "fuse/ToolSupport/HostArray.h"
 
 #include <algorithm>
 #include <cerrno>

@@ -1,4 +1,4 @@
-//===- Runner.h - run an AOT-compiled fuse entry on the GPU -----*- C++ -*-===//
+//===- AOTRunner.h - run an AOT-compiled fuse entry on the GPU --*- C++ -*-===//
 //
 // The runner behind fuse-run-aot and `fuse-run --gpu`: loads a shared
 // library and its signature manifest made by `fuse-compile --emit=shared`
@@ -11,11 +11,12 @@
 // Every argument error is reported before the GPU is touched; every
 // runtime error (fuse_init without a device, out of memory, a failed
 // launch) is reported with fuse_last_error_message() and exit status 1.
-// Needs only the runtime (no LLVM or MLIR).
+// Needs only the runtime (no LLVM or MLIR): library FuseAOTRunner
+// (tools/support), built where the runtime is.
 //
 //===----------------------------------------------------------------------===//
-#ifndef FUSE_TOOLS_FUSE_RUN_AOT_RUNNER_H
-#define FUSE_TOOLS_FUSE_RUN_AOT_RUNNER_H
+#ifndef FUSE_TOOLSUPPORT_AOTRUNNER_H
+#define FUSE_TOOLSUPPORT_AOTRUNNER_H
 
 #include <cstdint>
 #include <string>
@@ -43,4 +44,4 @@ int runAOT(const AOTRunOptions &options);
 } // namespace run
 } // namespace fuse
 
-#endif // FUSE_TOOLS_FUSE_RUN_AOT_RUNNER_H
+#endif // FUSE_TOOLSUPPORT_AOTRUNNER_H

@@ -8,7 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Npy.h"
+#include "fuse/ToolSupport/Npy.h"
 
 #include <cctype>
 #include <cerrno>

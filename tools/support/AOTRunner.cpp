@@ -1,4 +1,4 @@
-//===- Runner.cpp - run an AOT-compiled fuse entry on the GPU -------------===//
+//===- AOTRunner.cpp - run an AOT-compiled fuse entry on the GPU ----------===//
 //
 // Order of work (so that bad arguments never reach the GPU): manifest,
 // entry, --arg specs and inputs, result sizes, the library and its packed
@@ -9,10 +9,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Runner.h"
+#include "fuse/ToolSupport/AOTRunner.h"
 
-#include "HostArray.h"
 #include "Json.h"
+#include "fuse/ToolSupport/HostArray.h"
 
 #include "fuse_runtime.h"
 

@@ -1,19 +1,20 @@
-//===- HostArray.h - fuse-run's arguments and results on the host -*- C++ -*-===//
+//===- HostArray.h - the tools' arguments and results on host ---*- C++ -*-===//
 //
 // What fuse-run (CPU, JIT) and fuse-run-aot (GPU, AOT artifacts) share:
 // element types, host arrays, the --arg SPEC forms (PATH.npy, rand:SHAPE,
 // scalar:VALUE), the rand: generator, .npy reading and writing, numpy-like
-// printing and the --repeat summary. No LLVM or MLIR: fuse-run-aot is built
-// with the runtime's CMake on the GPU machine, which has neither.
+// printing and the --repeat summary (library FuseToolSupport, tools/support).
+// No LLVM or MLIR: fuse-run-aot is built with the runtime's CMake on the
+// GPU machine, which has neither.
 //
 // Errors go through fail(): "<program>: <message>" on stderr and exit
 // status 1 (the tools are built without exceptions).
 //
 //===----------------------------------------------------------------------===//
-#ifndef FUSE_TOOLS_FUSE_RUN_HOSTARRAY_H
-#define FUSE_TOOLS_FUSE_RUN_HOSTARRAY_H
+#ifndef FUSE_TOOLSUPPORT_HOSTARRAY_H
+#define FUSE_TOOLSUPPORT_HOSTARRAY_H
 
-#include "Npy.h"
+#include "fuse/ToolSupport/Npy.h"
 
 #include <cstdint>
 #include <optional>
@@ -125,4 +126,4 @@ std::string formatTimes(std::vector<double> ms);
 } // namespace run
 } // namespace fuse
 
-#endif // FUSE_TOOLS_FUSE_RUN_HOSTARRAY_H
+#endif // FUSE_TOOLSUPPORT_HOSTARRAY_H

@@ -5,8 +5,8 @@
 // failure blocks and the helpers (runtime calls with status checks,
 // stack slots, globals, device temporaries, kernel launches), and
 // ShapeInfer computes the sizes of a group's results on the host. Used
-// by FuseToGPU.cpp, which builds the host function of each entry.
-// Not installed.
+// by HostEntry.cpp and HostLaunch.cpp, which build the host function of
+// each entry. Not installed.
 //
 //===----------------------------------------------------------------------===//
 #ifndef FUSE_LIB_CONVERSION_FUSETOGPU_HOSTBUILDER_H

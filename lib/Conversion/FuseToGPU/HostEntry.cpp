@@ -1,0 +1,545 @@
+//===- HostEntry.cpp - the host function of one entry ---------------------===//
+//
+// HostEntry's steps in the order they build the host function: the kernel
+// handles (loaded at the first group), the host values of the entry's
+// arguments, the checks of the caller's buffers and sizes, then for each
+// op of the entry its host value (scalar ops, tensor.dim) or, for a fused
+// group, its result sizes, the checks of its outputs, its result buffers
+// and its launch (HostLaunch.cpp); last the filter counts and the exits
+// that free the temporaries.
+//
+//===----------------------------------------------------------------------===//
+
+#include "HostEntry.h"
+
+#include "fuse/Conversion/FuseToGPU/FuseToGPU.h"
+#include "fuse/Dialect/Fuse/IR/FuseOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+namespace fuse {
+namespace gpugen {
+
+HostEntry::HostEntry(ModuleOp module, func::FuncOp fn, func::FuncOp host,
+                     MutableArrayRef<std::pair<GroupOp, GroupKernels>> groups,
+                     const EntrySignature &sig)
+    : fn(fn), oldBody(fn.getBody().front()),
+      ret(cast<func::ReturnOp>(oldBody.getTerminator())),
+      name(fn.getSymName().str()), loc(fn.getLoc()), h(module, host, loc),
+      groups(groups), sig(sig) {}
+
+LogicalResult HostEntry::build() {
+  func::FuncOp host = h.fn;
+  h.entry = host.addEntryBlock();
+  h.fail = new Block();
+  host.getBody().push_back(h.fail);
+  h.fail->addArgument(h.i32(), loc);
+  h.b.setInsertionPointToStart(h.entry);
+  h.stream = h.entry->getArgument(sig.streamArg);
+
+  declareKernels();
+  mapArguments();
+  checkArguments();
+  unsigned groupIdx = 0;
+  for (Operation &op : oldBody) {
+    if (isa<func::ReturnOp>(op))
+      break;
+    if (auto g = dyn_cast<GroupOp>(op)) {
+      unsigned gIdx = groupIdx++;
+      if (failed(convertGroup(g, groups[gIdx].second, gIdx)))
+        return failure();
+    } else if (failed(mapScalarOp(op))) {
+      return failure();
+    }
+  }
+  if (failed(storeCounts()))
+    return failure();
+  buildExits();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Kernel handles and host values
+//===----------------------------------------------------------------------===//
+
+void HostEntry::declareKernels() {
+  Type ptrTy = h.ptrTy();
+  // Kernel handles, loaded once (the first handle is the "ready" flag).
+  for (auto &[g, gk] : groups) {
+    kernelNames.push_back(gk.kernel);
+    for (const std::string &k :
+         {gk.finishKernel, gk.narrowKernel, gk.narrowScalarKernel,
+          gk.longKernel, gk.stagedKernel, gk.stagedWideKernel})
+      if (!k.empty())
+        kernelNames.push_back(k);
+  }
+  for (StringRef k : kernelNames)
+    handleGlobals.push_back(
+        h.global(("__fuse_fn_" + k).str(), ptrTy, nullptr, false, 8));
+  smGlobal = h.global("__fuse_sm_" + name, h.i64(), h.b.getI64IntegerAttr(0),
+                      false, 8);
+  std::string kmod = kKernelModuleName;
+  image = h.global(kmod + kImageSuffix,
+                   LLVM::LLVMArrayType::get(h.b.getI8Type(), 1),
+                   h.b.getStringAttr(StringRef("\0", 1)), true, 16);
+  imageSize = h.global(kmod + kImageSizeSuffix, h.i64(),
+                       h.b.getI64IntegerAttr(0), true, 8);
+  loaded = handleGlobals.empty();
+}
+
+// Loaded at the first group, after its argument checks: a call whose
+// buffers overlap is rejected before anything touches the device.
+void HostEntry::ensureLoaded() {
+  if (loaded)
+    return;
+  loaded = true;
+  Type ptrTy = h.ptrTy();
+  Value first = LLVM::LoadOp::create(
+      h.b, loc, ptrTy, h.addressOf(handleGlobals[0]), 8, false, false, false,
+      false, LLVM::AtomicOrdering::acquire);
+  Value isNull = LLVM::ICmpOp::create(h.b, loc, LLVM::ICmpPredicate::eq, first,
+                                      LLVM::ZeroOp::create(h.b, loc, ptrTy));
+  h.ifThen(isNull, [&] {
+    h.check(h.call("fuse_init", {}));
+    Value modSlot = h.slot(ptrTy);
+    Value size = h.load(h.i64(), h.addressOf(imageSize));
+    h.check(h.call("fuse_module_load", {h.addressOf(image), size, modSlot}));
+    Value module = h.load(ptrTy, modSlot);
+    Value i32Slot = h.slot(h.i32());
+    Value maj = h.slot(h.i32()), min = h.slot(h.i32());
+    h.check(h.call("fuse_device_info", {maj, min, i32Slot}));
+    Value sm =
+        arith::ExtSIOp::create(h.b, loc, h.i64(), h.load(h.i32(), i32Slot));
+    LLVM::StoreOp::create(h.b, loc, sm, h.addressOf(smGlobal), 8, false, false,
+                          false, LLVM::AtomicOrdering::monotonic);
+    SmallVector<Value> handles;
+    for (StringRef k : kernelNames) {
+      std::string gname = "__fuse_name_" + k.str();
+      std::string text = k.str();
+      text.push_back('\0');
+      auto ng = h.global(gname,
+                         LLVM::LLVMArrayType::get(h.b.getI8Type(), text.size()),
+                         h.b.getStringAttr(text), true, 1);
+      Value fslot = h.slot(ptrTy);
+      h.check(
+          h.call("fuse_module_get_function", {module, h.addressOf(ng), fslot}));
+      handles.push_back(h.load(ptrTy, fslot));
+    }
+    // Publish the first handle last.
+    for (int i = handles.size() - 1; i >= 0; --i)
+      LLVM::StoreOp::create(h.b, loc, handles[i], h.addressOf(handleGlobals[i]),
+                            8, false, false, false,
+                            i == 0 ? LLVM::AtomicOrdering::release
+                                   : LLVM::AtomicOrdering::monotonic);
+  });
+  for (auto [k, g] : llvm::zip(kernelNames, handleGlobals))
+    handle[k] =
+        LLVM::LoadOp::create(h.b, loc, ptrTy, h.addressOf(g), 8, false, false,
+                             false, false, LLVM::AtomicOrdering::monotonic);
+  h.smCount = LLVM::LoadOp::create(h.b, loc, h.i64(), h.addressOf(smGlobal), 8,
+                                   false, false, false, false,
+                                   LLVM::AtomicOrdering::monotonic);
+}
+
+void HostEntry::mapArguments() {
+  // Host values of the old function's values.
+  unsigned p = 0;
+  for (auto [i, a] : llvm::enumerate(oldBody.getArguments())) {
+    if (auto tt = tensorTy(a)) {
+      HostTensor ht;
+      ht.ptr = h.entry->getArgument(p++);
+      for (int64_t d = 0; d < tt.getRank(); ++d) {
+        ht.dims.push_back(h.entry->getArgument(p++));
+        ht.dimText.push_back(sig.argNames[i] + "_d" + std::to_string(d));
+      }
+      tensors[a] = ht;
+    } else {
+      Value v = h.entry->getArgument(p++);
+      scalarMap.map(a, v);
+      scalarText[a] = {v, sig.argNames[i]};
+    }
+  }
+  // Which group results are function results.
+  for (auto [i, r] : llvm::enumerate(ret.getOperands()))
+    resultIndex.try_emplace(r, i);
+  resultText.resize(ret.getNumOperands());
+}
+
+/// The host value of `op`, a tensor.dim or a scalar op of the entry.
+LogicalResult HostEntry::mapScalarOp(Operation &op) {
+  if (auto dim = dyn_cast<tensor::DimOp>(op)) {
+    auto it = tensors.find(dim.getSource());
+    std::optional<int64_t> c = dim.getConstantIndex();
+    if (it == tensors.end() || !c)
+      return dim.emitOpError("GPU code generation: tensor.dim needs a "
+                             "constant index on a known tensor");
+    if (*c < 0 || *c >= static_cast<int64_t>(it->second.dims.size()))
+      return dim.emitOpError("index ")
+             << *c << " is out of range for a tensor of rank "
+             << it->second.dims.size();
+    Value v = it->second.dims[*c];
+    scalarMap.map(dim.getResult(), v);
+    scalarText[dim.getResult()] = {v, it->second.dimText[*c]};
+    return success();
+  }
+  // Scalar op: clone on the host (index becomes i64).
+  if (auto cst = dyn_cast<arith::ConstantOp>(op);
+      cst && cst.getType().isIndex()) {
+    int64_t v = cast<IntegerAttr>(cst.getValue()).getInt();
+    Value n = h.c64(v);
+    scalarMap.map(cst.getResult(), n);
+    scalarText[cst.getResult()] = {n, std::to_string(v)};
+    return success();
+  }
+  if (isa<arith::IndexCastOp, arith::IndexCastUIOp>(op)) {
+    // Host indices are i64 already.
+    Value in = scalarMap.lookupOrNull(op.getOperand(0));
+    Type rt = op.getResult(0).getType();
+    if (!in)
+      return op.emitOpError("GPU code generation: operand not available "
+                            "on the host");
+    Value n = in;
+    if (!rt.isIndex() && rt != in.getType()) {
+      unsigned w = rt.getIntOrFloatBitWidth(),
+               iw = in.getType().getIntOrFloatBitWidth();
+      if (w < iw)
+        n = arith::TruncIOp::create(h.b, loc, rt, in);
+      else if (isa<arith::IndexCastOp>(op))
+        n = arith::ExtSIOp::create(h.b, loc, rt, in);
+      else
+        n = arith::ExtUIOp::create(h.b, loc, rt, in);
+    }
+    scalarMap.map(op.getResult(0), n);
+    auto t = scalarText.find(op.getOperand(0));
+    scalarText[op.getResult(0)] = {n, t != scalarText.end() ? t->second.second
+                                                            : std::string("?")};
+    return success();
+  }
+  Operation *c = h.b.clone(op, scalarMap);
+  for (auto [o, n] : llvm::zip(op.getResults(), c->getResults())) {
+    if (n.getType().isIndex())
+      n.setType(h.i64());
+    scalarText[o] = {n, "?"};
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Argument checks: byte ranges of the caller's buffers
+//===----------------------------------------------------------------------===//
+
+Value HostEntry::extentBytes(RankedTensorType t, ArrayRef<Value> dims) {
+  Value bytes = h.c64(byteWidth(t.getElementType()));
+  for (Value v : dims)
+    bytes = h.mul(bytes, v);
+  return bytes;
+}
+
+Value HostEntry::addr(Value p) {
+  return LLVM::PtrToIntOp::create(h.b, loc, h.i64(), p).getResult();
+}
+
+// [a, a + na) and [b, b + nb) share a byte (empty ranges share none).
+Value HostEntry::overlaps(const Extent &x, const Extent &y) {
+  Value a = addr(x.ptr), b = addr(y.ptr);
+  auto ult = [&](Value l, Value r) {
+    return arith::CmpIOp::create(h.b, loc, arith::CmpIPredicate::ult, l, r)
+        .getResult();
+  };
+  Value zero = h.c64(0);
+  return h.andI(h.andI(ult(a, h.add(b, y.bytes)), ult(b, h.add(a, x.bytes))),
+                h.andI(ult(zero, x.bytes), ult(zero, y.bytes)));
+}
+
+Value HostEntry::sameBuffer(const Extent &x, const Extent &y) {
+  auto eq = [&](Value l, Value r) {
+    return arith::CmpIOp::create(h.b, loc, arith::CmpIPredicate::eq, l, r)
+        .getResult();
+  };
+  return h.andI(eq(addr(x.ptr), addr(y.ptr)), eq(x.bytes, y.bytes));
+}
+
+LLVM::GlobalOp HostEntry::messageGlobal(const std::string &message) {
+  std::string text = message;
+  text.push_back('\0');
+  return h.global("__fuse_msg_" + name + "_" + std::to_string(numMessages++),
+                  LLVM::LLVMArrayType::get(h.b.getI8Type(), text.size()),
+                  h.b.getStringAttr(text), true, 1);
+}
+
+// Returns FUSE_ERROR_INVALID_ARGUMENT with `message` when `cond` holds.
+void HostEntry::rejectIf(Value cond, const std::string &message) {
+  auto g = messageGlobal(message);
+  h.ifThen(cond, [&] {
+    h.check(h.call("fuse_set_error",
+                   {h.c32(1 /*FUSE_ERROR_INVALID_ARGUMENT*/), h.addressOf(g)}));
+  });
+}
+
+// A NULL buffer that is not empty.
+void HostEntry::rejectNull(const Extent &x) {
+  Value isNull = arith::CmpIOp::create(h.b, loc, arith::CmpIPredicate::eq,
+                                       addr(x.ptr), h.c64(0));
+  Value nonEmpty = arith::CmpIOp::create(h.b, loc, arith::CmpIPredicate::ugt,
+                                         x.bytes, h.c64(0));
+  rejectIf(h.andI(isNull, nonEmpty),
+           name + ": " + x.what + " is NULL but not empty");
+}
+
+Value HostEntry::boundaryValue(const BoundarySize &bs) {
+  switch (bs.kind) {
+  case BoundarySize::Kind::ArgDim:
+    return tensors[oldBody.getArgument(bs.arg)].dims[bs.dim];
+  case BoundarySize::Kind::ScalarArg:
+    return scalarMap.lookup(oldBody.getArgument(bs.arg));
+  case BoundarySize::Kind::Constant:
+    return h.c64(bs.value);
+  }
+  return Value();
+}
+
+void HostEntry::checkArguments() {
+  for (auto [i, a] : llvm::enumerate(oldBody.getArguments()))
+    if (auto tt = tensorTy(a)) {
+      const HostTensor &ht = tensors[a];
+      userInputs.push_back(
+          {a, Extent{ht.ptr, extentBytes(tt, ht.dims), sig.argNames[i]}});
+    }
+  for (auto &[arg, in] : userInputs)
+    rejectNull(in);
+  // The sizes the pipeline needs equal (or non-negative), from one analysis
+  // of the IR (EntrySizeChecks.h), before anything touches the device: a
+  // mismatch would read or write past a buffer. The runtime formats the
+  // message with both sizes.
+  for (const SizeCheck &c : entrySizeChecks(fn)) {
+    Value l = boundaryValue(c.lhs), r = boundaryValue(c.rhs);
+    Value bad =
+        c.kind == SizeCheck::Kind::NonNegative
+            ? arith::CmpIOp::create(h.b, loc, arith::CmpIPredicate::slt, l,
+                                    h.c64(0))
+            : arith::CmpIOp::create(h.b, loc, arith::CmpIPredicate::ne, l, r);
+    auto g = messageGlobal(c.messageFormat(name));
+    h.ifThen(bad, [&] {
+      h.check(h.call(
+          "fuse_set_size_error",
+          {h.c32(1 /*FUSE_ERROR_INVALID_ARGUMENT*/), h.addressOf(g), l, r}));
+    });
+  }
+}
+
+// Why result `resNo` of group `g` (step `gIdx`) cannot be computed into
+// the buffer of argument `arg`, or "" when it can: the step's kernel
+// reads every element of `arg` it uses at the element it writes, before
+// writing it, in the same thread (elementwise and grid-stride kernels) or
+// before any later tile writes it (scan and filter tiles: a tile writes
+// only after every earlier tile has loaded its elements), and no later
+// step reads `arg`.
+std::string HostEntry::inPlaceProblem(GroupOp g, const GroupKernels &gk,
+                                      unsigned gIdx, unsigned resNo,
+                                      BlockArgument arg, StringRef argName) {
+  auto rt = tensorTy(g.getResult(resNo));
+  if (rt.getElementType() != tensorTy(arg).getElementType())
+    return "the element types differ";
+  bool planOk = gk.plan == GroupPlan::Elementwise ||
+                gk.plan == GroupPlan::Scan || gk.plan == GroupPlan::Filter ||
+                gk.plan == GroupPlan::LineScan ||
+                (gk.plan == GroupPlan::Reduce && rt.getRank() > 0);
+  if (!planOk)
+    return "in-place use is not supported for reductions and row kernels";
+  Block &body = g.getBody().front();
+  for (auto [i, operand] : llvm::enumerate(g.getOperands())) {
+    if (operand != arg)
+      continue;
+    for (Operation *user : body.getArgument(i).getUsers()) {
+      if (auto ga = dyn_cast<GatherOp>(user);
+          ga && ga.getSource() == body.getArgument(i))
+        return (argName + " is gathered from").str();
+      if (isa<BroadcastOp>(user))
+        return (argName + " is broadcast").str();
+    }
+  }
+  for (unsigned m = gIdx + 1; m < groups.size(); ++m)
+    if (llvm::is_contained(groups[m].first.getOperands(), Value(arg)))
+      return ("a later step reads " + argName).str();
+  return "";
+}
+
+//===----------------------------------------------------------------------===//
+// One group
+//===----------------------------------------------------------------------===//
+
+LogicalResult HostEntry::convertGroup(GroupOp g, GroupKernels &gk,
+                                      unsigned gIdx) {
+  // A group without results computes nothing observable (fuse groups
+  // have no side effects): nothing to launch.
+  if (g.getNumResults() == 0)
+    return success();
+  GroupLaunch l(h, g, gk);
+  if (failed(bindOperands(l)))
+    return failure();
+  // Result sizes.
+  SmallVector<SmallVector<Value>> dimsOf(g.getNumResults());
+  SmallVector<SmallVector<std::string>> dimTextOf(g.getNumResults());
+  for (auto [j, res] : llvm::enumerate(g.getResults())) {
+    Value y = g.getYield().getValues()[j];
+    if (failed(l.shapes.dims(y, dimsOf[j], dimTextOf[j])))
+      return g.emitOpError("GPU code generation: cannot compute the size "
+                           "of result #")
+             << j << " on the host";
+  }
+  checkOutputs(l, gIdx, dimsOf);
+  ensureLoaded();
+  allocateResults(l, dimsOf, dimTextOf);
+  l.maxGrid = gk.tiling.grid > 0 ? h.c64(gk.tiling.grid)
+                                 : h.mul(h.maxI(h.smCount, h.c64(1)),
+                                         h.c64(gk.tiling.blocksPerSM));
+  return launch(l);
+}
+
+/// Common kernel arguments and the body's view of the operands.
+LogicalResult HostEntry::bindOperands(GroupLaunch &l) {
+  GroupOp g = l.g;
+  for (auto [operand, barg] :
+       llvm::zip(g.getOperands(), l.body.getArguments())) {
+    if (tensorTy(operand)) {
+      auto it = tensors.find(operand);
+      if (it == tensors.end())
+        return g.emitOpError("GPU code generation: operand not available on "
+                             "the host");
+      l.common.push_back(it->second.ptr);
+      l.common.append(it->second.dims);
+      l.bodyArgs[barg] = it->second;
+    } else {
+      Value v = scalarMap.lookupOrNull(operand);
+      if (!v)
+        return g.emitOpError("GPU code generation: scalar operand not "
+                             "available on the host");
+      l.common.push_back(v);
+      auto t = scalarText.find(operand);
+      l.bodyScalars[barg] = {v, t != scalarText.end() ? t->second.second
+                                                      : std::string("?")};
+    }
+  }
+  // Body scalars defined by constants can size broadcasts/iotas.
+  for (Operation &bop : l.body)
+    if (auto c = dyn_cast<arith::ConstantOp>(bop))
+      if (auto ia = dyn_cast<IntegerAttr>(c.getValue())) {
+        Value v = h.c64(ia.getInt());
+        l.bodyScalars[c.getResult()] = {v, std::to_string(ia.getInt())};
+      }
+  return success();
+}
+
+// The caller's output buffers may not overlap an input or another
+// output, except an output that is exactly an input's buffer where this
+// step computes in place safely (see inPlaceProblem).
+void HostEntry::checkOutputs(GroupLaunch &l, unsigned gIdx,
+                             ArrayRef<SmallVector<Value>> dimsOf) {
+  GroupOp g = l.g;
+  for (auto [j, res] : llvm::enumerate(g.getResults())) {
+    auto ri = resultIndex.find(res);
+    if (ri == resultIndex.end())
+      continue;
+    unsigned k = ri->second;
+    Extent o{h.entry->getArgument(sig.firstResultArg + k),
+             extentBytes(tensorTy(res), dimsOf[j]), "out" + std::to_string(k)};
+    for (auto &[arg, in] : userInputs) {
+      std::string problem = inPlaceProblem(g, l.gk, gIdx, j, arg, in.what);
+      std::string what = name + ": " + o.what + " and " + in.what;
+      if (problem.empty()) {
+        rejectIf(h.andI(overlaps(o, in), h.notI(sameBuffer(o, in))),
+                 what + " overlap without being the same buffer (" + o.what +
+                     " == " + in.what +
+                     ", in place, is supported here; other overlaps are "
+                     "not)");
+      } else {
+        rejectIf(overlaps(o, in), what + " overlap; " + o.what +
+                                      " cannot be computed in place of " +
+                                      in.what + ": " + problem);
+      }
+    }
+    rejectNull(o);
+    for (const Extent &p : userOutputs)
+      rejectIf(overlaps(o, p),
+               name + ": " + o.what + " and " + p.what + " overlap");
+    userOutputs.push_back(o);
+  }
+}
+
+/// Result buffers: the caller's outputs, else device temporaries.
+void HostEntry::allocateResults(GroupLaunch &l,
+                                ArrayRef<SmallVector<Value>> dimsOf,
+                                ArrayRef<SmallVector<std::string>> dimTextOf) {
+  for (auto [j, res] : llvm::enumerate(l.g.getResults())) {
+    const SmallVector<Value> &d = dimsOf[j];
+    const SmallVector<std::string> &dt = dimTextOf[j];
+    Value buf;
+    auto ri = resultIndex.find(res);
+    if (ri != resultIndex.end()) {
+      buf = h.entry->getArgument(sig.firstResultArg + ri->second);
+      std::string s;
+      for (auto [k, t] : llvm::enumerate(dt))
+        s += (k ? " x " : "") + t;
+      resultText[ri->second] = dt.empty() ? "1 element" : s;
+    } else {
+      buf = h.allocTemp(extentBytes(tensorTy(res), d));
+    }
+    l.outs.push_back(buf);
+    l.outDims.push_back(d);
+    tensors[res] = HostTensor{buf, d, dt};
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// The counts and the exits
+//===----------------------------------------------------------------------===//
+
+// Every count: the size the host computed for the result (a filter's
+// kept count, also for values computed from the kept elements).
+LogicalResult HostEntry::storeCounts() {
+  Type ptrTy = h.ptrTy();
+  for (auto [i, r] : llvm::enumerate(ret.getOperands())) {
+    if (sig.countArg[i] < 0)
+      continue;
+    auto it = tensors.find(r);
+    if (it == tensors.end() || it->second.dims.size() != 1)
+      return fn.emitOpError("GPU code generation: no size for result #")
+             << i << " on the host";
+    Value dst = h.entry->getArgument(sig.countArg[i]);
+    Value notNull = LLVM::ICmpOp::create(h.b, loc, LLVM::ICmpPredicate::ne, dst,
+                                         LLVM::ZeroOp::create(h.b, loc, ptrTy));
+    h.ifThen(notNull, [&] { h.store(it->second.dims[0], dst); });
+    auto g = r.getDefiningOp<GroupOp>();
+    bool own = g && g.getYield()
+                        .getValues()[cast<OpResult>(r).getResultNumber()]
+                        .getDefiningOp<FilterOp>();
+    if (!own) // a filter's own result has its capacity text already
+      resultText[i] = "capacity: the size of the filtered input; the first "
+                      "*out" +
+                      std::to_string(i) + "_count elements are written";
+  }
+  return success();
+}
+
+// Normal exit and the failure exit both free the temporaries.
+void HostEntry::buildExits() {
+  Type ptrTy = h.ptrTy();
+  auto freeTemps = [&](OpBuilder &fb) {
+    for (Value s : h.tempSlots) {
+      Value p = LLVM::LoadOp::create(fb, loc, ptrTy, s);
+      func::CallOp::create(fb, loc, h.declare("fuse_free", {ptrTy, ptrTy}),
+                           ValueRange{p, h.stream});
+    }
+  };
+  freeTemps(h.b);
+  func::ReturnOp::create(h.b, loc, ValueRange{h.c32(0)});
+  OpBuilder fb = OpBuilder::atBlockBegin(h.fail);
+  freeTemps(fb);
+  func::ReturnOp::create(fb, loc, ValueRange{h.fail->getArgument(0)});
+}
+
+} // namespace gpugen
+} // namespace fuse

@@ -1,0 +1,161 @@
+//===- HostEntry.h - the host function of one entry -------------*- C++ -*-===//
+//
+// HostEntry builds the host function of one entry of convert-fuse-to-gpu:
+// the kernel handles loaded on first use, the checks of the caller's
+// arguments, the host values of the entry's scalars and tensors and, for
+// each fused group, its result buffers and the launch of its kernel
+// family (HostEntry.cpp; the launches of each family's GroupKernels plan
+// in HostLaunch.cpp). FuseToGPU.cpp builds the kernels and the entry's
+// C declaration and drives it. Not installed.
+//
+//===----------------------------------------------------------------------===//
+#ifndef FUSE_LIB_CONVERSION_FUSETOGPU_HOSTENTRY_H
+#define FUSE_LIB_CONVERSION_FUSETOGPU_HOSTENTRY_H
+
+#include "HostBuilder.h"
+#include "KernelGen.h"
+
+#include "fuse/Dialect/Fuse/Utils/EntrySizeChecks.h"
+
+#include "mlir/IR/IRMapping.h"
+
+#include <string>
+
+namespace fuse {
+namespace gpugen {
+
+/// The C-ABI signature of an entry's host function: its argument types,
+/// its C declaration and the start of its documentation comment.
+struct EntrySignature {
+  SmallVector<Type> argTypes;
+  std::string decl, doc;
+  /// The C names of the entry's arguments ("in0", ...).
+  SmallVector<std::string> argNames;
+  /// The argument of the first output pointer.
+  unsigned firstResultArg = 0;
+  /// Per result, the argument of its count pointer (-1: none).
+  SmallVector<int> countArg;
+  unsigned streamArg = 0;
+};
+
+/// One group's launch under construction: what the launch of each kernel
+/// family reads.
+struct GroupLaunch {
+  GroupLaunch(HostBuilder &h, GroupOp g, GroupKernels &gk)
+      : g(g), gk(gk),
+        body(g.getBody().front()), shapes{h, bodyArgs, bodyScalars} {}
+  GroupLaunch(const GroupLaunch &) = delete;
+  GroupLaunch &operator=(const GroupLaunch &) = delete;
+
+  GroupOp g;
+  GroupKernels &gk;
+  Block &body;
+  /// The common kernel arguments (commonParams in KernelGen.h).
+  SmallVector<Value> common;
+  /// The body's view of the operands.
+  DenseMap<Value, HostTensor> bodyArgs;
+  DenseMap<Value, std::pair<Value, std::string>> bodyScalars;
+  ShapeInfer shapes;
+  /// The result buffers and their sizes.
+  SmallVector<Value> outs;
+  SmallVector<SmallVector<Value>> outDims;
+  /// The grid of the grid-stride kernels (i64).
+  Value maxGrid;
+};
+
+class HostEntry {
+public:
+  /// Builds into `host`, whose arguments are `sig`'s, the host code of
+  /// `fn` with the kernels `groups` (one per fuse.group of `fn`, in
+  /// order).
+  HostEntry(ModuleOp module, func::FuncOp fn, func::FuncOp host,
+            MutableArrayRef<std::pair<GroupOp, GroupKernels>> groups,
+            const EntrySignature &sig);
+
+  /// Builds the host function's body; fails with a diagnostic.
+  LogicalResult build();
+  /// Per result of the entry, the text of its size for the C header.
+  ArrayRef<std::string> resultSizes() const { return resultText; }
+
+private:
+  /// Byte range of a caller's buffer, for the argument checks.
+  struct Extent {
+    Value ptr, bytes; // i64 bytes
+    std::string what; // "in0", "out1"
+  };
+
+  // Kernel handles and host values (HostEntry.cpp).
+  void declareKernels();
+  void ensureLoaded();
+  void mapArguments();
+  LogicalResult mapScalarOp(Operation &op);
+
+  // Argument checks (HostEntry.cpp).
+  Value extentBytes(RankedTensorType t, ArrayRef<Value> dims);
+  Value addr(Value p);
+  Value overlaps(const Extent &x, const Extent &y);
+  Value sameBuffer(const Extent &x, const Extent &y);
+  LLVM::GlobalOp messageGlobal(const std::string &message);
+  void rejectIf(Value cond, const std::string &message);
+  void rejectNull(const Extent &x);
+  Value boundaryValue(const BoundarySize &bs);
+  void checkArguments();
+  std::string inPlaceProblem(GroupOp g, const GroupKernels &gk, unsigned gIdx,
+                             unsigned resNo, BlockArgument arg,
+                             StringRef argName);
+
+  // One group (HostEntry.cpp).
+  LogicalResult convertGroup(GroupOp g, GroupKernels &gk, unsigned gIdx);
+  LogicalResult bindOperands(GroupLaunch &l);
+  void checkOutputs(GroupLaunch &l, unsigned gIdx,
+                    ArrayRef<SmallVector<Value>> dimsOf);
+  void allocateResults(GroupLaunch &l, ArrayRef<SmallVector<Value>> dimsOf,
+                       ArrayRef<SmallVector<std::string>> dimTextOf);
+
+  // The launch of each kernel family (HostLaunch.cpp).
+  LogicalResult launch(GroupLaunch &l);
+  void launchElementwise(GroupLaunch &l);
+  LogicalResult launchReduce(GroupLaunch &l);
+  LogicalResult launchRowReduce(GroupLaunch &l);
+  LogicalResult launchScanOrFilter(GroupLaunch &l);
+  LogicalResult launchLine(GroupLaunch &l);
+
+  // The counts and the exits (HostEntry.cpp).
+  LogicalResult storeCounts();
+  void buildExits();
+
+  func::FuncOp fn;
+  Block &oldBody;
+  func::ReturnOp ret;
+  std::string name;
+  Location loc;
+  HostBuilder h;
+  MutableArrayRef<std::pair<GroupOp, GroupKernels>> groups;
+  const EntrySignature &sig;
+
+  // Kernel handles, loaded once (the first handle is the "ready" flag).
+  SmallVector<std::string> kernelNames;
+  SmallVector<LLVM::GlobalOp> handleGlobals;
+  LLVM::GlobalOp smGlobal, image, imageSize;
+  DenseMap<StringRef, Value> handle;
+  bool loaded = false;
+
+  // Host values of the old function's values.
+  DenseMap<Value, HostTensor> tensors;
+  IRMapping scalarMap;
+  DenseMap<Value, std::pair<Value, std::string>> scalarText;
+  // Which group results are function results, and the text of their
+  // sizes.
+  DenseMap<Value, unsigned> resultIndex;
+  SmallVector<std::string> resultText;
+
+  // The caller's buffers checked so far, and the check messages.
+  SmallVector<std::pair<BlockArgument, Extent>> userInputs;
+  SmallVector<Extent> userOutputs;
+  unsigned numMessages = 0;
+};
+
+} // namespace gpugen
+} // namespace fuse
+
+#endif // FUSE_LIB_CONVERSION_FUSETOGPU_HOSTENTRY_H

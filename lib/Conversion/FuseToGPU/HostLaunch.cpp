@@ -1,0 +1,438 @@
+//===- HostLaunch.cpp - the host launch of each kernel family -------------===//
+//
+// The host side of each kernel family, read from the family's GroupKernels
+// plan (KernelGen.h): it sizes the launch from the group's result sizes
+// and operands (elementwise, reduce, row reduce, scan and filter, line),
+// allocates the family's work space and launches its kernels, choosing
+// between them where a family has several.
+//
+//===----------------------------------------------------------------------===//
+
+#include "HostEntry.h"
+
+#include "fuse/Dialect/Fuse/IR/FuseOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+
+#include <limits>
+
+namespace fuse {
+namespace gpugen {
+
+namespace {
+
+/// Whether every pointer of `ptrs` is 16-byte aligned (i1).
+Value alignedAll(HostBuilder &h, ValueRange ptrs) {
+  Location loc = h.loc;
+  Value acc = h.c64(0);
+  for (Value p : ptrs)
+    acc = arith::OrIOp::create(h.b, loc, acc,
+                               LLVM::PtrToIntOp::create(h.b, loc, h.i64(), p));
+  Value low = arith::AndIOp::create(h.b, loc, acc, h.c64(15));
+  return arith::CmpIOp::create(h.b, loc, arith::CmpIPredicate::eq, low,
+                               h.c64(0));
+}
+
+/// Flat size and chunking: `n` elements as `nchunks` vectors of `vw`
+/// elements (none unless every pointer of `ptrs` is aligned) and the rest
+/// one by one, `work` items in all.
+void flatPlan(HostBuilder &h, int64_t vw, Value n, ValueRange ptrs,
+              Value &nchunks, Value &work) {
+  Location loc = h.loc;
+  if (vw > 1) {
+    Value full = arith::DivSIOp::create(h.b, loc, n, h.c64(vw));
+    nchunks =
+        arith::SelectOp::create(h.b, loc, alignedAll(h, ptrs), full, h.c64(0));
+  } else {
+    nchunks = n;
+  }
+  work = h.add(nchunks, h.sub(n, h.mul(nchunks, h.c64(vw))));
+}
+
+} // namespace
+
+LogicalResult HostEntry::launch(GroupLaunch &l) {
+  switch (l.gk.plan) {
+  case GroupPlan::Elementwise:
+    launchElementwise(l);
+    return success();
+  case GroupPlan::Reduce:
+    return launchReduce(l);
+  case GroupPlan::RowReduce:
+    return launchRowReduce(l);
+  case GroupPlan::Scan:
+  case GroupPlan::Filter:
+    return launchScanOrFilter(l);
+  case GroupPlan::LineScan:
+  case GroupPlan::LineReduce:
+    return launchLine(l);
+  }
+  return l.g.emitOpError("GPU code generation: unsupported plan");
+}
+
+/// Elementwise groups: one flat kernel over the first result's elements.
+void HostEntry::launchElementwise(GroupLaunch &l) {
+  GroupOp g = l.g;
+  GroupKernels &gk = l.gk;
+  int64_t bt = gk.tiling.blockThreads;
+  Value n = h.c64(1);
+  for (Value v : l.outDims[0])
+    n = h.mul(n, v);
+  Value nonEmpty =
+      arith::CmpIOp::create(h.b, loc, arith::CmpIPredicate::sgt, n, h.c64(0));
+  h.ifThen(nonEmpty, [&] {
+    SmallVector<Value> ptrs;
+    for (Value operand : g.getOperands())
+      if (auto t = tensorTy(operand); t && t.getRank() > 0)
+        ptrs.push_back(tensors[operand].ptr);
+    for (auto [res, o] : llvm::zip(g.getResults(), l.outs))
+      if (tensorTy(res).getRank() > 0)
+        ptrs.push_back(o);
+    Value nchunks, work;
+    flatPlan(h, gk.vectorWidth, n, ptrs, nchunks, work);
+    // Without a grid in the tiling, one block per `bt` chunks: each
+    // thread moves one 16-byte vector (fuse-tile's choice, measured
+    // faster than a persistent grid-stride grid).
+    Value cap = gk.tiling.grid > 0 ? l.maxGrid
+                                   : h.c64(std::numeric_limits<int32_t>::max());
+    Value grid = h.maxI(h.minI(h.ceilDiv(work, h.c64(bt)), cap), h.c64(1));
+    SmallVector<Value> args(l.common);
+    args.push_back(n);
+    args.push_back(nchunks);
+    args.append(l.outs);
+    h.launch(handle[gk.kernel], grid, bt, args);
+  });
+}
+
+/// Reduce groups: one block for small inputs, else per-block partials and
+/// the finish kernel.
+LogicalResult HostEntry::launchReduce(GroupLaunch &l) {
+  GroupOp g = l.g;
+  GroupKernels &gk = l.gk;
+  int64_t bt = gk.tiling.blockThreads;
+  Type ptrTy = h.ptrTy();
+  // The flat domain: the first reduction's input.
+  ReduceOp first;
+  for (Operation &bop : l.body)
+    if ((first = dyn_cast<ReduceOp>(bop)))
+      break;
+  SmallVector<Value> d;
+  SmallVector<std::string> dt;
+  if (failed(l.shapes.dims(first.getInputs()[0], d, dt)))
+    return g.emitOpError("GPU code generation: cannot size the reduction");
+  Value n = h.c64(1);
+  for (Value v : d)
+    n = h.mul(n, v);
+  SmallVector<Value> ptrs;
+  for (Value operand : g.getOperands())
+    if (auto t = tensorTy(operand); t && t.getRank() > 0)
+      ptrs.push_back(tensors[operand].ptr);
+  // Elementwise side outputs are stored as vectors too.
+  for (auto [res, o] : llvm::zip(g.getResults(), l.outs))
+    if (tensorTy(res).getRank() > 0)
+      ptrs.push_back(o);
+  Value nchunks, work;
+  flatPlan(h, gk.vectorWidth, n, ptrs, nchunks, work);
+  Value small = arith::CmpIOp::create(h.b, loc, arith::CmpIPredicate::sle, n,
+                                      h.c64(gk.tiling.smallReduce));
+  Value isLarge = arith::XOrIOp::create(
+      h.b, loc, small,
+      arith::ConstantIntOp::create(h.b, loc, h.b.getI1Type(), 1));
+  // Small: one block computes the results directly (one launch).
+  h.ifThen(small, [&] {
+    SmallVector<Value> args(l.common);
+    args.push_back(n);
+    args.push_back(nchunks);
+    Value null = LLVM::ZeroOp::create(h.b, loc, ptrTy);
+    for (size_t i = 0; i < gk.partialTypes.size(); ++i)
+      args.push_back(null);
+    args.append(l.outs);
+    args.push_back(h.c32(1));
+    h.launch(handle[gk.kernel], h.c64(1), bt, args);
+  });
+  // Large: per-block partials, then the fixed-order finish.
+  h.ifThen(isLarge, [&] {
+    Value grid =
+        h.maxI(h.minI(h.ceilDiv(work, h.c64(bt)), l.maxGrid), h.c64(1));
+    SmallVector<Value> partials;
+    for (Type t : gk.partialTypes)
+      partials.push_back(h.allocTemp(h.mul(grid, h.c64(byteWidth(t)))));
+    SmallVector<Value> args(l.common);
+    args.push_back(n);
+    args.push_back(nchunks);
+    args.append(partials);
+    args.append(l.outs);
+    args.push_back(h.c32(0));
+    h.launch(handle[gk.kernel], grid, bt, args);
+    SmallVector<Value> fargs(l.common);
+    fargs.push_back(grid);
+    fargs.append(partials);
+    fargs.append(l.outs);
+    h.launch(handle[gk.finishKernel], h.c64(1), bt, fargs);
+  });
+  return success();
+}
+
+/// row_reduce groups: the kernel of the rows' path (narrow, register,
+/// staged or long rows) and its block and shared memory.
+LogicalResult HostEntry::launchRowReduce(GroupLaunch &l) {
+  GroupOp g = l.g;
+  GroupKernels &gk = l.gk;
+  int64_t bt = gk.tiling.blockThreads;
+  // rows x cols from the first row reduction's input; one block per
+  // row (a rows loop in the kernel covers grids over 2^30 blocks).
+  ReduceOp first;
+  for (Operation &bop : l.body)
+    if ((first = dyn_cast<ReduceOp>(bop)))
+      break;
+  SmallVector<Value> d;
+  SmallVector<std::string> dt;
+  if (!first || failed(l.shapes.dims(first.getInputs()[0], d, dt)) ||
+      d.size() != 2)
+    return g.emitOpError("GPU code generation: cannot size the rows");
+  Value rows = d[0], cols = d[1];
+  Value nonEmpty = arith::CmpIOp::create(h.b, loc, arith::CmpIPredicate::sgt,
+                                         rows, h.c64(0));
+  h.ifThen(nonEmpty, [&] {
+    // Vector path: every rank-2 base 16-byte aligned and cols a
+    // multiple of the vector width (so every row start is aligned).
+    SmallVector<Value> ptrs;
+    for (Value operand : g.getOperands())
+      if (auto t = tensorTy(operand); t && t.getRank() == 2)
+        ptrs.push_back(tensors[operand].ptr);
+    for (auto [res, o] : llvm::zip(g.getResults(), l.outs))
+      if (tensorTy(res).getRank() == 2)
+        ptrs.push_back(o);
+    Value vec = alignedAll(h, ptrs);
+    if (gk.vectorWidth > 1) {
+      Value rem = arith::RemSIOp::create(h.b, loc, cols, h.c64(gk.vectorWidth));
+      vec = arith::AndIOp::create(
+          h.b, loc, vec,
+          arith::CmpIOp::create(h.b, loc, arith::CmpIPredicate::eq, rem,
+                                h.c64(0)));
+    }
+    Value vec32 = arith::ExtUIOp::create(h.b, loc, h.i32(), vec);
+    // Narrow rows: blockThreads / R rows per block (the kernel takes
+    // the same choice from cols; its rows loop covers any grid).
+    Value perBlock = h.c64(1);
+    Value narrow;
+    if (int64_t c = gk.narrowRowItems) {
+      int64_t bt = gk.tiling.blockThreads;
+      Value need = h.ceilDiv(cols, h.c64(c));
+      // The kernel's choice of R (selectNarrowGroup, as RowReduce.cpp
+      // builds it), as rows per block bt / R.
+      auto rowsPerBlock = [&](int64_t minThreads) {
+        return selectNarrowGroup(
+            h.b, loc, arith::CmpIPredicate::sle, cols, need, bt, minThreads,
+            gk.narrowSmallCols, [&](int64_t p) { return h.c64(bt / p); },
+            perBlock);
+      };
+      perBlock = rowsPerBlock(gk.tiling.narrowRows);
+      // The scalar kernel's own smallest group (rank-2 results).
+      if (gk.narrowScalarMinThreads > gk.tiling.narrowRows)
+        perBlock = arith::SelectOp::create(
+            h.b, loc, vec, perBlock, rowsPerBlock(gk.narrowScalarMinThreads));
+      // On the vector path groups of up to half the block; off it
+      // (scalar loads) up to narrowScalarMaxThreads (the whole block
+      // for rank-2 results: every such row that fits the registers).
+      narrow = narrowRowsFit(h.b, loc, arith::CmpIPredicate::sle, need, vec, bt,
+                             gk.narrowScalarMaxThreads);
+      perBlock = arith::SelectOp::create(h.b, loc, narrow, perBlock, h.c64(1));
+    }
+    // The kernel of the row's path (the conditions the one kernel of
+    // an unsplit group tests in itself): narrow rows, else the register
+    // path (cols <= capacity, on the vector path with vector-rows),
+    // else the staged long rows (their operands' bytes within
+    // staged-rows; that much dynamic shared memory), else the long
+    // rows.
+    Value kernel = handle[gk.kernel];
+    Value shared = h.c32(0);
+    Value threads = h.c32(bt);
+    if (!gk.longKernel.empty()) {
+      Value fits = arith::CmpIOp::create(h.b, loc, arith::CmpIPredicate::sle,
+                                         cols, h.c64(gk.rowCapacity));
+      Value past = handle[gk.longKernel];
+      if (!gk.stagedKernel.empty()) {
+        // Staged long rows: the operands' regions, each
+        // alignTo(cols * bytes, 16), within tiling.stagedRows.
+        Value bytes = stagedRowBytes(h.b, loc, cols, gk.stagedElementBytes);
+        Value stagedFits =
+            arith::CmpIOp::create(h.b, loc, arith::CmpIPredicate::sle, bytes,
+                                  h.c64(gk.tiling.stagedRows));
+        past = arith::SelectOp::create(h.b, loc, stagedFits,
+                                       handle[gk.stagedKernel], past);
+        Value useStaged = h.andI(stagedFits, h.notI(fits));
+        if (narrow)
+          useStaged = h.andI(useStaged, h.notI(narrow));
+        shared = arith::SelectOp::create(
+            h.b, loc, useStaged,
+            arith::TruncIOp::create(h.b, loc, h.i32(), bytes), h.c32(0));
+        // Rows that leave one block an SM (over half the shared
+        // memory) take the wide staged kernel and its threads, the
+        // others the group's block (one row a block either way).
+        if (!gk.stagedWideKernel.empty()) {
+          Value wide =
+              arith::CmpIOp::create(h.b, loc, arith::CmpIPredicate::sgt, bytes,
+                                    h.c64(gk.tiling.stagedWideRows));
+          Value stagedWide = h.andI(useStaged, wide);
+          threads = arith::SelectOp::create(h.b, loc, stagedWide,
+                                            h.c32(gk.stagedThreads), threads);
+          past = arith::SelectOp::create(h.b, loc, h.andI(stagedFits, wide),
+                                         handle[gk.stagedWideKernel], past);
+        }
+      }
+      kernel = arith::SelectOp::create(h.b, loc, fits, kernel, past);
+      if (!gk.narrowKernel.empty()) {
+        Value narrowK = handle[gk.narrowKernel];
+        if (!gk.narrowScalarKernel.empty())
+          narrowK = arith::SelectOp::create(h.b, loc, vec, narrowK,
+                                            handle[gk.narrowScalarKernel]);
+        kernel = arith::SelectOp::create(h.b, loc, narrow, narrowK, kernel);
+      }
+    }
+    Value grid = h.minI(h.ceilDiv(rows, perBlock), h.c64(int64_t(1) << 30));
+    SmallVector<Value> args(l.common);
+    args.push_back(rows);
+    args.push_back(cols);
+    args.push_back(vec32);
+    args.append(l.outs);
+    h.launch(kernel, grid, threads, args, shared);
+  });
+  return success();
+}
+
+/// Scan and filter groups: the tiles' kernel over a look-back work space.
+LogicalResult HostEntry::launchScanOrFilter(GroupLaunch &l) {
+  GroupOp g = l.g;
+  GroupKernels &gk = l.gk;
+  int64_t bt = gk.tiling.blockThreads;
+  Type ptrTy = h.ptrTy();
+  // One launch over a zeroed look-back work space;
+  // a filter then copies its count to the host (stream synchronized).
+  bool isFilter = gk.plan == GroupPlan::Filter;
+  Operation *core = nullptr;
+  for (Operation &bop : l.body)
+    if (isa<ScanOp, FilterOp>(bop))
+      core = &bop;
+  SmallVector<Value> d;
+  SmallVector<std::string> dt;
+  if (!core || failed(l.shapes.dims(core->getOperand(0), d, dt)))
+    return g.emitOpError("GPU code generation: cannot size the scan or "
+                         "filter");
+  Value n = h.c64(1);
+  for (Value v : d)
+    n = h.mul(n, v);
+  Value countSlot = h.slot(h.i64());
+  h.store(h.c64(0), countSlot);
+  Value nonEmpty =
+      arith::CmpIOp::create(h.b, loc, arith::CmpIPredicate::sgt, n, h.c64(0));
+  h.ifThen(nonEmpty, [&] {
+    Value ntiles = h.ceilDiv(n, h.c64(gk.tileItems));
+    Value flagBytes = arith::AndIOp::create(
+        h.b, loc, h.add(h.mul(ntiles, h.c64(8)), h.c64(15)),
+        h.c64(~int64_t(15)));
+    Value head = h.add(h.c64(16), flagBytes);
+    Value slots = h.mul(ntiles, h.c64(16 * gk.statusTypes.size()));
+    Value wsBytes = h.add(h.add(head, slots), h.c64(isFilter ? 8 : 0));
+    Value ws = h.allocTemp(wsBytes);
+    h.check(h.call("fuse_memset", {ws, h.c32(0), head, h.stream}));
+    SmallVector<Value> ptrs;
+    for (Value operand : g.getOperands())
+      if (auto t = tensorTy(operand); t && t.getRank() > 0)
+        ptrs.push_back(tensors[operand].ptr);
+    for (Value o : l.outs)
+      ptrs.push_back(o);
+    Value aligned = arith::ExtUIOp::create(
+        h.b, loc, h.i32(),
+        gk.vectorWidth > 1
+            ? alignedAll(h, ptrs)
+            : arith::ConstantIntOp::create(h.b, loc, h.b.getI1Type(), 0));
+    SmallVector<Value> args(l.common);
+    args.append({n, ntiles, aligned, ws});
+    Value countDev;
+    if (isFilter) {
+      countDev =
+          LLVM::GEPOp::create(h.b, loc, ptrTy, h.b.getI8Type(), ws,
+                              ArrayRef<LLVM::GEPArg>{h.add(head, slots)});
+      args.push_back(countDev);
+    }
+    args.append(l.outs);
+    // Blocks loop over tiles (ScanKernels.cpp, runTiles): as many as
+    // fit on the GPU at once (2048 threads per SM), or one per tile.
+    Value resident = h.mul(h.maxI(h.smCount, h.c64(1)),
+                           h.c64(std::max<int64_t>(2048 / bt, 1)));
+    Value grid = gk.tiling.grid > 0 ? h.c64(gk.tiling.grid) : resident;
+    h.launch(handle[gk.kernel], h.minI(ntiles, grid), bt, args,
+             gk.dynamicSharedBytes);
+    if (isFilter) {
+      h.check(h.call("fuse_memcpy_dtoh",
+                     {countSlot, countDev, h.c64(8), h.stream}));
+      h.check(h.call("fuse_stream_synchronize", {h.stream}));
+    }
+  });
+  if (isFilter) {
+    Value count = h.load(h.i64(), countSlot);
+    for (auto [j, res] : llvm::enumerate(g.getResults())) {
+      Value y = g.getYield().getValues()[j];
+      if (!y.getDefiningOp<FilterOp>())
+        continue;
+      tensors[res].dims = {count};
+      tensors[res].dimText = {"the filter's count"};
+      // The count itself is stored with the other counts, at the end.
+      auto ri = resultIndex.find(res);
+      if (ri == resultIndex.end() || sig.countArg[ri->second] < 0)
+        continue;
+      resultText[ri->second] =
+          "capacity " + dt[0] + " elements; the first *out" +
+          std::to_string(ri->second) + "_count hold the kept elements";
+    }
+  }
+  return success();
+}
+
+/// Line scans and line reductions: a thread per line.
+LogicalResult HostEntry::launchLine(GroupLaunch &l) {
+  GroupOp g = l.g;
+  GroupKernels &gk = l.gk;
+  int64_t bt = gk.tiling.blockThreads;
+  // outer x len x inner around the scanned or reduced dimension of the
+  // op's input; a thread per line (outer * inner lines). A reduction
+  // over an empty dimension still writes its init to every line.
+  bool isScan = gk.plan == GroupPlan::LineScan;
+  Operation *core = gk.lineOp;
+  int64_t dim = gk.lineDim;
+  SmallVector<Value> d;
+  SmallVector<std::string> dt;
+  if (!core || failed(l.shapes.dims(core->getOperand(0), d, dt)))
+    return g.emitOpError("GPU code generation: cannot size the ")
+           << (isScan ? "scan" : "reduction");
+  Value outer = h.c64(1), inner = h.c64(1);
+  for (auto [i, v] : llvm::enumerate(d)) {
+    if (static_cast<int64_t>(i) < dim)
+      outer = h.mul(outer, v);
+    else if (static_cast<int64_t>(i) > dim)
+      inner = h.mul(inner, v);
+  }
+  Value len = d[dim];
+  Value lines = h.mul(outer, inner);
+  Value nonEmpty = arith::CmpIOp::create(h.b, loc, arith::CmpIPredicate::sgt,
+                                         lines, h.c64(0));
+  if (isScan)
+    nonEmpty = arith::AndIOp::create(
+        h.b, loc, nonEmpty,
+        arith::CmpIOp::create(h.b, loc, arith::CmpIPredicate::sgt, len,
+                              h.c64(0)));
+  h.ifThen(nonEmpty, [&] {
+    Value grid =
+        h.maxI(h.minI(h.ceilDiv(lines, h.c64(bt)), l.maxGrid), h.c64(1));
+    SmallVector<Value> args(l.common);
+    args.append({lines, len, inner});
+    args.append(l.outs);
+    h.launch(handle[gk.kernel], grid, bt, args);
+  });
+  return success();
+}
+
+} // namespace gpugen
+} // namespace fuse

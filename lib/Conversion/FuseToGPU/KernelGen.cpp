@@ -1,8 +1,9 @@
 //===- KernelGen.cpp - kernel set-up shared by the GPU generators ---------===//
 //
 // The common parameters of a group's kernels and the KernelBase every
-// kernel generator (Kernels.cpp, ScanKernels.cpp, RowReduce.cpp) builds on:
-// parameter binding, rank-0 preloads and the element emitter's callbacks.
+// kernel generator (Kernels.cpp, the scan and filter tiles of
+// TileKernels.h, RowReduce.cpp) builds on: parameter binding, rank-0
+// preloads and the element emitter's callbacks.
 //
 //===----------------------------------------------------------------------===//
 

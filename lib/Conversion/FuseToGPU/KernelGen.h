@@ -1,6 +1,7 @@
 //===- KernelGen.h - private helpers of convert-fuse-to-gpu -----*- C++ -*-===//
 //
-// Shared between the kernel generators (Kernels.cpp, ScanKernels.cpp,
+// Shared between the kernel generators (Kernels.cpp, ScanKernels.cpp and
+// FilterKernels.cpp on the tile machinery of TileKernels.h,
 // LineKernels.cpp, RowReduce.cpp, OrderedReduce.cpp, with the common
 // kernel set-up in KernelGen.cpp) and the host code generator
 // (FuseToGPU.cpp). Not installed.
@@ -188,10 +189,10 @@ struct Tiling {
   bool stageTiles = true;
   /// Scan/filter look-back: nanoseconds slept between reads of a window
   /// that is not ready, and after publishing the tile aggregate before the
-  /// first read (fuse-tile's poll-delay and lookback-delay;
-  /// docs/performance.md).
-  int64_t pollDelay = 500;
-  int64_t lookbackDelay = 1500;
+  /// first read (fuse-tile's poll-delay and lookback-delay, defaults in
+  /// FuseDialect.h; docs/performance.md).
+  int64_t pollDelay = kDefaultPollDelay;
+  int64_t lookbackDelay = kDefaultLookbackDelay;
   /// Filter kernels: kept elements go through a tile buffer in shared
   /// memory and leave with coalesced stores (fuse-tile's shared-scatter).
   bool sharedScatter = false;
@@ -339,15 +340,16 @@ enum class GroupPlan {
   /// One kernel: common, rows, cols, i32 vec, out ptrs; one block per
   /// row.
   RowReduce,
-  /// scan groups (ScanKernels.cpp): one kernel, params common, n, ntiles,
-  /// i32 aligned, ws ptr, out ptrs; ntiles = ceil(n / tileItems), grid =
-  /// min(ntiles, SMs * 2048 / block_threads) blocks looping over tiles.
+  /// scan groups (ScanKernels.cpp, on TileKernels.h): one kernel, params
+  /// common, n, ntiles, i32 aligned, ws ptr, out ptrs; ntiles = ceil(n /
+  /// tileItems), grid = min(ntiles, SMs * 2048 / block_threads) blocks
+  /// looping over tiles (runTiles, TileMachinery.cpp).
   /// `ws` holds an i32 tile counter (16 bytes), ntiles 8-byte status
   /// words (rounded up to 16 bytes), both zeroed by the host, then for each
   /// status type an aggregate array and then an inclusive array of ntiles
   /// 8-byte slots (unused when the value is packed into the status word).
   Scan,
-  /// filter groups (ScanKernels.cpp): as Scan plus an i64* count param
+  /// filter groups (FilterKernels.cpp): as Scan plus an i64* count param
   /// (device) before the out ptrs; compacted results hold `count` elements.
   Filter,
   /// scan groups over rank > 1 tensors (LineKernels.cpp, buildLineScan):
@@ -468,7 +470,7 @@ FailureOr<GroupKernels> buildLineReduce(gpu::GPUModuleOp gpuModule,
                                         GroupOp group, StringRef prefix,
                                         const Tiling &tiling, bool &handled);
 
-/// filter groups (ScanKernels.cpp): single-pass compaction (flags, tile
+/// filter groups (FilterKernels.cpp): single-pass compaction (flags, tile
 /// counts with decoupled look-back, in-order scatter).
 FailureOr<GroupKernels> buildFilterGroup(gpu::GPUModuleOp gpuModule,
                                          GroupOp group, StringRef prefix,

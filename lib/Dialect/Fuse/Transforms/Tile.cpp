@@ -280,7 +280,7 @@ struct FuseTilePass : fuse::impl::FuseTilePassBase<FuseTilePass> {
     // The kernel family's fields; each keeps the attribute's default
     // (printed nowhere) unless this group's family reads it.
     bool stageTile = false, sharedScatterTile = false;
-    int64_t poll = 500, lookback = 1500;
+    int64_t poll = kDefaultPollDelay, lookback = kDefaultLookbackDelay;
     if (tileGroup) {
       lookback = lookbackDelay;
       poll = pollDelay;

@@ -9,4 +9,17 @@
 
 #include "fuse/Dialect/Fuse/IR/FuseOpsDialect.h.inc"
 
+namespace fuse {
+
+/// Scan and filter look-back tiles: the default nanoseconds a tile sleeps
+/// between reads of a window that is not ready, and after publishing its
+/// aggregate before its first read. The one source of fuse-tile's
+/// poll-delay and lookback-delay (Passes.td), of #fuse.tiling's pollDelay
+/// and lookbackDelay when absent (FuseDialect.td) and of the GPU code
+/// generator's Tiling; docs/performance.md has the measurements.
+constexpr int64_t kDefaultPollDelay = 500;
+constexpr int64_t kDefaultLookbackDelay = 1500;
+
+} // namespace fuse
+
 #endif // FUSE_DIALECT_FUSE_IR_FUSEDIALECT_H

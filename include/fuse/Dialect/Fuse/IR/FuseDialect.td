@@ -184,8 +184,9 @@ def Fuse_TilingAttr : AttrDef<Fuse_Dialect, "Tiling"> {
     "int64_t":$vectorWidth,
     DefaultValuedParameter<"bool", "false">:$stageTiles,
     DefaultValuedParameter<"bool", "false">:$sharedScatter,
-    DefaultValuedParameter<"int64_t", "500">:$pollDelay,
-    DefaultValuedParameter<"int64_t", "1500">:$lookbackDelay,
+    DefaultValuedParameter<"int64_t", "::fuse::kDefaultPollDelay">:$pollDelay,
+    DefaultValuedParameter<"int64_t", "::fuse::kDefaultLookbackDelay">:
+        $lookbackDelay,
     DefaultValuedParameter<"int64_t", "0">:$finishPrefetch,
     DefaultValuedParameter<"int64_t", "0">:$longRowItems,
     DefaultValuedParameter<"bool", "false">:$onlineMaxSum,

@@ -200,10 +200,12 @@ def FuseTilePass : Pass<"fuse-tile"> {
            "memory with cp.async (4 blocks of 256 threads per SM), 0 holds "
            "it in registers (3 blocks). Scans at the cost model's 512 "
            "threads are always held in registers (one block per SM)">,
-    Option<"pollDelay", "poll-delay", "int64_t", /*default=*/"500",
+    Option<"pollDelay", "poll-delay", "int64_t",
+           /*default=*/"::fuse::kDefaultPollDelay",
            "Scan and filter groups: nanoseconds a look-back sleeps before "
            "reading a window again">,
-    Option<"lookbackDelay", "lookback-delay", "int64_t", /*default=*/"1500",
+    Option<"lookbackDelay", "lookback-delay", "int64_t",
+           /*default=*/"::fuse::kDefaultLookbackDelay",
            "Scan and filter groups: nanoseconds a tile sleeps after "
            "publishing its aggregate, before its first look-back read">,
     Option<"sharedScatter", "shared-scatter", "int64_t", /*default=*/"1",

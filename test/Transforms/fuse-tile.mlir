@@ -1,6 +1,5 @@
 // RUN: fuse-opt %s --split-input-file --fuse-tile | FileCheck %s
-// RUN: fuse-opt %s --split-input-file --fuse-tile="block-threads=128 items-per-thread=8 vector-width=2 grid=7 index-bitwidth=64" | FileCheck %s --check-prefix=OVR
-// RUN: not fuse-opt %s --split-input-file --fuse-tile="index-bitwidth=48" 2>&1 | FileCheck %s --check-prefix=BAD
+// RUN: fuse-opt %s --split-input-file --fuse-tile="block-threads=128 items-per-thread=8 vector-width=2 grid=7" | FileCheck %s --check-prefix=OVR
 
 // RUN: not fuse-opt %s --split-input-file --fuse-tile="finish-prefetch=9" 2>&1 | FileCheck %s --check-prefix=BADFP
 // RUN: fuse-opt %s --split-input-file --fuse-tile="finish-prefetch=0" | FileCheck %s --check-prefix=NOFP
@@ -9,7 +8,6 @@
 // RUN: not fuse-opt %s --split-input-file --fuse-tile="narrow-rows=3" 2>&1 | FileCheck %s --check-prefix=BADNR
 // RUN: not fuse-opt %s --split-input-file --fuse-tile="narrow-rows=64" 2>&1 | FileCheck %s --check-prefix=BADNR64
 
-// BAD: error: fuse-tile: index-bitwidth must be 32 or 64, not 48
 // BADFP: error: fuse-tile: finish-prefetch must be 0-8, not 9
 // NOFP-NOT: finishPrefetch
 // BADLR: error: fuse-tile: long-row-items must be 0-32, not 33
@@ -17,11 +15,11 @@
 // BADNR64: error: fuse-tile: narrow-rows must be 0 or a power of two up to 32, not 64
 
 // Dynamic f32 reduce: 16-byte vectors of 4, 64 bytes in flight per thread
-// (16 items), persistent grid 132 SMs * (2048 / 256) blocks, 64-bit indices.
+// (16 items), persistent grid 132 SMs * (2048 / 256) blocks.
 // CHECK-LABEL: func @dyn
-// CHECK: fuse.tiling = #fuse.tiling<blockThreads = 256, grid = 1056, indexBitwidth = 64, itemsPerThread = 16, vectorWidth = 4, finishPrefetch = 4>
+// CHECK: fuse.tiling = #fuse.tiling<blockThreads = 256, grid = 1056, itemsPerThread = 16, vectorWidth = 4, finishPrefetch = 4>
 // OVR-LABEL: func @dyn
-// OVR: fuse.tiling = #fuse.tiling<blockThreads = 128, grid = 7, indexBitwidth = 64, itemsPerThread = 8, vectorWidth = 2, finishPrefetch = 4>
+// OVR: fuse.tiling = #fuse.tiling<blockThreads = 128, grid = 7, itemsPerThread = 8, vectorWidth = 2, finishPrefetch = 4>
 func.func @dyn(%x: tensor<?xf32>) -> tensor<f32> {
   %s = fuse.group reduce (%x) : (tensor<?xf32>) -> tensor<f32> {
   ^bb0(%a: tensor<?xf32>):
@@ -33,10 +31,9 @@ func.func @dyn(%x: tensor<?xf32>) -> tensor<f32> {
 
 // -----
 
-// Static 4096 f32: one block of 256 threads * 16 items covers it; all
-// offsets stay far below 2^31, so 32-bit indices.
+// Static 4096 f32: one block of 256 threads * 16 items covers it.
 // CHECK-LABEL: func @small
-// CHECK: fuse.tiling = #fuse.tiling<blockThreads = 256, grid = 1, indexBitwidth = 32, itemsPerThread = 16, vectorWidth = 4, finishPrefetch = 4>
+// CHECK: fuse.tiling = #fuse.tiling<blockThreads = 256, grid = 1, itemsPerThread = 16, vectorWidth = 4, finishPrefetch = 4>
 func.func @small(%x: tensor<4096xf32>) -> tensor<f32> {
   %s = fuse.group reduce (%x) : (tensor<4096xf32>) -> tensor<f32> {
   ^bb0(%a: tensor<4096xf32>):
@@ -52,7 +49,7 @@ func.func @small(%x: tensor<4096xf32>) -> tensor<f32> {
 // f64 dot: 2 elements per 16-byte vector, 16 bytes per element over two
 // inputs: 4 items.
 // CHECK-LABEL: func @big
-// CHECK: fuse.tiling = #fuse.tiling<blockThreads = 256, grid = 1056, indexBitwidth = 64, itemsPerThread = 4, vectorWidth = 2, finishPrefetch = 4>
+// CHECK: fuse.tiling = #fuse.tiling<blockThreads = 256, grid = 1056, itemsPerThread = 4, vectorWidth = 2, finishPrefetch = 4>
 func.func @big(%x: tensor<536870912xf64>, %y: tensor<536870912xf64>) -> tensor<f64> {
   %s = fuse.group reduce (%x, %y) : (tensor<536870912xf64>, tensor<536870912xf64>) -> tensor<f64> {
   ^bb0(%a: tensor<536870912xf64>, %b: tensor<536870912xf64>):
@@ -75,12 +72,12 @@ func.func @big(%x: tensor<536870912xf64>, %y: tensor<536870912xf64>) -> tensor<f
 // so narrow rows may take it, two rows a block), grid capped at the 64
 // rows. (One vector a thread, 1024 threads, ran 2.3x slower.)
 // CHECK-LABEL: func @rows
-// CHECK: fuse.tiling = #fuse.tiling<blockThreads = 256, grid = 64, indexBitwidth = 32, itemsPerThread = 32, vectorWidth = 4, narrowRows = 1>
+// CHECK: fuse.tiling = #fuse.tiling<blockThreads = 256, grid = 64, itemsPerThread = 32, vectorWidth = 4, narrowRows = 1>
 // With 128 threads of 8 items a row of 4096 no longer fits: the output walk
 // of long rows goes in steps of long-row-items (8) elements a thread, and
 // a max and a sum of exp(x - max) walk once (onlineMaxSum).
 // OVR-LABEL: func @rows
-// OVR: fuse.tiling = #fuse.tiling<blockThreads = 128, grid = 7, indexBitwidth = 64, itemsPerThread = 8, vectorWidth = 2, longRowItems = 8, onlineMaxSum = true>
+// OVR: fuse.tiling = #fuse.tiling<blockThreads = 128, grid = 7, itemsPerThread = 8, vectorWidth = 2, longRowItems = 8, onlineMaxSum = true>
 // NOLR-LABEL: func @rows
 // NOLR-NOT: longRowItems
 func.func @rows(%x: tensor<64x4096xf32>) -> tensor<64xf32> {
@@ -98,7 +95,7 @@ func.func @rows(%x: tensor<64x4096xf32>) -> tensor<64xf32> {
 // 32 threads, at most half the block: several rows per block
 // (narrowRows). Rows of 8192 (@wide_rows) need the whole block.
 // CHECK-LABEL: func @narrow_rows
-// CHECK: fuse.tiling = #fuse.tiling<blockThreads = 256, grid = 1056, indexBitwidth = 32, itemsPerThread = 32, vectorWidth = 4, narrowRows = 1>
+// CHECK: fuse.tiling = #fuse.tiling<blockThreads = 256, grid = 1056, itemsPerThread = 32, vectorWidth = 4, narrowRows = 1>
 func.func @narrow_rows(%x: tensor<5000x1000xf32>) -> tensor<5000xf32> {
   %s = fuse.group row_reduce (%x) : (tensor<5000x1000xf32>) -> tensor<5000xf32> {
   ^bb0(%a: tensor<5000x1000xf32>):
@@ -113,7 +110,7 @@ func.func @narrow_rows(%x: tensor<5000x1000xf32>) -> tensor<5000xf32> {
 // Static rows of 8192 f32, results per row: the register path holds them
 // (256 threads x 32 items); a row needs the whole block: no narrow rows.
 // CHECK-LABEL: func @wide_rows
-// CHECK: fuse.tiling = #fuse.tiling<blockThreads = 256, grid = 64, indexBitwidth = 32, itemsPerThread = 32, vectorWidth = 4>
+// CHECK: fuse.tiling = #fuse.tiling<blockThreads = 256, grid = 64, itemsPerThread = 32, vectorWidth = 4>
 func.func @wide_rows(%x: tensor<64x8192xf32>) -> tensor<64xf32> {
   %s = fuse.group row_reduce (%x) : (tensor<64x8192xf32>) -> tensor<64xf32> {
   ^bb0(%a: tensor<64x8192xf32>):
@@ -129,9 +126,9 @@ func.func @wide_rows(%x: tensor<64x8192xf32>) -> tensor<64xf32> {
 // thread (f64: 16, the same 32 registers of elements as f32's 32; f16:
 // 32, one element a register).
 // CHECK-LABEL: func @rows_f64
-// CHECK: fuse.tiling = #fuse.tiling<blockThreads = 256, grid = 1056, indexBitwidth = 32, itemsPerThread = 16, vectorWidth = 2, narrowRows = 1>
+// CHECK: fuse.tiling = #fuse.tiling<blockThreads = 256, grid = 1056, itemsPerThread = 16, vectorWidth = 2, narrowRows = 1>
 // CHECK-LABEL: func @rows_f16
-// CHECK: fuse.tiling = #fuse.tiling<blockThreads = 256, grid = 1056, indexBitwidth = 32, itemsPerThread = 32, vectorWidth = 8, narrowRows = 1>
+// CHECK: fuse.tiling = #fuse.tiling<blockThreads = 256, grid = 1056, itemsPerThread = 32, vectorWidth = 8, narrowRows = 1>
 func.func @rows_f64(%x: tensor<5000x1000xf64>) -> tensor<5000xf64> {
   %s = fuse.group row_reduce (%x) : (tensor<5000x1000xf64>) -> tensor<5000xf64> {
   ^bb0(%a: tensor<5000x1000xf64>):
@@ -155,7 +152,7 @@ func.func @rows_f16(%x: tensor<5000x1000xf16>) -> tensor<5000xf16> {
 // (16 f32), since the mapped values stay live to the stores; ceil(1000 /
 // 16) = 63 threads a row: narrow rows.
 // CHECK-LABEL: func @rows_wide_result
-// CHECK: fuse.tiling = #fuse.tiling<blockThreads = 256, grid = 1056, indexBitwidth = 32, itemsPerThread = 16, vectorWidth = 4, narrowRows = 1>
+// CHECK: fuse.tiling = #fuse.tiling<blockThreads = 256, grid = 1056, itemsPerThread = 16, vectorWidth = 4, narrowRows = 1>
 func.func @rows_wide_result(%x: tensor<5000x1000xf32>) -> tensor<5000x1000xf32> {
   %s = fuse.group row_reduce (%x) : (tensor<5000x1000xf32>) -> tensor<5000x1000xf32> {
   ^bb0(%a: tensor<5000x1000xf32>):
@@ -176,9 +173,9 @@ func.func @rows_wide_result(%x: tensor<5000x1000xf32>) -> tensor<5000x1000xf32> 
 // Elementwise, dynamic: one 16-byte vector per thread and as many blocks as
 // that takes, sized on the host (grid 0).
 // CHECK-LABEL: func @ew_dyn
-// CHECK: fuse.tiling = #fuse.tiling<blockThreads = 256, grid = 0, indexBitwidth = 64, itemsPerThread = 4, vectorWidth = 4>
+// CHECK: fuse.tiling = #fuse.tiling<blockThreads = 256, grid = 0, itemsPerThread = 4, vectorWidth = 4>
 // OVR-LABEL: func @ew_dyn
-// OVR: fuse.tiling = #fuse.tiling<blockThreads = 128, grid = 7, indexBitwidth = 64, itemsPerThread = 8, vectorWidth = 2>
+// OVR: fuse.tiling = #fuse.tiling<blockThreads = 128, grid = 7, itemsPerThread = 8, vectorWidth = 2>
 func.func @ew_dyn(%x: tensor<?xf32>) -> tensor<?xf32> {
   %s = fuse.group elementwise (%x) : (tensor<?xf32>) -> tensor<?xf32> {
   ^bb0(%a: tensor<?xf32>):
@@ -197,7 +194,7 @@ func.func @ew_dyn(%x: tensor<?xf32>) -> tensor<?xf32> {
 // Elementwise, static 10^6 f32: one vector per thread, ceil(10^6 / (256 *
 // 4)) = 977 blocks.
 // CHECK-LABEL: func @ew_static
-// CHECK: fuse.tiling = #fuse.tiling<blockThreads = 256, grid = 977, indexBitwidth = 32, itemsPerThread = 4, vectorWidth = 4>
+// CHECK: fuse.tiling = #fuse.tiling<blockThreads = 256, grid = 977, itemsPerThread = 4, vectorWidth = 4>
 func.func @ew_static(%x: tensor<1000000xf32>) -> tensor<1000000xf32> {
   %s = fuse.group elementwise (%x) : (tensor<1000000xf32>) -> tensor<1000000xf32> {
   ^bb0(%a: tensor<1000000xf32>):
@@ -217,9 +214,9 @@ func.func @ew_static(%x: tensor<1000000xf32>) -> tensor<1000000xf32> {
 // look-back delays and the shared-scatter buffer; scans: 512 threads x 128
 // bytes (32 f32) in registers (no stageTiles).
 // CHECK-LABEL: func @filters
-// CHECK: fuse.group filter{{.*}}fuse.tiling = #fuse.tiling<blockThreads = 256, grid = 1056, indexBitwidth = 64, itemsPerThread = 20, vectorWidth = 4, stageTiles = true, sharedScatter = true>
-// CHECK: fuse.group filter{{.*}}fuse.tiling = #fuse.tiling<blockThreads = 256, grid = 1056, indexBitwidth = 64, itemsPerThread = 10, vectorWidth = 2, stageTiles = true, sharedScatter = true>
-// CHECK: fuse.group scan{{.*}}fuse.tiling = #fuse.tiling<blockThreads = 512, grid = 528, indexBitwidth = 64, itemsPerThread = 32, vectorWidth = 4>
+// CHECK: fuse.group filter{{.*}}fuse.tiling = #fuse.tiling<blockThreads = 256, grid = 1056, itemsPerThread = 20, vectorWidth = 4, stageTiles = true, sharedScatter = true>
+// CHECK: fuse.group filter{{.*}}fuse.tiling = #fuse.tiling<blockThreads = 256, grid = 1056, itemsPerThread = 10, vectorWidth = 2, stageTiles = true, sharedScatter = true>
+// CHECK: fuse.group scan{{.*}}fuse.tiling = #fuse.tiling<blockThreads = 512, grid = 528, itemsPerThread = 32, vectorWidth = 4>
 func.func @filters(%x: tensor<?xf32>, %d: tensor<?xf64>) -> (tensor<?xf32>, tensor<?xf64>, tensor<?xf32>) {
   %y = fuse.group filter (%x) : (tensor<?xf32>) -> tensor<?xf32> {
   ^bb0(%a: tensor<?xf32>):

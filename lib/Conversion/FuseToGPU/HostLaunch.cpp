@@ -358,7 +358,7 @@ LogicalResult HostEntry::launchScanOrFilter(GroupLaunch &l) {
       args.push_back(countDev);
     }
     args.append(l.outs);
-    // Blocks loop over tiles (ScanKernels.cpp, runTiles): as many as
+    // Blocks loop over tiles (TileMachinery.cpp, runTiles): as many as
     // fit on the GPU at once (2048 threads per SM), or one per tile.
     Value resident = h.mul(h.maxI(h.smCount, h.c64(1)),
                            h.c64(std::max<int64_t>(2048 / bt, 1)));

@@ -879,19 +879,7 @@ module attributes {fuse.target = #fuse.target<chip = "sm_80", smCount = 108, max
 // fuse.tiling: whole warps a block
 func.func @tiling_threads(%x: tensor<?xf32>) {
   // expected-error @+1 {{tiling blockThreads must be a multiple of 32 from 32 to 1024, not 48}}
-  %0 = fuse.group elementwise (%x) {fuse.tiling = #fuse.tiling<blockThreads = 48, grid = 0, indexBitwidth = 64, itemsPerThread = 4, vectorWidth = 4>} : (tensor<?xf32>) -> tensor<?xf32> {
-  ^bb0(%a: tensor<?xf32>):
-    fuse.yield %a : tensor<?xf32>
-  }
-  return
-}
-
-// -----
-
-// fuse.tiling: 32- or 64-bit indices
-func.func @tiling_index(%x: tensor<?xf32>) {
-  // expected-error @+1 {{tiling indexBitwidth must be 32 or 64, not 16}}
-  %0 = fuse.group elementwise (%x) {fuse.tiling = #fuse.tiling<blockThreads = 256, grid = 0, indexBitwidth = 16, itemsPerThread = 4, vectorWidth = 4>} : (tensor<?xf32>) -> tensor<?xf32> {
+  %0 = fuse.group elementwise (%x) {fuse.tiling = #fuse.tiling<blockThreads = 48, grid = 0, itemsPerThread = 4, vectorWidth = 4>} : (tensor<?xf32>) -> tensor<?xf32> {
   ^bb0(%a: tensor<?xf32>):
     fuse.yield %a : tensor<?xf32>
   }

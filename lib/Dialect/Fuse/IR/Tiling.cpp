@@ -12,7 +12,7 @@ namespace fuse {
 
 LogicalResult TilingAttr::verify(
     function_ref<InFlightDiagnostic()> emitError, int64_t blockThreads,
-    int64_t grid, int64_t indexBitwidth, int64_t itemsPerThread,
+    int64_t grid, int64_t itemsPerThread,
     int64_t vectorWidth, bool, bool, int64_t pollDelay,
     int64_t lookbackDelay, int64_t finishPrefetch, int64_t longRowItems,
     bool, int64_t narrowRows, int64_t stagedRows, int64_t stagedThreads) {
@@ -28,9 +28,6 @@ LogicalResult TilingAttr::verify(
     return emitError() << "tiling grid must be 0 (sized by the host) to "
                           "2^31-1, not "
                        << grid;
-  if (indexBitwidth != 32 && indexBitwidth != 64)
-    return emitError() << "tiling indexBitwidth must be 32 or 64, not "
-                       << indexBitwidth;
   if (!in(itemsPerThread, 1, 1024))
     return emitError() << "tiling itemsPerThread must be 1 to 1024, not "
                        << itemsPerThread;

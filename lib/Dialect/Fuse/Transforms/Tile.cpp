@@ -33,12 +33,6 @@ struct FuseTilePass : fuse::impl::FuseTilePassBase<FuseTilePass> {
   using Base::Base;
 
   void runOnOperation() override {
-    if (indexBitwidth != 0 && indexBitwidth != 32 && indexBitwidth != 64) {
-      getOperation()->emitError()
-          << "fuse-tile: index-bitwidth must be 32 or 64, not "
-          << static_cast<int64_t>(indexBitwidth);
-      return signalPassFailure();
-    }
     if (blockThreads < 0 || itemsPerThread < 0 || vectorWidth < 0 ||
         grid < 0 || blocksPerSM < 0) {
       getOperation()->emitError()
@@ -118,14 +112,9 @@ struct FuseTilePass : fuse::impl::FuseTilePassBase<FuseTilePass> {
     });
     int64_t widest = 1, inputBytes = 0;
     bool allStatic = true;
-    int64_t maxElems = 0;
-    for (Value v : tensors) {
-      auto t = cast<RankedTensorType>(v.getType());
-      if (t.hasStaticShape())
-        maxElems = std::max(maxElems, t.getNumElements());
-      else
+    for (Value v : tensors)
+      if (!cast<RankedTensorType>(v.getType()).hasStaticShape())
         allStatic = false;
-    }
     // Loads, stores and byte offsets concern the boundary tensors only:
     // values computed in the body live in registers, one per lane (e.g.
     // the i64 counts of the Welford rewrite, never materialised).
@@ -266,17 +255,6 @@ struct FuseTilePass : fuse::impl::FuseTilePassBase<FuseTilePass> {
     if (grid)
       g = grid;
 
-    // 32-bit indices only when every offset, the grid-stride overshoot of
-    // the last step included, stays below 2^31 bytes.
-    int64_t bits = 64;
-    if (allStatic) {
-      __int128 reach = (__int128)maxElems + (__int128)g * bt * items;
-      if (reach * widest < ((__int128)1 << 31))
-        bits = 32;
-    }
-    if (indexBitwidth)
-      bits = indexBitwidth;
-
     // The kernel family's fields; each keeps the attribute's default
     // (printed nowhere) unless this group's family reads it.
     bool stageTile = false, sharedScatterTile = false;
@@ -326,7 +304,7 @@ struct FuseTilePass : fuse::impl::FuseTilePassBase<FuseTilePass> {
     // kernel builds: the attribute's verifier says what.
     TilingAttr tiling = TilingAttr::getChecked(
         [&] { return group.emitOpError("fuse-tile: "); }, group.getContext(),
-        bt, g, bits, items, vw, stageTile, sharedScatterTile, poll, lookback,
+        bt, g, items, vw, stageTile, sharedScatterTile, poll, lookback,
         prefetch, rowItems, online, narrow, staged, stagedBt);
     if (!tiling)
       return failure();

@@ -165,21 +165,19 @@ def Fuse_TilingAttr : AttrDef<Fuse_Dialect, "Tiling"> {
 
     ```mlir
     %s = fuse.group reduce (%x) {fuse.tiling = #fuse.tiling<blockThreads = 256,
-        grid = 1056, indexBitwidth = 32, itemsPerThread = 16, vectorWidth = 4,
+        grid = 1056, itemsPerThread = 16, vectorWidth = 4,
         finishPrefetch = 4>} : (tensor<16777216xf32>) -> tensor<f32> {...}
     ```
 
     Verified: `blockThreads` and a non-zero `stagedThreads` are whole warps
-    up to 1024; `grid` 0 to 2^31-1; `indexBitwidth` 32 or 64;
-    `itemsPerThread` 1 to 1024; `vectorWidth` a power of two up to 16;
-    `finishPrefetch` 0-8; `longRowItems` 0-32; `narrowRows` 0 or a power
+    up to 1024; `grid` 0 to 2^31-1; `itemsPerThread` 1 to 1024;
+    `vectorWidth` a power of two up to 16; `finishPrefetch` 0-8; `longRowItems` 0-32; `narrowRows` 0 or a power
     of two up to 32; `stagedRows` not negative; the
     delays 0 to 10^6 ns.
   }];
   let parameters = (ins
     "int64_t":$blockThreads,
     "int64_t":$grid,
-    "int64_t":$indexBitwidth,
     "int64_t":$itemsPerThread,
     "int64_t":$vectorWidth,
     DefaultValuedParameter<"bool", "false">:$stageTiles,

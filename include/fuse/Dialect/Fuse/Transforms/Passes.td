@@ -168,9 +168,6 @@ def FuseTilePass : Pass<"fuse-tile"> {
       every size is static, else 0: the host launches
       ceil(vectors / blockThreads) blocks), measured faster than the
       persistent grid (docs/performance.md).
-    - `indexBitwidth`: 32 only when every size is static and every
-      element offset, including fused operands and the grid-stride
-      overshoot of the last step, is proven below 2^31; else 64.
     - the fields of one kernel family, from the options below, set only
       on the groups of that family.
 
@@ -178,7 +175,7 @@ def FuseTilePass : Pass<"fuse-tile"> {
 
     ```mlir
     %s = fuse.group reduce (%x) {fuse.tiling = #fuse.tiling<
-        blockThreads = 256, grid = 1056, indexBitwidth = 64,
+        blockThreads = 256, grid = 1056,
         itemsPerThread = 16, vectorWidth = 4, finishPrefetch = 4>} ...
     ```
   }];
@@ -193,8 +190,6 @@ def FuseTilePass : Pass<"fuse-tile"> {
            "Override vector_width (0: cost model)">,
     Option<"grid", "grid", "int64_t", /*default=*/"0",
            "Override grid (0: cost model)">,
-    Option<"indexBitwidth", "index-bitwidth", "int64_t", /*default=*/"0",
-           "Override index_bitwidth, 32 or 64 (0: proven-safe choice)">,
     Option<"stageTiles", "stage-tiles", "int64_t", /*default=*/"1",
            "Scan and filter groups: 1 stages the block's next tile in shared "
            "memory with cp.async (4 blocks of 256 threads per SM), 0 holds "

@@ -2,8 +2,10 @@
 # Prepares the benchmark on a machine with fuse built (LLVM/MLIR + CUDA
 # toolkit, no GPU needed), into a git-ignored folder the GPU machine runs:
 #   - every examples/NAME.mlir compiled with fuse-compile --prefix=fb_
-#     (NAME.o, NAME.h; failures are logged and the workload is skipped),
-#     with fuse-compile's wall time per pipeline (compile-times.txt),
+#     (NAME.o, NAME.h), with fuse-compile's wall time per pipeline
+#     (compile-times.txt); a pipeline that does not compile is listed in
+#     failed.txt (run-bench.sh reports each as a failure), the rest is
+#     still prepared, and the script exits 1 at the end,
 #   - the runtime library (runtime/, built with nvcc),
 #   - bench_fuse (fuse's pipelines) and peers (CUB, hand-written CUDA),
 #     built with nvcc for sm_90.
@@ -21,6 +23,9 @@ mkdir -p "$out/aot" "$out/bin"
 cp "$root/runtime/include/fuse_runtime.h" "$out/aot/"
 
 echo "# pipeline, fuse-compile --emit=obj median ms: process wall, in-process" > "$out/compile-times.txt"
+# Every pipeline that failed to compile, one line each: run-bench.sh fails
+# on each, so a workload that stops compiling never drops out unseen.
+: > "$out/failed.txt"
 defs=() objs=()
 for f in "$root"/examples/*.mlir; do
   name="$(basename "$f" .mlir)"
@@ -34,7 +39,9 @@ for f in "$root"/examples/*.mlir; do
     objs+=("$out/aot/$name.o")
     echo "compiled  $name  (fuse-compile --emit=obj median ${med} ms, ${inmed} in-process)"
   else
-    echo "skipped   $name  ($(grep -m1 error "$out/aot/$name.log" || echo 'see log'))"
+    echo "FAILED    $name  ($(grep -m1 error "$out/aot/$name.log" || echo "see $out/aot/$name.log"))"
+    echo "$name (see BENCH/aot/$name.log)" >> "$out/failed.txt"
+    rm -f "$out/aot/$name.o" "$out/aot/$name.h"
   fi
 done
 
@@ -55,3 +62,8 @@ nvcc -O3 -std=c++17 -arch=sm_90 "${defs[@]}" -I "$out/aot" -I "$root/bench" \
 cp "$root/bench/torch_bench.py" "$root/bench/report.py" \
   "$root/bench/diagnoses.json" "$out/"
 echo "prepared $out: ${#objs[@]} fuse pipelines"
+if [ -s "$out/failed.txt" ]; then
+  echo "prepare-bench: $(wc -l < "$out/failed.txt") pipeline(s) did not compile:" \
+    "$(cut -d' ' -f1 "$out/failed.txt" | tr '\n' ' ')(see failed.txt)" >&2
+  exit 1
+fi

@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # On the GPU machine: runs every implementation of every workload in one
 # run (fuse, CUB/hand-written CUDA, torch eager and torch.compile), keeps
-# the JSON lines, and prints the report table last.
+# the JSON lines, and prints the report table last. Every examples/NAME.mlir
+# is a fuse workload: one that prepare-bench.sh could not compile (its
+# failed.txt, or no aot/NAME.o) is a failure, printed as a FAIL line and
+# under the report's table, and the script exits 1.
 # Usage: scripts/gpu/run-bench.sh [PREPARED_DIR] [RESULTS_DIR]
 #   PREPARED_DIR  default .device/bench (made by prepare-bench.sh)
 #   RESULTS_DIR   default $OUT or PREPARED_DIR/results
@@ -36,6 +39,18 @@ mkdir -p "$res"
 args=${BENCH_ARGS:---reps=30}
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv > "$res/gpu.txt" 2>&1
 rc=0
+# Workloads without a fuse object: prepare-bench.sh failed to compile them
+# (failed.txt says where its log is). bench_fuse leaves them out, so they
+# are named here and under the table, never just a missing row.
+notbuilt=()
+for f in "$root"/examples/*.mlir; do
+  name="$(basename "$f" .mlir)"
+  [ -e "$dir/aot/$name.o" ] && continue
+  why="$(grep -m1 "^$name " "$dir/failed.txt" 2>/dev/null)"
+  notbuilt+=("${why:-$name (no $name.o in $dir/aot)}")
+  echo "FAIL fuse ${notbuilt[-1]}: not compiled by prepare-bench.sh"
+  rc=1
+done
 # The clock sampler: newer drivers name the field clocks_event_reasons,
 # older ones clocks_throttle_reasons; without either, power and clock.
 sampler=""
@@ -104,4 +119,10 @@ mark "end"
 cat "$res"/*.err | grep -v -i warn | tail -20
 python3 "$dir/report.py" "$res"/*.jsonl --md "$res/report.md" \
   --compile-times "$times" --png "$res/chart.png"
+if [ ${#notbuilt[@]} -gt 0 ]; then
+  { echo
+    echo "FAILED: not compiled by prepare-bench.sh, so fuse has no row for:"
+    for w in "${notbuilt[@]}"; do echo "- $w"; done
+  } | tee -a "$res/report.md"
+fi
 exit $rc

@@ -16,6 +16,7 @@
 #include "fuse/Conversion/FuseToGPU/FuseToGPU.h"
 #include "fuse/Dialect/Fuse/IR/FuseOps.h"
 #include "fuse/InitAll.h"
+#include "fuse/Pipelines/EntryHeader.h"
 #include "fuse/Pipelines/Pipelines.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"

@@ -138,14 +138,14 @@ LogicalResult prefixEntries(ModuleOp module, StringRef prefix) {
   return success();
 }
 
-/// Names of the entries recorded by convert-fuse-to-gpu.
+/// Names of the entries described by convert-fuse-to-gpu.
 static SmallVector<std::string> entryNames(ModuleOp module) {
   SmallVector<std::string> names;
-  if (auto entries = module->getAttrOfType<ArrayAttr>(kEntriesAttrName))
+  if (auto entries =
+          module->getAttrOfType<ArrayAttr>(EntryAttr::getAttrName()))
     for (Attribute a : entries)
-      if (auto d = dyn_cast<DictionaryAttr>(a))
-        if (auto n = d.getAs<StringAttr>("name"))
-          names.push_back(n.getValue().str());
+      if (auto e = dyn_cast<EntryAttr>(a))
+        names.push_back(e.getName().str());
   return names;
 }
 

@@ -23,6 +23,7 @@
 #include "fuse/Dialect/Fuse/Transforms/Passes.h"
 #include "fuse/Dialect/Fuse/Utils/EntrySizeChecks.h"
 #include "fuse/InitAll.h"
+#include "fuse/Pipelines/EntryHeader.h"
 #include "fuse/Pipelines/Pipelines.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"

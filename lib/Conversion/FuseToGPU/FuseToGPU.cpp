@@ -43,21 +43,6 @@ using namespace fuse::gpugen;
 
 namespace {
 
-std::string cTypeName(Type t) {
-  if (t.isF32())
-    return "float";
-  if (t.isF64())
-    return "double";
-  if (t.isF16() || t.isBF16())
-    return "uint16_t";
-  if (t.isIndex())
-    return "int64_t";
-  if (auto it = dyn_cast<IntegerType>(t))
-    return "int" + std::to_string(it.getWidth() < 8 ? 8 : it.getWidth()) +
-           "_t";
-  return "void";
-}
-
 /// Moves each `tensor.dim` (constant index) inside the regions of a
 /// group's ops whose tensor is defined outside that op to just before the
 /// op, in the group body: the kernel generators read body-level scalars
@@ -253,54 +238,29 @@ LogicalResult checkEntry(func::FuncOp fn) {
   return success();
 }
 
-/// The host function's signature for entry `fn` of `numGroups` fused
-/// groups: its argument types, its C declaration and the documentation of
-/// its inputs (documentOutputs adds the rest).
-EntrySignature entrySignature(func::FuncOp fn, size_t numGroups) {
+/// The host function's signature for entry `fn`: per input a pointer and
+/// one i64 per dimension (tensors) or the value (scalars), per output a
+/// pointer, per output sized by a fuse.filter's kept count a count
+/// pointer, and the stream (the C interface #fuse.entry describes).
+EntrySignature entrySignature(func::FuncOp fn) {
   MLIRContext *ctx = fn.getContext();
   Block &oldBody = fn.getBody().front();
   auto ret = cast<func::ReturnOp>(oldBody.getTerminator());
-  std::string name = fn.getSymName().str();
   EntrySignature sig;
   SmallVector<Type> &argTypes = sig.argTypes;
   Type ptrTy = LLVM::LLVMPointerType::get(ctx);
-  llvm::raw_string_ostream declOs(sig.decl), docOs(sig.doc);
-  declOs << "fuse_status_t " << name << "(";
-  docOs << "/** " << name << ": compiled fuse pipeline (" << numGroups
-        << " fused group(s)).\n";
-  bool firstParam = true;
-  auto param = [&](StringRef text) {
-    declOs << (firstParam ? "" : ", ") << text;
-    firstParam = false;
-  };
   for (auto [i, a] : llvm::enumerate(oldBody.getArguments())) {
-    std::string an = "in" + std::to_string(i);
-    sig.argNames.push_back(an);
+    sig.argNames.push_back("in" + std::to_string(i));
     if (auto tt = tensorTy(a)) {
       argTypes.push_back(ptrTy);
-      param("const " + cTypeName(tt.getElementType()) + " *" + an);
-      docOs << " *  " << an << ": device pointer to " << tt << ", row-major, "
-            << "dims";
-      for (int64_t d = 0; d < tt.getRank(); ++d) {
-        argTypes.push_back(IntegerType::get(ctx, 64));
-        std::string dn = an + "_d" + std::to_string(d);
-        param("int64_t " + dn);
-        docOs << " " << dn;
-      }
-      docOs << (tt.getRank() ? "" : " (none: one element)") << ".\n";
+      argTypes.append(tt.getRank(), IntegerType::get(ctx, 64));
     } else {
-      Type t = a.getType().isIndex() ? IntegerType::get(ctx, 64) : a.getType();
-      argTypes.push_back(t);
-      param(cTypeName(a.getType()) + " " + an);
-      docOs << " *  " << an << ": scalar " << a.getType() << ".\n";
+      argTypes.push_back(a.getType().isIndex() ? IntegerType::get(ctx, 64)
+                                               : a.getType());
     }
   }
   sig.firstResultArg = argTypes.size();
-  for (auto [i, r] : llvm::enumerate(ret.getOperands())) {
-    argTypes.push_back(ptrTy);
-    param(cTypeName(tensorTy(r).getElementType()) + " *out" +
-          std::to_string(i));
-  }
+  argTypes.append(ret.getNumOperands(), ptrTy);
   // Results sized by a fuse.filter's kept count (its own results, and
   // maps, scans and gathers of them): one `int64_t *outK_count` each (host
   // pointer, may be NULL), written before the call returns.
@@ -310,36 +270,10 @@ EntrySignature entrySignature(func::FuncOp fn, size_t numGroups) {
       continue;
     sig.countArg[i] = argTypes.size();
     argTypes.push_back(ptrTy);
-    param("int64_t *out" + std::to_string(i) + "_count");
   }
   sig.streamArg = argTypes.size();
   argTypes.push_back(ptrTy);
-  param("fuse_stream_t stream");
-  declOs << ");";
   return sig;
-}
-
-/// Documentation of the outputs of entry `fn` (their sizes as
-/// `resultSizes` gives them), the stream and the status, after the inputs'
-/// in `sig.doc`.
-void documentOutputs(func::FuncOp fn, EntrySignature &sig,
-                     ArrayRef<std::string> resultSizes) {
-  auto ret = cast<func::ReturnOp>(fn.getBody().front().getTerminator());
-  llvm::raw_string_ostream docOs(sig.doc);
-  for (auto [i, r] : llvm::enumerate(ret.getOperands()))
-    docOs << " *  out" << i << ": device pointer to " << r.getType()
-          << ", caller-allocated, " << resultSizes[i] << ".\n";
-  for (auto [i, c] : llvm::enumerate(sig.countArg))
-    if (c >= 0)
-      docOs << " *  out" << i << "_count: host pointer (or NULL) receiving "
-            << "the number of elements kept in out" << i
-            << "; the call synchronizes `stream` to read it.\n";
-  docOs << " *  stream: CUstream to run on (NULL: the runtime's per-thread "
-           "default).\n"
-        << " *  Asynchronous on `stream`. n = 0 launches nothing (a reduction "
-           "still writes its init/identity).\n"
-        << " *  Returns FUSE_SUCCESS or an error code; see "
-           "fuse_last_error_message(). */";
 }
 
 LogicalResult EntryConverter::convert(func::FuncOp fn,
@@ -367,8 +301,8 @@ LogicalResult EntryConverter::convert(func::FuncOp fn,
       groups.push_back({g, *gk});
     }
 
-  // The host function and the entry's C declaration.
-  EntrySignature sig = entrySignature(fn, groups.size());
+  // The host function and the entry's description.
+  EntrySignature sig = entrySignature(fn);
   OpBuilder mb(fn);
   auto host =
       func::FuncOp::create(mb, fn.getLoc(), name + "__fuse_host",
@@ -376,15 +310,12 @@ LogicalResult EntryConverter::convert(func::FuncOp fn,
   HostEntry hostEntry(module, fn, host, groups, sig);
   if (failed(hostEntry.build()))
     return failure();
-  documentOutputs(fn, sig, hostEntry.resultSizes());
-
-  NamedAttribute fields[] = {
-      NamedAttribute(StringAttr::get(ctx, "name"), StringAttr::get(ctx, name)),
-      NamedAttribute(StringAttr::get(ctx, "decl"),
-                     StringAttr::get(ctx, sig.decl)),
-      NamedAttribute(StringAttr::get(ctx, "doc"),
-                     StringAttr::get(ctx, sig.doc))};
-  entries.push_back(DictionaryAttr::get(ctx, fields));
+  SmallVector<Attribute> inputs;
+  for (Type t : fn.getArgumentTypes())
+    inputs.push_back(TypeAttr::get(t));
+  entries.push_back(EntryAttr::get(ctx, name, groups.size(),
+                                   ArrayAttr::get(ctx, inputs),
+                                   ArrayAttr::get(ctx, hostEntry.outputs())));
 
   fn.erase();
   host.setSymName(name);
@@ -465,7 +396,7 @@ struct ConvertFuseToGPUPass
     for (func::FuncOp fn : entries)
       if (failed(conv.convert(fn, entryAttrs)))
         return signalPassFailure();
-    module->setAttr(kEntriesAttrName, b.getArrayAttr(entryAttrs));
+    module->setAttr(EntryAttr::getAttrName(), b.getArrayAttr(entryAttrs));
     // Correctly rounded square roots, as IEEE-754 and docs/dialect.md ask:
     // convert-gpu-to-nvvm would call libdevice's __nv_sqrtf, which is
     // sqrt.approx.f32 (up to 1 ulp off) unless __CUDA_PREC_SQRT is set;

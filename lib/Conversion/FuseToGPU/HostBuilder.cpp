@@ -110,19 +110,19 @@ void HostBuilder::launch(Value fnHandle, Value grid, Value block,
 }
 
 LogicalResult ShapeInfer::dims(Value v, SmallVector<Value> &out,
-                               SmallVector<std::string> &text) {
+                               SmallVector<SizeAttr> &text) {
   auto t = tensorTy(v);
   out.clear();
   text.clear();
   SmallVector<Value> in;
-  SmallVector<std::string> inText;
+  SmallVector<SizeAttr> inText;
   auto fromInput = [&](Value x) -> LogicalResult {
     return dims(x, in, inText);
   };
   Operation *def = v.getDefiningOp();
   if (auto it = args.find(v); it != args.end()) {
     in = it->second.dims;
-    inText = it->second.dimText;
+    inText = it->second.dimSizes;
   } else if (auto m = dyn_cast_or_null<MapOp>(def)) {
     if (m.getInputs().empty() || failed(fromInput(m.getInputs()[0])))
       return failure();
@@ -137,7 +137,7 @@ LogicalResult ShapeInfer::dims(Value v, SmallVector<Value> &out,
       return failure();
   } else if (auto r = dyn_cast_or_null<ReduceOp>(def)) {
     SmallVector<Value> d;
-    SmallVector<std::string> dt;
+    SmallVector<SizeAttr> dt;
     if (failed(dims(r.getInputs()[0], d, dt)))
       return failure();
     SmallVector<int64_t> red = r.getReducedDims();
@@ -148,7 +148,7 @@ LogicalResult ShapeInfer::dims(Value v, SmallVector<Value> &out,
       }
   } else if (auto bc = dyn_cast_or_null<BroadcastOp>(def)) {
     SmallVector<Value> d;
-    SmallVector<std::string> dt;
+    SmallVector<SizeAttr> dt;
     if (failed(dims(bc.getInput(), d, dt)))
       return failure();
     unsigned k = 0, s = 0;
@@ -162,7 +162,7 @@ LogicalResult ShapeInfer::dims(Value v, SmallVector<Value> &out,
           inText.push_back(it->second.second);
         } else {
           in.push_back(nullptr);
-          inText.push_back("");
+          inText.push_back(SizeAttr());
         }
       } else {
         in.push_back(d[k]);
@@ -181,7 +181,7 @@ LogicalResult ShapeInfer::dims(Value v, SmallVector<Value> &out,
         inText.push_back(it->second.second);
       } else {
         in.push_back(nullptr);
-        inText.push_back("");
+        inText.push_back(SizeAttr());
       }
     }
   } else {
@@ -192,7 +192,8 @@ LogicalResult ShapeInfer::dims(Value v, SmallVector<Value> &out,
   for (int64_t i = 0; i < t.getRank(); ++i) {
     if (!t.isDynamicDim(i)) {
       out.push_back(h.c64(t.getDimSize(i)));
-      text.push_back(std::to_string(t.getDimSize(i)));
+      text.push_back(SizeAttr::get(v.getContext(), SizeSource::Static,
+                                   t.getDimSize(i), 0));
     } else {
       out.push_back(in[i]);
       text.push_back(inText[i]);

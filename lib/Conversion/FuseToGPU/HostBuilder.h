@@ -12,6 +12,7 @@
 #ifndef FUSE_LIB_CONVERSION_FUSETOGPU_HOSTBUILDER_H
 #define FUSE_LIB_CONVERSION_FUSETOGPU_HOSTBUILDER_H
 
+#include "fuse/Dialect/Fuse/IR/FuseOps.h"
 #include "fuse/Support/LLVM.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -24,11 +25,12 @@
 namespace fuse {
 namespace gpugen {
 
-/// A tensor on the host: its device pointer and its sizes.
+/// A tensor on the host: its device pointer and its sizes, as values and
+/// as the caller knows them (for the entry's description).
 struct HostTensor {
   Value ptr;
   SmallVector<Value> dims; // i64
-  SmallVector<std::string> dimText;
+  SmallVector<SizeAttr> dimSizes;
 };
 
 class HostBuilder {
@@ -106,14 +108,17 @@ public:
   }
 };
 
-/// Sizes of a group result on the host (i64 values and their C text).
+/// A host scalar (i64) and where the caller finds it.
+using HostScalar = std::pair<Value, SizeAttr>;
+
+/// Sizes of a group result on the host (i64 values and their sources).
 struct ShapeInfer {
   HostBuilder &h;
   DenseMap<Value, HostTensor> &args; // group block arg -> host tensor
-  DenseMap<Value, std::pair<Value, std::string>> &scalars;
+  DenseMap<Value, HostScalar> &scalars;
 
   LogicalResult dims(Value v, SmallVector<Value> &out,
-                     SmallVector<std::string> &text);
+                     SmallVector<SizeAttr> &sizes);
 };
 
 } // namespace gpugen

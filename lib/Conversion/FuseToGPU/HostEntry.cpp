@@ -23,6 +23,21 @@
 namespace fuse {
 namespace gpugen {
 
+namespace {
+
+/// A size the entry computes from its arguments.
+SizeAttr computedSize(MLIRContext *ctx) {
+  return SizeAttr::get(ctx, SizeSource::Computed, 0, 0);
+}
+
+/// The size of a constant (a negative one is no extent: computed).
+SizeAttr constantSize(MLIRContext *ctx, int64_t v) {
+  return v < 0 ? computedSize(ctx)
+               : SizeAttr::get(ctx, SizeSource::Static, v, 0);
+}
+
+} // namespace
+
 HostEntry::HostEntry(ModuleOp module, func::FuncOp fn, func::FuncOp host,
                      MutableArrayRef<std::pair<GroupOp, GroupKernels>> groups,
                      const EntrySignature &sig)
@@ -30,6 +45,21 @@ HostEntry::HostEntry(ModuleOp module, func::FuncOp fn, func::FuncOp host,
       ret(cast<func::ReturnOp>(oldBody.getTerminator())),
       name(fn.getSymName().str()), loc(fn.getLoc()), h(module, host, loc),
       groups(groups), sig(sig) {}
+
+SmallVector<Attribute> HostEntry::outputs() const {
+  func::ReturnOp retOp = ret;
+  MLIRContext *ctx = retOp.getContext();
+  SmallVector<Attribute> out;
+  for (auto [i, r] : llvm::enumerate(retOp.getOperands())) {
+    SmallVector<Attribute> sizes;
+    for (SizeAttr s : resultSizes[i])
+      sizes.push_back(s ? s : computedSize(ctx));
+    out.push_back(EntryOutputAttr::get(ctx, r.getType(),
+                                       ArrayAttr::get(ctx, sizes),
+                                       resultCounts[i]));
+  }
+  return out;
+}
 
 LogicalResult HostEntry::build() {
   func::FuncOp host = h.fn;
@@ -145,6 +175,7 @@ void HostEntry::ensureLoaded() {
 }
 
 void HostEntry::mapArguments() {
+  MLIRContext *ctx = fn.getContext();
   // Host values of the old function's values.
   unsigned p = 0;
   for (auto [i, a] : llvm::enumerate(oldBody.getArguments())) {
@@ -153,23 +184,27 @@ void HostEntry::mapArguments() {
       ht.ptr = h.entry->getArgument(p++);
       for (int64_t d = 0; d < tt.getRank(); ++d) {
         ht.dims.push_back(h.entry->getArgument(p++));
-        ht.dimText.push_back(sig.argNames[i] + "_d" + std::to_string(d));
+        ht.dimSizes.push_back(
+            SizeAttr::get(ctx, SizeSource::ArgDim, static_cast<int64_t>(i), d));
       }
       tensors[a] = ht;
     } else {
       Value v = h.entry->getArgument(p++);
       scalarMap.map(a, v);
-      scalarText[a] = {v, sig.argNames[i]};
+      scalarSizes[a] = {
+          v, SizeAttr::get(ctx, SizeSource::Arg, static_cast<int64_t>(i), 0)};
     }
   }
   // Which group results are function results.
   for (auto [i, r] : llvm::enumerate(ret.getOperands()))
     resultIndex.try_emplace(r, i);
-  resultText.resize(ret.getNumOperands());
+  resultSizes.resize(ret.getNumOperands());
+  resultCounts.assign(ret.getNumOperands(), OutputCount::None);
 }
 
 /// The host value of `op`, a tensor.dim or a scalar op of the entry.
 LogicalResult HostEntry::mapScalarOp(Operation &op) {
+  MLIRContext *ctx = fn.getContext();
   if (auto dim = dyn_cast<tensor::DimOp>(op)) {
     auto it = tensors.find(dim.getSource());
     std::optional<int64_t> c = dim.getConstantIndex();
@@ -182,7 +217,7 @@ LogicalResult HostEntry::mapScalarOp(Operation &op) {
              << it->second.dims.size();
     Value v = it->second.dims[*c];
     scalarMap.map(dim.getResult(), v);
-    scalarText[dim.getResult()] = {v, it->second.dimText[*c]};
+    scalarSizes[dim.getResult()] = {v, it->second.dimSizes[*c]};
     return success();
   }
   // Scalar op: clone on the host (index becomes i64).
@@ -191,7 +226,7 @@ LogicalResult HostEntry::mapScalarOp(Operation &op) {
     int64_t v = cast<IntegerAttr>(cst.getValue()).getInt();
     Value n = h.c64(v);
     scalarMap.map(cst.getResult(), n);
-    scalarText[cst.getResult()] = {n, std::to_string(v)};
+    scalarSizes[cst.getResult()] = {n, constantSize(ctx, v)};
     return success();
   }
   if (isa<arith::IndexCastOp, arith::IndexCastUIOp>(op)) {
@@ -213,16 +248,17 @@ LogicalResult HostEntry::mapScalarOp(Operation &op) {
         n = arith::ExtUIOp::create(h.b, loc, rt, in);
     }
     scalarMap.map(op.getResult(0), n);
-    auto t = scalarText.find(op.getOperand(0));
-    scalarText[op.getResult(0)] = {n, t != scalarText.end() ? t->second.second
-                                                            : std::string("?")};
+    auto t = scalarSizes.find(op.getOperand(0));
+    scalarSizes[op.getResult(0)] = {n, t != scalarSizes.end()
+                                           ? t->second.second
+                                           : computedSize(ctx)};
     return success();
   }
   Operation *c = h.b.clone(op, scalarMap);
   for (auto [o, n] : llvm::zip(op.getResults(), c->getResults())) {
     if (n.getType().isIndex())
       n.setType(h.i64());
-    scalarText[o] = {n, "?"};
+    scalarSizes[o] = {n, computedSize(ctx)};
   }
   return success();
 }
@@ -382,17 +418,17 @@ LogicalResult HostEntry::convertGroup(GroupOp g, GroupKernels &gk,
     return failure();
   // Result sizes.
   SmallVector<SmallVector<Value>> dimsOf(g.getNumResults());
-  SmallVector<SmallVector<std::string>> dimTextOf(g.getNumResults());
+  SmallVector<SmallVector<SizeAttr>> dimSizesOf(g.getNumResults());
   for (auto [j, res] : llvm::enumerate(g.getResults())) {
     Value y = g.getYield().getValues()[j];
-    if (failed(l.shapes.dims(y, dimsOf[j], dimTextOf[j])))
+    if (failed(l.shapes.dims(y, dimsOf[j], dimSizesOf[j])))
       return g.emitOpError("GPU code generation: cannot compute the size "
                            "of result #")
              << j << " on the host";
   }
   checkOutputs(l, gIdx, dimsOf);
   ensureLoaded();
-  allocateResults(l, dimsOf, dimTextOf);
+  allocateResults(l, dimsOf, dimSizesOf);
   l.maxGrid = gk.tiling.grid > 0 ? h.c64(gk.tiling.grid)
                                  : h.mul(h.maxI(h.smCount, h.c64(1)),
                                          h.c64(gk.tiling.blocksPerSM));
@@ -402,6 +438,7 @@ LogicalResult HostEntry::convertGroup(GroupOp g, GroupKernels &gk,
 /// Common kernel arguments and the body's view of the operands.
 LogicalResult HostEntry::bindOperands(GroupLaunch &l) {
   GroupOp g = l.g;
+  MLIRContext *ctx = fn.getContext();
   for (auto [operand, barg] :
        llvm::zip(g.getOperands(), l.body.getArguments())) {
     if (tensorTy(operand)) {
@@ -418,9 +455,9 @@ LogicalResult HostEntry::bindOperands(GroupLaunch &l) {
         return g.emitOpError("GPU code generation: scalar operand not "
                              "available on the host");
       l.common.push_back(v);
-      auto t = scalarText.find(operand);
-      l.bodyScalars[barg] = {v, t != scalarText.end() ? t->second.second
-                                                      : std::string("?")};
+      auto t = scalarSizes.find(operand);
+      l.bodyScalars[barg] = {v, t != scalarSizes.end() ? t->second.second
+                                                       : computedSize(ctx)};
     }
   }
   // Body scalars defined by constants can size broadcasts/iotas.
@@ -428,7 +465,7 @@ LogicalResult HostEntry::bindOperands(GroupLaunch &l) {
     if (auto c = dyn_cast<arith::ConstantOp>(bop))
       if (auto ia = dyn_cast<IntegerAttr>(c.getValue())) {
         Value v = h.c64(ia.getInt());
-        l.bodyScalars[c.getResult()] = {v, std::to_string(ia.getInt())};
+        l.bodyScalars[c.getResult()] = {v, constantSize(ctx, ia.getInt())};
       }
   return success();
 }
@@ -472,18 +509,15 @@ void HostEntry::checkOutputs(GroupLaunch &l, unsigned gIdx,
 /// Result buffers: the caller's outputs, else device temporaries.
 void HostEntry::allocateResults(GroupLaunch &l,
                                 ArrayRef<SmallVector<Value>> dimsOf,
-                                ArrayRef<SmallVector<std::string>> dimTextOf) {
+                                ArrayRef<SmallVector<SizeAttr>> dimSizesOf) {
   for (auto [j, res] : llvm::enumerate(l.g.getResults())) {
     const SmallVector<Value> &d = dimsOf[j];
-    const SmallVector<std::string> &dt = dimTextOf[j];
+    const SmallVector<SizeAttr> &dt = dimSizesOf[j];
     Value buf;
     auto ri = resultIndex.find(res);
     if (ri != resultIndex.end()) {
       buf = h.entry->getArgument(sig.firstResultArg + ri->second);
-      std::string s;
-      for (auto [k, t] : llvm::enumerate(dt))
-        s += (k ? " x " : "") + t;
-      resultText[ri->second] = dt.empty() ? "1 element" : s;
+      resultSizes[ri->second] = dt;
     } else {
       buf = h.allocTemp(extentBytes(tensorTy(res), d));
     }
@@ -516,10 +550,8 @@ LogicalResult HostEntry::storeCounts() {
     bool own = g && g.getYield()
                         .getValues()[cast<OpResult>(r).getResultNumber()]
                         .getDefiningOp<FilterOp>();
-    if (!own) // a filter's own result has its capacity text already
-      resultText[i] = "capacity: the size of the filtered input; the first "
-                      "*out" +
-                      std::to_string(i) + "_count elements are written";
+    if (!own) // a filter's own result is counted as kept already
+      resultCounts[i] = OutputCount::FromKept;
   }
   return success();
 }

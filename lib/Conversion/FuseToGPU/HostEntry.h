@@ -24,11 +24,10 @@
 namespace fuse {
 namespace gpugen {
 
-/// The C-ABI signature of an entry's host function: its argument types,
-/// its C declaration and the start of its documentation comment.
+/// The C-ABI signature of an entry's host function: its argument types
+/// and where its outputs, counts and stream are.
 struct EntrySignature {
   SmallVector<Type> argTypes;
-  std::string decl, doc;
   /// The C names of the entry's arguments ("in0", ...).
   SmallVector<std::string> argNames;
   /// The argument of the first output pointer.
@@ -54,7 +53,7 @@ struct GroupLaunch {
   SmallVector<Value> common;
   /// The body's view of the operands.
   DenseMap<Value, HostTensor> bodyArgs;
-  DenseMap<Value, std::pair<Value, std::string>> bodyScalars;
+  DenseMap<Value, HostScalar> bodyScalars;
   ShapeInfer shapes;
   /// The result buffers and their sizes.
   SmallVector<Value> outs;
@@ -74,8 +73,9 @@ public:
 
   /// Builds the host function's body; fails with a diagnostic.
   LogicalResult build();
-  /// Per result of the entry, the text of its size for the C header.
-  ArrayRef<std::string> resultSizes() const { return resultText; }
+  /// Per result of the entry, its type, the caller's extents and its
+  /// count: the entry's description for the C header.
+  SmallVector<Attribute> outputs() const;
 
 private:
   /// Byte range of a caller's buffer, for the argument checks.
@@ -110,7 +110,7 @@ private:
   void checkOutputs(GroupLaunch &l, unsigned gIdx,
                     ArrayRef<SmallVector<Value>> dimsOf);
   void allocateResults(GroupLaunch &l, ArrayRef<SmallVector<Value>> dimsOf,
-                       ArrayRef<SmallVector<std::string>> dimTextOf);
+                       ArrayRef<SmallVector<SizeAttr>> dimSizesOf);
 
   // The launch of each kernel family (HostLaunch.cpp).
   LogicalResult launch(GroupLaunch &l);
@@ -143,11 +143,12 @@ private:
   // Host values of the old function's values.
   DenseMap<Value, HostTensor> tensors;
   IRMapping scalarMap;
-  DenseMap<Value, std::pair<Value, std::string>> scalarText;
-  // Which group results are function results, and the text of their
-  // sizes.
+  DenseMap<Value, HostScalar> scalarSizes;
+  // Which group results are function results, the extents of their
+  // buffers and their counts.
   DenseMap<Value, unsigned> resultIndex;
-  SmallVector<std::string> resultText;
+  SmallVector<SmallVector<SizeAttr>> resultSizes;
+  SmallVector<OutputCount> resultCounts;
 
   // The caller's buffers checked so far, and the check messages.
   SmallVector<std::pair<BlockArgument, Extent>> userInputs;

@@ -118,7 +118,7 @@ LogicalResult HostEntry::launchReduce(GroupLaunch &l) {
     if ((first = dyn_cast<ReduceOp>(bop)))
       break;
   SmallVector<Value> d;
-  SmallVector<std::string> dt;
+  SmallVector<SizeAttr> dt;
   if (failed(l.shapes.dims(first.getInputs()[0], d, dt)))
     return g.emitOpError("GPU code generation: cannot size the reduction");
   Value n = h.c64(1);
@@ -187,7 +187,7 @@ LogicalResult HostEntry::launchRowReduce(GroupLaunch &l) {
     if ((first = dyn_cast<ReduceOp>(bop)))
       break;
   SmallVector<Value> d;
-  SmallVector<std::string> dt;
+  SmallVector<SizeAttr> dt;
   if (!first || failed(l.shapes.dims(first.getInputs()[0], d, dt)) ||
       d.size() != 2)
     return g.emitOpError("GPU code generation: cannot size the rows");
@@ -316,7 +316,7 @@ LogicalResult HostEntry::launchScanOrFilter(GroupLaunch &l) {
     if (isa<ScanOp, FilterOp>(bop))
       core = &bop;
   SmallVector<Value> d;
-  SmallVector<std::string> dt;
+  SmallVector<SizeAttr> dt;
   if (!core || failed(l.shapes.dims(core->getOperand(0), d, dt)))
     return g.emitOpError("GPU code generation: cannot size the scan or "
                          "filter");
@@ -378,14 +378,14 @@ LogicalResult HostEntry::launchScanOrFilter(GroupLaunch &l) {
       if (!y.getDefiningOp<FilterOp>())
         continue;
       tensors[res].dims = {count};
-      tensors[res].dimText = {"the filter's count"};
+      tensors[res].dimSizes = {
+          SizeAttr::get(g.getContext(), SizeSource::Kept, 0, 0)};
       // The count itself is stored with the other counts, at the end.
       auto ri = resultIndex.find(res);
       if (ri == resultIndex.end() || sig.countArg[ri->second] < 0)
         continue;
-      resultText[ri->second] =
-          "capacity " + dt[0] + " elements; the first *out" +
-          std::to_string(ri->second) + "_count hold the kept elements";
+      resultSizes[ri->second] = {dt[0]};
+      resultCounts[ri->second] = OutputCount::Kept;
     }
   }
   return success();
@@ -403,7 +403,7 @@ LogicalResult HostEntry::launchLine(GroupLaunch &l) {
   Operation *core = gk.lineOp;
   int64_t dim = gk.lineDim;
   SmallVector<Value> d;
-  SmallVector<std::string> dt;
+  SmallVector<SizeAttr> dt;
   if (!core || failed(l.shapes.dims(core->getOperand(0), d, dt)))
     return g.emitOpError("GPU code generation: cannot size the ")
            << (isScan ? "scan" : "reduction");

@@ -6,12 +6,11 @@
 // rows are 16-byte aligned; 32-bit column offsets from the thread id read
 // per phase), xor butterflies for each stage through one shared buffer
 // (reused by both stages), vector stores; longer rows take the
-// block-stride loops of the _long kernel. Each kernel is the whole
-// builder's output with its path's choice taken in place (the other path
-// dropped before canonicalization). An occupancy hint (6 blocks of 256). The host picks the
+// block-stride loops of the _long kernel. Each kernel holds its path's
+// code only. An occupancy hint (6 blocks of 256). The host picks the
 // kernel by cols, launches one block per row and nothing for rows = 0.
 // CHECK-LABEL: module attributes
-// CHECK-SAME: decl = "fuse_status_t softmax(const float *in0, int64_t in0_d0, int64_t in0_d1, float *out0, fuse_stream_t stream);"
+// CHECK-SAME: #fuse.entry<name = "softmax", groups = 1, inputs = [tensor<?x?xf32>], outputs = [#fuse.entry_output<type = tensor<?x?xf32>, sizes = [#fuse.size<source = arg_dim>, #fuse.size<source = arg_dim, dim = 1>], count = none>]>
 // CHECK: func.func @softmax(
 // CHECK: arith.cmpi sgt
 // CHECK: arith.remsi %{{.*}}, %c4_i64
@@ -67,7 +66,7 @@ func.func @softmax(%x: tensor<?x?xf32>) -> tensor<?x?xf32> {
 
 // A per-row result (rank 1): stored once per row by thread 0.
 // CHECK-LABEL: module attributes
-// CHECK-SAME: decl = "fuse_status_t rowsum(const float *in0, int64_t in0_d0, int64_t in0_d1, float *out0, fuse_stream_t stream);"
+// CHECK-SAME: #fuse.entry<name = "rowsum", groups = 1, inputs = [tensor<?x?xf32>], outputs = [#fuse.entry_output<type = tensor<?xf32>, sizes = [#fuse.size<source = arg_dim>], count = none>]>
 // CHECK: gpu.func @rowsum_g0_rows(
 // CHECK: gpu.shuffle  xor
 // CHECK: arith.cmpi eq

@@ -10,9 +10,9 @@
 // fuse-embed-gpu-binary then replaces the `gpu.binary` made by
 // gpu-module-to-binary with an LLVM global that the host code reads.
 //
-// The C declarations of the entry points (for the AOT header) are recorded
-// on the module in the `fuse.entries` attribute: an array of dictionaries
-// {name, decl, doc} (see docs/aot.md).
+// Each entry's C interface is described on the module in the
+// `fuse.entries` attribute, an array of #fuse.entry (EntryAttr), from which
+// fuse-compile writes the AOT header (fuse/Pipelines/EntryHeader.h).
 //
 //===----------------------------------------------------------------------===//
 #ifndef FUSE_CONVERSION_FUSETOGPU_FUSETOGPU_H
@@ -32,12 +32,6 @@ inline constexpr const char *kKernelModuleName = "fuse_kernels";
 /// convert-fuse-to-gpu, filled by fuse-embed-gpu-binary.
 inline constexpr const char *kImageSuffix = "_image";
 inline constexpr const char *kImageSizeSuffix = "_image_size";
-/// Module attribute listing the entry points (array of {name, decl, doc}).
-inline constexpr const char *kEntriesAttrName = "fuse.entries";
-
-/// The C header declaring every entry point recorded on `module` by
-/// convert-fuse-to-gpu. `guard` names the include guard.
-std::string emitEntryHeader(mlir::ModuleOp module, llvm::StringRef guard);
 
 /// Where fuse-gpu-module-to-binary also copies what it made, so that one
 /// run yields the PTX, the image and the object: `isa` receives the GPU

@@ -202,6 +202,112 @@ def Fuse_TilingAttr : AttrDef<Fuse_Dialect, "Tiling"> {
 }
 
 //===----------------------------------------------------------------------===//
+// Entries: what convert-fuse-to-gpu tells fuse-compile about each entry
+//===----------------------------------------------------------------------===//
+
+def Fuse_SizeStatic : I32EnumAttrCase<"Static", 0, "static">;
+def Fuse_SizeArgDim : I32EnumAttrCase<"ArgDim", 1, "arg_dim">;
+def Fuse_SizeArg : I32EnumAttrCase<"Arg", 2, "arg">;
+def Fuse_SizeComputed : I32EnumAttrCase<"Computed", 3, "computed">;
+def Fuse_SizeKept : I32EnumAttrCase<"Kept", 4, "kept">;
+
+def Fuse_SizeSource : I32EnumAttr<"SizeSource",
+    "where an entry's result extent comes from",
+    [Fuse_SizeStatic, Fuse_SizeArgDim, Fuse_SizeArg, Fuse_SizeComputed,
+     Fuse_SizeKept]> {
+  let cppNamespace = "::fuse";
+  let genSpecializedAttr = 0;
+}
+
+def Fuse_SizeAttr : AttrDef<Fuse_Dialect, "Size"> {
+  let mnemonic = "size";
+  let summary = "one extent of an entry's result, as the caller knows it";
+  let description = [{
+    `static` (`value` the extent), `arg_dim` (dimension `dim` of tensor
+    argument `value`), `arg` (scalar argument `value`), `computed` (a
+    value the entry computes from its arguments) or `kept` (the number of
+    elements a fuse.filter kept). fuse-compile writes it into the entry's
+    documentation in the AOT header (`in0_d1`, `in2`, ...).
+
+    ```mlir
+    #fuse.size<source = arg_dim, value = 0, dim = 1>
+    ```
+
+    Verified: `value` and `dim` are not negative, and 0 where the source
+    has none.
+  }];
+  let parameters = (ins
+    EnumParameter<Fuse_SizeSource>:$source,
+    DefaultValuedParameter<"int64_t", "0">:$value,
+    DefaultValuedParameter<"int64_t", "0">:$dim);
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+}
+
+def Fuse_CountNone : I32EnumAttrCase<"None", 0, "none">;
+def Fuse_CountKept : I32EnumAttrCase<"Kept", 1, "kept">;
+def Fuse_CountFromKept : I32EnumAttrCase<"FromKept", 2, "from_kept">;
+
+def Fuse_OutputCount : I32EnumAttr<"OutputCount",
+    "whether an entry result comes with a count of valid elements",
+    [Fuse_CountNone, Fuse_CountKept, Fuse_CountFromKept]> {
+  let cppNamespace = "::fuse";
+  let genSpecializedAttr = 0;
+}
+
+def Fuse_EntryOutputAttr : AttrDef<Fuse_Dialect, "EntryOutput"> {
+  let mnemonic = "entry_output";
+  let summary = "one result of a compiled entry";
+  let description = [{
+    The result's type, the extents of the buffer the caller allocates
+    (`#fuse.size` each; none for rank 0), and its count: `none`, `kept`
+    (a fuse.filter's own result: the entry writes the number of kept
+    elements to `outK_count`) or `from_kept` (a value computed from kept
+    elements, as many as the count).
+  }];
+  let parameters = (ins
+    "::mlir::Type":$type,
+    "::mlir::ArrayAttr":$sizes,
+    EnumParameter<Fuse_OutputCount>:$count);
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+}
+
+def Fuse_EntryAttr : AttrDef<Fuse_Dialect, "Entry"> {
+  let mnemonic = "entry";
+  let summary = "an entry point convert-fuse-to-gpu made: its C interface";
+  let description = [{
+    convert-fuse-to-gpu lists one per converted function in the module's
+    `fuse.entries` array; fuse-compile renders the C header from them. The
+    C function takes, in order: per input a device pointer and one int64_t
+    per dimension (tensors) or the value (scalars), per output a device
+    pointer, per counted output an `int64_t *` count, and a stream.
+
+    ```mlir
+    #fuse.entry<name = "sumsq", groups = 1, inputs = [tensor<?xf32>],
+        outputs = [#fuse.entry_output<type = tensor<f32>, sizes = [],
+        count = none>]>
+    ```
+
+    Verified: `inputs` holds types, `outputs` #fuse.entry_output, and
+    every size names an argument of the right kind.
+  }];
+  let parameters = (ins
+    StringRefParameter<"the entry's C symbol">:$name,
+    "int64_t":$groups,
+    "::mlir::ArrayAttr":$inputs,
+    "::mlir::ArrayAttr":$outputs);
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// The module attribute that lists them.
+    static constexpr ::llvm::StringLiteral getAttrName() {
+      return ::llvm::StringLiteral("fuse.entries");
+    }
+  }];
+}
+
+//===----------------------------------------------------------------------===//
 // Types accepted by the dialect
 //===----------------------------------------------------------------------===//
 

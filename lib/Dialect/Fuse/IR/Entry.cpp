@@ -1,0 +1,105 @@
+//===- Entry.cpp - the C interface of a compiled entry ---------------------===//
+//
+// Verifiers of #fuse.size, #fuse.entry_output and #fuse.entry: the typed
+// description of each entry that convert-fuse-to-gpu leaves on the module
+// and fuse-compile renders as the AOT header.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fuse/Dialect/Fuse/IR/FuseOps.h"
+
+#include "mlir/IR/BuiltinTypes.h"
+
+using namespace mlir;
+
+namespace fuse {
+
+LogicalResult SizeAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                               SizeSource source, int64_t value, int64_t dim) {
+  switch (source) {
+  case SizeSource::Static:
+    if (value < 0 || dim != 0)
+      return emitError() << "a static size takes a non-negative value and "
+                            "no dim, not value "
+                         << value << ", dim " << dim;
+    return success();
+  case SizeSource::ArgDim:
+    if (value < 0 || dim < 0)
+      return emitError() << "an arg_dim size names an argument and a "
+                            "dimension, not value "
+                         << value << ", dim " << dim;
+    return success();
+  case SizeSource::Arg:
+    if (value < 0 || dim != 0)
+      return emitError() << "an arg size names an argument and no dim, not "
+                            "value "
+                         << value << ", dim " << dim;
+    return success();
+  case SizeSource::Computed:
+  case SizeSource::Kept:
+    if (value != 0 || dim != 0)
+      return emitError() << "a " << stringifySizeSource(source)
+                         << " size takes no value or dim";
+    return success();
+  }
+  return success();
+}
+
+LogicalResult
+EntryOutputAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                        Type type, ArrayAttr sizes, OutputCount count) {
+  auto tt = dyn_cast<RankedTensorType>(type);
+  if (!tt)
+    return emitError() << "an entry output is a ranked tensor, not " << type;
+  if (!llvm::all_of(sizes, [](Attribute a) { return isa<SizeAttr>(a); }))
+    return emitError() << "entry output sizes are #fuse.size attributes";
+  if (static_cast<int64_t>(sizes.size()) != tt.getRank())
+    return emitError() << "an entry output of rank " << tt.getRank()
+                       << " takes " << tt.getRank() << " sizes, not "
+                       << sizes.size();
+  if (count != OutputCount::None && tt.getRank() != 1)
+    return emitError() << "a counted entry output has rank 1";
+  return success();
+}
+
+LogicalResult EntryAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                StringRef name, int64_t groups,
+                                ArrayAttr inputs, ArrayAttr outputs) {
+  if (name.empty())
+    return emitError() << "an entry needs a name";
+  if (groups < 0)
+    return emitError() << "an entry's group count is not negative";
+  SmallVector<Type> types;
+  for (Attribute a : inputs) {
+    auto ta = dyn_cast<TypeAttr>(a);
+    if (!ta)
+      return emitError() << "entry inputs are types, not " << a;
+    types.push_back(ta.getValue());
+  }
+  for (Attribute a : outputs) {
+    auto out = dyn_cast<EntryOutputAttr>(a);
+    if (!out)
+      return emitError() << "entry outputs are #fuse.entry_output, not " << a;
+    for (Attribute s : out.getSizes()) {
+      auto size = cast<SizeAttr>(s);
+      bool argDim = size.getSource() == SizeSource::ArgDim;
+      if (!argDim && size.getSource() != SizeSource::Arg)
+        continue;
+      int64_t i = size.getValue();
+      if (i >= static_cast<int64_t>(types.size()))
+        return emitError() << "an entry output size names argument " << i
+                           << " of " << types.size();
+      auto tt = dyn_cast<RankedTensorType>(types[i]);
+      if (argDim && (!tt || size.getDim() >= tt.getRank()))
+        return emitError() << "an arg_dim size names dimension "
+                           << size.getDim() << " of argument " << i
+                           << " of type " << types[i];
+      if (!argDim && tt)
+        return emitError() << "an arg size names scalar argument " << i
+                           << ", a tensor";
+    }
+  }
+  return success();
+}
+
+} // namespace fuse

@@ -1,0 +1,61 @@
+// RUN: fuse-opt %s --split-input-file --verify-diagnostics | FileCheck %s
+// #fuse.entry, #fuse.entry_output and #fuse.size: the C interface of a
+// compiled entry that convert-fuse-to-gpu describes and fuse-compile
+// renders as the AOT header. They round-trip, and their verifiers reject
+// descriptions that name no argument of the right kind.
+
+// CHECK: fuse.entries = [#fuse.entry<name = "select", groups = 2, inputs = [tensor<?x?xf32>, index], outputs = [#fuse.entry_output<type = tensor<?xf32>, sizes = [#fuse.size<source = arg_dim, dim = 1>], count = kept>, #fuse.entry_output<type = tensor<?x8xf32>, sizes = [#fuse.size<source = arg, value = 1>, #fuse.size<source = static, value = 8>], count = none>, #fuse.entry_output<type = tensor<f32>, sizes = [], count = none>]>]
+module attributes {fuse.entries = [#fuse.entry<name = "select", groups = 2,
+    inputs = [tensor<?x?xf32>, index],
+    outputs = [
+      #fuse.entry_output<type = tensor<?xf32>,
+          sizes = [#fuse.size<source = arg_dim, value = 0, dim = 1>],
+          count = kept>,
+      #fuse.entry_output<type = tensor<?x8xf32>,
+          sizes = [#fuse.size<source = arg, value = 1>,
+                   #fuse.size<source = static, value = 8>],
+          count = none>,
+      #fuse.entry_output<type = tensor<f32>, sizes = [], count = none>]>]} {
+}
+
+// -----
+
+// expected-error @+1 {{an arg_dim size names dimension 2 of argument 0 of type 'tensor<?x?xf32>'}}
+module attributes {fuse.entries = [#fuse.entry<name = "f", groups = 1,
+    inputs = [tensor<?x?xf32>],
+    outputs = [#fuse.entry_output<type = tensor<?xf32>,
+        sizes = [#fuse.size<source = arg_dim, dim = 2>], count = none>]>]} {
+}
+
+// -----
+
+// expected-error @+1 {{an arg size names scalar argument 0, a tensor}}
+module attributes {fuse.entries = [#fuse.entry<name = "f", groups = 1,
+    inputs = [tensor<?xf32>],
+    outputs = [#fuse.entry_output<type = tensor<?xf32>,
+        sizes = [#fuse.size<source = arg>], count = none>]>]} {
+}
+
+// -----
+
+// expected-error @+1 {{an entry output of rank 1 takes 1 sizes, not 0}}
+module attributes {fuse.entries = [#fuse.entry_output<type = tensor<?xf32>, sizes = [], count = none>]} {
+}
+
+// -----
+
+// expected-error @+1 {{a counted entry output has rank 1}}
+module attributes {fuse.entries = [#fuse.entry_output<type = tensor<f32>, sizes = [], count = kept>]} {
+}
+
+// -----
+
+// expected-error @+1 {{a kept size takes no value or dim}}
+module attributes {fuse.entries = [#fuse.size<source = kept, value = 3>]} {
+}
+
+// -----
+
+// expected-error @+1 {{a static size takes a non-negative value and no dim, not value -1, dim 0}}
+module attributes {fuse.entries = [#fuse.size<source = static, value = -1>]} {
+}

@@ -94,11 +94,23 @@ struct FuseTilePass : fuse::impl::FuseTilePassBase<FuseTilePass> {
       signalPassFailure();
   }
 
-  LogicalResult tile(GroupOp group, TargetAttr target) {
-    const int64_t smCount = target.getSmCount();
-    const int64_t maxThreadsPerBlock = target.getMaxThreadsPerBlock();
-    const int64_t maxThreadsPerSM = target.getMaxThreadsPerSM();
-    const int64_t vectorBytes = target.getVectorBytes();
+  /// What the cost model reads of a group: element widths and bytes of
+  /// its boundary tensors, its iteration space and whether every size is
+  /// static.
+  struct Footprint {
+    int64_t widest = 1, inputBytes = 0;
+    /// Bytes a scan or filter tile holds per item (the most of its
+    /// loaded operands, scanned or filtered values and results).
+    int64_t heldBytes = 0;
+    bool allStatic = true;
+    /// The largest tensor at the boundary (null: none).
+    RankedTensorType domain;
+    /// Some result is rank 2 (a row group's per-element outputs).
+    bool rowWideResults = false;
+  };
+
+  static Footprint measure(GroupOp group) {
+    Footprint fp;
     Block &body = group.getBody().front();
     // Every tensor the group touches, inside and at its boundary.
     SmallVector<Value> tensors;
@@ -110,53 +122,34 @@ struct FuseTilePass : fuse::impl::FuseTilePassBase<FuseTilePass> {
         if (isa<RankedTensorType>(r.getType()))
           tensors.push_back(r);
     });
-    int64_t widest = 1, inputBytes = 0;
-    bool allStatic = true;
     for (Value v : tensors)
       if (!cast<RankedTensorType>(v.getType()).hasStaticShape())
-        allStatic = false;
+        fp.allStatic = false;
     // Loads, stores and byte offsets concern the boundary tensors only:
     // values computed in the body live in registers, one per lane (e.g.
     // the i64 counts of the Welford rewrite, never materialised).
     for (Value v : llvm::concat<Value>(body.getArguments(), group.getResults()))
       if (auto t = dyn_cast<RankedTensorType>(v.getType()))
-        widest = std::max(widest, eltBytes(t));
+        fp.widest = std::max(fp.widest, eltBytes(t));
     for (Value v : body.getArguments())
       if (auto t = dyn_cast<RankedTensorType>(v.getType()))
         if (t.getRank() > 0)
-          inputBytes += eltBytes(t);
+          fp.inputBytes += eltBytes(t);
     // The iteration space: the largest tensor at the boundary.
-    Value domain;
     for (Value v : llvm::concat<Value>(body.getArguments(),
                                        group.getResults())) {
       auto t = dyn_cast<RankedTensorType>(v.getType());
-      if (!t)
-        continue;
-      if (!domain || t.getRank() >
-                         cast<RankedTensorType>(domain.getType()).getRank())
-        domain = v;
+      if (t && (!fp.domain || t.getRank() > fp.domain.getRank()))
+        fp.domain = t;
     }
-    GroupKind kind = group.getKind();
-    // Scan and filter groups: look-back tiles held per thread.
-    bool tileGroup = kind == GroupKind::Scan || kind == GroupKind::Filter;
-
-    int64_t vw = std::max<int64_t>(1, vectorBytes / widest);
-    // Items per thread keeping `bytes` of loads in flight per thread over
-    // all input streams, a multiple of vw.
-    auto itemsFor = [&](int64_t bytes, int64_t perItem) {
-      return std::max<int64_t>(
-          vw, ceilDiv(std::max<int64_t>(
-                          1, bytes / std::max<int64_t>(1, perItem)),
-                      vw) *
-                  vw);
-    };
     // Scan and filter tiles hold every item of the thread in registers
     // (the loaded operands, the scanned or filtered values, the results
     // until they are stored): an item costs the most of the three (an i64
     // scan of i32 inputs: 8 bytes, not 4; a scan with an f64 side output
     // of f32 inputs: 12; such tiles spilled up to 724 bytes).
-    int64_t heldBytes = inputBytes;
-    if (tileGroup) {
+    fp.heldBytes = fp.inputBytes;
+    GroupKind kind = group.getKind();
+    if (kind == GroupKind::Scan || kind == GroupKind::Filter) {
       int64_t computed = 0, results = 0;
       for (Value r : group.getResults())
         if (auto t = dyn_cast<RankedTensorType>(r.getType()))
@@ -173,9 +166,31 @@ struct FuseTilePass : fuse::impl::FuseTilePassBase<FuseTilePass> {
         else if (auto filter = dyn_cast<FilterOp>(op))
           add(filter.getInputs());
       });
-      heldBytes = std::max({heldBytes, computed, results});
+      fp.heldBytes = std::max({fp.heldBytes, computed, results});
     }
-    int64_t items = itemsFor(64, inputBytes);
+    fp.rowWideResults = llvm::any_of(group.getResults(), [](Value v) {
+      return cast<RankedTensorType>(v.getType()).getRank() == 2;
+    });
+    return fp;
+  }
+
+  /// The block shape: threads, vector width and items per thread, from the
+  /// cost model and the overrides.
+  void chooseShape(GroupKind kind, const Footprint &fp, TargetAttr target,
+                   int64_t &bt, int64_t &vw, int64_t &items) {
+    const bool tileGroup =
+        kind == GroupKind::Scan || kind == GroupKind::Filter;
+    vw = std::max<int64_t>(1, target.getVectorBytes() / fp.widest);
+    // Items per thread keeping `bytes` of loads in flight per thread over
+    // all input streams, a multiple of vw.
+    auto itemsFor = [&](int64_t bytes, int64_t perItem) {
+      return std::max<int64_t>(
+          vw, ceilDiv(std::max<int64_t>(
+                          1, bytes / std::max<int64_t>(1, perItem)),
+                      vw) *
+                  vw);
+    };
+    items = itemsFor(64, fp.inputBytes);
     // Scans: tiles of 512 threads x 128 bytes of loads a thread (32 f32),
     // held in registers (one block per SM, 128 registers a thread): a
     // quarter of the look-backs of 256-thread tiles; measured faster than
@@ -185,12 +200,12 @@ struct FuseTilePass : fuse::impl::FuseTilePassBase<FuseTilePass> {
     // look-backs, and the staged tile, its shared-scatter buffer and 64
     // registers a thread still fit four blocks per SM (more items spill or
     // lose occupancy, and measured slower).
-    int64_t bt = std::min<int64_t>(kind == GroupKind::Scan ? 512 : 256,
-                                   maxThreadsPerBlock);
+    bt = std::min<int64_t>(kind == GroupKind::Scan ? 512 : 256,
+                           target.getMaxThreadsPerBlock());
     if (kind == GroupKind::Scan)
-      items = itemsFor(128, heldBytes);
+      items = itemsFor(128, fp.heldBytes);
     else if (kind == GroupKind::Filter)
-      items = itemsFor(80, heldBytes);
+      items = itemsFor(80, fp.heldBytes);
     // Row groups whose results are all per row (logsumexp, row sums):
     // 128 bytes of loads a thread, at most 32 elements (32 f32, 16 f64;
     // 16-bit elements stay at 32, whose registers hold one each). Fewer
@@ -200,19 +215,10 @@ struct FuseTilePass : fuse::impl::FuseTilePassBase<FuseTilePass> {
     // every width of logsumexp_rows measured (docs/performance.md). Groups
     // with rank-2 results keep 64 bytes: their mapped values stay live to
     // the stores, and more items a thread spilled.
-    bool rowWideResults = llvm::any_of(group.getResults(), [](Value v) {
-      return cast<RankedTensorType>(v.getType()).getRank() == 2;
-    });
-    if (kind == GroupKind::RowReduce && !rowWideResults) {
-      int64_t rowItems = std::min<int64_t>(itemsFor(128, inputBytes), 32);
+    if (kind == GroupKind::RowReduce && !fp.rowWideResults) {
+      int64_t rowItems = std::min<int64_t>(itemsFor(128, fp.inputBytes), 32);
       items = std::max(items, rowItems / vw * vw);
     }
-    auto dt = domain ? cast<RankedTensorType>(domain.getType())
-                     : RankedTensorType();
-    // Rows of a static width (rank-2 domain): their width (may be 0).
-    std::optional<int64_t> staticCols;
-    if (dt && dt.getRank() == 2 && !dt.isDynamicDim(1))
-      staticCols = dt.getDimSize(1);
     // Rows of a static width take the dynamic widths' tiles (256 threads x
     // 64 bytes; narrow widths go to groups of fewer threads, narrow-rows).
     // One vector a thread (cols / vw threads) measured less than half as
@@ -228,22 +234,28 @@ struct FuseTilePass : fuse::impl::FuseTilePassBase<FuseTilePass> {
     // bytes (i8: 32, not 128).
     if (tileGroup && items > 32)
       items = std::max<int64_t>(vw, 32 / vw * vw);
-
     // Elementwise groups: one 16-byte vector per thread and as many blocks
     // as that takes (grid 0 when a size is dynamic: the host sizes it).
     // Measured faster than any persistent grid-stride shape
     // (docs/performance.md, bench/probes/stream.cu).
-    bool perVector = kind == GroupKind::Elementwise;
-    if (perVector && !itemsPerThread)
+    if (kind == GroupKind::Elementwise && !itemsPerThread)
       items = vw;
+  }
+
+  /// The grid: the persistent grid of resident blocks, or (static sizes)
+  /// no more blocks than tiles or rows; 0 for dynamic elementwise groups
+  /// (the host sizes it).
+  int64_t chooseGrid(GroupKind kind, const Footprint &fp, TargetAttr target,
+                     int64_t bt, int64_t items) {
+    bool perVector = kind == GroupKind::Elementwise;
     int64_t bps = blocksPerSM;
-    if (!bps) {
-      bps = std::max<int64_t>(1, maxThreadsPerSM / bt);
-    }
-    int64_t g = smCount * bps;
+    if (!bps)
+      bps = std::max<int64_t>(1, target.getMaxThreadsPerSM() / bt);
+    int64_t g = target.getSmCount() * bps;
     if (perVector)
       g = 0;
-    if (allStatic && dt) {
+    RankedTensorType dt = fp.domain;
+    if (fp.allStatic && dt) {
       int64_t tiles;
       if (kind == GroupKind::RowReduce && dt.getRank() == 2)
         tiles = dt.getDimSize(0);
@@ -252,8 +264,22 @@ struct FuseTilePass : fuse::impl::FuseTilePassBase<FuseTilePass> {
       g = std::clamp<int64_t>(perVector ? tiles : std::min(g, tiles), 1,
                               std::numeric_limits<int32_t>::max());
     }
-    if (grid)
-      g = grid;
+    return grid ? static_cast<int64_t>(grid) : g;
+  }
+
+  LogicalResult tile(GroupOp group, TargetAttr target) {
+    Footprint fp = measure(group);
+    GroupKind kind = group.getKind();
+    // Scan and filter groups: look-back tiles held per thread.
+    bool tileGroup = kind == GroupKind::Scan || kind == GroupKind::Filter;
+    int64_t bt, vw, items;
+    chooseShape(kind, fp, target, bt, vw, items);
+    int64_t g = chooseGrid(kind, fp, target, bt, items);
+    RankedTensorType dt = fp.domain;
+    // Rows of a static width (rank-2 domain): their width (may be 0).
+    std::optional<int64_t> staticCols;
+    if (dt && dt.getRank() == 2 && !dt.isDynamicDim(1))
+      staticCols = dt.getDimSize(1);
 
     // The kernel family's fields; each keeps the attribute's default
     // (printed nowhere) unless this group's family reads it.
@@ -290,7 +316,7 @@ struct FuseTilePass : fuse::impl::FuseTilePassBase<FuseTilePass> {
                        : std::min<int64_t>(stagedRows,
                                            target.getSharedMemoryPerBlock());
     int64_t staged = 0, stagedBt = 0;
-    if (mayBeLong && stagedLimit > 0 && rowWideResults) {
+    if (mayBeLong && stagedLimit > 0 && fp.rowWideResults) {
       staged = stagedLimit;
       stagedBt = stagedThreads ? stagedThreads : bt;
     }

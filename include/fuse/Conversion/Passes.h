@@ -2,6 +2,8 @@
 #ifndef FUSE_CONVERSION_PASSES_H
 #define FUSE_CONVERSION_PASSES_H
 
+#include "fuse/Conversion/FuseToGPU/Defaults.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"

@@ -111,13 +111,16 @@ def ConvertFuseToGPUPass : Pass<"convert-fuse-to-gpu", "::mlir::ModuleOp"> {
     ```
   }];
   let options = [
-    Option<"blockThreads", "block-threads", "int64_t", "256",
+    Option<"blockThreads", "block-threads", "int64_t",
+           "::fuse::kDefaultBlockThreads",
            "Threads per block (a multiple of 32, at most 1024)">,
-    Option<"unroll", "unroll", "int64_t", "4",
+    Option<"unroll", "unroll", "int64_t", "::fuse::kDefaultUnroll",
            "Vector loads in flight per thread in the main loop">,
-    Option<"blocksPerSM", "blocks-per-sm", "int64_t", "8",
+    Option<"blocksPerSM", "blocks-per-sm", "int64_t",
+           "::fuse::kDefaultBlocksPerSM",
            "Resident blocks per SM used to size persistent grids">,
-    Option<"smallReduce", "small-reduce", "int64_t", "32768",
+    Option<"smallReduce", "small-reduce", "int64_t",
+           "::fuse::kDefaultSmallReduce",
            "Reductions over at most this many elements run as one launch "
            "of one block">
   ];

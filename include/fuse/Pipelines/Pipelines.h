@@ -9,6 +9,7 @@
 #ifndef FUSE_PIPELINES_PIPELINES_H
 #define FUSE_PIPELINES_PIPELINES_H
 
+#include "fuse/Conversion/FuseToGPU/Defaults.h"
 #include "fuse/Conversion/FuseToGPU/FuseToGPU.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -80,10 +81,10 @@ struct FuseToGPUOptions : public mlir::PassPipelineOptions<FuseToGPUOptions> {
       llvm::cl::init("")};
   Option<int64_t> blockThreads{*this, "block-threads",
                                llvm::cl::desc("Threads per block"),
-                               llvm::cl::init(256)};
+                               llvm::cl::init(kDefaultBlockThreads)};
   Option<int64_t> unroll{*this, "unroll",
                          llvm::cl::desc("Vector loads in flight per thread"),
-                         llvm::cl::init(4)};
+                         llvm::cl::init(kDefaultUnroll)};
   Option<unsigned> jobs{
       *this, "jobs",
       llvm::cl::desc("Kernel parts compiled at once by LLVM (0: one per "

@@ -10,6 +10,7 @@
 #ifndef FUSE_LIB_CONVERSION_FUSETOGPU_KERNELGEN_H
 #define FUSE_LIB_CONVERSION_FUSETOGPU_KERNELGEN_H
 
+#include "fuse/Conversion/FuseToGPU/Defaults.h"
 #include "fuse/Dialect/Fuse/IR/FuseOps.h"
 #include "fuse/Dialect/Fuse/Utils/ElementEmitter.h"
 #include "fuse/Support/LLVM.h"
@@ -174,14 +175,14 @@ gpu::GPUFuncOp createKernel(gpu::GPUModuleOp m, Location loc, StringRef name,
 /// Tiling parameters of one group (pass options overridden by the group's
 /// `fuse.tiling` dictionary).
 struct Tiling {
-  int64_t blockThreads = 256;
-  int64_t unroll = 4;
+  int64_t blockThreads = kDefaultBlockThreads;
+  int64_t unroll = kDefaultUnroll;
   /// fuse.tiling's items_per_thread as given (0: absent). Scan and filter
   /// tiles take it as is; the other kernels read `unroll` (items / vector
   /// width).
   int64_t items = 0;
-  int64_t blocksPerSM = 8;
-  int64_t smallReduce = 32768;
+  int64_t blocksPerSM = kDefaultBlocksPerSM;
+  int64_t smallReduce = kDefaultSmallReduce;
   int64_t vectorWidth = 0; // 0: 16 bytes' worth of the element type
   int64_t grid = 0;        // 0: from the SM count
   /// Scan/filter kernels: stage the next tile's loads in shared memory with

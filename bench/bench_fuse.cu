@@ -6,8 +6,9 @@
 //   fuse-compile examples/NAME.mlir --prefix=fb_ --emit=all -o DIR/NAME
 // (a prefix of its own: `fuse_` would collide with the runtime's fuse_scan)
 // and this file includes the headers that exist (FUSE_HAVE_<NAME> is set by
-// the build for each object it links), so a workload fuse cannot compile yet
-// is simply absent from the results.
+// the build for each object it links). A workload fuse could not compile is
+// left out here and reported as a failure by run-bench.sh (prepare-bench.sh
+// lists it in failed.txt).
 #include "harness.h"
 
 #include "fuse_runtime.h"

@@ -117,6 +117,11 @@ private:
   void launchElementwise(GroupLaunch &l);
   LogicalResult launchReduce(GroupLaunch &l);
   LogicalResult launchRowReduce(GroupLaunch &l);
+  Value rowVectorPath(GroupLaunch &l, Value cols);
+  Value narrowRowsPerBlock(const GroupKernels &gk, Value cols, Value vec,
+                           Value &narrow);
+  Value rowPathKernel(const GroupKernels &gk, Value cols, Value vec,
+                      Value narrow, Value &shared, Value &threads);
   LogicalResult launchScanOrFilter(GroupLaunch &l);
   LogicalResult launchLine(GroupLaunch &l);
 

@@ -176,10 +176,114 @@ LogicalResult HostEntry::launchReduce(GroupLaunch &l) {
 
 /// row_reduce groups: the kernel of the rows' path (narrow, register,
 /// staged or long rows) and its block and shared memory.
+/// Row groups' vector path: every rank-2 base 16-byte aligned and cols a
+/// multiple of the vector width (so every row start is aligned).
+Value HostEntry::rowVectorPath(GroupLaunch &l, Value cols) {
+  SmallVector<Value> ptrs;
+  for (Value operand : l.g.getOperands())
+    if (auto t = tensorTy(operand); t && t.getRank() == 2)
+      ptrs.push_back(tensors[operand].ptr);
+  for (auto [res, o] : llvm::zip(l.g.getResults(), l.outs))
+    if (tensorTy(res).getRank() == 2)
+      ptrs.push_back(o);
+  Value vec = alignedAll(h, ptrs);
+  if (l.gk.vectorWidth > 1) {
+    Value rem = arith::RemSIOp::create(h.b, loc, cols, h.c64(l.gk.vectorWidth));
+    vec = arith::AndIOp::create(
+        h.b, loc, vec,
+        arith::CmpIOp::create(h.b, loc, arith::CmpIPredicate::eq, rem,
+                              h.c64(0)));
+  }
+  return vec;
+}
+
+/// Narrow rows: blockThreads / R rows per block (the kernel takes the same
+/// choice from cols and the same plan; its rows loop covers any grid), and
+/// in `narrow` whether the rows are narrow (null: no narrow path).
+Value HostEntry::narrowRowsPerBlock(const GroupKernels &gk, Value cols,
+                                    Value vec, Value &narrow) {
+  Value perBlock = h.c64(1);
+  int64_t c = gk.narrowRowItems;
+  if (!c)
+    return perBlock;
+  int64_t bt = gk.tiling.blockThreads;
+  Value need = h.ceilDiv(cols, h.c64(c));
+  // The kernel's choice of R (selectNarrowGroup, as RowKernelBuilder
+  // builds it), as rows per block bt / R.
+  auto rowsPerBlock = [&](int64_t minThreads) {
+    return selectNarrowGroup(
+        h.b, loc, arith::CmpIPredicate::sle, cols, need, bt, minThreads,
+        gk.narrowSmallCols, [&](int64_t p) { return h.c64(bt / p); },
+        perBlock);
+  };
+  perBlock = rowsPerBlock(gk.tiling.narrowRows);
+  // The scalar kernel's own smallest group (rank-2 results).
+  if (gk.narrowScalarMinThreads > gk.tiling.narrowRows)
+    perBlock = arith::SelectOp::create(
+        h.b, loc, vec, perBlock, rowsPerBlock(gk.narrowScalarMinThreads));
+  // On the vector path groups of up to half the block; off it (scalar
+  // loads) up to narrowScalarMaxThreads (the whole block for rank-2
+  // results: every such row that fits the registers).
+  narrow = narrowRowsFit(h.b, loc, arith::CmpIPredicate::sle, need, vec, bt,
+                         gk.narrowScalarMaxThreads);
+  return arith::SelectOp::create(h.b, loc, narrow, perBlock, h.c64(1));
+}
+
+/// The kernel of the row's path: narrow rows, else the register path
+/// (cols <= capacity), else the staged long rows (their operands' bytes
+/// within staged-rows; that much dynamic shared memory, in `shared`), else
+/// the long rows; `threads` those of the chosen kernel.
+Value HostEntry::rowPathKernel(const GroupKernels &gk, Value cols, Value vec,
+                               Value narrow, Value &shared, Value &threads) {
+  Value kernel = handle[gk.kernel];
+  if (gk.longKernel.empty())
+    return kernel;
+  Value fits = arith::CmpIOp::create(h.b, loc, arith::CmpIPredicate::sle,
+                                     cols, h.c64(gk.rowCapacity));
+  Value past = handle[gk.longKernel];
+  if (!gk.stagedKernel.empty()) {
+    // Staged long rows: the operands' regions, each alignTo(cols * bytes,
+    // 16), within tiling.stagedRows.
+    Value bytes = stagedRowBytes(h.b, loc, cols, gk.stagedElementBytes);
+    Value stagedFits =
+        arith::CmpIOp::create(h.b, loc, arith::CmpIPredicate::sle, bytes,
+                              h.c64(gk.tiling.stagedRows));
+    past = arith::SelectOp::create(h.b, loc, stagedFits,
+                                   handle[gk.stagedKernel], past);
+    Value useStaged = h.andI(stagedFits, h.notI(fits));
+    if (narrow)
+      useStaged = h.andI(useStaged, h.notI(narrow));
+    shared = arith::SelectOp::create(
+        h.b, loc, useStaged, arith::TruncIOp::create(h.b, loc, h.i32(), bytes),
+        h.c32(0));
+    // Rows that leave one block an SM (over half the shared memory) take
+    // the wide staged kernel and its threads, the others the group's
+    // block (one row a block either way).
+    if (!gk.stagedWideKernel.empty()) {
+      Value wide = arith::CmpIOp::create(h.b, loc, arith::CmpIPredicate::sgt,
+                                         bytes,
+                                         h.c64(gk.tiling.stagedWideRows));
+      Value stagedWide = h.andI(useStaged, wide);
+      threads = arith::SelectOp::create(h.b, loc, stagedWide,
+                                        h.c32(gk.stagedThreads), threads);
+      past = arith::SelectOp::create(h.b, loc, h.andI(stagedFits, wide),
+                                     handle[gk.stagedWideKernel], past);
+    }
+  }
+  kernel = arith::SelectOp::create(h.b, loc, fits, kernel, past);
+  if (!gk.narrowKernel.empty()) {
+    Value narrowK = handle[gk.narrowKernel];
+    if (!gk.narrowScalarKernel.empty())
+      narrowK = arith::SelectOp::create(h.b, loc, vec, narrowK,
+                                        handle[gk.narrowScalarKernel]);
+    kernel = arith::SelectOp::create(h.b, loc, narrow, narrowK, kernel);
+  }
+  return kernel;
+}
+
 LogicalResult HostEntry::launchRowReduce(GroupLaunch &l) {
   GroupOp g = l.g;
   GroupKernels &gk = l.gk;
-  int64_t bt = gk.tiling.blockThreads;
   // rows x cols from the first row reduction's input; one block per
   // row (a rows loop in the kernel covers grids over 2^30 blocks).
   ReduceOp first;
@@ -195,102 +299,13 @@ LogicalResult HostEntry::launchRowReduce(GroupLaunch &l) {
   Value nonEmpty = arith::CmpIOp::create(h.b, loc, arith::CmpIPredicate::sgt,
                                          rows, h.c64(0));
   h.ifThen(nonEmpty, [&] {
-    // Vector path: every rank-2 base 16-byte aligned and cols a
-    // multiple of the vector width (so every row start is aligned).
-    SmallVector<Value> ptrs;
-    for (Value operand : g.getOperands())
-      if (auto t = tensorTy(operand); t && t.getRank() == 2)
-        ptrs.push_back(tensors[operand].ptr);
-    for (auto [res, o] : llvm::zip(g.getResults(), l.outs))
-      if (tensorTy(res).getRank() == 2)
-        ptrs.push_back(o);
-    Value vec = alignedAll(h, ptrs);
-    if (gk.vectorWidth > 1) {
-      Value rem = arith::RemSIOp::create(h.b, loc, cols, h.c64(gk.vectorWidth));
-      vec = arith::AndIOp::create(
-          h.b, loc, vec,
-          arith::CmpIOp::create(h.b, loc, arith::CmpIPredicate::eq, rem,
-                                h.c64(0)));
-    }
+    Value vec = rowVectorPath(l, cols);
     Value vec32 = arith::ExtUIOp::create(h.b, loc, h.i32(), vec);
-    // Narrow rows: blockThreads / R rows per block (the kernel takes
-    // the same choice from cols; its rows loop covers any grid).
-    Value perBlock = h.c64(1);
     Value narrow;
-    if (int64_t c = gk.narrowRowItems) {
-      int64_t bt = gk.tiling.blockThreads;
-      Value need = h.ceilDiv(cols, h.c64(c));
-      // The kernel's choice of R (selectNarrowGroup, as RowReduce.cpp
-      // builds it), as rows per block bt / R.
-      auto rowsPerBlock = [&](int64_t minThreads) {
-        return selectNarrowGroup(
-            h.b, loc, arith::CmpIPredicate::sle, cols, need, bt, minThreads,
-            gk.narrowSmallCols, [&](int64_t p) { return h.c64(bt / p); },
-            perBlock);
-      };
-      perBlock = rowsPerBlock(gk.tiling.narrowRows);
-      // The scalar kernel's own smallest group (rank-2 results).
-      if (gk.narrowScalarMinThreads > gk.tiling.narrowRows)
-        perBlock = arith::SelectOp::create(
-            h.b, loc, vec, perBlock, rowsPerBlock(gk.narrowScalarMinThreads));
-      // On the vector path groups of up to half the block; off it
-      // (scalar loads) up to narrowScalarMaxThreads (the whole block
-      // for rank-2 results: every such row that fits the registers).
-      narrow = narrowRowsFit(h.b, loc, arith::CmpIPredicate::sle, need, vec, bt,
-                             gk.narrowScalarMaxThreads);
-      perBlock = arith::SelectOp::create(h.b, loc, narrow, perBlock, h.c64(1));
-    }
-    // The kernel of the row's path (the conditions the one kernel of
-    // an unsplit group tests in itself): narrow rows, else the register
-    // path (cols <= capacity, on the vector path with vector-rows),
-    // else the staged long rows (their operands' bytes within
-    // staged-rows; that much dynamic shared memory), else the long
-    // rows.
-    Value kernel = handle[gk.kernel];
+    Value perBlock = narrowRowsPerBlock(gk, cols, vec, narrow);
     Value shared = h.c32(0);
-    Value threads = h.c32(bt);
-    if (!gk.longKernel.empty()) {
-      Value fits = arith::CmpIOp::create(h.b, loc, arith::CmpIPredicate::sle,
-                                         cols, h.c64(gk.rowCapacity));
-      Value past = handle[gk.longKernel];
-      if (!gk.stagedKernel.empty()) {
-        // Staged long rows: the operands' regions, each
-        // alignTo(cols * bytes, 16), within tiling.stagedRows.
-        Value bytes = stagedRowBytes(h.b, loc, cols, gk.stagedElementBytes);
-        Value stagedFits =
-            arith::CmpIOp::create(h.b, loc, arith::CmpIPredicate::sle, bytes,
-                                  h.c64(gk.tiling.stagedRows));
-        past = arith::SelectOp::create(h.b, loc, stagedFits,
-                                       handle[gk.stagedKernel], past);
-        Value useStaged = h.andI(stagedFits, h.notI(fits));
-        if (narrow)
-          useStaged = h.andI(useStaged, h.notI(narrow));
-        shared = arith::SelectOp::create(
-            h.b, loc, useStaged,
-            arith::TruncIOp::create(h.b, loc, h.i32(), bytes), h.c32(0));
-        // Rows that leave one block an SM (over half the shared
-        // memory) take the wide staged kernel and its threads, the
-        // others the group's block (one row a block either way).
-        if (!gk.stagedWideKernel.empty()) {
-          Value wide =
-              arith::CmpIOp::create(h.b, loc, arith::CmpIPredicate::sgt, bytes,
-                                    h.c64(gk.tiling.stagedWideRows));
-          Value stagedWide = h.andI(useStaged, wide);
-          threads = arith::SelectOp::create(h.b, loc, stagedWide,
-                                            h.c32(gk.stagedThreads), threads);
-          past = arith::SelectOp::create(h.b, loc, h.andI(stagedFits, wide),
-                                         handle[gk.stagedWideKernel], past);
-        }
-      }
-      kernel = arith::SelectOp::create(h.b, loc, fits, kernel, past);
-      if (!gk.narrowKernel.empty()) {
-        Value narrowK = handle[gk.narrowKernel];
-        if (!gk.narrowScalarKernel.empty())
-          narrowK = arith::SelectOp::create(h.b, loc, vec, narrowK,
-                                            handle[gk.narrowScalarKernel]);
-        kernel = arith::SelectOp::create(h.b, loc, narrow, narrowK, kernel);
-      }
-    }
+    Value threads = h.c32(gk.tiling.blockThreads);
+    Value kernel = rowPathKernel(gk, cols, vec, narrow, shared, threads);
     Value grid = h.minI(h.ceilDiv(rows, perBlock), h.c64(int64_t(1) << 30));
     SmallVector<Value> args(l.common);
     args.push_back(rows);

@@ -119,6 +119,22 @@ LogicalResult ShapeInfer::dims(Value v, SmallVector<Value> &out,
   auto fromInput = [&](Value x) -> LogicalResult {
     return dims(x, in, inText);
   };
+  // Dimension i made by a broadcast or iota: a static one comes from the
+  // type below, a dynamic one is the next of `sizes` (a host scalar).
+  auto newDim = [&](int64_t i, ValueRange sizes,
+                    unsigned &next) -> LogicalResult {
+    if (!t.isDynamicDim(i)) {
+      in.push_back(nullptr);
+      inText.push_back(SizeAttr());
+      return success();
+    }
+    auto it = scalars.find(sizes[next++]);
+    if (it == scalars.end())
+      return failure();
+    in.push_back(it->second.first);
+    inText.push_back(it->second.second);
+    return success();
+  };
   Operation *def = v.getDefiningOp();
   if (auto it = args.find(v); it != args.end()) {
     in = it->second.dims;
@@ -154,16 +170,8 @@ LogicalResult ShapeInfer::dims(Value v, SmallVector<Value> &out,
     unsigned k = 0, s = 0;
     for (int64_t i = 0; i < t.getRank(); ++i) {
       if (llvm::is_contained(bc.getDims(), i)) {
-        if (t.isDynamicDim(i)) {
-          auto it = scalars.find(bc.getSizes()[s++]);
-          if (it == scalars.end())
-            return failure();
-          in.push_back(it->second.first);
-          inText.push_back(it->second.second);
-        } else {
-          in.push_back(nullptr);
-          inText.push_back(SizeAttr());
-        }
+        if (failed(newDim(i, bc.getSizes(), s)))
+          return failure();
       } else {
         in.push_back(d[k]);
         inText.push_back(dt[k]);
@@ -172,18 +180,9 @@ LogicalResult ShapeInfer::dims(Value v, SmallVector<Value> &out,
     }
   } else if (auto io = dyn_cast_or_null<IotaOp>(def)) {
     unsigned s = 0;
-    for (int64_t i = 0; i < t.getRank(); ++i) {
-      if (t.isDynamicDim(i)) {
-        auto it = scalars.find(io.getSizes()[s++]);
-        if (it == scalars.end())
-          return failure();
-        in.push_back(it->second.first);
-        inText.push_back(it->second.second);
-      } else {
-        in.push_back(nullptr);
-        inText.push_back(SizeAttr());
-      }
-    }
+    for (int64_t i = 0; i < t.getRank(); ++i)
+      if (failed(newDim(i, io.getSizes(), s)))
+        return failure();
   } else {
     return failure();
   }

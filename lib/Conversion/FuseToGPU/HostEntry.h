@@ -117,6 +117,8 @@ private:
   void launchElementwise(GroupLaunch &l);
   LogicalResult launchReduce(GroupLaunch &l);
   LogicalResult launchRowReduce(GroupLaunch &l);
+  SmallVector<Value> vectorPointers(GroupLaunch &l,
+                                    function_ref<bool(int64_t)> vectorized);
   Value rowVectorPath(GroupLaunch &l, Value cols);
   Value narrowRowsPerBlock(const GroupKernels &gk, Value cols, Value vec,
                            Value &narrow);

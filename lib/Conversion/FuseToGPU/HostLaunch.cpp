@@ -82,13 +82,8 @@ void HostEntry::launchElementwise(GroupLaunch &l) {
   Value nonEmpty =
       arith::CmpIOp::create(h.b, loc, arith::CmpIPredicate::sgt, n, h.c64(0));
   h.ifThen(nonEmpty, [&] {
-    SmallVector<Value> ptrs;
-    for (Value operand : g.getOperands())
-      if (auto t = tensorTy(operand); t && t.getRank() > 0)
-        ptrs.push_back(tensors[operand].ptr);
-    for (auto [res, o] : llvm::zip(g.getResults(), l.outs))
-      if (tensorTy(res).getRank() > 0)
-        ptrs.push_back(o);
+    SmallVector<Value> ptrs =
+        vectorPointers(l, [](int64_t rank) { return rank > 0; });
     Value nchunks, work;
     flatPlan(h, gk.vectorWidth, n, ptrs, nchunks, work);
     // Without a grid in the tiling, one block per `bt` chunks: each
@@ -124,14 +119,9 @@ LogicalResult HostEntry::launchReduce(GroupLaunch &l) {
   Value n = h.c64(1);
   for (Value v : d)
     n = h.mul(n, v);
-  SmallVector<Value> ptrs;
-  for (Value operand : g.getOperands())
-    if (auto t = tensorTy(operand); t && t.getRank() > 0)
-      ptrs.push_back(tensors[operand].ptr);
   // Elementwise side outputs are stored as vectors too.
-  for (auto [res, o] : llvm::zip(g.getResults(), l.outs))
-    if (tensorTy(res).getRank() > 0)
-      ptrs.push_back(o);
+  SmallVector<Value> ptrs =
+      vectorPointers(l, [](int64_t rank) { return rank > 0; });
   Value nchunks, work;
   flatPlan(h, gk.vectorWidth, n, ptrs, nchunks, work);
   Value small = arith::CmpIOp::create(h.b, loc, arith::CmpIPredicate::sle, n,
@@ -176,17 +166,27 @@ LogicalResult HostEntry::launchReduce(GroupLaunch &l) {
 
 /// row_reduce groups: the kernel of the rows' path (narrow, register,
 /// staged or long rows) and its block and shared memory.
+/// The pointers of the group's tensor operands and outputs whose rank
+/// `vectorized` accepts: the accesses whose alignment decides the vector
+/// path.
+SmallVector<Value>
+HostEntry::vectorPointers(GroupLaunch &l,
+                          function_ref<bool(int64_t)> vectorized) {
+  SmallVector<Value> ptrs;
+  for (Value operand : l.g.getOperands())
+    if (auto t = tensorTy(operand); t && vectorized(t.getRank()))
+      ptrs.push_back(tensors[operand].ptr);
+  for (auto [res, o] : llvm::zip(l.g.getResults(), l.outs))
+    if (vectorized(tensorTy(res).getRank()))
+      ptrs.push_back(o);
+  return ptrs;
+}
+
 /// Row groups' vector path: every rank-2 base 16-byte aligned and cols a
 /// multiple of the vector width (so every row start is aligned).
 Value HostEntry::rowVectorPath(GroupLaunch &l, Value cols) {
-  SmallVector<Value> ptrs;
-  for (Value operand : l.g.getOperands())
-    if (auto t = tensorTy(operand); t && t.getRank() == 2)
-      ptrs.push_back(tensors[operand].ptr);
-  for (auto [res, o] : llvm::zip(l.g.getResults(), l.outs))
-    if (tensorTy(res).getRank() == 2)
-      ptrs.push_back(o);
-  Value vec = alignedAll(h, ptrs);
+  Value vec = alignedAll(
+      h, vectorPointers(l, [](int64_t rank) { return rank == 2; }));
   if (l.gk.vectorWidth > 1) {
     Value rem = arith::RemSIOp::create(h.b, loc, cols, h.c64(l.gk.vectorWidth));
     vec = arith::AndIOp::create(

@@ -5,8 +5,8 @@
 # fuse-compile (--emit=all: PTX, cubin, object, header) and compares the
 # outputs byte for byte.
 #
-# Corpus: examples/*.mlir, tests/gpu/extra/*.mlir and the random programs
-# of scripts/gen-pipelines.py for SEEDS (default 100:200).
+# Corpus: examples/*.mlir, test/Integration/GPU/extra/*.mlir and the
+# random programs of scripts/gen-pipelines.py for SEEDS (default 100:200).
 #
 # Usage: scripts/compare-builds.sh OLD_BIN NEW_BIN [SEEDS]
 #   OLD_BIN, NEW_BIN  directories holding fuse-compile (e.g. a copy of
@@ -36,7 +36,7 @@ work="$(mktemp -d "${TMPDIR:-/tmp}/fuse-compare.XXXXXX")"
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/corpus"
 cp "$root"/examples/*.mlir "$work/corpus/"
-for f in "$root"/tests/gpu/extra/*.mlir; do
+for f in "$root"/test/Integration/GPU/extra/*.mlir; do
   cp "$f" "$work/corpus/extra_$(basename "$f")"
 done
 first="${seeds%%:*}"; last="${seeds##*:}"

@@ -3,6 +3,7 @@
 #
 #   scripts/fuzz.sh [-t SECONDS] [-j JOBS] [-- LIBFUZZER_ARGS...]
 #
+# The target and its dictionary and seed writer are in test/Fuzz.
 # Configures (once) and builds a separate clang build directory
 # (FUZZ_BUILD_DIR, default build-fuzz) with FUSE_BUILD_FUZZER=ON, which
 # instruments fuse's own libraries with libFuzzer coverage, ASan and UBSan,
@@ -22,7 +23,7 @@ while [ $# -gt 0 ]; do
     -t) SECONDS_TO_RUN=$2; shift 2 ;;
     -j) JOBS=$2; shift 2 ;;
     --) shift; break ;;
-    -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
     *) echo "fuzz.sh: unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -65,7 +66,7 @@ CORPUS="$BUILD_DIR/fuzz-corpus"
 ARTIFACTS="$BUILD_DIR/fuzz-artifacts"
 LOGS="$BUILD_DIR/fuzz-logs"
 mkdir -p "$SEEDS" "$CORPUS" "$ARTIFACTS" "$LOGS"
-python3 fuzz/make-seeds.py "$ROOT" "$SEEDS" || exit 2
+python3 test/Fuzz/make-seeds.py "$ROOT" "$SEEDS" || exit 2
 
 # Findings are crash-, leak-, timeout- and oom- artifacts; libFuzzer's
 # slow-unit- reports (an input that took over 10 s, e.g. on a loaded
@@ -79,7 +80,7 @@ echo "== fuse-fuzz for ${SECONDS_TO_RUN}s (log: $LOG)"
 # everything it makes per input, so leaks stay on.
 ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1} \
 UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1} \
-"$FUZZER" -max_total_time="$SECONDS_TO_RUN" -dict=fuzz/fuse.dict \
+"$FUZZER" -max_total_time="$SECONDS_TO_RUN" -dict=test/Fuzz/fuse.dict \
   -max_len=4096 -timeout=25 -rss_limit_mb=4096 -print_final_stats=1 \
   -artifact_prefix="$ARTIFACTS/" "$@" "$CORPUS" "$SEEDS" >"$LOG" 2>&1
 rc=$?

@@ -50,8 +50,9 @@ if config.have_cuda_toolkit:
     llvm_config.with_environment("CUDA_HOME",
                                  os.path.dirname(config.cuda_bin_dir.rstrip("/")))
 
-# The CUDA runtime's no-GPU test binary (runtime/ is built inside the main
-# build when a CUDA toolkit is found); see test/Runtime.
+# The CUDA runtime's no-GPU test binary, built from test/Runtime/nogpu_test.cpp
+# by runtime/CMakeLists.txt into <build>/runtime/tests (runtime/ is built
+# inside the main build when a CUDA toolkit is found).
 fuse_runtime_nogpu_test = os.path.join(config.fuse_obj_root, "runtime",
                                        "tests", "fuse_runtime_nogpu_test")
 config.substitutions.append(("%fuse_runtime_nogpu_test",

@@ -3,7 +3,8 @@
 # has LLVM/MLIR and the CUDA toolkit) into a folder that the GPU machine
 # consumes with scripts/gpu/run-codegen-tests.sh:
 #   NAME.o NAME.h NAME.ptx NAME.cubin  per examples/NAME.mlir
-#   fuse_runtime.h, tests/gpu/*.cpp    copied so the folder is self-contained
+#   fuse_runtime.h, codegen_tests.cpp  copied so the folder is self-contained
+#                                      (test/Integration/GPU/*.cpp)
 #   compile-times.txt                  fuse-compile --emit=obj wall time (ms)
 #   overlap/                           test/Runtime/Inputs/overlap.{mlir,c}
 #                                      compiled, for the overlapping-buffers
@@ -36,7 +37,7 @@ tile=()
 mkdir -p "$out"
 echo "${FUSE_TILE_OPTIONS:-}" > "$out/tile-options.txt"
 cp "$root/runtime/include/fuse_runtime.h" "$out/"
-cp "$root"/tests/gpu/*.cpp "$out/"
+cp "$root"/test/Integration/GPU/*.cpp "$out/"
 : > "$out/compile-times.txt"
 # Every program that failed to compile, one line each: the GPU suites
 # (run-codegen-tests.sh, run-fuse-run-tests.sh) fail on each, so a
@@ -140,12 +141,13 @@ softmax     softmax_rows rand:64x1024
 softmax_odd softmax_rows rand:7x1001
 CASES
   echo "CPU references: $(ls "$out/fuse-run" 2>/dev/null | wc -l) cases -> $out/fuse-run"
-  # Extra programs, GPU against CPU (tests/gpu/extra/*.mlir: one entry
-  # each, "// ARGS: SPEC..." for fuse-run's --arg, "// RULE: exact|close"):
+  # Extra programs, GPU against CPU (test/Integration/GPU/extra/*.mlir: one
+  # entry each, "// ARGS: SPEC..." for fuse-run's --arg, "// RULE:
+  # exact|close"):
   # extra/NAME.{so,json} and extra/NAME.cpu/ (inputs and CPU results).
   rm -rf "$out/extra"
   mkdir -p "$out/extra"
-  for f in "$root"/tests/gpu/extra/*.mlir; do
+  for f in "$root"/test/Integration/GPU/extra/*.mlir; do
     name="$(basename "$f" .mlir)"
     args=()
     for s in $(sed -n 's|^// ARGS: ||p' "$f"); do args+=(--arg "$s"); done

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # On the GPU machine: builds the fuse runtime (runtime/, CUDA only, no
-# MLIR) and tests/gpu/codegen_tests.cpp linked with the AOT objects of a
-# folder made by scripts/gpu/prepare-artifacts.sh, then runs it.
+# MLIR) and test/Integration/GPU/codegen_tests.cpp linked with the AOT
+# objects of a folder made by scripts/gpu/prepare-artifacts.sh, then runs it.
 # Usage: scripts/gpu/run-codegen-tests.sh [ARTIFACT_DIR] [BUILD_DIR]
 #   ARTIFACT_DIR  default .device/artifacts
 #   BUILD_DIR     default .device/build-codegen
@@ -55,7 +55,7 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 echo "pipelines: ${objs[*]##*/}"
 ${CXX:-g++} -O2 -std=c++17 -I "$art" -I "$root/runtime/include" \
-  "$root/tests/gpu/codegen_tests.cpp" "${objs[@]}" \
+  "$root/test/Integration/GPU/codegen_tests.cpp" "${objs[@]}" \
   -L "$rtdir" -lfuse_runtime -Wl,-rpath,"$rtdir" -o "$build/codegen_tests" \
   > "$build/codegen-build.log" 2>&1 || { cat "$build/codegen-build.log"; fail "codegen_tests: build failed"; }
 # One process per pipeline: a faulting kernel poisons its CUDA context, and

@@ -8,13 +8,14 @@
 #      of the input and against the CPU result,
 #   2. random inputs made by fuse-run-aot itself (rand:SHAPE, --save-inputs)
 #      at larger and edge sizes, against NumPy float64 references,
-#   4. extra programs (tests/gpu/extra/*.mlir, run before 3) on the CPU
-#      backend's inputs, against its results (exact or close),
+#   4. extra programs (test/Integration/GPU/extra/*.mlir, run before 3) on
+#      the CPU backend's inputs, against its results (exact or close),
 #   3. with a device present: argument errors still exit 1 with a message
 #      before any launch, a bad library is reported, and --repeat prints
 #      its timing line.
-# Tolerances as in tests/gpu/codegen_tests.cpp: sums 1e-4 relative, scan
-# 1e-4 relative to max(1, |ref|), softmax 1e-5 relative; select exact.
+# Tolerances as in test/Integration/GPU/codegen_tests.cpp: sums 1e-4
+# relative, scan 1e-4 relative to max(1, |ref|), softmax 1e-5 relative;
+# select exact.
 # Usage: scripts/gpu/run-fuse-run-tests.sh [ARTIFACT_DIR] [BUILD_DIR]
 #   ARTIFACT_DIR  default .device/artifacts
 #   BUILD_DIR     default .device/build-fuse-run; the runtime is built in
@@ -168,10 +169,11 @@ for shape in 1x1 3x5 1000x1024 4096x1000 64x65536; do
   run_case "softmax-$shape" softmax softmax_rows "" "rand:$shape"
 done
 
-# 4. Extra programs (tests/gpu/extra/*.mlir) on the CPU backend's inputs,
-# against its results: "exact" bit for bit (NaN == NaN), "close" floats
-# within 1e-5 |cpu| + 1e-5 max(1, max |cpu|) (reassociated sums), integers
-# exactly; shapes (so filter counts) and dtypes always exactly.
+# 4. Extra programs (test/Integration/GPU/extra/*.mlir) on the CPU
+# backend's inputs, against its results: "exact" bit for bit (NaN == NaN),
+# "close" floats within 1e-5 |cpu| + 1e-5 max(1, max |cpu|) (reassociated
+# sums), integers exactly; shapes (so filter counts) and dtypes always
+# exactly.
 cat > "$work/compare.py" <<'PY'
 import glob, os, sys
 import numpy as np

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The fuse runtime's GPU test suite. Needs only a CUDA toolkit (nvcc), cmake
 # and ninja (no LLVM/MLIR): it configures and builds runtime/ on its own,
-# then runs
+# with the test programs of test/Runtime (into BUILD_DIR/tests), then runs
 #   1. the no-GPU test binary in --expect-device mode (argument checks),
 #   2. the full suite: every op and dtype at sizes 0, 1, 31, 1000003, 2^28
 #      (f32), determinism, modules, wrong-arch images, allocator, capture,

@@ -4,10 +4,10 @@
 // write tensors of one shape"): the kernel delinearizes its flat index over
 // the broadcast's sizes and reads the input at the coordinates it keeps
 // (x - v[:, None] reads v at flat / cols); the input is not preloaded at
-// the flat index. tests/gpu/extra/broadcast_flat.mlir compares GPU and CPU
-// values (scripts/gpu). The same in a reduce group (sum of x - v[:, None])
-// and a line scan (cumsum of x * u[None, :] along rows):
-// tests/gpu/extra/broadcast_reduce_scan.mlir.
+// the flat index. test/Integration/GPU/extra/broadcast_flat.mlir compares
+// GPU and CPU values (scripts/gpu). The same in a reduce group (sum of
+// x - v[:, None]) and a line scan (cumsum of x * u[None, :] along rows):
+// test/Integration/GPU/extra/broadcast_reduce_scan.mlir.
 // RUN: %python -c "import numpy as np; np.save('%t.x.npy', np.arange(12, dtype=np.float32).reshape(3, 4) + 1); np.save('%t.m.npy', np.array([2.5, 6.5, 10.5], dtype=np.float32))"
 // RUN: fuse-run %s --entry sum_centered --arg %t.x.npy --arg %t.m.npy --print | FileCheck %s --check-prefix=SUM
 // Rows minus their means sum to 0 exactly (x = 1..12, means 2.5 6.5 10.5);

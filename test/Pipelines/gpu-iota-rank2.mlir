@@ -3,9 +3,10 @@
 // were rejected: "an elementwise group must read and write tensors of one
 // shape"): the flat kernel addresses every tensor of the group at its flat
 // index, and the iota's coordinate along `dim` is (flat / (product of the
-// later sizes)) mod size[dim]. tests/gpu/extra/iota_rank2.mlir compares
-// the GPU's values with the CPU backend's (scripts/gpu); here the PTX holds
-// the divisions and the CPU backend agrees with NumPy's meaning of iota.
+// later sizes)) mod size[dim]. test/Integration/GPU/extra/iota_rank2.mlir
+// compares the GPU's values with the CPU backend's (scripts/gpu); here the
+// PTX holds the divisions and the CPU backend agrees with NumPy's meaning
+// of iota.
 // RUN: fuse-compile %s --emit=ptx -o %t.ptx
 // RUN: FileCheck %s < %t.ptx
 // RUN: fuse-run %s --entry iota_dims --arg rand:5x7 --print | FileCheck %s --check-prefix=CPU

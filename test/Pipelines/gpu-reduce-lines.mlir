@@ -7,11 +7,11 @@
 // thread folding each line of the outer x len x inner view in order and
 // writing the result at the line's flat index in the reduced shape. The
 // host launches it whenever there are lines, also over an empty reduced
-// dimension (every result is the init). tests/gpu/extra/reduce_lines.mlir
-// compares GPU and CPU values (scripts/gpu). A full reduction of a rank-2
-// tensor through a combiner region takes the ordered reduce kernels, which
-// read the flat index (was rejected: "custom-combiner reductions take
-// rank-1 inputs only").
+// dimension (every result is the init).
+// test/Integration/GPU/extra/reduce_lines.mlir compares GPU and CPU values
+// (scripts/gpu). A full reduction of a rank-2 tensor through a combiner
+// region takes the ordered reduce kernels, which read the flat index (was
+// rejected: "custom-combiner reductions take rank-1 inputs only").
 // RUN: fuse-compile %s --emit=ptx -o %t.ptx
 // RUN: FileCheck %s < %t.ptx
 // RUN: ptxas -arch=sm_90 %t.ptx -o %t.cubin

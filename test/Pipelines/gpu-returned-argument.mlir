@@ -4,7 +4,7 @@
 // output, so convert-fuse-to-gpu copies each such result with a map (an
 // elementwise group of its own; fuse's Python GPU trace makes the copy
 // earlier, fused with the results of its shape). Run on a GPU against the
-// CPU backend: tests/gpu/extra/returned_argument.mlir.
+// CPU backend: test/Integration/GPU/extra/returned_argument.mlir.
 // RUN: fuse-opt %s --fuse-fusion --fuse-tile --convert-fuse-to-gpu | FileCheck %s
 // RUN: fuse-compile %s --emit=header -o - | FileCheck %s --check-prefix=HDR
 // RUN: fuse-compile %s --emit=ptx -o %t.ptx

@@ -6,7 +6,8 @@
 // line), with the group's prologue and epilogue maps evaluated per
 // element. The host computes lines = outer * inner, len and inner from the
 // scan's input sizes and launches nothing when either is 0.
-// tests/gpu/extra/scan_rank2.mlir compares GPU and CPU values (scripts/gpu).
+// test/Integration/GPU/extra/scan_rank2.mlir compares GPU and CPU values
+// (scripts/gpu).
 // RUN: fuse-compile %s --emit=ptx -o %t.ptx
 // RUN: FileCheck %s < %t.ptx
 // RUN: ptxas -arch=sm_90 %t.ptx -o %t.cubin

@@ -10,7 +10,7 @@ import threading
 
 import numpy as np
 
-from . import _cpu
+from . import _cpu, _launch, gpu
 from . import _types as T
 from ._ir import Sym, TensorVal, TraceContext, fastmath_flags
 from ._sym import SymArray, _node, leaf, materialize_many, wrap
@@ -65,6 +65,7 @@ class Pipeline:
         self.checks = checks
         self.nonempty = nonempty
         self._lib = None
+        self._launcher = None   # GPU: the Launcher of generic arguments
 
     def library(self):
         if self._lib is None:
@@ -252,7 +253,12 @@ def trace(fn, names, arrays, weaks, gpu=False, fastmath=""):
 
 
 class JitFunction:
-    """A function traced and compiled by fuse; call it with NumPy arrays."""
+    """A function traced and compiled by fuse; call it with NumPy arrays
+    (CPU) or CUDA arrays (GPU: PyTorch, CuPy, ...). On CUDA arrays the
+    call takes a keyword `stream=` (a torch.cuda.Stream, a
+    cupy.cuda.Stream, or an integer CUstream handle; default: the current
+    stream of the arrays' library), unless the function has a parameter of
+    that name."""
 
     def __init__(self, fn, fastmath=None):
         self.fn = fn
@@ -260,11 +266,26 @@ class JitFunction:
         # the traced code ("" for none; jit's fastmath argument).
         self.fastmath = fastmath_flags(fastmath)
         self.signature = inspect.signature(fn)
-        for p in self.signature.parameters.values():
+        params = list(self.signature.parameters.values())
+        for p in params:
             if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
                 raise TypeError("fuse.jit: %s: *args/**kwargs are not "
                                 "supported" % fn.__name__)
+        # A call with exactly one positional value per parameter binds
+        # without inspect (the names in order); other calls bind through
+        # the signature.
+        self._names = [p.name for p in params]
+        self._npositional = len(params) if all(
+            p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+            for p in params) else -1
+        # stream= is the launch stream unless the function has a
+        # parameter of that name.
+        self._stream_kw = "stream" not in self.signature.parameters
         self._specs = {}
+        # GPU launchers per argument signature (_launch.fast_key): a cache
+        # hit is this dict look-up and the Launcher's call.
+        self._launchers = {}
+        gpu._jit_functions.add(self)
         # Re-entrant: the function may call itself (on concrete arrays)
         # while being traced for another signature; a call with the very
         # signature being traced is refused (see _pipeline).
@@ -272,19 +293,25 @@ class JitFunction:
         self._tracing = threading.local()
         functools.update_wrapper(self, fn)
 
-    def _prepare(self, args, kwargs):
+    def _bind(self, args, kwargs):
+        """(names, values) of a call's arguments, defaults applied."""
+        if not kwargs and len(args) == self._npositional:
+            return self._names, args
         try:
             bound = self.signature.bind(*args, **kwargs)
         except TypeError as e:
             raise TypeError("%s: %s" % (self.fn.__name__, e))
         bound.apply_defaults()
-        names, arrays, weaks = [], [], []
-        for name, v in bound.arguments.items():
+        return list(bound.arguments.keys()), list(bound.arguments.values())
+
+    def _prepare(self, args, kwargs):
+        names, values = self._bind(args, kwargs)
+        arrays, weaks = [], []
+        for name, v in zip(names, values):
             a, w = as_input_array(v, name)
-            names.append(name)
             arrays.append(a)
             weaks.append(w)
-        return names, arrays, weaks
+        return list(names), arrays, weaks
 
     def specialize(self, *args, **kwargs):
         """The Pipeline for these arguments' signature (traced if new)."""
@@ -324,36 +351,76 @@ class JitFunction:
         p.library()
         return p
 
-    def _bind(self, args, kwargs):
-        try:
-            bound = self.signature.bind(*args, **kwargs)
-        except TypeError as e:
-            raise TypeError("%s: %s" % (self.fn.__name__, e))
-        bound.apply_defaults()
-        return list(bound.arguments.keys()), list(bound.arguments.values())
-
     def specialize_gpu(self, *args, **kwargs):
         """The GPU-traced Pipeline for these GPU arguments, and the
         arguments as fuse.gpu.DeviceArray / 0-d NumPy scalars."""
-        from . import gpu
         names, values = self._bind(args, kwargs)
+        names = list(names)
         arrays, weaks = gpu.gpu_arguments(names, values)
         return self._pipeline(names, arrays, weaks, gpu=True), names, arrays
 
-    def run_gpu(self, *args, **kwargs):
+    def run_gpu(self, *args, stream=None, **kwargs):
         """Runs on CUDA arrays (CuPy, PyTorch, __cuda_array_interface__ or
         DLPack): results are arrays of the same library, on the device."""
-        from . import gpu
-        p, names, arrays = self.specialize_gpu(*args, **kwargs)
-        return gpu.run_pipeline(p, names, arrays)
+        names, values = self._bind(args, kwargs)
+        return self._gpu_call(names, values, stream)
+
+    def _gpu_call(self, names, values, stream, key=None):
+        if key is None:
+            key = _launch.fast_key(names, values)
+        if key is None:
+            # Other array types (DLPack, __cuda_array_interface__ objects),
+            # or arguments the checks below reject.
+            names = list(names)
+            arrays, weaks = gpu.gpu_arguments(names, values)
+            p = self._pipeline(names, arrays, weaks, gpu=True)
+            return gpu.run_pipeline(p, names, arrays, stream=stream)
+        launcher = self._launchers.get(key)
+        if launcher is not None:
+            return launcher.run(values, stream)
+        # First call of this signature: the full checks, the trace and the
+        # cache look-up, then a Launcher for every later call.
+        names = list(names)
+        arrays, weaks = gpu.gpu_arguments(names, values)
+        p = self._pipeline(names, arrays, weaks, gpu=True)
+        p.check(values)
+        c = gpu.load(p.ir)
+        modes = _launch.modes_of(values)
+        owner = next(k for k, m in enumerate(modes)
+                     if m is not _launch.SCALAR)
+        launcher = _launch.Launcher(p, c, names, modes, owner, key[-1])
+        self._launchers[key] = launcher
+        return launcher.run(values, stream, hit=False, check=False)
 
     def __call__(self, *args, **kwargs):
-        from . import gpu
-        if any(gpu.is_device_array(v) for v in args) or any(
-                gpu.is_device_array(v) for v in kwargs.values()):
-            return self.run_gpu(*args, **kwargs)
-        p, arrays = self.specialize(*args, **kwargs)
-        return p.run(arrays)
+        stream = None
+        if kwargs and self._stream_kw and "stream" in kwargs:
+            stream = kwargs.pop("stream")
+        if kwargs or len(args) != self._npositional:
+            names, values = self._bind(args, kwargs)
+        else:
+            names, values = self._names, args
+        # The cache hit: a key from the arguments' types and attributes,
+        # one dict look-up, the launch.
+        key = _launch.fast_key(names, values)
+        if key is not None:
+            launcher = self._launchers.get(key)
+            if launcher is not None:
+                return launcher.run(values, stream)
+            return self._gpu_call(names, values, stream, key)
+        if any(gpu.is_device_array(v) for v in values):
+            return self._gpu_call(names, values, stream)
+        if stream is not None:
+            _launch.stream_handle(stream)          # TypeError for bad types
+            raise ValueError("%s: stream= is for calls on CUDA arrays; "
+                             "these arguments are host (NumPy) values, "
+                             "computed on the CPU" % self.fn.__name__)
+        arrays, weaks = [], []
+        for name, v in zip(names, values):
+            a, w = as_input_array(v, name)
+            arrays.append(a)
+            weaks.append(w)
+        return self._pipeline(list(names), arrays, weaks).run(arrays)
 
 
 def jit(fn=None, *, fastmath=None):

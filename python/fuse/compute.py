@@ -11,9 +11,18 @@ numbers captured by a lambda's closure are compiled in as constants.
     x = np.random.rand(1000).astype(np.float32)
     out = np.empty(1, np.float32)
     fuse.compute.reduce_into(x, out, fuse.OpKind.PLUS, len(x), np.float32(0))
+
+On CUDA arrays every algorithm takes `stream=`: a torch.cuda.Stream, a
+cupy.cuda.Stream, an object with __cuda_stream__ or an integer CUstream
+handle (default: the current stream of d_out's library). The stream is
+made the library's current stream for the call: the kernels, the outputs
+fuse allocates and the copies into d_out are all ordered on it.
 """
 
+import contextlib
 import enum
+import functools
+import inspect
 import numbers
 
 import numpy as np
@@ -343,10 +352,52 @@ def _num_items(n):
     return int(n)
 
 
-def _run(plan, build, d_out):
+@contextlib.contextmanager
+def _on_stream(stream, d_out):
+    """stream= of an algorithm: yields the CUstream handle (None: the
+    library's current stream). With a CUDA d_out, the stream is made the
+    current stream of d_out's library for the whole call, so that the
+    outputs fuse allocates and its copies into d_out are ordered on it as
+    the kernels are. Bad stream types raise TypeError, bad handles and
+    streams of another device ValueError."""
+    if stream is None:
+        yield None
+        return
+    from . import _launch
+    h = _launch.stream_handle(stream)
+    if not _is_dev(d_out):
+        yield h            # _run raises for a CPU call with a stream
+        return
+    from . import gpu as G
+    mode, device = G.owner_mode(d_out)
+    h, ctx = _launch.resolve_stream(stream, mode, device)
+    if ctx is None:
+        yield h
+    else:
+        with ctx:
+            yield h
+
+
+def _streamed(fn):
+    """An algorithm's stream= keyword: the algorithm runs inside
+    _on_stream(stream, d_out) and gets the stream's handle."""
+    sig = inspect.signature(fn)
+
+    @functools.wraps(fn)
+    def call(*args, **kwargs):
+        bound = sig.bind(*args, **kwargs)
+        with _on_stream(bound.arguments.get("stream"),
+                        bound.arguments.get("d_out")) as h:
+            bound.arguments["stream"] = h
+            return fn(*bound.args, **bound.kwargs)
+    return call
+
+
+def _run(plan, build, d_out, stream=None):
     """Traces build(params, nsym) -> outputs, compiles (cached) and runs:
     on the GPU when d_out or an input is a device array (then all arrays
-    must be), else on the CPU with NumPy."""
+    must be), else on the CPU with NumPy. stream: a handle from
+    _on_stream (GPU calls only)."""
     gpu = _is_dev(d_out) or any(_is_dev(v) for v in plan.values)
     if gpu:
         from . import gpu as G
@@ -356,6 +407,9 @@ def _run(plan, build, d_out):
         arrays, _ = G.gpu_arguments(plan.names, plan.values)
         weaks = [False] * len(arrays)
     else:
+        if stream is not None:
+            raise ValueError("stream= is for calls on CUDA arrays; these "
+                             "are host (NumPy) arrays, computed on the CPU")
         arrays, weaks = [], []
         for name, v in zip(plan.names, plan.values):
             a, _ = as_input_array(v, name)
@@ -371,7 +425,8 @@ def _run(plan, build, d_out):
          for i in range(len(arrays))])
     p = trace(fn, plan.names, arrays, weaks, gpu=gpu)
     if gpu:
-        return G.run_pipeline(p, plan.names, arrays, like=d_out)
+        return G.run_pipeline(p, plan.names, arrays, like=d_out,
+                              stream=stream)
     return p.run(arrays)
 
 
@@ -399,7 +454,8 @@ def _as_scalars(x, what):
 
 # ---- algorithms ----------------------------------------------------------------
 
-def reduce_into(d_in, d_out, op, num_items, h_init):
+@_streamed
+def reduce_into(d_in, d_out, op, num_items, h_init, stream=None):
     """d_out[0] = h_init op d_in[0] op ... op d_in[num_items-1].
 
     The accumulator has h_init's dtype (a Python number takes d_out's)."""
@@ -422,11 +478,13 @@ def reduce_into(d_in, d_out, op, num_items, h_init):
         else:
             r = S.reduce(x, fn, init=iv)
         return S.cast(r, _dtype(d_out))
-    r = _run(plan, build, d_out)
+    r = _run(plan, build, d_out, stream)
     d_out.reshape(-1)[0] = r
 
 
-def segmented_reduce(d_in, d_out, op, h_init, num_segments, segment_size):
+@_streamed
+def segmented_reduce(d_in, d_out, op, h_init, num_segments, segment_size,
+                     stream=None):
     """d_out[s] = h_init op d_in[s*segment_size] op ... (equal-length,
     contiguous segments: the rows of a row-major matrix). fuse-specific:
     cuda.compute's version takes offset arrays."""
@@ -461,10 +519,11 @@ def segmented_reduce(d_in, d_out, op, h_init, num_segments, segment_size):
         else:
             r = S.reduce(x, fn, init=iv, axis=1)
         return S.cast(r, _dtype(d_out))
-    _write(d_out, _run(plan, build, d_out), ns)
+    _write(d_out, _run(plan, build, d_out, stream), ns)
 
 
-def _scan(d_in, d_out, op, init_value, num_items, exclusive, what):
+def _scan(d_in, d_out, op, init_value, num_items, exclusive, what,
+          stream):
     n = _num_items(num_items)
     _check_out(d_out, "d_out", n)
     fn = _binary_fn(op, what)
@@ -492,21 +551,26 @@ def _scan(d_in, d_out, op, init_value, num_items, exclusive, what):
                                  % what)
             r = S.scan(x, fn, exclusive=exclusive, init=iv)
         return S.cast(r, _dtype(d_out))
-    _write(d_out, _run(plan, build, d_out), n)
+    _write(d_out, _run(plan, build, d_out, stream), n)
 
 
-def inclusive_scan(d_in, d_out, op, init_value, num_items):
+@_streamed
+def inclusive_scan(d_in, d_out, op, init_value, num_items, stream=None):
     """d_out[i] = [init_value op] d_in[0] op ... op d_in[i]."""
-    _scan(d_in, d_out, op, init_value, num_items, False, "inclusive_scan")
+    _scan(d_in, d_out, op, init_value, num_items, False, "inclusive_scan",
+          stream)
 
 
-def exclusive_scan(d_in, d_out, op, init_value, num_items):
+@_streamed
+def exclusive_scan(d_in, d_out, op, init_value, num_items, stream=None):
     """d_out[0] = init_value, d_out[i] = init_value op d_in[0] op ...
     op d_in[i-1]."""
-    _scan(d_in, d_out, op, init_value, num_items, True, "exclusive_scan")
+    _scan(d_in, d_out, op, init_value, num_items, True, "exclusive_scan",
+          stream)
 
 
-def unary_transform(d_in, d_out, op, num_items):
+@_streamed
+def unary_transform(d_in, d_out, op, num_items, stream=None):
     """d_out[i] = op(d_in[i])."""
     n = _num_items(num_items)
     _check_out(d_out, "d_out", n)
@@ -516,10 +580,11 @@ def unary_transform(d_in, d_out, op, num_items):
 
     def build(params, nsym):
         return S.cast(S.wrap(fn(src(params, nsym))), _dtype(d_out))
-    _write(d_out, _run(plan, build, d_out), n)
+    _write(d_out, _run(plan, build, d_out, stream), n)
 
 
-def binary_transform(d_in1, d_in2, d_out, op, num_items):
+@_streamed
+def binary_transform(d_in1, d_in2, d_out, op, num_items, stream=None):
     """d_out[i] = op(d_in1[i], d_in2[i])."""
     n = _num_items(num_items)
     _check_out(d_out, "d_out", n)
@@ -531,10 +596,11 @@ def binary_transform(d_in1, d_in2, d_out, op, num_items):
     def build(params, nsym):
         return S.cast(S.wrap(fn(a(params, nsym), b(params, nsym))),
                       _dtype(d_out))
-    _write(d_out, _run(plan, build, d_out), n)
+    _write(d_out, _run(plan, build, d_out, stream), n)
 
 
-def select(d_in, d_out, d_num_selected_out, cond, num_items):
+@_streamed
+def select(d_in, d_out, d_num_selected_out, cond, num_items, stream=None):
     """Copies the d_in[i] for which cond(d_in[i]) holds, in order, to d_out
     and their count to d_num_selected_out[0]."""
     n = _num_items(num_items)
@@ -549,7 +615,7 @@ def select(d_in, d_out, d_num_selected_out, cond, num_items):
         x = _as_scalars(src(params, nsym), "select")
         y = S.filter_(x, cond)
         return y, y.shape[0]
-    y, count = _run(plan, build, d_out)
+    y, count = _run(plan, build, d_out, stream)
     if _size(d_out) < count:
         raise ValueError("d_out: has %d elements but %d were selected"
                          % (_size(d_out), count))

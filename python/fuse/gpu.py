@@ -39,7 +39,6 @@ outputs are left unwritten and filter counts read 0. It fills the cache for
 another machine by running the same code that machine runs.
 """
 
-import ast
 import ctypes
 import ctypes.util
 import json
@@ -48,10 +47,11 @@ import shutil
 import subprocess
 import tempfile
 import threading
+import weakref
 
 import numpy as np
 
-from . import _cache, _tools
+from . import _cache, _launch, _tools
 from . import _types as T
 
 
@@ -195,6 +195,9 @@ def device_array(a, name="argument"):
     if isinstance(a, np.ndarray):
         raise TypeError("%s: a NumPy array lives on the host; GPU execution "
                         "takes CuPy or PyTorch CUDA arrays" % name)
+    if getattr(a, "requires_grad", False) is True:
+        raise TypeError("%s: the tensor requires grad; fuse computes no "
+                        "gradients: pass x.detach()" % name)
     cai = getattr(a, "__cuda_array_interface__", None)
     if cai is not None:
         dtype = np.dtype(cai["typestr"])
@@ -372,21 +375,19 @@ class Compiled:
             raise GPUUnavailableError("fuse GPU: cache entry %s has no entry "
                                       "%r" % (key, ENTRY))
         self.entry = entries[0]
-        self._fn = None
+        self._lib = None
 
-    def function(self):
-        if self._fn is None:
+    def library(self):
+        """The loaded shared library (the runtime is loaded first: the
+        library binds its fuse_* symbols to it)."""
+        if self._lib is None:
             runtime()
             try:
-                lib = ctypes.CDLL(self.path)
+                self._lib = ctypes.CDLL(self.path)
             except OSError as e:
                 raise GPUUnavailableError(
                     "fuse GPU: cannot load %s: %s" % (self.path, e))
-            fn = getattr(lib, self.entry["packed"])
-            fn.restype = ctypes.c_int32
-            fn.argtypes = [ctypes.POINTER(ctypes.c_void_p)]
-            self._lib, self._fn = lib, fn
-        return self._fn
+        return self._lib
 
 
 def _entry_manifest(key):
@@ -440,58 +441,18 @@ def load(ir_text):
 
 
 def clear_memory_cache():
+    """Forgets the loaded pipelines, and the launchers @fuse.jit functions
+    keep per argument signature (the next call looks the cache up again)."""
     with _lock:
         _memory.clear()
+        for f in list(_jit_functions):
+            f._launchers.clear()
+            for p in list(f._specs.values()):
+                p._launcher = None
 
 
-# ---- result sizes ----------------------------------------------------------
-
-def _trunc_div(a, b):
-    q = abs(a) // abs(b)
-    return q if (a >= 0) == (b >= 0) else -q
-
-
-_SIZE_FUNCS = {
-    "min": min, "max": max, "div": _trunc_div,
-    "ceildiv": lambda a, b: -((-a) // b), "floordiv": lambda a, b: a // b,
-    "rem": lambda a, b: a - b * _trunc_div(a, b),
-}
-
-
-def eval_size(expr, env):
-    """Evaluates a manifest size expression (integers, inK_dD, inK, + - *,
-    min max div ceildiv floordiv rem(a, b)) with env's values."""
-    def ev(n):
-        if isinstance(n, ast.Expression):
-            return ev(n.body)
-        if isinstance(n, ast.Constant) and isinstance(n.value, int):
-            return n.value
-        if isinstance(n, ast.Name):
-            if n.id not in env:
-                raise ValueError("unknown name %r" % n.id)
-            return env[n.id]
-        if isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.USub):
-            return -ev(n.operand)
-        if isinstance(n, ast.BinOp) and type(n.op) in (ast.Add, ast.Sub,
-                                                      ast.Mult):
-            a, b = ev(n.left), ev(n.right)
-            return {ast.Add: a + b, ast.Sub: a - b,
-                    ast.Mult: a * b}[type(n.op)]
-        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and \
-                n.func.id in _SIZE_FUNCS and len(n.args) == 2:
-            return _SIZE_FUNCS[n.func.id](ev(n.args[0]), ev(n.args[1]))
-        raise ValueError("unsupported size expression %r" % expr)
-    return int(ev(ast.parse(expr, mode="eval")))
-
-
-def output_shapes(pipeline, inputs):
-    """The logical shapes of a traced pipeline's results, from its inputs'
-    shapes (None for a size only known after the launch: a filter's)."""
-    shapes = []
-    for dt, rank, view, kind in pipeline.result_specs:
-        shapes.append(tuple(pipeline._size(s.find(), inputs)
-                            for s in view if hasattr(s, "find")))
-    return shapes
+# @fuse.jit functions (weakly), whose launchers clear_memory_cache drops.
+_jit_functions = weakref.WeakSet()
 
 
 # ---- allocation and streams through the caller's library -------------------
@@ -545,18 +506,27 @@ def _torch_dtype(dtype):
     return t
 
 
-def stream_of(a):
+def owner_stream(a):
     """The current stream of `a`'s library (a CUstream as an int; 0 for the
     legacy default stream, passed as NULL: the runtime's per-thread default
-    stream, which synchronizes with the legacy one)."""
+    stream, which synchronizes with it)."""
     lib = _library(a)
     if lib == "torch":
-        import torch
-        return int(torch.cuda.current_stream(a.device).cuda_stream)
+        return _launch.current_stream(_launch.TORCH, a.device.index)
     if lib == "cupy":
-        import cupy
-        return int(cupy.cuda.get_current_stream().ptr)
+        return _launch.current_stream(_launch.CUPY, a.device.id)
     return 0
+
+
+def owner_mode(a):
+    """(mode, device) of `a`'s library for stream= (_launch.TORCH or CUPY,
+    or None for other arrays)."""
+    lib = _library(a)
+    if lib == "torch":
+        return _launch.TORCH, a.device.index
+    if lib == "cupy":
+        return _launch.CUPY, a.device.id
+    return None, None
 
 
 def is_device_array(v):
@@ -569,134 +539,37 @@ def is_device_array(v):
         if getattr(v, "__cuda_array_interface__", None) is not None:
             return True
     except Exception:
-        pass
+        # It has the interface but refuses it (a tensor that requires
+        # grad): device_array says why.
+        return True
     return hasattr(v, "__dlpack__")
 
 
 # ---- running -----------------------------------------------------------------
 
-def run_pipeline(pipeline, names, values, like=None):
+def run_pipeline(pipeline, names, values, like=None, stream=None):
     """Runs a GPU-traced Pipeline. values: DeviceArray per array argument,
     0-d NumPy arrays for scalars. Returns the results as arrays of the
-    inputs' kind (or `like`'s), shaped and sliced as the CPU backend's."""
+    inputs' kind (or `like`'s), shaped and sliced as the CPU backend's.
+    stream: None (the library's current stream), a stream object or an
+    integer handle (_launch.resolve_stream). The Launcher is kept on the
+    pipeline: a second run of it loads nothing."""
     pipeline.check(values)
-    c = load(pipeline.ir)
-    entry = c.entry
-    if len(entry["args"]) != len(values):
-        raise GPUUnavailableError("fuse GPU: cache entry %s takes %d "
-                                  "arguments, got %d" % (
-                                      c.key, len(entry["args"]), len(values)))
+    launcher = getattr(pipeline, "_launcher", None)
+    hit = launcher is not None
+    if launcher is None:
+        c = load(pipeline.ir)
+        modes = [_launch.DEV if isinstance(v, DeviceArray) else _launch.SCALAR
+                 for v in values]
+        launcher = _launch.Launcher(pipeline, c, names, modes)
+        pipeline._launcher = launcher
     devs = [v for v in values if isinstance(v, DeviceArray)]
     owner = like if like is not None else (devs[0].owner if devs else None)
     if isinstance(owner, tuple):
         owner = owner[0]
     if owner is None:
         raise TypeError("fuse GPU: no device array among the arguments")
-    empty = allocator_like(owner)
-    # Argument slots of the packed call: pointers to each C parameter.
-    keep, slots, env = [], [], {}
-    for k, (a, v) in enumerate(zip(entry["args"], values)):
-        if a["kind"] == "tensor":
-            if not isinstance(v, DeviceArray) or v.ndim != a["rank"]:
-                raise TypeError("fuse GPU: argument %r: expected %s"
-                                % (names[k], a["type"]))
-            p = ctypes.c_void_p(v.ptr or None)
-            keep.append(p)
-            slots.append(ctypes.addressof(p))
-            for d, n in enumerate(v.shape):
-                env["in%d_d%d" % (k, d)] = int(n)
-                x = ctypes.c_int64(int(n))
-                keep.append(x)
-                slots.append(ctypes.addressof(x))
-        else:
-            if isinstance(v, DeviceArray):
-                raise TypeError("fuse GPU: argument %r: expected a scalar"
-                                % names[k])
-            arr = np.array(v)   # 0-d, owned: its buffer is the C value
-            if arr.dtype.kind in "iub":
-                env["in%d" % k] = int(arr)
-            keep.append(arr)
-            slots.append(arr.ctypes.data)
-    outs, counts = [], []
-    specs = [pipeline.result_specs[j] for j, g in
-             enumerate(pipeline.gpu_results) if g[0] == "ir"]
-    if len(specs) != len(entry["results"]):
-        raise GPUUnavailableError("fuse GPU: cache entry %s has %d results, "
-                                  "the trace %d" % (c.key,
-                                                    len(entry["results"]),
-                                                    len(specs)))
-    for r, (dt, rank, view, kind) in zip(entry["results"], specs):
-        shape = [eval_size(e, env) for e in r["size"]]
-        o = empty(tuple(shape), dt)
-        outs.append(o)
-        p = ctypes.c_void_p(device_array(o, "result").ptr or None)
-        keep.append(p)
-        slots.append(ctypes.addressof(p))
-    for r in entry["results"]:
-        if r.get("filter"):
-            n = ctypes.c_int64(0)
-            counts.append(n)
-            pp = ctypes.c_void_p(ctypes.addressof(n))
-            keep.append(pp)
-            slots.append(ctypes.addressof(pp))
-        else:
-            counts.append(None)
-    st = ctypes.c_void_p(stream_of(owner) or None)
-    slots.append(ctypes.addressof(st))
-    if not compile_only():
-        if any(isinstance(v.owner, StandIn) for v in devs) or isinstance(
-                owner, StandIn):
-            raise GPUUnavailableError(
-                "fuse GPU: fuse.gpu.StandIn arrays are host memory: they "
-                "are for compile-only mode (FUSE_GPU_COMPILE_ONLY=1)")
-        fn = c.function()
-        args = (ctypes.c_void_p * len(slots))(*slots)
-        check(fn(args))
-    return _results(pipeline, values, outs, counts)
-
-
-def _results(pipeline, values, outs, counts):
-    # The size of each filter result's dimension: its kept count.
-    known = {}
-    specs = [pipeline.result_specs[i] for i, g in
-             enumerate(pipeline.gpu_results) if g[0] == "ir"]
-    for (dt, rank, view, kind), n in zip(specs, counts):
-        if n is not None:
-            for s in view:
-                if hasattr(s, "find"):
-                    known[id(s.find())] = int(n.value)
-
-    def size(s):
-        r = s.find()
-        v = pipeline._size(r, values)
-        if v is None:
-            v = known.get(id(r))
-        if v is None:
-            raise NotImplementedError(
-                "fuse GPU: a size computed while running is returned "
-                "without the filter result it counts")
-        return v
-
-    res = []
-    for (dt, rank, view, kind), g in zip(pipeline.result_specs,
-                                         pipeline.gpu_results):
-        if g[0] == "size":
-            res.append(size(g[1]))
-            continue
-        o = outs[g[1]]
-        logical = tuple(size(s) for s in view if hasattr(s, "find"))
-        total = int(np.prod(logical)) if logical else 1
-        if counts[g[1]] is not None or tuple(o.shape) != logical:
-            o = o.reshape(-1)[:total].reshape(logical)
-        if len(view) != rank or len(logical) != len(view):
-            o = o.reshape(tuple(size(v) if hasattr(v, "find") else 1
-                                for v in view))
-        res.append(o)
-    if pipeline.structure == "single":
-        return res[0]
-    if pipeline.structure == "none":
-        return None
-    return tuple(res)
+    return launcher.run(values, stream, owner=owner, hit=hit, check=False)
 
 
 def gpu_arguments(names, values):

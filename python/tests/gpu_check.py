@@ -865,6 +865,123 @@ def cache_checks(B, numeric):
                   lambda g: close(B.host(g), W.ref_sumsq(x), sum_rtol(4096)))
 
 
+def stream_checks(B, numeric):
+    """stream= on both front ends: a library stream object, its integer
+    handle and 0 (the legacy default stream) are taken, and the results
+    read on that stream are right; bad streams raise before any launch.
+    Then cache hits on fresh inputs of new sizes (one launcher per
+    signature, new pointers and dimensions every call)."""
+    H = B.host
+    x = rand(1 << 16, seed=11)
+    n = x.size
+
+    def chk(name, fn, verify):
+        run_check("%s stream %s" % (B.name, name), fn,
+                  verify if numeric else None)
+
+    if B.name == "torch":
+        torch = B.torch
+        s = torch.cuda.Stream()
+        streams = [("torch.cuda.Stream", s, s.synchronize),
+                   ("its integer handle", s.cuda_stream, s.synchronize),
+                   ("0", 0, torch.cuda.synchronize)]
+
+        def on_stream(make):
+            with torch.cuda.stream(s):
+                return make()
+    elif B.name == "cupy":
+        cupy = B.cupy
+        s = cupy.cuda.Stream(non_blocking=True)
+        streams = [("cupy.cuda.Stream", s, s.synchronize),
+                   ("its integer handle", s.ptr, s.synchronize),
+                   ("0", 0, cupy.cuda.Device().synchronize)]
+
+        def on_stream(make):
+            with s:
+                return make()
+    else:
+        streams = [("an integer handle", 0x10, lambda: None),
+                   ("0", 0, lambda: None)]
+
+        def on_stream(make):
+            return make()
+
+    for what, st, sync in streams:
+        # The input is made on the stream (with a library stream current),
+        # so a launch on another stream could read it unwritten.
+        def run_jit(st=st, sync=sync):
+            dx = on_stream(lambda: B.dev(x))
+            r = W.jit_sumsq(dx, stream=st)
+            c = W.jit_chain(dx, stream=st)
+            sync()
+            return r, c
+
+        def v_jit(g):
+            close(H(g[0]), W.ref_sumsq(x), sum_rtol(n))
+            close(H(g[1]), W.ref_chain(x), 1e-6, 1e-7)
+        chk("jit with %s" % what, run_jit, v_jit)
+
+        def run_cc(st=st, sync=sync):
+            dx = on_stream(lambda: B.dev(x))
+            out = B.empty((n,), np.float32)
+            fc.unary_transform(dx, out, lambda a: fuse.relu(1.5 * a + 0.25)
+                               * 0.5 + a, n, stream=st)
+            r = B.empty((1,), np.float32)
+            fc.reduce_into(fc.TransformIterator(dx, lambda a: a * a), r,
+                           OpKind.PLUS, n, np.float32(0), stream=st)
+            sync()
+            return out, r
+
+        def v_cc(g):
+            close(H(g[0]), W.ref_chain(x), 1e-6, 1e-7)
+            close(H(g[1])[0], W.ref_sumsq(x), sum_rtol(n))
+        chk("fuse.compute with %s" % what, run_cc, v_cc)
+
+    dx = B.dev(x)
+    for bad, exc, pat in ((True, TypeError, "bool"),
+                          ("default", TypeError, "str"),
+                          (1.5, TypeError, "float"),
+                          (-1, ValueError, "2**64"),
+                          (2 ** 64, ValueError, "2**64")):
+        launches = fuse.gpu.stats.copy()
+        expect_error("%s stream error: %r to @fuse.jit" % (B.name, bad), exc,
+                     pat, lambda bad=bad: W.jit_sumsq(dx, stream=bad))
+        expect_error("%s stream error: %r to fuse.compute" % (B.name, bad),
+                     exc, pat, lambda bad=bad: fc.unary_transform(
+                         dx, B.empty((n,), np.float32), lambda a: a, n,
+                         stream=bad))
+        report(fuse.gpu.stats == launches, "%s stream error %r: nothing "
+               "loaded or launched" % (B.name, bad))
+    expect_error("%s stream error: a stream for NumPy arguments" % B.name,
+                 ValueError, "stream= is for calls on CUDA arrays",
+                 lambda: W.jit_sumsq(x, stream=0))
+
+    # Cache hits with fresh inputs: new sizes, values and pointers.
+    for i, m in enumerate((4096, 777, 1 << 20, 5)):
+        xi = rand(m, seed=100 + i)
+        Xi = rand((max(m // 64, 1), 64), seed=200 + i)
+
+        def run_hits(xi=xi, Xi=Xi):
+            dxi, dXi = B.dev(xi), B.dev(Xi)
+            return (W.jit_sumsq(dxi), W.jit_chain(dxi),
+                    W.jit_softmax_rows(dXi))
+
+        def v_hits(g, xi=xi, Xi=Xi, m=m):
+            close(H(g[0]), W.ref_sumsq(xi), sum_rtol(m))
+            close(H(g[1]), W.ref_chain(xi), 1e-6, 1e-7)
+            close(H(g[2]), W.ref_softmax_rows(Xi), sum_rtol(64), 1e-7)
+        run_check("%s cache hits on fresh inputs n=%d" % (B.name, m),
+                  run_hits, v_hits if numeric else None)
+    for f in (W.jit_sumsq, W.jit_chain, W.jit_softmax_rows):
+        # Launcher keys start with the first argument's (mode, dtype, rank);
+        # the modes are named as the backends.
+        mine = [k for k in f._launchers if k[0][0] == B.name]
+        ok = len(mine) == 1
+        report(ok, "%s %s: one launcher for every size" % (B.name,
+                                                             f.__name__),
+               "" if ok else "%d launchers" % len(mine))
+
+
 def main():
     compile_only = fuse.gpu.compile_only()
     print("fuse GPU checks: cache %s, fuse-compile %s" % (
@@ -898,7 +1015,8 @@ def main():
                      lambda: edge_checks(B, numeric),
                      lambda: unsigned_checks(B, numeric),
                      lambda: error_checks(B),
-                     lambda: cache_checks(B, numeric)):
+                     lambda: cache_checks(B, numeric),
+                     lambda: stream_checks(B, numeric)):
             try:
                 part()
             except Exception as e:  # noqa: BLE001 (report and go on)

@@ -1,0 +1,553 @@
+"""The per-call path of a GPU pipeline: a signature key computed from the
+arguments' types and attributes (no __cuda_array_interface__ dict, no
+tracing, no file, module or tool work), and a Launcher per key that holds
+everything a call needs, computed once: the entry's ctypes function with
+its argtypes set, the output dtypes and shape functions, and the plan that
+shapes the results.
+
+A cache hit of `@fuse.jit` on PyTorch or CuPy arrays is: fast_key (one
+type look-up and a few attribute reads per argument), a dict look-up,
+Launcher.__call__ (the traced size checks, output allocation through the
+library, the stream, one ctypes call of the entry). docs/python.md,
+"Per-call cost", has the measured numbers.
+
+Argument modes: TORCH (torch.Tensor, exactly), CUPY (cupy.ndarray,
+exactly), STANDIN (fuse.gpu.StandIn), DEV (a fuse.gpu.DeviceArray: any
+other __cuda_array_interface__ or DLPack producer, introspected by the
+generic path), SCALAR (Python and NumPy numbers, and 0-d NumPy arrays on
+the generic path)."""
+
+import ast
+import ctypes
+import sys
+
+import numpy as np
+
+from . import _types as T
+
+TORCH, CUPY, STANDIN, DEV, SCALAR, HOST, OTHER = (
+    "torch", "cupy", "standin", "dev", "scalar", "host", "other")
+
+_KIND = {}          # type -> mode
+_TORCH_DTYPES = {}  # torch dtype -> NumPy dtype (filled when torch is seen)
+
+
+def _classify(t):
+    """The mode of arguments of type t (memoised per type)."""
+    k = OTHER
+    mod = getattr(t, "__module__", "") or ""
+    if t in (int, float, bool):
+        k = SCALAR
+    elif issubclass(t, np.generic):
+        k = SCALAR if T.is_supported(np.dtype(t)) else OTHER
+    elif issubclass(t, np.ndarray):
+        k = HOST
+    elif mod.startswith("torch"):
+        torch = sys.modules.get("torch")
+        if torch is not None and t is torch.Tensor:
+            k = TORCH
+            for name in ("float32", "float64", "int8", "int16", "int32",
+                         "int64", "uint8", "uint16", "uint32", "uint64",
+                         "bool"):
+                td = getattr(torch, name, None)
+                if td is not None:
+                    _TORCH_DTYPES[td] = np.dtype(name if name != "bool"
+                                                 else np.bool_)
+    elif mod.startswith("cupy"):
+        cupy = sys.modules.get("cupy")
+        if cupy is not None and t is cupy.ndarray:
+            k = CUPY
+    elif t is G.StandIn:
+        k = STANDIN
+    _KIND[t] = k
+    return k
+
+
+_I64_MIN, _I64_END = -2 ** 63, 2 ** 63
+
+
+def fast_key(names, values):
+    """The launch key of these arguments: per argument its mode, dtype and
+    rank (a number's type), plus the device; None where the generic path
+    must look (NumPy arrays, other array types, an unsupported dtype,
+    non-contiguous or grad-requiring tensors, ints beyond int64, no device
+    array at all). Raises TypeError for arrays on two devices."""
+    key = []
+    dev = None
+    first = None
+    for k, v in enumerate(values):
+        t = type(v)
+        m = _KIND.get(t)
+        if m is None:
+            m = _classify(t)
+        if m is SCALAR:
+            if t is int and not _I64_MIN <= v < _I64_END:
+                return None
+            key.append(t)
+            continue
+        if m is TORCH:
+            if not v.is_cuda or v.requires_grad or not v.is_contiguous():
+                return None
+            dt = _TORCH_DTYPES.get(v.dtype)
+            if dt is None:
+                return None
+            d = v.get_device()
+            key.append((TORCH, dt, v.dim()))
+        elif m is CUPY:
+            if not v.flags.c_contiguous or not T.is_supported(v.dtype):
+                return None
+            d = v.device.id
+            key.append((CUPY, v.dtype, v.ndim))
+        elif m is STANDIN:
+            a = v.a
+            if not T.is_supported(a.dtype):
+                return None
+            d = -1
+            key.append((STANDIN, a.dtype, a.ndim))
+        else:
+            return None
+        if dev is None:
+            dev, first = d, k
+        elif d != dev:
+            raise TypeError(
+                "argument %r is on device %d but argument %r on device %d: "
+                "a GPU pipeline takes arrays of one device" % (
+                    names[k], d, names[first], dev))
+    if dev is None:
+        return None
+    key.append(dev)
+    return tuple(key)
+
+
+def modes_of(values):
+    """The argument modes fast_key saw (values it returned a key for)."""
+    return [_KIND[type(v)] for v in values]
+
+
+# ---- streams -------------------------------------------------------------------
+
+def stream_handle(stream):
+    """The CUstream handle (an int, 0 for NULL) of a stream= argument: a
+    torch.cuda.Stream, a cupy.cuda.Stream, an object with __cuda_stream__
+    (the CUDA stream protocol) or an integer handle. None stays None (the
+    library's current stream)."""
+    if stream is None:
+        return None
+    if isinstance(stream, (bool, np.bool_)):
+        raise TypeError("stream: expected a torch.cuda.Stream, a "
+                        "cupy.cuda.Stream or an integer CUstream handle, got "
+                        "a bool")
+    if isinstance(stream, (int, np.integer)):
+        h = int(stream)
+        if not 0 <= h < 2 ** 64:
+            raise ValueError("stream: an integer CUstream handle is a pointer "
+                             "value in [0, 2**64), got %d" % h)
+        return h
+    h = getattr(stream, "cuda_stream", None)          # torch.cuda.Stream
+    if h is None and type(stream).__module__.startswith("cupy"):
+        h = getattr(stream, "ptr", None)               # cupy.cuda.Stream
+    if h is None and hasattr(stream, "__cuda_stream__"):
+        proto = stream.__cuda_stream__()
+        if not (isinstance(proto, tuple) and len(proto) == 2):
+            raise TypeError("stream: __cuda_stream__() must return (version, "
+                            "handle), got %r" % (proto,))
+        h = proto[1]
+    if h is None or isinstance(h, bool) or not isinstance(
+            h, (int, np.integer)):
+        raise TypeError("stream: expected a torch.cuda.Stream, a "
+                        "cupy.cuda.Stream, an object with __cuda_stream__ "
+                        "or an integer CUstream handle, got %s"
+                        % type(stream).__name__)
+    return int(h)
+
+
+def _stream_device(stream):
+    """The device index a library stream object names, or None."""
+    d = getattr(stream, "device_index", None)          # torch
+    if d is None and type(stream).__module__.startswith("cupy"):
+        d = getattr(stream, "device_id", None)          # cupy >= 13
+    return None if d is None or d < 0 else int(d)
+
+
+def resolve_stream(stream, mode, device):
+    """(handle, context) for a given stream=: the CUstream handle the entry
+    gets, and a context manager that makes it the current stream of the
+    arrays' library (mode TORCH or CUPY), so that the outputs are allocated
+    and any copies made on it too (None for other arrays). Raises TypeError
+    for other objects, ValueError for handles out of range and for a
+    stream of another device."""
+    h = stream_handle(stream)
+    sd = _stream_device(stream)
+    if sd is not None and device is not None and device >= 0 and \
+            sd != device:
+        raise ValueError("stream: the stream is on device %d but the "
+                         "arrays on device %d" % (sd, device))
+    if mode is TORCH:
+        torch = sys.modules["torch"]
+        if isinstance(stream, torch.cuda.Stream):
+            s = stream
+        elif h == 0:
+            s = torch.cuda.default_stream(device)
+        else:
+            s = torch.cuda.ExternalStream(h, device=device)
+        return h, torch.cuda.stream(s)
+    if mode is CUPY:
+        cupy = sys.modules["cupy"]
+        base = getattr(cupy.cuda.stream, "BaseStream", cupy.cuda.Stream)
+        if isinstance(stream, base):
+            return h, stream
+        if h == 0:
+            return h, cupy.cuda.Stream.null
+        return h, cupy.cuda.ExternalStream(h)
+    return h, None
+
+
+def current_stream(mode, device):
+    """The current stream of the library of arrays of this mode (0 for
+    the legacy default stream, passed as NULL: the runtime's per-thread
+    default stream, which synchronizes with it)."""
+    return _current_stream_function(mode)(device)
+
+
+def _current_stream_function(mode):
+    """f(device) -> the library's current stream handle, as fast as the
+    library allows: PyTorch's raw-stream query (what its own generated
+    code calls) where it has one, else torch.cuda.current_stream."""
+    if mode is TORCH:
+        torch = sys.modules["torch"]
+        raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+        if raw is not None:
+            return raw
+        return lambda d: torch.cuda.current_stream(d).cuda_stream
+    if mode is CUPY:
+        cupy = sys.modules["cupy"]
+        return lambda d: cupy.cuda.get_current_stream().ptr
+    return lambda d: 0
+
+
+# ---- size expressions ------------------------------------------------------------
+
+def _trunc_div(a, b):
+    q = abs(a) // abs(b)
+    return q if (a >= 0) == (b >= 0) else -q
+
+
+SIZE_FUNCS = {
+    "min": min, "max": max, "div": _trunc_div,
+    "ceildiv": lambda a, b: -((-a) // b), "floordiv": lambda a, b: a // b,
+    "rem": lambda a, b: a - b * _trunc_div(a, b),
+}
+
+
+def size_function(expr):
+    """A function (shapes, values) -> int of a manifest size expression
+    (integers, inK_dD, inK, + - *, min max div ceildiv floordiv rem(a, b)):
+    shapes[K] is tensor argument K's shape, values[K] scalar argument K."""
+    def build(n):
+        if isinstance(n, ast.Expression):
+            return build(n.body)
+        if isinstance(n, ast.Constant) and isinstance(n.value, int) and \
+                not isinstance(n.value, bool):
+            c = n.value
+            return lambda S, V: c
+        if isinstance(n, ast.Name):
+            name = n.id
+            if name.startswith("in") and "_d" in name:
+                k, d = name[2:].split("_d", 1)
+                if k.isdigit() and d.isdigit():
+                    k, d = int(k), int(d)
+                    return lambda S, V: S[k][d]
+            elif name.startswith("in") and name[2:].isdigit():
+                k = int(name[2:])
+                return lambda S, V: int(V[k])
+            raise ValueError("unknown name %r" % name)
+        if isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.USub):
+            a = build(n.operand)
+            return lambda S, V: -a(S, V)
+        if isinstance(n, ast.BinOp) and type(n.op) in (ast.Add, ast.Sub,
+                                                      ast.Mult):
+            a, b = build(n.left), build(n.right)
+            if isinstance(n.op, ast.Add):
+                return lambda S, V: a(S, V) + b(S, V)
+            if isinstance(n.op, ast.Sub):
+                return lambda S, V: a(S, V) - b(S, V)
+            return lambda S, V: a(S, V) * b(S, V)
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and \
+                n.func.id in SIZE_FUNCS and len(n.args) == 2 and \
+                not n.keywords:
+            f = SIZE_FUNCS[n.func.id]
+            a, b = build(n.args[0]), build(n.args[1])
+            return lambda S, V: f(a(S, V), b(S, V))
+        raise ValueError("unsupported size expression %r" % expr)
+    return build(ast.parse(expr, mode="eval"))
+
+
+# ---- the launcher ----------------------------------------------------------------
+
+# C type of a scalar argument by value, and the Python conversion of its
+# value (manifest dtypes; `index` is int64_t).
+_SCALAR_CTYPES = {
+    "i1": (ctypes.c_bool, int), "i8": (ctypes.c_int8, int),
+    "i16": (ctypes.c_int16, int), "i32": (ctypes.c_int32, int),
+    "i64": (ctypes.c_int64, int), "index": (ctypes.c_int64, int),
+    "f32": (ctypes.c_float, float), "f64": (ctypes.c_double, float)}
+
+
+def _dim_getter(sym, known, names):
+    """f(shapes, values, counts) -> the size of dimension `sym` (as
+    Pipeline._size, then a filter's kept count)."""
+    r = sym.find()
+    if r.kind == "input":
+        i, d = r.src
+        return lambda S, V, C: S[i][d]
+    if r.kind == "const":
+        c = r.src
+        return lambda S, V, C: c
+    if r.kind == "value":
+        i = r.src
+        return lambda S, V, C: int(V[i])
+    if r.kind == "scalar" and r.src.ssa.startswith("%arg"):
+        i = int(r.src.ssa[len("%arg"):])
+        return lambda S, V, C: int(V[i])
+    c = known.get(id(r))
+    if c is not None:
+        return lambda S, V, C: C[c]
+
+    def unknown(S, V, C):
+        raise NotImplementedError(
+            "fuse GPU: a size computed while running is returned without "
+            "the filter result it counts")
+    return unknown
+
+
+class Launcher:
+    """A GPU pipeline's entry ready to call for one argument signature:
+    the entry's ctypes function (argtypes set once, loaded at the first
+    launch), each output's dtype and shape functions, the filter counts,
+    and the plan that shapes the results as the CPU backend's.
+
+    modes: each argument's mode (TORCH, CUPY, STANDIN, DEV or SCALAR);
+    owner: the index of the argument whose library allocates the outputs
+    (None: the caller passes `owner`); device: that array's device."""
+
+    def __init__(self, pipeline, compiled, names, modes, owner=None,
+                 device=None):
+        entry = compiled.entry
+        self.pipeline, self.compiled, self.names = pipeline, compiled, names
+        if len(entry["args"]) != len(modes):
+            raise G.GPUUnavailableError(
+                "fuse GPU: cache entry %s takes %d arguments, got %d" % (
+                    compiled.key, len(entry["args"]), len(modes)))
+        self.checks = bool(pipeline.checks or pipeline.ranges or
+                           pipeline.nonempty)
+        plan, argtypes = [], []
+        for k, (a, m) in enumerate(zip(entry["args"], modes)):
+            if a["kind"] == "tensor":
+                if m is SCALAR:
+                    raise TypeError("fuse GPU: argument %r: expected %s"
+                                    % (names[k], a["type"]))
+                plan.append((k, m, a["rank"]))
+                argtypes += [ctypes.c_void_p] + [ctypes.c_int64] * a["rank"]
+            else:
+                if m is not SCALAR:
+                    raise TypeError("fuse GPU: argument %r: expected a "
+                                    "scalar" % names[k])
+                ct, conv = _SCALAR_CTYPES.get(a["dtype"], (None, None))
+                if ct is None:
+                    raise G.GPUUnavailableError(
+                        "fuse GPU: cache entry %s: argument %d has the "
+                        "scalar type %s, which Python cannot pass" % (
+                            compiled.key, k, a["dtype"]))
+                plan.append((k, m, conv))
+                argtypes.append(ct)
+        self.plan, self.nargs = plan, len(modes)
+        self.dev_args = [k for k, m in enumerate(modes) if m is DEV]
+        self.standin = STANDIN in modes
+        ir = [j for j, g in enumerate(pipeline.gpu_results) if g[0] == "ir"]
+        if len(ir) != len(entry["results"]):
+            raise G.GPUUnavailableError(
+                "fuse GPU: cache entry %s has %d results, the trace %d" % (
+                    compiled.key, len(entry["results"]), len(ir)))
+        self.omode = modes[owner] if owner is not None else None
+        self.owner, self.device = owner, device
+        outs = []
+        for r, j in zip(entry["results"], ir):
+            dt = np.dtype(pipeline.result_specs[j][0])
+            if self.omode is TORCH:
+                dt = G._torch_dtype(dt)
+            outs.append((dt, [size_function(e) for e in r["size"]]))
+            argtypes.append(ctypes.c_void_p)
+        self.outs = outs
+        self.filters = [i for i, r in enumerate(entry["results"])
+                        if r.get("filter")]
+        argtypes += [ctypes.c_void_p] * (len(self.filters) + 1)  # + stream
+        self.argtypes = argtypes
+        self._fn = None
+        if self.omode is not None:
+            self._current = _current_stream_function(self.omode)
+        if self.omode is TORCH:
+            torch = sys.modules["torch"]
+            self._empty = torch.empty
+            self._tdevice = torch.device("cuda", device)
+        elif self.omode is CUPY:
+            cupy = sys.modules["cupy"]
+            self._empty = cupy.empty
+            self._cdevice = cupy.cuda.Device(device)
+        # Result shaping (as the CPU backend's results): per result, a
+        # size, or an output with its logical dimensions.
+        known = {}
+        for i in self.filters:
+            for s in pipeline.result_specs[ir[i]][2]:
+                if hasattr(s, "find"):
+                    known[id(s.find())] = i
+        post = []
+        for (dt, rank, view, kind), g in zip(pipeline.result_specs,
+                                             pipeline.gpu_results):
+            if g[0] == "size":
+                post.append((True, _dim_getter(g[1], known, names), None,
+                             None))
+                continue
+            syms = [s for s in view if hasattr(s, "find")]
+            dims = [_dim_getter(s, known, names) for s in syms]
+            full = None
+            if len(view) != rank or len(syms) != len(view):
+                # Dimensions of size 1 the view adds (keepdims, [:, None]).
+                it = iter(range(len(syms)))
+                full = [next(it) if hasattr(v, "find") else None
+                        for v in view]
+            post.append((False, g[1], dims, full))
+        self.post = post
+        self.structure = pipeline.structure
+
+    def _load(self):
+        G.runtime()
+        lib = self.compiled.library()
+        fn = lib[self.compiled.entry["symbol"]]   # a new function object
+        fn.restype = ctypes.c_int32
+        fn.argtypes = self.argtypes
+        self._fn = fn
+        return fn
+
+    def run(self, values, stream=None, owner=None, hit=True, check=True):
+        """The call with stream= as given (None: the library's current
+        stream): a library stream is made current around the allocation
+        and the launch."""
+        if stream is None:
+            return self(values, None, owner, hit, check)
+        if self.omode is None:
+            mode, device = G.owner_mode(owner)
+        else:
+            mode, device = self.omode, self.device
+        h, ctx = resolve_stream(stream, mode, device)
+        if ctx is None:
+            return self(values, h, owner, hit, check)
+        with ctx:
+            return self(values, h, owner, hit, check)
+
+    def __call__(self, values, stream=None, owner=None, hit=True,
+                 check=True):
+        if check and self.checks:
+            self.pipeline.check(values)
+        S = [None] * self.nargs
+        cargs = []
+        for k, m, x in self.plan:
+            v = values[k]
+            if m is SCALAR:
+                cargs.append(x(v))
+                continue
+            if m is TORCH:
+                cargs.append(v.data_ptr())
+                sh = v.shape
+            elif m is CUPY:
+                cargs.append(v.data.ptr)
+                sh = v.shape
+            elif m is STANDIN:
+                a = v.a
+                cargs.append(a.ctypes.data)
+                sh = a.shape
+            else:
+                sh = v.shape
+                if len(sh) != x:
+                    raise TypeError("fuse GPU: argument %r: expected rank %d"
+                                    % (self.names[k], x))
+                cargs.append(v.ptr)
+            S[k] = sh
+            cargs.extend(sh)
+        if hit:
+            G.stats["memory_hits"] += 1
+        outs = []
+        om = self.omode
+        if om is TORCH:
+            empty, dev = self._empty, self._tdevice
+            for dt, fns in self.outs:
+                o = empty(tuple([f(S, values) for f in fns]), dtype=dt,
+                          device=dev)
+                outs.append(o)
+                cargs.append(o.data_ptr())
+        elif om is CUPY:
+            with self._cdevice:
+                for dt, fns in self.outs:
+                    o = self._empty(tuple([f(S, values) for f in fns]), dt)
+                    outs.append(o)
+                    cargs.append(o.data.ptr)
+        else:
+            if om is not None:
+                owner = values[self.owner]
+            if owner is None:
+                raise TypeError("fuse GPU: no device array among the "
+                                "arguments")
+            empty = G.allocator_like(owner)
+            for dt, fns in self.outs:
+                o = empty(tuple([f(S, values) for f in fns]), dt)
+                outs.append(o)
+                cargs.append(G.device_array(o, "result").ptr)
+        counts = None
+        if self.filters:
+            counts = [None] * len(self.outs)
+            for i in self.filters:
+                n = ctypes.c_int64(0)
+                counts[i] = n
+                cargs.append(ctypes.byref(n))
+        if stream is None:
+            stream = self._current(self.device) if om is not None else \
+                G.owner_stream(owner)
+        cargs.append(stream)
+        if not G.compile_only():
+            if self.standin or any(isinstance(values[k].owner, G.StandIn)
+                                   for k in self.dev_args) or \
+                    isinstance(owner, G.StandIn):
+                raise G.GPUUnavailableError(
+                    "fuse GPU: fuse.gpu.StandIn arrays are host memory: they "
+                    "are for compile-only mode (FUSE_GPU_COMPILE_ONLY=1)")
+            st = (self._fn or self._load())(*cargs)
+            if st:
+                G.check(st)
+        C = None
+        if counts is not None:
+            C = [n.value if n is not None else None for n in counts]
+        res = []
+        for is_size, x, dims, full in self.post:
+            if is_size:
+                res.append(x(S, values, C))
+                continue
+            o = outs[x]
+            logical = tuple([g(S, values, C) for g in dims])
+            if (C is not None and C[x] is not None) or \
+                    tuple(o.shape) != logical:
+                total = 1
+                for n in logical:
+                    total *= n
+                o = o.reshape(-1)[:total].reshape(logical)
+            if full is not None:
+                o = o.reshape(tuple(logical[i] if i is not None else 1
+                                    for i in full))
+            res.append(o)
+        if self.structure == "single":
+            return res[0]
+        if self.structure == "none":
+            return None
+        return tuple(res)
+
+
+# Last: gpu imports this module, and the functions above use gpu's.
+from . import gpu as G  # noqa: E402

@@ -14,6 +14,7 @@
 
 #include "fuse/Conversion/FuseToGPU/FuseToGPU.h"
 #include "fuse/Dialect/Fuse/IR/FuseOps.h"
+#include "fuse/Dialect/Fuse/IR/Shapes.h"
 #include "fuse/Dialect/Fuse/Utils/SizeAnalysis.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -212,21 +213,10 @@ struct SizeInfer {
     return (name + "(" + a + ", " + c + ")").str();
   }
 
-  /// The group operand that block argument `v` of a fuse.group stands for.
-  static Value throughGroup(Value v) {
-    auto arg = dyn_cast<BlockArgument>(v);
-    if (!arg)
-      return nullptr;
-    auto g = dyn_cast_or_null<GroupOp>(arg.getOwner()->getParentOp());
-    if (!g || arg.getArgNumber() >= g.getOperands().size())
-      return nullptr;
-    return g.getOperands()[arg.getArgNumber()];
-  }
-
   FailureOr<std::string> scalar(Value v) {
     if (auto it = scalars.find(v); it != scalars.end())
       return it->second;
-    if (Value outer = throughGroup(v))
+    if (Value outer = groupOperandOf(v))
       return scalar(outer);
     Operation *def = v.getDefiningOp();
     if (!def)
@@ -273,6 +263,8 @@ struct SizeInfer {
     return failure();
   }
 
+  /// The dialect's shape rule (dimOrigin) with the entry's arguments as
+  /// leaves.
   FailureOr<SmallVector<std::string>> dims(Value v) {
     auto t = dyn_cast<RankedTensorType>(v.getType());
     if (!t)
@@ -280,84 +272,26 @@ struct SizeInfer {
     if (auto it = tensors.find(v); it != tensors.end())
       return it->second;
     SmallVector<std::string> in;
-    auto sizesFrom = [&](ValueRange sizes, ArrayRef<int64_t> newDims,
-                         ArrayRef<std::string> kept) -> LogicalResult {
-      // newDims: the result dimensions that take sizes (dynamic ones) or
-      // static sizes; the others come from `kept` in order.
-      unsigned s = 0, k = 0;
-      for (int64_t i = 0; i < t.getRank(); ++i) {
-        if (llvm::is_contained(newDims, i)) {
-          if (t.isDynamicDim(i)) {
-            if (s >= sizes.size())
-              return failure();
-            FailureOr<std::string> e = scalar(sizes[s++]);
-            if (failed(e))
-              return failure();
-            in.push_back(*e);
-          } else {
-            in.push_back(std::to_string(t.getDimSize(i)));
-          }
-        } else {
-          if (k >= kept.size())
-            return failure();
-          in.push_back(kept[k++]);
-        }
+    for (int64_t i = 0; i < t.getRank(); ++i) {
+      if (!t.isDynamicDim(i)) {
+        in.push_back(std::to_string(t.getDimSize(i)));
+        continue;
       }
-      return success();
-    };
-    Operation *def = v.getDefiningOp();
-    FailureOr<SmallVector<std::string>> from = failure();
-    if (Value outer = throughGroup(v)) {
-      from = dims(outer);
-      if (failed(from))
+      DimOrigin o = dimOrigin(v, i);
+      if (o.kind == DimOrigin::Kind::Dim) {
+        FailureOr<SmallVector<std::string>> from = dims(o.value);
+        if (failed(from) || o.dim >= int64_t(from->size()))
+          return failure();
+        in.push_back((*from)[o.dim]);
+      } else if (o.kind == DimOrigin::Kind::Scalar) {
+        FailureOr<std::string> e = scalar(o.value);
+        if (failed(e))
+          return failure();
+        in.push_back(*e);
+      } else {
         return failure();
-      in = *from;
-    } else if (auto m = dyn_cast_or_null<MapOp>(def)) {
-      if (m.getInputs().empty() || failed(from = dims(m.getInputs()[0])))
-        return failure();
-      in = *from;
-    } else if (auto s = dyn_cast_or_null<ScanOp>(def)) {
-      if (failed(from = dims(s.getInputs()[0])))
-        return failure();
-      in = *from;
-    } else if (auto f = dyn_cast_or_null<FilterOp>(def)) {
-      if (failed(from = dims(f.getInputs()[0])))
-        return failure();
-      in = *from;
-    } else if (auto g = dyn_cast_or_null<GatherOp>(def)) {
-      if (failed(from = dims(g.getIndices())))
-        return failure();
-      in = *from;
-    } else if (auto r = dyn_cast_or_null<ReduceOp>(def)) {
-      if (failed(from = dims(r.getInputs()[0])))
-        return failure();
-      SmallVector<int64_t> red = r.getReducedDims();
-      for (int64_t i = 0; i < int64_t(from->size()); ++i)
-        if (!llvm::is_contained(red, i))
-          in.push_back((*from)[i]);
-    } else if (auto bc = dyn_cast_or_null<BroadcastOp>(def)) {
-      if (failed(from = dims(bc.getInput())) ||
-          failed(sizesFrom(bc.getSizes(), bc.getDims(), *from)))
-        return failure();
-    } else if (auto io = dyn_cast_or_null<IotaOp>(def)) {
-      SmallVector<int64_t> all;
-      for (int64_t i = 0; i < t.getRank(); ++i)
-        all.push_back(i);
-      if (failed(sizesFrom(io.getSizes(), all, {})))
-        return failure();
-    } else if (auto g = dyn_cast_or_null<GroupOp>(def)) {
-      Value y = g.getYield().getValues()[cast<OpResult>(v).getResultNumber()];
-      if (failed(from = dims(y)))
-        return failure();
-      in = *from;
-    } else {
-      return failure();
+      }
     }
-    if (int64_t(in.size()) != t.getRank())
-      return failure();
-    for (int64_t i = 0; i < t.getRank(); ++i)
-      if (!t.isDynamicDim(i))
-        in[i] = std::to_string(t.getDimSize(i));
     tensors[v] = in;
     return in;
   }

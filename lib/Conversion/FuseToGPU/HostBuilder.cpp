@@ -11,6 +11,7 @@
 #include "KernelGen.h"
 
 #include "fuse/Dialect/Fuse/IR/FuseOps.h"
+#include "fuse/Dialect/Fuse/IR/Shapes.h"
 
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 
@@ -114,77 +115,40 @@ LogicalResult ShapeInfer::dims(Value v, SmallVector<Value> &out,
   auto t = tensorTy(v);
   out.clear();
   text.clear();
-  SmallVector<Value> in;
-  SmallVector<SizeAttr> inText;
-  auto fromInput = [&](Value x) -> LogicalResult {
-    return dims(x, in, inText);
-  };
-  // Dimension i made by a broadcast or iota: a static one comes from the
-  // type below, a dynamic one is the next of `sizes` (a host scalar).
-  auto newDim = [&](int64_t i, ValueRange sizes,
-                    unsigned &next) -> LogicalResult {
-    if (!t.isDynamicDim(i)) {
-      in.push_back(nullptr);
-      inText.push_back(SizeAttr());
-      return success();
-    }
-    auto it = scalars.find(sizes[next++]);
-    if (it == scalars.end())
-      return failure();
-    in.push_back(it->second.first);
-    inText.push_back(it->second.second);
-    return success();
-  };
-  Operation *def = v.getDefiningOp();
+  SmallVector<Value> in(t.getRank());
+  SmallVector<SizeAttr> inText(t.getRank());
   if (auto it = args.find(v); it != args.end()) {
     in = it->second.dims;
     inText = it->second.dimSizes;
-  } else if (auto m = dyn_cast_or_null<MapOp>(def)) {
-    if (m.getInputs().empty() || failed(fromInput(m.getInputs()[0])))
-      return failure();
-  } else if (auto s = dyn_cast_or_null<ScanOp>(def)) {
-    if (failed(fromInput(s.getInputs()[0])))
-      return failure();
-  } else if (auto f = dyn_cast_or_null<FilterOp>(def)) {
-    if (failed(fromInput(f.getInputs()[0])))
-      return failure();
-  } else if (auto g = dyn_cast_or_null<GatherOp>(def)) {
-    if (failed(fromInput(g.getIndices())))
-      return failure();
-  } else if (auto r = dyn_cast_or_null<ReduceOp>(def)) {
-    SmallVector<Value> d;
-    SmallVector<SizeAttr> dt;
-    if (failed(dims(r.getInputs()[0], d, dt)))
-      return failure();
-    SmallVector<int64_t> red = r.getReducedDims();
-    for (int64_t i = 0; i < (int64_t)d.size(); ++i)
-      if (!llvm::is_contained(red, i)) {
-        in.push_back(d[i]);
-        inText.push_back(dt[i]);
-      }
-  } else if (auto bc = dyn_cast_or_null<BroadcastOp>(def)) {
-    SmallVector<Value> d;
-    SmallVector<SizeAttr> dt;
-    if (failed(dims(bc.getInput(), d, dt)))
-      return failure();
-    unsigned k = 0, s = 0;
+  } else {
+    // The dialect's shape rule (dimOrigin), with the group's host tensors
+    // and host scalars as leaves. The tensor a dimension follows is sized
+    // once, before any constant of `v` is made.
+    Value from;
+    SmallVector<Value> fromDims;
+    SmallVector<SizeAttr> fromText;
     for (int64_t i = 0; i < t.getRank(); ++i) {
-      if (llvm::is_contained(bc.getDims(), i)) {
-        if (failed(newDim(i, bc.getSizes(), s)))
+      DimOrigin o = dimOrigin(v, i);
+      if (o.kind == DimOrigin::Kind::Dim) {
+        if (o.value != from) {
+          if (failed(dims(o.value, fromDims, fromText)))
+            return failure();
+          from = o.value;
+        }
+        if (o.dim >= int64_t(fromDims.size()))
           return failure();
-      } else {
-        in.push_back(d[k]);
-        inText.push_back(dt[k]);
-        ++k;
+        in[i] = fromDims[o.dim];
+        inText[i] = fromText[o.dim];
+      } else if (o.kind == DimOrigin::Kind::Scalar) {
+        auto it = scalars.find(o.value);
+        if (it == scalars.end())
+          return failure();
+        in[i] = it->second.first;
+        inText[i] = it->second.second;
+      } else if (o.kind == DimOrigin::Kind::None) {
+        return failure();
       }
     }
-  } else if (auto io = dyn_cast_or_null<IotaOp>(def)) {
-    unsigned s = 0;
-    for (int64_t i = 0; i < t.getRank(); ++i)
-      if (failed(newDim(i, io.getSizes(), s)))
-        return failure();
-  } else {
-    return failure();
   }
   if ((int64_t)in.size() != t.getRank())
     return failure();

@@ -73,7 +73,6 @@ LogicalResult HostEntry::launch(GroupLaunch &l) {
 
 /// Elementwise groups: one flat kernel over the first result's elements.
 void HostEntry::launchElementwise(GroupLaunch &l) {
-  GroupOp g = l.g;
   GroupKernels &gk = l.gk;
   int64_t bt = gk.tiling.blockThreads;
   Value n = h.c64(1);

@@ -172,13 +172,12 @@ SmallVector<Type> commonParams(GroupOp group) {
   return types;
 }
 
-/// Vector width for flat kernels: 16 bytes of the common element width of
-/// every rank>=1 boundary tensor, or 1 when widths differ.
-int64_t flatVectorWidth(GroupOp group, const Tiling &t) {
+int64_t vectorWidthOf(ValueRange values, const Tiling &t,
+                      function_ref<bool(RankedTensorType)> counts) {
   int64_t bytes = 0;
-  for (Value v : llvm::concat<Value>(group.getOperands(), group.getResults())) {
+  for (Value v : values) {
     auto tt = tensorTy(v);
-    if (!tt || tt.getRank() == 0)
+    if (!tt || !counts(tt))
       continue;
     int64_t w = byteWidth(tt.getElementType());
     if (bytes && bytes != w)
@@ -191,6 +190,13 @@ int64_t flatVectorWidth(GroupOp group, const Tiling &t) {
   if (t.vectorWidth > 0 && t.vectorWidth < vw)
     vw = llvm::bit_floor(static_cast<uint64_t>(t.vectorWidth));
   return std::max<int64_t>(vw, 1);
+}
+
+int64_t flatVectorWidth(GroupOp group, const Tiling &t) {
+  SmallVector<Value> boundary(group.getOperands());
+  llvm::append_range(boundary, group.getResults());
+  return vectorWidthOf(boundary, t,
+                       [](RankedTensorType tt) { return tt.getRank() > 0; });
 }
 
 Value dynamicSharedBase(gpu::GPUFuncOp f, OpBuilder &b, Location loc) {

@@ -227,9 +227,16 @@ struct Tiling {
 /// scalar gives its own type.
 SmallVector<Type> commonParams(GroupOp group);
 
-/// Vector width (elements) of flat and scan/filter kernels: 16 bytes of the
-/// common element width of every rank>=1 boundary tensor (capped by
-/// `tiling.vectorWidth`), or 1 when widths differ.
+/// Vector width (elements) of a kernel's loads and stores: 16 bytes of the
+/// common element width of the tensors among `values` that `counts`
+/// selects (capped by `tiling.vectorWidth`, a power of two), or 1 when
+/// their widths differ or none is selected. Every family's plan takes its
+/// width from here.
+int64_t vectorWidthOf(ValueRange values, const Tiling &tiling,
+                      function_ref<bool(RankedTensorType)> counts);
+
+/// Flat and scan/filter kernels: vectorWidthOf every rank>=1 boundary
+/// tensor (operands and results).
 int64_t flatVectorWidth(GroupOp group, const Tiling &tiling);
 
 /// How a kernel generator addresses operands beyond KernelBase's shared

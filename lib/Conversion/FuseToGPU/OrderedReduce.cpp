@@ -236,19 +236,10 @@ LogicalResult planOrdered(OrderedReducePlan &p, StringRef prefix) {
   gk.tiling = p.tiling;
   gk.kernel = (prefix + "_opartial").str();
   gk.finishKernel = (prefix + "_ofinish").str();
-  // Vector width of the flat operands (16 bytes of their common width).
-  int64_t width = 0;
-  bool mixed = false;
-  for (Value v : group.getOperands())
-    if (auto t = tensorTy(v); t && t.getRank() > 0) {
-      int64_t w = byteWidth(t.getElementType());
-      mixed |= width && width != w;
-      width = w;
-    }
-  int64_t vw = (!width || mixed) ? 1 : 16 / width;
-  if (p.tiling.vectorWidth > 0 && p.tiling.vectorWidth < vw)
-    vw = llvm::bit_floor(static_cast<uint64_t>(p.tiling.vectorWidth));
-  gk.vectorWidth = std::max<int64_t>(vw, 1);
+  // The flat operands' width (the results are scalars).
+  gk.vectorWidth =
+      vectorWidthOf(group.getOperands(), p.tiling,
+                    [](RankedTensorType t) { return t.getRank() > 0; });
   for (ReduceOp r : p.reds)
     for (Value res : r.getResults()) {
       Type et = tensorTy(res).getElementType();

@@ -294,24 +294,12 @@ GroupKernels planRowKernels(GroupOp group, const Tiling &tiling,
   GroupKernels gk;
   gk.plan = GroupPlan::RowReduce;
   gk.tiling = tiling;
-  // Vector width: 16 bytes of the common width of the rank-2 tensors.
-  int64_t width = 0;
-  bool mixed = false;
-  auto seeWidth = [&](Value v) {
-    auto t = tensorTy(v);
-    if (!t || t.getRank() != 2)
-      return;
-    int64_t w = byteWidth(t.getElementType());
-    if (width && width != w)
-      mixed = true;
-    width = w;
-  };
-  for (Value v : llvm::concat<Value>(group.getOperands(), group.getResults()))
-    seeWidth(v);
-  int64_t vw = (!width || mixed) ? 1 : 16 / width;
-  if (tiling.vectorWidth > 0 && tiling.vectorWidth < vw)
-    vw = llvm::bit_floor(static_cast<uint64_t>(tiling.vectorWidth));
-  vw = std::max<int64_t>(vw, 1);
+  // The width of the rank-2 tensors (the rows).
+  SmallVector<Value> boundary(group.getOperands());
+  llvm::append_range(boundary, group.getResults());
+  const int64_t vw =
+      vectorWidthOf(boundary, tiling,
+                    [](RankedTensorType t) { return t.getRank() == 2; });
   gk.vectorWidth = vw;
   const int64_t bt = tiling.blockThreads;
   const int64_t chunksPerThread = tiling.unroll; // vectors per thread

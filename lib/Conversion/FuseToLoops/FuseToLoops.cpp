@@ -13,6 +13,7 @@
 #include "fuse/Dialect/Fuse/IR/FuseOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/IRMapping.h"
@@ -35,6 +36,18 @@ SmallVector<Value> dimSizes(OpBuilder &b, Location loc, Value tensor) {
   SmallVector<Value> sizes;
   for (int64_t d = 0; d < type.getRank(); ++d)
     sizes.push_back(tensor::DimOp::create(b, loc, tensor, d));
+  return sizes;
+}
+
+/// The sizes of `op`'s results (all of one shape), by the dialect's shape
+/// rule (ReifyRankedShapedTypeOpInterface, Shapes.h).
+SmallVector<Value> resultSizes(OpBuilder &b, Location loc, Operation *op) {
+  ReifiedRankedShapedTypeDims shapes;
+  SmallVector<Value> sizes;
+  if (failed(reifyResultShapes(b, op, shapes)))
+    return sizes;
+  for (OpFoldResult s : shapes.front())
+    sizes.push_back(getValueOrCreateConstantIndexOp(b, loc, s));
   return sizes;
 }
 
@@ -144,7 +157,7 @@ struct MapToLoops : OpRewritePattern<MapOp> {
   LogicalResult matchAndRewrite(MapOp op,
                                 PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    SmallVector<Value> sizes = dimSizes(rewriter, loc, op.getInputs()[0]);
+    SmallVector<Value> sizes = resultSizes(rewriter, loc, op);
     SmallVector<Value> results = buildElementwise(
         rewriter, loc, op.getResultTypes(), sizes,
         [&](OpBuilder &b, Location l, ValueRange ivs) {
@@ -318,14 +331,7 @@ struct IotaToLoops : OpRewritePattern<IotaOp> {
                                 PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     RankedTensorType type = op.getResult().getType();
-    SmallVector<Value> sizes;
-    unsigned dyn = 0;
-    for (int64_t d = 0; d < type.getRank(); ++d)
-      sizes.push_back(type.isDynamicDim(d)
-                          ? op.getSizes()[dyn++]
-                          : arith::ConstantIndexOp::create(
-                                rewriter, loc, type.getDimSize(d))
-                                .getResult());
+    SmallVector<Value> sizes = resultSizes(rewriter, loc, op);
     int64_t dim = op.getIotaDim();
     SmallVector<Value> results = buildElementwise(
         rewriter, loc, TypeRange{type}, sizes,
@@ -351,7 +357,7 @@ struct GatherToLoops : OpRewritePattern<GatherOp> {
     Value zero64 = arith::ConstantIntOp::create(rewriter, loc, 0, 64);
     Value zeroElt = arith::ConstantOp::create(
         rewriter, loc, cast<TypedAttr>(rewriter.getZeroAttr(et)));
-    SmallVector<Value> sizes = dimSizes(rewriter, loc, op.getIndices());
+    SmallVector<Value> sizes = resultSizes(rewriter, loc, op);
     SmallVector<Value> results = buildElementwise(
         rewriter, loc, TypeRange{op.getResult().getType()}, sizes,
         [&](OpBuilder &b, Location l, ValueRange ivs) {
@@ -390,18 +396,7 @@ struct BroadcastToLoops : OpRewritePattern<BroadcastOp> {
     Location loc = op.getLoc();
     RankedTensorType type = op.getResult().getType();
     ArrayRef<int64_t> added = op.getDims();
-    SmallVector<Value> inSizes = dimSizes(rewriter, loc, op.getInput());
-    SmallVector<Value> sizes;
-    unsigned dyn = 0, kept = 0;
-    for (int64_t d = 0; d < type.getRank(); ++d) {
-      if (!llvm::is_contained(added, d))
-        sizes.push_back(inSizes[kept++]);
-      else if (type.isDynamicDim(d))
-        sizes.push_back(op.getSizes()[dyn++]);
-      else
-        sizes.push_back(
-            arith::ConstantIndexOp::create(rewriter, loc, type.getDimSize(d)));
-    }
+    SmallVector<Value> sizes = resultSizes(rewriter, loc, op);
     SmallVector<Value> results = buildElementwise(
         rewriter, loc, TypeRange{type}, sizes,
         [&](OpBuilder &b, Location l, ValueRange ivs) {

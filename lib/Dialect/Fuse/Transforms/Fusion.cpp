@@ -644,7 +644,7 @@ void Partitioner::visit(Operation *op) {
   if (!isa_and_nonnull<FuseDialect>(op->getDialect()) || isLeaf(op) ||
       isa<GroupOp, YieldOp>(op))
     return;
-  GroupKind ownKind;
+  GroupKind ownKind = GroupKind::Elementwise; // set by singletonKind
   if (std::optional<std::string> r = singletonKind(op, ownKind)) {
     op->setAttr("fuse.not_fused",
                 ArrayAttr::get(op->getContext(),

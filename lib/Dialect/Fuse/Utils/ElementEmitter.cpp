@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "fuse/Dialect/Fuse/Utils/ElementEmitter.h"
+#include "fuse/Dialect/Fuse/IR/Shapes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -128,55 +129,19 @@ FailureOr<Value> ElementEmitter::emitDim(OpBuilder &b, Location loc,
     if (!type.isDynamicDim(d))
       return arith::ConstantIndexOp::create(b, loc, type.getDimSize(d))
           .getResult();
+    // Through the ops of the body by the dialect's shape rule; group
+    // arguments, filters and function arguments are leaves for `dim`.
     Operation *def = tensor.getDefiningOp();
-    if (auto map = dyn_cast_or_null<MapOp>(def)) {
-      tensor = map.getInputs()[0];
-      continue;
-    }
-    if (auto bc = dyn_cast_or_null<BroadcastOp>(def)) {
-      ArrayRef<int64_t> added = bc.getDims();
-      if (!llvm::is_contained(added, d)) {
-        d -= llvm::count_if(added, [&](int64_t a) { return a < d; });
-        tensor = bc.getInput();
+    if (isa_and_nonnull<MapOp, BroadcastOp, IotaOp, GatherOp, ReduceOp,
+                        ScanOp>(def)) {
+      DimOrigin o = dimOrigin(tensor, d);
+      if (o.kind == DimOrigin::Kind::Dim) {
+        tensor = o.value;
+        d = o.dim;
         continue;
       }
-      unsigned dynIdx = 0;
-      for (int64_t a : added) {
-        if (a == d)
-          break;
-        if (type.isDynamicDim(a))
-          ++dynIdx;
-      }
-      return emitScalar(b, loc, bc.getSizes()[dynIdx]);
-    }
-    if (auto iota = dyn_cast_or_null<IotaOp>(def)) {
-      unsigned dynIdx = 0;
-      for (int64_t i = 0; i < d; ++i)
-        if (type.isDynamicDim(i))
-          ++dynIdx;
-      return emitScalar(b, loc, iota.getSizes()[dynIdx]);
-    }
-    if (auto gather = dyn_cast_or_null<GatherOp>(def)) {
-      tensor = gather.getIndices();
-      continue;
-    }
-    // A reduce result keeps the non-reduced dims of its input.
-    if (auto red = dyn_cast_or_null<ReduceOp>(def)) {
-      SmallVector<int64_t> reduced = red.getReducedDims();
-      int64_t seen = -1, inDim = -1;
-      auto inType = cast<RankedTensorType>(red.getInputs()[0].getType());
-      for (int64_t i = 0; i < inType.getRank() && inDim < 0; ++i)
-        if (!llvm::is_contained(reduced, i) && ++seen == d)
-          inDim = i;
-      if (inDim >= 0) {
-        tensor = red.getInputs()[0];
-        d = inDim;
-        continue;
-      }
-    }
-    if (auto scan = dyn_cast_or_null<ScanOp>(def)) {
-      tensor = scan.getInputs()[0];
-      continue;
+      if (o.kind == DimOrigin::Kind::Scalar)
+        return emitScalar(b, loc, o.value);
     }
     if (!dim)
       return emitError(loc) << "element emitter: no size for a dynamic "

@@ -27,7 +27,9 @@ class Fuse_Op<string mnemonic, list<Trait> traits = []>
 // fuse.map
 //===----------------------------------------------------------------------===//
 
-def Fuse_MapOp : Fuse_Op<"map", [RecursiveMemoryEffects]> {
+def Fuse_MapOp : Fuse_Op<"map", [RecursiveMemoryEffects,
+    DeclareOpInterfaceMethods<ReifyRankedShapedTypeOpInterface,
+      ["reifyResultShapes"]>]> {
   let summary = "elementwise function of n tensors, m results";
   let description = [{
     Applies the body to the elements at each index of its inputs. All
@@ -75,7 +77,8 @@ def Fuse_MapOp : Fuse_Op<"map", [RecursiveMemoryEffects]> {
 //===----------------------------------------------------------------------===//
 
 def Fuse_ReduceOp : Fuse_Op<"reduce", [RecursiveMemoryEffects,
-    AttrSizedOperandSegments]> {
+    AttrSizedOperandSegments, DeclareOpInterfaceMethods<ReifyRankedShapedTypeOpInterface,
+      ["reifyResultShapes"]>]> {
   let summary = "reduction over all or some dimensions, variadic";
   let description = [{
     Reduces k tensors of one shape over `dims` (all dimensions when
@@ -158,7 +161,8 @@ def Fuse_ReduceOp : Fuse_Op<"reduce", [RecursiveMemoryEffects,
 //===----------------------------------------------------------------------===//
 
 def Fuse_ScanOp : Fuse_Op<"scan", [RecursiveMemoryEffects,
-    AttrSizedOperandSegments]> {
+    AttrSizedOperandSegments, DeclareOpInterfaceMethods<ReifyRankedShapedTypeOpInterface,
+      ["reifyResultShapes"]>]> {
   let summary = "inclusive or exclusive prefix scan along one dimension";
   let description = [{
     Prefix scan of k tensors of one shape along dimension `dim` (the
@@ -254,7 +258,9 @@ def Fuse_FilterOp : Fuse_Op<"filter", [RecursiveMemoryEffects]> {
 // fuse.iota
 //===----------------------------------------------------------------------===//
 
-def Fuse_IotaOp : Fuse_Op<"iota", [Pure]> {
+def Fuse_IotaOp : Fuse_Op<"iota", [Pure,
+    DeclareOpInterfaceMethods<ReifyRankedShapedTypeOpInterface,
+      ["reifyResultShapes"]>]> {
   let summary = "the index along one dimension, as a tensor";
   let description = [{
     `y[i0, ..., ir] = i_dim` converted to the element type. `dim` defaults
@@ -286,7 +292,9 @@ def Fuse_IotaOp : Fuse_Op<"iota", [Pure]> {
 // fuse.gather
 //===----------------------------------------------------------------------===//
 
-def Fuse_GatherOp : Fuse_Op<"gather", [Pure]> {
+def Fuse_GatherOp : Fuse_Op<"gather", [Pure,
+    DeclareOpInterfaceMethods<ReifyRankedShapedTypeOpInterface,
+      ["reifyResultShapes"]>]> {
   let summary = "read a rank-1 source at given indices";
   let description = [{
     `y[i...] = source[indices[i...]]`. The result has the shape of
@@ -316,7 +324,9 @@ def Fuse_GatherOp : Fuse_Op<"gather", [Pure]> {
 // fuse.broadcast
 //===----------------------------------------------------------------------===//
 
-def Fuse_BroadcastOp : Fuse_Op<"broadcast", [Pure]> {
+def Fuse_BroadcastOp : Fuse_Op<"broadcast", [Pure,
+    DeclareOpInterfaceMethods<ReifyRankedShapedTypeOpInterface,
+      ["reifyResultShapes"]>]> {
   let summary = "repeat a tensor along new dimensions";
   let description = [{
     Inserts the result dimensions listed in `dims` (sorted, unique): the

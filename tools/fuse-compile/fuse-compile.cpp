@@ -9,15 +9,15 @@
 //   out.so   a shared library of the entry points (plus a packed wrapper
 //            per entry), linked by the system C compiler
 //   out.json the signature manifest that fuse-run-aot reads
-// (--emit=manifest writes only the manifest). AOTCompile.h has the steps,
-// which `fuse-run --gpu` shares.
+// (--emit=manifest writes only the manifest). fuse/AOT/AOTCompile.h has
+// the steps, which `fuse-run --gpu` shares.
 // Runs the same pass pipeline as `fuse-opt --fuse-to-cubin`, then
 // translates the host module to LLVM IR and emits an object file for the
 // host target through LLVM's TargetMachine.
 //
 //===----------------------------------------------------------------------===//
 
-#include "AOTCompile.h"
+#include "fuse/AOT/AOTCompile.h"
 
 #include "fuse/Conversion/FuseToGPU/FuseToGPU.h"
 #include "fuse/Dialect/Fuse/Transforms/Passes.h"

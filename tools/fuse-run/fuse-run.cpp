@@ -24,7 +24,7 @@
 // pointers of inputs and of constant globals.
 //
 // --gpu compiles the module with fuse-compile's code path
-// (../fuse-compile/AOTCompile.h) into a temporary shared library and
+// (fuse/AOT/AOTCompile.h) into a temporary shared library and
 // manifest and hands them to the runner fuse-run-aot uses
 // (fuse/ToolSupport/AOTRunner.h, tools/support), linked in where the
 // runtime is built. Arguments, .npy files, printing and timing are shared
@@ -32,7 +32,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "AOTCompile.h"
+#include "fuse/AOT/AOTCompile.h"
 #include "fuse/ToolSupport/HostArray.h"
 #include "fuse/ToolSupport/Npy.h"
 #ifdef FUSE_RUN_HAVE_RUNTIME
@@ -436,7 +436,7 @@ struct Invocation {
            "pipeline");
     }
     allocationFailure = &onFailure;
-    auto done = llvm::make_scope_exit([] { allocationFailure = nullptr; });
+    llvm::scope_exit done([] { allocationFailure = nullptr; });
     if (llvm::Error err = engine.invokePacked(name, packed))
       fail("calling '" + name + "' failed: " + llvm::toString(std::move(err)));
   }

@@ -34,8 +34,8 @@
 // call any entry without knowing the host's calling convention.
 //
 //===----------------------------------------------------------------------===//
-#ifndef FUSE_TOOLS_FUSE_COMPILE_AOTCOMPILE_H
-#define FUSE_TOOLS_FUSE_COMPILE_AOTCOMPILE_H
+#ifndef FUSE_AOT_AOTCOMPILE_H
+#define FUSE_AOT_AOTCOMPILE_H
 
 #include "fuse/Pipelines/Pipelines.h"
 
@@ -86,6 +86,10 @@ mlir::FailureOr<std::string> binaryBytes(mlir::ModuleOp module);
 mlir::LogicalResult prefixEntries(mlir::ModuleOp module,
                                   llvm::StringRef prefix);
 
+/// The C names of the entries convert-fuse-to-gpu recorded on `module`
+/// (its `fuse.entries`).
+llvm::SmallVector<std::string> entryNames(mlir::ModuleOp module);
+
 /// Adds `<entry>__fuse_packed(void **)` for every entry recorded on a
 /// module lowered to LLVM (GPUPipelineStage::LLVM).
 mlir::LogicalResult addPackedWrappers(mlir::ModuleOp module);
@@ -116,4 +120,4 @@ mlir::LogicalResult compileShared(mlir::ModuleOp module,
 } // namespace aot
 } // namespace fuse
 
-#endif // FUSE_TOOLS_FUSE_COMPILE_AOTCOMPILE_H
+#endif // FUSE_AOT_AOTCOMPILE_H

@@ -74,7 +74,11 @@ SmallVector<Value> warpFold(
 /// p < 4 when `smallCols` is set, cols <= smallCols * p. Builds the chain
 /// of selects over `valueOf(p)` (larger p first), `otherwise` when no p
 /// fits; `le` is the comparison (the kernel's unsigned, the host's signed:
-/// both operands are sizes).
+/// both operands are sizes). One rule over one plan, evaluated on both
+/// sides: the kernel keeps its own chain of selects because a shift passed
+/// as a parameter loses the range ptxas knows (0..log2 blockThreads) and
+/// made logsumexp_rows' narrow scalar kernel spill (test/Pipelines/
+/// no-spills.test).
 Value selectNarrowGroup(OpBuilder &b, Location loc, arith::CmpIPredicate le,
                         Value cols, Value need, int64_t blockThreads,
                         int64_t minThreads, int64_t smallCols,

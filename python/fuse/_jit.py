@@ -406,6 +406,8 @@ class JitFunction:
         if key is not None:
             launcher = self._launchers.get(key)
             if launcher is not None:
+                if stream is None:
+                    return launcher.fast(values)
                 return launcher.run(values, stream)
             return self._gpu_call(names, values, stream, key)
         if any(gpu.is_device_array(v) for v in values):

@@ -293,6 +293,27 @@ _SCALAR_CTYPES = {
     "f32": (ctypes.c_float, float), "f64": (ctypes.c_double, float)}
 
 
+def _same_dims(view, rank, exprs):
+    """Whether a result's view is its buffer's shape exactly: rank
+    dimensions, each an argument dimension or a constant written so in
+    the manifest."""
+    if len(view) != rank or len(exprs) != rank:
+        return False
+    for v, e in zip(view, exprs):
+        if not hasattr(v, "find"):
+            return False
+        r = v.find()
+        if r.kind == "input":
+            if e != "in%d_d%d" % r.src:
+                return False
+        elif r.kind == "const":
+            if e != str(r.src):
+                return False
+        else:
+            return False
+    return True
+
+
 def _dim_getter(sym, known, names):
     """f(shapes, values, counts) -> the size of dimension `sym` (as
     Pipeline._size, then a filter's kept count)."""
@@ -378,6 +399,7 @@ class Launcher:
             outs.append((dt, [size_function(e) for e in r["size"]]))
             argtypes.append(ctypes.c_void_p)
         self.outs = outs
+        self.size_exprs = [r["size"] for r in entry["results"]]
         self.filters = [i for i, r in enumerate(entry["results"])
                         if r.get("filter")]
         argtypes += [ctypes.c_void_p] * (len(self.filters) + 1)  # + stream
@@ -418,6 +440,16 @@ class Launcher:
             post.append((False, g[1], dims, full))
         self.post = post
         self.structure = pipeline.structure
+        # Simple results: every result an output in order, no filter, and
+        # each output's buffer size expressions exactly its logical
+        # dimensions (inK_dD of an argument dimension, or a constant):
+        # the outputs are the results as they are.
+        self.simple = not self.filters and all(
+            g == ("ir", i) for i, g in enumerate(pipeline.gpu_results)) and \
+            all(_same_dims(view, rank, self.size_exprs[i])
+                for i, (dt, rank, view, kind) in
+                enumerate(pipeline.result_specs))
+        self.fast = self._generate(entry)
 
     def _load(self):
         G.runtime()
@@ -432,7 +464,11 @@ class Launcher:
         """The call with stream= as given (None: the library's current
         stream): a library stream is made current around the allocation
         and the launch."""
+        call = self.fast if self.fast is not None and hit and check else \
+            None
         if stream is None:
+            if call is not None:
+                return call(values)
             return self(values, None, owner, hit, check)
         if self.omode is None:
             mode, device = G.owner_mode(owner)
@@ -440,9 +476,11 @@ class Launcher:
             mode, device = self.omode, self.device
         h, ctx = resolve_stream(stream, mode, device)
         if ctx is None:
-            return self(values, h, owner, hit, check)
+            return call(values, h) if call is not None else \
+                self(values, h, owner, hit, check)
         with ctx:
-            return self(values, h, owner, hit, check)
+            return call(values, h) if call is not None else \
+                self(values, h, owner, hit, check)
 
     def __call__(self, values, stream=None, owner=None, hit=True,
                  check=True):
@@ -516,12 +554,15 @@ class Launcher:
             if self.standin or any(isinstance(values[k].owner, G.StandIn)
                                    for k in self.dev_args) or \
                     isinstance(owner, G.StandIn):
-                raise G.GPUUnavailableError(
-                    "fuse GPU: fuse.gpu.StandIn arrays are host memory: they "
-                    "are for compile-only mode (FUSE_GPU_COMPILE_ONLY=1)")
+                raise G.GPUUnavailableError(_STANDIN_ERROR)
             st = (self._fn or self._load())(*cargs)
             if st:
                 G.check(st)
+        return self._post(outs, S, values, counts)
+
+    def _post(self, outs, S, values, counts):
+        """The results from the outputs: sizes, filter results cut to
+        their counts, dimensions of size 1 the view adds."""
         C = None
         if counts is not None:
             C = [n.value if n is not None else None for n in counts]
@@ -547,6 +588,176 @@ class Launcher:
         if self.structure == "none":
             return None
         return tuple(res)
+
+    # ---- the specialised call ----------------------------------------------
+
+    def _generate(self, entry):
+        """This launcher's cache-hit call as Python code specialised to its
+        signature (no loops over the plan, no mode tests, the size
+        expressions inlined), for TORCH, CUPY and STANDIN arguments; None
+        for DEV ones (the generic __call__ serves those)."""
+        if self.omode is None or any(m is DEV for _, m, _ in self.plan):
+            return None
+        env = {"launcher": self, "pipeline": self.pipeline, "G": G,
+               "stats": G.stats, "c_int64": ctypes.c_int64,
+               "byref": ctypes.byref, "current": self._current,
+               "device": self.device, "empty": getattr(self, "_empty", None),
+               "_trunc_div": _trunc_div, "SIZE_FUNCS": SIZE_FUNCS}
+        body, cargs, shapes = [], [], {}
+        for k, m, x in self.plan:
+            if m is SCALAR:
+                env["conv%d" % k] = x
+                body.append("a%d = conv%d(values[%d])" % (k, k, k))
+                cargs.append("a%d" % k)
+                continue
+            body.append("v%d = values[%d]" % (k, k))
+            if m is TORCH:
+                body += ["s%d = v%d.shape" % (k, k),
+                         "p%d = v%d.data_ptr()" % (k, k)]
+            elif m is CUPY:
+                body += ["s%d = v%d.shape" % (k, k),
+                         "p%d = v%d.data.ptr" % (k, k)]
+            else:
+                body += ["b%d = v%d.a" % (k, k), "s%d = b%d.shape" % (k, k),
+                         "p%d = b%d.ctypes.data" % (k, k)]
+            shapes[k] = "s%d" % k
+            cargs.append("p%d" % k)
+            cargs += ["s%d[%d]" % (k, d) for d in range(x)]
+        # The pipeline's checks as conditions; where one holds, the
+        # generic check raises its error.
+        conds = []
+        p = self.pipeline
+        for a, b in p.checks:
+            ca, cb = _check_source(a, shapes), _check_source(b, shapes)
+            if ca is not None and cb is not None and ca != cb:
+                conds.append("%s != %s" % (ca, cb))
+        for i, dt in p.ranges:
+            info = np.iinfo(dt)
+            conds.append("not %d <= int(values[%d]) <= %d" % (
+                info.min, i, info.max))
+        for sym, msg in p.nonempty:
+            c = _check_source(sym, shapes)
+            if c is not None:
+                conds.append("%s == 0" % c)
+        if conds:
+            body.append("if %s:" % " or ".join(conds))
+            body.append("    pipeline.check(values)")
+        body.append("stats['memory_hits'] += 1")
+        alloc = []
+        outs = []
+        for i, (dt, exprs) in enumerate(self.outs):
+            env["dt%d" % i] = dt
+            dims = [_size_source(e, shapes) for e in self.size_exprs[i]]
+            shape = "(%s)" % ("".join(d + ", " for d in dims))
+            if self.omode is TORCH:
+                alloc += ["o%d = empty(%s, dtype=dt%d, device=tdevice)"
+                          % (i, shape, i), "q%d = o%d.data_ptr()" % (i, i)]
+            elif self.omode is CUPY:
+                alloc += ["o%d = empty(%s, dt%d)" % (i, shape, i),
+                          "q%d = o%d.data.ptr" % (i, i)]
+            else:
+                alloc += ["o%d = values[%d].__fuse_empty__(%s, dt%d)"
+                          % (i, self.owner, shape, i),
+                          "q%d = o%d.a.ctypes.data" % (i, i)]
+            outs.append("o%d" % i)
+            cargs.append("q%d" % i)
+        if self.omode is TORCH:
+            env["tdevice"] = self._tdevice
+            body += alloc
+        elif self.omode is CUPY:
+            env["cdevice"] = self._cdevice
+            body.append("with cdevice:")
+            body += ["    " + a for a in alloc] or ["    pass"]
+        else:
+            body += alloc
+        counts = ["None"] * len(self.outs)
+        for i in self.filters:
+            body.append("n%d = c_int64(0)" % i)
+            cargs.append("byref(n%d)" % i)
+            counts[i] = "n%d" % i
+        body.append("if stream is None:")
+        body.append("    stream = current(device)")
+        cargs.append("stream")
+        body.append("if not G.compile_only():")
+        if self.standin:
+            body.append("    raise G.GPUUnavailableError(STANDIN_ERROR)")
+            env["STANDIN_ERROR"] = _STANDIN_ERROR
+        else:
+            body.append("    st = (launcher._fn or launcher._load())(%s)"
+                        % ", ".join(cargs))
+            body.append("    if st:")
+            body.append("        G.check(st)")
+        if self.simple:
+            if self.structure == "single":
+                body.append("return o0")
+            elif self.structure == "none":
+                body.append("return None")
+            else:
+                body.append("return (%s)" % "".join(o + ", " for o in outs))
+        else:
+            body.append("return launcher._post([%s], [%s], values, %s)" % (
+                ", ".join(outs), ", ".join(shapes.get(k, "None")
+                                           for k in range(self.nargs)),
+                "[%s]" % ", ".join(counts) if self.filters else "None"))
+        src = "def call(values, stream=None):\n" + "".join(
+            "    " + line + "\n" for line in body)
+        exec(compile(src, "<fuse launcher %s>" % self.compiled.key[:12],
+                     "exec"), env)
+        self.source = src
+        return env["call"]
+
+
+_STANDIN_ERROR = ("fuse GPU: fuse.gpu.StandIn arrays are host memory: they "
+                  "are for compile-only mode (FUSE_GPU_COMPILE_ONLY=1)")
+
+
+def _check_source(sym, shapes):
+    """Python source of Pipeline._size(sym) in a generated call, or None
+    where that is None (a size known only while running)."""
+    if sym.kind == "input":
+        i, d = sym.src
+        return "%s[%d]" % (shapes[i], d) if i in shapes else None
+    if sym.kind == "const":
+        return repr(sym.src)
+    if sym.kind == "value":
+        return "int(values[%d])" % sym.src
+    if sym.kind == "scalar" and sym.src.ssa.startswith("%arg"):
+        return "int(values[%d])" % int(sym.src.ssa[len("%arg"):])
+    return None
+
+
+def _size_source(expr, shapes):
+    """Python source of a manifest size expression (size_function's
+    grammar), with tensor argument K's shape in the variable shapes[K] and
+    scalar argument K in values[K]."""
+    def src(n):
+        if isinstance(n, ast.Expression):
+            return src(n.body)
+        if isinstance(n, ast.Constant) and isinstance(n.value, int) and \
+                not isinstance(n.value, bool):
+            return repr(n.value)
+        if isinstance(n, ast.Name):
+            name = n.id
+            if name.startswith("in") and "_d" in name:
+                k, d = name[2:].split("_d", 1)
+                if k.isdigit() and d.isdigit() and int(k) in shapes:
+                    return "%s[%d]" % (shapes[int(k)], int(d))
+            elif name.startswith("in") and name[2:].isdigit():
+                return "int(values[%d])" % int(name[2:])
+            raise ValueError("unknown name %r" % name)
+        if isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.USub):
+            return "(-%s)" % src(n.operand)
+        if isinstance(n, ast.BinOp) and type(n.op) in (ast.Add, ast.Sub,
+                                                      ast.Mult):
+            op = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*"}[type(n.op)]
+            return "(%s %s %s)" % (src(n.left), op, src(n.right))
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and \
+                n.func.id in SIZE_FUNCS and len(n.args) == 2 and \
+                not n.keywords:
+            return "SIZE_FUNCS[%r](%s, %s)" % (n.func.id, src(n.args[0]),
+                                               src(n.args[1]))
+        raise ValueError("unsupported size expression %r" % expr)
+    return src(ast.parse(expr, mode="eval"))
 
 
 # Last: gpu imports this module, and the functions above use gpu's.

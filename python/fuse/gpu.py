@@ -32,8 +32,8 @@ options for every GPU compile (fuse-compile --tile-options; `fuse-opt
 set, so pipelines compiled with and without them never share an entry;
 unset, the key is the same as before the variable existed.
 
-Compile-only mode (FUSE_GPU_COMPILE_ONLY=1, or set_compile_only(True)):
-everything up to the launch (argument checks, tracing, compiling, caching,
+Compile-only mode (FUSE_GPU_COMPILE_ONLY=1 when fuse.gpu is imported, or
+set_compile_only(True)): everything up to the launch (argument checks, tracing, compiling, caching,
 allocating the outputs), without loading the runtime or touching a GPU; the
 outputs are left unwritten and filter counts read 0. It fills the cache for
 another machine by running the same code that machine runs.
@@ -264,20 +264,30 @@ def _from_dlpack(a, name):
 
 # ---- compile-only mode ---------------------------------------------------
 
+def _compile_only_env():
+    return os.environ.get("FUSE_GPU_COMPILE_ONLY", "") not in ("", "0")
+
+
+# FUSE_GPU_COMPILE_ONLY is read at import and by set_compile_only(None),
+# not at every call (a cache hit asks compile_only() once).
 _compile_only = None
+_compile_only_from_env = _compile_only_env()
 
 
 def compile_only():
     """Whether GPU calls stop before the launch (see the module doc)."""
     if _compile_only is not None:
         return _compile_only
-    return os.environ.get("FUSE_GPU_COMPILE_ONLY", "") not in ("", "0")
+    return _compile_only_from_env
 
 
 def set_compile_only(flag):
-    """Overrides FUSE_GPU_COMPILE_ONLY (None: back to the environment)."""
-    global _compile_only
+    """Overrides FUSE_GPU_COMPILE_ONLY (None: back to the environment,
+    read again)."""
+    global _compile_only, _compile_only_from_env
     _compile_only = None if flag is None else bool(flag)
+    if flag is None:
+        _compile_only_from_env = _compile_only_env()
 
 
 # ---- compiling and the cache ---------------------------------------------

@@ -489,6 +489,26 @@ def test_errors_after_warm_up(torch):
     assert len(torch.launches) == n
 
 
+def test_generated_checks(torch):
+    """The checks a hit runs (generated from the trace's) raise the
+    generic messages: a max over an empty row, a Python int outside the
+    dtype it is combined with."""
+    softmax = jit(W.jit_softmax_rows.fn)
+    softmax(dev(torch, rand((3, 4))))
+    n = len(torch.launches)
+    with pytest.raises(ValueError, match="zero-size"):
+        softmax(dev(torch, np.zeros((3, 0), np.float32)))
+    add = jit(lambda x, a: x + a)
+    x = np.arange(10, dtype=np.uint8)
+    np.testing.assert_array_equal(host(add(dev(torch, x), 3)), x + 3)
+    n = len(torch.launches)
+    with pytest.raises(OverflowError, match="300 out of bounds for uint8"):
+        add(dev(torch, x), 300)
+    assert len(torch.launches) == n
+    np.testing.assert_array_equal(host(add(dev(torch, x), 255)),
+                                  x + np.uint8(255))
+
+
 # ---- a hit does no file, module or tool work --------------------------------------
 
 @contextlib.contextmanager

@@ -215,27 +215,29 @@ std::string guardFor(StringRef path) {
   return g + "_H";
 }
 
-int run(MLIRContext &ctx) {
+/// Reads the input file into `sm` (which run() keeps, with its diagnostic
+/// handler, as long as the module, so that every diagnostic names its
+/// source location); fails with a message when it cannot be opened.
+LogicalResult readInput(llvm::SourceMgr &sm) {
   std::string err;
   auto file = openInputFile(inputFile, &err);
   if (!file) {
     llvm::errs() << "fuse-compile: " << err << "\n";
-    return 1;
+    return failure();
   }
-  llvm::SourceMgr sm;
   sm.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
-  SourceMgrDiagnosticHandler handler(sm, &ctx);
-  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sm, &ctx);
-  if (!module)
-    return 1;
+  return success();
+}
 
+/// Applies --fastmath and warns about entries a C program cannot use as
+/// they are (unchecked sizes, C library names). Fails on bad --fastmath.
+LogicalResult prepareEntries(ModuleOp module) {
   std::string fastMathError;
-  if (failed(fuse::addFastMathFlags(*module, fastMath, fastMathError))) {
+  if (failed(fuse::addFastMathFlags(module, fastMath, fastMathError))) {
     llvm::errs() << "fuse-compile: --fastmath: " << fastMathError << "\n";
-    return 1;
+    return failure();
   }
-  aot::CompileOptions options = compileOptions();
-  for (auto fn : module->getOps<func::FuncOp>()) {
+  for (auto fn : module.getOps<func::FuncOp>()) {
     std::string cName = symbolPrefix + fn.getSymName().str();
     if (fn.isPublic())
       fuse::warnUncheckedSizes(fn);
@@ -246,34 +248,46 @@ int run(MLIRContext &ctx) {
                           "<stdlib.h> or <math.h>) cannot declare it; "
                           "rename the function or give --prefix";
   }
+  return success();
+}
+
+/// The checks of the options that need no output name: optimization
+/// levels, --tile-options against --no-fusion, and --emit's value.
+LogicalResult checkOptions() {
   if (ptxasOptLevel < -1 || ptxasOptLevel > 3 || optLevel > 3) {
     llvm::errs() << "fuse-compile: --opt-level must be 0-3 and "
                     "--ptxas-opt-level 0-3\n";
-    return 1;
+    return failure();
   }
   if (noFusion && !tileOptions.empty()) {
     llvm::errs() << "fuse-compile: --tile-options needs fusion (tiling runs "
                     "with it; drop --no-fusion or tile with fuse-opt)\n";
-    return 1;
+    return failure();
   }
-  bool all = emit == "all";
-  bool shared = emit == "shared";
-  if (!all && !shared && emit != "ptx" && emit != "cubin" && emit != "obj" &&
-      emit != "header" && emit != "manifest") {
+  if (emit != "all" && emit != "shared" && emit != "ptx" && emit != "cubin" &&
+      emit != "obj" && emit != "header" && emit != "manifest") {
     llvm::errs() << "fuse-compile: --emit must be ptx, cubin, obj, header, "
                     "all, shared or manifest\n";
-    return 1;
+    return failure();
   }
-  std::string base = outputBase;
+  return success();
+}
+
+/// The output path (--emit=all and shared: the base name the extensions
+/// are appended to): -o, or the input's stem with the output's extension,
+/// as a C compiler names its object, so that an object file never lands
+/// on the terminal. Fails where the output would go to standard output
+/// and cannot (several files, or binary data on a terminal).
+FailureOr<std::string> outputBaseName() {
+  bool multiple = emit == "all" || emit == "shared";
   bool binary = emit == "obj" || emit == "cubin";
+  std::string base = outputBase;
   if (base.empty()) {
-    // Named after the input, as a C compiler names its object, so that an
-    // object file never lands on the terminal.
     if (inputFile == "-") {
-      if (binary || all || shared) {
+      if (binary || multiple) {
         llvm::errs() << "fuse-compile: --emit=" << emit
                      << " reading standard input needs -o <path>\n";
-        return 1;
+        return failure();
       }
       base = "-";
     } else {
@@ -291,79 +305,65 @@ int run(MLIRContext &ctx) {
     llvm::errs() << "fuse-compile: --emit=" << emit
                  << " writes binary data: refusing to write it to a "
                     "terminal (give -o <path>)\n";
-    return 1;
+    return failure();
   }
-  auto pathFor = [&](StringRef ext) {
-    return all ? base + ext.str() : base;
-  };
-  if ((all || shared) && base == "-") {
+  if (multiple && base == "-") {
     llvm::errs() << "fuse-compile: --emit=" << emit
                  << " needs -o <base name>\n";
-    return 1;
+    return failure();
   }
-  if (shared)
-    return failed(aot::compileShared(*module, options, base + ".so",
-                                     base + ".json"));
-  if (emit == "manifest") {
-    // The manifest needs the entries convert-fuse-to-gpu records (as the
-    // header does): no LLVM code generation or ptxas.
-    OwningOpRef<ModuleOp> source = module->clone();
-    if ((!symbolPrefix.empty() &&
-         failed(aot::prefixEntries(*module, symbolPrefix))) ||
-        failed(aot::runPipeline(*module, options,
-                                fuse::GPUPipelineStage::NVVM, format)))
-      return 1;
-    // -o out/sumsq.json names the library sumsq.so (the --emit=shared name).
-    std::string libName =
-        (base == "-" ? StringRef("pipeline") : llvm::sys::path::stem(base))
-            .str() +
-        ".so";
-    FailureOr<std::string> manifest =
-        aot::buildManifest(*source, *module, options, libName);
-    return failed(manifest) || failed(writeFile(base, *manifest));
-  }
+  return base;
+}
 
-  if (!symbolPrefix.empty() &&
-      failed(aot::prefixEntries(*module, symbolPrefix)))
-    return 1;
+/// The path of the output with extension `ext`: `base` itself, except for
+/// --emit=all, which writes several files named after it.
+std::string pathFor(StringRef base, StringRef ext) {
+  return emit == "all" ? (base + ext).str() : base.str();
+}
 
-  if (emit == "ptx") {
-    if (failed(aot::runPipeline(*module, options, fuse::GPUPipelineStage::PTX,
-                                "isa")))
-      return 1;
-    FailureOr<std::string> ptx = aot::binaryBytes(*module);
-    return failed(ptx) || failed(writeFile(pathFor(".ptx"), *ptx)) ? 1 : 0;
-  }
-  // The kernels of `m` (consumed) as a cubin.
-  auto cubinOf = [&](ModuleOp m) -> FailureOr<std::string> {
-    if (failed(aot::runPipeline(m, options, fuse::GPUPipelineStage::Binary,
-                                "bin")))
-      return failure();
-    return aot::binaryBytes(m);
-  };
-  // The entries' C header (its guard made of the file's name).
-  auto writeHeader = [&] {
-    std::string hpath = pathFor(".h");
-    return writeFile(hpath, fuse::emitEntryHeader(*module, guardFor(hpath)));
-  };
-  // A header needs the entries' C declarations, which convert-fuse-to-gpu
-  // records: the pipeline up to the kernels in NVVM, no LLVM code
-  // generation or ptxas (logsumexp_rows in a fifth of the time; no CUDA
-  // toolkit needed).
-  if (emit == "header")
-    return failed(aot::runPipeline(*module, options,
-                                   fuse::GPUPipelineStage::NVVM, format)) ||
-                   failed(writeHeader())
-               ? 1
-               : 0;
-  if (emit == "cubin") {
-    FailureOr<std::string> cubin = cubinOf(*module);
-    return failed(cubin) || failed(writeFile(pathFor(".cubin"), *cubin)) ? 1
-                                                                        : 0;
-  }
-  // --emit=all: one run makes the PTX, the cubin (when the object embeds
-  // one, the default format) and the object; the PTX and the image are
-  // copied out as the kernels are serialized.
+/// The kernels of `m` (consumed) as a cubin.
+FailureOr<std::string> cubinOf(ModuleOp m,
+                               const aot::CompileOptions &options) {
+  if (failed(aot::runPipeline(m, options, fuse::GPUPipelineStage::Binary,
+                              "bin")))
+    return failure();
+  return aot::binaryBytes(m);
+}
+
+/// The entries' C header (its guard made of the file's name); `module` has
+/// been through convert-fuse-to-gpu, which records their declarations.
+LogicalResult writeHeader(ModuleOp module, StringRef base) {
+  std::string hpath = pathFor(base, ".h");
+  return writeFile(hpath, fuse::emitEntryHeader(module, guardFor(hpath)));
+}
+
+/// --emit=manifest. The manifest needs the entries convert-fuse-to-gpu
+/// records (as the header does): no LLVM code generation or ptxas.
+int emitManifest(ModuleOp module, const aot::CompileOptions &options,
+                 StringRef base) {
+  OwningOpRef<ModuleOp> source = module.clone();
+  if ((!symbolPrefix.empty() &&
+       failed(aot::prefixEntries(module, symbolPrefix))) ||
+      failed(aot::runPipeline(module, options, fuse::GPUPipelineStage::NVVM,
+                              format)))
+    return 1;
+  // -o out/sumsq.json names the library sumsq.so (the --emit=shared name).
+  std::string libName =
+      (base == "-" ? StringRef("pipeline") : llvm::sys::path::stem(base))
+          .str() +
+      ".so";
+  FailureOr<std::string> manifest =
+      aot::buildManifest(*source, module, options, libName);
+  return failed(manifest) || failed(writeFile(base, *manifest));
+}
+
+/// --emit=obj and --emit=all: the full pipeline, then the host object.
+/// For all, one run makes the PTX, the cubin (when the object embeds one,
+/// the default format) and the object; the PTX and the image are copied
+/// out as the kernels are serialized.
+int emitObject(ModuleOp module, const aot::CompileOptions &options,
+               StringRef base) {
+  bool all = emit == "all";
   std::string ptx, image;
   fuse::GPUSerializationSinks sinks;
   if (all) {
@@ -371,30 +371,87 @@ int run(MLIRContext &ctx) {
     if (format == "bin")
       sinks.binary = &image;
     else {
-      OwningOpRef<ModuleOp> copy = module->clone();
-      FailureOr<std::string> cubin = cubinOf(*copy);
+      OwningOpRef<ModuleOp> copy = module.clone();
+      FailureOr<std::string> cubin = cubinOf(*copy, options);
       if (failed(cubin))
         return 1;
       image = std::move(*cubin);
     }
   }
-  // obj / all: the full pipeline.
-  if (failed(aot::runPipeline(*module, options, fuse::GPUPipelineStage::LLVM,
+  if (failed(aot::runPipeline(module, options, fuse::GPUPipelineStage::LLVM,
                               format, sinks)))
     return 1;
   if (all) {
     if (ptx.empty() || image.empty()) {
-      module->emitError("fuse-compile: no kernels were generated");
+      module.emitError("fuse-compile: no kernels were generated");
       return 1;
     }
-    if (failed(writeFile(pathFor(".ptx"), ptx)) ||
-        failed(writeFile(pathFor(".cubin"), image)) || failed(writeHeader()))
+    if (failed(writeFile(pathFor(base, ".ptx"), ptx)) ||
+        failed(writeFile(pathFor(base, ".cubin"), image)) ||
+        failed(writeHeader(module, base)))
       return 1;
   }
-  FailureOr<std::string> obj = fuse::emitHostObject(*module);
-  if (failed(obj) || failed(writeFile(pathFor(".o"), *obj)))
+  FailureOr<std::string> obj = fuse::emitHostObject(module);
+  if (failed(obj) || failed(writeFile(pathFor(base, ".o"), *obj)))
     return 1;
   return 0;
+}
+
+/// Compiles `module` to what --emit asks for, at `base`; the exit status.
+int emitOutputs(ModuleOp module, StringRef base) {
+  aot::CompileOptions options = compileOptions();
+  if (emit == "shared")
+    return failed(aot::compileShared(module, options, (base + ".so").str(),
+                                     (base + ".json").str()));
+  if (emit == "manifest")
+    return emitManifest(module, options, base);
+
+  if (!symbolPrefix.empty() && failed(aot::prefixEntries(module, symbolPrefix)))
+    return 1;
+
+  if (emit == "ptx") {
+    if (failed(aot::runPipeline(module, options, fuse::GPUPipelineStage::PTX,
+                                "isa")))
+      return 1;
+    FailureOr<std::string> ptx = aot::binaryBytes(module);
+    return failed(ptx) || failed(writeFile(pathFor(base, ".ptx"), *ptx)) ? 1
+                                                                         : 0;
+  }
+  // A header needs the entries' C declarations, which convert-fuse-to-gpu
+  // records: the pipeline up to the kernels in NVVM, no LLVM code
+  // generation or ptxas (logsumexp_rows in a fifth of the time; no CUDA
+  // toolkit needed).
+  if (emit == "header")
+    return failed(aot::runPipeline(module, options,
+                                   fuse::GPUPipelineStage::NVVM, format)) ||
+                   failed(writeHeader(module, base))
+               ? 1
+               : 0;
+  if (emit == "cubin") {
+    FailureOr<std::string> cubin = cubinOf(module, options);
+    return failed(cubin) ||
+                   failed(writeFile(pathFor(base, ".cubin"), *cubin))
+               ? 1
+               : 0;
+  }
+  return emitObject(module, options, base);
+}
+
+/// The whole compile: input, checks, outputs. Returns the exit status.
+int run(MLIRContext &ctx) {
+  llvm::SourceMgr sm;
+  if (failed(readInput(sm)))
+    return 1;
+  SourceMgrDiagnosticHandler handler(sm, &ctx);
+  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sm, &ctx);
+  if (!module)
+    return 1;
+  if (failed(prepareEntries(*module)) || failed(checkOptions()))
+    return 1;
+  FailureOr<std::string> base = outputBaseName();
+  if (failed(base))
+    return 1;
+  return emitOutputs(*module, *base);
 }
 
 } // namespace

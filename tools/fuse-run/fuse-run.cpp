@@ -560,10 +560,6 @@ llvm::orc::SymbolMap libmSymbols(llvm::orc::MangleAndInterner interner) {
 } // namespace
 
 //===----------------------------------------------------------------------===//
-// main
-//===----------------------------------------------------------------------===//
-
-//===----------------------------------------------------------------------===//
 // --gpu
 //===----------------------------------------------------------------------===//
 
@@ -633,6 +629,173 @@ static int runOnGPU(ModuleOp module, const std::string &name,
 #endif
 }
 
+//===----------------------------------------------------------------------===//
+// main
+//===----------------------------------------------------------------------===//
+
+/// Reads the input file into `sourceMgr` (which main() keeps, with its
+/// diagnostic handler, as long as the module, so that every diagnostic
+/// names its source location); fails when it cannot be opened.
+static void readInput(llvm::SourceMgr &sourceMgr) {
+  std::string errorMessage;
+  std::unique_ptr<llvm::MemoryBuffer> file =
+      openInputFile(inputFile, &errorMessage);
+  if (!file)
+    fail("cannot open '" + inputFile + "': " + errorMessage);
+  sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
+}
+
+/// The entry to run: --entry, or the only public function with a body.
+/// Fails, naming the candidates, when there is none or the choice is open.
+static func::FuncOp pickEntry(ModuleOp module) {
+  std::vector<func::FuncOp> publicFuncs;
+  for (auto f : module.getOps<func::FuncOp>())
+    if (f.isPublic() && !f.isDeclaration())
+      publicFuncs.push_back(f);
+  std::string candidates;
+  for (func::FuncOp f : publicFuncs)
+    candidates += (candidates.empty() ? "" : ", ") + f.getName().str();
+  if (candidates.empty())
+    candidates = "none";
+  func::FuncOp entry;
+  if (!entryName.empty()) {
+    for (func::FuncOp f : publicFuncs)
+      if (f.getName() == entryName)
+        entry = f;
+    if (!entry)
+      fail("no public function named '" + entryName +
+           "' (candidates: " + candidates + ")");
+  } else if (publicFuncs.size() == 1) {
+    entry = publicFuncs.front();
+  } else if (publicFuncs.empty()) {
+    fail("'" + inputFile + "' has no public function with a body to run");
+  } else {
+    fail("several public functions (" + candidates +
+         "): choose one with --entry NAME");
+  }
+  return entry;
+}
+
+/// The checks of --arg and --save-inputs against the entry's signature,
+/// made before anything is compiled, so that bad arguments fail fast.
+static void checkArgumentOptions(const std::string &name,
+                                 const std::vector<Slot> &argSlots) {
+  if (argSpecs.size() != argSlots.size())
+    fail("'" + name + "' takes " + llvm::Twine(argSlots.size()) +
+         " argument(s), got " + llvm::Twine(argSpecs.size()) + " --arg");
+  if (saveInputs && outDir.empty())
+    fail("--save-inputs needs --out DIR");
+}
+
+/// The CPU run's inputs, made from --arg and checked against the entry's
+/// size rules; --out's folder is created and --save-inputs honoured here,
+/// before the (slower) lowering.
+static std::vector<HostArray> loadInputs(func::FuncOp entry,
+                                         const std::string &name,
+                                         const std::vector<Slot> &argSlots,
+                                         const std::vector<std::string> &specs) {
+  checkArgumentOptions(name, argSlots);
+  std::vector<HostArray> inputs = run::makeInputs(name, argSlots, specs, seed);
+  checkSizes(entry, inputs);
+  checkByteSizes(entry, inputs);
+  if (!outDir.empty())
+    run::createDirectories(outDir);
+  if (saveInputs)
+    run::saveInputs(inputs, outDir);
+  return inputs;
+}
+
+/// Lowers `module` with fuse-to-cpu, the entry's tensor arguments marked
+/// read-only first so that bufferization never writes the caller's arrays.
+static void lowerForCPU(MLIRContext &context, ModuleOp module,
+                        func::FuncOp entry) {
+  for (unsigned i = 0; i < entry.getNumArguments(); ++i)
+    if (isa<TensorType>(entry.getArgument(i).getType()))
+      entry.setArgAttr(i, "bufferization.writable",
+                       BoolAttr::get(&context, false));
+
+  PassManager pm(&context);
+  FuseToCPUOptions options;
+  options.fusion = !noFusion;
+  buildFuseToCPUPipeline(pm, options);
+  if (failed(pm.run(module)))
+    fail("lowering '" + inputFile + "' with fuse-to-cpu failed");
+}
+
+/// Fails unless the lowered entry `name` takes the parameters `inv` passes.
+static void checkLoweredSignature(ModuleOp module, const std::string &name,
+                                  const Invocation &inv) {
+  auto lowered = module.lookupSymbol<LLVM::LLVMFuncOp>(name);
+  if (!lowered)
+    fail("'" + name + "' was not lowered to an llvm.func");
+  if (lowered.getNumArguments() != inv.numParams())
+    fail("'" + name + "' lowered to " + llvm::Twine(lowered.getNumArguments()) +
+         " parameters, expected " + llvm::Twine(inv.numParams()) +
+         " (unexpected calling convention)");
+}
+
+/// JIT-compiles the lowered `module` for the host at -O3, with libm bound
+/// explicitly and malloc checked (fuseRunCheckedMalloc).
+static std::unique_ptr<ExecutionEngine> createEngine(ModuleOp module) {
+  llvm::InitializeNativeTarget();
+  llvm::InitializeNativeTargetAsmPrinter();
+  auto jtmb = llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!jtmb)
+    fail("cannot detect the host target: " + llvm::toString(jtmb.takeError()));
+  jtmb->setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
+  auto tm = jtmb->createTargetMachine();
+  if (!tm)
+    fail("cannot create a target machine: " + llvm::toString(tm.takeError()));
+  auto transformer = makeOptimizingTransformer(3, 0, tm->get());
+  ExecutionEngineOptions engineOptions;
+  engineOptions.transformer = transformer;
+  engineOptions.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
+  auto engineOr =
+      ExecutionEngine::create(module, engineOptions, std::move(*tm));
+  if (!engineOr)
+    fail("JIT compilation failed: " + llvm::toString(engineOr.takeError()));
+  std::unique_ptr<ExecutionEngine> engine = std::move(*engineOr);
+  engine->registerSymbols(libmSymbols);
+  engine->registerSymbols([](llvm::orc::MangleAndInterner interner) {
+    llvm::orc::SymbolMap map;
+    map[interner("malloc")] = {
+        llvm::orc::ExecutorAddr::fromPtr(&fuseRunCheckedMalloc),
+        llvm::JITSymbolFlags::Exported};
+    return map;
+  });
+  engine->initialize();
+  return engine;
+}
+
+/// Calls the entry once and prints and saves its results, then times
+/// --repeat more calls.
+static void callAndReport(Invocation &inv, ExecutionEngine &engine,
+                          const std::string &name) {
+  // First call: its results are the ones printed and saved.
+  inv.call(engine, name);
+  std::vector<HostArray> outputs = inv.collect();
+  inv.freeResults();
+
+  if (printResults)
+    llvm::outs() << run::formatResults(outputs);
+  llvm::outs().flush();
+  if (!outDir.empty())
+    run::saveResults(outputs, outDir);
+
+  if (repeat > 0) {
+    std::vector<double> ms;
+    for (unsigned r = 0; r < repeat; ++r) {
+      auto t0 = std::chrono::steady_clock::now();
+      inv.call(engine, name);
+      auto t1 = std::chrono::steady_clock::now();
+      inv.freeResults();
+      ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
+    }
+    llvm::outs() << run::formatTimes(ms);
+  }
+  llvm::outs().flush();
+}
+
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   cl::HideUnrelatedOptions(runCat);
@@ -660,45 +823,15 @@ int main(int argc, char **argv) {
   // Diagnostics name the source location; no dump of the failing operation.
   context.printOpOnDiagnostic(false);
 
-  std::string errorMessage;
-  std::unique_ptr<llvm::MemoryBuffer> file =
-      openInputFile(inputFile, &errorMessage);
-  if (!file)
-    fail("cannot open '" + inputFile + "': " + errorMessage);
   llvm::SourceMgr sourceMgr;
-  sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
+  readInput(sourceMgr);
   SourceMgrDiagnosticHandler diagHandler(sourceMgr, &context);
   OwningOpRef<ModuleOp> module =
       parseSourceFile<ModuleOp>(sourceMgr, ParserConfig(&context));
   if (!module)
     fail("cannot parse '" + inputFile + "'");
 
-  // Pick the entry.
-  std::vector<func::FuncOp> publicFuncs;
-  for (auto f : module->getOps<func::FuncOp>())
-    if (f.isPublic() && !f.isDeclaration())
-      publicFuncs.push_back(f);
-  std::string candidates;
-  for (func::FuncOp f : publicFuncs)
-    candidates += (candidates.empty() ? "" : ", ") + f.getName().str();
-  if (candidates.empty())
-    candidates = "none";
-  func::FuncOp entry;
-  if (!entryName.empty()) {
-    for (func::FuncOp f : publicFuncs)
-      if (f.getName() == entryName)
-        entry = f;
-    if (!entry)
-      fail("no public function named '" + entryName +
-           "' (candidates: " + candidates + ")");
-  } else if (publicFuncs.size() == 1) {
-    entry = publicFuncs.front();
-  } else if (publicFuncs.empty()) {
-    fail("'" + inputFile + "' has no public function with a body to run");
-  } else {
-    fail("several public functions (" + candidates +
-         "): choose one with --entry NAME");
-  }
+  func::FuncOp entry = pickEntry(*module);
   std::string name = entry.getName().str();
   warnUncheckedSizes(entry);
 
@@ -715,45 +848,17 @@ int main(int argc, char **argv) {
     if (dumpLLVM)
       fail("--dump-llvm shows the CPU pipeline; it does not go with --gpu");
     // Bad arguments fail before compiling (and before the GPU).
-    if (argSpecs.size() != argSlots.size())
-      fail("'" + name + "' takes " + llvm::Twine(argSlots.size()) +
-           " argument(s), got " + llvm::Twine(argSpecs.size()) + " --arg");
-    if (saveInputs && outDir.empty())
-      fail("--save-inputs needs --out DIR");
+    checkArgumentOptions(name, argSlots);
     (void)run::makeInputs(name, argSlots, specs, seed);
     return runOnGPU(*module, name, specs);
   }
 
   // Inputs first, so bad arguments fail fast.
   std::vector<HostArray> inputs;
-  if (!dumpLLVM) {
-    if (argSpecs.size() != argSlots.size())
-      fail("'" + name + "' takes " + llvm::Twine(argSlots.size()) +
-           " argument(s), got " + llvm::Twine(argSpecs.size()) + " --arg");
-    if (saveInputs && outDir.empty())
-      fail("--save-inputs needs --out DIR");
-    inputs = run::makeInputs(name, argSlots, specs, seed);
-    checkSizes(entry, inputs);
-    checkByteSizes(entry, inputs);
-    if (!outDir.empty())
-      run::createDirectories(outDir);
-    if (saveInputs)
-      run::saveInputs(inputs, outDir);
-  }
+  if (!dumpLLVM)
+    inputs = loadInputs(entry, name, argSlots, specs);
 
-  // Inputs are read-only for the generated code.
-  for (unsigned i = 0; i < entry.getNumArguments(); ++i)
-    if (isa<TensorType>(entry.getArgument(i).getType()))
-      entry.setArgAttr(i, "bufferization.writable",
-                       BoolAttr::get(&context, false));
-
-  PassManager pm(&context);
-  FuseToCPUOptions options;
-  options.fusion = !noFusion;
-  buildFuseToCPUPipeline(pm, options);
-  if (failed(pm.run(*module)))
-    fail("lowering '" + inputFile + "' with fuse-to-cpu failed");
-
+  lowerForCPU(context, *module, entry);
   if (dumpLLVM) {
     module->print(llvm::outs());
     llvm::outs() << "\n";
@@ -761,65 +866,9 @@ int main(int argc, char **argv) {
   }
 
   // Check the lowered signature against what the call will pass.
-  auto lowered = module->lookupSymbol<LLVM::LLVMFuncOp>(name);
-  if (!lowered)
-    fail("'" + name + "' was not lowered to an llvm.func");
   Invocation inv(argSlots, resultSlots, inputs);
-  if (lowered.getNumArguments() != inv.numParams())
-    fail("'" + name + "' lowered to " + llvm::Twine(lowered.getNumArguments()) +
-         " parameters, expected " + llvm::Twine(inv.numParams()) +
-         " (unexpected calling convention)");
-
-  llvm::InitializeNativeTarget();
-  llvm::InitializeNativeTargetAsmPrinter();
-  auto jtmb = llvm::orc::JITTargetMachineBuilder::detectHost();
-  if (!jtmb)
-    fail("cannot detect the host target: " + llvm::toString(jtmb.takeError()));
-  jtmb->setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
-  auto tm = jtmb->createTargetMachine();
-  if (!tm)
-    fail("cannot create a target machine: " + llvm::toString(tm.takeError()));
-  auto transformer = makeOptimizingTransformer(3, 0, tm->get());
-  ExecutionEngineOptions engineOptions;
-  engineOptions.transformer = transformer;
-  engineOptions.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
-  auto engineOr =
-      ExecutionEngine::create(*module, engineOptions, std::move(*tm));
-  if (!engineOr)
-    fail("JIT compilation failed: " + llvm::toString(engineOr.takeError()));
-  std::unique_ptr<ExecutionEngine> engine = std::move(*engineOr);
-  engine->registerSymbols(libmSymbols);
-  engine->registerSymbols([](llvm::orc::MangleAndInterner interner) {
-    llvm::orc::SymbolMap map;
-    map[interner("malloc")] = {
-        llvm::orc::ExecutorAddr::fromPtr(&fuseRunCheckedMalloc),
-        llvm::JITSymbolFlags::Exported};
-    return map;
-  });
-  engine->initialize();
-
-  // First call: its results are the ones printed and saved.
-  inv.call(*engine, name);
-  std::vector<HostArray> outputs = inv.collect();
-  inv.freeResults();
-
-  if (printResults)
-    llvm::outs() << run::formatResults(outputs);
-  llvm::outs().flush();
-  if (!outDir.empty())
-    run::saveResults(outputs, outDir);
-
-  if (repeat > 0) {
-    std::vector<double> ms;
-    for (unsigned r = 0; r < repeat; ++r) {
-      auto t0 = std::chrono::steady_clock::now();
-      inv.call(*engine, name);
-      auto t1 = std::chrono::steady_clock::now();
-      inv.freeResults();
-      ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
-    }
-    llvm::outs() << run::formatTimes(ms);
-  }
-  llvm::outs().flush();
+  checkLoweredSignature(*module, name, inv);
+  std::unique_ptr<ExecutionEngine> engine = createEngine(*module);
+  callAndReport(inv, *engine, name);
   return 0;
 }

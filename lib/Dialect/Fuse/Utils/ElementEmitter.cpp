@@ -222,11 +222,10 @@ ElementEmitter::emitRegion(OpBuilder &b, Location loc, Region &region,
       yield.getValues(), [&](Value v) { return map.lookupOrDefault(v); }));
 }
 
-namespace {
 /// One pending element of ElementEmitter::emit: the value of `tensor` at
 /// `indices`, computed once the elements it reads (`args`, gathered one at
 /// a time in operand order) are known.
-struct EmitFrame {
+struct ElementEmitter::EmitFrame {
   Value tensor;
   SmallVector<Value, 4> indices;
   SmallVector<Value> args;
@@ -234,17 +233,41 @@ struct EmitFrame {
   // to restore once it is done.
   scf::IfOp ifOp;
   OpBuilder::InsertPoint savedIp;
-  std::map<std::pair<void *, SmallVector<void *, 4>>, Value> savedCache;
+  ElementCache savedCache;
   IRMapping savedScalars;
 };
 
+/// What one step of a frame decides: either the frame needs the element
+/// `next` at `nextIdx` first, or (`next` null) its own value is `result`,
+/// a failure once a diagnostic was emitted.
+struct ElementEmitter::EmitStep {
+  Value next;
+  SmallVector<Value, 4> nextIdx;
+  FailureOr<Value> result = Value();
+  /// False when the step cached its value itself (a map caches every
+  /// result at once).
+  bool cacheResult = true;
+
+  static EmitStep need(Value next, ValueRange idx) {
+    EmitStep s;
+    s.next = next;
+    s.nextIdx.assign(idx.begin(), idx.end());
+    return s;
+  }
+  static EmitStep value(FailureOr<Value> result) {
+    EmitStep s;
+    s.result = result;
+    return s;
+  }
+};
+
+namespace {
 SmallVector<void *, 4> keyOf(ValueRange indices) {
   SmallVector<void *, 4> key;
   for (Value i : indices)
     key.push_back(i.getAsOpaquePointer());
   return key;
 }
-
 } // namespace
 
 void ElementEmitter::forgetInside(Operation *op) {
@@ -266,6 +289,171 @@ void ElementEmitter::remember(Value tensor, ValueRange indices, Value value) {
   cache[{tensor.getAsOpaquePointer(), keyOf(indices)}] = value;
 }
 
+/// Looks `t` at `idx` up, or pushes a frame for it onto `stack`. Returns
+/// the cached value, a null value when a frame was pushed, or failure (a
+/// value that is no ranked tensor, or the wrong number of indices).
+FailureOr<Value> ElementEmitter::request(Location loc, Value t, ValueRange idx,
+                                         std::vector<EmitFrame> &stack) {
+  auto type = dyn_cast<RankedTensorType>(t.getType());
+  if (!type)
+    return emitError(loc) << "element emitter: not a ranked tensor";
+  if (static_cast<int64_t>(idx.size()) != type.getRank())
+    return emitError(loc) << "element emitter: " << idx.size()
+                          << " indices for a rank-" << type.getRank()
+                          << " tensor";
+  auto it = cache.find({t.getAsOpaquePointer(), keyOf(idx)});
+  if (it != cache.end())
+    return it->second;
+  EmitFrame f;
+  f.tensor = t;
+  f.indices.assign(idx.begin(), idx.end());
+  stack.push_back(std::move(f));
+  return Value();
+}
+
+/// Undoes what a frame holds open (a gather's branch) when emission fails,
+/// so the caller's insertion point, cache and scalars are as before.
+void ElementEmitter::abandon(OpBuilder &b, EmitFrame &f) {
+  if (!f.ifOp)
+    return;
+  cache = std::move(f.savedCache);
+  scalars = f.savedScalars;
+  b.restoreInsertionPoint(f.savedIp);
+  f.ifOp.erase();
+}
+
+/// The next step of frame `f`, by the op that defines its tensor (anything
+/// not computed elementwise is a leaf).
+ElementEmitter::EmitStep ElementEmitter::step(OpBuilder &b, Location loc,
+                                              EmitFrame &f) {
+  Operation *def = f.tensor.getDefiningOp();
+  if (auto map = dyn_cast_or_null<MapOp>(def))
+    return stepMap(b, loc, f, map);
+  if (auto bc = dyn_cast_or_null<BroadcastOp>(def))
+    return stepBroadcast(b, loc, f, bc);
+  if (auto iota = dyn_cast_or_null<IotaOp>(def))
+    return stepIota(b, loc, f, iota);
+  if (auto gather = dyn_cast_or_null<GatherOp>(def)) {
+    if (f.args.empty()) // the index element first
+      return EmitStep::need(gather.getIndices(), f.indices);
+    return f.ifOp ? closeGather(b, loc, f, gather)
+                  : openGather(b, loc, f, gather);
+  }
+  return stepLeaf(b, loc, f);
+}
+
+/// fuse.map: every input at the same indices, then the body inlined on
+/// them. All results of the map are cached at once, since its body is
+/// emitted once for all of them.
+ElementEmitter::EmitStep ElementEmitter::stepMap(OpBuilder &b, Location loc,
+                                                 EmitFrame &f, MapOp map) {
+  if (f.args.size() < map.getInputs().size())
+    return EmitStep::need(map.getInputs()[f.args.size()], f.indices);
+  FailureOr<SmallVector<Value>> outs =
+      emitRegion(b, loc, map.getBody(), f.args);
+  if (failed(outs))
+    return EmitStep::value(failure());
+  SmallVector<void *, 4> key = keyOf(f.indices);
+  for (auto [r, v] : llvm::zip_equal(map.getResults(), *outs))
+    cache[{r.getAsOpaquePointer(), key}] = v;
+  EmitStep s =
+      EmitStep::value((*outs)[cast<OpResult>(f.tensor).getResultNumber()]);
+  s.cacheResult = false;
+  return s;
+}
+
+/// fuse.broadcast: the input at the kept dimensions' indices (or their
+/// coordinates, when a CoordFn recovers them from flat indices).
+ElementEmitter::EmitStep ElementEmitter::stepBroadcast(OpBuilder &b,
+                                                       Location loc,
+                                                       EmitFrame &f,
+                                                       BroadcastOp bc) {
+  if (!f.args.empty())
+    return EmitStep::value(f.args[0]);
+  EmitStep s;
+  s.next = bc.getInput();
+  for (auto [d, idx] : llvm::enumerate(f.indices))
+    if (!llvm::is_contained(bc.getDims(), static_cast<int64_t>(d)))
+      s.nextIdx.push_back(bc.getDims().empty()
+                              ? idx
+                              : coordAt(b, loc, f.tensor, f.indices, d));
+  return s;
+}
+
+/// fuse.iota: the coordinate along its dimension in the element type.
+ElementEmitter::EmitStep ElementEmitter::stepIota(OpBuilder &b, Location loc,
+                                                  EmitFrame &f, IotaOp iota) {
+  return EmitStep::value(castIndexTo(
+      b, loc, coordAt(b, loc, f.tensor, f.indices, iota.getIotaDim()),
+      cast<RankedTensorType>(f.tensor.getType()).getElementType()));
+}
+
+/// fuse.gather, once the index element (f.args[0]) is known: opens the
+/// `scf.if` that checks it against the source's size and asks for the
+/// source element inside its then-branch. The cache and scalars are saved
+/// so that nothing emitted in the branch is reused outside it.
+ElementEmitter::EmitStep ElementEmitter::openGather(OpBuilder &b,
+                                                    Location loc,
+                                                    EmitFrame &f,
+                                                    GatherOp gather) {
+  FailureOr<Value> n = emitDim(b, loc, gather.getSource(), 0);
+  if (failed(n))
+    return EmitStep::value(failure());
+  Value raw = f.args[0];
+  Value i64 = raw.getType().isInteger(64)
+                  ? raw
+                  : arith::ExtSIOp::create(b, loc, b.getI64Type(), raw)
+                        .getResult();
+  Value n64 = arith::IndexCastOp::create(b, loc, b.getI64Type(), *n);
+  Value zero64 = arith::ConstantIntOp::create(b, loc, 0, 64);
+  Value geZero = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, i64,
+                                       zero64);
+  Value ltN =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, i64, n64);
+  Value inBounds = arith::AndIOp::create(b, loc, geZero, ltN);
+  Type et = gather.getResult().getType().getElementType();
+  f.ifOp = scf::IfOp::create(b, loc, TypeRange{et}, inBounds,
+                             /*withElseRegion=*/true);
+  f.savedIp = b.saveInsertionPoint();
+  b.setInsertionPointToStart(f.ifOp.thenBlock());
+  Value idx = arith::IndexCastOp::create(b, loc, b.getIndexType(), i64);
+  f.savedCache = cache;
+  f.savedScalars = scalars;
+  return EmitStep::need(gather.getSource(), idx);
+}
+
+/// fuse.gather, once the source element (f.args[1]) is known: yields it,
+/// yields 0 out of range, restores what openGather saved and gives the
+/// `scf.if`'s result.
+ElementEmitter::EmitStep ElementEmitter::closeGather(OpBuilder &b,
+                                                     Location loc,
+                                                     EmitFrame &f,
+                                                     GatherOp gather) {
+  cache = std::move(f.savedCache);
+  scalars = f.savedScalars;
+  scf::YieldOp::create(b, loc, f.args[1]);
+  b.setInsertionPointToStart(f.ifOp.elseBlock());
+  Type et = gather.getResult().getType().getElementType();
+  Value zero =
+      arith::ConstantOp::create(b, loc, cast<TypedAttr>(b.getZeroAttr(et)));
+  scf::YieldOp::create(b, loc, zero);
+  b.restoreInsertionPoint(f.savedIp);
+  Value result = f.ifOp.getResult(0);
+  f.ifOp = scf::IfOp();
+  return EmitStep::value(result);
+}
+
+/// A leaf: the caller's LoadFn produces the element.
+ElementEmitter::EmitStep ElementEmitter::stepLeaf(OpBuilder &b, Location loc,
+                                                  EmitFrame &f) {
+  Value v = load(b, loc, f.tensor, f.indices);
+  if (!v)
+    return EmitStep::value(emitError(loc)
+                           << "element emitter: the load callback gave "
+                              "no value");
+  return EmitStep::value(v);
+}
+
 // emit() walks the DAG of elementwise values in post-order with an explicit
 // stack (one frame per pending element), so a chain of 10^4 fused maps
 // needs no native stack. It emits exactly what a depth-first recursion
@@ -274,36 +462,7 @@ void ElementEmitter::remember(Value tensor, ValueRange indices, Value value) {
 FailureOr<Value> ElementEmitter::emit(OpBuilder &b, Location loc, Value tensor,
                                       ValueRange indices) {
   std::vector<EmitFrame> stack;
-  // Looks `t` at `idx` up, or pushes a frame for it. Returns the cached
-  // value, a null value when a frame was pushed, or failure.
-  auto request = [&](Value t, ValueRange idx) -> FailureOr<Value> {
-    auto type = dyn_cast<RankedTensorType>(t.getType());
-    if (!type)
-      return emitError(loc) << "element emitter: not a ranked tensor";
-    if (static_cast<int64_t>(idx.size()) != type.getRank())
-      return emitError(loc)
-             << "element emitter: " << idx.size() << " indices for a rank-"
-             << type.getRank() << " tensor";
-    auto it = cache.find({t.getAsOpaquePointer(), keyOf(idx)});
-    if (it != cache.end())
-      return it->second;
-    EmitFrame f;
-    f.tensor = t;
-    f.indices.assign(idx.begin(), idx.end());
-    stack.push_back(std::move(f));
-    return Value();
-  };
-  // Undoes what a frame holds open (a gather's branch) when emission fails.
-  auto abandon = [&](EmitFrame &f) {
-    if (!f.ifOp)
-      return;
-    cache = std::move(f.savedCache);
-    scalars = f.savedScalars;
-    b.restoreInsertionPoint(f.savedIp);
-    f.ifOp.erase();
-  };
-
-  FailureOr<Value> root = request(tensor, indices);
+  FailureOr<Value> root = request(loc, tensor, indices, stack);
   if (failed(root) || *root)
     return root;
 
@@ -314,121 +473,28 @@ FailureOr<Value> ElementEmitter::emit(OpBuilder &b, Location loc, Value tensor,
       f.args.push_back(done);
       done = Value();
     }
-    Operation *def = f.tensor.getDefiningOp();
-    // What the frame needs next: an operand element, or its own value.
-    Value next;
-    SmallVector<Value, 4> nextIdx;
-    FailureOr<Value> result = Value();
-    bool cacheResult = true;
-    if (auto map = dyn_cast_or_null<MapOp>(def)) {
-      if (f.args.size() < map.getInputs().size()) {
-        next = map.getInputs()[f.args.size()];
-        nextIdx = f.indices;
-      } else {
-        FailureOr<SmallVector<Value>> outs =
-            emitRegion(b, loc, map.getBody(), f.args);
-        if (failed(outs)) {
-          result = failure();
-        } else {
-          SmallVector<void *, 4> key = keyOf(f.indices);
-          for (auto [r, v] : llvm::zip_equal(map.getResults(), *outs))
-            cache[{r.getAsOpaquePointer(), key}] = v;
-          result = (*outs)[cast<OpResult>(f.tensor).getResultNumber()];
-          cacheResult = false;
-        }
-      }
-    } else if (auto bc = dyn_cast_or_null<BroadcastOp>(def)) {
-      if (f.args.empty()) {
-        next = bc.getInput();
-        for (auto [d, idx] : llvm::enumerate(f.indices))
-          if (!llvm::is_contained(bc.getDims(), static_cast<int64_t>(d)))
-            nextIdx.push_back(bc.getDims().empty()
-                                  ? idx
-                                  : coordAt(b, loc, f.tensor, f.indices, d));
-      } else {
-        result = f.args[0];
-      }
-    } else if (auto iota = dyn_cast_or_null<IotaOp>(def)) {
-      result = castIndexTo(
-          b, loc, coordAt(b, loc, f.tensor, f.indices, iota.getIotaDim()),
-          cast<RankedTensorType>(f.tensor.getType()).getElementType());
-    } else if (auto gather = dyn_cast_or_null<GatherOp>(def)) {
-      if (f.args.empty()) {
-        // The index element first.
-        next = gather.getIndices();
-        nextIdx = f.indices;
-      } else if (!f.ifOp) {
-        FailureOr<Value> n = emitDim(b, loc, gather.getSource(), 0);
-        if (failed(n)) {
-          result = failure();
-        } else {
-          Value raw = f.args[0];
-          Value i64 = raw.getType().isInteger(64)
-                          ? raw
-                          : arith::ExtSIOp::create(b, loc, b.getI64Type(), raw)
-                                .getResult();
-          Value n64 = arith::IndexCastOp::create(b, loc, b.getI64Type(), *n);
-          Value zero64 = arith::ConstantIntOp::create(b, loc, 0, 64);
-          Value geZero = arith::CmpIOp::create(
-              b, loc, arith::CmpIPredicate::sge, i64, zero64);
-          Value ltN = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
-                                            i64, n64);
-          Value inBounds = arith::AndIOp::create(b, loc, geZero, ltN);
-          Type et = gather.getResult().getType().getElementType();
-          f.ifOp = scf::IfOp::create(b, loc, TypeRange{et}, inBounds,
-                                     /*withElseRegion=*/true);
-          f.savedIp = b.saveInsertionPoint();
-          b.setInsertionPointToStart(f.ifOp.thenBlock());
-          Value idx = arith::IndexCastOp::create(b, loc, b.getIndexType(), i64);
-          // The read happens inside the branch: nothing emitted there may
-          // be reused outside it.
-          f.savedCache = cache;
-          f.savedScalars = scalars;
-          next = gather.getSource();
-          nextIdx.push_back(idx);
-        }
-      } else {
-        cache = std::move(f.savedCache);
-        scalars = f.savedScalars;
-        scf::YieldOp::create(b, loc, f.args[1]);
-        b.setInsertionPointToStart(f.ifOp.elseBlock());
-        Type et = gather.getResult().getType().getElementType();
-        Value zero = arith::ConstantOp::create(
-            b, loc, cast<TypedAttr>(b.getZeroAttr(et)));
-        scf::YieldOp::create(b, loc, zero);
-        b.restoreInsertionPoint(f.savedIp);
-        result = f.ifOp.getResult(0);
-        f.ifOp = scf::IfOp();
-      }
-    } else {
-      Value v = load(b, loc, f.tensor, f.indices);
-      if (!v)
-        result = emitError(loc) << "element emitter: the load callback gave "
-                                   "no value";
-      else
-        result = v;
-    }
-
-    if (next) {
-      FailureOr<Value> v = request(next, nextIdx);
+    EmitStep s = step(b, loc, f);
+    if (s.next) {
+      // `f` may move when a frame is pushed: it is not used past this.
+      FailureOr<Value> v = request(loc, s.next, s.nextIdx, stack);
       if (succeeded(v)) {
         if (*v)
           done = *v; // cached: hand it to this frame on the next step
         continue;
       }
-      result = failure();
+      s.result = failure();
     }
-    if (failed(result)) {
+    if (failed(s.result)) {
       while (!stack.empty()) {
-        abandon(stack.back());
+        abandon(b, stack.back());
         stack.pop_back();
       }
       return failure();
     }
     // The frame's value is known.
-    if (cacheResult)
-      cache[{f.tensor.getAsOpaquePointer(), keyOf(f.indices)}] = *result;
-    done = *result;
+    if (s.cacheResult)
+      cache[{f.tensor.getAsOpaquePointer(), keyOf(f.indices)}] = *s.result;
+    done = *s.result;
     stack.pop_back();
     if (stack.empty())
       return done;

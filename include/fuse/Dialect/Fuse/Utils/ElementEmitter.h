@@ -56,6 +56,7 @@
 
 #include <functional>
 #include <map>
+#include <vector>
 
 namespace fuse {
 
@@ -151,7 +152,27 @@ private:
                 int64_t d);
   IRMapping scalars;
   /// (value, indices) -> emitted scalar.
-  std::map<std::pair<void *, SmallVector<void *, 4>>, Value> cache;
+  using ElementCache =
+      std::map<std::pair<void *, SmallVector<void *, 4>>, Value>;
+  ElementCache cache;
+
+  // emit()'s walk (ElementEmitter.cpp): a stack of pending elements, each
+  // advanced one step at a time by the method of its op.
+  struct EmitFrame;
+  struct EmitStep;
+  FailureOr<Value> request(Location loc, Value tensor, ValueRange indices,
+                           std::vector<EmitFrame> &stack);
+  void abandon(OpBuilder &b, EmitFrame &f);
+  EmitStep step(OpBuilder &b, Location loc, EmitFrame &f);
+  EmitStep stepMap(OpBuilder &b, Location loc, EmitFrame &f, MapOp map);
+  EmitStep stepBroadcast(OpBuilder &b, Location loc, EmitFrame &f,
+                         BroadcastOp bc);
+  EmitStep stepIota(OpBuilder &b, Location loc, EmitFrame &f, IotaOp iota);
+  EmitStep openGather(OpBuilder &b, Location loc, EmitFrame &f,
+                      GatherOp gather);
+  EmitStep closeGather(OpBuilder &b, Location loc, EmitFrame &f,
+                       GatherOp gather);
+  EmitStep stepLeaf(OpBuilder &b, Location loc, EmitFrame &f);
 };
 
 //===----------------------------------------------------------------------===//

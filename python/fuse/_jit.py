@@ -361,7 +361,11 @@ class JitFunction:
 
     def run_gpu(self, *args, stream=None, **kwargs):
         """Runs on CUDA arrays (CuPy, PyTorch, __cuda_array_interface__ or
-        DLPack): results are arrays of the same library, on the device."""
+        DLPack): results are arrays of the same library, on the device.
+        stream= as for a call."""
+        if not self._stream_kw and stream is not None:
+            kwargs["stream"] = stream       # the function's own parameter
+            stream = None
         names, values = self._bind(args, kwargs)
         return self._gpu_call(names, values, stream)
 

@@ -322,10 +322,9 @@ std::string pathFor(StringRef base, StringRef ext) {
 }
 
 /// The kernels of `m` (consumed) as a cubin.
-FailureOr<std::string> cubinOf(ModuleOp m,
-                               const aot::CompileOptions &options) {
-  if (failed(aot::runPipeline(m, options, fuse::GPUPipelineStage::Binary,
-                              "bin")))
+FailureOr<std::string> cubinOf(ModuleOp m, const aot::CompileOptions &options) {
+  if (failed(
+          aot::runPipeline(m, options, fuse::GPUPipelineStage::Binary, "bin")))
     return failure();
   return aot::binaryBytes(m);
 }
@@ -429,8 +428,7 @@ int emitOutputs(ModuleOp module, StringRef base) {
                : 0;
   if (emit == "cubin") {
     FailureOr<std::string> cubin = cubinOf(module, options);
-    return failed(cubin) ||
-                   failed(writeFile(pathFor(base, ".cubin"), *cubin))
+    return failed(cubin) || failed(writeFile(pathFor(base, ".cubin"), *cubin))
                ? 1
                : 0;
   }

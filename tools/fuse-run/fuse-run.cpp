@@ -690,10 +690,10 @@ static void checkArgumentOptions(const std::string &name,
 /// The CPU run's inputs, made from --arg and checked against the entry's
 /// size rules; --out's folder is created and --save-inputs honoured here,
 /// before the (slower) lowering.
-static std::vector<HostArray> loadInputs(func::FuncOp entry,
-                                         const std::string &name,
-                                         const std::vector<Slot> &argSlots,
-                                         const std::vector<std::string> &specs) {
+static std::vector<HostArray>
+loadInputs(func::FuncOp entry, const std::string &name,
+           const std::vector<Slot> &argSlots,
+           const std::vector<std::string> &specs) {
   checkArgumentOptions(name, argSlots);
   std::vector<HostArray> inputs = run::makeInputs(name, argSlots, specs, seed);
   checkSizes(entry, inputs);

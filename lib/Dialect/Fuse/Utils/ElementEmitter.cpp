@@ -374,9 +374,8 @@ ElementEmitter::EmitStep ElementEmitter::stepBroadcast(OpBuilder &b,
   s.next = bc.getInput();
   for (auto [d, idx] : llvm::enumerate(f.indices))
     if (!llvm::is_contained(bc.getDims(), static_cast<int64_t>(d)))
-      s.nextIdx.push_back(bc.getDims().empty()
-                              ? idx
-                              : coordAt(b, loc, f.tensor, f.indices, d));
+      s.nextIdx.push_back(
+          bc.getDims().empty() ? idx : coordAt(b, loc, f.tensor, f.indices, d));
   return s;
 }
 
@@ -392,22 +391,21 @@ ElementEmitter::EmitStep ElementEmitter::stepIota(OpBuilder &b, Location loc,
 /// `scf.if` that checks it against the source's size and asks for the
 /// source element inside its then-branch. The cache and scalars are saved
 /// so that nothing emitted in the branch is reused outside it.
-ElementEmitter::EmitStep ElementEmitter::openGather(OpBuilder &b,
-                                                    Location loc,
+ElementEmitter::EmitStep ElementEmitter::openGather(OpBuilder &b, Location loc,
                                                     EmitFrame &f,
                                                     GatherOp gather) {
   FailureOr<Value> n = emitDim(b, loc, gather.getSource(), 0);
   if (failed(n))
     return EmitStep::value(failure());
   Value raw = f.args[0];
-  Value i64 = raw.getType().isInteger(64)
-                  ? raw
-                  : arith::ExtSIOp::create(b, loc, b.getI64Type(), raw)
-                        .getResult();
+  Value i64 =
+      raw.getType().isInteger(64)
+          ? raw
+          : arith::ExtSIOp::create(b, loc, b.getI64Type(), raw).getResult();
   Value n64 = arith::IndexCastOp::create(b, loc, b.getI64Type(), *n);
   Value zero64 = arith::ConstantIntOp::create(b, loc, 0, 64);
-  Value geZero = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, i64,
-                                       zero64);
+  Value geZero =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, i64, zero64);
   Value ltN =
       arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, i64, n64);
   Value inBounds = arith::AndIOp::create(b, loc, geZero, ltN);
@@ -425,8 +423,7 @@ ElementEmitter::EmitStep ElementEmitter::openGather(OpBuilder &b,
 /// fuse.gather, once the source element (f.args[1]) is known: yields it,
 /// yields 0 out of range, restores what openGather saved and gives the
 /// `scf.if`'s result.
-ElementEmitter::EmitStep ElementEmitter::closeGather(OpBuilder &b,
-                                                     Location loc,
+ElementEmitter::EmitStep ElementEmitter::closeGather(OpBuilder &b, Location loc,
                                                      EmitFrame &f,
                                                      GatherOp gather) {
   cache = std::move(f.savedCache);

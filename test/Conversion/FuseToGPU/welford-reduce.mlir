@@ -156,8 +156,7 @@ func.func @altered(%x: tensor<?xf32>) -> tensor<f32> {
 
 // -----
 
-// The element tuples (1, x, 0) with plain sums as the combiner, carrying the
-// `fuse.welford` attribute that code generation once trusted: the region
+// The element tuples (1, x, 0) with plain sums as the combiner: the region
 // is not Chan's merge, so the ordered kernels run it as written.
 // CHECK-LABEL: module attributes
 // CHECK: gpu.func @nomark_g0_opartial(
@@ -173,7 +172,7 @@ func.func @nomark(%x: tensor<?xf32>) -> tensor<f32> {
       %zero = arith.constant 0.0 : f32
       fuse.yield %one, %zero : i64, f32
     }
-    %w:3 = fuse.reduce %t#0, %a, %t#1 init(%c0, %f0, %f0 : i64, f32, f32) {fuse.welford} : tensor<?xi64>, tensor<?xf32>, tensor<?xf32> -> tensor<i64>, tensor<f32>, tensor<f32> {
+    %w:3 = fuse.reduce %t#0, %a, %t#1 init(%c0, %f0, %f0 : i64, f32, f32) : tensor<?xi64>, tensor<?xf32>, tensor<?xf32> -> tensor<i64>, tensor<f32>, tensor<f32> {
     ^bb0(%na: i64, %ma: f32, %qa: f32, %nb: i64, %mb: f32, %qb: f32):
       %n = arith.addi %na, %nb : i64
       %m = arith.addf %ma, %mb : f32

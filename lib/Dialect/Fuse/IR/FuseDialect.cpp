@@ -2,6 +2,7 @@
 #include "fuse/Dialect/Fuse/IR/FuseDialect.h"
 #include "fuse/Dialect/Fuse/IR/FuseOps.h"
 
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -23,4 +24,35 @@ void FuseDialect::initialize() {
 #define GET_ATTRDEF_LIST
 #include "fuse/Dialect/Fuse/IR/FuseAttrs.cpp.inc"
       >();
+}
+
+LogicalResult FuseDialect::verifyOperationAttribute(Operation *op,
+                                                    NamedAttribute attr) {
+  StringRef name = attr.getName().getValue();
+  Attribute value = attr.getValue();
+  auto expect = [&](bool ok, StringRef what) -> LogicalResult {
+    if (ok)
+      return success();
+    return op->emitError() << "'" << name << "' must be " << what;
+  };
+  if (name == TargetAttr::getAttrName())
+    return expect(isa<ModuleOp>(op) && isa<TargetAttr>(value),
+                  "a #fuse.target on a module");
+  if (name == EntryAttr::getAttrName()) {
+    auto list = dyn_cast<ArrayAttr>(value);
+    return expect(isa<ModuleOp>(op) && list &&
+                      llvm::all_of(list, llvm::IsaPred<EntryAttr>),
+                  "a list of #fuse.entry on a module");
+  }
+  if (name == TilingAttr::getAttrName())
+    return expect(isa<GroupOp>(op) && isa<TilingAttr>(value),
+                  "a #fuse.tiling on a fuse.group");
+  if (name == NotFusedAttrHelper::getNameStr()) {
+    auto list = dyn_cast<ArrayAttr>(value);
+    return expect(list && llvm::all_of(list, llvm::IsaPred<StringAttr>),
+                  "a list of strings");
+  }
+  return op->emitError() << "unknown fuse attribute '" << name
+                         << "' (known: fuse.target, fuse.entries, "
+                            "fuse.tiling, fuse.not_fused)";
 }

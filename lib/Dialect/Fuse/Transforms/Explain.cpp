@@ -265,7 +265,8 @@ struct FuseExplainPass : fuse::impl::FuseExplainPassBase<FuseExplainPass> {
       if (!t.note.empty())
         diag << " (" << t.note << ")";
       diag << "\n  fused: " << fused;
-      if (auto reasons = op->getAttrOfType<ArrayAttr>("fuse.not_fused"))
+      if (ArrayAttr reasons = FuseDialect::NotFusedAttrHelper(op->getContext())
+                                  .getAttr(op))
         for (Attribute r : reasons)
           if (auto s = dyn_cast<StringAttr>(r))
             diag << "\n  not fused: " << s.getValue();

@@ -646,9 +646,9 @@ void Partitioner::visit(Operation *op) {
     return;
   GroupKind ownKind = GroupKind::Elementwise; // set by singletonKind
   if (std::optional<std::string> r = singletonKind(op, ownKind)) {
-    op->setAttr("fuse.not_fused",
-                ArrayAttr::get(op->getContext(),
-                               {StringAttr::get(op->getContext(), *r)}));
+    MLIRContext *ctx = op->getContext();
+    FuseDialect::NotFusedAttrHelper(ctx).setAttr(
+        op, ArrayAttr::get(ctx, {StringAttr::get(ctx, *r)}));
     return;
   }
   // Candidate producer groups, directly or through a broadcast.
@@ -882,7 +882,8 @@ void Partitioner::materialise(int &numGroups, int &numFused) {
       SmallVector<Attribute> rs;
       for (auto &s : grp.notFused)
         rs.push_back(StringAttr::get(ctx, s));
-      group->setAttr("fuse.not_fused", ArrayAttr::get(ctx, rs));
+      FuseDialect::NotFusedAttrHelper(ctx).setAttr(group,
+                                                   ArrayAttr::get(ctx, rs));
     }
     for (Operation *m : llvm::reverse(grp.ops)) {
       m->dropAllUses();

@@ -28,6 +28,14 @@ def Fuse_Dialect : Dialect {
   let useDefaultAttributePrinterParser = 1;
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::tensor::TensorDialect"];
+  // Checks every `fuse.*` attribute on any op: fuse.target (module,
+  // #fuse.target), fuse.entries (module, #fuse.entry list), fuse.tiling
+  // (fuse.group, #fuse.tiling) and fuse.not_fused (strings); an unknown
+  // `fuse.*` name is an error, not ignored.
+  let hasOperationAttrVerify = 1;
+  // fuse-fusion's record of why a producer was not fused (one sentence
+  // each), read by fuse-explain.
+  let discardableAttrs = (ins "::mlir::ArrayAttr":$not_fused);
 }
 
 //===----------------------------------------------------------------------===//

@@ -63,13 +63,11 @@ python3 /usr/lib/llvm-22/bin/lit -sv --xunit-xml-output "$RESULTS/lit.xml" \
 lit_rc=$?
 
 py_rc=0
-if [ -d python/tests ]; then
-  echo "== pytest"
-  FUSE_BUILD_DIR="$ROOT/$BUILD_DIR" PYTHONPATH="$ROOT/python${PYTHONPATH:+:$PYTHONPATH}" \
-    python3 -m pytest -q python/tests --junitxml="$RESULTS/pytest.xml"
-  py_rc=$?
-  # pytest's 5 means "no tests collected": a broken suite, not a pass.
-fi
+echo "== pytest"
+FUSE_BUILD_DIR="$ROOT/$BUILD_DIR" PYTHONPATH="$ROOT/python${PYTHONPATH:+:$PYTHONPATH}" \
+  python3 -m pytest -q test/Python --junitxml="$RESULTS/pytest.xml"
+py_rc=$?
+# pytest's 5 means "no tests collected": a broken suite, not a pass.
 
 # A bounded libFuzzer run over parse + verify + the CPU and PTX pipelines
 # (scripts/fuzz.sh; FUSE_FUZZ_SECONDS=0 skips it). Counted as one test.

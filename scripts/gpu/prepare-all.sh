@@ -9,7 +9,7 @@
 #   .device/differential  random pipelines (gen-pipelines.py) as shared
 #                      libraries with inputs and CPU results (GPU vs CPU)
 #   .device/pycache    the Python package's cache with the GPU pipelines of
-#                      python/tests/gpu_check.py (prepare-python.sh)
+#                      test/Python/gpu_check.py (prepare-python.sh)
 #   .device/docs       the documentation's code blocks run here, their work
 #                      folders kept for the blocks marked gpu (doctest.py)
 # Usage: scripts/gpu/prepare-all.sh [BUILD_DIR]   (default build)

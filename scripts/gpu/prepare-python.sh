@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # On the machine with fuse built (no GPU needed): fills a fuse Python cache
 # (the package's content-addressed cache, FUSE_CACHE_DIR) with the GPU
-# libraries of every pipeline python/tests/gpu_check.py uses, for the GPU
+# libraries of every pipeline test/Python/gpu_check.py uses, for the GPU
 # machine, which has the runtime but no MLIR (scripts/gpu/run-python-tests.sh).
 # It runs gpu_check.py itself in compile-only mode (FUSE_GPU_COMPILE_ONLY=1:
 # fuse.gpu.StandIn host arrays, fuse-compile --emit=shared, nothing
@@ -25,7 +25,7 @@ out="$(cd "$out" && pwd)"
 log="$out.log"
 export PYTHONPATH="$root/python${PYTHONPATH:+:$PYTHONPATH}"
 if ! FUSE_CACHE_DIR="$out" FUSE_GPU_COMPILE_ONLY=1 FUSE_BIN_DIR="$(dirname "$fc")" \
-    python3 "$root/python/tests/gpu_check.py" > "$log" 2>&1; then
+    python3 "$root/test/Python/gpu_check.py" > "$log" 2>&1; then
   grep '^FAIL' "$log" | head -20
   echo "prepare-python: compiling failed: $(tail -1 "$log") (see $log)" >&2
   exit 1
@@ -37,7 +37,7 @@ check="$(mktemp -d)"
 trap 'rm -rf "$check"' EXIT
 cp -r "$out" "$check/cache"
 if ! FUSE_CACHE_DIR="$check/cache" FUSE_GPU_NO_COMPILE=1 \
-    python3 "$root/python/tests/gpu_check.py" > "$log.lookup" 2>&1; then
+    python3 "$root/test/Python/gpu_check.py" > "$log.lookup" 2>&1; then
   grep '^FAIL' "$log.lookup" | head -20
   echo "prepare-python: cache look-ups failed: $(tail -1 "$log.lookup")" >&2
   exit 1

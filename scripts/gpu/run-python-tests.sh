@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # On the GPU machine (python3 with NumPy, PyTorch and/or CuPy; no MLIR, no
-# pytest): runs python/tests/gpu_check.py, the Python package on CUDA
+# pytest): runs test/Python/gpu_check.py, the Python package on CUDA
 # arrays, with the runtime and the prebuilt cache that
 # scripts/gpu/prepare-python.sh made (.device/pycache).
 # The runtime: libfuse_runtime.so from BUILD_DIR/../build-codegen/runtime
@@ -38,4 +38,4 @@ trap 'rm -rf "$work"' EXIT
 cp -r "$cache" "$work/cache"
 FUSE_RUNTIME_LIB="$rtlib" FUSE_CACHE_DIR="$work/cache" FUSE_REQUIRE_GPU=1 \
   FUSE_GPU_NO_COMPILE=1 PYTHONPATH="$root/python${PYTHONPATH:+:$PYTHONPATH}" \
-  python3 "$root/python/tests/gpu_check.py"
+  python3 "$root/test/Python/gpu_check.py"

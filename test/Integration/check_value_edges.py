@@ -12,7 +12,7 @@ from +0.0, and so does an inclusive add scan (a prefix of only -0.0 is
 checked against np.cumsum in float64 rounded to float32). Comparisons are
 exact (NaN == NaN; zeros' signs compared) except exp and the float32 sum of
 finite values (a few ulp / the blocked-sum tolerance). The sign of a zero
-from max/min is not compared: arith-expand loses it (python/tests/
+from max/min is not compared: arith-expand loses it (test/Python/
 test_value_edges.py, xfail test_signed_zero_*).
 
 Prints `OK value-edges DIR` per directory or `FAIL DIR: ...`, exits 1 on

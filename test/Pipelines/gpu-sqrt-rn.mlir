@@ -2,7 +2,7 @@
 // math.sqrt on the GPU is correctly rounded (sqrt.rn), as on the CPU:
 // libdevice's __nv_sqrtf (convert-gpu-to-nvvm's choice) is sqrt.approx.f32
 // unless __CUDA_PREC_SQRT is set. Found by the GPU value-edge checks
-// (python/tests/gpu_check.py, docs/reliability.md F8).
+// (test/Python/gpu_check.py, docs/reliability.md F8).
 // RUN: fuse-compile %s --emit=ptx -o %t.ptx
 // RUN: FileCheck %s < %t.ptx
 

@@ -5,7 +5,7 @@ eager code, in plain Python (no pytest): docs/python.md, "Per-call cost".
                              [--quick]
     python3 call_overhead.py --table FILE [FILE ...]
 
-Workloads: sumsq, chain and softmax_rows of python/tests/workloads.py, at
+Workloads: sumsq, chain and softmax_rows of test/Python/workloads.py, at
 4096, 2^16, 2^20 and 2^24 float32 elements (softmax_rows: rows of 1024),
 on PyTorch CUDA tensors (and CuPy arrays at two sizes where CuPy is
 there), against torch eager ((x * x).sum(), relu(1.5 x + 0.25) * 0.5 + x,
@@ -281,7 +281,8 @@ def main():
         return 0
     sys.path.insert(0, HERE)
     sys.path.insert(0, os.path.abspath(a.package) if a.package else
-                    os.path.dirname(HERE))
+                    os.path.join(os.path.dirname(os.path.dirname(HERE)),
+                                 "python"))
     out = open(a.out, "w") if a.out else open(os.devnull, "w")
     with out:
         measure(a.label, out, a.quick)

@@ -5,9 +5,10 @@ import os
 import sys
 import tempfile
 
-# Run from a checkout without installing: the package is next to tests/.
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(
-    __file__))))
+# Run from a checkout without installing: the package is python/ of the
+# checkout (this folder is test/Python).
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
+    os.path.dirname(os.path.abspath(__file__)))), "python"))
 
 import numpy as np
 import pytest

@@ -27,7 +27,8 @@ import sys
 import traceback
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(HERE)),
+                                "python"))
 sys.path.insert(0, HERE)
 
 import numpy as np  # noqa: E402

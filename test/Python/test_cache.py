@@ -13,7 +13,8 @@ import pytest
 import fuse
 from fuse import _cache, _cpu, _tools
 
-PKG = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PKG = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__)))), "python")
 
 # A pipeline no other test uses, run in child processes.
 CHILD = textwrap.dedent("""

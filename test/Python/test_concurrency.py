@@ -5,7 +5,7 @@ Concurrency: ctypes releases the GIL while the compiled entry runs, so
 threads really execute pipelines at the same time. Each thread checks every
 result against NumPy on its own data (cross-talk between threads would show
 as another thread's values or sizes). Several processes compiling the same
-new pipeline into one cache: python/tests/test_cache.py,
+new pipeline into one cache: test/Python/test_cache.py,
 test_concurrent_processes.
 
 Re-entrancy on the CPU path means: (a) the compiled entry keeps no state

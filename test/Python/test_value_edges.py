@@ -8,7 +8,7 @@ on) and through the same IR lowered with fusion off
 computed independently of fuse. Comparisons are exact (NaN == NaN, and the
 sign of zeros is compared too) except for math functions on finite
 arguments, which get a few ulp. The pipelines, input makers and references
-live in edge_cases.py; python/tests/gpu_check.py (its edge section) runs
+live in edge_cases.py; test/Python/gpu_check.py (its edge section) runs
 them on the GPU.
 
 Where fuse's documented semantics differ from NumPy's defaults, the test

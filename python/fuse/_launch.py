@@ -284,6 +284,36 @@ def size_function(expr):
 
 # ---- the launcher ----------------------------------------------------------------
 
+class _Written:
+    """The result of an output the entry wrote into a caller's buffer
+    (Launcher.__call__'s `out`): there is no array to return."""
+
+    __slots__ = ()
+
+    def __repr__(self):
+        return "fuse._launch.WRITTEN"
+
+
+WRITTEN = _Written()
+
+
+def _itemsize(dtype):
+    """Bytes of an element of a manifest dtype (f32, i64, index, i1, ...);
+    8 for an unknown one (an upper bound: overlap tests stay safe)."""
+    if dtype == "index":
+        return 8
+    bits = dtype[1:]
+    if dtype[:1] in ("f", "i") and bits.isdigit():
+        return max(int(bits) // 8, 1)
+    return 8
+
+
+def _overlap(a, b):
+    """Whether byte ranges (ptr, nbytes) a and b share a byte."""
+    return a[1] > 0 and b[1] > 0 and a[0] < b[0] + b[1] and \
+        b[0] < a[0] + a[1]
+
+
 # C type of a scalar argument by value, and the Python conversion of its
 # value (manifest dtypes; `index` is int64_t).
 _SCALAR_CTYPES = {
@@ -362,6 +392,7 @@ class Launcher:
         self.checks = bool(pipeline.checks or pipeline.ranges or
                            pipeline.nonempty)
         plan, argtypes = [], []
+        self.itemsizes = {}     # tensor argument -> bytes of an element
         for k, (a, m) in enumerate(zip(entry["args"], modes)):
             if a["kind"] == "tensor":
                 if m is SCALAR:
@@ -369,6 +400,7 @@ class Launcher:
                                     % (names[k], a["type"]))
                 plan.append((k, m, a["rank"]))
                 argtypes += [ctypes.c_void_p] + [ctypes.c_int64] * a["rank"]
+                self.itemsizes[k] = _itemsize(a.get("dtype", ""))
             else:
                 if m is not SCALAR:
                     raise TypeError("fuse GPU: argument %r: expected a "
@@ -392,8 +424,10 @@ class Launcher:
         self.omode = modes[owner] if owner is not None else None
         self.owner, self.device = owner, device
         outs = []
+        self.out_dtypes = []    # NumPy dtype of each output
         for r, j in zip(entry["results"], ir):
             dt = np.dtype(pipeline.result_specs[j][0])
+            self.out_dtypes.append(dt)
             if self.omode is TORCH:
                 dt = G._torch_dtype(dt)
             outs.append((dt, [size_function(e) for e in r["size"]]))
@@ -460,16 +494,17 @@ class Launcher:
         self._fn = fn
         return fn
 
-    def run(self, values, stream=None, owner=None, hit=True, check=True):
+    def run(self, values, stream=None, owner=None, hit=True, check=True,
+            out=None):
         """The call with stream= as given (None: the library's current
         stream): a library stream is made current around the allocation
-        and the launch."""
-        call = self.fast if self.fast is not None and hit and check else \
-            None
+        and the launch. out: as __call__'s."""
+        call = self.fast if self.fast is not None and hit and check and \
+            not out else None
         if stream is None:
             if call is not None:
                 return call(values)
-            return self(values, None, owner, hit, check)
+            return self(values, None, owner, hit, check, out)
         if self.omode is None:
             mode, device = G.owner_mode(owner)
         else:
@@ -477,13 +512,52 @@ class Launcher:
         h, ctx = resolve_stream(stream, mode, device)
         if ctx is None:
             return call(values, h) if call is not None else \
-                self(values, h, owner, hit, check)
+                self(values, h, owner, hit, check, out)
         with ctx:
             return call(values, h) if call is not None else \
-                self(values, h, owner, hit, check)
+                self(values, h, owner, hit, check, out)
+
+    def _direct(self, i, d, S, values, taken):
+        """Whether output i can be the caller's DeviceArray d: d has the
+        output's dtype and at least its elements, and the bytes the entry
+        writes there overlap no tensor argument and no other output given
+        so (taken: their byte ranges). The entry rejects overlapping
+        buffers, and an output over an input it still reads would be a
+        race: those keep the allocation and the caller's copy."""
+        dt, fns = self.outs[i]
+        if d.dtype != self.out_dtypes[i]:
+            return None
+        need = 1
+        for f in fns:
+            need *= f(S, values)
+        have = 1
+        for n in d.shape:
+            have *= n
+        if have < need:
+            return None
+        rng = (d.ptr, need * d.dtype.itemsize)
+        for k, m, x in self.plan:
+            if m is SCALAR or S[k] is None:
+                continue
+            v = values[k]
+            p = v.ptr if m is DEV else (v.data_ptr() if m is TORCH else (
+                v.data.ptr if m is CUPY else v.a.ctypes.data))
+            n = self.itemsizes.get(k, 8)
+            for e in S[k]:
+                n *= e
+            if _overlap(rng, (p, n)):
+                return None
+        if any(_overlap(rng, t) for t in taken):
+            return None
+        taken.append(rng)
+        return d.ptr
 
     def __call__(self, values, stream=None, owner=None, hit=True,
-                 check=True):
+                 check=True, out=None):
+        """One launch. out: {output index: fuse.gpu.DeviceArray}, buffers
+        of the caller for outputs (fuse.compute's d_out): where _direct
+        takes one, the entry writes into it (no allocation) and the
+        result is WRITTEN; else the output is allocated as without it."""
         if check and self.checks:
             self.pipeline.check(values)
         S = [None] * self.nargs
@@ -515,16 +589,34 @@ class Launcher:
             G.stats["memory_hits"] += 1
         outs = []
         om = self.omode
-        if om is TORCH:
+        direct = {}
+        if out:
+            taken = []
+            for i, d in out.items():
+                p = self._direct(i, d, S, values, taken)
+                if p is not None:
+                    direct[i] = p
+        if len(direct) == len(self.outs):
+            outs = [WRITTEN] * len(self.outs)
+            cargs += [direct[i] for i in range(len(self.outs))]
+        elif om is TORCH:
             empty, dev = self._empty, self._tdevice
-            for dt, fns in self.outs:
+            for i, (dt, fns) in enumerate(self.outs):
+                if i in direct:
+                    outs.append(WRITTEN)
+                    cargs.append(direct[i])
+                    continue
                 o = empty(tuple([f(S, values) for f in fns]), dtype=dt,
                           device=dev)
                 outs.append(o)
                 cargs.append(o.data_ptr())
         elif om is CUPY:
             with self._cdevice:
-                for dt, fns in self.outs:
+                for i, (dt, fns) in enumerate(self.outs):
+                    if i in direct:
+                        outs.append(WRITTEN)
+                        cargs.append(direct[i])
+                        continue
                     o = self._empty(tuple([f(S, values) for f in fns]), dt)
                     outs.append(o)
                     cargs.append(o.data.ptr)
@@ -535,7 +627,11 @@ class Launcher:
                 raise TypeError("fuse GPU: no device array among the "
                                 "arguments")
             empty = G.allocator_like(owner)
-            for dt, fns in self.outs:
+            for i, (dt, fns) in enumerate(self.outs):
+                if i in direct:
+                    outs.append(WRITTEN)
+                    cargs.append(direct[i])
+                    continue
                 o = empty(tuple([f(S, values) for f in fns]), dt)
                 outs.append(o)
                 cargs.append(G.device_array(o, "result").ptr)
@@ -572,6 +668,9 @@ class Launcher:
                 res.append(x(S, values, C))
                 continue
             o = outs[x]
+            if o is WRITTEN:
+                res.append(o)
+                continue
             logical = tuple([g(S, values, C) for g in dims])
             if (C is not None and C[x] is not None) or \
                     tuple(o.shape) != logical:

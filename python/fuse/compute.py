@@ -17,6 +17,13 @@ cupy.cuda.Stream, an object with __cuda_stream__ or an integer CUstream
 handle (default: the current stream of d_out's library). The stream is
 made the library's current stream for the call: the kernels, the outputs
 fuse allocates and the copies into d_out are all ordered on it.
+
+On CUDA arrays the entry writes straight into d_out (its pointer is the
+entry's output) where d_out has the result's dtype, enough elements and
+overlaps no input; otherwise (select into another dtype or a d_out
+smaller than num_items, a d_out over an input) it writes into an output
+fuse allocates, which is copied into d_out (docs/python.md, "Where
+fuse.compute writes").
 """
 
 import contextlib
@@ -315,6 +322,8 @@ def _plan_input(x, plan, n, name):
 
 
 def _check_out(a, name, n, dtype=None):
+    """Checks an output; returns its fuse.gpu.DeviceArray for a CUDA array
+    (None for a NumPy one)."""
     if _is_dev(a):
         from . import gpu
         d = gpu.device_array(a, name)
@@ -325,7 +334,7 @@ def _check_out(a, name, n, dtype=None):
         if dtype is not None and d.dtype != dtype:
             raise TypeError("%s: expected dtype %s, got %s" % (name, dtype,
                                                               d.dtype))
-        return
+        return d
     if not isinstance(a, np.ndarray):
         raise TypeError("%s: expected a writable NumPy array, got %s"
                         % (name, type(a).__name__))
@@ -393,11 +402,15 @@ def _streamed(fn):
     return call
 
 
-def _run(plan, build, d_out, stream=None):
+def _run(plan, build, d_out, stream=None, direct=None):
     """Traces build(params, nsym) -> outputs, compiles (cached) and runs:
     on the GPU when d_out or an input is a device array (then all arrays
     must be), else on the CPU with NumPy. stream: a handle from
-    _on_stream (GPU calls only)."""
+    _on_stream (GPU calls only). direct: d_out's fuse.gpu.DeviceArray
+    (from _check_out): on the GPU, the entry writes the first result
+    straight into it where it can (same dtype, large enough, overlapping
+    no input; gpu.run_pipeline's `out`), and that result is then
+    _launch.WRITTEN, which _write skips."""
     gpu = _is_dev(d_out) or any(_is_dev(v) for v in plan.values)
     if gpu:
         from . import gpu as G
@@ -426,7 +439,8 @@ def _run(plan, build, d_out, stream=None):
     p = trace(fn, plan.names, arrays, weaks, gpu=gpu)
     if gpu:
         return G.run_pipeline(p, plan.names, arrays, like=d_out,
-                              stream=stream)
+                              stream=stream,
+                              out=None if direct is None else {0: direct})
     return p.run(arrays)
 
 
@@ -437,6 +451,11 @@ def _new_plan(num_items):
 
 
 def _write(out, values, n=None):
+    """Copies a result into d_out (the fallback: the entry wrote into a
+    buffer of its own)."""
+    from ._launch import WRITTEN
+    if values is WRITTEN:
+        return
     if not _is_dev(values):
         values = np.asarray(values)
     flat = out.reshape(-1)
@@ -460,7 +479,7 @@ def reduce_into(d_in, d_out, op, num_items, h_init, stream=None):
 
     The accumulator has h_init's dtype (a Python number takes d_out's)."""
     n = _num_items(num_items)
-    _check_out(d_out, "d_out", 1)
+    dd = _check_out(d_out, "d_out", 1)
     init = _scalar_value(h_init, "h_init", None if isinstance(
         h_init, (np.generic, np.ndarray)) else _dtype(d_out))
     fn = _binary_fn(op, "reduce_into")
@@ -478,8 +497,10 @@ def reduce_into(d_in, d_out, op, num_items, h_init, stream=None):
         else:
             r = S.reduce(x, fn, init=iv)
         return S.cast(r, _dtype(d_out))
-    r = _run(plan, build, d_out, stream)
-    d_out.reshape(-1)[0] = r
+    r = _run(plan, build, d_out, stream, dd)
+    from ._launch import WRITTEN
+    if r is not WRITTEN:
+        d_out.reshape(-1)[0] = r
 
 
 @_streamed
@@ -500,7 +521,7 @@ def segmented_reduce(d_in, d_out, op, h_init, num_segments, segment_size,
     if _size(d_in) < ns * ss:
         raise ValueError("d_in: has %d elements but num_segments * "
                          "segment_size is %d" % (_size(d_in), ns * ss))
-    _check_out(d_out, "d_out", ns)
+    dd = _check_out(d_out, "d_out", ns)
     init = _scalar_value(h_init, "h_init", None if isinstance(
         h_init, (np.generic, np.ndarray)) else _dtype(d_out))
     fn = _binary_fn(op, "segmented_reduce")
@@ -519,13 +540,13 @@ def segmented_reduce(d_in, d_out, op, h_init, num_segments, segment_size,
         else:
             r = S.reduce(x, fn, init=iv, axis=1)
         return S.cast(r, _dtype(d_out))
-    _write(d_out, _run(plan, build, d_out, stream), ns)
+    _write(d_out, _run(plan, build, d_out, stream, dd), ns)
 
 
 def _scan(d_in, d_out, op, init_value, num_items, exclusive, what,
           stream):
     n = _num_items(num_items)
-    _check_out(d_out, "d_out", n)
+    dd = _check_out(d_out, "d_out", n)
     fn = _binary_fn(op, what)
     plan = _new_plan(n)
     src = _plan_input(d_in, plan, n, "d_in")
@@ -551,7 +572,7 @@ def _scan(d_in, d_out, op, init_value, num_items, exclusive, what,
                                  % what)
             r = S.scan(x, fn, exclusive=exclusive, init=iv)
         return S.cast(r, _dtype(d_out))
-    _write(d_out, _run(plan, build, d_out, stream), n)
+    _write(d_out, _run(plan, build, d_out, stream, dd), n)
 
 
 @_streamed
@@ -573,21 +594,21 @@ def exclusive_scan(d_in, d_out, op, init_value, num_items, stream=None):
 def unary_transform(d_in, d_out, op, num_items, stream=None):
     """d_out[i] = op(d_in[i])."""
     n = _num_items(num_items)
-    _check_out(d_out, "d_out", n)
+    dd = _check_out(d_out, "d_out", n)
     fn = _unary_fn(op, "unary_transform")
     plan = _new_plan(n)
     src = _plan_input(d_in, plan, n, "d_in")
 
     def build(params, nsym):
         return S.cast(S.wrap(fn(src(params, nsym))), _dtype(d_out))
-    _write(d_out, _run(plan, build, d_out, stream), n)
+    _write(d_out, _run(plan, build, d_out, stream, dd), n)
 
 
 @_streamed
 def binary_transform(d_in1, d_in2, d_out, op, num_items, stream=None):
     """d_out[i] = op(d_in1[i], d_in2[i])."""
     n = _num_items(num_items)
-    _check_out(d_out, "d_out", n)
+    dd = _check_out(d_out, "d_out", n)
     fn = _binary_fn(op, "binary_transform")
     plan = _new_plan(n)
     a = _plan_input(d_in1, plan, n, "d_in1")
@@ -596,7 +617,7 @@ def binary_transform(d_in1, d_in2, d_out, op, num_items, stream=None):
     def build(params, nsym):
         return S.cast(S.wrap(fn(a(params, nsym), b(params, nsym))),
                       _dtype(d_out))
-    _write(d_out, _run(plan, build, d_out, stream), n)
+    _write(d_out, _run(plan, build, d_out, stream, dd), n)
 
 
 @_streamed
@@ -607,7 +628,7 @@ def select(d_in, d_out, d_num_selected_out, cond, num_items, stream=None):
     if not callable(cond):
         raise TypeError("select: cond must be a function")
     _check_out(d_num_selected_out, "d_num_selected_out", 1)
-    _check_out(d_out, "d_out", 0)
+    dd = _check_out(d_out, "d_out", 0)
     plan = _new_plan(n)
     src = _plan_input(d_in, plan, n, "d_in")
 
@@ -615,7 +636,14 @@ def select(d_in, d_out, d_num_selected_out, cond, num_items, stream=None):
         x = _as_scalars(src(params, nsym), "select")
         y = S.filter_(x, cond)
         return y, y.shape[0]
-    y, count = _run(plan, build, d_out, stream)
+    # Direct only where d_out holds num_items elements (the filter's
+    # capacity: the entry may keep them all) of the kept values' dtype;
+    # else the kept values are copied (and cast) into d_out.
+    y, count = _run(plan, build, d_out, stream, dd)
+    from ._launch import WRITTEN
+    if y is WRITTEN:
+        d_num_selected_out.reshape(-1)[0] = count
+        return
     if _size(d_out) < count:
         raise ValueError("d_out: has %d elements but %d were selected"
                          % (_size(d_out), count))

@@ -557,13 +557,20 @@ def is_device_array(v):
 
 # ---- running -----------------------------------------------------------------
 
-def run_pipeline(pipeline, names, values, like=None, stream=None):
+def run_pipeline(pipeline, names, values, like=None, stream=None,
+                 out=None):
     """Runs a GPU-traced Pipeline. values: DeviceArray per array argument,
     0-d NumPy arrays for scalars. Returns the results as arrays of the
     inputs' kind (or `like`'s), shaped and sliced as the CPU backend's.
     stream: None (the library's current stream), a stream object or an
-    integer handle (_launch.resolve_stream). The Launcher is kept on the
-    pipeline: a second run of it loads nothing."""
+    integer handle (_launch.resolve_stream). out: {result index:
+    DeviceArray}, caller buffers for array results (fuse.compute's d_out):
+    the entry writes such a result straight into its buffer where the
+    buffer has the result's dtype, at least its elements and overlaps no
+    argument (Launcher._direct), and the result is then
+    _launch.WRITTEN; otherwise it is a new array as without `out`. The
+    Launcher is kept on the pipeline: a second run of it loads
+    nothing."""
     pipeline.check(values)
     launcher = getattr(pipeline, "_launcher", None)
     hit = launcher is not None
@@ -579,7 +586,15 @@ def run_pipeline(pipeline, names, values, like=None, stream=None):
         owner = owner[0]
     if owner is None:
         raise TypeError("fuse GPU: no device array among the arguments")
-    return launcher.run(values, stream, owner=owner, hit=hit, check=False)
+    outs = None
+    if out:
+        outs = {}
+        for r, d in out.items():
+            g = pipeline.gpu_results[r]
+            if g[0] == "ir":
+                outs[g[1]] = d
+    return launcher.run(values, stream, owner=owner, hit=hit, check=False,
+                        out=outs)
 
 
 def gpu_arguments(names, values):

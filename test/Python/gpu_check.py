@@ -6,7 +6,8 @@ as test_workloads.py), against NumPy float64 references with the CPU tests'
 tolerances; the value edges of test_value_edges.py (edge_cases.py: NaN,
 +-Inf, -0.0, denormals, largest finite values; float32 and float64) against
 NumPy under the documented semantics; plus argument errors raised before any
-launch and the cache.
+launch, the cache, stream=, and that fuse.compute writes its results
+straight into d_out (no output allocated) where d_out can take them.
 
 Modes:
   - a GPU (fuse.gpu.available()): the full checks, per backend found
@@ -823,6 +824,168 @@ def unsigned_checks(B, numeric):
         lambda g: exact(H(g), (~b).sum()))
 
 
+# ---- fuse.compute writes into d_out (docs/python.md, "Where fuse.compute
+# writes") --------------------------------------------------------------------
+# Each algorithm with a d_out that can take its result: d_out keeps its
+# pointer, fuse allocates no output (the entry wrote into d_out), the values
+# are NumPy's and the elements past the result are untouched (d_out is
+# poisoned and larger than needed). Then the two fallbacks (select into a
+# d_out of another dtype, a transform in place), which allocate an output
+# and copy it into d_out.
+
+class CountAllocs:
+    """Counts the outputs fuse allocates (fuse.gpu.allocator_like, through
+    which fuse.compute's launches allocate) while active."""
+
+    def __enter__(self):
+        self.n = 0
+        self.real = real = fuse.gpu.allocator_like
+
+        def like(a):
+            empty = real(a)
+
+            def counted(shape, dtype):
+                self.n += 1
+                return empty(shape, dtype)
+            return counted
+        fuse.gpu.allocator_like = like
+        return self
+
+    def __exit__(self, *exc):
+        fuse.gpu.allocator_like = self.real
+
+
+POISON = 0x7B
+
+
+def poisoned(n, dtype):
+    a = np.empty(n, dtype)
+    a.view(np.uint8)[...] = POISON
+    return a
+
+
+def direct_checks(B, numeric):
+    H = B.host
+    n = 1000003
+    x, y = rand(n, seed=21), rand(n, seed=22)
+    xi = np.random.default_rng(23).integers(-100, 100, n).astype(np.int32)
+    R, C = 1001, 999
+    X = rand((R, C), seed=24)
+    dx, dy, dxi, dX = B.dev(x), B.dev(y), B.dev(xi), B.dev(X)
+    rowmax = X.max(axis=1)
+    drowmax = B.dev(rowmax)
+    kept = x[x > 0]
+    ptr = lambda a: fuse.gpu.device_array(a).ptr  # noqa: E731
+    f32_, i32_ = np.float32, np.int32
+
+    def exact(g, r):
+        if not np.array_equal(g, r):
+            raise Mismatch("%d of %d differ" % (
+                (g != r).sum(), r.size))
+
+    # name, d_out dtype, elements needed, call(d_out), check(got), allocs
+    cases = [
+        ("reduce_into sumsq", f32_, 1,
+         lambda o: fc.reduce_into(fc.TransformIterator(dx, lambda a: a * a),
+                                  o, OpKind.PLUS, n, f32_(0)),
+         lambda g: close(g, [W.ref_sumsq(x)], sum_rtol(n)), 0),
+        ("reduce_into max", f32_, 1,
+         lambda o: fc.reduce_into(dx, o, OpKind.MAXIMUM, n, f32_(-np.inf)),
+         lambda g: exact(g, [x.max()]), 0),
+        ("segmented_reduce sum %dx%d" % (R, C), f32_, R,
+         lambda o: fc.segmented_reduce(dX, o, OpKind.PLUS, 0, R, C),
+         lambda g: close(g, X.astype(np.float64).sum(axis=1),
+                         sum_rtol(C), 1e-6), 0),
+        ("inclusive_scan int32", i32_, n,
+         lambda o: fc.inclusive_scan(dxi, o, OpKind.PLUS, None, n),
+         lambda g: exact(g, np.cumsum(xi, dtype=np.int32)), 0),
+        ("exclusive_scan int32 init 5", i32_, n,
+         lambda o: fc.exclusive_scan(dxi, o, OpKind.PLUS, i32_(5), n),
+         lambda g: exact(g, 5 + np.concatenate(
+             [[0], np.cumsum(xi)[:-1]]).astype(np.int32)), 0),
+        ("inclusive_scan of squares", f32_, n,
+         lambda o: fc.inclusive_scan(fc.TransformIterator(
+             dx, lambda a: a * a), o, OpKind.PLUS, None, n),
+         lambda g: close(g, W.ref_scan(x), sum_rtol(n)), 0),
+        ("unary_transform chain", f32_, n,
+         lambda o: fc.unary_transform(
+             dx, o, lambda a: fuse.relu(1.5 * a + 0.25) * 0.5 + a, n),
+         lambda g: close(g, W.ref_chain(x), 1e-6, 1e-7), 0),
+        ("binary_transform multiplies", f32_, n,
+         lambda o: fc.binary_transform(dx, dy, o, OpKind.MULTIPLIES, n),
+         lambda g: exact(g, x * y), 0),
+        ("binary_transform exp(X - rowmax)", f32_, R * C,
+         lambda o: fc.binary_transform(dX, fc.RowIterator(drowmax, C), o,
+                                       lambda a, b: fuse.exp(a - b), R * C),
+         lambda g: close(g, np.exp(X.astype(np.float64) -
+                                   rowmax[:, None]).ravel(), 2e-6), 0),
+    ]
+
+    def select_into(dtype):
+        def call(o):
+            count = np.zeros(1, np.int64)
+            fc.select(dx, o, count, lambda a: a > 0, n)
+            call.count = int(count[0])
+        return call
+    sel, sel64 = select_into(f32_), select_into(np.float64)
+
+    def v_sel(call, dtype):
+        def v(g):
+            if call.count != kept.size:
+                raise Mismatch("count %d, expected %d" % (call.count,
+                                                          kept.size))
+            exact(g[:kept.size], kept.astype(dtype))
+        return v
+    # The select's d_out holds n (its capacity) + 5: past the kept values
+    # it stays as it was.
+    cases.append(("select", f32_, n, sel, v_sel(sel, f32_), 0))
+    cases.append(("select into float64 (copy)", np.float64, n, sel64,
+                  v_sel(sel64, np.float64), 1))
+
+    for name, dtype, need, call, check, allocs in cases:
+        def run(dtype=dtype, need=need, call=call):
+            o = B.dev(poisoned(need + 5, dtype))
+            p0 = ptr(o)
+            with CountAllocs() as c:
+                call(o)
+            return o, p0, c.n
+
+        def verify(r, dtype=dtype, need=need, check=check, allocs=allocs,
+                   name=name):
+            o, p0, nallocs = r
+            if ptr(o) != p0:
+                raise Mismatch("d_out moved")
+            if nallocs != allocs:
+                raise Mismatch("%d outputs allocated, expected %d"
+                               % (nallocs, allocs))
+            if not numeric:
+                return
+            g = H(o)
+            check(g[:need])
+            used = kept.size if name.startswith("select") else need
+            tail = g[used:].view(np.uint8)
+            if not (tail == POISON).all():
+                raise Mismatch("d_out written past the result")
+        run_check("%s direct d_out %s" % (B.name, name), run, verify)
+
+    # In place: d_out is the input (an overlap the entry would reject), so
+    # the result goes through an output of fuse's and a copy.
+    def run_in_place():
+        o = B.dev(x)
+        with CountAllocs() as c:
+            fc.unary_transform(o, o, lambda a: a * 2 + 1, n)
+        return o, c.n
+
+    def v_in_place(r):
+        o, nallocs = r
+        if nallocs != 1:
+            raise Mismatch("%d outputs allocated, expected 1" % nallocs)
+        if numeric:
+            close(H(o), x.astype(np.float64) * 2 + 1, 1e-6)
+    run_check("%s direct d_out: in place (copy)" % B.name, run_in_place,
+              v_in_place)
+
+
 def error_checks(B):
     x = rand(1000)
     dx = B.dev(x)
@@ -1015,6 +1178,7 @@ def main():
         for part in (lambda: workload_checks(B, numeric),
                      lambda: edge_checks(B, numeric),
                      lambda: unsigned_checks(B, numeric),
+                     lambda: direct_checks(B, numeric),
                      lambda: error_checks(B),
                      lambda: cache_checks(B, numeric),
                      lambda: stream_checks(B, numeric)):

@@ -223,7 +223,8 @@ def emulated_load(launches):
             stream = cargs[i + nf] or 0
             assert i + nf + 1 == len(cargs)
             launches.append({"stream": stream, "dims": [d for _, d in inputs
-                                                        if d is not None]})
+                                                        if d is not None],
+                             "outs": [o or 0 for o in outs]})
             res = fn(*[a for a, _ in inputs])
             res = list(res) if isinstance(res, tuple) else [res]
             k = 0

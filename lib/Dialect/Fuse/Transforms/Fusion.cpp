@@ -329,6 +329,8 @@ private:
   }
 
   void visit(Operation *op);
+  std::optional<std::string> crossRowBroadcast(ArrayRef<int> trial,
+                                               GroupKind merged);
   std::optional<std::string> joinKind(int g, Operation *op, GroupKind &kind);
   bool dominanceOk(ArrayRef<int> gs, Operation *op);
   void pullLeaves(int g, Operation *op);
@@ -640,6 +642,28 @@ void Partitioner::recompute(int g, Operation *op, ArrayRef<int> excluded,
   }
 }
 
+/// Merging groups through a common consumer can put a broadcast of one
+/// group's row values into a row_reduce group with them: the rule of a
+/// direct join (joinKind) holds there too, only a broadcast along the row
+/// (dims [1]) reads them in place.
+std::optional<std::string>
+Partitioner::crossRowBroadcast(ArrayRef<int> trial, GroupKind merged) {
+  if (merged != GroupKind::RowReduce)
+    return std::nullopt;
+  for (int h : trial)
+    for (Operation *m : groups[h].ops) {
+      auto bc = dyn_cast<BroadcastOp>(m);
+      if (!bc || bc.getDims() == ArrayRef<int64_t>{1})
+        continue;
+      std::optional<int> src = groupOfValue(bc.getInput());
+      if (src && *src != h && llvm::is_contained(trial, *src))
+        return "merging would broadcast a row result of one group along "
+               "its columns (dims [0]) in the other: every row needs every "
+               "row's result, a second pass";
+    }
+  return std::nullopt;
+}
+
 void Partitioner::visit(Operation *op) {
   if (!isa_and_nonnull<FuseDialect>(op->getDialect()) || isLeaf(op) ||
       isa<GroupOp, YieldOp>(op))
@@ -674,12 +698,16 @@ void Partitioner::visit(Operation *op) {
                                                    groups[g].domain))) {
         SmallVector<int> trial(ok);
         trial.push_back(g);
-        if (dominanceOk(trial, op)) {
+        if (std::optional<std::string> cross =
+                crossRowBroadcast(trial, *merged)) {
+          why = *cross;
+        } else if (dominanceOk(trial, op)) {
           ok.push_back(g);
           kind = *merged;
           continue;
         }
-        why = "a use of its results by another group comes first";
+        if (!why)
+          why = "a use of its results by another group comes first";
       } else if (!merged) {
         why = "would mix a " + name(kind) + " and a " + name(k) +
               " in one group";

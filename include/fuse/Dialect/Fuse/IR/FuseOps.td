@@ -77,7 +77,8 @@ def Fuse_MapOp : Fuse_Op<"map", [RecursiveMemoryEffects,
 //===----------------------------------------------------------------------===//
 
 def Fuse_ReduceOp : Fuse_Op<"reduce", [RecursiveMemoryEffects,
-    AttrSizedOperandSegments, DeclareOpInterfaceMethods<ReifyRankedShapedTypeOpInterface,
+    AttrSizedOperandSegments,
+    DeclareOpInterfaceMethods<ReifyRankedShapedTypeOpInterface,
       ["reifyResultShapes"]>]> {
   let summary = "reduction over all or some dimensions, variadic";
   let description = [{
@@ -161,7 +162,8 @@ def Fuse_ReduceOp : Fuse_Op<"reduce", [RecursiveMemoryEffects,
 //===----------------------------------------------------------------------===//
 
 def Fuse_ScanOp : Fuse_Op<"scan", [RecursiveMemoryEffects,
-    AttrSizedOperandSegments, DeclareOpInterfaceMethods<ReifyRankedShapedTypeOpInterface,
+    AttrSizedOperandSegments,
+    DeclareOpInterfaceMethods<ReifyRankedShapedTypeOpInterface,
       ["reifyResultShapes"]>]> {
   let summary = "inclusive or exclusive prefix scan along one dimension";
   let description = [{

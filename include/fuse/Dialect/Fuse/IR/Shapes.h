@@ -40,8 +40,6 @@ struct DimOrigin {
   /// A fuse.filter result: the kept count, which is at most dimension
   /// `dim` of `value` (the capacity host code allocates for).
   bool bound = false;
-
-  explicit operator bool() const { return kind != Kind::None; }
 };
 
 /// The origin of dimension `d` of tensor value `v` (0 <= d < rank), by

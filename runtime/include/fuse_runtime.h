@@ -41,6 +41,7 @@ typedef enum fuse_status {
 typedef struct fuse_module_st *fuse_module_t;     /* loaded code image */
 typedef struct fuse_function_st *fuse_function_t; /* a kernel in a module */
 typedef void *fuse_stream_t;                      /* a CUstream */
+typedef struct fuse_graph_st *fuse_graph_t;       /* an instantiated graph */
 
 typedef enum fuse_dtype {
   FUSE_F16 = 0, FUSE_BF16 = 1, FUSE_F32 = 2, FUSE_F64 = 3,
@@ -100,7 +101,11 @@ fuse_status_t fuse_stream_destroy(fuse_stream_t stream);
 fuse_status_t fuse_stream_synchronize(fuse_stream_t stream);
 /* Device memory from a caching allocator (FUSE_ALLOCATOR=direct in the
  * environment makes every call a cudaMalloc/cudaFree, for sanitizers). A
- * zero-byte allocation returns NULL and succeeds. */
+ * zero-byte allocation returns NULL and succeeds. On a stream being
+ * captured into a CUDA graph the allocation is stream-ordered: the graph
+ * records it (and its fuse_free on the same stream) as memory nodes that
+ * every replay runs on the device; freeing, inside a capture, a block
+ * allocated outside it is refused. */
 fuse_status_t fuse_malloc(void **ptr, size_t bytes, fuse_stream_t stream);
 /* fuse_free(NULL) does nothing and succeeds; a successful fuse_free keeps
  * the thread's last error message (cleanup after a failed call). */
@@ -113,6 +118,29 @@ fuse_status_t fuse_memcpy_dtod(void *dst, const void *src, size_t bytes,
                                fuse_stream_t stream);
 fuse_status_t fuse_memset(void *dst, int value, size_t bytes,
                           fuse_stream_t stream);
+
+/* ---- CUDA graphs ---------------------------------------------------- */
+/* Capture the work queued on `stream` (a created stream, not NULL) between
+ * fuse_graph_begin and fuse_graph_end into an instantiated graph, to be
+ * replayed with fuse_graph_launch on any stream. Generated entries without
+ * a fuse.filter, and every primitive below, can be captured: they allocate
+ * through fuse_malloc (stream-ordered during capture) and never
+ * synchronise. A call that would synchronise (fuse_memcpy_dtoh,
+ * fuse_stream_synchronize, an entry with a filter's count read on the
+ * host) fails with FUSE_ERROR_NOT_PERMITTED and leaves the capture open;
+ * the caller still ends it. The capture mode is thread-local: CUDA calls
+ * of this thread that cannot be captured fail, other threads run as usual.
+ * Replays see the buffers captured, with their contents at replay time. */
+fuse_status_t fuse_graph_begin(fuse_stream_t stream);
+/* Ends the capture begun on `stream` and instantiates it; on error nothing
+ * is kept and *graph is NULL. */
+fuse_status_t fuse_graph_end(fuse_stream_t stream, fuse_graph_t *graph);
+fuse_status_t fuse_graph_launch(fuse_graph_t graph, fuse_stream_t stream);
+/* The number of nodes of the captured graph (kernels, copies, memsets,
+ * memory nodes). */
+fuse_status_t fuse_graph_nodes(fuse_graph_t graph, size_t *nodes);
+/* fuse_graph_destroy(NULL) does nothing; a replay still queued finishes. */
+fuse_status_t fuse_graph_destroy(fuse_graph_t graph);
 
 /* ---- CUB-backed device-wide primitives --------------------------------- */
 /* Each takes device pointers and an element count n >= 0; n == 0 writes

@@ -146,6 +146,40 @@ private:
   fuse_module_t m_ = nullptr;
 };
 
+// A captured, instantiated CUDA graph (destroyed on scope exit): begin()
+// on a created stream, queue the work, end(), then launch() any number of
+// times.
+class Graph {
+public:
+  Graph() = default;
+  ~Graph() { reset(); }
+  Graph(const Graph &) = delete;
+  Graph &operator=(const Graph &) = delete;
+  Graph(Graph &&o) noexcept : g_(std::exchange(o.g_, nullptr)) {}
+  Graph &operator=(Graph &&o) noexcept {
+    if (this != &o) {
+      reset();
+      g_ = std::exchange(o.g_, nullptr);
+    }
+    return *this;
+  }
+  static Status begin(fuse_stream_t stream) {
+    return Status(fuse_graph_begin(stream));
+  }
+  Status end(fuse_stream_t stream) {
+    reset();
+    return Status(fuse_graph_end(stream, &g_));
+  }
+  Status launch(fuse_stream_t stream) const {
+    return Status(fuse_graph_launch(g_, stream));
+  }
+  Status reset() { return Status(fuse_graph_destroy(std::exchange(g_, nullptr))); }
+  fuse_graph_t get() const { return g_; }
+
+private:
+  fuse_graph_t g_ = nullptr;
+};
+
 inline Status reduce(fuse_reduce_op_t op, fuse_dtype_t dtype, const void *in,
                      void *out, int64_t n, fuse_stream_t stream = nullptr) {
   return Status(fuse_reduce(op, dtype, in, out, n, stream));

@@ -10,6 +10,14 @@
 //
 // When cudaMalloc runs out of memory, the allocator synchronises the
 // device, returns every cached block to CUDA and retries once.
+//
+// On a stream being captured into a CUDA graph, the cache is bypassed: a
+// cached block's address would be baked into the graph while later eager
+// calls reuse the block, and cudaMalloc/cudaFree are not permitted during
+// capture. Such allocations are stream-ordered (cudaMallocAsync and
+// cudaFreeAsync), which the capture records as the graph's own memory
+// nodes: each replay allocates and frees them in stream order, on the
+// device, with no host work.
 // FUSE_ALLOCATOR=direct makes every call a cudaMalloc/cudaFree (for
 // compute-sanitizer, whose checks a pool would hide).
 //
@@ -48,6 +56,8 @@ std::mutex mutex;
 bool direct = false;
 std::map<Key, std::vector<void *>> freeLists;
 std::unordered_map<void *, Block> live;
+// Blocks allocated on a capturing stream (freed with cudaFreeAsync).
+std::unordered_map<void *, size_t> streamOrdered;
 size_t cachedBytes = 0, liveBytes = 0;
 uint64_t hits = 0, misses = 0;
 
@@ -107,9 +117,34 @@ fuse_status_t allocatorInit(const char *api) {
   return FUSE_SUCCESS;
 }
 
+bool isCapturing(cudaStream_t stream) {
+  cudaStreamCaptureStatus cs = cudaStreamCaptureStatusNone;
+  if (cudaStreamIsCapturing(stream, &cs) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return false;
+  }
+  return cs != cudaStreamCaptureStatusNone;
+}
+
+// A stream-ordered allocation recorded into the capture on `stream`.
+fuse_status_t allocateCaptured(void **ptr, size_t bytes, cudaStream_t stream,
+                               const char *api) {
+  void *p = nullptr;
+  cudaError_t err = cudaMallocAsync(&p, bytes, stream);
+  if (err != cudaSuccess)
+    return cudaFail(err, api, "cudaMallocAsync during stream capture");
+  std::lock_guard<std::mutex> lock(mutex);
+  streamOrdered[p] = bytes;
+  liveBytes += bytes;
+  *ptr = p;
+  return FUSE_SUCCESS;
+}
+
 fuse_status_t allocate(void **ptr, size_t bytes, cudaStream_t stream,
                        const char *api) {
   *ptr = nullptr;
+  if (isCapturing(stream))
+    return allocateCaptured(ptr, bytes, stream, api);
   std::lock_guard<std::mutex> lock(mutex);
   size_t size = direct ? bytes : sizeClass(bytes);
   Key key{stream, threadKey(stream), size};
@@ -156,21 +191,34 @@ fuse_status_t allocate(void **ptr, size_t bytes, cudaStream_t stream,
 }
 
 fuse_status_t deallocate(void *ptr, cudaStream_t stream, const char *api) {
-  std::lock_guard<std::mutex> lock(mutex);
+  std::unique_lock<std::mutex> lock(mutex);
+  if (auto so = streamOrdered.find(ptr); so != streamOrdered.end()) {
+    // Inside the capture this records the graph's free node; after it, it
+    // frees the graph's allocation in stream order.
+    size_t bytes = so->second;
+    streamOrdered.erase(so);
+    liveBytes -= bytes;
+    lock.unlock();
+    cudaError_t err = cudaFreeAsync(ptr, stream);
+    if (err != cudaSuccess)
+      return cudaFail(err, api, "cudaFreeAsync of a stream-ordered block");
+    return FUSE_SUCCESS;
+  }
   auto it = live.find(ptr);
   if (it == live.end())
     return fail(FUSE_ERROR_INVALID_ARGUMENT,
                 "%s: %p was not returned by fuse_malloc or is already freed",
                 api, ptr);
   size_t size = it->second.size;
+  // Freeing an eager block inside a capture would hand it to later eager
+  // calls while the graph may still use it at every replay.
+  if (isCapturing(stream))
+    return fail(FUSE_ERROR_NOT_PERMITTED,
+                "%s: %p was allocated outside the stream capture now under "
+                "way and cannot be freed inside it; free it after the capture "
+                "ends",
+                api, ptr);
   if (direct) {
-    cudaStreamCaptureStatus cs = cudaStreamCaptureStatusNone;
-    if (cudaStreamIsCapturing(stream, &cs) == cudaSuccess &&
-        cs != cudaStreamCaptureStatusNone)
-      return fail(FUSE_ERROR_NOT_PERMITTED,
-                  "%s: FUSE_ALLOCATOR=direct cannot free during stream "
-                  "capture (cudaFree synchronises)",
-                  api);
     (void)cudaGetLastError();
     cudaError_t err = cudaFree(ptr);
     if (err != cudaSuccess)

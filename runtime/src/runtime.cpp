@@ -407,10 +407,9 @@ FUSE_API fuse_status_t fuse_malloc(void **ptr, size_t bytes,
     return s;
   if (bytes == 0)
     return FUSE_SUCCESS;
-  cudaStream_t st = toStream(stream);
-  if (fuse_status_t s = checkNotCapturing(st, api))
-    return s;
-  return allocate(ptr, bytes, st, api);
+  // On a capturing stream: a stream-ordered allocation that the graph
+  // records (allocator.cpp).
+  return allocate(ptr, bytes, toStream(stream), api);
 }
 
 FUSE_API fuse_status_t fuse_free(void *ptr, fuse_stream_t stream) {
@@ -540,8 +539,6 @@ FUSE_API fuse_status_t fuse_reduce(fuse_reduce_op_t op, fuse_dtype_t dtype,
   if (fuse_status_t s = checkReduceLike(op, dtype, in, out, n, false, api))
     return s;
   cudaStream_t st = toStream(stream);
-  if (fuse_status_t s = checkNotCapturing(st, api))
-    return s;
   CubArgs a{op, dtype, in, out, n, 0, st, api};
   switch (dtype) {
   case FUSE_F16:
@@ -571,8 +568,6 @@ FUSE_API fuse_status_t fuse_scan(fuse_reduce_op_t op, fuse_dtype_t dtype,
   if (n == 0)
     return FUSE_SUCCESS;
   cudaStream_t st = toStream(stream);
-  if (fuse_status_t s = checkNotCapturing(st, api))
-    return s;
   size_t bytes = static_cast<size_t>(n) * dtypeSize(dtype);
   // Overlapping input and output: scan into a temporary, then copy.
   TempBuffer tmp(st);
@@ -638,8 +633,6 @@ FUSE_API fuse_status_t fuse_select_flagged(fuse_dtype_t dtype, const void *in,
       return s;
   }
   cudaStream_t st = toStream(stream);
-  if (fuse_status_t s = checkNotCapturing(st, api))
-    return s;
   size_t bytes = static_cast<size_t>(n) * es;
   if (overlaps(count_device, 8, in, bytes) ||
       overlaps(count_device, 8, out, bytes) ||
@@ -703,8 +696,6 @@ FUSE_API fuse_status_t fuse_sort(fuse_dtype_t key_dtype, const void *keys_in,
       return s;
   }
   cudaStream_t st = toStream(stream);
-  if (fuse_status_t s = checkNotCapturing(st, api))
-    return s;
   size_t kb = static_cast<size_t>(n) * ks, vb = static_cast<size_t>(n) * vs;
   // Overlapping buffers: sort into temporaries, then copy back.
   bool alias = overlaps(keys_in, kb, keys_out, kb) ||

@@ -7,7 +7,8 @@ tolerances; the value edges of test_value_edges.py (edge_cases.py: NaN,
 +-Inf, -0.0, denormals, largest finite values; float32 and float64) against
 NumPy under the documented semantics; plus argument errors raised before any
 launch, the cache, stream=, and that fuse.compute writes its results
-straight into d_out (no output allocated) where d_out can take them.
+straight into d_out (no output allocated) where d_out can take them, and
+CUDA graph capture and replay (graph_check.py).
 
 Modes:
   - a GPU (fuse.gpu.available()): the full checks, per backend found
@@ -38,6 +39,7 @@ import fuse  # noqa: E402
 import fuse.compute as fc  # noqa: E402
 from fuse import OpKind  # noqa: E402
 import edge_cases as E  # noqa: E402
+import graph_check  # noqa: E402
 import workloads as W  # noqa: E402
 
 SIZES = [0, 1, 31, 1000003]
@@ -1191,7 +1193,9 @@ def main():
                      lambda: direct_checks(B, numeric),
                      lambda: error_checks(B),
                      lambda: cache_checks(B, numeric),
-                     lambda: stream_checks(B, numeric)):
+                     lambda: stream_checks(B, numeric),
+                     lambda: graph_check.graph_checks(B, numeric,
+                                                      sys.modules[__name__])):
             try:
                 part()
             except Exception as e:  # noqa: BLE001 (report and go on)

@@ -4,7 +4,7 @@
 //   MODE small   every op and dtype at sizes 0, 1, 31 (+ API checks); the
 //                compute-sanitizer run uses this
 //   MODE full    small + 1000003 + 2^28 (f32), determinism, modules,
-//                allocator, capture, 8 host threads, out of memory
+//                allocator, graphs, 8 host threads, out of memory
 //   MODE huge    reductions over 2^31 + 17 f32 elements (8.6 GB)
 //   MODE fault   a kernel writes out of bounds: the context is poisoned and
 //                later calls fail fast (run in its own process)
@@ -18,6 +18,7 @@
 //===----------------------------------------------------------------------===//
 #include "fuse_runtime.h"
 #include "fuse_runtime.hpp"
+#include "gpu_test.h"
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -41,8 +42,7 @@
 static std::atomic<int> passed{0}, failed{0};
 static std::mutex printMutex;
 
-static void check(bool ok, const std::string &what,
-                  const std::string &detail = "") {
+void check(bool ok, const std::string &what, const std::string &detail) {
   std::lock_guard<std::mutex> lock(printMutex);
   if (ok) {
     ++passed;
@@ -54,10 +54,10 @@ static void check(bool ok, const std::string &what,
   std::fflush(stdout);
 }
 
-static std::string msg() { return fuse_last_error_message(); }
+std::string msg() { return fuse_last_error_message(); }
 
 // Checks a status; on failure records it with the runtime's message.
-static bool ok(fuse_status_t s, const std::string &what) {
+bool ok(fuse_status_t s, const std::string &what) {
   if (s == FUSE_SUCCESS)
     return true;
   check(false, what,
@@ -65,9 +65,9 @@ static bool ok(fuse_status_t s, const std::string &what) {
   return false;
 }
 
-static void expectStatus(fuse_status_t got, fuse_status_t want,
-                         const std::string &what,
-                         std::initializer_list<const char *> needles = {}) {
+void expectStatus(fuse_status_t got, fuse_status_t want,
+                  const std::string &what,
+                  std::initializer_list<const char *> needles) {
   std::string m = msg();
   bool good = got == want;
   for (const char *n : needles)
@@ -243,21 +243,6 @@ static bool closeEnough(fuse_reduce_op_t op, T gotT, double ref, double absSum,
   return std::fabs(got - ref) <= tol;
 }
 
-template <typename T> struct DeviceArray {
-  T *p = nullptr;
-  size_t n = 0;
-  fuse_stream_t s = nullptr;
-  bool alloc(size_t count, fuse_stream_t stream = nullptr) {
-    n = count;
-    s = stream;
-    return ok(fuse_malloc(reinterpret_cast<void **>(&p), count * sizeof(T), s),
-              "fuse_malloc");
-  }
-  ~DeviceArray() {
-    if (p)
-      fuse_free(p, s);
-  }
-};
 
 // ---- reduce and scan
 // ---------------------------------------------------------------
@@ -714,18 +699,18 @@ static void testLargeF32() {
 // ---- modules and launches
 // -------------------------------------------------------------
 
-static std::string imageDir;
-static std::vector<char> readFile(const std::string &path) {
+std::string imageDir;
+std::vector<char> readFile(const std::string &path) {
   std::ifstream f(path, std::ios::binary);
   return std::vector<char>((std::istreambuf_iterator<char>(f)),
                            std::istreambuf_iterator<char>());
 }
 
-static std::string imagePath(int sm, const char *kind) {
+std::string imagePath(int sm, const char *kind) {
   return imageDir + "/test_kernels_sm" + std::to_string(sm) + "." + kind;
 }
 
-static int deviceSM() {
+int deviceSM() {
   int a = 0, b = 0, c = 0;
   fuse_device_info(&a, &b, &c);
   return a * 10 + b;
@@ -905,7 +890,7 @@ static void testModules() {
 // ---- allocator
 // ---------------------------------------------------------------------------
 
-static void stats(size_t *c, size_t *l, uint64_t *h, uint64_t *m) {
+void stats(size_t *c, size_t *l, uint64_t *h, uint64_t *m) {
   ok(fuse_allocator_stats(c, l, h, m), "fuse_allocator_stats");
 }
 
@@ -1015,47 +1000,6 @@ static void testOutOfMemory() {
   if (big)
     fuse_free(big, nullptr);
   fuse_allocator_trim();
-}
-
-static void testCapture() {
-  std::printf("-- stream capture\n");
-  fuse_stream_t s;
-  if (!ok(fuse_stream_create(&s), "stream"))
-    return;
-  DeviceArray<float> x, o;
-  if (!x.alloc(1024, s) || !o.alloc(1, s))
-    return;
-  cudaStream_t cs = static_cast<cudaStream_t>(s);
-  if (cudaStreamBeginCapture(cs, cudaStreamCaptureModeRelaxed) != cudaSuccess) {
-    check(false, "cudaStreamBeginCapture");
-    return;
-  }
-  void *p = nullptr;
-  expectStatus(fuse_malloc(&p, 1024, s), FUSE_ERROR_NOT_PERMITTED,
-               "fuse_malloc during capture", {"captured"});
-  expectStatus(fuse_reduce(FUSE_REDUCE_ADD, FUSE_F32, x.p, o.p, 1024, s),
-               FUSE_ERROR_NOT_PERMITTED, "fuse_reduce during capture",
-               {"captured"});
-  float host = 0;
-  expectStatus(fuse_memcpy_dtoh(&host, o.p, 4, s), FUSE_ERROR_NOT_PERMITTED,
-               "fuse_memcpy_dtoh (synchronising) during capture", {"captured"});
-  expectStatus(fuse_stream_synchronize(s), FUSE_ERROR_NOT_PERMITTED,
-               "fuse_stream_synchronize during capture", {"captured"});
-  cudaGraph_t g = nullptr;
-  cudaError_t endErr = cudaStreamEndCapture(cs, &g);
-  check(endErr == cudaSuccess,
-        "the capture is still valid after the refused calls",
-        cudaGetErrorName(endErr));
-  if (g)
-    cudaGraphDestroy(g);
-  expectStatus(fuse_reduce(FUSE_REDUCE_ADD, FUSE_F32, x.p, o.p, 1024, s),
-               FUSE_SUCCESS, "fuse_reduce after capture ends");
-  fuse_stream_synchronize(s);
-  x.~DeviceArray();
-  new (&x) DeviceArray<float>();
-  o.~DeviceArray();
-  new (&o) DeviceArray<float>();
-  fuse_stream_destroy(s);
 }
 
 // ---- 8 host threads
@@ -1256,7 +1200,7 @@ int main(int argc, char **argv) {
     testNaN<float>();
     testNaN<double>();
     testAllocator();
-    testCapture();
+    testGraphs();
   }
   if (mode == "full") {
     testAllOpsAtSize(1000003);

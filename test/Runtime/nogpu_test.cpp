@@ -102,6 +102,16 @@ int main(int argc, char **argv) {
     fuse_module_t m;
     expectStatus(fuse_module_load("x", 1, &m), FUSE_ERROR_NO_DEVICE,
                  "fuse_module_load without a device", "not initialised");
+    fuse_graph_t g = reinterpret_cast<fuse_graph_t>(0x1);
+    expectStatus(fuse_graph_end(reinterpret_cast<fuse_stream_t>(0x1), &g),
+                 FUSE_ERROR_NO_DEVICE, "fuse_graph_end without a device",
+                 "not initialised");
+    check(g == nullptr, "fuse_graph_end without a device leaves *graph NULL");
+    expectStatus(fuse_graph_begin(reinterpret_cast<fuse_stream_t>(0x1)),
+                 FUSE_ERROR_NO_DEVICE, "fuse_graph_begin without a device",
+                 "not initialised");
+    expectStatus(fuse_graph_destroy(nullptr), FUSE_SUCCESS,
+                 "fuse_graph_destroy(NULL) without a device", "");
     fuse::Status st = fuse::init();
     check(!st && st.code() == FUSE_ERROR_NO_DEVICE && !st.message().empty(),
           "C++ wrapper reports the status and message");

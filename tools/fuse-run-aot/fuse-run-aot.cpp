@@ -2,7 +2,7 @@
 //
 // fuse-run-aot PIPELINE.json [--lib PIPELINE.so] --entry NAME
 //              --arg x.npy|rand:SHAPE|scalar:V ... [--out DIR] [--print]
-//              [--repeat N] [--seed S] [--save-inputs]
+//              [--repeat N] [--seed S] [--save-inputs] [--graph]
 //
 // Runs an entry of a shared library made by `fuse-compile --emit=shared`
 // on the GPU, with fuse-run's flags and semantics (see
@@ -66,6 +66,14 @@ static const char *kUsage =
     "  --repeat N       after the first call, time N more calls (each "
     "synchronized)\n"
     "                   and print 'time: median X ms, min Y ms over N runs'\n"
+    "  --graph          after the first call, capture one call into a CUDA "
+    "graph on a\n"
+    "                   new stream, replay it into zeroed results and fail "
+    "unless\n"
+    "                   they equal the first call's bit for bit; with "
+    "--repeat N,\n"
+    "                   time N calls back to back, eager and replayed, "
+    "instead\n"
     "  --help           this text\n";
 
 namespace {
@@ -139,6 +147,8 @@ int main(int argc, char **argv) {
       o.saveInputs = true;
     else if (isFlag(argv[i], "print"))
       o.print = true;
+    else if (isFlag(argv[i], "graph"))
+      o.graph = true;
     else if (argv[i][0] == '-' && argv[i][1] != '\0')
       run::fail(std::string("unknown option '") + argv[i] +
                 "' (see --help)");

@@ -36,6 +36,9 @@ struct AOTRunOptions {
   bool saveInputs = false;
   bool print = false;
   unsigned repeat = 0;
+  /// Also capture one call into a CUDA graph, replay it and check its
+  /// bits against the eager call (--graph).
+  bool graph = false;
 };
 
 /// Runs the entry; returns 0 (errors exit through fail()).

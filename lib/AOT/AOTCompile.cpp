@@ -149,7 +149,17 @@ LogicalResult addPackedWrappers(ModuleOp module) {
   MLIRContext *ctx = module.getContext();
   OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
   Type ptrTy = LLVM::LLVMPointerType::get(ctx);
-  for (const std::string &name : entryNames(module)) {
+  // Each entry's, and its workspace form's where it has one.
+  SmallVector<std::string> names;
+  if (auto entries =
+          module->getAttrOfType<ArrayAttr>(EntryAttr::getAttrName()))
+    for (Attribute a : entries)
+      if (auto e = dyn_cast<EntryAttr>(a)) {
+        names.push_back(e.getName().str());
+        if (e.getWorkspace() == WorkspaceForm::Available)
+          names.push_back((e.getName() + kWorkspaceSuffix).str());
+      }
+  for (const std::string &name : names) {
     auto fn = module.lookupSymbol<LLVM::LLVMFuncOp>(name);
     if (!fn)
       return module.emitError("fuse-compile: entry '")

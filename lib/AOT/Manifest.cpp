@@ -203,9 +203,20 @@ FailureOr<std::string> buildManifest(ModuleOp source, ModuleOp lowered,
     Block &body = fn.getBody().front();
     os << (firstEntry ? "\n" : ",\n");
     firstEntry = false;
+    // The workspace form's packed wrapper, or null where there is none.
+    llvm::json::Value wsPacked = nullptr;
+    if (auto entries =
+            lowered->getAttrOfType<ArrayAttr>(EntryAttr::getAttrName()))
+      for (Attribute a : entries)
+        if (auto e = dyn_cast<EntryAttr>(a);
+            e && e.getName() == symbol &&
+            e.getWorkspace() == WorkspaceForm::Available)
+          wsPacked = symbol + kWorkspaceSuffix + kPackedSuffix;
     os << "  {\"name\": " << compact(fn.getSymName()) << ", \"symbol\": "
        << compact(symbol) << ", \"packed\": "
-       << compact(symbol + kPackedSuffix) << ",\n   \"args\": [";
+       << compact(symbol + kPackedSuffix)
+       << ", \"workspace_packed\": " << compact(std::move(wsPacked))
+       << ",\n   \"args\": [";
     for (auto [i, a] : llvm::enumerate(body.getArguments())) {
       llvm::json::Object o;
       std::string in = "in" + std::to_string(i);

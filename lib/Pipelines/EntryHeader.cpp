@@ -8,6 +8,7 @@
 
 #include "fuse/Pipelines/EntryHeader.h"
 
+#include "fuse/Conversion/FuseToGPU/FuseToGPU.h"
 #include "fuse/Dialect/Fuse/IR/FuseOps.h"
 
 #include "mlir/IR/BuiltinTypes.h"
@@ -74,18 +75,11 @@ std::string outputSizeText(EntryOutputAttr out, size_t i) {
   return text;
 }
 
-/// The documentation comment and the declaration of `e`.
-void emitEntry(llvm::raw_ostream &os, EntryAttr e) {
-  std::string decl, doc;
-  llvm::raw_string_ostream declOs(decl), docOs(doc);
-  declOs << "fuse_status_t " << e.getName() << "(";
-  docOs << "/** " << e.getName() << ": compiled fuse pipeline ("
-        << e.getGroups() << " fused group(s)).\n";
-  bool firstParam = true;
-  auto param = [&](const std::string &text) {
-    declOs << (firstParam ? "" : ", ") << text;
-    firstParam = false;
-  };
+/// The parameters of `e` before its counts: inputs (with their dims) and
+/// outputs, each with its documentation line.
+void emitDataParams(EntryAttr e, ArrayRef<EntryOutputAttr> outs,
+                    function_ref<void(const std::string &)> param,
+                    llvm::raw_ostream &docOs) {
   for (auto [i, a] : llvm::enumerate(e.getInputs())) {
     Type t = cast<TypeAttr>(a).getValue();
     std::string an = "in" + std::to_string(i);
@@ -104,32 +98,82 @@ void emitEntry(llvm::raw_ostream &os, EntryAttr e) {
       docOs << " *  " << an << ": scalar " << t << ".\n";
     }
   }
-  SmallVector<EntryOutputAttr> outs;
-  for (Attribute a : e.getOutputs())
-    outs.push_back(cast<EntryOutputAttr>(a));
   for (auto [i, out] : llvm::enumerate(outs))
     param(cTypeName(cast<RankedTensorType>(out.getType()).getElementType()) +
           " *out" + std::to_string(i));
   for (auto [i, out] : llvm::enumerate(outs))
-    if (out.getCount() != OutputCount::None)
-      param("int64_t *out" + std::to_string(i) + "_count");
-  param("fuse_stream_t stream");
-  declOs << ");";
-  for (auto [i, out] : llvm::enumerate(outs))
     docOs << " *  out" << i << ": device pointer to " << out.getType()
           << ", caller-allocated, " << outputSizeText(out, i) << ".\n";
-  for (auto [i, out] : llvm::enumerate(outs))
-    if (out.getCount() != OutputCount::None)
-      docOs << " *  out" << i << "_count: host pointer (or NULL) receiving "
-            << "the number of elements kept in out" << i
-            << "; the call synchronizes `stream` to read it.\n";
-  docOs << " *  stream: CUstream to run on (NULL: the runtime's per-thread "
-           "default).\n"
-        << " *  Asynchronous on `stream`. n = 0 launches nothing (a reduction "
-           "still writes its init/identity).\n"
-        << " *  Returns FUSE_SUCCESS or an error code; see "
-           "fuse_last_error_message(). */";
-  os << doc << "\n" << decl << "\n\n";
+}
+
+/// The documentation comment and the declaration of `e` (and of its
+/// workspace form, where it has one).
+void emitEntry(llvm::raw_ostream &os, EntryAttr e) {
+  SmallVector<EntryOutputAttr> outs;
+  for (Attribute a : e.getOutputs())
+    outs.push_back(cast<EntryOutputAttr>(a));
+  bool ws = e.getWorkspace() == WorkspaceForm::Available;
+  for (bool form : {false, true}) {
+    if (form && !ws)
+      break;
+    std::string name = (e.getName() + (form ? kWorkspaceSuffix : "")).str();
+    std::string decl, doc;
+    llvm::raw_string_ostream declOs(decl), docOs(doc);
+    declOs << "fuse_status_t " << name << "(";
+    if (form)
+      docOs << "/** " << name << ": " << e.getName()
+            << " in its capture-safe form: it allocates nothing and never "
+               "waits\n"
+            << " * for the device, so a call can be captured into a CUDA "
+               "graph.\n";
+    else
+      docOs << "/** " << name << ": compiled fuse pipeline (" << e.getGroups()
+            << " fused group(s)).\n";
+    bool firstParam = true;
+    auto param = [&](const std::string &text) {
+      declOs << (firstParam ? "" : ", ") << text;
+      firstParam = false;
+    };
+    emitDataParams(e, outs, param, docOs);
+    for (auto [i, out] : llvm::enumerate(outs))
+      if (out.getCount() != OutputCount::None) {
+        param("int64_t *out" + std::to_string(i) + "_count");
+        if (form)
+          docOs << " *  out" << i << "_count: device pointer (or NULL) to "
+                << "one int64_t receiving, in stream order, the number of "
+                   "elements kept in out"
+                << i << ".\n";
+        else
+          docOs << " *  out" << i << "_count: host pointer (or NULL) "
+                << "receiving the number of elements kept in out" << i
+                << "; the call synchronizes `stream` to read it.\n";
+      }
+    if (form) {
+      param("void *workspace");
+      param("int64_t *workspace_bytes");
+      docOs << " *  workspace: device memory for the temporaries, 256-byte "
+               "aligned, or NULL:\n"
+            << " *    then the call checks its arguments, writes the bytes "
+               "it needs (at\n"
+            << " *    least 1) to *workspace_bytes and launches nothing (call "
+               "it before a\n"
+            << " *    capture: the first call loads the kernels).\n"
+            << " *  workspace_bytes: the workspace's size in bytes (at least "
+               "what the\n"
+            << " *    query gave for the same sizes).\n";
+    }
+    param("fuse_stream_t stream");
+    declOs << ");";
+    docOs << " *  stream: CUstream to run on (NULL: the runtime's per-thread "
+             "default).\n"
+          << " *  Asynchronous on `stream`. n = 0 launches nothing (a "
+             "reduction still writes its init/identity).\n";
+    if (!form && !ws)
+      docOs << " *  No capture-safe form: " << e.getWorkspaceNote() << ".\n";
+    docOs << " *  Returns FUSE_SUCCESS or an error code; see "
+             "fuse_last_error_message(). */";
+    os << doc << "\n" << decl << "\n\n";
+  }
 }
 
 } // namespace

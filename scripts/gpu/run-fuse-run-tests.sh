@@ -13,12 +13,13 @@
 #   3. with a device present: argument errors still exit 1 with a message
 #      before any launch, a bad library is reported, and --repeat prints
 #      its timing line,
-#   5. CUDA graphs (--graph): every example and extra program without a
-#      filter, captured into a graph and replayed into zeroed results,
-#      gives the eager call's bits (at several sizes: small and large
-#      reductions, every row path, scans); programs with a filter, whose
-#      count is read on the host, are refused with a message; the replay
-#      timings of sumsq_small, sumsq and softmax_rows are printed.
+#   5. CUDA graphs (--graph): every example and extra program, each form
+#      (NAME and the workspace form NAME_ws) captured into a graph and
+#      replayed into zeroed results, gives the eager call's bits and
+#      counts (at several sizes: small and large reductions, every row
+#      path, scans, filters); NAME with a filter, whose count is read on
+#      the host, and programs with no workspace form are refused with a
+#      message; replay timings are printed.
 # Tolerances as in test/Integration/GPU/codegen_tests.cpp: sums 1e-4
 # relative, scan 1e-4 relative to max(1, |ref|), softmax 1e-5 relative;
 # select exact.
@@ -282,54 +283,67 @@ else
   fail "--repeat and --print: $text"
 fi
 
-# 5. CUDA graphs: capture, replay, same bits.
-graph_case() { # LABEL PIPELINE.json ARG...
-  local label="$1" json="$2"; shift 2
-  local args=() text
+# 5. CUDA graphs: capture, replay, same bits. fuse-run-aot --graph captures
+# each form of the entry: NAME (temporaries from stream-ordered
+# allocations) and NAME_ws (a workspace, counts on the device).
+# graph_case LABEL FORMS PIPELINE.json ARG...: FORMS is how many forms must
+# replay bit for bit (2: both; 1: only NAME_ws, NAME reads a filter's count
+# on the host and must be refused).
+graph_case() {
+  local label="$1" forms="$2" json="$3"; shift 3
+  local args=() text ok refused
   for a in "$@"; do args+=(--arg "$a"); done
-  if text="$("$aot" "$json" "${args[@]}" --seed 5 --graph 2>&1)" &&
-      grep -q '^graph: [0-9]* nodes; the replay matches the eager call bit for bit$' <<< "$text"; then
-    pass "graph $label"
+  text="$("$aot" "$json" "${args[@]}" --seed 5 --graph 2>&1)"
+  local rc=$?
+  ok="$(grep -c '^graph: [A-Za-z0-9_]*: [0-9]* nodes; the replay matches the eager call bit for bit$' <<< "$text")"
+  refused="$(grep -c '^graph: [A-Za-z0-9_]* cannot be captured: FUSE_ERROR_NOT_PERMITTED: fuse_memcpy_dtoh: not permitted while the stream is being captured' <<< "$text")"
+  if [ $rc -eq 0 ] && [ "$ok" = "$forms" ] && [ $((ok + refused)) = 2 ]; then
+    pass "graph $label ($ok form(s))"
   else
-    fail "graph $label: $(tail -2 <<< "$text")"
+    fail "graph $label: exit status $rc, $ok form(s) replayed, $refused refused, want $forms: $(tail -3 <<< "$text")"
   fi
 }
 for n in 0 1 4096 1000003 16777216; do
   for p in sumsq sumsq_small scan dot variance chain copy; do
     [ -f "$art/shared/$p.json" ] || { fail "graph $p: shared/$p.json missing"; continue; }
-    if [ "$p" = dot ]; then graph_case "$p-$n" "$art/shared/$p.json" "rand:$n" "rand:$n"
-    else graph_case "$p-$n" "$art/shared/$p.json" "rand:$n"; fi
+    if [ "$p" = dot ]; then graph_case "$p-$n" 2 "$art/shared/$p.json" "rand:$n" "rand:$n"
+    else graph_case "$p-$n" 2 "$art/shared/$p.json" "rand:$n"; fi
   done
-  graph_case "scan-256-staged-$n" "$art/shared/scan_alt.json" "rand:$n"
+  graph_case "scan-256-staged-$n" 2 "$art/shared/scan_alt.json" "rand:$n"
+  # With no element there is no count to read: both forms capture.
+  for p in select select_alt select_big select_direct; do
+    graph_case "$p-$n" "$([ "$n" = 0 ] && echo 2 || echo 1)" "$art/shared/$p.json" "rand:$n"
+  done
 done
 for shape in 1x1 3x5 1000x1024 4096x1000 64x65536 8x1000000; do
-  graph_case "softmax-$shape" "$art/shared/softmax_rows.json" "rand:$shape"
-  graph_case "logsumexp-$shape" "$art/shared/logsumexp_rows.json" "rand:$shape"
+  graph_case "softmax-$shape" 2 "$art/shared/softmax_rows.json" "rand:$shape"
+  graph_case "logsumexp-$shape" 2 "$art/shared/logsumexp_rows.json" "rand:$shape"
 done
+# Extra programs: with a filter, only NAME_ws where the manifest names it;
+# without NAME_ws (a size the host needs is a filter's count), refused.
 for f in "$root"/test/Integration/GPU/extra/*.mlir; do
   name="$(basename "$f" .mlir)"
   json="$art/extra/$name.json"
   [ -f "$json" ] || continue # reported in section 4
   args=()
   for a in $(ls "$art/extra/$name.cpu"/arg*.npy | sort -V); do args+=("$a"); done
-  if grep -q 'fuse.filter' "$f"; then
-    args=("${args[@]/#/--arg=}")
-    expect_error "graph extra $name (a filter) is refused" \
-      "cannot be captured into a CUDA graph: FUSE_ERROR_NOT_PERMITTED" \
-      "$aot" "$json" "${args[@]}" --graph
+  if ! grep -q 'fuse.filter' "$f"; then
+    graph_case "extra $name" 2 "$json" "${args[@]}"
+  elif grep -q '"workspace_packed": "' "$json"; then
+    graph_case "extra $name" 1 "$json" "${args[@]}"
   else
-    graph_case "extra $name" "$json" "${args[@]}"
+    expect_error "graph extra $name (no form can be captured) is refused" \
+      "cannot be captured into a CUDA graph in any form" \
+      "$aot" "$json" "${args[@]/#/--arg=}" --graph
   fi
 done
-expect_error "graph select (a filter) is refused" \
-  "'select' cannot be captured into a CUDA graph: FUSE_ERROR_NOT_PERMITTED: fuse_memcpy_dtoh: not permitted while the stream is being captured" \
-  "$aot" "$art/shared/select.json" --arg rand:1000 --graph
-for spec in "sumsq_small rand:4096" "sumsq rand:4096" "sumsq rand:16777216" "softmax_rows rand:4x1024"; do
+# Timings: 2000 calls back to back, eager and replayed, per form.
+for spec in "sumsq_small rand:4096" "sumsq rand:4096" "sumsq rand:16777216" "softmax_rows rand:4x1024" "select rand:4096"; do
   set -- $spec
   if text="$("$aot" "$art/shared/$1.json" --arg "$2" --graph --repeat 2000 2>&1)" &&
-      line="$(grep '^back to back over 2000 calls: eager [0-9.]* us a call, graph replay [0-9.]* us a call$' <<< "$text")"; then
+      lines="$(grep '^back to back over 2000 calls ([A-Za-z0-9_]*): eager [0-9.]* us a call, graph replay [0-9.]* us a call$' <<< "$text")"; then
     pass "graph timing $1 $2"
-    echo "graph timing $1 $2: $line"
+    while read -r l; do echo "graph timing $1 $2: $l"; done <<< "$lines"
   else
     fail "graph timing $1 $2: $(tail -2 <<< "$text")"
   fi

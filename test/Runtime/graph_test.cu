@@ -13,6 +13,7 @@
 #include <cuda_runtime.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <vector>
 
@@ -188,21 +189,27 @@ void testRefusals() {
 
     // A CUDA call the capture cannot take invalidates it: fuse_graph_end
     // says so and keeps nothing; the stream works eagerly afterwards.
-    ok(fuse_graph_begin(s), "fuse_graph_begin");
-    void *raw = nullptr;
-    cudaError_t err = cudaMalloc(&raw, 256);
-    check(err != cudaSuccess, "cudaMalloc is refused in a thread-local capture",
-          cudaGetErrorName(err));
-    (void)cudaGetLastError();
-    if (err == cudaSuccess)
-      cudaFree(raw);
-    g = reinterpret_cast<fuse_graph_t>(0x1);
-    fuse_status_t st = fuse_graph_end(s, &g);
-    check(st != FUSE_SUCCESS && g == nullptr,
-          "an invalidated capture fails at fuse_graph_end and keeps nothing",
-          std::string(fuse_status_name(st)) + ": " + msg());
-    expectStatus(fuse_reduce(FUSE_REDUCE_ADD, FUSE_F32, x.p, o.p, 1024, s),
-                 FUSE_SUCCESS, "the stream runs eagerly after a failed capture");
+    // (Not under compute-sanitizer, which reports the refused cudaMalloc
+    // as an API error.)
+    if (std::getenv("FUSE_TEST_UNDER_SANITIZER"))
+      std::printf("(under compute-sanitizer: invalidated capture skipped)\n");
+    else {
+      ok(fuse_graph_begin(s), "fuse_graph_begin");
+      void *raw = nullptr;
+      cudaError_t err = cudaMalloc(&raw, 256);
+      check(err != cudaSuccess, "cudaMalloc is refused in a thread-local capture",
+            cudaGetErrorName(err));
+      (void)cudaGetLastError();
+      if (err == cudaSuccess)
+        cudaFree(raw);
+      g = reinterpret_cast<fuse_graph_t>(0x1);
+      fuse_status_t st = fuse_graph_end(s, &g);
+      check(st != FUSE_SUCCESS && g == nullptr,
+            "an invalidated capture fails at fuse_graph_end and keeps nothing",
+            std::string(fuse_status_name(st)) + ": " + msg());
+      expectStatus(fuse_reduce(FUSE_REDUCE_ADD, FUSE_F32, x.p, o.p, 1024, s),
+                   FUSE_SUCCESS, "the stream runs eagerly after a failed capture");
+    }
     fuse_stream_synchronize(s);
   }
   fuse_stream_destroy(s);

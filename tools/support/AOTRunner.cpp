@@ -11,6 +11,7 @@
 
 #include "fuse/ToolSupport/AOTRunner.h"
 
+#include "AOTGraph.h"
 #include "Json.h"
 #include "fuse/ToolSupport/HostArray.h"
 
@@ -23,6 +24,7 @@
 #include <cstring>
 #include <dlfcn.h>
 #include <functional>
+#include <memory>
 #include <optional>
 
 namespace fuse {
@@ -43,6 +45,7 @@ struct ResultSlot {
 
 struct Entry {
   std::string name, symbol, packed;
+  std::string workspacePacked; // empty: no workspace form
   std::vector<Slot> args;
   std::vector<ResultSlot> results;
 };
@@ -141,6 +144,12 @@ struct ManifestReader {
       std::string where = "entry '" + entry.name + "'";
       entry.symbol = str(e, "symbol", where);
       entry.packed = str(e, "packed", where);
+      if (const json::Value *w = e.get("workspace_packed")) {
+        if (w->kind == json::Value::Kind::String)
+          entry.workspacePacked = w->string;
+        else if (!w->isNull())
+          bad(where + ": \"workspace_packed\" is neither a string nor null");
+      }
       const json::Value &args =
           member(e, "args", json::Value::Kind::Array, where);
       for (size_t i = 0; i < args.array.size(); ++i)
@@ -398,65 +407,57 @@ struct DeviceBuffers {
 
 using PackedFn = int32_t (*)(void **);
 
-/// --graph: captures one call of the entry (`call`, on whatever stream
-/// `stream` holds) on a created stream into a CUDA graph, replays it into
-/// zeroed result buffers and fails unless every result byte equals the
-/// eager call's (`eager`); with `repeat`, times `repeat` calls back to
-/// back, eager and replayed.
-void runGraph(const std::string &name, const std::function<fuse_status_t()> &call,
-              fuse_stream_t &stream, const std::vector<void *> &devOut,
-              const std::vector<size_t> &outBytes,
-              const std::vector<HostArray> &eager, unsigned repeat) {
-  fuse_stream_t s = nullptr;
-  check(fuse_stream_create(&s), "fuse_stream_create");
-  stream = s;
-  check(fuse_graph_begin(s), "fuse_graph_begin");
-  fuse_status_t st = call();
-  std::string message = st == FUSE_SUCCESS ? "" : fuse_last_error_message();
-  fuse_graph_t g = nullptr;
-  fuse_status_t endStatus = fuse_graph_end(s, &g);
-  if (st != FUSE_SUCCESS)
-    fail("'" + name + "' cannot be captured into a CUDA graph: " +
-         fuse_status_name(st) + ": " + message);
-  check(endStatus, "fuse_graph_end");
-  for (size_t i = 0; i < devOut.size(); ++i)
-    check(fuse_memset(devOut[i], 0, outBytes[i], s), "fuse_memset");
-  check(fuse_graph_launch(g, s), "fuse_graph_launch");
-  check(fuse_stream_synchronize(s), "fuse_stream_synchronize");
-  for (size_t i = 0; i < eager.size(); ++i) {
-    std::vector<uint8_t> got(eager[i].data.size());
-    if (!got.empty())
-      check(fuse_memcpy_dtoh(got.data(), devOut[i], got.size(), s),
-            "fuse_memcpy_dtoh (result #" + std::to_string(i) + ")");
-    if (got != eager[i].data)
-      fail("result #" + std::to_string(i) +
-           ": the graph replay differs from the eager call");
-  }
-  size_t nodes = 0;
-  check(fuse_graph_nodes(g, &nodes), "fuse_graph_nodes");
-  std::printf("graph: %zu nodes; the replay matches the eager call bit for "
-              "bit\n",
-              nodes);
-  if (repeat > 0) {
-    auto perCall = [&](const std::function<fuse_status_t()> &one) {
-      auto t0 = std::chrono::steady_clock::now();
-      for (unsigned r = 0; r < repeat; ++r)
-        check(one(), "'" + name + "' (timed)");
-      check(fuse_stream_synchronize(s), "fuse_stream_synchronize");
-      auto t1 = std::chrono::steady_clock::now();
-      return std::chrono::duration<double, std::micro>(t1 - t0).count() /
-             repeat;
-    };
-    perCall(call); // warm: the eager calls' cache on this stream
-    double eagerUs = perCall(call);
-    double graphUs = perCall([&] { return fuse_graph_launch(g, s); });
-    std::printf("back to back over %u calls: eager %.2f us a call, graph "
-                "replay %.2f us a call\n",
-                repeat, eagerUs, graphUs);
-  }
-  check(fuse_graph_destroy(g), "fuse_graph_destroy");
-  check(fuse_stream_destroy(s), "fuse_stream_destroy");
-  stream = nullptr;
+/// The entry's workspace form for --graph: the same arguments as `params`
+/// (the allocating form's), with each filter's count on the device, and a
+/// workspace of the size the form asks for (queried and allocated here,
+/// outside any capture). The storage the call reads lives in the closure.
+GraphForm workspaceForm(void *library, const Entry &entry,
+                        const std::vector<void *> &params, size_t nres,
+                        fuse_stream_t &stream, DeviceBuffers &buffers) {
+  void *sym = dlsym(library, entry.workspacePacked.c_str());
+  if (!sym)
+    fail("the library has no symbol '" + entry.workspacePacked + "'");
+  PackedFn wsFn = reinterpret_cast<PackedFn>(sym);
+  struct State {
+    std::vector<void *> params;
+    std::vector<int64_t *> counts;
+    void *workspace = nullptr;
+    int64_t bytes = 0;
+    int64_t *bytesPtr = &bytes; // each parameter is read through a pointer
+  };
+  auto st = std::make_shared<State>();
+  // The allocating form's parameters end with the host counts and the
+  // stream: the same prefix, then device counts.
+  size_t ncounts = 0;
+  for (const ResultSlot &r : entry.results)
+    ncounts += r.filter;
+  size_t prefix = params.size() - ncounts - 1;
+  st->params.assign(params.begin(), params.begin() + prefix);
+  st->counts.assign(nres, nullptr);
+  for (size_t i = 0; i < nres; ++i)
+    if (entry.results[i].filter)
+      st->counts[i] = static_cast<int64_t *>(
+          buffers.alloc(8, "device count of result #" + std::to_string(i)));
+  for (size_t i = 0; i < nres; ++i)
+    if (entry.results[i].filter)
+      st->params.push_back(&st->counts[i]);
+  st->params.push_back(&st->workspace);
+  st->params.push_back(&st->bytesPtr);
+  st->params.push_back(&stream);
+  // The size query (a NULL workspace), then the workspace itself.
+  check(static_cast<fuse_status_t>(wsFn(st->params.data())),
+        "'" + entry.symbol + "_ws' (workspace query)");
+  if (st->bytes > 0)
+    st->workspace = buffers.alloc(size_t(st->bytes), "workspace");
+  std::printf("workspace: %s needs %lld bytes\n", entry.workspacePacked.c_str(),
+              static_cast<long long>(st->bytes));
+  std::string symbol = entry.workspacePacked.substr(
+      0, entry.workspacePacked.size() - std::strlen("__fuse_packed"));
+  return GraphForm{symbol,
+                   [st, wsFn] {
+                     return static_cast<fuse_status_t>(wsFn(st->params.data()));
+                   },
+                   st->counts};
 }
 
 std::string dirOf(const std::string &path) {
@@ -594,10 +595,17 @@ int runAOT(const AOTRunOptions &o) {
     saveResults(outputs, o.outDir);
 
   if (o.graph) {
-    runGraph(
-        entry.name,
-        [&] { return static_cast<fuse_status_t>(fn(params.data())); }, stream,
-        devOut, outBytes, outputs, o.repeat);
+    GraphRun run{entry.name, &stream, devOut, outBytes, outputs, {}, o.repeat};
+    std::vector<GraphForm> forms;
+    forms.push_back({entry.symbol,
+                     [&] { return static_cast<fuse_status_t>(fn(params.data())); },
+                     {}});
+    for (const ResultSlot &r : entry.results)
+      run.filter.push_back(r.filter);
+    if (!entry.workspacePacked.empty())
+      forms.push_back(workspaceForm(handle, entry, params, counts.size(),
+                                    stream, buffers));
+    runGraphs(forms, run);
   } else if (o.repeat > 0) {
     std::vector<double> ms;
     for (unsigned r = 0; r < o.repeat; ++r) {

@@ -303,6 +303,7 @@ LogicalResult EntryConverter::convert(func::FuncOp fn,
 
   // The host function and the entry's description.
   EntrySignature sig = entrySignature(fn);
+  sig.symbol = name;
   OpBuilder mb(fn);
   auto host =
       func::FuncOp::create(mb, fn.getLoc(), name + "__fuse_host",
@@ -310,12 +311,17 @@ LogicalResult EntryConverter::convert(func::FuncOp fn,
   HostEntry hostEntry(module, fn, host, groups, sig);
   if (failed(hostEntry.build()))
     return failure();
+  std::string workspaceNote;
+  if (failed(buildWorkspaceForm(module, fn, groups, sig, workspaceNote)))
+    return failure();
   SmallVector<Attribute> inputs;
   for (Type t : fn.getArgumentTypes())
     inputs.push_back(TypeAttr::get(t));
-  entries.push_back(EntryAttr::get(ctx, name, groups.size(),
-                                   ArrayAttr::get(ctx, inputs),
-                                   ArrayAttr::get(ctx, hostEntry.outputs())));
+  entries.push_back(EntryAttr::get(
+      ctx, name, groups.size(), ArrayAttr::get(ctx, inputs),
+      ArrayAttr::get(ctx, hostEntry.outputs()),
+      workspaceNote.empty() ? WorkspaceForm::Available : WorkspaceForm::None,
+      workspaceNote));
 
   fn.erase();
   host.setSymName(name);

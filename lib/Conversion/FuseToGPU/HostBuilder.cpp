@@ -71,6 +71,7 @@ LLVM::GlobalOp HostBuilder::global(StringRef name, Type t, Attribute value,
   OpBuilder mb = OpBuilder::atBlockBegin(module.getBody());
   auto g = LLVM::GlobalOp::create(mb, loc, t, constant, LLVM::Linkage::Internal,
                                   name, value, align);
+  createdGlobals.push_back(g);
   if (!value) {
     Block *init = mb.createBlock(&g.getInitializerRegion());
     mb.setInsertionPointToStart(init);
@@ -81,6 +82,14 @@ LLVM::GlobalOp HostBuilder::global(StringRef name, Type t, Attribute value,
 }
 
 Value HostBuilder::allocTemp(Value bytes) {
+  if (workspace) {
+    // Aligned as cudaMalloc aligns, for every vector access.
+    Value start = arith::AndIOp::create(
+        b, loc, add(load(i64(), workspace->used), c64(255)), c64(~int64_t(255)));
+    store(add(start, bytes), workspace->used);
+    return LLVM::GEPOp::create(b, loc, ptrTy(), b.getI8Type(), workspace->base,
+                               ArrayRef<LLVM::GEPArg>{start});
+  }
   Value s = slot(ptrTy());
   {
     OpBuilder eb(b.getContext());
@@ -90,6 +99,13 @@ Value HostBuilder::allocTemp(Value bytes) {
   tempSlots.push_back(s);
   check(call("fuse_malloc", {s, bytes, stream}));
   return load(ptrTy(), s);
+}
+
+void HostBuilder::onDevice(function_ref<void()> work) {
+  if (workspace)
+    ifThen(notI(workspace->dry), work);
+  else
+    work();
 }
 
 void HostBuilder::launch(Value fnHandle, Value grid, Value block,
@@ -106,8 +122,10 @@ void HostBuilder::launch(Value fnHandle, Value grid, Value block,
   }
   Value g32 = arith::TruncIOp::create(b, loc, i32(), grid);
   Value one = c32(1);
-  check(call("fuse_launch", {fnHandle, g32, one, one, block, one, one,
-                             sharedBytes, stream, array}));
+  onDevice([&] {
+    check(call("fuse_launch", {fnHandle, g32, one, one, block, one, one,
+                               sharedBytes, stream, array}));
+  });
 }
 
 LogicalResult ShapeInfer::dims(Value v, SmallVector<Value> &out,

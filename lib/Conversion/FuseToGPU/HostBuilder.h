@@ -20,6 +20,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/BuiltinOps.h"
 
+#include <optional>
 #include <string>
 
 namespace fuse {
@@ -47,6 +48,17 @@ public:
   Value stream;
   SmallVector<Value> tempSlots;
   Value smCount; // i64
+  /// The globals this builder created (not found by name).
+  SmallVector<LLVM::GlobalOp> createdGlobals;
+
+  /// The workspace form of an entry (NAME_ws): temporaries are carved, in
+  /// order and 256-byte aligned, from the caller's `base`, the bytes used
+  /// so far are in the i64 slot `used`, and while `dry` (i1) holds the
+  /// function only sizes: nothing touches the device.
+  struct Workspace {
+    Value base, used, dry;
+  };
+  std::optional<Workspace> workspace;
 
   Type ptrTy() { return LLVM::LLVMPointerType::get(b.getContext()); }
   Type i32() { return b.getI32Type(); }
@@ -75,8 +87,12 @@ public:
     return LLVM::AddressOfOp::create(b, loc, g);
   }
 
-  /// A device temporary of `bytes` bytes, freed at exit.
+  /// A device temporary of `bytes` bytes, freed at exit (the workspace
+  /// form: the next piece of the workspace).
   Value allocTemp(Value bytes);
+  /// Emits `work`, calls that touch the device, so that the workspace
+  /// form's dry run skips them.
+  void onDevice(function_ref<void()> work);
 
   /// Launches `fnHandle` on `grid` (i64) blocks of `block` threads with
   /// `sharedBytes` of dynamic shared memory.

@@ -43,7 +43,8 @@ HostEntry::HostEntry(ModuleOp module, func::FuncOp fn, func::FuncOp host,
                      const EntrySignature &sig)
     : fn(fn), oldBody(fn.getBody().front()),
       ret(cast<func::ReturnOp>(oldBody.getTerminator())),
-      name(fn.getSymName().str()), loc(fn.getLoc()), h(module, host, loc),
+      name(sig.symbol.empty() ? fn.getSymName().str() : sig.symbol),
+      loc(fn.getLoc()), h(module, host, loc),
       groups(groups), sig(sig) {}
 
 SmallVector<Attribute> HostEntry::outputs() const {
@@ -69,6 +70,13 @@ LogicalResult HostEntry::build() {
   h.fail->addArgument(h.i32(), loc);
   h.b.setInsertionPointToStart(h.entry);
   h.stream = h.entry->getArgument(sig.streamArg);
+  if (sig.workspaceForm()) {
+    Value used = h.slot(h.i64());
+    h.store(h.c64(0), used);
+    h.workspace = HostBuilder::Workspace{
+        h.entry->getArgument(sig.workspaceArg), used,
+        h.entry->getArgument(sig.dryArg)};
+  }
 
   declareKernels();
   mapArguments();
@@ -215,6 +223,8 @@ LogicalResult HostEntry::mapScalarOp(Operation &op) {
       return dim.emitOpError("index ")
              << *c << " is out of range for a tensor of rank "
              << it->second.dims.size();
+    if (sizedOnDevice(dim.getSource(), "the entry's tensor.dim reads it"))
+      return failure();
     Value v = it->second.dims[*c];
     scalarMap.map(dim.getResult(), v);
     scalarSizes[dim.getResult()] = {v, it->second.dimSizes[*c]};
@@ -446,6 +456,8 @@ LogicalResult HostEntry::bindOperands(GroupLaunch &l) {
       if (it == tensors.end())
         return g.emitOpError("GPU code generation: operand not available on "
                              "the host");
+      if (sizedOnDevice(operand, "a later step reads it"))
+        return failure();
       l.common.push_back(it->second.ptr);
       l.common.append(it->second.dims);
       l.bodyArgs[barg] = it->second;
@@ -545,7 +557,22 @@ LogicalResult HostEntry::storeCounts() {
     Value dst = h.entry->getArgument(sig.countArg[i]);
     Value notNull = LLVM::ICmpOp::create(h.b, loc, LLVM::ICmpPredicate::ne, dst,
                                          LLVM::ZeroOp::create(h.b, loc, ptrTy));
-    h.ifThen(notNull, [&] { h.store(it->second.dims[0], dst); });
+    if (sig.workspaceForm()) {
+      // A device pointer: the count is copied in stream order.
+      auto dc = deviceCount.find(r);
+      if (dc == deviceCount.end())
+        return blockWorkspace("result #" + Twine(i) +
+                              "'s count is computed on the host from a "
+                              "filter's count");
+      h.ifThen(notNull, [&] {
+        h.onDevice([&] {
+          h.check(h.call("fuse_memcpy_dtod",
+                         {dst, dc->second, h.c64(8), h.stream}));
+        });
+      });
+    } else {
+      h.ifThen(notNull, [&] { h.store(it->second.dims[0], dst); });
+    }
     auto g = r.getDefiningOp<GroupOp>();
     bool own = g && g.getYield()
                         .getValues()[cast<OpResult>(r).getResultNumber()]
@@ -554,6 +581,23 @@ LogicalResult HostEntry::storeCounts() {
       resultCounts[i] = OutputCount::FromKept;
   }
   return success();
+}
+
+LogicalResult HostEntry::blockWorkspace(const Twine &why) {
+  workspaceBlocker = why.str();
+  return failure();
+}
+
+// In the workspace form, whether `v`'s size is a filter's count that only
+// the device knows, which the host cannot use (`use` says how it would):
+// then the form is blocked.
+bool HostEntry::sizedOnDevice(Value v, const Twine &use) {
+  if (!sig.workspaceForm() || !deviceCount.count(v))
+    return false;
+  (void)blockWorkspace("the size of a filter's result is known only on the "
+                       "device, and " +
+                       use);
+  return true;
 }
 
 // Normal exit and the failure exit both free the temporaries.
@@ -567,6 +611,9 @@ void HostEntry::buildExits() {
     }
   };
   freeTemps(h.b);
+  if (h.workspace)
+    h.store(h.load(h.i64(), h.workspace->used),
+            h.entry->getArgument(sig.usedArg));
   func::ReturnOp::create(h.b, loc, ValueRange{h.c32(0)});
   OpBuilder fb = OpBuilder::atBlockBegin(h.fail);
   freeTemps(fb);

@@ -27,6 +27,9 @@ namespace gpugen {
 /// The C-ABI signature of an entry's host function: its argument types
 /// and where its outputs, counts and stream are.
 struct EntrySignature {
+  /// The C symbol the host function implements ("sumsq", "sumsq_ws"):
+  /// the name its messages give.
+  std::string symbol;
   SmallVector<Type> argTypes;
   /// The C names of the entry's arguments ("in0", ...).
   SmallVector<std::string> argNames;
@@ -35,6 +38,11 @@ struct EntrySignature {
   /// Per result, the argument of its count pointer (-1: none).
   SmallVector<int> countArg;
   unsigned streamArg = 0;
+  /// The workspace form's implementation (-1 otherwise): the workspace
+  /// pointer, the i1 dry-run flag and the `int64_t *` receiving the bytes
+  /// used, after the stream. Its counts are device pointers.
+  int workspaceArg = -1, dryArg = -1, usedArg = -1;
+  bool workspaceForm() const { return workspaceArg >= 0; }
 };
 
 /// One group's launch under construction: what the launch of each kernel
@@ -71,8 +79,13 @@ public:
             MutableArrayRef<std::pair<GroupOp, GroupKernels>> groups,
             const EntrySignature &sig);
 
-  /// Builds the host function's body; fails with a diagnostic.
+  /// Builds the host function's body; fails with a diagnostic, or, for
+  /// the workspace form, with none and `blocker()` saying why the entry
+  /// cannot have that form.
   LogicalResult build();
+  const std::string &blocker() const { return workspaceBlocker; }
+  /// The globals the build created (for a blocked form to erase).
+  ArrayRef<LLVM::GlobalOp> createdGlobals() const { return h.createdGlobals; }
   /// Per result of the entry, its type, the caller's extents and its
   /// count: the entry's description for the C header.
   SmallVector<Attribute> outputs() const;
@@ -157,11 +170,28 @@ private:
   SmallVector<SmallVector<SizeAttr>> resultSizes;
   SmallVector<OutputCount> resultCounts;
 
+  // The workspace form: the results whose size (a filter's count) only the
+  // device knows, with the device address of that count, and why the form
+  // cannot be built (empty while it can).
+  DenseMap<Value, Value> deviceCount;
+  std::string workspaceBlocker;
+  LogicalResult blockWorkspace(const Twine &why);
+  bool sizedOnDevice(Value v, const Twine &use);
+
   // The caller's buffers checked so far, and the check messages.
   SmallVector<std::pair<BlockArgument, Extent>> userInputs;
   SmallVector<Extent> userOutputs;
   unsigned numMessages = 0;
 };
+
+/// Builds NAME_ws, the workspace form of entry `fn` (HostWorkspace.cpp),
+/// after its host function NAME; `sig` is NAME's signature. Where the form
+/// cannot exist, builds nothing and sets `note` to the reason. Fails only
+/// with a diagnostic.
+LogicalResult
+buildWorkspaceForm(ModuleOp module, func::FuncOp fn,
+                   MutableArrayRef<std::pair<GroupOp, GroupKernels>> groups,
+                   const EntrySignature &sig, std::string &note);
 
 } // namespace gpugen
 } // namespace fuse

@@ -322,8 +322,9 @@ LogicalResult HostEntry::launchScanOrFilter(GroupLaunch &l) {
   GroupKernels &gk = l.gk;
   int64_t bt = gk.tiling.blockThreads;
   Type ptrTy = h.ptrTy();
-  // One launch over a zeroed look-back work space;
-  // a filter then copies its count to the host (stream synchronized).
+  // One launch over a zeroed look-back work space; a filter then copies
+  // its count to the host (stream synchronized), except in the workspace
+  // form.
   bool isFilter = gk.plan == GroupPlan::Filter;
   Operation *core = nullptr;
   for (Operation &bop : l.body)
@@ -341,6 +342,19 @@ LogicalResult HostEntry::launchScanOrFilter(GroupLaunch &l) {
   h.store(h.c64(0), countSlot);
   Value nonEmpty =
       arith::CmpIOp::create(h.b, loc, arith::CmpIPredicate::sgt, n, h.c64(0));
+  // The workspace form keeps the count on the device, in a piece of its
+  // own (zero when no tile runs), for the caller's device count.
+  bool countOnDevice = isFilter && h.workspace;
+  Value deviceCountPtr;
+  if (countOnDevice) {
+    deviceCountPtr = h.allocTemp(h.c64(8));
+    h.ifThen(h.notI(nonEmpty), [&] {
+      h.onDevice([&] {
+        h.check(h.call("fuse_memset",
+                       {deviceCountPtr, h.c32(0), h.c64(8), h.stream}));
+      });
+    });
+  }
   h.ifThen(nonEmpty, [&] {
     Value ntiles = h.ceilDiv(n, h.c64(gk.tileItems));
     Value flagBytes = arith::AndIOp::create(
@@ -348,9 +362,12 @@ LogicalResult HostEntry::launchScanOrFilter(GroupLaunch &l) {
         h.c64(~int64_t(15)));
     Value head = h.add(h.c64(16), flagBytes);
     Value slots = h.mul(ntiles, h.c64(16 * gk.statusTypes.size()));
-    Value wsBytes = h.add(h.add(head, slots), h.c64(isFilter ? 8 : 0));
+    Value wsBytes = h.add(h.add(head, slots),
+                          h.c64(isFilter && !countOnDevice ? 8 : 0));
     Value ws = h.allocTemp(wsBytes);
-    h.check(h.call("fuse_memset", {ws, h.c32(0), head, h.stream}));
+    h.onDevice([&] {
+      h.check(h.call("fuse_memset", {ws, h.c32(0), head, h.stream}));
+    });
     SmallVector<Value> ptrs;
     for (Value operand : g.getOperands())
       if (auto t = tensorTy(operand); t && t.getRank() > 0)
@@ -365,7 +382,10 @@ LogicalResult HostEntry::launchScanOrFilter(GroupLaunch &l) {
     SmallVector<Value> args(l.common);
     args.append({n, ntiles, aligned, ws});
     Value countDev;
-    if (isFilter) {
+    if (countOnDevice) {
+      countDev = deviceCountPtr;
+      args.push_back(countDev);
+    } else if (isFilter) {
       countDev =
           LLVM::GEPOp::create(h.b, loc, ptrTy, h.b.getI8Type(), ws,
                               ArrayRef<LLVM::GEPArg>{h.add(head, slots)});
@@ -379,14 +399,17 @@ LogicalResult HostEntry::launchScanOrFilter(GroupLaunch &l) {
     Value grid = gk.tiling.grid > 0 ? h.c64(gk.tiling.grid) : resident;
     h.launch(handle[gk.kernel], h.minI(ntiles, grid), bt, args,
              gk.dynamicSharedBytes);
-    if (isFilter) {
+    if (isFilter && !countOnDevice) {
       h.check(h.call("fuse_memcpy_dtoh",
                      {countSlot, countDev, h.c64(8), h.stream}));
       h.check(h.call("fuse_stream_synchronize", {h.stream}));
     }
   });
   if (isFilter) {
-    Value count = h.load(h.i64(), countSlot);
+    // On the host: the count read back; in the workspace form: the
+    // capacity, and the device count for whoever needs the size
+    // (HostEntry::sizedOnDevice).
+    Value count = countOnDevice ? n : h.load(h.i64(), countSlot);
     for (auto [j, res] : llvm::enumerate(g.getResults())) {
       Value y = g.getYield().getValues()[j];
       if (!y.getDefiningOp<FilterOp>())
@@ -394,6 +417,8 @@ LogicalResult HostEntry::launchScanOrFilter(GroupLaunch &l) {
       tensors[res].dims = {count};
       tensors[res].dimSizes = {
           SizeAttr::get(g.getContext(), SizeSource::Kept, 0, 0)};
+      if (countOnDevice)
+        deviceCount[res] = deviceCountPtr;
       // The count itself is stored with the other counts, at the end.
       auto ri = resultIndex.find(res);
       if (ri == resultIndex.end() || sig.countArg[ri->second] < 0)

@@ -3,7 +3,7 @@
 // An elementwise group: one kernel, a C-ABI host function that checks the
 // pointers' alignment for the 16-byte path and launches nothing for n = 0.
 // CHECK-LABEL: module attributes
-// CHECK-SAME: fuse.entries = [#fuse.entry<name = "chain", groups = 1, inputs = [tensor<?xf32>], outputs = [#fuse.entry_output<type = tensor<?xf32>, sizes = [#fuse.size<source = arg_dim>], count = none>]>]
+// CHECK-SAME: fuse.entries = [#fuse.entry<name = "chain", groups = 1, inputs = [tensor<?xf32>], outputs = [#fuse.entry_output<type = tensor<?xf32>, sizes = [#fuse.size<source = arg_dim>], count = none>], workspace = available>]
 // CHECK: llvm.mlir.global internal constant @fuse_kernels_image
 // CHECK: func.func @chain(%{{.*}}: !llvm.ptr, %{{.*}}: i64, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr) -> i32
 // CHECK: call @fuse_module_load

@@ -10,7 +10,7 @@
 // code only. An occupancy hint (6 blocks of 256). The host picks the
 // kernel by cols, launches one block per row and nothing for rows = 0.
 // CHECK-LABEL: module attributes
-// CHECK-SAME: #fuse.entry<name = "softmax", groups = 1, inputs = [tensor<?x?xf32>], outputs = [#fuse.entry_output<type = tensor<?x?xf32>, sizes = [#fuse.size<source = arg_dim>, #fuse.size<source = arg_dim, dim = 1>], count = none>]>
+// CHECK-SAME: #fuse.entry<name = "softmax", groups = 1, inputs = [tensor<?x?xf32>], outputs = [#fuse.entry_output<type = tensor<?x?xf32>, sizes = [#fuse.size<source = arg_dim>, #fuse.size<source = arg_dim, dim = 1>], count = none>], workspace = available>
 // CHECK: func.func @softmax(
 // CHECK: arith.cmpi sgt
 // CHECK: arith.remsi %{{.*}}, %c4_i64
@@ -66,7 +66,7 @@ func.func @softmax(%x: tensor<?x?xf32>) -> tensor<?x?xf32> {
 
 // A per-row result (rank 1): stored once per row by thread 0.
 // CHECK-LABEL: module attributes
-// CHECK-SAME: #fuse.entry<name = "rowsum", groups = 1, inputs = [tensor<?x?xf32>], outputs = [#fuse.entry_output<type = tensor<?xf32>, sizes = [#fuse.size<source = arg_dim>], count = none>]>
+// CHECK-SAME: #fuse.entry<name = "rowsum", groups = 1, inputs = [tensor<?x?xf32>], outputs = [#fuse.entry_output<type = tensor<?xf32>, sizes = [#fuse.size<source = arg_dim>], count = none>], workspace = available>
 // CHECK: gpu.func @rowsum_g0_rows(
 // CHECK: gpu.shuffle  xor
 // CHECK: arith.cmpi eq

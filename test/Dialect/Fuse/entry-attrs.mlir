@@ -4,7 +4,7 @@
 // renders as the AOT header. They round-trip, and their verifiers reject
 // descriptions that name no argument of the right kind.
 
-// CHECK: fuse.entries = [#fuse.entry<name = "select", groups = 2, inputs = [tensor<?x?xf32>, index], outputs = [#fuse.entry_output<type = tensor<?xf32>, sizes = [#fuse.size<source = arg_dim, dim = 1>], count = kept>, #fuse.entry_output<type = tensor<?x8xf32>, sizes = [#fuse.size<source = arg, value = 1>, #fuse.size<source = static, value = 8>], count = none>, #fuse.entry_output<type = tensor<f32>, sizes = [], count = none>]>]
+// CHECK: fuse.entries = [#fuse.entry<name = "select", groups = 2, inputs = [tensor<?x?xf32>, index], outputs = [#fuse.entry_output<type = tensor<?xf32>, sizes = [#fuse.size<source = arg_dim, dim = 1>], count = kept>, #fuse.entry_output<type = tensor<?x8xf32>, sizes = [#fuse.size<source = arg, value = 1>, #fuse.size<source = static, value = 8>], count = none>, #fuse.entry_output<type = tensor<f32>, sizes = [], count = none>], workspace = none, workspace_note = "a reason">]
 module attributes {fuse.entries = [#fuse.entry<name = "select", groups = 2,
     inputs = [tensor<?x?xf32>, index],
     outputs = [
@@ -15,7 +15,22 @@ module attributes {fuse.entries = [#fuse.entry<name = "select", groups = 2,
           sizes = [#fuse.size<source = arg, value = 1>,
                    #fuse.size<source = static, value = 8>],
           count = none>,
-      #fuse.entry_output<type = tensor<f32>, sizes = [], count = none>]>]} {
+      #fuse.entry_output<type = tensor<f32>, sizes = [], count = none>],
+    workspace = none, workspace_note = "a reason">]} {
+}
+
+// -----
+
+// expected-error @+1 {{an entry's workspace_note says why it has no workspace form: given exactly when workspace is none}}
+module attributes {fuse.entries = [#fuse.entry<name = "f", groups = 1,
+    inputs = [], outputs = [], workspace = none>]} {
+}
+
+// -----
+
+// expected-error @+1 {{an entry's workspace_note says why it has no workspace form: given exactly when workspace is none}}
+module attributes {fuse.entries = [#fuse.entry<name = "f", groups = 1,
+    inputs = [], outputs = [], workspace = available, workspace_note = "x">]} {
 }
 
 // -----
@@ -24,7 +39,8 @@ module attributes {fuse.entries = [#fuse.entry<name = "select", groups = 2,
 module attributes {fuse.entries = [#fuse.entry<name = "f", groups = 1,
     inputs = [tensor<?x?xf32>],
     outputs = [#fuse.entry_output<type = tensor<?xf32>,
-        sizes = [#fuse.size<source = arg_dim, dim = 2>], count = none>]>]} {
+        sizes = [#fuse.size<source = arg_dim, dim = 2>], count = none>],
+    workspace = available>]} {
 }
 
 // -----
@@ -33,7 +49,8 @@ module attributes {fuse.entries = [#fuse.entry<name = "f", groups = 1,
 module attributes {fuse.entries = [#fuse.entry<name = "f", groups = 1,
     inputs = [tensor<?xf32>],
     outputs = [#fuse.entry_output<type = tensor<?xf32>,
-        sizes = [#fuse.size<source = arg>], count = none>]>]} {
+        sizes = [#fuse.size<source = arg>], count = none>],
+    workspace = available>]} {
 }
 
 // -----

@@ -57,6 +57,58 @@ static void values(const char *what, const float *dev, int n) {
   bad ? ++failures : ++passes;
 }
 
+/* The workspace form csum_ws: its own argument checks, the size query, a
+ * workspace too small or misaligned rejected before anything runs (the
+ * output keeps its values), and a run into a workspace. */
+static void workspaceChecks(int64_t n) {
+  int64_t bytes = 0;
+  expect("csum_ws: workspace_bytes NULL", csum_ws(a, n, b, NULL, NULL, NULL),
+         FUSE_ERROR_INVALID_ARGUMENT, "csum_ws: workspace_bytes is NULL");
+  expect("csum_ws: out0 = in0 + 1 element (query)",
+         csum_ws(a, n, a + 1, NULL, &bytes, NULL), FUSE_ERROR_INVALID_ARGUMENT,
+         "csum_ws: out0 and in0 overlap without being the same buffer");
+  expect("csum_ws: query", csum_ws(a, n, b, NULL, &bytes, NULL), ran(), NULL);
+  if (!gpu)
+    return;
+  printf("%s csum_ws: the query gives %lld bytes\n",
+         bytes > 1 ? "PASS" : "FAIL", (long long)bytes);
+  bytes > 1 ? ++passes : ++failures;
+  int64_t none = 0;
+  expect("csum_ws: query, n = 0", csum_ws(a, 0, b, NULL, &none, NULL), ran(),
+         NULL);
+  printf("%s csum_ws: n = 0 needs 1 byte (%lld)\n", none == 1 ? "PASS" : "FAIL",
+         (long long)none);
+  none == 1 ? ++passes : ++failures;
+  void *ws = NULL;
+  if (fuse_malloc(&ws, (size_t)bytes + 256, NULL)) {
+    printf("FAIL fuse_malloc: %s\n", fuse_last_error_message());
+    ++failures;
+    return;
+  }
+  fill(b); /* b keeps these values when a call is rejected */
+  for (int i = 0; i < N; ++i)
+    ref[i] = host[i];
+  fill(a);
+  int64_t small = bytes - 1;
+  expect("csum_ws: a workspace 1 byte short",
+         csum_ws(a, n, b, ws, &small, NULL), FUSE_ERROR_INVALID_ARGUMENT,
+         "bytes but this call needs");
+  int64_t big = bytes + 256;
+  expect("csum_ws: a misaligned workspace",
+         csum_ws(a, n, b, (char *)ws + 16, &big, NULL),
+         FUSE_ERROR_INVALID_ARGUMENT, "csum_ws: the workspace is not 256-byte "
+                                      "aligned");
+  values("csum_ws: rejected calls leave out0 untouched", b, N);
+  float s = 0.0f;
+  for (int i = 0; i < N; ++i)
+    ref[i] = s += host[i];
+  expect("csum_ws: run", csum_ws(a, n, b, ws, &bytes, NULL), FUSE_SUCCESS,
+         NULL);
+  values("csum_ws: run", b, N);
+  fuse_stream_synchronize(NULL);
+  fuse_free(ws, NULL);
+}
+
 int main(void) {
   gpu = fuse_init() == FUSE_SUCCESS;
   printf("overlap checks (%s)\n", gpu ? "GPU" : "no GPU: host arrays");
@@ -125,6 +177,7 @@ int main(void) {
          NULL);
   expect("scale: n = 0, NULL buffers", scale(NULL, 0, NULL, NULL), ran(),
          NULL);
+  workspaceChecks(n);
   printf("%d passed, %d failed\n", passes, failures);
   return failures != 0;
 }

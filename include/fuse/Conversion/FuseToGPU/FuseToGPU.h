@@ -32,6 +32,9 @@ inline constexpr const char *kKernelModuleName = "fuse_kernels";
 /// convert-fuse-to-gpu, filled by fuse-embed-gpu-binary.
 inline constexpr const char *kImageSuffix = "_image";
 inline constexpr const char *kImageSizeSuffix = "_image_size";
+/// Suffix of an entry's capture-safe workspace form (NAME_ws; see
+/// #fuse.entry's `workspace`).
+inline constexpr const char *kWorkspaceSuffix = "_ws";
 
 /// Where fuse-gpu-module-to-binary also copies what it made, so that one
 /// run yields the PTX, the image and the object: `isa` receives the GPU

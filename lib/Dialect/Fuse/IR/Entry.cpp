@@ -64,9 +64,15 @@ EntryOutputAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 
 LogicalResult EntryAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                 StringRef name, int64_t groups,
-                                ArrayAttr inputs, ArrayAttr outputs) {
+                                ArrayAttr inputs, ArrayAttr outputs,
+                                WorkspaceForm workspace,
+                                StringRef workspaceNote) {
   if (name.empty())
     return emitError() << "an entry needs a name";
+  if ((workspace == WorkspaceForm::None) == workspaceNote.empty())
+    return emitError() << "an entry's workspace_note says why it has no "
+                          "workspace form: given exactly when workspace is "
+                          "none";
   if (groups < 0)
     return emitError() << "an entry's group count is not negative";
   SmallVector<Type> types;

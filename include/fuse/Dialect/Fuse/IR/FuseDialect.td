@@ -281,6 +281,16 @@ def Fuse_EntryOutputAttr : AttrDef<Fuse_Dialect, "EntryOutput"> {
   let genVerifyDecl = 1;
 }
 
+def Fuse_WorkspaceNone : I32EnumAttrCase<"None", 0, "none">;
+def Fuse_WorkspaceAvailable : I32EnumAttrCase<"Available", 1, "available">;
+
+def Fuse_WorkspaceForm : I32EnumAttr<"WorkspaceForm",
+    "whether an entry has a capture-safe form with a caller's workspace",
+    [Fuse_WorkspaceNone, Fuse_WorkspaceAvailable]> {
+  let cppNamespace = "::fuse";
+  let genSpecializedAttr = 0;
+}
+
 def Fuse_EntryAttr : AttrDef<Fuse_Dialect, "Entry"> {
   let mnemonic = "entry";
   let summary = "an entry point convert-fuse-to-gpu made: its C interface";
@@ -291,20 +301,32 @@ def Fuse_EntryAttr : AttrDef<Fuse_Dialect, "Entry"> {
     per dimension (tensors) or the value (scalars), per output a device
     pointer, per counted output an `int64_t *` count, and a stream.
 
+    `workspace = available` says that the entry also has its capture-safe
+    form `NAME_ws`: the same arguments, with each count a device pointer,
+    then `void *workspace` and `int64_t *workspace_bytes` before the
+    stream. It allocates nothing (its temporaries are carved from the
+    workspace; with a NULL workspace it only reports the bytes it needs)
+    and never waits for the device (counts are copied on the device).
+    `workspace = none` comes with `workspace_note`, why there is no such
+    form (a size the host would need only the device knows).
+
     ```mlir
     #fuse.entry<name = "sumsq", groups = 1, inputs = [tensor<?xf32>],
         outputs = [#fuse.entry_output<type = tensor<f32>, sizes = [],
-        count = none>]>
+        count = none>], workspace = available>
     ```
 
-    Verified: `inputs` holds types, `outputs` #fuse.entry_output, and
-    every size names an argument of the right kind.
+    Verified: `inputs` holds types, `outputs` #fuse.entry_output, every
+    size names an argument of the right kind, and `workspace_note` is
+    given exactly when `workspace` is `none`.
   }];
   let parameters = (ins
     StringRefParameter<"the entry's C symbol">:$name,
     "int64_t":$groups,
     "::mlir::ArrayAttr":$inputs,
-    "::mlir::ArrayAttr":$outputs);
+    "::mlir::ArrayAttr":$outputs,
+    EnumParameter<Fuse_WorkspaceForm>:$workspace,
+    StringRefParameter<"why there is no workspace form", "\"\"">:$workspace_note);
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{

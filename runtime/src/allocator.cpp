@@ -117,15 +117,6 @@ fuse_status_t allocatorInit(const char *api) {
   return FUSE_SUCCESS;
 }
 
-bool isCapturing(cudaStream_t stream) {
-  cudaStreamCaptureStatus cs = cudaStreamCaptureStatusNone;
-  if (cudaStreamIsCapturing(stream, &cs) != cudaSuccess) {
-    (void)cudaGetLastError();
-    return false;
-  }
-  return cs != cudaStreamCaptureStatusNone;
-}
-
 // A stream-ordered allocation recorded into the capture on `stream`.
 fuse_status_t allocateCaptured(void **ptr, size_t bytes, cudaStream_t stream,
                                const char *api) {
@@ -143,7 +134,10 @@ fuse_status_t allocateCaptured(void **ptr, size_t bytes, cudaStream_t stream,
 fuse_status_t allocate(void **ptr, size_t bytes, cudaStream_t stream,
                        const char *api) {
   *ptr = nullptr;
-  if (isCapturing(stream))
+  bool capturing = false;
+  if (fuse_status_t s = captureState(stream, api, capturing))
+    return s;
+  if (capturing)
     return allocateCaptured(ptr, bytes, stream, api);
   std::lock_guard<std::mutex> lock(mutex);
   size_t size = direct ? bytes : sizeClass(bytes);
@@ -212,7 +206,10 @@ fuse_status_t deallocate(void *ptr, cudaStream_t stream, const char *api) {
   size_t size = it->second.size;
   // Freeing an eager block inside a capture would hand it to later eager
   // calls while the graph may still use it at every replay.
-  if (isCapturing(stream))
+  bool capturing = false;
+  if (fuse_status_t s = captureState(stream, api, capturing))
+    return s;
+  if (capturing)
     return fail(FUSE_ERROR_NOT_PERMITTED,
                 "%s: %p was allocated outside the stream capture now under "
                 "way and cannot be freed inside it; free it after the capture "

@@ -23,15 +23,16 @@ using namespace fuse_rt;
 
 namespace {
 
-// A created stream: the legacy and per-thread default streams cannot be
-// captured.
-fuse_status_t checkCapturable(fuse_stream_t stream, const char *api) {
+// Whether `stream`, a created stream (the legacy and per-thread default
+// streams cannot be captured), is being captured.
+fuse_status_t capturable(fuse_stream_t stream, const char *api,
+                         bool &capturing) {
   if (!stream)
     return fail(FUSE_ERROR_INVALID_ARGUMENT,
                 "%s: the per-thread default stream (NULL) cannot be captured; "
                 "capture on a created stream (fuse_stream_create)",
                 api);
-  return FUSE_SUCCESS;
+  return captureState(toStream(stream), api, capturing);
 }
 
 // The capture on `stream` has ended with an error; the partial graph, if
@@ -59,17 +60,14 @@ FUSE_API fuse_status_t fuse_graph_begin(fuse_stream_t stream) {
   const char *api = "fuse_graph_begin";
   if (fuse_status_t s = enter(api))
     return s;
-  if (fuse_status_t s = checkCapturable(stream, api))
+  bool capturing = false;
+  if (fuse_status_t s = capturable(stream, api, capturing))
     return s;
-  cudaStream_t st = toStream(stream);
-  cudaStreamCaptureStatus cs = cudaStreamCaptureStatusNone;
-  cudaError_t err = cudaStreamIsCapturing(st, &cs);
-  if (err != cudaSuccess)
-    return cudaFail(err, api, "cudaStreamIsCapturing");
-  if (cs != cudaStreamCaptureStatusNone)
+  if (capturing)
     return fail(FUSE_ERROR_NOT_PERMITTED,
                 "%s: the stream is already being captured", api);
-  err = cudaStreamBeginCapture(st, cudaStreamCaptureModeThreadLocal);
+  cudaError_t err = cudaStreamBeginCapture(toStream(stream),
+                                           cudaStreamCaptureModeThreadLocal);
   if (err != cudaSuccess)
     return cudaFail(err, api, "cudaStreamBeginCapture");
   return FUSE_SUCCESS;
@@ -85,20 +83,16 @@ FUSE_API fuse_status_t fuse_graph_end(fuse_stream_t stream,
   *graph = nullptr;
   if (fuse_status_t s = enter(api))
     return s;
-  if (fuse_status_t s = checkCapturable(stream, api))
+  bool capturing = false;
+  if (fuse_status_t s = capturable(stream, api, capturing))
     return s;
-  cudaStream_t st = toStream(stream);
-  cudaStreamCaptureStatus cs = cudaStreamCaptureStatusNone;
-  cudaError_t err = cudaStreamIsCapturing(st, &cs);
-  if (err != cudaSuccess)
-    return cudaFail(err, api, "cudaStreamIsCapturing");
-  if (cs == cudaStreamCaptureStatusNone)
+  if (!capturing)
     return fail(FUSE_ERROR_INVALID_ARGUMENT,
                 "%s: the stream is not being captured (fuse_graph_begin "
                 "first)",
                 api);
   cudaGraph_t g = nullptr;
-  err = cudaStreamEndCapture(st, &g);
+  cudaError_t err = cudaStreamEndCapture(toStream(stream), &g);
   if (err != cudaSuccess)
     return endFailed(err, g, api);
   cudaGraphExec_t exec = nullptr;

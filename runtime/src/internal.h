@@ -49,6 +49,10 @@ inline cudaStream_t toStream(fuse_stream_t s) {
   return s ? static_cast<cudaStream_t>(s) : cudaStreamPerThread;
 }
 
+// Whether `stream` is being captured into a graph (an error status if
+// CUDA cannot say).
+fuse_status_t captureState(cudaStream_t stream, const char *api,
+                           bool &capturing);
 // FUSE_ERROR_NOT_PERMITTED if `stream` is being captured into a graph.
 fuse_status_t checkNotCapturing(cudaStream_t stream, const char *api);
 

@@ -152,12 +152,21 @@ fuse_status_t enter(const char *api) {
   return FUSE_SUCCESS;
 }
 
-fuse_status_t checkNotCapturing(cudaStream_t stream, const char *api) {
+fuse_status_t captureState(cudaStream_t stream, const char *api,
+                           bool &capturing) {
   cudaStreamCaptureStatus st = cudaStreamCaptureStatusNone;
   cudaError_t err = cudaStreamIsCapturing(stream, &st);
   if (err != cudaSuccess)
     return cudaFail(err, api, "cudaStreamIsCapturing");
-  if (st != cudaStreamCaptureStatusNone)
+  capturing = st != cudaStreamCaptureStatusNone;
+  return FUSE_SUCCESS;
+}
+
+fuse_status_t checkNotCapturing(cudaStream_t stream, const char *api) {
+  bool capturing = false;
+  if (fuse_status_t s = captureState(stream, api, capturing))
+    return s;
+  if (capturing)
     return fail(FUSE_ERROR_NOT_PERMITTED,
                 "%s: not permitted while the stream is being captured into a "
                 "CUDA graph (it would allocate or synchronise)",

@@ -60,6 +60,12 @@ bool runForm(const GraphForm &form, const GraphRun &run) {
   fuse_stream_t s = nullptr;
   check(fuse_stream_create(&s), "fuse_stream_create");
   *run.stream = s;
+  // The capture and the replay take nothing from cudaMalloc or the cache,
+  // and leave no block live (a synchronisation would have been refused).
+  size_t cached0, live0, cached1, live1;
+  uint64_t hits0, misses0, hits1, misses1;
+  check(fuse_allocator_stats(&cached0, &live0, &hits0, &misses0),
+        "fuse_allocator_stats");
   check(fuse_graph_begin(s), "fuse_graph_begin");
   fuse_status_t st = form.call();
   std::string message = st == FUSE_SUCCESS ? "" : fuse_last_error_message();
@@ -81,6 +87,13 @@ bool runForm(const GraphForm &form, const GraphRun &run) {
       check(fuse_memset(c, 0xff, 8, s), "fuse_memset");
   check(fuse_graph_launch(g, s), "fuse_graph_launch");
   check(fuse_stream_synchronize(s), "fuse_stream_synchronize");
+  check(fuse_allocator_stats(&cached1, &live1, &hits1, &misses1),
+        "fuse_allocator_stats");
+  if (misses1 != misses0 || hits1 != hits0 || live1 != live0)
+    fail(form.symbol + ": the capture and replay used the allocator (" +
+         std::to_string(misses1 - misses0) + " cudaMalloc, " +
+         std::to_string(hits1 - hits0) + " cache hits, live bytes " +
+         std::to_string(live0) + " -> " + std::to_string(live1) + ")");
   compare(form, run, s);
   size_t nodes = 0;
   check(fuse_graph_nodes(g, &nodes), "fuse_graph_nodes");

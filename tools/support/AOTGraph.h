@@ -4,7 +4,9 @@
 // from fuse_malloc's stream-ordered allocations under capture, and NAME_ws
 // with a caller's workspace and its counts on the device) into a CUDA
 // graph, replays it into zeroed results and checks the bits against the
-// eager call; optionally times calls back to back, eager and replayed.
+// eager call and that the capture and replay took nothing from the
+// runtime's allocator; optionally times calls back to back, eager and
+// replayed.
 // Not installed: AOTRunner.cpp's helper.
 //
 //===----------------------------------------------------------------------===//

@@ -81,11 +81,34 @@ LLVM::GlobalOp HostBuilder::global(StringRef name, Type t, Attribute value,
   return g;
 }
 
+LLVM::GlobalOp HostBuilder::cString(StringRef name, StringRef text) {
+  std::string t = text.str();
+  t.push_back('\0');
+  return global(name, LLVM::LLVMArrayType::get(b.getI8Type(), t.size()),
+                b.getStringAttr(t), true, 1);
+}
+
+void HostBuilder::rejectIf(Value cond, LLVM::GlobalOp message) {
+  ifThen(cond, [&] {
+    check(call("fuse_set_error",
+               {c32(1 /*FUSE_ERROR_INVALID_ARGUMENT*/), addressOf(message)}));
+  });
+}
+
+void HostBuilder::beginBody() {
+  entry = fn.addEntryBlock();
+  fail = new Block();
+  fn.getBody().push_back(fail);
+  fail->addArgument(i32(), loc);
+  b.setInsertionPointToStart(entry);
+}
+
 Value HostBuilder::allocTemp(Value bytes) {
   if (workspace) {
     // Aligned as cudaMalloc aligns, for every vector access.
     Value start = arith::AndIOp::create(
-        b, loc, add(load(i64(), workspace->used), c64(255)), c64(~int64_t(255)));
+        b, loc, add(load(i64(), workspace->used), c64(255)),
+        c64(~int64_t(255)));
     store(add(start, bytes), workspace->used);
     return LLVM::GEPOp::create(b, loc, ptrTy(), b.getI8Type(), workspace->base,
                                ArrayRef<LLVM::GEPArg>{start});

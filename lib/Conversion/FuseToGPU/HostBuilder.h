@@ -83,6 +83,14 @@ public:
 
   LLVM::GlobalOp global(StringRef name, Type t, Attribute value, bool constant,
                         uint64_t align = 0);
+  /// A constant global `name` holding `text` and a NUL (a C string).
+  LLVM::GlobalOp cString(StringRef name, StringRef text);
+  /// Returns FUSE_ERROR_INVALID_ARGUMENT with `message` (a cString) when
+  /// `cond` holds.
+  void rejectIf(Value cond, LLVM::GlobalOp message);
+  /// Starts `fn`'s body: its entry block, where the builder then inserts,
+  /// and the failure block, whose i32 argument is the status it returns.
+  void beginBody();
   Value addressOf(LLVM::GlobalOp g) {
     return LLVM::AddressOfOp::create(b, loc, g);
   }

@@ -63,12 +63,7 @@ SmallVector<Attribute> HostEntry::outputs() const {
 }
 
 LogicalResult HostEntry::build() {
-  func::FuncOp host = h.fn;
-  h.entry = host.addEntryBlock();
-  h.fail = new Block();
-  host.getBody().push_back(h.fail);
-  h.fail->addArgument(h.i32(), loc);
-  h.b.setInsertionPointToStart(h.entry);
+  h.beginBody();
   h.stream = h.entry->getArgument(sig.streamArg);
   if (sig.workspaceForm()) {
     Value used = h.slot(h.i64());
@@ -155,12 +150,7 @@ void HostEntry::ensureLoaded() {
                           false, LLVM::AtomicOrdering::monotonic);
     SmallVector<Value> handles;
     for (StringRef k : kernelNames) {
-      std::string gname = "__fuse_name_" + k.str();
-      std::string text = k.str();
-      text.push_back('\0');
-      auto ng = h.global(gname,
-                         LLVM::LLVMArrayType::get(h.b.getI8Type(), text.size()),
-                         h.b.getStringAttr(text), true, 1);
+      auto ng = h.cString("__fuse_name_" + k.str(), k);
       Value fslot = h.slot(ptrTy);
       h.check(
           h.call("fuse_module_get_function", {module, h.addressOf(ng), fslot}));
@@ -309,20 +299,13 @@ Value HostEntry::sameBuffer(const Extent &x, const Extent &y) {
 }
 
 LLVM::GlobalOp HostEntry::messageGlobal(const std::string &message) {
-  std::string text = message;
-  text.push_back('\0');
-  return h.global("__fuse_msg_" + name + "_" + std::to_string(numMessages++),
-                  LLVM::LLVMArrayType::get(h.b.getI8Type(), text.size()),
-                  h.b.getStringAttr(text), true, 1);
+  return h.cString("__fuse_msg_" + name + "_" + std::to_string(numMessages++),
+                   message);
 }
 
 // Returns FUSE_ERROR_INVALID_ARGUMENT with `message` when `cond` holds.
 void HostEntry::rejectIf(Value cond, const std::string &message) {
-  auto g = messageGlobal(message);
-  h.ifThen(cond, [&] {
-    h.check(h.call("fuse_set_error",
-                   {h.c32(1 /*FUSE_ERROR_INVALID_ARGUMENT*/), h.addressOf(g)}));
-  });
+  h.rejectIf(cond, messageGlobal(message));
 }
 
 // A NULL buffer that is not empty.

@@ -51,17 +51,6 @@ EntrySignature implSignature(const EntrySignature &sig, StringRef symbol) {
   return impl;
 }
 
-/// A constant C string for a message.
-Value message(HostBuilder &h, StringRef symbol, StringRef tag,
-              StringRef text) {
-  std::string t = text.str();
-  t.push_back('\0');
-  auto g = h.global(("__fuse_msg_" + symbol + "_" + tag).str(),
-                    LLVM::LLVMArrayType::get(h.b.getI8Type(), t.size()),
-                    h.b.getStringAttr(t), true, 1);
-  return h.addressOf(g);
-}
-
 /// The public NAME_ws around `impl`.
 void buildWrapper(ModuleOp module, func::FuncOp impl,
                   const EntrySignature &sig, StringRef symbol) {
@@ -75,11 +64,7 @@ void buildWrapper(ModuleOp module, func::FuncOp impl,
   auto fn = func::FuncOp::create(
       mb, loc, symbol, mb.getFunctionType(types, {mb.getI32Type()}));
   HostBuilder h(module, fn, loc);
-  h.entry = fn.addEntryBlock();
-  h.fail = new Block();
-  fn.getBody().push_back(h.fail);
-  h.fail->addArgument(h.i32(), loc);
-  h.b.setInsertionPointToStart(h.entry);
+  h.beginBody();
   Value ws = h.entry->getArgument(fixed);
   Value bytes = h.entry->getArgument(fixed + 1);
   h.stream = h.entry->getArgument(fixed + 2);
@@ -87,14 +72,12 @@ void buildWrapper(ModuleOp module, func::FuncOp impl,
     return LLVM::ICmpOp::create(h.b, loc, LLVM::ICmpPredicate::eq, p,
                                 LLVM::ZeroOp::create(h.b, loc, ptrTy));
   };
-  auto reject = [&](Value cond, StringRef tag, StringRef text) {
-    h.ifThen(cond, [&] {
-      h.check(h.call("fuse_set_error",
-                     {h.c32(1 /*FUSE_ERROR_INVALID_ARGUMENT*/),
-                      message(h, symbol, tag, text)}));
-    });
+  // The wrapper's messages, named after it.
+  auto message = [&](StringRef tag, const Twine &text) {
+    return h.cString(("__fuse_msg_" + symbol + "_" + tag).str(), text.str());
   };
-  reject(isNull(bytes), "bytes", (symbol + ": workspace_bytes is NULL").str());
+  h.rejectIf(isNull(bytes),
+             message("bytes", symbol + ": workspace_bytes is NULL"));
   Value used = h.slot(h.i64());
   auto callImpl = [&](Value workspace, bool dry) {
     SmallVector<Value> args(h.entry->getArguments().take_front(fixed));
@@ -112,11 +95,10 @@ void buildWrapper(ModuleOp module, func::FuncOp impl,
     Value have = h.load(h.i64(), bytes);
     Value small =
         arith::CmpIOp::create(h.b, loc, arith::CmpIPredicate::slt, have, need);
-    Value format = message(
-        h, symbol, "small",
-        (symbol + ": the workspace has %lld bytes but this call needs %lld "
-                  "(call with a NULL workspace to ask)")
-            .str());
+    Value format = h.addressOf(
+        message("small", symbol + ": the workspace has %lld bytes but this "
+                                  "call needs %lld (call with a NULL "
+                                  "workspace to ask)"));
     h.ifThen(small, [&] {
       h.check(h.call("fuse_set_size_error",
                      {h.c32(1 /*FUSE_ERROR_INVALID_ARGUMENT*/), format, have,
@@ -124,9 +106,10 @@ void buildWrapper(ModuleOp module, func::FuncOp impl,
     });
     Value low = arith::AndIOp::create(
         h.b, loc, LLVM::PtrToIntOp::create(h.b, loc, h.i64(), ws), h.c64(255));
-    reject(arith::CmpIOp::create(h.b, loc, arith::CmpIPredicate::ne, low,
-                                 h.c64(0)),
-           "align", (symbol + ": the workspace is not 256-byte aligned").str());
+    h.rejectIf(arith::CmpIOp::create(h.b, loc, arith::CmpIPredicate::ne, low,
+                                     h.c64(0)),
+               message("align",
+                       symbol + ": the workspace is not 256-byte aligned"));
     callImpl(ws, /*dry=*/false);
   });
   func::ReturnOp::create(h.b, loc, ValueRange{h.c32(0)});

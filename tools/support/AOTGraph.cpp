@@ -14,12 +14,6 @@ namespace fuse {
 namespace run {
 namespace {
 
-void check(fuse_status_t s, const std::string &call) {
-  if (s != FUSE_SUCCESS)
-    fail(call + " failed: " + fuse_status_name(s) + ": " +
-         fuse_last_error_message());
-}
-
 /// The replay's results against the eager call's: counts first (read from
 /// the device where the form keeps them there), then every byte.
 void compare(const GraphForm &form, const GraphRun &run, fuse_stream_t s) {

@@ -24,6 +24,13 @@
 namespace fuse {
 namespace run {
 
+/// Exits through fail() with "CALL failed: STATUS: message" (the
+/// runtime's last error message) unless `s` is FUSE_SUCCESS; runtimeError
+/// always does. Defined in AOTRunner.cpp, which reports every runtime
+/// error this way.
+[[noreturn]] void runtimeError(const std::string &call, fuse_status_t s);
+void check(fuse_status_t s, const std::string &call);
+
 /// One form of an entry: its C symbol and one call of it on the stream
 /// held by GraphRun::stream.
 struct GraphForm {

@@ -375,16 +375,6 @@ std::vector<std::vector<int64_t>> resultShapes(const Entry &entry,
 // The device
 //===----------------------------------------------------------------------===//
 
-[[noreturn]] void runtimeError(const std::string &call, fuse_status_t s) {
-  const char *message = fuse_last_error_message();
-  fail(call + " failed: " + fuse_status_name(s) + ": " +
-       (message && *message ? message : "(no message)"));
-}
-
-void check(fuse_status_t s, const std::string &call) {
-  if (s != FUSE_SUCCESS)
-    runtimeError(call, s);
-}
 
 /// Device buffers, freed when the run ends normally (an error exits the
 /// process, which releases the device memory with its context).
@@ -466,6 +456,17 @@ std::string dirOf(const std::string &path) {
 }
 
 } // namespace
+
+[[noreturn]] void runtimeError(const std::string &call, fuse_status_t s) {
+  const char *message = fuse_last_error_message();
+  fail(call + " failed: " + fuse_status_name(s) + ": " +
+       (message && *message ? message : "(no message)"));
+}
+
+void check(fuse_status_t s, const std::string &call) {
+  if (s != FUSE_SUCCESS)
+    runtimeError(call, s);
+}
 
 int runAOT(const AOTRunOptions &o) {
   // Signature and arguments first: nothing here touches the GPU.

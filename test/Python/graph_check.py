@@ -4,14 +4,28 @@
 capture, replay on new inputs (copied into the captured input) and give the
 bits of eager calls on the same inputs, within the NumPy float64 reference's
 tolerance; the runtime allocates their temporaries from stream-ordered
-memory that the graph owns. A pipeline with a filter, whose count is read
-on the host, raises a clear error under capture instead of recording a
-partial graph silently.
+memory that the graph owns. A filter followed by a reduction reads the
+kept count on the device and is captured like the others; a pipeline that
+returns a filter's result, whose count the package reads on the host,
+raises a clear error under capture instead of recording a partial graph
+silently.
 """
 
 import numpy as np
 
+import fuse
 import workloads as W
+
+
+@fuse.jit
+def jit_positive_sumsq(x):
+    """A filter, then a reduction of the kept elements."""
+    y = fuse.filter(x, lambda a: a > 0)
+    return (y * y).sum()
+
+
+def ref_positive_sumsq(x):
+    return np.sum(x[x > 0].astype(np.float64) ** 2)
 
 # (name, function, input shape, reference, relative tolerance, absolute);
 # "sum": gpu_check's sum_rtol of the reduced length, as its workload checks.
@@ -29,6 +43,10 @@ CASES = [
      W.ref_softmax_rows, "sum", 1e-7),
     ("logsumexp_rows 1000x1024", W.jit_logsumexp_rows, (1000, 1024),
      W.ref_logsumexp_rows, "sum", 1e-6),
+    ("positive_sumsq 1000003", jit_positive_sumsq, (1000003,),
+     ref_positive_sumsq, "sum", 0.0),
+    ("positive_sumsq 1000", jit_positive_sumsq, (1000,),
+     ref_positive_sumsq, "sum", 0.0),
 ]
 
 
@@ -71,7 +89,8 @@ def graph_checks(B, numeric, ctx):
             ctx.report(False, what, str(e))
         except Exception as e:  # noqa: BLE001 (report and go on)
             ctx.report(False, what, "%s: %s" % (type(e).__name__, e))
-    # A filter: refused under capture, with the runtime's reason.
+    # A filter's result returned: refused under capture, with the runtime's
+    # reason (its count is read on the host).
     what = "%s graph select is refused" % B.name
     try:
         static_x = B.dev(ctx.rand((1000,), seed=4))

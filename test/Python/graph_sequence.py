@@ -5,9 +5,11 @@ Python (no pytest): docs/python.md, "CUDA graphs".
     python3 graph_sequence.py [--reps N] [--out FILE] [--no-compile]
 
 The sequence (float32, 4096 to 65536 elements): sumsq, chain, scan,
-softmax_rows, variance, dot, logsumexp_rows, sumsq, chain, scan, each a
-@fuse.jit function of test/Python/workloads.py on PyTorch CUDA tensors.
-Its torch twin computes the same with torch ops. Four ways, each timed as
+softmax_rows, variance, dot, logsumexp_rows, positive_sumsq (a filter then
+a reduction of the kept elements), chain, scan, each a @fuse.jit function
+of test/Python/workloads.py or graph_check.py on PyTorch CUDA tensors. Its
+torch twin computes the same with torch ops (positive_sumsq as a masked
+sum, which torch can capture; x[x > 0] waits for the host). Four ways, each timed as
 N sequences back to back and one synchronize, divided by N (medians of 5
 such runs, microseconds per sequence):
 
@@ -19,10 +21,8 @@ such runs, microseconds per sequence):
                   which captures it into CUDA graphs itself.
 
 Checks: the replay's outputs equal fuse's eager outputs bit for bit, and
-both agree with the torch twin (float32 tolerances). No filter is in the
-sequence: a filter's result length is its kept count, which the package
-reads on the host, so it cannot be captured (docs/python.md). The last
-lines are a table; --out writes it as JSON.
+both agree with the torch twin (float32 tolerances). The last lines are a
+table; --out writes it as JSON.
 """
 
 import argparse
@@ -41,6 +41,7 @@ import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
 import workloads as W  # noqa: E402
+from graph_check import jit_positive_sumsq  # noqa: E402
 
 
 def inputs(seed=0):
@@ -57,7 +58,7 @@ def fuse_seq(a):
     return (W.jit_sumsq(a[0]), W.jit_chain(a[1]), W.jit_scan(a[2]),
             W.jit_softmax_rows(a[3]), W.jit_variance(a[4]),
             W.jit_dot(a[5], a[6]), W.jit_logsumexp_rows(a[7]),
-            W.jit_sumsq(a[8]), W.jit_chain(a[9]), W.jit_scan(a[10]))
+            jit_positive_sumsq(a[8]), W.jit_chain(a[9]), W.jit_scan(a[10]))
 
 
 def torch_seq(a):
@@ -72,7 +73,8 @@ def torch_seq(a):
         return torch.log(torch.exp(X - m[:, None]).sum(dim=1)) + m
     return ((a[0] * a[0]).sum(), chain(a[1]), torch.cumsum(a[2] * a[2], 0),
             torch.softmax(a[3], 1), variance(a[4]), (a[5] * a[6]).sum(),
-            lse(a[7]), (a[8] * a[8]).sum(), chain(a[9]),
+            lse(a[7]), torch.where(a[8] > 0, a[8] * a[8], 0.0).sum(),
+            chain(a[9]),
             torch.cumsum(a[10] * a[10], 0))
 
 

@@ -298,6 +298,10 @@ LogicalResult EntryConverter::convert(func::FuncOp fn,
           gpuModule, g, name + "_g" + std::to_string(gi++), tilingOf(g));
       if (failed(gk))
         return failure();
+      // A step over a filter's kept elements reads their count on the
+      // device, so that neither form of the entry waits for it.
+      if (canTakeSizeOnDevice(g, *gk))
+        readSizeOnDevice(gpuModule, g, *gk);
       groups.push_back({g, *gk});
     }
 

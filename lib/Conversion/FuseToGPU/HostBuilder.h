@@ -69,6 +69,9 @@ public:
   Value c32(int64_t v) {
     return arith::ConstantIntOp::create(b, loc, b.getI32Type(), v);
   }
+  Value c1(bool v) {
+    return arith::ConstantIntOp::create(b, loc, b.getI1Type(), v);
+  }
 
   func::FuncOp declare(StringRef name, TypeRange args);
   Value call(StringRef name, ValueRange args);
@@ -126,10 +129,8 @@ public:
   Value sub(Value a, Value c) { return arith::SubIOp::create(b, loc, a, c); }
   Value add(Value a, Value c) { return arith::AddIOp::create(b, loc, a, c); }
   Value andI(Value a, Value c) { return arith::AndIOp::create(b, loc, a, c); }
-  Value notI(Value a) {
-    return arith::XOrIOp::create(
-        b, loc, a, arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1));
-  }
+  Value orI(Value a, Value c) { return arith::OrIOp::create(b, loc, a, c); }
+  Value notI(Value a) { return arith::XOrIOp::create(b, loc, a, c1(true)); }
 };
 
 /// A host scalar (i64) and where the caller finds it.

@@ -14,6 +14,7 @@
 
 #include "fuse/Conversion/FuseToGPU/FuseToGPU.h"
 #include "fuse/Dialect/Fuse/IR/FuseOps.h"
+#include "fuse/Dialect/Fuse/Utils/SizeAnalysis.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -28,6 +29,12 @@ namespace {
 /// A size the entry computes from its arguments.
 SizeAttr computedSize(MLIRContext *ctx) {
   return SizeAttr::get(ctx, SizeSource::Computed, 0, 0);
+}
+
+/// The fuse.filter whose count sizes `v`, or null.
+Operation *countingFilter(Value v) {
+  Value kept = filterCountSource(v);
+  return kept ? kept.getDefiningOp() : nullptr;
 }
 
 /// The size of a constant (a negative one is no extent: computed).
@@ -213,7 +220,7 @@ LogicalResult HostEntry::mapScalarOp(Operation &op) {
       return dim.emitOpError("index ")
              << *c << " is out of range for a tensor of rank "
              << it->second.dims.size();
-    if (sizedOnDevice(dim.getSource(), "the entry's tensor.dim reads it"))
+    if (failed(needHostSize(dim.getSource(), "the entry's tensor.dim reads it")))
       return failure();
     Value v = it->second.dims[*c];
     scalarMap.map(dim.getResult(), v);
@@ -439,8 +446,14 @@ LogicalResult HostEntry::bindOperands(GroupLaunch &l) {
       if (it == tensors.end())
         return g.emitOpError("GPU code generation: operand not available on "
                              "the host");
-      if (sizedOnDevice(operand, "a later step reads it"))
+      if (l.gk.sizeOnDevice && tensorTy(operand).getRank() == 1) {
+        l.deviceSize = filterCount.lookup(countingFilter(operand));
+        if (!l.deviceSize)
+          return g.emitOpError("GPU code generation: no device count for "
+                               "an operand sized by a filter");
+      } else if (failed(needHostSize(operand, "a later step reads it"))) {
         return failure();
+      }
       l.common.push_back(it->second.ptr);
       l.common.append(it->second.dims);
       l.bodyArgs[barg] = it->second;
@@ -530,32 +543,24 @@ void HostEntry::allocateResults(GroupLaunch &l,
 // kept count, also for values computed from the kept elements).
 LogicalResult HostEntry::storeCounts() {
   Type ptrTy = h.ptrTy();
+  // Per returned count, its pointer, whether the caller asked (non-null)
+  // and its filter.
+  struct Wanted {
+    Value dst, asked;
+    Operation *filter;
+  };
+  SmallVector<Wanted> wanted;
   for (auto [i, r] : llvm::enumerate(ret.getOperands())) {
     if (sig.countArg[i] < 0)
       continue;
-    auto it = tensors.find(r);
-    if (it == tensors.end() || it->second.dims.size() != 1)
-      return fn.emitOpError("GPU code generation: no size for result #")
-             << i << " on the host";
     Value dst = h.entry->getArgument(sig.countArg[i]);
-    Value notNull = LLVM::ICmpOp::create(h.b, loc, LLVM::ICmpPredicate::ne, dst,
-                                         LLVM::ZeroOp::create(h.b, loc, ptrTy));
-    if (sig.workspaceForm()) {
-      // A device pointer: the count is copied in stream order.
-      auto dc = deviceCount.find(r);
-      if (dc == deviceCount.end())
-        return blockWorkspace("result #" + Twine(i) +
-                              "'s count is computed on the host from a "
-                              "filter's count");
-      h.ifThen(notNull, [&] {
-        h.onDevice([&] {
-          h.check(h.call("fuse_memcpy_dtod",
-                         {dst, dc->second, h.c64(8), h.stream}));
-        });
-      });
-    } else {
-      h.ifThen(notNull, [&] { h.store(it->second.dims[0], dst); });
-    }
+    Value asked = LLVM::ICmpOp::create(h.b, loc, LLVM::ICmpPredicate::ne, dst,
+                                       LLVM::ZeroOp::create(h.b, loc, ptrTy));
+    Operation *filter = countingFilter(r);
+    if (!filter || !filterCount.count(filter))
+      return fn.emitOpError("GPU code generation: no count for result #")
+             << i;
+    wanted.push_back({dst, asked, filter});
     auto g = r.getDefiningOp<GroupOp>();
     bool own = g && g.getYield()
                         .getValues()[cast<OpResult>(r).getResultNumber()]
@@ -563,6 +568,34 @@ LogicalResult HostEntry::storeCounts() {
     if (!own) // a filter's own result is counted as kept already
       resultCounts[i] = OutputCount::FromKept;
   }
+  if (sig.workspaceForm()) {
+    // Device pointers: each count is copied in stream order.
+    for (const Wanted &w : wanted)
+      h.ifThen(w.asked, [&] {
+        h.onDevice([&] {
+          h.check(h.call("fuse_memcpy_dtod",
+                         {w.dst, filterCount[w.filter], h.c64(8), h.stream}));
+        });
+      });
+    return success();
+  }
+  // Host pointers: a count not read yet is read (the stream waited for)
+  // once, and only when the caller asked for one of its copies.
+  DenseMap<Operation *, Value> count(hostFilterCount.begin(),
+                                     hostFilterCount.end());
+  for (const Wanted &w : wanted) {
+    if (count.count(w.filter))
+      continue;
+    Value any = h.c1(false);
+    for (const Wanted &o : wanted)
+      if (o.filter == w.filter)
+        any = h.orI(any, o.asked);
+    Value slot = h.slot(h.i64());
+    h.ifThen(any, [&] { h.store(readCount(filterCount[w.filter]), slot); });
+    count[w.filter] = h.load(h.i64(), slot);
+  }
+  for (const Wanted &w : wanted)
+    h.ifThen(w.asked, [&] { h.store(count[w.filter], w.dst); });
   return success();
 }
 
@@ -571,16 +604,37 @@ LogicalResult HostEntry::blockWorkspace(const Twine &why) {
   return failure();
 }
 
-// In the workspace form, whether `v`'s size is a filter's count that only
-// the device knows, which the host cannot use (`use` says how it would):
-// then the form is blocked.
-bool HostEntry::sizedOnDevice(Value v, const Twine &use) {
-  if (!sig.workspaceForm() || !deviceCount.count(v))
-    return false;
-  (void)blockWorkspace("the size of a filter's result is known only on the "
-                       "device, and " +
-                       use);
-  return true;
+// Where the host needs the size of `v` (`use` says why) and that is a
+// filter's count not read yet: the allocating form reads it (a copy to
+// the host and a wait for the stream), once per filter, and sizes every
+// tensor of that count by it from then on; the workspace form, which never
+// waits, is blocked.
+LogicalResult HostEntry::needHostSize(Value v, const Twine &use) {
+  Operation *filter = countingFilter(v);
+  if (!filter || hostFilterCount.count(filter))
+    return success();
+  if (sig.workspaceForm())
+    return blockWorkspace("the size of a filter's result is known only on "
+                          "the device, and " +
+                          use);
+  auto dev = filterCount.find(filter);
+  if (dev == filterCount.end())
+    return fn.emitOpError("GPU code generation: a filter's count is used "
+                          "before the filter runs");
+  Value count = readCount(dev->second);
+  hostFilterCount[filter] = count;
+  for (auto &[t, ht] : tensors)
+    if (ht.dims.size() == 1 && countingFilter(t) == filter)
+      ht.dims = {count};
+  return success();
+}
+
+// A count on the device, copied to the host once the stream is done.
+Value HostEntry::readCount(Value device) {
+  Value slot = h.slot(h.i64());
+  h.check(h.call("fuse_memcpy_dtoh", {slot, device, h.c64(8), h.stream}));
+  h.check(h.call("fuse_stream_synchronize", {h.stream}));
+  return h.load(h.i64(), slot);
 }
 
 // Normal exit and the failure exit both free the temporaries.

@@ -68,6 +68,16 @@ struct GroupLaunch {
   SmallVector<SmallVector<Value>> outDims;
   /// The grid of the grid-stride kernels (i64).
   Value maxGrid;
+  /// GroupKernels::sizeOnDevice: the count's device address, the last
+  /// argument of every launch of the group (null otherwise).
+  Value deviceSize;
+  /// `args`, with the count's address where the group reads it.
+  SmallVector<Value> withSize(ArrayRef<Value> args) const {
+    SmallVector<Value> all(args);
+    if (deviceSize)
+      all.push_back(deviceSize);
+    return all;
+  }
 };
 
 class HostEntry {
@@ -170,13 +180,16 @@ private:
   SmallVector<SmallVector<SizeAttr>> resultSizes;
   SmallVector<OutputCount> resultCounts;
 
-  // The workspace form: the results whose size (a filter's count) only the
-  // device knows, with the device address of that count, and why the form
+  // The filters' counts: each fuse.filter's count on the device (both
+  // forms), and on the host once read there (the allocating form only,
+  // where the host needs a size: needHostSize). Until then the host sizes
+  // the tensors of a filter's count by its capacity. Why the workspace form
   // cannot be built (empty while it can).
-  DenseMap<Value, Value> deviceCount;
+  DenseMap<Operation *, Value> filterCount, hostFilterCount;
   std::string workspaceBlocker;
   LogicalResult blockWorkspace(const Twine &why);
-  bool sizedOnDevice(Value v, const Twine &use);
+  LogicalResult needHostSize(Value v, const Twine &use);
+  Value readCount(Value device);
 
   // The caller's buffers checked so far, and the check messages.
   SmallVector<std::pair<BlockArgument, Extent>> userInputs;

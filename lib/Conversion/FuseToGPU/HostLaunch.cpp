@@ -95,7 +95,7 @@ void HostEntry::launchElementwise(GroupLaunch &l) {
     args.push_back(n);
     args.push_back(nchunks);
     args.append(l.outs);
-    h.launch(handle[gk.kernel], grid, bt, args);
+    h.launch(handle[gk.kernel], grid, bt, l.withSize(args));
   });
 }
 
@@ -138,7 +138,7 @@ LogicalResult HostEntry::launchReduce(GroupLaunch &l) {
       args.push_back(null);
     args.append(l.outs);
     args.push_back(h.c32(1));
-    h.launch(handle[gk.kernel], h.c64(1), bt, args);
+    h.launch(handle[gk.kernel], h.c64(1), bt, l.withSize(args));
   });
   // Large: per-block partials, then the fixed-order finish.
   h.ifThen(isLarge, [&] {
@@ -153,12 +153,12 @@ LogicalResult HostEntry::launchReduce(GroupLaunch &l) {
     args.append(partials);
     args.append(l.outs);
     args.push_back(h.c32(0));
-    h.launch(handle[gk.kernel], grid, bt, args);
+    h.launch(handle[gk.kernel], grid, bt, l.withSize(args));
     SmallVector<Value> fargs(l.common);
     fargs.push_back(grid);
     fargs.append(partials);
     fargs.append(l.outs);
-    h.launch(handle[gk.finishKernel], h.c64(1), bt, fargs);
+    h.launch(handle[gk.finishKernel], h.c64(1), bt, l.withSize(fargs));
   });
   return success();
 }
@@ -322,9 +322,7 @@ LogicalResult HostEntry::launchScanOrFilter(GroupLaunch &l) {
   GroupKernels &gk = l.gk;
   int64_t bt = gk.tiling.blockThreads;
   Type ptrTy = h.ptrTy();
-  // One launch over a zeroed look-back work space; a filter then copies
-  // its count to the host (stream synchronized), except in the workspace
-  // form.
+  // One launch over a zeroed look-back work space.
   bool isFilter = gk.plan == GroupPlan::Filter;
   Operation *core = nullptr;
   for (Operation &bop : l.body)
@@ -338,20 +336,19 @@ LogicalResult HostEntry::launchScanOrFilter(GroupLaunch &l) {
   Value n = h.c64(1);
   for (Value v : d)
     n = h.mul(n, v);
-  Value countSlot = h.slot(h.i64());
-  h.store(h.c64(0), countSlot);
   Value nonEmpty =
       arith::CmpIOp::create(h.b, loc, arith::CmpIPredicate::sgt, n, h.c64(0));
-  // The workspace form keeps the count on the device, in a piece of its
-  // own (zero when no tile runs), for the caller's device count.
-  bool countOnDevice = isFilter && h.workspace;
-  Value deviceCountPtr;
-  if (countOnDevice) {
-    deviceCountPtr = h.allocTemp(h.c64(8));
-    h.ifThen(h.notI(nonEmpty), [&] {
+  // A filter's count stays on the device, in a piece of its own, for later
+  // steps and the caller (HostEntry::needHostSize). It is zero when no tile
+  // runs: the host knows when, unless the group's own length is on the
+  // device.
+  Value count;
+  if (isFilter) {
+    count = h.allocTemp(h.c64(8));
+    Value zero = l.deviceSize ? h.c1(true) : h.notI(nonEmpty);
+    h.ifThen(zero, [&] {
       h.onDevice([&] {
-        h.check(h.call("fuse_memset",
-                       {deviceCountPtr, h.c32(0), h.c64(8), h.stream}));
+        h.check(h.call("fuse_memset", {count, h.c32(0), h.c64(8), h.stream}));
       });
     });
   }
@@ -362,9 +359,7 @@ LogicalResult HostEntry::launchScanOrFilter(GroupLaunch &l) {
         h.c64(~int64_t(15)));
     Value head = h.add(h.c64(16), flagBytes);
     Value slots = h.mul(ntiles, h.c64(16 * gk.statusTypes.size()));
-    Value wsBytes = h.add(h.add(head, slots),
-                          h.c64(isFilter && !countOnDevice ? 8 : 0));
-    Value ws = h.allocTemp(wsBytes);
+    Value ws = h.allocTemp(h.add(head, slots));
     h.onDevice([&] {
       h.check(h.call("fuse_memset", {ws, h.c32(0), head, h.stream}));
     });
@@ -381,44 +376,30 @@ LogicalResult HostEntry::launchScanOrFilter(GroupLaunch &l) {
             : arith::ConstantIntOp::create(h.b, loc, h.b.getI1Type(), 0));
     SmallVector<Value> args(l.common);
     args.append({n, ntiles, aligned, ws});
-    Value countDev;
-    if (countOnDevice) {
-      countDev = deviceCountPtr;
-      args.push_back(countDev);
-    } else if (isFilter) {
-      countDev =
-          LLVM::GEPOp::create(h.b, loc, ptrTy, h.b.getI8Type(), ws,
-                              ArrayRef<LLVM::GEPArg>{h.add(head, slots)});
-      args.push_back(countDev);
-    }
+    if (isFilter)
+      args.push_back(count);
     args.append(l.outs);
     // Blocks loop over tiles (TileMachinery.cpp, runTiles): as many as
     // fit on the GPU at once (2048 threads per SM), or one per tile.
     Value resident = h.mul(h.maxI(h.smCount, h.c64(1)),
                            h.c64(std::max<int64_t>(2048 / bt, 1)));
     Value grid = gk.tiling.grid > 0 ? h.c64(gk.tiling.grid) : resident;
-    h.launch(handle[gk.kernel], h.minI(ntiles, grid), bt, args,
+    h.launch(handle[gk.kernel], h.minI(ntiles, grid), bt, l.withSize(args),
              gk.dynamicSharedBytes);
-    if (isFilter && !countOnDevice) {
-      h.check(h.call("fuse_memcpy_dtoh",
-                     {countSlot, countDev, h.c64(8), h.stream}));
-      h.check(h.call("fuse_stream_synchronize", {h.stream}));
-    }
   });
   if (isFilter) {
-    // On the host: the count read back; in the workspace form: the
-    // capacity, and the device count for whoever needs the size
-    // (HostEntry::sizedOnDevice).
-    Value count = countOnDevice ? n : h.load(h.i64(), countSlot);
+    // The kept results are sized by the capacity until the host needs
+    // their count.
+    for (Operation &bop : l.body)
+      if (isa<FilterOp>(bop))
+        filterCount[&bop] = count;
     for (auto [j, res] : llvm::enumerate(g.getResults())) {
       Value y = g.getYield().getValues()[j];
       if (!y.getDefiningOp<FilterOp>())
         continue;
-      tensors[res].dims = {count};
+      tensors[res].dims = {n};
       tensors[res].dimSizes = {
           SizeAttr::get(g.getContext(), SizeSource::Kept, 0, 0)};
-      if (countOnDevice)
-        deviceCount[res] = deviceCountPtr;
       // The count itself is stored with the other counts, at the end.
       auto ri = resultIndex.find(res);
       if (ri == resultIndex.end() || sig.countArg[ri->second] < 0)

@@ -435,6 +435,11 @@ struct GroupKernels {
   /// stagedThreads threads (empty: the staged kernel takes them too).
   std::string stagedWideKernel;
   int64_t stagedThreads = 0;
+  /// The group reads a filter's kept elements whose count stays on the
+  /// device (DeviceSize.cpp): each of its kernels takes one more parameter
+  /// last, the `!llvm.ptr<1>` to that count, and reads its length there;
+  /// the host sizes the launch by the capacity (the filtered input's size).
+  bool sizeOnDevice = false;
   Tiling tiling;
 };
 
@@ -446,6 +451,20 @@ struct GroupKernels {
 FailureOr<GroupKernels> buildGroupKernels(gpu::GPUModuleOp gpuModule,
                                           GroupOp group, StringRef prefix,
                                           const Tiling &tiling);
+
+/// Whether `group`, planned as `gk`, can read its length from a filter's
+/// count on the device (DeviceSize.cpp): a flat, scan or filter group whose
+/// every rank>=1 operand is rank 1 and sized by one fuse.filter's count,
+/// with no op in its body that sizes a tensor otherwise (iota, broadcast,
+/// gather).
+bool canTakeSizeOnDevice(GroupOp group, const GroupKernels &gk);
+
+/// Makes `gk`'s kernels read their length from the count on the device:
+/// appends the count pointer parameter to each, loads it first, and uses it
+/// for the operands' sizes and the plan's own length parameters (n and
+/// nchunks, or n and ntiles). Sets gk.sizeOnDevice.
+void readSizeOnDevice(gpu::GPUModuleOp gpuModule, GroupOp group,
+                      GroupKernels &gk);
 
 /// row_reduce groups (RowReduce.cpp): kernel `rows` with params common,
 /// rows, cols, i32 vec (1: every rank-2 row start is 16-byte aligned and

@@ -1,4 +1,6 @@
-// RUN: fuse-opt %s --fuse-fusion --fuse-tile --convert-fuse-to-gpu | FileCheck %s
+// RUN: fuse-opt %s --fuse-fusion --fuse-tile --convert-fuse-to-gpu > %t
+// RUN: FileCheck %s < %t
+// RUN: FileCheck %s --check-prefix=KERNEL < %t
 // The capture-safe workspace form NAME_ws of each entry: its
 // implementation takes the workspace, a dry-run flag and the bytes used
 // after the stream, carves its temporaries from the workspace (no
@@ -6,10 +8,12 @@
 // run, keeps a filter's count on the device (a device-to-device copy to the
 // caller's count, no copy to the host, no synchronisation); the public
 // NAME_ws sizes with a dry run, answers a NULL workspace with the bytes,
-// rejects a small or misaligned workspace, then runs. An entry whose host
-// code needs a filter's count has no such form, and #fuse.entry says why.
+// rejects a small or misaligned workspace, then runs. A step over a
+// filter's kept elements reads the count on the device, in both forms. An
+// entry whose host code needs a filter's count has no such form, and
+// #fuse.entry says why.
 
-// CHECK: #fuse.entry<name = "sumsq", {{.*}}count = none>], workspace = available>, #fuse.entry<name = "select", {{.*}}count = kept>], workspace = available>, #fuse.entry<name = "select_sum", {{.*}}workspace = none, workspace_note = "the size of a filter's result is known only on the device, and a later step reads it">
+// CHECK: #fuse.entry<name = "sumsq", {{.*}}count = none>], workspace = available>, #fuse.entry<name = "select", {{.*}}count = kept>], workspace = available>, #fuse.entry<name = "select_sum", {{.*}}workspace = available>, #fuse.entry<name = "select_gather", {{.*}}workspace = none, workspace_note = "the size of a filter's result is known only on the device, and a later step reads it">, #fuse.entry<name = "select_mean", {{.*}}workspace = none, workspace_note = "the size of a filter's result is known only on the device, and the entry's tensor.dim reads it">
 
 // CHECK-LABEL: func.func @sumsq(
 // CHECK: call @fuse_malloc
@@ -65,9 +69,24 @@ func.func @select(%x: tensor<?xf32>) -> tensor<?xf32> {
   return %y : tensor<?xf32>
 }
 
-// The reduction's launch is sized by the filter's count on the host.
+// The reduction after the filter: its kernels take the count's device
+// address last and read their length there (the filter's count piece is
+// zeroed first, in case no tile runs); the host sizes the launch by the
+// capacity, so neither form waits for the device.
+// (in, in_d0, n, nchunks, partial, out, single, count)
+// KERNEL-LABEL: gpu.func @select_sum_g1_partial(
+// KERNEL-SAME: %arg0: !llvm.ptr<1>, %arg1: i64, %arg2: i64, %arg3: i64, %arg4: !llvm.ptr<1>, %arg5: !llvm.ptr<1>, %arg6: i32, %arg7: !llvm.ptr<1>)
+// KERNEL-NEXT: %[[N:.*]] = llvm.load %arg7 {alignment = 8 : i64} : !llvm.ptr<1> -> i64
+// KERNEL: arith.divsi %[[N]], %c4_i64
+// KERNEL: arith.cmpi ne, %arg3
+// KERNEL-LABEL: gpu.func @select_sum_g1_finish(
+// KERNEL-SAME: %arg5: !llvm.ptr<1>)
 // CHECK-LABEL: func.func @select_sum(
-// CHECK-NOT: func.func {{.*}}@select_sum_ws
+// CHECK-NOT: fuse_memcpy_dtoh
+// CHECK-NOT: fuse_stream_synchronize
+// CHECK: call @fuse_launch
+// CHECK-LABEL: func.func private @select_sum_ws__fuse_impl(
+// CHECK-LABEL: func.func @select_sum_ws(
 func.func @select_sum(%x: tensor<?xf32>) -> tensor<f32> {
   %zero = arith.constant 0.0 : f32
   %y = fuse.filter %x : tensor<?xf32> -> tensor<?xf32> {
@@ -77,4 +96,47 @@ func.func @select_sum(%x: tensor<?xf32>) -> tensor<f32> {
   }
   %s = fuse.reduce add %y : tensor<?xf32> -> tensor<f32>
   return %s : tensor<f32>
+}
+
+// A gather from the kept elements bounds its indices by their count: the
+// allocating form reads it on the host first; there is no workspace form.
+// CHECK-LABEL: func.func @select_gather(
+// CHECK: call @fuse_memcpy_dtoh
+// CHECK: call @fuse_stream_synchronize
+// CHECK: call @fuse_launch
+// CHECK-NOT: func.func {{.*}}@select_gather_ws
+func.func @select_gather(%x: tensor<?xf32>, %i: tensor<?xi64>) -> tensor<?xf32> {
+  %zero = arith.constant 0.0 : f32
+  %y = fuse.filter %x : tensor<?xf32> -> tensor<?xf32> {
+  ^bb0(%a: f32):
+    %p = arith.cmpf ogt, %a, %zero : f32
+    fuse.yield %p : i1
+  }
+  %g = fuse.gather %y[%i] : tensor<?xf32>, tensor<?xi64> -> tensor<?xf32>
+  return %g : tensor<?xf32>
+}
+
+// A mean of the kept elements divides by their count on the host.
+// CHECK-LABEL: func.func @select_mean(
+// CHECK: call @fuse_memcpy_dtoh
+// CHECK: call @fuse_stream_synchronize
+// CHECK-NOT: func.func {{.*}}@select_mean_ws
+func.func @select_mean(%x: tensor<?xf32>) -> tensor<f32> {
+  %zero = arith.constant 0.0 : f32
+  %y = fuse.filter %x : tensor<?xf32> -> tensor<?xf32> {
+  ^bb0(%a: f32):
+    %p = arith.cmpf ogt, %a, %zero : f32
+    fuse.yield %p : i1
+  }
+  %s = fuse.reduce add %y : tensor<?xf32> -> tensor<f32>
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %y, %c0 : tensor<?xf32>
+  %ni = arith.index_cast %n : index to i64
+  %nf = arith.sitofp %ni : i64 to f32
+  %m = fuse.map %s : tensor<f32> -> tensor<f32> {
+  ^bb0(%a: f32):
+    %d = arith.divf %a, %nf : f32
+    fuse.yield %d : f32
+  }
+  return %m : tensor<f32>
 }

@@ -447,7 +447,7 @@ LogicalResult HostEntry::bindOperands(GroupLaunch &l) {
         return g.emitOpError("GPU code generation: operand not available on "
                              "the host");
       if (l.gk.sizeOnDevice && tensorTy(operand).getRank() == 1) {
-        l.deviceSize = filterCount.lookup(countingFilter(operand));
+        l.deviceSize = filterCount.lookup(countingFilter(operand)).device;
         if (!l.deviceSize)
           return g.emitOpError("GPU code generation: no device count for "
                                "an operand sized by a filter");
@@ -574,7 +574,8 @@ LogicalResult HostEntry::storeCounts() {
       h.ifThen(w.asked, [&] {
         h.onDevice([&] {
           h.check(h.call("fuse_memcpy_dtod",
-                         {w.dst, filterCount[w.filter], h.c64(8), h.stream}));
+                         {w.dst, filterCount[w.filter].device, h.c64(8),
+                          h.stream}));
         });
       });
     return success();
@@ -629,11 +630,18 @@ LogicalResult HostEntry::needHostSize(Value v, const Twine &use) {
   return success();
 }
 
-// A count on the device, copied to the host once the stream is done.
-Value HostEntry::readCount(Value device) {
+// A filter's count on the host: copied from the device once the stream is
+// done, or 0 with nothing to wait for where the filter had no element.
+Value HostEntry::readCount(const DeviceCount &count) {
   Value slot = h.slot(h.i64());
-  h.check(h.call("fuse_memcpy_dtoh", {slot, device, h.c64(8), h.stream}));
-  h.check(h.call("fuse_stream_synchronize", {h.stream}));
+  h.store(h.c64(0), slot);
+  Value some = arith::CmpIOp::create(h.b, loc, arith::CmpIPredicate::sgt,
+                                     count.capacity, h.c64(0));
+  h.ifThen(some, [&] {
+    h.check(
+        h.call("fuse_memcpy_dtoh", {slot, count.device, h.c64(8), h.stream}));
+    h.check(h.call("fuse_stream_synchronize", {h.stream}));
+  });
   return h.load(h.i64(), slot);
 }
 

@@ -185,11 +185,16 @@ private:
   // where the host needs a size: needHostSize). Until then the host sizes
   // the tensors of a filter's count by its capacity. Why the workspace form
   // cannot be built (empty while it can).
-  DenseMap<Operation *, Value> filterCount, hostFilterCount;
+  struct DeviceCount {
+    Value device;   // the count's 8 bytes on the device
+    Value capacity; // the filter's input size: 0 means no count to read
+  };
+  DenseMap<Operation *, DeviceCount> filterCount;
+  DenseMap<Operation *, Value> hostFilterCount;
   std::string workspaceBlocker;
   LogicalResult blockWorkspace(const Twine &why);
   LogicalResult needHostSize(Value v, const Twine &use);
-  Value readCount(Value device);
+  Value readCount(const DeviceCount &count);
 
   // The caller's buffers checked so far, and the check messages.
   SmallVector<std::pair<BlockArgument, Extent>> userInputs;

@@ -392,7 +392,7 @@ LogicalResult HostEntry::launchScanOrFilter(GroupLaunch &l) {
     // their count.
     for (Operation &bop : l.body)
       if (isa<FilterOp>(bop))
-        filterCount[&bop] = count;
+        filterCount[&bop] = {count, n};
     for (auto [j, res] : llvm::enumerate(g.getResults())) {
       Value y = g.getYield().getValues()[j];
       if (!y.getDefiningOp<FilterOp>())

@@ -552,14 +552,9 @@ class Launcher:
         taken.append(rng)
         return d.ptr
 
-    def __call__(self, values, stream=None, owner=None, hit=True,
-                 check=True, out=None):
-        """One launch. out: {output index: fuse.gpu.DeviceArray}, buffers
-        of the caller for outputs (fuse.compute's d_out): where _direct
-        takes one, the entry writes into it (no allocation) and the
-        result is WRITTEN; else the output is allocated as without it."""
-        if check and self.checks:
-            self.pipeline.check(values)
+    def _arguments(self, values):
+        """The entry's leading C arguments (pointers and dimensions, scalars)
+        and each argument's shape (None for scalars)."""
         S = [None] * self.nargs
         cargs = []
         for k, m, x in self.plan:
@@ -585,6 +580,17 @@ class Launcher:
                 cargs.append(v.ptr)
             S[k] = sh
             cargs.extend(sh)
+        return S, cargs
+
+    def __call__(self, values, stream=None, owner=None, hit=True,
+                 check=True, out=None):
+        """One launch. out: {output index: fuse.gpu.DeviceArray}, buffers
+        of the caller for outputs (fuse.compute's d_out): where _direct
+        takes one, the entry writes into it (no allocation) and the
+        result is WRITTEN; else the output is allocated as without it."""
+        if check and self.checks:
+            self.pipeline.check(values)
+        S, cargs = self._arguments(values)
         if hit:
             G.stats["memory_hits"] += 1
         outs = []
@@ -655,6 +661,67 @@ class Launcher:
             if st:
                 G.check(st)
         return self._post(outs, S, values, counts)
+
+    def call_workspace(self, values, out, counts, storage, owner,
+                       stream=None):
+        """The entry's capture-safe form NAME_ws (docs/aot.md): every output
+        is the caller's buffer (out: {output index: DeviceArray}), each
+        filter's count goes to the caller's device memory (counts: {output
+        index: DeviceArray of one 8-byte integer}; absent: nowhere), and the
+        temporaries are carved from `storage`, a DeviceArray (None: only
+        ask). Nothing is allocated and nothing waits for the device.
+        Returns the bytes `storage` needs when it is None, else None."""
+        if not self.compiled.entry.get("workspace_packed"):
+            raise ValueError(
+                "temp_storage: this pipeline has no capture-safe form (a "
+                "size it needs on the host is a filter's count, known only "
+                "on the device); call it without temp_storage")
+        S, cargs = self._arguments(values)
+        taken = []
+        for i, (dt, fns) in enumerate(self.outs):
+            d = out.get(i)
+            p = self._direct(i, d, S, values, taken) if d is not None \
+                else None
+            if p is None:
+                need = 1
+                for f in fns:
+                    need *= f(S, values)
+                raise ValueError(
+                    "temp_storage: the result goes straight into d_out, "
+                    "which must be a CUDA array of dtype %s with at least %d "
+                    "elements, overlapping no input" % (self.out_dtypes[i],
+                                                        need))
+            cargs.append(p)
+        for i in self.filters:
+            c = counts.get(i)
+            cargs.append(c.ptr if c is not None else None)
+        size = 0
+        if storage is not None:
+            size = storage.dtype.itemsize
+            for n in storage.shape:
+                size *= n
+        nbytes = ctypes.c_int64(size)
+        if stream is None:
+            stream = self._current(self.device) if self.omode is not None \
+                else G.owner_stream(owner)
+        cargs += [None if storage is None else storage.ptr,
+                  ctypes.byref(nbytes), stream]
+        if G.compile_only():
+            return 1 if storage is None else None
+        fn = getattr(self, "_ws_fn", None)
+        if fn is None:
+            G.runtime()
+            lib = self.compiled.library()
+            fn = lib[self.compiled.entry["symbol"] + "_ws"]
+            fn.restype = ctypes.c_int32
+            fn.argtypes = self.argtypes[:-1] + [
+                ctypes.c_void_p, ctypes.POINTER(ctypes.c_int64),
+                ctypes.c_void_p]
+            self._ws_fn = fn
+        st = fn(*cargs)
+        if st:
+            G.check(st)
+        return nbytes.value if storage is None else None
 
     def _post(self, outs, S, values, counts):
         """The results from the outputs: sizes, filter results cut to

@@ -402,7 +402,36 @@ def _streamed(fn):
     return call
 
 
-def _run(plan, build, d_out, stream=None, direct=None):
+# The temporaries of an algorithm call: fuse's own (_OWN), or the caller's
+# temp_storage in the object form (make_reduce_into, ...): a _Temp.
+_OWN = None
+
+
+class _Temp:
+    """temp_storage of the object form: `storage` (a fuse.gpu.DeviceArray,
+    or None to ask the bytes) and the filter counts' device arrays
+    ({result index: DeviceArray})."""
+
+    def __init__(self, temp_storage, counts=None):
+        self.storage = None
+        if temp_storage is not None:
+            if not _is_dev(temp_storage):
+                if not isinstance(temp_storage, np.ndarray):
+                    raise TypeError("temp_storage: expected a CUDA array or "
+                                    "None, got %s"
+                                    % type(temp_storage).__name__)
+                self.storage = temp_storage    # a CPU call: not used
+            else:
+                from . import gpu
+                self.storage = gpu.device_array(temp_storage, "temp_storage")
+        self.counts = counts or {}
+
+    @property
+    def query(self):
+        return self.storage is None
+
+
+def _run(plan, build, d_out, stream=None, direct=None, temp=_OWN):
     """Traces build(params, nsym) -> outputs, compiles (cached) and runs:
     on the GPU when d_out or an input is a device array (then all arrays
     must be), else on the CPU with NumPy. stream: a handle from
@@ -410,8 +439,14 @@ def _run(plan, build, d_out, stream=None, direct=None):
     (from _check_out): on the GPU, the entry writes the first result
     straight into it where it can (same dtype, large enough, overlapping
     no input; gpu.run_pipeline's `out`), and that result is then
-    _launch.WRITTEN, which _write skips."""
+    _launch.WRITTEN, which _write skips. temp: a _Temp to run the entry's
+    capture-safe form with the caller's storage (GPU; every result into
+    d_out): returns the bytes it needs (storage None) or None. On the CPU
+    a _Temp's storage is not used: the query answers 1 byte and the call
+    runs as without it."""
     gpu = _is_dev(d_out) or any(_is_dev(v) for v in plan.values)
+    if temp is not _OWN and temp.query and not gpu:
+        return 1
     if gpu:
         from . import gpu as G
         if not _is_dev(d_out):
@@ -438,9 +473,11 @@ def _run(plan, build, d_out, stream=None, direct=None):
          for i in range(len(arrays))])
     p = trace(fn, plan.names, arrays, weaks, gpu=gpu)
     if gpu:
+        ws = None if temp is _OWN else (temp.storage, temp.counts)
         return G.run_pipeline(p, plan.names, arrays, like=d_out,
                               stream=stream,
-                              out=None if direct is None else {0: direct})
+                              out=None if direct is None else {0: direct},
+                              workspace=ws)
     return p.run(arrays)
 
 
@@ -464,6 +501,15 @@ def _write(out, values, n=None):
     flat[:n] = values.reshape(-1)[:n]
 
 
+def _finish(out, r, n, temp, dd):
+    """An algorithm's end: with the caller's temp_storage on the GPU (dd
+    set) or a query, r is the answer (bytes, or None: written); else the
+    result is copied into d_out where the entry did not write it."""
+    if temp is not _OWN and (dd is not None or temp.query):
+        return r
+    _write(out, r, n)
+
+
 def _as_scalars(x, what):
     if isinstance(x, tuple):
         raise TypeError("%s: the input yields tuples (a ZipIterator); wrap it "
@@ -474,7 +520,8 @@ def _as_scalars(x, what):
 # ---- algorithms ----------------------------------------------------------------
 
 @_streamed
-def reduce_into(d_in, d_out, op, num_items, h_init, stream=None):
+def reduce_into(d_in, d_out, op, num_items, h_init, stream=None, *,
+                _temp=_OWN):
     """d_out[0] = h_init op d_in[0] op ... op d_in[num_items-1].
 
     The accumulator has h_init's dtype (a Python number takes d_out's)."""
@@ -497,7 +544,9 @@ def reduce_into(d_in, d_out, op, num_items, h_init, stream=None):
         else:
             r = S.reduce(x, fn, init=iv)
         return S.cast(r, _dtype(d_out))
-    r = _run(plan, build, d_out, stream, dd)
+    r = _run(plan, build, d_out, stream, dd, _temp)
+    if _temp is not _OWN and (dd is not None or _temp.query):
+        return r
     from ._launch import WRITTEN
     if r is not WRITTEN:
         d_out.reshape(-1)[0] = r
@@ -505,7 +554,7 @@ def reduce_into(d_in, d_out, op, num_items, h_init, stream=None):
 
 @_streamed
 def segmented_reduce(d_in, d_out, op, h_init, num_segments, segment_size,
-                     stream=None):
+                     stream=None, *, _temp=_OWN):
     """d_out[s] = h_init op d_in[s*segment_size] op ... (equal-length,
     contiguous segments: the rows of a row-major matrix). fuse-specific:
     cuda.compute's version takes offset arrays."""
@@ -540,11 +589,12 @@ def segmented_reduce(d_in, d_out, op, h_init, num_segments, segment_size,
         else:
             r = S.reduce(x, fn, init=iv, axis=1)
         return S.cast(r, _dtype(d_out))
-    _write(d_out, _run(plan, build, d_out, stream, dd), ns)
+    return _finish(d_out, _run(plan, build, d_out, stream, dd, _temp), ns,
+                   _temp, dd)
 
 
 def _scan(d_in, d_out, op, init_value, num_items, exclusive, what,
-          stream):
+          stream, temp=_OWN):
     n = _num_items(num_items)
     dd = _check_out(d_out, "d_out", n)
     fn = _binary_fn(op, what)
@@ -572,22 +622,25 @@ def _scan(d_in, d_out, op, init_value, num_items, exclusive, what,
                                  % what)
             r = S.scan(x, fn, exclusive=exclusive, init=iv)
         return S.cast(r, _dtype(d_out))
-    _write(d_out, _run(plan, build, d_out, stream, dd), n)
+    return _finish(d_out, _run(plan, build, d_out, stream, dd, temp), n,
+                   temp, dd)
 
 
 @_streamed
-def inclusive_scan(d_in, d_out, op, init_value, num_items, stream=None):
+def inclusive_scan(d_in, d_out, op, init_value, num_items, stream=None, *,
+                   _temp=_OWN):
     """d_out[i] = [init_value op] d_in[0] op ... op d_in[i]."""
-    _scan(d_in, d_out, op, init_value, num_items, False, "inclusive_scan",
-          stream)
+    return _scan(d_in, d_out, op, init_value, num_items, False,
+                 "inclusive_scan", stream, _temp)
 
 
 @_streamed
-def exclusive_scan(d_in, d_out, op, init_value, num_items, stream=None):
+def exclusive_scan(d_in, d_out, op, init_value, num_items, stream=None, *,
+                   _temp=_OWN):
     """d_out[0] = init_value, d_out[i] = init_value op d_in[0] op ...
     op d_in[i-1]."""
-    _scan(d_in, d_out, op, init_value, num_items, True, "exclusive_scan",
-          stream)
+    return _scan(d_in, d_out, op, init_value, num_items, True,
+                 "exclusive_scan", stream, _temp)
 
 
 @_streamed
@@ -621,14 +674,22 @@ def binary_transform(d_in1, d_in2, d_out, op, num_items, stream=None):
 
 
 @_streamed
-def select(d_in, d_out, d_num_selected_out, cond, num_items, stream=None):
+def select(d_in, d_out, d_num_selected_out, cond, num_items, stream=None, *,
+           _temp=_OWN):
     """Copies the d_in[i] for which cond(d_in[i]) holds, in order, to d_out
     and their count to d_num_selected_out[0]."""
     n = _num_items(num_items)
     if not callable(cond):
         raise TypeError("select: cond must be a function")
-    _check_out(d_num_selected_out, "d_num_selected_out", 1)
+    dc = _check_out(d_num_selected_out, "d_num_selected_out", 1)
     dd = _check_out(d_out, "d_out", 0)
+    if _temp is not _OWN and dc is not None:
+        # The capture-safe form writes the count on the device, 8 bytes.
+        if dc.dtype not in (np.dtype(np.int64), np.dtype(np.uint64)):
+            raise TypeError("d_num_selected_out: with temp_storage the "
+                            "count is written on the device as 8 bytes: "
+                            "expected int64 or uint64, got %s" % dc.dtype)
+        _temp.counts = {0: dc}
     plan = _new_plan(n)
     src = _plan_input(d_in, plan, n, "d_in")
 
@@ -639,7 +700,10 @@ def select(d_in, d_out, d_num_selected_out, cond, num_items, stream=None):
     # Direct only where d_out holds num_items elements (the filter's
     # capacity: the entry may keep them all) of the kept values' dtype;
     # else the kept values are copied (and cast) into d_out.
-    y, count = _run(plan, build, d_out, stream, dd)
+    r = _run(plan, build, d_out, stream, dd, _temp)
+    if _temp is not _OWN and (dd is not None or _temp.query):
+        return r
+    y, count = r
     from ._launch import WRITTEN
     if y is WRITTEN:
         d_num_selected_out.reshape(-1)[0] = count
@@ -651,3 +715,79 @@ def select(d_in, d_out, d_num_selected_out, cond, num_items, stream=None):
         y = y.astype(_dtype(d_out), copy=False)
     _write(d_out, y, count)
     d_num_selected_out.reshape(-1)[0] = count
+
+
+# ---- the object form: caller-provided temporary storage ---------------------
+#
+# cuda.compute's make_* functions: an algorithm built from example arrays
+# and its operator, then called with temp_storage first. temp_storage None
+# asks the bytes the call needs (nothing runs); a CUDA array of at least that
+# many bytes (256-byte aligned, as CuPy's and PyTorch's allocations are) runs
+# the pipeline's capture-safe form with its temporaries carved from it: the
+# results go straight into d_out (which must have the result's dtype and
+# size), select's count to d_num_selected_out on the device, nothing is
+# allocated and nothing waits for the device, so a call can be captured into
+# a CUDA graph. The size depends on num_items (and the GPU), not on values.
+# On NumPy arrays the CPU backend runs and temp_storage is not used.
+
+def make_reduce_into(d_in, d_out, op, h_init):
+    """reducer(temp_storage, d_in, d_out, num_items, h_init, stream=None):
+    reduce_into with the caller's temporary storage."""
+    _binary_fn(op, "make_reduce_into")
+
+    def reducer(temp_storage, d_in, d_out, num_items, h_init, stream=None):
+        return reduce_into(d_in, d_out, op, num_items, h_init, stream,
+                           _temp=_Temp(temp_storage))
+    return reducer
+
+
+def make_inclusive_scan(d_in, d_out, op, init_value):
+    """scanner(temp_storage, d_in, d_out, num_items, init_value,
+    stream=None): inclusive_scan with the caller's temporary storage."""
+    _binary_fn(op, "make_inclusive_scan")
+
+    def scanner(temp_storage, d_in, d_out, num_items, init_value,
+                stream=None):
+        return inclusive_scan(d_in, d_out, op, init_value, num_items, stream,
+                              _temp=_Temp(temp_storage))
+    return scanner
+
+
+def make_exclusive_scan(d_in, d_out, op, init_value):
+    """scanner(temp_storage, d_in, d_out, num_items, init_value,
+    stream=None): exclusive_scan with the caller's temporary storage."""
+    _binary_fn(op, "make_exclusive_scan")
+
+    def scanner(temp_storage, d_in, d_out, num_items, init_value,
+                stream=None):
+        return exclusive_scan(d_in, d_out, op, init_value, num_items, stream,
+                              _temp=_Temp(temp_storage))
+    return scanner
+
+
+def make_select(d_in, d_out, d_num_selected_out, cond):
+    """selector(temp_storage, d_in, d_out, d_num_selected_out, num_items,
+    stream=None): select with the caller's temporary storage; the count is
+    written to d_num_selected_out (int64 or uint64) on the device."""
+    if not callable(cond):
+        raise TypeError("make_select: cond must be a function")
+
+    def selector(temp_storage, d_in, d_out, d_num_selected_out, num_items,
+                 stream=None):
+        return select(d_in, d_out, d_num_selected_out, cond, num_items,
+                      stream, _temp=_Temp(temp_storage))
+    return selector
+
+
+def make_segmented_reduce(d_in, d_out, op, h_init):
+    """reducer(temp_storage, d_in, d_out, num_segments, segment_size,
+    h_init, stream=None): segmented_reduce with the caller's temporary
+    storage."""
+    _binary_fn(op, "make_segmented_reduce")
+
+    def reducer(temp_storage, d_in, d_out, num_segments, segment_size,
+                h_init, stream=None):
+        return segmented_reduce(d_in, d_out, op, h_init, num_segments,
+                                segment_size, stream,
+                                _temp=_Temp(temp_storage))
+    return reducer

@@ -39,6 +39,7 @@ outputs are left unwritten and filter counts read 0. It fills the cache for
 another machine by running the same code that machine runs.
 """
 
+import contextlib
 import ctypes
 import ctypes.util
 import json
@@ -558,7 +559,7 @@ def is_device_array(v):
 # ---- running -----------------------------------------------------------------
 
 def run_pipeline(pipeline, names, values, like=None, stream=None,
-                 out=None):
+                 out=None, workspace=None):
     """Runs a GPU-traced Pipeline. values: DeviceArray per array argument,
     0-d NumPy arrays for scalars. Returns the results as arrays of the
     inputs' kind (or `like`'s), shaped and sliced as the CPU backend's.
@@ -570,7 +571,11 @@ def run_pipeline(pipeline, names, values, like=None, stream=None,
     argument (Launcher._direct), and the result is then
     _launch.WRITTEN; otherwise it is a new array as without `out`. The
     Launcher is kept on the pipeline: a second run of it loads
-    nothing."""
+    nothing. workspace: (storage, counts) to run the entry's capture-safe
+    form instead (Launcher.call_workspace: every array result into `out`,
+    counts {result index: DeviceArray} of the filter results on the
+    device, storage a DeviceArray or None to ask its bytes); returns the
+    bytes or None."""
     pipeline.check(values)
     launcher = getattr(pipeline, "_launcher", None)
     hit = launcher is not None
@@ -586,15 +591,25 @@ def run_pipeline(pipeline, names, values, like=None, stream=None,
         owner = owner[0]
     if owner is None:
         raise TypeError("fuse GPU: no device array among the arguments")
-    outs = None
-    if out:
-        outs = {}
-        for r, d in out.items():
+    def by_output(given):
+        mapped = {}
+        for r, d in (given or {}).items():
             g = pipeline.gpu_results[r]
             if g[0] == "ir":
-                outs[g[1]] = d
+                mapped[g[1]] = d
+        return mapped
+    if workspace is not None:
+        storage, counts = workspace
+        h, ctx = None, None
+        if stream is not None:
+            mode, device = owner_mode(owner)
+            h, ctx = _launch.resolve_stream(stream, mode, device)
+        with ctx if ctx is not None else contextlib.nullcontext():
+            return launcher.call_workspace(values, by_output(out),
+                                           by_output(counts), storage, owner,
+                                           h)
     return launcher.run(values, stream, owner=owner, hit=hit, check=False,
-                        out=outs)
+                        out=by_output(out) if out else None)
 
 
 def gpu_arguments(names, values):

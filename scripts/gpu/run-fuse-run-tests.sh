@@ -20,6 +20,8 @@
 #      path, scans, filters); NAME with a filter, whose count is read on
 #      the host, and programs with no workspace form are refused with a
 #      message; replay timings are printed.
+#   6. compute-sanitizer memcheck and racecheck on graph capture and
+#      replay (fuse-run-aot --graph) of five programs.
 # Tolerances as in test/Integration/GPU/codegen_tests.cpp: sums 1e-4
 # relative, scan 1e-4 relative to max(1, |ref|), softmax 1e-5 relative;
 # select exact.
@@ -350,5 +352,32 @@ for spec in "sumsq_small rand:4096" "sumsq rand:4096" "sumsq rand:16777216" "sof
     fail "graph timing $1 $2: $(tail -2 <<< "$text")"
   fi
 done
+
+# 6. compute-sanitizer on capture and replay: fuse-run-aot --graph (each
+# form captured, replayed, compared bit for bit) under memcheck and
+# racecheck, for a reduction, a scan, a filter, steps after a filter and a
+# row group; the tool must report no error and no hazard.
+san="$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2>/dev/null)"
+if [ -z "$san" ]; then
+  fail "compute-sanitizer on graph replays: compute-sanitizer not found"
+else
+  for spec in "shared/sumsq.json rand:1000003" "shared/scan.json rand:1000003" \
+      "shared/select.json rand:1000003" "extra/filter_reduce.json rand:1000003" \
+      "shared/softmax_rows.json rand:64x1024"; do
+    set -- $spec
+    [ -f "$art/$1" ] || { fail "sanitizer $1: missing"; continue; }
+    for tool in memcheck racecheck; do
+      text="$(timeout 300 "$san" --tool "$tool" --error-exitcode 3 "$aot" "$art/$1" --arg "$2" --seed 5 --graph 2>&1)"
+      rc=$?
+      summary="$(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' <<< "$text" | tail -1)"
+      replays="$(grep -c 'the replay matches the eager call bit for bit$' <<< "$text")"
+      if [ $rc -eq 0 ] && [ "$replays" -ge 1 ] && [[ "$summary" =~ \ 0\ (errors|hazards) ]]; then
+        pass "compute-sanitizer $tool on graph replays: $1 $2 ($replays form(s); $summary)"
+      else
+        fail "compute-sanitizer $tool on graph replays: $1 $2: exit $rc, $replays form(s), ${summary:-no summary}: $(grep -E 'Invalid|Race|hazard|error' <<< "$text" | head -3)"
+      fi
+    done
+  done
+fi
 
 finish

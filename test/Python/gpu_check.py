@@ -8,7 +8,8 @@ tolerances; the value edges of test_value_edges.py (edge_cases.py: NaN,
 NumPy under the documented semantics; plus argument errors raised before any
 launch, the cache, stream=, and that fuse.compute writes its results
 straight into d_out (no output allocated) where d_out can take them, and
-CUDA graph capture and replay (graph_check.py).
+CUDA graph capture and replay (graph_check.py); fuse.compute with the
+caller's temporary storage (temp_storage_check.py).
 
 Modes:
   - a GPU (fuse.gpu.available()): the full checks, per backend found
@@ -40,6 +41,7 @@ import fuse.compute as fc  # noqa: E402
 from fuse import OpKind  # noqa: E402
 import edge_cases as E  # noqa: E402
 import graph_check  # noqa: E402
+import temp_storage_check  # noqa: E402
 import workloads as W  # noqa: E402
 
 SIZES = [0, 1, 31, 1000003]
@@ -1195,7 +1197,9 @@ def main():
                      lambda: cache_checks(B, numeric),
                      lambda: stream_checks(B, numeric),
                      lambda: graph_check.graph_checks(B, numeric,
-                                                      sys.modules[__name__])):
+                                                      sys.modules[__name__]),
+                     lambda: temp_storage_check.temp_storage_checks(
+                         B, numeric, sys.modules[__name__])):
             try:
                 part()
             except Exception as e:  # noqa: BLE001 (report and go on)

@@ -26,6 +26,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Transforms/RegionUtils.h"
 
 #include "llvm/ADT/SetVector.h"
@@ -107,6 +108,16 @@ void copyReturnedArguments(func::FuncOp fn) {
     YieldOp::create(b, loc, body->getArgument(0));
     use.set(copy.getResult(0));
   }
+}
+
+/// Erases the entry's dead scalar ops (a `tensor.dim` nothing reads, as
+/// traced code leaves): the host would compute them, and one of a filter's
+/// result would read its count back for nothing.
+void eraseDeadOps(func::FuncOp fn) {
+  Block &body = fn.getBody().front();
+  for (Operation &op : llvm::make_early_inc_range(llvm::reverse(body)))
+    if (isOpTriviallyDead(&op))
+      op.erase();
 }
 
 void wrapLooseOps(func::FuncOp fn) {
@@ -283,6 +294,7 @@ LogicalResult EntryConverter::convert(func::FuncOp fn,
     return fn.emitOpError("GPU code generation: entry functions must have "
                           "one block");
   copyReturnedArguments(fn);
+  eraseDeadOps(fn);
   wrapLooseOps(fn);
   hoistRegionDims(fn);
   if (failed(checkEntry(fn)))

@@ -1,0 +1,81 @@
+"""fuse.compute's object form (make_reduce_into, make_inclusive_scan,
+make_exclusive_scan, make_select, make_segmented_reduce), called as
+cuda.compute's are, with temp_storage first, on NumPy arrays: the CPU
+backend runs, temp_storage None asks the bytes (1 on the CPU, where the
+storage is not used), and the call gives the plain algorithm's results.
+GPU runs of the capture-safe form: temp_storage_check.py."""
+
+import numpy as np
+import pytest
+
+import fuse.compute as fc
+from fuse import OpKind
+
+from conftest import rand, sum_rtol
+
+
+def storage(reducer_bytes):
+    return np.empty(reducer_bytes, np.uint8)
+
+
+def test_reduce_into():
+    x = rand(1000003, seed=1)
+    out = np.zeros(1, np.float32)
+    sq = fc.TransformIterator(x, lambda a: a * a)
+    red = fc.make_reduce_into(sq, out, OpKind.PLUS, np.float32(0))
+    nbytes = red(None, sq, out, x.size, np.float32(0))
+    assert nbytes == 1
+    assert out[0] == 0          # the query runs nothing
+    assert red(storage(nbytes), sq, out, x.size, np.float32(0)) is None
+    ref = np.sum(x.astype(np.float64) ** 2)
+    assert abs(out[0] - ref) <= sum_rtol(x.size) * ref
+    plain = np.zeros(1, np.float32)
+    fc.reduce_into(sq, plain, OpKind.PLUS, x.size, np.float32(0))
+    assert out[0] == plain[0]
+
+
+@pytest.mark.parametrize("n", [0, 1, 31, 1000])
+def test_scans(n):
+    x = np.random.default_rng(n).integers(-100, 100, n).astype(np.int32)
+    inc, exc = np.empty(n, np.int32), np.empty(n, np.int32)
+    si = fc.make_inclusive_scan(x, inc, OpKind.PLUS, None)
+    si(storage(si(None, x, inc, n, None)), x, inc, n, None)
+    np.testing.assert_array_equal(inc, np.cumsum(x, dtype=np.int32))
+    se = fc.make_exclusive_scan(x, exc, OpKind.PLUS, np.int32(7))
+    se(storage(se(None, x, exc, n, np.int32(7))), x, exc, n, np.int32(7))
+    np.testing.assert_array_equal(
+        exc, (7 + np.concatenate([[0], np.cumsum(x)[:-1]]))[:n].astype(
+            np.int32))
+
+
+def test_select():
+    x = rand(1000, seed=2)
+    out, count = np.zeros(1000, np.float32), np.zeros(1, np.int64)
+    sel = fc.make_select(x, out, count, lambda a: a > 0)
+    sel(storage(sel(None, x, out, count, 1000)), x, out, count, 1000)
+    kept = x[x > 0]
+    assert count[0] == kept.size
+    np.testing.assert_array_equal(out[:kept.size], kept)
+
+
+def test_segmented_reduce():
+    X = rand((13, 17), seed=3)
+    out = np.zeros(13, np.float32)
+    red = fc.make_segmented_reduce(X, out, OpKind.MAXIMUM, np.float32(-np.inf))
+    red(storage(red(None, X, out, 13, 17, np.float32(-np.inf))), X, out, 13,
+        17, np.float32(-np.inf))
+    np.testing.assert_array_equal(out, X.max(axis=1))
+
+
+def test_errors():
+    x = rand(10, seed=4)
+    out = np.zeros(1, np.float32)
+    red = fc.make_reduce_into(x, out, OpKind.PLUS, np.float32(0))
+    with pytest.raises(TypeError, match="temp_storage: expected a CUDA "
+                       "array or None"):
+        red([1, 2], x, out, 10, np.float32(0))
+    with pytest.raises(TypeError, match="cond must be a function"):
+        fc.make_select(x, out, out, 3)
+    with pytest.raises(ValueError, match="d_out: has 1 elements but 10"):
+        sc = fc.make_inclusive_scan(x, out, OpKind.PLUS, None)
+        sc(None, x, out, 10, None)

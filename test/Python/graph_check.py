@@ -147,6 +147,9 @@ def _cupy_capture(cupy):
                 g = s.end_capture()
 
         def replay():
+            # The new inputs were copied on the current (legacy default)
+            # stream, which a non-blocking stream does not wait for.
+            cupy.cuda.runtime.deviceSynchronize()
             g.launch(stream=s)
             s.synchronize()
         return replay, y

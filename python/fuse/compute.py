@@ -1,12 +1,16 @@
 """An explicit, cuda.compute-style API: iterators and device-wide
 algorithms with built-in (OpKind) or Python-lambda operators.
 
-Every algorithm call traces a small fuse pipeline (milliseconds), then finds
-its compiled code in the in-memory or disk cache by content, so repeated
-calls with the same structure and dtypes never recompile. Values such as
-CountingIterator's start, ConstantIterator's value, h_init and num_items are
-runtime inputs of the compiled code (changing them does not recompile);
-numbers captured by a lambda's closure are compiled in as constants.
+The first call of a structure (the algorithm, its operators and iterators,
+d_out's dtype, the inputs' dtypes and ranks) traces a small fuse pipeline
+and finds its compiled code in the in-memory or disk cache by content;
+later calls of that structure reuse the trace (and on the GPU its launcher).
+Values such as CountingIterator's start, ConstantIterator's value, h_init
+and num_items are runtime inputs of the compiled code (changing them does
+not recompile); numbers a lambda reads from its closure, its defaults or
+its module's globals are compiled in as constants and are part of the
+structure (a new value traces again). A lambda reading anything else (an
+array, a list) traces on every call.
 
     x = np.random.rand(1000).astype(np.float32)
     out = np.empty(1, np.float32)
@@ -31,6 +35,7 @@ import enum
 import functools
 import inspect
 import numbers
+import types
 
 import numpy as np
 
@@ -121,15 +126,104 @@ def _unary_fn(op, what):
 # ---- iterators -----------------------------------------------------------------
 
 class _Plan:
-    """Runtime inputs gathered from arguments before tracing."""
+    """Runtime inputs gathered from arguments before tracing, and what else
+    the trace depends on (`fixed`: the algorithm, its operators, the
+    iterators' functions, d_out's dtype): with the inputs' types, the key
+    of the trace cache (_run)."""
 
     def __init__(self):
         self.names, self.values = [], []
+        self.fixed = []
+        self.cachable = True
 
     def add(self, name, value):
         self.names.append(name)
         self.values.append(value)
         return len(self.values) - 1
+
+    def depends(self, *parts):
+        """The trace depends on `parts` (operators and functions go through
+        _fn_key; a function it cannot key makes the call uncached)."""
+        key = []
+        for x in parts:
+            if callable(x) or isinstance(x, OpKind):
+                x = _fn_key(x)
+                if x is None:
+                    self.cachable = False
+            key.append(x)
+        self.fixed.append(tuple(key))
+
+    def key(self, arrays, gpu):
+        if not self.cachable:
+            return None
+        return (tuple(self.names), tuple(self.fixed), gpu,
+                tuple((a.dtype.str, a.ndim, isinstance(a, np.ndarray))
+                      for a in arrays))
+
+
+# The trace cache: calls of the same structure (algorithm, operators,
+# iterators, types) reuse one Pipeline, and on the GPU its Launcher.
+_TRACES = {}
+_TRACES_MAX = 512
+
+
+def _names_of(code):
+    """Global names a code object and the functions it defines read."""
+    names = set(code.co_names)
+    for c in code.co_consts:
+        if hasattr(c, "co_names"):
+            names |= _names_of(c)
+    return names
+
+
+def _value_key(v, depth):
+    """A key of a value a traced function reads (a closure cell, a default,
+    a global), or None where it cannot stand for the value: the trace bakes
+    numbers in, so they are keyed by type and value; modules, classes and
+    builtins by identity; functions by _fn_key."""
+    if v is None or isinstance(v, (bool, numbers.Number, str, bytes,
+                                   OpKind)):
+        return (type(v), v)
+    if isinstance(v, np.generic):
+        return (v.dtype.str, v.item())
+    if isinstance(v, (types.ModuleType, type, types.BuiltinFunctionType,
+                      np.ufunc)):
+        return ("object", v)
+    if isinstance(v, tuple):
+        keys = tuple(_value_key(x, depth) for x in v)
+        return None if any(k is None for k in keys) else ("tuple", keys)
+    if callable(v):
+        return _fn_key(v, depth + 1)
+    return None
+
+
+def _fn_key(f, depth=0):
+    """A key of what operator f computes: an OpKind, or a function's code
+    with its defaults, closure values and the globals it reads (None where
+    one of them has no key: the call then traces as without the cache)."""
+    if isinstance(f, OpKind):
+        return ("op", f)
+    code = getattr(f, "__code__", None)
+    if code is None or depth > 4:
+        return None
+    parts = [code]
+    values = list(f.__defaults__ or ()) + list(
+        (f.__kwdefaults__ or {}).values())
+    for c in f.__closure__ or ():
+        try:
+            values.append(c.cell_contents)
+        except ValueError:      # an empty cell
+            return None
+    g = getattr(f, "__globals__", {})
+    for name in sorted(_names_of(code)):
+        if name in g:
+            values.append((name, g[name]))
+    for v in values:
+        k = _value_key(v, depth)
+        if k is None:
+            return None
+        parts.append(k)
+    return tuple(parts)
 
 
 def _scalar_value(v, name, dtype=None):
@@ -210,6 +304,7 @@ class TransformIterator(_Iterator):
     def _plan(self, plan, n, name):
         inner = _plan_input(self.it, plan, n, name)
         op = self.op
+        plan.depends("transform", name, op)
 
         def build(params, nsym):
             return S.wrap(op(inner(params, nsym)))
@@ -464,14 +559,20 @@ def _run(plan, build, d_out, stream=None, direct=None, temp=_OWN):
             arrays.append(a)
             weaks.append(False)
 
-    def fn(*params):
-        nsym = Sym("value", 0)
-        return build(list(params), nsym)
-    import inspect
-    fn.__signature__ = inspect.Signature(
-        [inspect.Parameter("p%d" % i, inspect.Parameter.POSITIONAL_ONLY)
-         for i in range(len(arrays))])
-    p = trace(fn, plan.names, arrays, weaks, gpu=gpu)
+    key = plan.key(arrays, gpu)
+    p = _TRACES.get(key) if key is not None else None
+    if p is None:
+        def fn(*params):
+            nsym = Sym("value", 0)
+            return build(list(params), nsym)
+        fn.__signature__ = inspect.Signature(
+            [inspect.Parameter("p%d" % i, inspect.Parameter.POSITIONAL_ONLY)
+             for i in range(len(arrays))])
+        p = trace(fn, plan.names, arrays, weaks, gpu=gpu)
+        if key is not None:
+            if len(_TRACES) >= _TRACES_MAX:
+                _TRACES.pop(next(iter(_TRACES)))
+            _TRACES[key] = p
     if gpu:
         ws = None if temp is _OWN else (temp.storage, temp.counts)
         return G.run_pipeline(p, plan.names, arrays, like=d_out,
@@ -531,6 +632,7 @@ def reduce_into(d_in, d_out, op, num_items, h_init, stream=None, *,
         h_init, (np.generic, np.ndarray)) else _dtype(d_out))
     fn = _binary_fn(op, "reduce_into")
     plan = _new_plan(n)
+    plan.depends("reduce_into", op, _dtype(d_out).str)
     src = _plan_input(d_in, plan, n, "d_in")
     ii = plan.add("h_init", init)
     acc = init.dtype
@@ -575,6 +677,7 @@ def segmented_reduce(d_in, d_out, op, h_init, num_segments, segment_size,
         h_init, (np.generic, np.ndarray)) else _dtype(d_out))
     fn = _binary_fn(op, "segmented_reduce")
     plan = _new_plan(ns)
+    plan.depends("segmented_reduce", op, _dtype(d_out).str)
     xi = plan.add("d_in", flat[:ns * ss].reshape(ns, ss))
     ii = plan.add("h_init", init)
     acc = init.dtype
@@ -599,6 +702,7 @@ def _scan(d_in, d_out, op, init_value, num_items, exclusive, what,
     dd = _check_out(d_out, "d_out", n)
     fn = _binary_fn(op, what)
     plan = _new_plan(n)
+    plan.depends(what, exclusive, init_value is None, op, _dtype(d_out).str)
     src = _plan_input(d_in, plan, n, "d_in")
     ii = None
     if init_value is not None:
@@ -650,6 +754,7 @@ def unary_transform(d_in, d_out, op, num_items, stream=None):
     dd = _check_out(d_out, "d_out", n)
     fn = _unary_fn(op, "unary_transform")
     plan = _new_plan(n)
+    plan.depends("unary_transform", op, _dtype(d_out).str)
     src = _plan_input(d_in, plan, n, "d_in")
 
     def build(params, nsym):
@@ -664,6 +769,7 @@ def binary_transform(d_in1, d_in2, d_out, op, num_items, stream=None):
     dd = _check_out(d_out, "d_out", n)
     fn = _binary_fn(op, "binary_transform")
     plan = _new_plan(n)
+    plan.depends("binary_transform", op, _dtype(d_out).str)
     a = _plan_input(d_in1, plan, n, "d_in1")
     b = _plan_input(d_in2, plan, n, "d_in2")
 
@@ -691,6 +797,7 @@ def select(d_in, d_out, d_num_selected_out, cond, num_items, stream=None, *,
                             "expected int64 or uint64, got %s" % dc.dtype)
         _temp.counts = {0: dc}
     plan = _new_plan(n)
+    plan.depends("select", cond)
     src = _plan_input(d_in, plan, n, "d_in")
 
     def build(params, nsym):

@@ -288,6 +288,9 @@ def torch(monkeypatch):
         return p
     monkeypatch.setattr(_jit, "trace", trace)
     monkeypatch.setattr(fc, "trace", trace)
+    # fuse.compute's trace cache would keep Launchers loaded by an earlier
+    # test's emulator.
+    monkeypatch.setattr(fc, "_TRACES", {})
     yield t
 
 

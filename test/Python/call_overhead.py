@@ -7,6 +7,8 @@ eager code, in plain Python (no pytest): docs/python.md, "Per-call cost".
 
 Workloads: sumsq, chain and softmax_rows of test/Python/workloads.py, at
 4096, 2^16, 2^20 and 2^24 float32 elements (softmax_rows: rows of 1024),
+and fuse.compute's reduce_into of squares into a caller's d_out at 4096 and
+2^20,
 on PyTorch CUDA tensors (and CuPy arrays at two sizes where CuPy is
 there), against torch eager ((x * x).sum(), relu(1.5 x + 0.25) * 0.5 + x,
 torch.softmax(X, 1)). Per case, after a warm-up, medians over many calls:
@@ -74,6 +76,10 @@ def sync_us(fn, sync, n):
     return median_us(ts)
 
 
+def _square(a):
+    return a * a
+
+
 def calls_for(size):
     return 1000 if size <= 1 << 16 else (400 if size <= 1 << 20 else 100)
 
@@ -139,6 +145,24 @@ def measure(label, out, quick):
                      host=host_us(on_stream, tsync, k),
                      loop=loop_us(on_stream, tsync, k),
                      sync=sync_us(on_stream, tsync, k))
+    # fuse.compute: reduce_into of squares into a d_out of the caller's,
+    # the cuda.compute way.
+    import fuse.compute as fc
+    for n in (4096, 1 << 20):
+        xh = rng.uniform(-1, 1, n).astype(np.float32)
+        x = torch.from_numpy(xh).cuda()
+        d_out = torch.empty(1, dtype=torch.float32, device="cuda")
+        sq = fc.TransformIterator(x, _square)
+
+        def compute():
+            fc.reduce_into(sq, d_out, fuse.OpKind.PLUS, n, np.float32(0))
+        k = calls_for(n)
+        for lib, fn in (("fuse", compute), ("torch", lambda: (x * x).sum())):
+            for _ in range(50):
+                fn()
+            emit(case="compute-sumsq", lib=lib, n=n,
+                 host=host_us(fn, tsync, k), loop=loop_us(fn, tsync, k),
+                 sync=sync_us(fn, tsync, k))
     try:
         import cupy
     except ImportError:

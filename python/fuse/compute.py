@@ -35,13 +35,16 @@ import enum
 import functools
 import inspect
 import numbers
-import types
 
 import numpy as np
 
 from . import _sym as S
 from . import _types as T
 from ._ir import Sym, current
+from ._compute_temp import (make_exclusive_scan,  # noqa: F401
+                            make_inclusive_scan, make_reduce_into,
+                            make_segmented_reduce, make_select)
+from ._fnkey import fn_key
 from ._jit import as_input_array, trace
 
 
@@ -143,11 +146,11 @@ class _Plan:
 
     def depends(self, *parts):
         """The trace depends on `parts` (operators and functions go through
-        _fn_key; a function it cannot key makes the call uncached)."""
+        fn_key; a function it cannot key makes the call uncached)."""
         key = []
         for x in parts:
             if callable(x) or isinstance(x, OpKind):
-                x = _fn_key(x)
+                x = fn_key(x)
                 if x is None:
                     self.cachable = False
             key.append(x)
@@ -165,65 +168,6 @@ class _Plan:
 # iterators, types) reuse one Pipeline, and on the GPU its Launcher.
 _TRACES = {}
 _TRACES_MAX = 512
-
-
-def _names_of(code):
-    """Global names a code object and the functions it defines read."""
-    names = set(code.co_names)
-    for c in code.co_consts:
-        if hasattr(c, "co_names"):
-            names |= _names_of(c)
-    return names
-
-
-def _value_key(v, depth):
-    """A key of a value a traced function reads (a closure cell, a default,
-    a global), or None where it cannot stand for the value: the trace bakes
-    numbers in, so they are keyed by type and value; modules, classes and
-    builtins by identity; functions by _fn_key."""
-    if v is None or isinstance(v, (bool, numbers.Number, str, bytes,
-                                   OpKind)):
-        return (type(v), v)
-    if isinstance(v, np.generic):
-        return (v.dtype.str, v.item())
-    if isinstance(v, (types.ModuleType, type, types.BuiltinFunctionType,
-                      np.ufunc)):
-        return ("object", v)
-    if isinstance(v, tuple):
-        keys = tuple(_value_key(x, depth) for x in v)
-        return None if any(k is None for k in keys) else ("tuple", keys)
-    if callable(v):
-        return _fn_key(v, depth + 1)
-    return None
-
-
-def _fn_key(f, depth=0):
-    """A key of what operator f computes: an OpKind, or a function's code
-    with its defaults, closure values and the globals it reads (None where
-    one of them has no key: the call then traces as without the cache)."""
-    if isinstance(f, OpKind):
-        return ("op", f)
-    code = getattr(f, "__code__", None)
-    if code is None or depth > 4:
-        return None
-    parts = [code]
-    values = list(f.__defaults__ or ()) + list(
-        (f.__kwdefaults__ or {}).values())
-    for c in f.__closure__ or ():
-        try:
-            values.append(c.cell_contents)
-        except ValueError:      # an empty cell
-            return None
-    g = getattr(f, "__globals__", {})
-    for name in sorted(_names_of(code)):
-        if name in g:
-            values.append((name, g[name]))
-    for v in values:
-        k = _value_key(v, depth)
-        if k is None:
-            return None
-        parts.append(k)
-    return tuple(parts)
 
 
 def _scalar_value(v, name, dtype=None):
@@ -500,30 +444,6 @@ def _streamed(fn):
 # The temporaries of an algorithm call: fuse's own (_OWN), or the caller's
 # temp_storage in the object form (make_reduce_into, ...): a _Temp.
 _OWN = None
-
-
-class _Temp:
-    """temp_storage of the object form: `storage` (a fuse.gpu.DeviceArray,
-    or None to ask the bytes) and the filter counts' device arrays
-    ({result index: DeviceArray})."""
-
-    def __init__(self, temp_storage, counts=None):
-        self.storage = None
-        if temp_storage is not None:
-            if not _is_dev(temp_storage):
-                if not isinstance(temp_storage, np.ndarray):
-                    raise TypeError("temp_storage: expected a CUDA array or "
-                                    "None, got %s"
-                                    % type(temp_storage).__name__)
-                self.storage = temp_storage    # a CPU call: not used
-            else:
-                from . import gpu
-                self.storage = gpu.device_array(temp_storage, "temp_storage")
-        self.counts = counts or {}
-
-    @property
-    def query(self):
-        return self.storage is None
 
 
 def _run(plan, build, d_out, stream=None, direct=None, temp=_OWN):
@@ -822,79 +742,3 @@ def select(d_in, d_out, d_num_selected_out, cond, num_items, stream=None, *,
         y = y.astype(_dtype(d_out), copy=False)
     _write(d_out, y, count)
     d_num_selected_out.reshape(-1)[0] = count
-
-
-# ---- the object form: caller-provided temporary storage ---------------------
-#
-# cuda.compute's make_* functions: an algorithm built from example arrays
-# and its operator, then called with temp_storage first. temp_storage None
-# asks the bytes the call needs (nothing runs); a CUDA array of at least that
-# many bytes (256-byte aligned, as CuPy's and PyTorch's allocations are) runs
-# the pipeline's capture-safe form with its temporaries carved from it: the
-# results go straight into d_out (which must have the result's dtype and
-# size), select's count to d_num_selected_out on the device, nothing is
-# allocated and nothing waits for the device, so a call can be captured into
-# a CUDA graph. The size depends on num_items (and the GPU), not on values.
-# On NumPy arrays the CPU backend runs and temp_storage is not used.
-
-def make_reduce_into(d_in, d_out, op, h_init):
-    """reducer(temp_storage, d_in, d_out, num_items, h_init, stream=None):
-    reduce_into with the caller's temporary storage."""
-    _binary_fn(op, "make_reduce_into")
-
-    def reducer(temp_storage, d_in, d_out, num_items, h_init, stream=None):
-        return reduce_into(d_in, d_out, op, num_items, h_init, stream,
-                           _temp=_Temp(temp_storage))
-    return reducer
-
-
-def make_inclusive_scan(d_in, d_out, op, init_value):
-    """scanner(temp_storage, d_in, d_out, num_items, init_value,
-    stream=None): inclusive_scan with the caller's temporary storage."""
-    _binary_fn(op, "make_inclusive_scan")
-
-    def scanner(temp_storage, d_in, d_out, num_items, init_value,
-                stream=None):
-        return inclusive_scan(d_in, d_out, op, init_value, num_items, stream,
-                              _temp=_Temp(temp_storage))
-    return scanner
-
-
-def make_exclusive_scan(d_in, d_out, op, init_value):
-    """scanner(temp_storage, d_in, d_out, num_items, init_value,
-    stream=None): exclusive_scan with the caller's temporary storage."""
-    _binary_fn(op, "make_exclusive_scan")
-
-    def scanner(temp_storage, d_in, d_out, num_items, init_value,
-                stream=None):
-        return exclusive_scan(d_in, d_out, op, init_value, num_items, stream,
-                              _temp=_Temp(temp_storage))
-    return scanner
-
-
-def make_select(d_in, d_out, d_num_selected_out, cond):
-    """selector(temp_storage, d_in, d_out, d_num_selected_out, num_items,
-    stream=None): select with the caller's temporary storage; the count is
-    written to d_num_selected_out (int64 or uint64) on the device."""
-    if not callable(cond):
-        raise TypeError("make_select: cond must be a function")
-
-    def selector(temp_storage, d_in, d_out, d_num_selected_out, num_items,
-                 stream=None):
-        return select(d_in, d_out, d_num_selected_out, cond, num_items,
-                      stream, _temp=_Temp(temp_storage))
-    return selector
-
-
-def make_segmented_reduce(d_in, d_out, op, h_init):
-    """reducer(temp_storage, d_in, d_out, num_segments, segment_size,
-    h_init, stream=None): segmented_reduce with the caller's temporary
-    storage."""
-    _binary_fn(op, "make_segmented_reduce")
-
-    def reducer(temp_storage, d_in, d_out, num_segments, segment_size,
-                h_init, stream=None):
-        return segmented_reduce(d_in, d_out, op, h_init, num_segments,
-                                segment_size, stream,
-                                _temp=_Temp(temp_storage))
-    return reducer

@@ -12,6 +12,7 @@ import pytest
 import fuse
 import fuse.compute as fc
 from fuse import OpKind
+from fuse._fnkey import fn_key
 
 from conftest import rand
 
@@ -92,7 +93,7 @@ def test_unkeyable_values_trace_every_call(traces):
         fc.unary_transform(x, o, add_box, 100)
         np.testing.assert_allclose(o, x + np.float32(v), rtol=1e-6)
     assert len(traces) == 2
-    assert fc._fn_key(add_box) is None
+    assert fn_key(add_box) is None
 
 
 def test_iterator_structures(traces):

@@ -1,0 +1,105 @@
+"""fuse.compute's object form: caller-provided temporary storage.
+
+cuda.compute's make_* functions: an algorithm built from example arrays and
+its operator, then called with temp_storage first. temp_storage None asks
+the bytes the call needs (nothing runs); a CUDA array of at least that many
+bytes (256-byte aligned, as CuPy's and PyTorch's allocations are) runs the
+pipeline's capture-safe form with its temporaries carved from it: the
+results go straight into d_out (which must have the result's dtype and
+size), select's count to d_num_selected_out on the device, nothing is
+allocated and nothing waits for the device, so a call can be captured into
+a CUDA graph. The size depends on num_items (and the GPU), not on values.
+On NumPy arrays the CPU backend runs and temp_storage is not used.
+fuse.compute exports the make_* functions.
+"""
+
+import numpy as np
+
+
+class _Temp:
+    """temp_storage of one call: `storage` (a fuse.gpu.DeviceArray, a NumPy
+    array on the CPU, or None to ask the bytes) and the filter counts'
+    device arrays ({result index: DeviceArray})."""
+
+    def __init__(self, temp_storage, counts=None):
+        self.storage = None
+        if temp_storage is not None:
+            from . import gpu
+            if gpu.is_device_array(temp_storage):
+                self.storage = gpu.device_array(temp_storage, "temp_storage")
+            elif isinstance(temp_storage, np.ndarray):
+                self.storage = temp_storage    # a CPU call: not used
+            else:
+                raise TypeError("temp_storage: expected a CUDA array or "
+                                "None, got %s" % type(temp_storage).__name__)
+        self.counts = counts or {}
+
+    @property
+    def query(self):
+        return self.storage is None
+
+
+def make_reduce_into(d_in, d_out, op, h_init):
+    """reducer(temp_storage, d_in, d_out, num_items, h_init, stream=None):
+    reduce_into with the caller's temporary storage."""
+    from . import compute as C
+    C._binary_fn(op, "make_reduce_into")
+
+    def reducer(temp_storage, d_in, d_out, num_items, h_init, stream=None):
+        return C.reduce_into(d_in, d_out, op, num_items, h_init, stream,
+                             _temp=_Temp(temp_storage))
+    return reducer
+
+
+def _make_scan(name, op):
+    from . import compute as C
+    C._binary_fn(op, "make_" + name)
+    algorithm = getattr(C, name)
+
+    def scanner(temp_storage, d_in, d_out, num_items, init_value,
+                stream=None):
+        return algorithm(d_in, d_out, op, init_value, num_items, stream,
+                         _temp=_Temp(temp_storage))
+    return scanner
+
+
+def make_inclusive_scan(d_in, d_out, op, init_value):
+    """scanner(temp_storage, d_in, d_out, num_items, init_value,
+    stream=None): inclusive_scan with the caller's temporary storage."""
+    return _make_scan("inclusive_scan", op)
+
+
+def make_exclusive_scan(d_in, d_out, op, init_value):
+    """scanner(temp_storage, d_in, d_out, num_items, init_value,
+    stream=None): exclusive_scan with the caller's temporary storage."""
+    return _make_scan("exclusive_scan", op)
+
+
+def make_select(d_in, d_out, d_num_selected_out, cond):
+    """selector(temp_storage, d_in, d_out, d_num_selected_out, num_items,
+    stream=None): select with the caller's temporary storage; the count is
+    written to d_num_selected_out (int64 or uint64) on the device."""
+    from . import compute as C
+    if not callable(cond):
+        raise TypeError("make_select: cond must be a function")
+
+    def selector(temp_storage, d_in, d_out, d_num_selected_out, num_items,
+                 stream=None):
+        return C.select(d_in, d_out, d_num_selected_out, cond, num_items,
+                        stream, _temp=_Temp(temp_storage))
+    return selector
+
+
+def make_segmented_reduce(d_in, d_out, op, h_init):
+    """reducer(temp_storage, d_in, d_out, num_segments, segment_size,
+    h_init, stream=None): segmented_reduce with the caller's temporary
+    storage."""
+    from . import compute as C
+    C._binary_fn(op, "make_segmented_reduce")
+
+    def reducer(temp_storage, d_in, d_out, num_segments, segment_size,
+                h_init, stream=None):
+        return C.segmented_reduce(d_in, d_out, op, h_init, num_segments,
+                                  segment_size, stream,
+                                  _temp=_Temp(temp_storage))
+    return reducer

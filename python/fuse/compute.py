@@ -34,6 +34,7 @@ import contextlib
 import enum
 import functools
 import inspect
+import math
 import numbers
 
 import numpy as np
@@ -329,14 +330,14 @@ def _size(a):
     if isinstance(a, np.ndarray):
         return a.size
     from . import gpu
-    return int(np.prod(gpu.device_array(a, "array").shape))
+    return math.prod(gpu.device_array(a, "array").shape)
 
 
 def _check_array(a, name):
     if _is_dev(a):
         from . import gpu
-        gpu.device_array(a, name)      # CUDA, supported dtype, contiguous
-        return a.reshape(-1)
+        d = gpu.device_array(a, name)  # CUDA, supported dtype, contiguous
+        return a if len(d.shape) == 1 else a.reshape(-1)
     if not isinstance(a, np.ndarray):
         raise TypeError("%s: expected a NumPy array or a fuse iterator, got "
                         "%s" % (name, type(a).__name__))
@@ -351,7 +352,7 @@ def _plan_input(x, plan, n, name):
     if a.shape[0] < n:
         raise ValueError("%s: has %d elements but num_items is %d"
                          % (name, a.shape[0], n))
-    i = plan.add(name, a[:n])
+    i = plan.add(name, a if a.shape[0] == n else a[:n])
 
     def build(params, nsym):
         p = params[i]
@@ -366,7 +367,7 @@ def _check_out(a, name, n, dtype=None):
     if _is_dev(a):
         from . import gpu
         d = gpu.device_array(a, name)
-        size = int(np.prod(d.shape))
+        size = math.prod(d.shape)
         if size < n:
             raise ValueError("%s: has %d elements but %d are needed"
                              % (name, size, n))
@@ -430,9 +431,14 @@ def _streamed(fn):
     """An algorithm's stream= keyword: the algorithm runs inside
     _on_stream(stream, d_out) and gets the stream's handle."""
     sig = inspect.signature(fn)
+    at = list(sig.parameters).index("stream")
 
     @functools.wraps(fn)
     def call(*args, **kwargs):
+        if len(args) <= at and kwargs.get("stream") is None:
+            # No stream (the common call): nothing to bind or make current.
+            kwargs.pop("stream", None)
+            return fn(*args, **kwargs)
         bound = sig.bind(*args, **kwargs)
         with _on_stream(bound.arguments.get("stream"),
                         bound.arguments.get("d_out")) as h:

@@ -140,3 +140,29 @@ func.func @select_mean(%x: tensor<?xf32>) -> tensor<f32> {
   }
   return %m : tensor<f32>
 }
+
+// The kept elements zipped with another array (whose length must equal
+// the count): the step mixes the count with another size, so it takes no
+// count on the device; the allocating form reads the count first.
+// KERNEL-LABEL: gpu.func @select_zip_g1_ew(
+// KERNEL-NOT: llvm.load %arg{{[0-9]+}} {alignment = 8 : i64} : !llvm.ptr<1> -> i64
+// KERNEL: gpu.return
+// CHECK-LABEL: func.func @select_zip(
+// CHECK: call @fuse_memcpy_dtoh
+// CHECK: call @fuse_stream_synchronize
+// CHECK: call @fuse_launch
+// CHECK-NOT: func.func {{.*}}@select_zip_ws
+func.func @select_zip(%x: tensor<?xf32>, %y: tensor<?xf32>) -> tensor<?xf32> {
+  %zero = arith.constant 0.0 : f32
+  %k = fuse.filter %x : tensor<?xf32> -> tensor<?xf32> {
+  ^bb0(%a: f32):
+    %p = arith.cmpf ogt, %a, %zero : f32
+    fuse.yield %p : i1
+  }
+  %z = fuse.map %k, %y : tensor<?xf32>, tensor<?xf32> -> tensor<?xf32> {
+  ^bb0(%a: f32, %b: f32):
+    %m = arith.mulf %a, %b : f32
+    fuse.yield %m : f32
+  }
+  return %z : tensor<?xf32>
+}

@@ -69,15 +69,9 @@ struct GroupLaunch {
   /// The grid of the grid-stride kernels (i64).
   Value maxGrid;
   /// GroupKernels::sizeOnDevice: the count's device address, the last
-  /// argument of every launch of the group (null otherwise).
+  /// argument of every launch of the group (HostEntry::launchKernel; null
+  /// otherwise).
   Value deviceSize;
-  /// `args`, with the count's address where the group reads it.
-  SmallVector<Value> withSize(ArrayRef<Value> args) const {
-    SmallVector<Value> all(args);
-    if (deviceSize)
-      all.push_back(deviceSize);
-    return all;
-  }
 };
 
 class HostEntry {
@@ -149,6 +143,16 @@ private:
                       Value narrow, Value &shared, Value &threads);
   LogicalResult launchScanOrFilter(GroupLaunch &l);
   LogicalResult launchLine(GroupLaunch &l);
+  /// Launches one of `l`'s kernels; every family launches here, so that a
+  /// group that reads its length on the device gets the count's address
+  /// as its kernels' last argument.
+  void launchKernel(GroupLaunch &l, Value kernel, Value grid, Value block,
+                    ArrayRef<Value> args, Value sharedBytes);
+  void launchKernel(GroupLaunch &l, Value kernel, Value grid, int64_t block,
+                    ArrayRef<Value> args, int64_t sharedBytes = 0) {
+    Value shared = h.c32(sharedBytes);
+    launchKernel(l, kernel, grid, h.c32(block), args, shared);
+  }
 
   // The counts and the exits (HostEntry.cpp).
   LogicalResult storeCounts();

@@ -95,7 +95,7 @@ void HostEntry::launchElementwise(GroupLaunch &l) {
     args.push_back(n);
     args.push_back(nchunks);
     args.append(l.outs);
-    h.launch(handle[gk.kernel], grid, bt, l.withSize(args));
+    launchKernel(l, handle[gk.kernel], grid, bt, args);
   });
 }
 
@@ -138,7 +138,7 @@ LogicalResult HostEntry::launchReduce(GroupLaunch &l) {
       args.push_back(null);
     args.append(l.outs);
     args.push_back(h.c32(1));
-    h.launch(handle[gk.kernel], h.c64(1), bt, l.withSize(args));
+    launchKernel(l, handle[gk.kernel], h.c64(1), bt, args);
   });
   // Large: per-block partials, then the fixed-order finish.
   h.ifThen(isLarge, [&] {
@@ -153,12 +153,12 @@ LogicalResult HostEntry::launchReduce(GroupLaunch &l) {
     args.append(partials);
     args.append(l.outs);
     args.push_back(h.c32(0));
-    h.launch(handle[gk.kernel], grid, bt, l.withSize(args));
+    launchKernel(l, handle[gk.kernel], grid, bt, args);
     SmallVector<Value> fargs(l.common);
     fargs.push_back(grid);
     fargs.append(partials);
     fargs.append(l.outs);
-    h.launch(handle[gk.finishKernel], h.c64(1), bt, l.withSize(fargs));
+    launchKernel(l, handle[gk.finishKernel], h.c64(1), bt, fargs);
   });
   return success();
 }
@@ -311,7 +311,7 @@ LogicalResult HostEntry::launchRowReduce(GroupLaunch &l) {
     args.push_back(cols);
     args.push_back(vec32);
     args.append(l.outs);
-    h.launch(kernel, grid, threads, args, shared);
+    launchKernel(l, kernel, grid, threads, args, shared);
   });
   return success();
 }
@@ -321,7 +321,6 @@ LogicalResult HostEntry::launchScanOrFilter(GroupLaunch &l) {
   GroupOp g = l.g;
   GroupKernels &gk = l.gk;
   int64_t bt = gk.tiling.blockThreads;
-  Type ptrTy = h.ptrTy();
   // One launch over a zeroed look-back work space.
   bool isFilter = gk.plan == GroupPlan::Filter;
   Operation *core = nullptr;
@@ -384,8 +383,8 @@ LogicalResult HostEntry::launchScanOrFilter(GroupLaunch &l) {
     Value resident = h.mul(h.maxI(h.smCount, h.c64(1)),
                            h.c64(std::max<int64_t>(2048 / bt, 1)));
     Value grid = gk.tiling.grid > 0 ? h.c64(gk.tiling.grid) : resident;
-    h.launch(handle[gk.kernel], h.minI(ntiles, grid), bt, l.withSize(args),
-             gk.dynamicSharedBytes);
+    launchKernel(l, handle[gk.kernel], h.minI(ntiles, grid), bt, args,
+                 gk.dynamicSharedBytes);
   });
   if (isFilter) {
     // The kept results are sized by the capacity until the host needs
@@ -449,9 +448,18 @@ LogicalResult HostEntry::launchLine(GroupLaunch &l) {
     SmallVector<Value> args(l.common);
     args.append({lines, len, inner});
     args.append(l.outs);
-    h.launch(handle[gk.kernel], grid, bt, args);
+    launchKernel(l, handle[gk.kernel], grid, bt, args);
   });
   return success();
+}
+
+void HostEntry::launchKernel(GroupLaunch &l, Value kernel, Value grid,
+                             Value block, ArrayRef<Value> args,
+                             Value sharedBytes) {
+  SmallVector<Value> all(args);
+  if (l.deviceSize)
+    all.push_back(l.deviceSize);
+  h.launch(kernel, grid, block, all, sharedBytes);
 }
 
 } // namespace gpugen

@@ -63,6 +63,12 @@ def _classify(t):
     return k
 
 
+def mode_of(t):
+    """The mode of arguments of type t (_classify, memoised)."""
+    m = _KIND.get(t)
+    return m if m is not None else _classify(t)
+
+
 _I64_MIN, _I64_END = -2 ** 63, 2 ** 63
 
 
@@ -77,9 +83,7 @@ def fast_key(names, values):
     first = None
     for k, v in enumerate(values):
         t = type(v)
-        m = _KIND.get(t)
-        if m is None:
-            m = _classify(t)
+        m = mode_of(t)
         if m is SCALAR:
             if t is int and not _I64_MIN <= v < _I64_END:
                 return None
@@ -505,17 +509,35 @@ class Launcher:
             if call is not None:
                 return call(values)
             return self(values, None, owner, hit, check, out)
-        if self.omode is None:
-            mode, device = G.owner_mode(owner)
-        else:
-            mode, device = self.omode, self.device
-        h, ctx = resolve_stream(stream, mode, device)
+        h, ctx = self.resolve_stream(stream, owner)
         if ctx is None:
             return call(values, h) if call is not None else \
                 self(values, h, owner, hit, check, out)
         with ctx:
             return call(values, h) if call is not None else \
                 self(values, h, owner, hit, check, out)
+
+    def resolve_stream(self, stream, owner=None):
+        """stream= of a call (not None) as (handle, a context making it the
+        library's current stream, or None): resolve_stream for the
+        launcher's library, or `owner`'s."""
+        if self.omode is None:
+            mode, device = G.owner_mode(owner)
+        else:
+            mode, device = self.omode, self.device
+        return resolve_stream(stream, mode, device)
+
+    def _current_stream(self, owner):
+        """The library's current stream, for a call without stream=."""
+        return self._current(self.device) if self.omode is not None else \
+            G.owner_stream(owner)
+
+    def _elements(self, i, S, values):
+        """Elements of output i for arguments of shapes S."""
+        need = 1
+        for f in self.outs[i][1]:
+            need *= f(S, values)
+        return need
 
     def _direct(self, i, d, S, values, taken):
         """Whether output i can be the caller's DeviceArray d: d has the
@@ -524,12 +546,9 @@ class Launcher:
         so (taken: their byte ranges). The entry rejects overlapping
         buffers, and an output over an input it still reads would be a
         race: those keep the allocation and the caller's copy."""
-        dt, fns = self.outs[i]
         if d.dtype != self.out_dtypes[i]:
             return None
-        need = 1
-        for f in fns:
-            need *= f(S, values)
+        need = self._elements(i, S, values)
         have = 1
         for n in d.shape:
             have *= n
@@ -649,8 +668,7 @@ class Launcher:
                 counts[i] = n
                 cargs.append(ctypes.byref(n))
         if stream is None:
-            stream = self._current(self.device) if om is not None else \
-                G.owner_stream(owner)
+            stream = self._current_stream(owner)
         cargs.append(stream)
         if not G.compile_only():
             if self.standin or any(isinstance(values[k].owner, G.StandIn)
@@ -678,19 +696,16 @@ class Launcher:
                 "on the device); call it without temp_storage")
         S, cargs = self._arguments(values)
         taken = []
-        for i, (dt, fns) in enumerate(self.outs):
+        for i in range(len(self.outs)):
             d = out.get(i)
             p = self._direct(i, d, S, values, taken) if d is not None \
                 else None
             if p is None:
-                need = 1
-                for f in fns:
-                    need *= f(S, values)
                 raise ValueError(
                     "temp_storage: the result goes straight into d_out, "
                     "which must be a CUDA array of dtype %s with at least %d "
-                    "elements, overlapping no input" % (self.out_dtypes[i],
-                                                        need))
+                    "elements, overlapping no input" % (
+                        self.out_dtypes[i], self._elements(i, S, values)))
             cargs.append(p)
         for i in self.filters:
             c = counts.get(i)
@@ -702,8 +717,7 @@ class Launcher:
                 size *= n
         nbytes = ctypes.c_int64(size)
         if stream is None:
-            stream = self._current(self.device) if self.omode is not None \
-                else G.owner_stream(owner)
+            stream = self._current_stream(owner)
         cargs += [None if storage is None else storage.ptr,
                   ctypes.byref(nbytes), stream]
         if G.compile_only():

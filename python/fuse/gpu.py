@@ -194,7 +194,7 @@ def _known_device_array(a):
     generic path must look: other types, host tensors, dtypes fuse does not
     take, non-contiguous, empty or grad-requiring arrays (it raises or
     decides as before)."""
-    m = _launch._KIND.get(type(a)) or _launch._classify(type(a))
+    m = _launch.mode_of(type(a))
     if m is _launch.TORCH:
         if not a.is_cuda or a.requires_grad or not a.is_contiguous():
             return None
@@ -572,8 +572,7 @@ def is_device_array(v):
     a NumPy array."""
     if isinstance(v, (np.ndarray, np.generic)):
         return False
-    if (_launch._KIND.get(type(v)) or _launch._classify(type(v))) in (
-            _launch.TORCH, _launch.CUPY):
+    if _launch.mode_of(type(v)) in (_launch.TORCH, _launch.CUPY):
         return True
     try:
         if getattr(v, "__cuda_array_interface__", None) is not None:
@@ -631,8 +630,7 @@ def run_pipeline(pipeline, names, values, like=None, stream=None,
         storage, counts = workspace
         h, ctx = None, None
         if stream is not None:
-            mode, device = owner_mode(owner)
-            h, ctx = _launch.resolve_stream(stream, mode, device)
+            h, ctx = launcher.resolve_stream(stream, owner)
         with ctx if ctx is not None else contextlib.nullcontext():
             return launcher.call_workspace(values, by_output(out),
                                            by_output(counts), storage, owner,

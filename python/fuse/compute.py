@@ -528,11 +528,17 @@ def _write(out, values, n=None):
     flat[:n] = values.reshape(-1)[:n]
 
 
+def _answered(temp, dd):
+    """Whether an algorithm's _run result is the object form's answer: with
+    the caller's temp_storage on the GPU (dd, d_out's DeviceArray, set) or
+    a query, the bytes needed or None (all written)."""
+    return temp is not _OWN and (dd is not None or temp.query)
+
+
 def _finish(out, r, n, temp, dd):
-    """An algorithm's end: with the caller's temp_storage on the GPU (dd
-    set) or a query, r is the answer (bytes, or None: written); else the
-    result is copied into d_out where the entry did not write it."""
-    if temp is not _OWN and (dd is not None or temp.query):
+    """An algorithm's end: the object form's answer (_answered), or the
+    result copied into d_out where the entry did not write it."""
+    if _answered(temp, dd):
         return r
     _write(out, r, n)
 
@@ -573,7 +579,7 @@ def reduce_into(d_in, d_out, op, num_items, h_init, stream=None, *,
             r = S.reduce(x, fn, init=iv)
         return S.cast(r, _dtype(d_out))
     r = _run(plan, build, d_out, stream, dd, _temp)
-    if _temp is not _OWN and (dd is not None or _temp.query):
+    if _answered(_temp, dd):
         return r
     from ._launch import WRITTEN
     if r is not WRITTEN:
@@ -734,7 +740,7 @@ def select(d_in, d_out, d_num_selected_out, cond, num_items, stream=None, *,
     # capacity: the entry may keep them all) of the kept values' dtype;
     # else the kept values are copied (and cast) into d_out.
     r = _run(plan, build, d_out, stream, dd, _temp)
-    if _temp is not _OWN and (dd is not None or _temp.query):
+    if _answered(_temp, dd):
         return r
     y, count = r
     from ._launch import WRITTEN

@@ -120,10 +120,10 @@ bool canTakeSizeOnDevice(GroupOp group, const GroupKernels &gk) {
     auto t = tensorTy(operand);
     if (!t || t.getRank() == 0)
       continue;
-    Value kept = t.getRank() == 1 ? filterCountSource(operand) : Value();
-    if (!kept || (filter && filter != kept.getDefiningOp()))
+    Operation *kept = t.getRank() == 1 ? countingFilter(operand) : nullptr;
+    if (!kept || (filter && filter != kept))
       return false;
-    filter = kept.getDefiningOp();
+    filter = kept;
   }
   if (!filter)
     return false;

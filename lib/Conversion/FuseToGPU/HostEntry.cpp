@@ -31,12 +31,6 @@ SizeAttr computedSize(MLIRContext *ctx) {
   return SizeAttr::get(ctx, SizeSource::Computed, 0, 0);
 }
 
-/// The fuse.filter whose count sizes `v`, or null.
-Operation *countingFilter(Value v) {
-  Value kept = filterCountSource(v);
-  return kept ? kept.getDefiningOp() : nullptr;
-}
-
 /// The size of a constant (a negative one is no extent: computed).
 SizeAttr constantSize(MLIRContext *ctx, int64_t v) {
   return v < 0 ? computedSize(ctx)

@@ -109,6 +109,11 @@ bool SizeAnalysis::sameShape(Value a, Value b) const {
   return true;
 }
 
+Operation *fuse::countingFilter(Value v) {
+  Value kept = filterCountSource(v);
+  return kept ? kept.getDefiningOp() : nullptr;
+}
+
 Value fuse::filterCountSource(Value v) {
   auto t = dyn_cast<RankedTensorType>(v.getType());
   if (!t || t.getRank() != 1 || !t.isDynamicDim(0))

@@ -50,6 +50,10 @@ private:
 /// fusion alike: results sized this way get a count in the AOT ABI.
 Value filterCountSource(Value v);
 
+/// The fuse.filter op whose kept count sizes `v` (filterCountSource's
+/// defining op), or null.
+Operation *countingFilter(Value v);
+
 } // namespace fuse
 
 #endif // FUSE_DIALECT_FUSE_UTILS_SIZEANALYSIS_H

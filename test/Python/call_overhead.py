@@ -231,6 +231,21 @@ def pieces(label, out, np, torch, fuse, W):
         cargs = seen[0]
         res["C entry through ctypes (sumsq 4096)"] = t(lambda: real(*cargs))
         torch.cuda.synchronize()
+    X = torch.rand(4, 1024, device="cuda")
+    res["torch.empty((4, 1024), float32, cuda)"] = t(
+        lambda: torch.empty((4, 1024), dtype=dt, device=X.device))
+    res["X.new_empty((4, 1024))"] = t(lambda: X.new_empty((4, 1024)))
+    res["torch.empty_like(X)"] = t(lambda: torch.empty_like(X))
+    for name, f in (("sumsq", W.jit_sumsq), ("chain", W.jit_chain),
+                    ("softmax_rows", W.jit_softmax_rows)):
+        for n in (4096, 1 << 20):
+            a = torch.rand(*((n // 1024, 1024) if name == "softmax_rows"
+                             else (n,)), device="cuda")
+            res.update(entry_pieces(torch, f, a, "%s %d" % (name, n)))
+            eager = {"sumsq": lambda: (a * a).sum(),
+                     "chain": lambda: torch.relu(1.5 * a + 0.25) * 0.5 + a,
+                     "softmax_rows": lambda: torch.softmax(a, 1)}[name]
+            res["torch eager gpu (%s %d)" % (name, n)] = gpu_us(torch, eager)
     for k, v in res.items():
         r = {"label": label, "piece": k, "us": v}
         out.write(json.dumps(r) + "\n")
@@ -245,6 +260,63 @@ def pieces(label, out, np, torch, fuse, W):
     s = io.StringIO()
     pstats.Stats(prof, stream=s).sort_stats("tottime").print_stats(25)
     out.write(json.dumps({"label": label, "profile": s.getvalue()}) + "\n")
+
+
+def entry_pieces(torch, f, x, what):
+    """The C entry of f's call on x alone, through ctypes on the arguments
+    of a real call: host (the call with the GPU idle before it), loop
+    (back-to-back calls) and gpu (the kernels' time per call, queued
+    behind a sleeping kernel so that no launch gap counts)."""
+    launchers = getattr(f, "_launchers", None)
+    if not launchers:
+        return {}
+    f(x)
+    seen = []
+    wrapped = []
+    for launcher in launchers.values():
+        real = launcher._fn
+        if real is None:
+            continue
+
+        def record(*cargs, real=real):
+            seen.append((real, cargs))
+            return real(*cargs)
+        launcher._fn = record
+        wrapped.append((launcher, real))
+    f(x)
+    for launcher, real in wrapped:
+        launcher._fn = real
+    if not seen:
+        return {}
+    real, cargs = seen[-1]
+    tsync = torch.cuda.synchronize
+
+    def call():
+        real(*cargs)
+    for _ in range(50):
+        call()
+    k = 400
+    res = {"C entry host (%s)" % what: host_us(call, tsync, k),
+           "C entry loop (%s)" % what: loop_us(call, tsync, k)}
+    res["C entry gpu (%s)" % what] = gpu_us(torch, call)
+    return res
+
+
+def gpu_us(torch, fn, n=200):
+    """The GPU's time per call of fn: n calls queued behind a sleeping
+    kernel, timed by events, so that the host's launch gaps do not count."""
+    start, end = torch.cuda.Event(True), torch.cuda.Event(True)
+    gpu = []
+    for _ in range(5):
+        torch.cuda.synchronize()
+        torch.cuda._sleep(10 ** 7)
+        start.record()
+        for _ in range(n):
+            fn()
+        end.record()
+        torch.cuda.synchronize()
+        gpu.append(start.elapsed_time(end) * 1000.0 / n)
+    return statistics.median(gpu)
 
 
 def table(files):

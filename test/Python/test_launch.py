@@ -147,6 +147,10 @@ def make_fake_torch():
             a.reshape(-1).view(np.uint8)[...] = 0xA5   # poison: unwritten shows
         return Tensor(a, dtype, device.index)
 
+    def empty_like(x):
+        t.likes += 1
+        return empty(x.shape, x.dtype, x.device)
+
     @contextlib.contextmanager
     def stream(s):
         old = current[s.device_index]
@@ -157,6 +161,8 @@ def make_fake_torch():
             current[s.device_index] = old
 
     t.empty = empty
+    t.empty_like = empty_like
+    t.likes = 0
     t.device = _Device
     t.cuda = types.SimpleNamespace(
         Stream=Stream, ExternalStream=ExternalStream, stream=stream,
@@ -363,6 +369,25 @@ def test_unsigned_and_bool_on_the_hit_path(torch):
         assert host(m) == x.max() and host(m).dtype == np.uint32
         np.testing.assert_array_equal(host(q), x // 3)
         assert host(c) == (~b).sum()
+
+
+def test_outputs_like_an_input(torch):
+    """An output of an input's shape and dtype is made by empty_like; one
+    of another dtype (a comparison's bool, an int32 input's float64) or
+    another shape by empty, with the right dtype either way."""
+    f = jit(lambda x, y: (x * 2.0, x > 0.5, y * 0.5, x.sum(axis=1)))
+    X = rand((40, 3), seed=1)
+    Y = np.arange(120, dtype=np.int32).reshape(40, 3)
+    for call in range(3):         # the first compiles, later ones hit
+        before = torch.likes
+        a, b, c, d = f(dev(torch, X), dev(torch, Y))
+        np.testing.assert_allclose(host(a), X * 2.0, rtol=1e-6)
+        np.testing.assert_array_equal(host(b), X > 0.5)
+        np.testing.assert_allclose(host(c), Y * 0.5)
+        np.testing.assert_allclose(host(d), X.sum(axis=1), rtol=1e-6)
+        assert (host(b).dtype, host(c).dtype) == (np.bool_, np.float64)
+        assert torch.likes - before == (call > 0)  # a; not b, c, d
+    assert len(f._launchers) == 1
 
 
 # ---- stream= ------------------------------------------------------------------------

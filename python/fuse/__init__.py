@@ -18,6 +18,7 @@ from ._sym import (SymArray, filter_ as filter, gather, iota, map_ as map,
                    maximum, minimum, reduce, scan, unary_float as _unary_float,
                    where)
 from ._tools import ToolNotFoundError
+from ._algorithms import argsort, sort
 from . import compute
 from .compute import OpKind
 from . import gpu
@@ -51,8 +52,8 @@ def abs(x):  # noqa: A001 (mirrors numpy.abs)
     return wrap(x).__abs__()
 
 
-__all__ = ["jit", "JitFunction", "Pipeline", "SymArray", "filter", "gather",
-           "iota", "map", "maximum", "minimum", "reduce", "scan", "where",
+__all__ = ["jit", "JitFunction", "Pipeline", "SymArray", "argsort", "filter",
+           "gather", "iota", "sort", "map", "maximum", "minimum", "reduce", "scan", "where",
            "exp", "log", "sqrt", "tanh", "relu", "abs", "compute", "OpKind", "gpu",
            "stats", "clear_memory_cache", "cache_root",
            "CompileError", "ToolNotFoundError"]

@@ -5,6 +5,7 @@
 #include "fuse/Conversion/FuseToGPU/Defaults.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Pass/Pass.h"
@@ -25,6 +26,10 @@ void populateFuseToLoopsPatterns(mlir::RewritePatternSet &patterns);
 /// (GroupToLoops.cpp). populateFuseToLoopsPatterns includes it; a driver
 /// that visits nested ops first should apply it alone, before the others.
 void populateFuseGroupToLoopsPatterns(mlir::RewritePatternSet &patterns);
+
+/// Adds the pattern that lowers fuse.sort to a merge sort over tensors
+/// (SortToLoops.cpp). populateFuseToLoopsPatterns includes it.
+void populateSortToLoopsPatterns(mlir::RewritePatternSet &patterns);
 
 #define GEN_PASS_REGISTRATION
 #include "fuse/Conversion/Passes.h.inc"

@@ -35,6 +35,7 @@ def ConvertFuseToLoopsPass : Pass<"convert-fuse-to-loops"> {
     ```
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::bufferization::BufferizationDialect",
                            "::mlir::scf::SCFDialect",
                            "::mlir::tensor::TensorDialect"];
 }

@@ -458,4 +458,5 @@ void fuse::populateFuseToLoopsPatterns(RewritePatternSet &patterns) {
                IotaToLoops, GatherToLoops, BroadcastToLoops>(
       patterns.getContext());
   populateFuseGroupToLoopsPatterns(patterns);
+  populateSortToLoopsPatterns(patterns);
 }

@@ -61,6 +61,15 @@ func.func @sumsq(%x: tensor<?xf32>) -> tensor<f32> {
 
 // -----
 
+// A sort has no GPU lowering yet: an error at the op, not a wrong group.
+func.func @sort(%x: tensor<?xf32>) -> tensor<?xf32> {
+  // expected-error @+1 {{'fuse.sort' op GPU code generation: fuse.sort has no GPU lowering yet (the CPU backend runs it)}}
+  %s = fuse.sort ascending %x : tensor<?xf32> -> tensor<?xf32>
+  return %s : tensor<?xf32>
+}
+
+// -----
+
 // expected-error @+1 {{i1 tensor arguments are not supported}}
 func.func @bad_kind(%x: tensor<?xi1>) -> tensor<?xi1> {
   %y = fuse.group elementwise (%x) : (tensor<?xi1>) -> tensor<?xi1> {

@@ -885,3 +885,65 @@ func.func @tiling_threads(%x: tensor<?xf32>) {
   }
   return
 }
+
+// -----
+
+// sort_c1
+func.func @sort_rank2_keys(%k: tensor<?x?xf32>) {
+  // expected-error @+1 {{'fuse.sort' op requires rank-1 keys, but they have rank 2}}
+  %0 = fuse.sort ascending %k : tensor<?x?xf32> -> tensor<?x?xf32>
+  return
+}
+
+// -----
+
+// sort_c2
+func.func @sort_values_rank2(%k: tensor<?xf32>, %v: tensor<?x?xi64>) {
+  // expected-error @+1 {{'fuse.sort' op requires rank-1 values, but they have rank 2}}
+  %0:2 = fuse.sort ascending %k, %v : tensor<?xf32>, tensor<?x?xi64> -> tensor<?xf32>, tensor<?x?xi64>
+  return
+}
+
+// -----
+
+// sort_c2 (the lengths)
+func.func @sort_values_length(%k: tensor<8xf32>, %v: tensor<9xi64>) {
+  // expected-error @+1 {{'fuse.sort' op values of shape [9] do not match the keys' shape [8]}}
+  %0:2 = fuse.sort ascending %k, %v : tensor<8xf32>, tensor<9xi64> -> tensor<8xf32>, tensor<9xi64>
+  return
+}
+
+// -----
+
+// sort_c3
+func.func @sort_missing_result(%k: tensor<?xf32>, %v: tensor<?xi64>) {
+  // expected-error @+1 {{'fuse.sort' op has 1 results for 2 operands (keys and optional values)}}
+  %0 = fuse.sort ascending %k, %v : tensor<?xf32>, tensor<?xi64> -> tensor<?xf32>
+  return
+}
+
+// -----
+
+// sort_c3 (the types)
+func.func @sort_result_type(%k: tensor<?xf32>) {
+  // expected-error @+1 {{'fuse.sort' op result #0 has type 'tensor<?xf64>', but its operand has 'tensor<?xf32>'}}
+  %0 = fuse.sort ascending %k : tensor<?xf32> -> tensor<?xf64>
+  return
+}
+
+// -----
+
+// sort_c4
+func.func @sort_unsigned_floats(%k: tensor<?xf32>) {
+  // expected-error @+1 {{'fuse.sort' op `unsigned` orders integer keys, but the keys are 'f32'}}
+  %0 = fuse.sort ascending unsigned %k : tensor<?xf32> -> tensor<?xf32>
+  return
+}
+
+// -----
+
+func.func @sort_bad_order(%k: tensor<?xf32>) {
+  // expected-error @+1 {{expected the sort order `ascending` or `descending`, got `upward`}}
+  %0 = fuse.sort upward %k : tensor<?xf32> -> tensor<?xf32>
+  return
+}

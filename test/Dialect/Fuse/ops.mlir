@@ -261,3 +261,18 @@ func.func @group(%x: tensor<?xf32>, %k: f32) -> tensor<f32> {
   }
   return %s : tensor<f32>
 }
+
+// Sorts: keys alone, key-value pairs, unsigned integer keys, static sizes.
+// The default order of integers (signed) is not printed.
+// CHECK-LABEL: func.func @sort
+// CHECK: fuse.sort ascending %{{.+}} : tensor<?xf32> -> tensor<?xf32>
+// CHECK: fuse.sort descending %{{.+}}, %{{.+}} : tensor<?xf32>, tensor<?xi64> -> tensor<?xf32>, tensor<?xi64>
+// CHECK: fuse.sort ascending unsigned %{{.+}} : tensor<?xi32> -> tensor<?xi32>
+// CHECK: fuse.sort descending %{{.+}} : tensor<8xi1> -> tensor<8xi1>
+func.func @sort(%k: tensor<?xf32>, %i: tensor<?xi64>, %u: tensor<?xi32>, %b: tensor<8xi1>) {
+  %0 = fuse.sort ascending %k : tensor<?xf32> -> tensor<?xf32>
+  %1:2 = fuse.sort descending %k, %i : tensor<?xf32>, tensor<?xi64> -> tensor<?xf32>, tensor<?xi64>
+  %2 = fuse.sort ascending unsigned %u : tensor<?xi32> -> tensor<?xi32>
+  %3 = fuse.sort descending %b {integer_order = #fuse.integer_order<signed>} : tensor<8xi1> -> tensor<8xi1>
+  return
+}

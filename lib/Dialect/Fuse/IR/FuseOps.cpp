@@ -713,6 +713,88 @@ LogicalResult IotaOp::verify() {
 }
 
 //===----------------------------------------------------------------------===//
+// SortOp
+//===----------------------------------------------------------------------===//
+
+// fuse.sort ORDER [unsigned] %keys [, %values] attr-dict
+//     : KEYS_TYPE [, VALUES_TYPE] -> RESULT_TYPES
+ParseResult SortOp::parse(OpAsmParser &parser, OperationState &state) {
+  MLIRContext *ctx = parser.getContext();
+  StringRef word;
+  SMLoc orderLoc = parser.getCurrentLocation();
+  if (parser.parseKeyword(&word))
+    return failure();
+  std::optional<SortOrder> order = symbolizeSortOrder(word);
+  if (!order)
+    return parser.emitError(orderLoc, "expected the sort order `ascending` "
+                                      "or `descending`, got `")
+           << word << "`";
+  state.addAttribute(getOrderAttrName(state.name),
+                     SortOrderAttr::get(ctx, *order));
+  if (succeeded(parser.parseOptionalKeyword("unsigned")))
+    state.addAttribute(getIntegerOrderAttrName(state.name),
+                       IntegerOrderAttr::get(ctx, IntegerOrder::Unsigned));
+  SmallVector<OpAsmParser::UnresolvedOperand> operands;
+  SmallVector<Type> types, resultTypes;
+  SMLoc operandsLoc = parser.getCurrentLocation();
+  if (parser.parseOperandList(operands) ||
+      parser.parseOptionalAttrDict(state.attributes) || parser.parseColon() ||
+      parser.parseTypeList(types) || parser.parseArrow() ||
+      parser.parseTypeList(resultTypes) ||
+      parser.resolveOperands(operands, types, operandsLoc, state.operands))
+    return failure();
+  state.addTypes(resultTypes);
+  return success();
+}
+
+void SortOp::print(OpAsmPrinter &p) {
+  p << ' ' << stringifySortOrder(getOrder());
+  if (isUnsigned())
+    p << " unsigned";
+  p << ' ' << getOperation()->getOperands();
+  p.printOptionalAttrDict((*this)->getAttrs(),
+                          {getOrderAttrName(), getIntegerOrderAttrName()});
+  p << " : " << getOperation()->getOperandTypes() << " -> "
+    << getOperation()->getResultTypes();
+}
+
+LogicalResult SortOp::verify() {
+  auto keys = getKeys().getType();
+  // sort_c1: rank-1 keys.
+  if (keys.getRank() != 1)
+    return emitOpError() << "requires rank-1 keys, but they have rank "
+                         << keys.getRank();
+  // sort_c2: values of rank 1 and the keys' length.
+  if (Value values = getValues()) {
+    auto vt = cast<RankedTensorType>(values.getType());
+    if (vt.getRank() != 1)
+      return emitOpError() << "requires rank-1 values, but they have rank "
+                           << vt.getRank();
+    if (!shapesCompatible(vt.getShape(), keys.getShape()))
+      return emitOpError() << "values of shape " << shapeString(vt.getShape())
+                           << " do not match the keys' shape "
+                           << shapeString(keys.getShape());
+  }
+  // sort_c3: one result per operand, of its type.
+  if (getResults().size() != getNumOperands())
+    return emitOpError() << "has " << getResults().size() << " results for "
+                         << getNumOperands()
+                         << " operands (keys and optional values)";
+  for (auto [i, operand, result] :
+       llvm::enumerate(getOperands(), getResults()))
+    if (operand.getType() != result.getType())
+      return emitOpError() << "result #" << i << " has type "
+                           << result.getType() << ", but its operand has "
+                           << operand.getType();
+  // sort_c4: `unsigned` orders integers only.
+  if (isUnsigned() && !isa<IntegerType>(keys.getElementType()))
+    return emitOpError() << "`unsigned` orders integer keys, but the keys "
+                            "are "
+                         << keys.getElementType();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // GatherOp
 //===----------------------------------------------------------------------===//
 

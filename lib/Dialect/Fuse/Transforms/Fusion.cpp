@@ -381,6 +381,9 @@ std::optional<std::string> singletonKind(Operation *op, GroupKind &kind) {
     kind = GroupKind::Filter;
     return std::nullopt;
   }
+  if (isa<SortOp>(op))
+    return std::string("a sort is a device-wide algorithm (a radix sort "
+                       "over the whole input): it is not fused");
   return std::string("not a fuse op fusion handles");
 }
 

@@ -69,6 +69,38 @@ def Fuse_CombinerKindAttr : EnumAttr<Fuse_Dialect, Fuse_CombinerKind, "kind"> {
 def Fuse_CombinerKindArrayAttr
     : TypedArrayAttrBase<Fuse_CombinerKindAttr, "array of combiner kinds">;
 
+// The order of a `fuse.sort`. Both are stable: equal keys keep their input
+// order.
+def Fuse_SortAscending : I32EnumAttrCase<"Ascending", 0, "ascending">;
+def Fuse_SortDescending : I32EnumAttrCase<"Descending", 1, "descending">;
+
+def Fuse_SortOrder : I32EnumAttr<"SortOrder", "order of a sort",
+    [Fuse_SortAscending, Fuse_SortDescending]> {
+  let genSpecializedAttr = 0;
+  let cppNamespace = "::fuse";
+}
+
+// Printed bare in `fuse.sort` (`fuse.sort descending %k ...`).
+def Fuse_SortOrderAttr : EnumAttr<Fuse_Dialect, Fuse_SortOrder, "sort_order"> {
+  let assemblyFormat = "`<` $value `>`";
+}
+
+// How a sort compares integer keys (integers are signless, as in
+// `fuse.reduce`'s `min`/`umin`).
+def Fuse_IntegersSigned : I32EnumAttrCase<"Signed", 0, "signed">;
+def Fuse_IntegersUnsigned : I32EnumAttrCase<"Unsigned", 1, "unsigned">;
+
+def Fuse_IntegerOrder : I32EnumAttr<"IntegerOrder",
+    "how integer keys compare", [Fuse_IntegersSigned, Fuse_IntegersUnsigned]> {
+  let genSpecializedAttr = 0;
+  let cppNamespace = "::fuse";
+}
+
+def Fuse_IntegerOrderAttr
+    : EnumAttr<Fuse_Dialect, Fuse_IntegerOrder, "integer_order"> {
+  let assemblyFormat = "`<` $value `>`";
+}
+
 // The pattern of a fused group (`fuse.group`): chosen by fusion, read by
 // tiling and by both lowerings, which pick a kernel family from it.
 def Fuse_GroupElementwise : I32EnumAttrCase<"Elementwise", 0, "elementwise">;

@@ -363,6 +363,59 @@ def Fuse_BroadcastOp : Fuse_Op<"broadcast", [Pure,
 }
 
 //===----------------------------------------------------------------------===//
+// fuse.sort
+//===----------------------------------------------------------------------===//
+
+def Fuse_SortOp : Fuse_Op<"sort", [Pure,
+    DeclareOpInterfaceMethods<ReifyRankedShapedTypeOpInterface,
+      ["reifyResultShapes"]>]> {
+  let summary = "stable sort of rank-1 keys, optionally carrying values";
+  let description = [{
+    Sorts a rank-1 tensor of keys, ascending or descending, and moves an
+    optional tensor of values of the same length with them. The sort is
+    stable in both orders: equal keys keep their input order (so
+    `fuse.sort` of keys and `fuse.iota` is an argsort). Fusion leaves it
+    outside the fused groups: it is a device-wide algorithm.
+
+    ```mlir
+    %s = fuse.sort ascending %k : tensor<?xf32> -> tensor<?xf32>
+    %sk, %perm = fuse.sort descending %k, %i
+        : tensor<?xf32>, tensor<?xi64> -> tensor<?xf32>, tensor<?xi64>
+    %u = fuse.sort ascending unsigned %w : tensor<?xi32> -> tensor<?xi32>
+    ```
+
+    Key order (the order of CUB's radix sort, which the GPU lowering
+    calls):
+    - integers compare as signed, or as unsigned with `unsigned`; `i1` as
+      false < true;
+    - floating-point keys (f16, bf16, f32, f64) in the order of their
+      values, -0.0 and +0.0 equal (so they keep their input order), a NaN
+      whose sign bit is clear after +inf and one whose sign bit is set
+      before -inf (NumPy's and PyTorch's NaN, 0/0 on the GPU and
+      `float("nan")`, have it clear). `descending` is the reverse order,
+      with equal keys still in input order.
+
+    Constraints (verifier tags):
+    - (sort_c1) the keys have rank 1;
+    - (sort_c2) the values, when given, have rank 1 and the keys' length;
+    - (sort_c3) one result per operand, each of its operand's type;
+    - (sort_c4) `unsigned` only with integer keys.
+  }];
+  let arguments = (ins Fuse_Tensor:$keys, Optional<Fuse_Tensor>:$values,
+      DefaultValuedAttr<Fuse_SortOrderAttr,
+                        "::fuse::SortOrder::Ascending">:$order,
+      DefaultValuedAttr<Fuse_IntegerOrderAttr,
+                        "::fuse::IntegerOrder::Signed">:$integer_order);
+  let results = (outs Variadic<Fuse_Tensor>:$results);
+  let hasCustomAssemblyFormat = 1;
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    bool isDescending() { return getOrder() == SortOrder::Descending; }
+    bool isUnsigned() { return getIntegerOrder() == IntegerOrder::Unsigned; }
+  }];
+}
+
+//===----------------------------------------------------------------------===//
 // fuse.group
 //===----------------------------------------------------------------------===//
 

@@ -1,0 +1,116 @@
+"""fuse.sort and fuse.argsort on NumPy arrays (the CPU backend) against
+NumPy's stable sort: sizes 0, 1, 31 and 1000003, ties, NaN, -0.0 and +0.0,
+signed and unsigned integers at the ends of their ranges, both orders,
+and the inputs left as they were."""
+
+import numpy as np
+import pytest
+
+import fuse
+
+SIZES = [0, 1, 31, 1000003]
+DTYPES = [np.float32, np.float64, np.int32, np.int64, np.uint32, np.uint8,
+          np.int8, np.uint64]
+
+
+@fuse.jit
+def sort_up(x):
+    return fuse.sort(x)
+
+
+@fuse.jit
+def sort_down(x):
+    return fuse.sort(x, descending=True)
+
+
+@fuse.jit
+def argsort_up(x):
+    return fuse.argsort(x)
+
+
+@fuse.jit
+def argsort_down(x):
+    return fuse.argsort(x, descending=True)
+
+
+def data(dt, n, seed=0):
+    """n values of dt with many ties; floats with NaN, infinities and both
+    zeros, integers with both ends of their range."""
+    rng = np.random.default_rng(seed + n)
+    dt = np.dtype(dt)
+    if dt.kind == "f":
+        pool = np.array([np.nan, -np.inf, np.inf, -0.0, 0.0, 1.5, -1.5,
+                         2.0, -3.25, 1e-30], dt)
+        x = rng.uniform(-4, 4, n).astype(dt)
+        pick = rng.random(n) < 0.5
+        x[pick] = rng.choice(pool, int(pick.sum()))
+        return x
+    info = np.iinfo(dt)
+    pool = np.array([info.min, info.max, 0, 1, info.max - 1, info.min + 1],
+                    dt)
+    x = rng.integers(info.min, info.max, n, dtype=dt, endpoint=True)
+    x[rng.random(n) < 0.3] = 7          # ties
+    pick = rng.random(n) < 0.2
+    x[pick] = rng.choice(pool, int(pick.sum()))
+    return x
+
+
+def stable_down(x):
+    """The indices of a stable descending sort (equal keys in input
+    order; NaN first, as the reverse of NumPy's ascending order)."""
+    n = len(x)
+    return (n - 1 - np.argsort(x[::-1], kind="stable"))[::-1]
+
+
+def same_bits(got, want):
+    assert got.dtype == want.dtype and got.shape == want.shape
+    np.testing.assert_array_equal(got.view(np.uint8), want.view(np.uint8))
+
+
+@pytest.mark.parametrize("dt", DTYPES, ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("n", SIZES)
+def test_sort_and_argsort_match_numpy(dt, n):
+    x = data(dt, n)
+    keep = x.copy()
+    up = np.argsort(x, kind="stable")
+    down = stable_down(x)
+    # Argsort checks stability (ties and both zeros keep input order);
+    # the sorted keys are compared bit for bit (-0.0 stays -0.0).
+    np.testing.assert_array_equal(argsort_up(x), up)
+    np.testing.assert_array_equal(argsort_down(x), down)
+    same_bits(sort_up(x), x[up])
+    same_bits(sort_down(x), x[down])
+    same_bits(x, keep)                  # the input is not sorted in place
+
+
+def test_argsort_dtype_and_computed_keys():
+    @fuse.jit
+    def by_square(x):
+        return fuse.argsort(x * x), fuse.sort(x * x).sum()
+    x = np.array([3, -1, 2, 1, -3, 0], np.float32)
+    i, s = by_square(x)
+    assert i.dtype == np.int64
+    np.testing.assert_array_equal(i, np.argsort(x * x, kind="stable"))
+    assert s == np.float32((x * x).sum())
+
+
+def test_bool_keys_sort_false_first():
+    @fuse.jit
+    def f(b):
+        return fuse.argsort(b), fuse.argsort(b, descending=True)
+    b = np.array([True, False, True, False, False, True])
+    up, down = f(b)
+    np.testing.assert_array_equal(up, np.argsort(b, kind="stable"))
+    np.testing.assert_array_equal(down, stable_down(b))
+
+
+@pytest.mark.parametrize("bad, exc, msg", [
+    (lambda x: fuse.sort(x), ValueError, "rank 1, got rank 2"),
+    (lambda x: fuse.argsort(x), ValueError, "rank 1, got rank 2"),
+    (lambda x: fuse.sort(x.sum(axis=0), descending="yes"), TypeError,
+     "descending must be True or False"),
+])
+def test_errors(bad, exc, msg):
+    f = fuse.jit(bad)
+    with pytest.raises(exc, match=msg):
+        f(np.zeros((3, 4), np.float32))

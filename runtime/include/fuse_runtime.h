@@ -54,6 +54,11 @@ typedef enum fuse_reduce_op {
   FUSE_REDUCE_MAX = 3
 } fuse_reduce_op_t;
 
+/* The order of fuse_sort_ws (see there for floating-point keys). */
+typedef enum fuse_sort_order {
+  FUSE_SORT_ASCENDING = 0, FUSE_SORT_DESCENDING = 1
+} fuse_sort_order_t;
+
 /* ---- errors and device ------------------------------------------------ */
 
 /* The message of the last failed call on this thread ("" if none). */
@@ -161,11 +166,62 @@ fuse_status_t fuse_select_flagged(fuse_dtype_t dtype, const void *in,
                                   const uint8_t *flags, void *out,
                                   int64_t *count_device, int64_t n,
                                   fuse_stream_t stream);
-/* Ascending radix sort of keys (stable); values may be NULL. */
+/* Ascending radix sort of keys (stable); values may be NULL. The order is
+ * fuse_sort_ws's ascending order. Takes its temporary storage from
+ * fuse_malloc (stream-ordered during a capture); in-place (keys_out ==
+ * keys_in, values_out == values_in) is supported through temporaries. */
 fuse_status_t fuse_sort(fuse_dtype_t key_dtype, const void *keys_in,
                         void *keys_out, fuse_dtype_t value_dtype,
                         const void *values_in, void *values_out, int64_t n,
                         fuse_stream_t stream);
+/* The bytes of temporary storage fuse_sort_ws needs for n keys of
+ * key_dtype, with values of value_dtype when has_values != 0 (value_dtype
+ * is ignored when has_values == 0), in `order`. CUB's size query: host
+ * arithmetic only, no allocation, launch or synchronisation, so it may be
+ * called while a stream is being captured. The answer depends on the key
+ * and value sizes, the order and n (not on the pointers or the stream), and
+ * is 0 for n == 0 (fuse_sort_ws then does nothing). The arguments are
+ * checked before anything else, even before fuse_init: NULL bytes, unknown
+ * dtype or order and n < 0 are FUSE_ERROR_INVALID_ARGUMENT; *bytes is 0 on
+ * any error. */
+fuse_status_t fuse_sort_temp_bytes(fuse_dtype_t key_dtype,
+                                   fuse_dtype_t value_dtype, int has_values,
+                                   int64_t n, fuse_sort_order_t order,
+                                   size_t *bytes);
+/* Stable radix sort of n keys (cub::DeviceRadixSort SortKeys/SortPairs or
+ * their Descending forms) from keys_in to keys_out, with the values moved
+ * along from values_in to values_out; values_in and values_out both NULL
+ * sort the keys alone (value_dtype is then ignored). temp holds temp_bytes
+ * bytes of temporary storage, at least fuse_sort_temp_bytes's answer for
+ * the same dtypes, order and n (any alignment). It never allocates and
+ * never synchronises: it can be captured into a CUDA graph (call it once
+ * eagerly first, for the same key and value sizes, so that CUB's kernels
+ * are loaded). Keys of every dtype (bool sorts as u8); values of every
+ * dtype (moved as 1/2/4/8-byte words, never compared). n == 0 does nothing
+ * and succeeds (any pointer may then be NULL).
+ * Errors (FUSE_ERROR_INVALID_ARGUMENT, before anything is queued): n < 0;
+ * unknown dtype or order; a NULL pointer when n > 0 (temp included; one of
+ * values_in, values_out NULL without the other); keys or values not aligned
+ * to their element size; temp_bytes below what the sort needs (the message
+ * says both); keys_out, values_out or the temporary storage overlapping
+ * each other or an input (the sort is out of place; fuse_sort sorts in
+ * place).
+ * Order: stable (equal keys keep their input order, also descending).
+ * Integers by value. Floating-point keys (f16, bf16, f32, f64) in CUB's
+ * radix order, IEEE 754 totalOrder except for zeros, ascending:
+ *   NaNs with the sign bit set (larger payload first) < -inf < negative
+ *   numbers < -0.0 == +0.0 < positive numbers < +inf < NaNs with the sign
+ *   bit clear (smaller payload first);
+ * -0.0 and +0.0 compare equal (they keep their input order among
+ * themselves and their bits). FUSE_SORT_DESCENDING is exactly the reverse
+ * order, still stable: sign-clear NaNs first, then +inf, ..., -inf,
+ * sign-set NaNs last, and equal keys (-0.0 and +0.0 among them) keep their
+ * input order. */
+fuse_status_t fuse_sort_ws(fuse_dtype_t key_dtype, fuse_sort_order_t order,
+                           const void *keys_in, void *keys_out,
+                           fuse_dtype_t value_dtype, const void *values_in,
+                           void *values_out, int64_t n, void *temp,
+                           size_t temp_bytes, fuse_stream_t stream);
 
 /* ---- additions (not used by generated code) ---------------------------- */
 

@@ -202,6 +202,20 @@ inline Status sort(fuse_dtype_t keyDtype, const void *keysIn, void *keysOut,
   return Status(fuse_sort(keyDtype, keysIn, keysOut, valueDtype, valuesIn,
                           valuesOut, n, stream));
 }
+inline Status sortTempBytes(fuse_dtype_t keyDtype, fuse_dtype_t valueDtype,
+                            bool hasValues, int64_t n, fuse_sort_order_t order,
+                            size_t *bytes) {
+  return Status(fuse_sort_temp_bytes(keyDtype, valueDtype, hasValues ? 1 : 0, n,
+                                     order, bytes));
+}
+inline Status sortWs(fuse_dtype_t keyDtype, fuse_sort_order_t order,
+                     const void *keysIn, void *keysOut, fuse_dtype_t valueDtype,
+                     const void *valuesIn, void *valuesOut, int64_t n,
+                     void *temp, size_t tempBytes,
+                     fuse_stream_t stream = nullptr) {
+  return Status(fuse_sort_ws(keyDtype, order, keysIn, keysOut, valueDtype,
+                             valuesIn, valuesOut, n, temp, tempBytes, stream));
+}
 
 } // namespace fuse
 

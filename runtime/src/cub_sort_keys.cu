@@ -2,17 +2,11 @@
 #include "sort_common.cuh"
 
 namespace fuse_rt {
-fuse_status_t sortKeys(fuse_dtype_t keyDtype, const void *keysIn, void *keysOut,
-                       int64_t n, cudaStream_t stream, const char *api) {
-  return withKeyType(keyDtype, [&](auto key) {
+fuse_status_t sortKeys(const SortArgs &a, void *temp, size_t &bytes) {
+  return withKeyType(a.keyDtype, [&](auto key) {
     using K = decltype(key);
-    const K *ki = static_cast<const K *>(keysIn);
-    K *ko = static_cast<K *>(keysOut);
-    return runCub(stream, api, "cub::DeviceRadixSort::SortKeys",
-                  [&](void *temp, size_t &bytes) {
-                    return cub::DeviceRadixSort::SortKeys(
-                        temp, bytes, ki, ko, n, 0, int(sizeof(K) * 8), stream);
-                  });
+    return a.descending ? radixSortT<K, void, true>(a, temp, bytes)
+                        : radixSortT<K, void, false>(a, temp, bytes);
   });
 }
 } // namespace fuse_rt

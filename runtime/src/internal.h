@@ -128,12 +128,35 @@ fuse_status_t selectFlagged(size_t elemSize, const void *in,
                             const uint8_t *flags, void *out,
                             int64_t *countDevice, int64_t n,
                             cudaStream_t stream, const char *api);
-fuse_status_t sortKeys(fuse_dtype_t keyDtype, const void *keysIn, void *keysOut,
-                       int64_t n, cudaStream_t stream, const char *api);
-fuse_status_t sortPairs(fuse_dtype_t keyDtype, const void *keysIn,
-                        void *keysOut, size_t valueSize, const void *valuesIn,
-                        void *valuesOut, int64_t n, cudaStream_t stream,
-                        const char *api);
+
+// Radix sort (cub_sort_keys.cu, cub_sort_pairs_*.cu): CUB's DeviceRadixSort
+// SortKeys/SortPairs or their Descending forms, stable. valueSize 0 sorts
+// keys alone; values are moved as 1/2/4/8-byte words. With temp == NULL,
+// sets `bytes` to the temporary storage the sort needs (host arithmetic
+// only: no allocation, no launch, no synchronisation); otherwise sorts with
+// the `bytes` bytes at `temp`. Arguments are validated by the caller (n > 0
+// for a sort; keys and values do not overlap the outputs or temp).
+struct SortArgs {
+  fuse_dtype_t keyDtype;
+  bool descending;
+  const void *keysIn;
+  void *keysOut;
+  size_t valueSize; // 0: keys only
+  const void *valuesIn;
+  void *valuesOut;
+  int64_t n;
+  cudaStream_t stream;
+  const char *api;
+};
+fuse_status_t sortKeys(const SortArgs &a, void *temp, size_t &bytes);
+fuse_status_t sortPairsAscending(const SortArgs &a, void *temp, size_t &bytes);
+fuse_status_t sortPairsDescending(const SortArgs &a, void *temp, size_t &bytes);
+inline fuse_status_t radixSort(const SortArgs &a, void *temp, size_t &bytes) {
+  if (a.valueSize == 0)
+    return sortKeys(a, temp, bytes);
+  return a.descending ? sortPairsDescending(a, temp, bytes)
+                      : sortPairsAscending(a, temp, bytes);
+}
 
 // Runs a CUB call twice (size query, then the real call) with temporary
 // storage from the caching allocator. `call(void *temp, size_t &bytes)`.

@@ -178,6 +178,14 @@ fuse_status_t afterLaunch(cudaStream_t stream, const char *api,
                           const char *what) {
   if (!blockingMode)
     return FUSE_SUCCESS;
+  // Work queued on a stream being captured runs at replay, and
+  // synchronising the stream would invalidate the capture. (A failed query,
+  // e.g. for a fault this launch already raised, goes on to the
+  // synchronisation, which reports it naming `what`.)
+  cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+  if (cudaStreamIsCapturing(stream, &capture) == cudaSuccess &&
+      capture != cudaStreamCaptureStatusNone)
+    return FUSE_SUCCESS;
   cudaError_t err = cudaStreamSynchronize(stream);
   if (err != cudaSuccess) {
     std::string w = std::string(what) + " (FUSE_LAUNCH_BLOCKING=1: fault "
@@ -674,6 +682,50 @@ FUSE_API fuse_status_t fuse_select_flagged(fuse_dtype_t dtype, const void *in,
   return FUSE_SUCCESS;
 }
 
+// ---- sort ----------------------------------------------------------------
+
+// The checks of a sort's dtypes, order and count that need no device; sets
+// the key size and the value size (0: keys alone).
+static fuse_status_t checkSortKinds(fuse_dtype_t keyDtype, bool pairs,
+                                    fuse_dtype_t valueDtype,
+                                    fuse_sort_order_t order, int64_t n,
+                                    const char *api, size_t &ks, size_t &vs) {
+  ks = dtypeSize(keyDtype);
+  if (ks == 0)
+    return fail(FUSE_ERROR_INVALID_ARGUMENT, "%s: unknown key dtype %d", api,
+                static_cast<int>(keyDtype));
+  vs = pairs ? dtypeSize(valueDtype) : 0;
+  if (pairs && vs == 0)
+    return fail(FUSE_ERROR_INVALID_ARGUMENT, "%s: unknown value dtype %d", api,
+                static_cast<int>(valueDtype));
+  if (order != FUSE_SORT_ASCENDING && order != FUSE_SORT_DESCENDING)
+    return fail(FUSE_ERROR_INVALID_ARGUMENT,
+                "%s: unknown sort order %d (FUSE_SORT_ASCENDING is 0, "
+                "FUSE_SORT_DESCENDING 1)",
+                api, static_cast<int>(order));
+  if (fuse_status_t s = checkCount(n, api))
+    return s;
+  // Byte counts of keys, values and CUB's copies of them fit in 64 bits.
+  if (n > (INT64_MAX >> 5))
+    return fail(FUSE_ERROR_INVALID_ARGUMENT,
+                "%s: n = %lld elements is too large to sort", api,
+                static_cast<long long>(n));
+  return FUSE_SUCCESS;
+}
+
+// Sorts with temporary storage from the caching allocator (fuse_sort).
+static fuse_status_t sortAllocating(const SortArgs &a) {
+  size_t bytes = 0;
+  if (fuse_status_t s = radixSort(a, nullptr, bytes))
+    return s;
+  TempBuffer temp(a.stream);
+  if (fuse_status_t s = temp.allocate(bytes ? bytes : 1, a.api))
+    return s;
+  if (fuse_status_t s = radixSort(a, temp.get(), bytes))
+    return s;
+  return afterLaunch(a.stream, a.api, "cub::DeviceRadixSort");
+}
+
 FUSE_API fuse_status_t fuse_sort(fuse_dtype_t key_dtype, const void *keys_in,
                                  void *keys_out, fuse_dtype_t value_dtype,
                                  const void *values_in, void *values_out,
@@ -681,16 +733,10 @@ FUSE_API fuse_status_t fuse_sort(fuse_dtype_t key_dtype, const void *keys_in,
   const char *api = "fuse_sort";
   if (fuse_status_t s = enter(api))
     return s;
-  size_t ks = dtypeSize(key_dtype);
-  if (ks == 0)
-    return fail(FUSE_ERROR_INVALID_ARGUMENT, "%s: unknown key dtype %d", api,
-                static_cast<int>(key_dtype));
   bool pairs = values_in != nullptr || values_out != nullptr;
-  size_t vs = pairs ? dtypeSize(value_dtype) : 0;
-  if (pairs && vs == 0)
-    return fail(FUSE_ERROR_INVALID_ARGUMENT, "%s: unknown value dtype %d", api,
-                static_cast<int>(value_dtype));
-  if (fuse_status_t s = checkCount(n, api))
+  size_t ks = 0, vs = 0;
+  if (fuse_status_t s = checkSortKinds(key_dtype, pairs, value_dtype,
+                                       FUSE_SORT_ASCENDING, n, api, ks, vs))
     return s;
   if (n == 0)
     return FUSE_SUCCESS;
@@ -727,9 +773,8 @@ FUSE_API fuse_status_t fuse_sort(fuse_dtype_t key_dtype, const void *keys_in,
       vo = tv.get();
     }
   }
-  fuse_status_t s =
-      pairs ? sortPairs(key_dtype, keys_in, ko, vs, values_in, vo, n, st, api)
-            : sortKeys(key_dtype, keys_in, ko, n, st, api);
+  SortArgs a{key_dtype, false, keys_in, ko, vs, values_in, vo, n, st, api};
+  fuse_status_t s = sortAllocating(a);
   if (s != FUSE_SUCCESS || !alias)
     return s;
   cudaError_t err =
@@ -739,6 +784,128 @@ FUSE_API fuse_status_t fuse_sort(fuse_dtype_t key_dtype, const void *keys_in,
   if (err != cudaSuccess)
     return cudaFail(err, api, "cudaMemcpyAsync of the in-place result");
   return FUSE_SUCCESS;
+}
+
+FUSE_API fuse_status_t fuse_sort_temp_bytes(fuse_dtype_t key_dtype,
+                                            fuse_dtype_t value_dtype,
+                                            int has_values, int64_t n,
+                                            fuse_sort_order_t order,
+                                            size_t *bytes) {
+  const char *api = "fuse_sort_temp_bytes";
+  // The arguments are checked before the device is touched (even before
+  // fuse_init): they need none.
+  clearError();
+  if (!bytes)
+    return fail(FUSE_ERROR_INVALID_ARGUMENT, "%s: bytes is NULL", api);
+  *bytes = 0;
+  size_t ks = 0, vs = 0;
+  if (fuse_status_t s = checkSortKinds(key_dtype, has_values != 0, value_dtype,
+                                       order, n, api, ks, vs))
+    return s;
+  if (fuse_status_t s = enter(api))
+    return s;
+  if (n == 0) // fuse_sort_ws does nothing
+    return FUSE_SUCCESS;
+  // CUB's size query: host arithmetic on n and the types (legal during a
+  // stream capture); the pointers are not read.
+  SortArgs a{};
+  a.keyDtype = key_dtype;
+  a.descending = order == FUSE_SORT_DESCENDING;
+  a.valueSize = vs;
+  a.n = n;
+  a.stream = cudaStreamPerThread;
+  a.api = api;
+  size_t need = 0;
+  if (fuse_status_t s = radixSort(a, nullptr, need))
+    return s;
+  *bytes = need;
+  return FUSE_SUCCESS;
+}
+
+FUSE_API fuse_status_t fuse_sort_ws(fuse_dtype_t key_dtype,
+                                    fuse_sort_order_t order,
+                                    const void *keys_in, void *keys_out,
+                                    fuse_dtype_t value_dtype,
+                                    const void *values_in, void *values_out,
+                                    int64_t n, void *temp, size_t temp_bytes,
+                                    fuse_stream_t stream) {
+  const char *api = "fuse_sort_ws";
+  if (fuse_status_t s = enter(api))
+    return s;
+  bool pairs = values_in != nullptr || values_out != nullptr;
+  size_t ks = 0, vs = 0;
+  if (fuse_status_t s =
+          checkSortKinds(key_dtype, pairs, value_dtype, order, n, api, ks, vs))
+    return s;
+  if (n == 0)
+    return FUSE_SUCCESS;
+  if (fuse_status_t s = checkPointer(keys_in, ks, api, "keys_in"))
+    return s;
+  if (fuse_status_t s = checkPointer(keys_out, ks, api, "keys_out"))
+    return s;
+  if (pairs && (!values_in || !values_out))
+    return fail(FUSE_ERROR_INVALID_ARGUMENT,
+                "%s: %s is NULL but %s is not (both NULL sort the keys "
+                "alone)",
+                api, values_in ? "values_out" : "values_in",
+                values_in ? "values_in" : "values_out");
+  if (pairs) {
+    if (fuse_status_t s = checkPointer(values_in, vs, api, "values_in"))
+      return s;
+    if (fuse_status_t s = checkPointer(values_out, vs, api, "values_out"))
+      return s;
+  }
+  cudaStream_t st = toStream(stream);
+  SortArgs a{};
+  a.keyDtype = key_dtype;
+  a.descending = order == FUSE_SORT_DESCENDING;
+  a.keysIn = keys_in;
+  a.keysOut = keys_out;
+  a.valueSize = vs;
+  a.valuesIn = values_in;
+  a.valuesOut = values_out;
+  a.n = n;
+  a.stream = st;
+  a.api = api;
+  size_t need = 0;
+  if (fuse_status_t s = radixSort(a, nullptr, need))
+    return s;
+  if (!temp)
+    return fail(FUSE_ERROR_INVALID_ARGUMENT,
+                "%s: temp is NULL; sorting %lld elements needs %zu bytes of "
+                "temporary storage (fuse_sort_temp_bytes)",
+                api, static_cast<long long>(n), need);
+  if (temp_bytes < need)
+    return fail(FUSE_ERROR_INVALID_ARGUMENT,
+                "%s: temp_bytes is %zu but sorting %lld elements needs %zu "
+                "bytes of temporary storage (fuse_sort_temp_bytes)",
+                api, temp_bytes, static_cast<long long>(n), need);
+  // CUB reads the inputs while it writes the outputs and its temporaries
+  // (the part of temp it uses: the first `need` bytes), in several passes:
+  // no output may overlap any other buffer.
+  struct Range {
+    const void *p;
+    size_t bytes;
+    const char *name;
+  };
+  size_t kb = static_cast<size_t>(n) * ks, vb = static_cast<size_t>(n) * vs;
+  const Range keysOut{keys_out, kb, "keys_out"},
+      valuesOut{values_out, vb, "values_out"}, tempR{temp, need, "temp"},
+      keysIn{keys_in, kb, "keys_in"}, valuesIn{values_in, vb, "values_in"};
+  const Range pairsToCheck[][2] = {
+      {keysOut, keysIn},   {valuesOut, valuesIn}, {keysOut, valuesOut},
+      {keysOut, valuesIn}, {valuesOut, keysIn},   {tempR, keysOut},
+      {tempR, valuesOut},  {tempR, keysIn},       {tempR, valuesIn}};
+  for (const auto &pr : pairsToCheck)
+    if (overlaps(pr[0].p, pr[0].bytes, pr[1].p, pr[1].bytes))
+      return fail(FUSE_ERROR_INVALID_ARGUMENT,
+                  "%s: %s [%p, +%zu bytes) overlaps %s [%p, +%zu bytes); the "
+                  "sort is out of place (fuse_sort sorts in place)",
+                  api, pr[0].name, pr[0].p, pr[0].bytes, pr[1].name, pr[1].p,
+                  pr[1].bytes);
+  if (fuse_status_t s = radixSort(a, temp, temp_bytes))
+    return s;
+  return afterLaunch(st, api, "cub::DeviceRadixSort");
 }
 
 FUSE_API const char *fuse_status_name(fuse_status_t status) {

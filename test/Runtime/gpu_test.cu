@@ -594,6 +594,349 @@ template <typename K> static void testSort(int64_t n, uint64_t seed) {
   }
 }
 
+// ---- capture-safe sort (fuse_sort_ws)
+// ------------------------------------------------------
+
+// A key's bits as an unsigned integer of its size, and back.
+template <typename K> static uint64_t keyBits(K k) {
+  if constexpr (sizeof(K) == 1) {
+    uint8_t b;
+    std::memcpy(&b, &k, 1);
+    return b;
+  } else if constexpr (sizeof(K) == 2) {
+    uint16_t b;
+    std::memcpy(&b, &k, 2);
+    return b;
+  } else if constexpr (sizeof(K) == 4) {
+    uint32_t b;
+    std::memcpy(&b, &k, 4);
+    return b;
+  } else {
+    uint64_t b;
+    std::memcpy(&b, &k, 8);
+    return b;
+  }
+}
+template <typename K> static K keyFromBits(uint64_t b) {
+  K k;
+  if constexpr (sizeof(K) == 1) {
+    uint8_t v = uint8_t(b);
+    std::memcpy(&k, &v, 1);
+  } else if constexpr (sizeof(K) == 2) {
+    uint16_t v = uint16_t(b);
+    std::memcpy(&k, &v, 2);
+  } else if constexpr (sizeof(K) == 4) {
+    uint32_t v = uint32_t(b);
+    std::memcpy(&k, &v, 4);
+  } else {
+    std::memcpy(&k, &b, 8);
+  }
+  return k;
+}
+
+// The order fuse_runtime.h documents for fuse_sort_ws, ascending: integers
+// by value; floating-point keys NaNs with the sign bit set first (larger bit
+// pattern first), then numbers and infinities by value (-0.0 == +0.0),
+// then NaNs with the sign bit clear (smaller bit pattern first).
+// Written from the documentation, not from CUB's bit twiddling.
+template <typename K> static bool docLess(K a, K b) {
+  if constexpr (Traits<K>::isFloat) {
+    constexpr uint64_t sign = uint64_t(1) << (sizeof(K) * 8 - 1);
+    double x = Traits<K>::toD(a), y = Traits<K>::toD(b);
+    uint64_t ba = keyBits(a), bb = keyBits(b);
+    int ca = std::isnan(x) ? (ba & sign ? 0 : 2) : 1;
+    int cb = std::isnan(y) ? (bb & sign ? 0 : 2) : 1;
+    if (ca != cb)
+      return ca < cb;
+    if (ca == 1)
+      return x < y;
+    return ca == 0 ? ba > bb : ba < bb;
+  } else {
+    return a < b;
+  }
+}
+
+// Keys with many ties. Floating point: a few quarter-integers, +0.0 and
+// -0.0, both infinities, the smallest subnormals and NaNs of both signs
+// (quiet and signalling, several payloads). Integers: a few small values,
+// the extremes and some arbitrary ones.
+template <typename K> static K genSortKey(Rng &r) {
+  uint64_t k = r.next() % 32;
+  if constexpr (Traits<K>::isFloat) {
+    constexpr uint64_t sign = uint64_t(1) << (sizeof(K) * 8 - 1);
+    const uint64_t inf = keyBits(Traits<K>::fromD(INFINITY));
+    const uint64_t mant = (sign - 1) & ~inf, quiet = (mant + 1) >> 1;
+    uint64_t s = r.next() % 2 ? sign : 0;
+    switch (k) {
+    case 0:
+    case 1:
+      return keyFromBits<K>(s); // +0.0 or -0.0
+    case 2:
+      return keyFromBits<K>(s | inf);
+    case 3:
+      return keyFromBits<K>(s | 1); // the smallest subnormal
+    case 4:
+    case 5: {
+      static const int kinds = 4;
+      uint64_t payload[kinds] = {quiet, quiet | 1, 1, mant};
+      return keyFromBits<K>(s | inf | payload[r.next() % kinds]);
+    }
+    default:
+      return Traits<K>::fromD(double(int(r.next() % 17) - 8) / 4);
+    }
+  } else {
+    switch (k) {
+    case 0:
+      return std::numeric_limits<K>::min();
+    case 1:
+      return std::numeric_limits<K>::max();
+    case 2:
+      return static_cast<K>(r.next());
+    default:
+      return static_cast<K>(int64_t(r.next() % 16) - 8);
+    }
+  }
+}
+
+static std::string hexBits(uint64_t b) {
+  char t[24];
+  std::snprintf(t, sizeof t, "0x%llx", (unsigned long long)b);
+  return t;
+}
+
+// fuse_sort_ws, ascending and descending, keys alone and with int32 values
+// (the input index, so that the values show stability), against
+// std::stable_sort with docLess: keys and values bitwise. The temporary
+// storage is exactly fuse_sort_temp_bytes's answer, at an odd address,
+// followed by a guard that must stay untouched. The ascending pairs also
+// go through fuse_sort, which must give the same bits.
+template <typename K> static void testSortWs(int64_t n, uint64_t seed) {
+  const fuse_dtype_t dt = Traits<K>::dtype;
+  std::string base =
+      std::string("sort_ws ") + Traits<K>::name() + " n=" + std::to_string(n);
+  Rng r(seed ^ 0x5157);
+  std::vector<K> h(n);
+  std::vector<int32_t> idx(n);
+  for (int64_t i = 0; i < n; ++i) {
+    h[i] = genSortKey<K>(r);
+    idx[i] = int32_t(i);
+  }
+  DeviceArray<K> kin, kout;
+  DeviceArray<int32_t> vin, vout;
+  if (!kin.alloc(n + 1) || !kout.alloc(n + 1) || !vin.alloc(n + 1) ||
+      !vout.alloc(n + 1))
+    return;
+  if (n &&
+      (!ok(fuse_memcpy_htod(kin.p, h.data(), n * sizeof(K), nullptr), "up") ||
+       !ok(fuse_memcpy_htod(vin.p, idx.data(), n * 4, nullptr), "up")))
+    return;
+  for (int desc = 0; desc < 2; ++desc) {
+    fuse_sort_order_t order = desc ? FUSE_SORT_DESCENDING : FUSE_SORT_ASCENDING;
+    std::string tag = base + (desc ? " descending" : " ascending");
+    std::vector<int32_t> perm(idx);
+    std::stable_sort(perm.begin(), perm.end(), [&](int32_t a, int32_t b) {
+      return desc ? docLess(h[b], h[a]) : docLess(h[a], h[b]);
+    });
+    std::vector<K> want(n);
+    for (int64_t i = 0; i < n; ++i)
+      want[i] = h[perm[i]];
+    for (int withValues = 0; withValues < 2; ++withValues) {
+      std::string t = tag + (withValues ? " pairs (i32 values)" : " keys");
+      size_t bytes = 12345;
+      if (!ok(fuse_sort_temp_bytes(dt, FUSE_I32, withValues, n, order, &bytes),
+              t + ": fuse_sort_temp_bytes"))
+        continue;
+      if (n == 0) {
+        check(bytes == 0, t + ": no temporary storage for n = 0",
+              std::to_string(bytes) + " bytes");
+        expectStatus(fuse_sort_ws(dt, order, nullptr, nullptr, FUSE_I32,
+                                  nullptr, nullptr, 0, nullptr, 0, nullptr),
+                     FUSE_SUCCESS, t + ": n = 0 with NULL pointers");
+        continue;
+      }
+      const size_t off = 3, guard = 256;
+      DeviceArray<uint8_t> tb;
+      if (!tb.alloc(off + bytes + guard) ||
+          !ok(fuse_memset(tb.p, 0xa5, off + bytes + guard, nullptr),
+              "memset") ||
+          !ok(fuse_memset(kout.p, 0, n * sizeof(K), nullptr), "memset") ||
+          !ok(fuse_memset(vout.p, 0xff, n * 4, nullptr), "memset"))
+        continue;
+      if (!ok(fuse_sort_ws(dt, order, kin.p, kout.p, FUSE_I32,
+                           withValues ? vin.p : nullptr,
+                           withValues ? vout.p : nullptr, n, tb.p + off, bytes,
+                           nullptr),
+              t))
+        continue;
+      std::vector<K> gk(n), gin(n);
+      std::vector<int32_t> gv(n);
+      std::vector<uint8_t> gg(guard);
+      if (!ok(fuse_memcpy_dtoh(gk.data(), kout.p, n * sizeof(K), nullptr),
+              "dl") ||
+          !ok(fuse_memcpy_dtoh(gv.data(), vout.p, n * 4, nullptr), "dl") ||
+          !ok(fuse_memcpy_dtoh(gin.data(), kin.p, n * sizeof(K), nullptr),
+              "dl") ||
+          !ok(fuse_memcpy_dtoh(gg.data(), tb.p + off + bytes, guard, nullptr),
+              "dl"))
+        continue;
+      int64_t bad = -1;
+      for (int64_t i = 0; i < n && bad < 0; ++i)
+        if (keyBits(gk[i]) != keyBits(want[i]) ||
+            (withValues && gv[i] != perm[i]))
+          bad = i;
+      std::string detail;
+      if (bad >= 0)
+        detail = "first mismatch at " + std::to_string(bad) + ": key " +
+                 hexBits(keyBits(gk[bad])) + " value " +
+                 std::to_string(gv[bad]) + ", want key " +
+                 hexBits(keyBits(want[bad])) + " value " +
+                 std::to_string(perm[bad]);
+      check(bad < 0, t + " matches the documented order, stable", detail);
+      if (!withValues)
+        check(std::all_of(gv.begin(), gv.end(),
+                          [](int32_t v) { return v == -1; }),
+              t + ": values_out untouched without values");
+      check(std::memcmp(gin.data(), h.data(), n * sizeof(K)) == 0,
+            t + ": keys_in unchanged");
+      check(std::all_of(gg.begin(), gg.end(),
+                        [](uint8_t b) { return b == 0xa5; }),
+            t + ": nothing written past temp + temp_bytes");
+      if (!desc && withValues) {
+        std::vector<K> fk(n);
+        std::vector<int32_t> fv(n);
+        if (ok(fuse_sort(dt, kin.p, kout.p, FUSE_I32, vin.p, vout.p, n,
+                         nullptr),
+               t + ": fuse_sort") &&
+            ok(fuse_memcpy_dtoh(fk.data(), kout.p, n * sizeof(K), nullptr),
+               "dl") &&
+            ok(fuse_memcpy_dtoh(fv.data(), vout.p, n * 4, nullptr), "dl"))
+          check(std::memcmp(fk.data(), want.data(), n * sizeof(K)) == 0 &&
+                    fv == perm,
+                t + ": fuse_sort gives the same bits");
+      }
+    }
+  }
+}
+
+// fuse_sort_ws and fuse_sort_temp_bytes refuse bad arguments before
+// queueing anything, with messages that name the argument (and, for a
+// small temp, both byte counts).
+static void testSortWsErrors() {
+  std::printf("-- sort_ws argument checks\n");
+  const int64_t n = 100000; // above a single tile: CUB's multi-pass sort
+  DeviceArray<float> k, ko;
+  DeviceArray<int32_t> v, vo;
+  DeviceArray<uint8_t> temp;
+  size_t bytes = 0;
+  if (!k.alloc(n) || !ko.alloc(n) || !v.alloc(n) || !vo.alloc(n) ||
+      !ok(fuse_sort_temp_bytes(FUSE_F32, FUSE_I32, 1, n, FUSE_SORT_ASCENDING,
+                               &bytes),
+          "fuse_sort_temp_bytes") ||
+      !temp.alloc(bytes))
+    return;
+  const fuse_sort_order_t asc = FUSE_SORT_ASCENDING;
+  const fuse_dtype_t f32 = FUSE_F32, i32 = FUSE_I32;
+  check(bytes > 2 * n * 4,
+        "fuse_sort_temp_bytes of 100000 f32/i32 pairs "
+        "covers CUB's copies of keys and values",
+        std::to_string(bytes));
+  size_t kbytes = 0, dbytes = 0;
+  ok(fuse_sort_temp_bytes(f32, i32, 0, n, asc, &kbytes), "keys temp bytes");
+  ok(fuse_sort_temp_bytes(f32, i32, 1, n, FUSE_SORT_DESCENDING, &dbytes),
+     "descending temp bytes");
+  std::printf("fuse_sort_temp_bytes for %lld f32 keys: with i32 values %zu "
+              "(descending %zu), alone %zu\n",
+              (long long)n, bytes, dbytes, kbytes);
+  check(kbytes > 0 && kbytes <= bytes && dbytes > 0,
+        "temp bytes: keys alone need no more than pairs",
+        std::to_string(kbytes) + " " + std::to_string(bytes) + " " +
+            std::to_string(dbytes));
+  std::string small = std::to_string(bytes - 1), need = std::to_string(bytes);
+  expectStatus(fuse_sort_ws(f32, asc, k.p, ko.p, i32, v.p, vo.p, n, temp.p,
+                            bytes - 1, nullptr),
+               FUSE_ERROR_INVALID_ARGUMENT,
+               "sort_ws: temp_bytes one byte short names both counts",
+               {"fuse_sort_ws", "temp_bytes", small.c_str(), need.c_str()});
+  expectStatus(fuse_sort_ws(f32, asc, k.p, ko.p, i32, v.p, vo.p, n, nullptr,
+                            bytes, nullptr),
+               FUSE_ERROR_INVALID_ARGUMENT, "sort_ws: NULL temp",
+               {"temp is NULL", need.c_str()});
+  expectStatus(fuse_sort_ws(f32, asc, nullptr, ko.p, i32, v.p, vo.p, n, temp.p,
+                            bytes, nullptr),
+               FUSE_ERROR_INVALID_ARGUMENT, "sort_ws: NULL keys_in",
+               {"keys_in is NULL"});
+  expectStatus(fuse_sort_ws(f32, asc, k.p, nullptr, i32, v.p, vo.p, n, temp.p,
+                            bytes, nullptr),
+               FUSE_ERROR_INVALID_ARGUMENT, "sort_ws: NULL keys_out",
+               {"keys_out is NULL"});
+  expectStatus(fuse_sort_ws(f32, asc, k.p, ko.p, i32, nullptr, vo.p, n, temp.p,
+                            bytes, nullptr),
+               FUSE_ERROR_INVALID_ARGUMENT,
+               "sort_ws: NULL values_in with values_out",
+               {"values_in is NULL"});
+  expectStatus(fuse_sort_ws(f32, asc, k.p, ko.p, i32, v.p, nullptr, n, temp.p,
+                            bytes, nullptr),
+               FUSE_ERROR_INVALID_ARGUMENT,
+               "sort_ws: NULL values_out with values_in",
+               {"values_out is NULL"});
+  expectStatus(fuse_sort_ws(f32, asc, k.p, ko.p, i32, v.p, vo.p, -1, temp.p,
+                            bytes, nullptr),
+               FUSE_ERROR_INVALID_ARGUMENT, "sort_ws: n < 0", {"negative"});
+  expectStatus(fuse_sort_ws(f32, static_cast<fuse_sort_order_t>(2), k.p, ko.p,
+                            i32, v.p, vo.p, n, temp.p, bytes, nullptr),
+               FUSE_ERROR_INVALID_ARGUMENT, "sort_ws: unknown order",
+               {"unknown sort order 2"});
+  expectStatus(fuse_sort_ws(static_cast<fuse_dtype_t>(99), asc, k.p, ko.p, i32,
+                            v.p, vo.p, n, temp.p, bytes, nullptr),
+               FUSE_ERROR_INVALID_ARGUMENT, "sort_ws: unknown key dtype",
+               {"unknown key dtype 99"});
+  expectStatus(fuse_sort_ws(f32, asc, k.p, ko.p, static_cast<fuse_dtype_t>(-1),
+                            v.p, vo.p, n, temp.p, bytes, nullptr),
+               FUSE_ERROR_INVALID_ARGUMENT, "sort_ws: unknown value dtype",
+               {"unknown value dtype -1"});
+  expectStatus(fuse_sort_ws(f32, asc, reinterpret_cast<char *>(k.p) + 2, ko.p,
+                            i32, v.p, vo.p, n - 1, temp.p, bytes, nullptr),
+               FUSE_ERROR_INVALID_ARGUMENT, "sort_ws: misaligned keys_in",
+               {"keys_in", "not aligned to 4"});
+  expectStatus(fuse_sort_ws(f32, asc, k.p, k.p, i32, v.p, vo.p, n, temp.p,
+                            bytes, nullptr),
+               FUSE_ERROR_INVALID_ARGUMENT, "sort_ws: keys_out == keys_in",
+               {"keys_out", "overlaps keys_in"});
+  expectStatus(
+      fuse_sort_ws(f32, asc, k.p, ko.p, i32, v.p, v.p + 1, n - 1, temp.p, bytes,
+                   nullptr),
+      FUSE_ERROR_INVALID_ARGUMENT,
+      "sort_ws: values_out overlapping values_in by all but one element",
+      {"values_out", "overlaps values_in"});
+  expectStatus(fuse_sort_ws(f32, asc, k.p, ko.p, i32, v.p,
+                            reinterpret_cast<int32_t *>(ko.p) + n / 4, n / 2,
+                            temp.p, bytes, nullptr),
+               FUSE_ERROR_INVALID_ARGUMENT,
+               "sort_ws: keys_out overlaps values_out",
+               {"keys_out", "overlaps values_out"});
+  expectStatus(fuse_sort_ws(f32, asc, k.p, ko.p, i32, v.p, vo.p, n,
+                            reinterpret_cast<uint8_t *>(ko.p + n - 1), bytes,
+                            nullptr),
+               FUSE_ERROR_INVALID_ARGUMENT, "sort_ws: temp overlaps keys_out",
+               {"temp", "overlaps keys_out"});
+  expectStatus(
+      fuse_sort_ws(f32, asc, k.p, ko.p, i32, v.p, vo.p, 0, nullptr, 0, nullptr),
+      FUSE_SUCCESS, "sort_ws: n = 0 without temp succeeds");
+  size_t b = 7;
+  expectStatus(fuse_sort_temp_bytes(f32, i32, 1, -5, asc, &b),
+               FUSE_ERROR_INVALID_ARGUMENT, "sort_temp_bytes: n < 0",
+               {"fuse_sort_temp_bytes", "negative"});
+  check(b == 0, "sort_temp_bytes: *bytes is 0 after an error");
+  expectStatus(fuse_sort_temp_bytes(f32, i32, 1, n, asc, nullptr),
+               FUSE_ERROR_INVALID_ARGUMENT, "sort_temp_bytes: NULL bytes",
+               {"bytes is NULL"});
+  expectStatus(
+      fuse_sort_temp_bytes(f32, static_cast<fuse_dtype_t>(77), 0, n, asc, &b),
+      FUSE_SUCCESS, "sort_temp_bytes: value_dtype ignored without values");
+  check(b == kbytes, "sort_temp_bytes: keys alone, any value_dtype",
+        std::to_string(b) + " vs " + std::to_string(kbytes));
+}
+
 // ---- NaN
 // ---------------------------------------------------------------------------------
 
@@ -682,6 +1025,17 @@ static void testAllOpsAtSize(int64_t n) {
   testSort<int8_t>(n, seed);
   testSort<uint8_t>(n, seed);
   testSort<int16_t>(n, seed);
+  testSortWs<float>(n, seed);
+  testSortWs<double>(n, seed);
+  testSortWs<__half>(n, seed);
+  testSortWs<__nv_bfloat16>(n, seed);
+  testSortWs<int32_t>(n, seed);
+  testSortWs<uint32_t>(n, seed);
+  testSortWs<int64_t>(n, seed);
+  testSortWs<uint64_t>(n, seed);
+  testSortWs<uint8_t>(n, seed);
+  testSortWs<int8_t>(n, seed);
+  testSortWs<int16_t>(n, seed);
 }
 
 // f32 at 2^28: reduce add/min/max, inclusive add scan, select, sort.
@@ -1199,6 +1553,7 @@ int main(int argc, char **argv) {
     testNaN<__nv_bfloat16>();
     testNaN<float>();
     testNaN<double>();
+    testSortWsErrors();
     testAllocator();
     testGraphs();
   }

@@ -5,16 +5,20 @@
 // inputs gives the bits of the same sequence run eagerly, allocates nothing
 // through cudaMalloc, and leaves no block live; the calls that would
 // synchronise are refused inside a capture without invalidating it; bad
-// uses get clear errors.
+// uses get clear errors. fuse_sort_ws (caller's temporary storage) is
+// captured by a caller's own cudaStreamBeginCapture and replays bitwise.
 //
 //===----------------------------------------------------------------------===//
 #include "gpu_test.h"
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string>
 #include <vector>
 
 namespace {
@@ -230,6 +234,154 @@ void testRefusals() {
   fuse_stream_destroy(t);
 }
 
+// fuse_sort_ws inside a caller's own capture (cudaStreamBeginCapture in
+// global mode, the strictest, on a stream the test creates, as a framework
+// would): its size query and the sorts are captured, the graph holds no
+// memory node and takes nothing from the allocator, and replays on new keys
+// give the eager run's bits.
+void testSortWsCapture() {
+  std::printf("-- sort_ws captured by the caller\n");
+  const int64_t n = 100003;
+  cudaStream_t cs = nullptr;
+  if (cudaStreamCreateWithFlags(&cs, cudaStreamNonBlocking) != cudaSuccess) {
+    check(false, "cudaStreamCreateWithFlags");
+    return;
+  }
+  fuse_stream_t s = cs;
+  {
+    DeviceArray<float> k, ko, ko2;
+    DeviceArray<int32_t> v, vo;
+    DeviceArray<uint8_t> temp;
+    size_t pairBytes = 0, keyBytes = 0;
+    if (!ok(fuse_sort_temp_bytes(FUSE_F32, FUSE_I32, 1, n, FUSE_SORT_DESCENDING,
+                                 &pairBytes),
+            "fuse_sort_temp_bytes") ||
+        !ok(fuse_sort_temp_bytes(FUSE_F32, FUSE_I32, 0, n, FUSE_SORT_ASCENDING,
+                                 &keyBytes),
+            "fuse_sort_temp_bytes") ||
+        !k.alloc(n) || !ko.alloc(n) || !ko2.alloc(n) || !v.alloc(n) ||
+        !vo.alloc(n) || !temp.alloc(std::max(pairBytes, keyBytes)) ||
+        !ok(fuse_stream_synchronize(nullptr), "synchronize"))
+      return;
+    // (Allocated on the default stream, which the allocator knows, and
+    // synchronised: cs is used only once they are free of earlier work,
+    // and is synchronised before they are freed.)
+    size_t tempBytes = std::max(pairBytes, keyBytes);
+    // Keys with ties, both zeros and NaNs of both signs; values the index.
+    auto upload = [&](int round) {
+      std::vector<float> h(n);
+      std::vector<int32_t> idx(n);
+      for (int64_t i = 0; i < n; ++i) {
+        int64_t q = (i * 7919 + round * 104729) % 263;
+        h[i] = q == 0   ? -0.0f
+               : q == 1 ? std::nanf("")
+               : q == 2 ? -std::nanf("")
+                        : float(q % 41) - 20.0f;
+        idx[i] = int32_t(i);
+      }
+      return ok(fuse_memcpy_htod(k.p, h.data(), n * 4, s), "upload") &&
+             ok(fuse_memcpy_htod(v.p, idx.data(), n * 4, s), "upload");
+    };
+    auto sorts = [&](const std::string &tag) {
+      return ok(fuse_sort_ws(FUSE_F32, FUSE_SORT_DESCENDING, k.p, ko.p,
+                             FUSE_I32, v.p, vo.p, n, temp.p, tempBytes, s),
+                tag + ": fuse_sort_ws pairs descending") &&
+             ok(fuse_sort_ws(FUSE_F32, FUSE_SORT_ASCENDING, k.p, ko2.p,
+                             FUSE_I32, nullptr, nullptr, n, temp.p, tempBytes,
+                             s),
+                tag + ": fuse_sort_ws keys ascending");
+    };
+    struct Out {
+      std::vector<float> keys, keys2;
+      std::vector<int32_t> values;
+    };
+    auto download = [&](Out &o) {
+      o.keys.resize(n);
+      o.keys2.resize(n);
+      o.values.resize(n);
+      return ok(fuse_memcpy_dtoh(o.keys.data(), ko.p, n * 4, s), "dl") &&
+             ok(fuse_memcpy_dtoh(o.keys2.data(), ko2.p, n * 4, s), "dl") &&
+             ok(fuse_memcpy_dtoh(o.values.data(), vo.p, n * 4, s), "dl");
+    };
+    auto same = [&](const Out &a, const Out &b) {
+      return std::memcmp(a.keys.data(), b.keys.data(), n * 4) == 0 &&
+             std::memcmp(a.keys2.data(), b.keys2.data(), n * 4) == 0 &&
+             a.values == b.values;
+    };
+    auto clear = [&] {
+      fuse_memset(ko.p, 0, n * 4, s);
+      fuse_memset(ko2.p, 0, n * 4, s);
+      fuse_memset(vo.p, 0, n * 4, s);
+    };
+    // Eagerly first: loads CUB's kernels.
+    if (!upload(0) || !sorts("eager warm-up"))
+      return;
+    fuse_stream_synchronize(s);
+    size_t c0, l0, c1, l1;
+    uint64_t h0, m0, h1, m1;
+    stats(&c0, &l0, &h0, &m0);
+    cudaError_t err = cudaStreamBeginCapture(cs, cudaStreamCaptureModeGlobal);
+    if (err != cudaSuccess) {
+      check(false, "cudaStreamBeginCapture", cudaGetErrorName(err));
+      return;
+    }
+    size_t during = 0;
+    bool good = ok(fuse_sort_temp_bytes(FUSE_F32, FUSE_I32, 1, n,
+                                        FUSE_SORT_DESCENDING, &during),
+                   "fuse_sort_temp_bytes during the capture");
+    good = sorts("captured") && good;
+    cudaGraph_t graph = nullptr;
+    err = cudaStreamEndCapture(cs, &graph);
+    check(good && err == cudaSuccess && graph,
+          "fuse_sort_temp_bytes and fuse_sort_ws are captured in global mode",
+          cudaGetErrorName(err));
+    check(during == pairBytes,
+          "fuse_sort_temp_bytes answers the same during the capture",
+          std::to_string(during) + " vs " + std::to_string(pairBytes));
+    if (!graph)
+      return;
+    size_t count = 0;
+    cudaGraphGetNodes(graph, nullptr, &count);
+    std::vector<cudaGraphNode_t> nodes(count);
+    cudaGraphGetNodes(graph, nodes.data(), &count);
+    int memNodes = 0, kernels = 0;
+    for (cudaGraphNode_t node : nodes) {
+      cudaGraphNodeType type;
+      cudaGraphNodeGetType(node, &type);
+      memNodes +=
+          type == cudaGraphNodeTypeMemAlloc || type == cudaGraphNodeTypeMemFree;
+      kernels += type == cudaGraphNodeTypeKernel;
+    }
+    check(kernels > 0 && memNodes == 0,
+          "the captured sorts are kernels with no memory node",
+          std::to_string(kernels) + " kernels, " + std::to_string(memNodes) +
+              " memory nodes");
+    stats(&c1, &l1, &h1, &m1);
+    check(m1 == m0 && h1 == h0 && l1 == l0,
+          "the captured sorts take nothing from the allocator");
+    cudaGraphExec_t exec = nullptr;
+    err = cudaGraphInstantiate(&exec, graph, 0);
+    cudaGraphDestroy(graph);
+    if (err != cudaSuccess) {
+      check(false, "cudaGraphInstantiate", cudaGetErrorName(err));
+      return;
+    }
+    bool replays = true;
+    for (int round = 1; round <= 3; ++round) {
+      Out eager, replayed;
+      replays &= upload(round);
+      clear();
+      replays &= cudaGraphLaunch(exec, cs) == cudaSuccess && download(replayed);
+      clear();
+      replays &= sorts("eager") && download(eager) && same(eager, replayed);
+    }
+    check(replays, "3 replays of fuse_sort_ws on new keys give the eager bits");
+    cudaGraphExecDestroy(exec);
+    fuse_stream_synchronize(s);
+  }
+  cudaStreamDestroy(cs);
+}
+
 } // namespace
 
 void testGraphs() {
@@ -239,4 +391,5 @@ void testGraphs() {
   if (axpy)
     testReplay(axpy);
   testRefusals();
+  testSortWsCapture();
 }

@@ -80,6 +80,32 @@ int main(int argc, char **argv) {
   check(std::string(fuse_status_name(FUSE_ERROR_POISONED)) ==
             "FUSE_ERROR_POISONED",
         "fuse_status_name");
+  // fuse_sort_temp_bytes checks its arguments before anything else (even
+  // before fuse_init) and leaves *bytes 0 on every error.
+  size_t tb = 99;
+  expectStatus(
+      fuse_sort_temp_bytes(FUSE_F32, FUSE_I32, 1, -1, FUSE_SORT_ASCENDING, &tb),
+      FUSE_ERROR_INVALID_ARGUMENT, "fuse_sort_temp_bytes: n < 0",
+      "fuse_sort_temp_bytes: negative element count n = -1");
+  check(tb == 0, "fuse_sort_temp_bytes: *bytes is 0 after an error");
+  expectStatus(fuse_sort_temp_bytes(FUSE_F32, FUSE_I32, 1, 10,
+                                    FUSE_SORT_ASCENDING, nullptr),
+               FUSE_ERROR_INVALID_ARGUMENT, "fuse_sort_temp_bytes: NULL bytes",
+               "bytes is NULL");
+  expectStatus(fuse_sort_temp_bytes(static_cast<fuse_dtype_t>(12), FUSE_I32, 0,
+                                    10, FUSE_SORT_ASCENDING, &tb),
+               FUSE_ERROR_INVALID_ARGUMENT,
+               "fuse_sort_temp_bytes: unknown key dtype",
+               "unknown key dtype 12");
+  expectStatus(fuse_sort_temp_bytes(FUSE_U8, static_cast<fuse_dtype_t>(-3), 1,
+                                    10, FUSE_SORT_DESCENDING, &tb),
+               FUSE_ERROR_INVALID_ARGUMENT,
+               "fuse_sort_temp_bytes: unknown value dtype",
+               "unknown value dtype -3");
+  expectStatus(fuse_sort_temp_bytes(FUSE_F64, FUSE_I32, 1, 10,
+                                    static_cast<fuse_sort_order_t>(5), &tb),
+               FUSE_ERROR_INVALID_ARGUMENT,
+               "fuse_sort_temp_bytes: unknown order", "unknown sort order 5");
 
   fuse_status_t s = fuse_init();
   if (!expectDevice) {
@@ -112,6 +138,32 @@ int main(int argc, char **argv) {
                  "not initialised");
     expectStatus(fuse_graph_destroy(nullptr), FUSE_SUCCESS,
                  "fuse_graph_destroy(NULL) without a device", "");
+    size_t tb2 = 99;
+    expectStatus(fuse_sort_temp_bytes(FUSE_F32, FUSE_I32, 1, 10,
+                                      FUSE_SORT_DESCENDING, &tb2),
+                 FUSE_ERROR_NO_DEVICE, "fuse_sort_temp_bytes without a device",
+                 "not initialised");
+    check(tb2 == 0, "fuse_sort_temp_bytes without a device leaves *bytes 0");
+    expectStatus(fuse_sort_temp_bytes(FUSE_BF16, static_cast<fuse_dtype_t>(-3),
+                                      0, 0, FUSE_SORT_ASCENDING, &tb2),
+                 FUSE_ERROR_NO_DEVICE,
+                 "fuse_sort_temp_bytes ignores value_dtype without values",
+                 "not initialised");
+    float keys[2] = {2, 1}, sorted[2], temp[64];
+    expectStatus(fuse_sort_ws(FUSE_F32, FUSE_SORT_ASCENDING, keys, sorted,
+                              FUSE_I32, nullptr, nullptr, 2, temp, sizeof temp,
+                              nullptr),
+                 FUSE_ERROR_NO_DEVICE, "fuse_sort_ws without a device",
+                 "fuse_sort_ws: the runtime is not initialised");
+    expectStatus(fuse_sort_ws(FUSE_F32, FUSE_SORT_ASCENDING, nullptr, nullptr,
+                              FUSE_I32, nullptr, nullptr, 0, nullptr, 0,
+                              nullptr),
+                 FUSE_ERROR_NO_DEVICE, "fuse_sort_ws (n = 0) without a device",
+                 "not initialised");
+    expectStatus(fuse_sort(FUSE_F32, keys, sorted, FUSE_I32, nullptr, nullptr,
+                           2, nullptr),
+                 FUSE_ERROR_NO_DEVICE, "fuse_sort without a device",
+                 "not initialised");
     fuse::Status st = fuse::init();
     check(!st && st.code() == FUSE_ERROR_NO_DEVICE && !st.message().empty(),
           "C++ wrapper reports the status and message");
@@ -148,6 +200,28 @@ int main(int argc, char **argv) {
         fuse_sort(FUSE_F32, d, nullptr, FUSE_U32, nullptr, nullptr, 4, nullptr),
         FUSE_ERROR_INVALID_ARGUMENT, "sort with NULL keys_out",
         "keys_out is NULL");
+    size_t tb3 = 99;
+    expectStatus(fuse_sort_temp_bytes(FUSE_F32, FUSE_I32, 1, 0,
+                                      FUSE_SORT_ASCENDING, &tb3),
+                 FUSE_SUCCESS, "fuse_sort_temp_bytes for n = 0", nullptr);
+    check(tb3 == 0, "fuse_sort_ws needs no temporary storage for n = 0");
+    expectStatus(fuse_sort_temp_bytes(FUSE_F32, FUSE_I32, 1, 4,
+                                      FUSE_SORT_DESCENDING, &tb3),
+                 FUSE_SUCCESS, "fuse_sort_temp_bytes for n = 4", nullptr);
+    check(tb3 > 0, "fuse_sort_ws needs temporary storage for n = 4");
+    expectStatus(fuse_sort_ws(FUSE_F32, FUSE_SORT_DESCENDING, d, d + 4,
+                              FUSE_U32, nullptr, nullptr, 4, d + 8, 0, nullptr),
+                 FUSE_ERROR_INVALID_ARGUMENT, "fuse_sort_ws with temp_bytes 0",
+                 "temp_bytes is 0 but sorting 4 elements needs");
+    expectStatus(fuse_sort_ws(FUSE_F32, FUSE_SORT_DESCENDING, d, d, FUSE_U32,
+                              nullptr, nullptr, 4, d + 8, tb3, nullptr),
+                 FUSE_ERROR_INVALID_ARGUMENT, "fuse_sort_ws in place",
+                 "keys_out");
+    expectStatus(fuse_sort_ws(FUSE_F32, FUSE_SORT_DESCENDING, d, nullptr,
+                              FUSE_U32, nullptr, nullptr, 4, d + 8, tb3,
+                              nullptr),
+                 FUSE_ERROR_INVALID_ARGUMENT, "fuse_sort_ws with NULL keys_out",
+                 "keys_out is NULL");
     expectStatus(fuse_free(h, nullptr), FUSE_ERROR_INVALID_ARGUMENT,
                  "freeing a pointer not from fuse_malloc", "not returned");
     expectStatus(fuse_free(d, nullptr), FUSE_SUCCESS, "fuse_free", nullptr);

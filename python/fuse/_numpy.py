@@ -277,6 +277,28 @@ def _astype(call, f, args, kwargs):
     return S.wrap(x).astype(dtype)
 
 
+def _sort_fn(name):
+    """np.sort / np.argsort of a 1-d array along its axis: fuse's sort is
+    stable, a valid answer for every `kind` (NumPy leaves the order of
+    equal elements open for the others)."""
+    def run(call, f, args, kwargs):
+        from . import _algorithms
+        a = _bind(f, args, kwargs)
+        if a is None:
+            return None
+        x = S.wrap(a.pop(next(iter(a))))
+        axis = a.pop("axis", -1)
+        a.pop("kind", None)
+        a.pop("stable", None)
+        _defaults(call, a, ())
+        if x.ndim != 1 or axis not in (-1, 0, None):
+            raise TypeError("fuse: %s is supported on 1-d arrays along their "
+                            "axis (got a %d-d array, axis=%r)"
+                            % (call, x.ndim, axis))
+        return getattr(_algorithms, name)(x)
+    return run
+
+
 _FUNCTIONS = {
     "sum": _reduction("sum"), "prod": _reduction("prod"),
     "max": _reduction("max"), "amax": _reduction("max"),
@@ -285,6 +307,7 @@ _FUNCTIONS = {
     "all": _reduction("all"), "any": _reduction("any"),
     "cumsum": _scan_fn("add"), "cumprod": _scan_fn("mul"),
     "where": _where, "clip": _clip, "astype": _astype,
+    "sort": _sort_fn("sort"), "argsort": _sort_fn("argsort"),
     "ndim": lambda call, f, args, kwargs: S.wrap(args[0]).ndim,
     "shape": lambda call, f, args, kwargs: S.wrap(args[0]).shape,
 }
@@ -311,7 +334,7 @@ _HINTS = {
     "var": "((x - x.mean()) ** 2).mean()",
     "std": "fuse.sqrt(((x - x.mean()) ** 2).mean())",
     "expand_dims": "x[:, None]",
-    "sort": None, "argsort": None, "argmax": None, "argmin": None,
+    "argmax": None, "argmin": None,
 }
 
 
@@ -325,10 +348,6 @@ def array_function(func, types, args, kwargs):
         if r is not None:
             return r
     hint = _HINTS.get(name)
-    if name == "sort" or name == "argsort":
-        extra = " (fuse has no sort)"
-    else:
-        extra = ""
     raise TypeError("fuse: %s is not supported on symbolic arrays inside a "
-                    "fuse function%s%s" % (call, extra, "; use " + hint
-                                           if hint else ""))
+                    "fuse function%s" % (call, "; use " + hint
+                                         if hint else ""))

@@ -9,7 +9,8 @@ NumPy under the documented semantics; plus argument errors raised before any
 launch, the cache, stream=, and that fuse.compute writes its results
 straight into d_out (no output allocated) where d_out can take them, and
 CUDA graph capture and replay (graph_check.py); fuse.compute with the
-caller's temporary storage (temp_storage_check.py).
+caller's temporary storage (temp_storage_check.py); fuse.sort and
+fuse.argsort through the runtime's radix sort (sort_check.py).
 
 Modes:
   - a GPU (fuse.gpu.available()): the full checks, per backend found
@@ -41,6 +42,7 @@ import fuse.compute as fc  # noqa: E402
 from fuse import OpKind  # noqa: E402
 import edge_cases as E  # noqa: E402
 import graph_check  # noqa: E402
+import sort_check  # noqa: E402
 import temp_storage_check  # noqa: E402
 import workloads as W  # noqa: E402
 
@@ -1199,6 +1201,8 @@ def main():
                      lambda: graph_check.graph_checks(B, numeric,
                                                       sys.modules[__name__]),
                      lambda: temp_storage_check.temp_storage_checks(
+                         B, numeric, sys.modules[__name__]),
+                     lambda: sort_check.sort_checks(
                          B, numeric, sys.modules[__name__])):
             try:
                 part()

@@ -8,7 +8,8 @@ memory that the graph owns. A filter followed by a reduction reads the
 kept count on the device and is captured like the others; a pipeline that
 returns a filter's result, whose count the package reads on the host,
 raises a clear error under capture instead of recording a partial graph
-silently.
+silently. A sort calls the runtime's radix sort with temporary storage
+from the same stream-ordered memory.
 """
 
 import numpy as np
@@ -26,6 +27,16 @@ def jit_positive_sumsq(x):
 
 def ref_positive_sumsq(x):
     return np.sum(x[x > 0].astype(np.float64) ** 2)
+
+@fuse.jit
+def jit_argsort_square(x):
+    """A group, then the runtime's radix sort of its keys with an iota."""
+    return fuse.argsort(x * x)
+
+
+def ref_argsort_square(x):
+    return np.argsort(x * x, kind="stable")
+
 
 # (name, function, input shape, reference, relative tolerance, absolute);
 # "sum": gpu_check's sum_rtol of the reduced length, as its workload checks.
@@ -47,6 +58,8 @@ CASES = [
      ref_positive_sumsq, "sum", 0.0),
     ("positive_sumsq 1000", jit_positive_sumsq, (1000,),
      ref_positive_sumsq, "sum", 0.0),
+    ("argsort_square 1000003", jit_argsort_square, (1000003,),
+     ref_argsort_square, 0.0, 0.0),
 ]
 
 

@@ -59,7 +59,8 @@ def test_traced_calls_match_numpy(a):
 
 
 def test_reported_calls():
-    """np.cumsum, np.sort, np.exp and np.where inside @fuse.jit."""
+    """np.cumsum, np.sort, np.argsort, np.exp and np.where inside
+    @fuse.jit."""
     x = np.array([1.0, -2.0, 3.0], np.float32)
     np.testing.assert_array_equal(fuse.jit(lambda x: np.cumsum(x))(x),
                                   np.cumsum(x))
@@ -67,8 +68,15 @@ def test_reported_calls():
                                rtol=1e-6)
     np.testing.assert_array_equal(
         fuse.jit(lambda x: np.where(x > 0, x, 0))(x), np.where(x > 0, x, 0))
-    with pytest.raises(TypeError, match=r"np\.sort .*fuse has no sort"):
-        fuse.jit(lambda x: np.sort(x))(x)
+    np.testing.assert_array_equal(fuse.jit(lambda x: np.sort(x))(x),
+                                  np.sort(x))
+    y = np.array([2.0, 1.0, 2.0, 0.5, 1.0], np.float32)
+    np.testing.assert_array_equal(
+        fuse.jit(lambda x: np.argsort(x, kind="quicksort"))(y),
+        np.argsort(y, kind="stable"))
+    with pytest.raises(TypeError, match=r"np\.sort is supported on 1-d "
+                       r"arrays along their axis \(got a 2-d array"):
+        fuse.jit(lambda x: np.sort(x))(np.zeros((2, 3), np.float32))
 
 
 @pytest.mark.parametrize("fn,pattern", [

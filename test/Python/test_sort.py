@@ -1,65 +1,15 @@
 """fuse.sort and fuse.argsort on NumPy arrays (the CPU backend) against
 NumPy's stable sort: sizes 0, 1, 31 and 1000003, ties, NaN, -0.0 and +0.0,
 signed and unsigned integers at the ends of their ranges, both orders,
-and the inputs left as they were."""
+and the inputs left as they were. The data and the functions are
+sort_check.py's (the same checks on the GPU)."""
 
 import numpy as np
 import pytest
 
 import fuse
-
-SIZES = [0, 1, 31, 1000003]
-DTYPES = [np.float32, np.float64, np.int32, np.int64, np.uint32, np.uint8,
-          np.int8, np.uint64]
-
-
-@fuse.jit
-def sort_up(x):
-    return fuse.sort(x)
-
-
-@fuse.jit
-def sort_down(x):
-    return fuse.sort(x, descending=True)
-
-
-@fuse.jit
-def argsort_up(x):
-    return fuse.argsort(x)
-
-
-@fuse.jit
-def argsort_down(x):
-    return fuse.argsort(x, descending=True)
-
-
-def data(dt, n, seed=0):
-    """n values of dt with many ties; floats with NaN, infinities and both
-    zeros, integers with both ends of their range."""
-    rng = np.random.default_rng(seed + n)
-    dt = np.dtype(dt)
-    if dt.kind == "f":
-        pool = np.array([np.nan, -np.inf, np.inf, -0.0, 0.0, 1.5, -1.5,
-                         2.0, -3.25, 1e-30], dt)
-        x = rng.uniform(-4, 4, n).astype(dt)
-        pick = rng.random(n) < 0.5
-        x[pick] = rng.choice(pool, int(pick.sum()))
-        return x
-    info = np.iinfo(dt)
-    pool = np.array([info.min, info.max, 0, 1, info.max - 1, info.min + 1],
-                    dt)
-    x = rng.integers(info.min, info.max, n, dtype=dt, endpoint=True)
-    x[rng.random(n) < 0.3] = 7          # ties
-    pick = rng.random(n) < 0.2
-    x[pick] = rng.choice(pool, int(pick.sum()))
-    return x
-
-
-def stable_down(x):
-    """The indices of a stable descending sort (equal keys in input
-    order; NaN first, as the reverse of NumPy's ascending order)."""
-    n = len(x)
-    return (n - 1 - np.argsort(x[::-1], kind="stable"))[::-1]
+from sort_check import (DTYPES, SIZES, argsort_down, argsort_up, data,
+                        sort_down, sort_up, stable_down)
 
 
 def same_bits(got, want):

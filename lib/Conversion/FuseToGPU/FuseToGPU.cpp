@@ -120,15 +120,14 @@ void eraseDeadOps(func::FuncOp fn) {
       op.erase();
 }
 
-LogicalResult wrapLooseOps(func::FuncOp fn) {
+/// Puts each fuse op outside a group into a group of its own (a sort, a
+/// runtime call between the groups, stays).
+void wrapLooseOps(func::FuncOp fn) {
   SmallVector<Operation *> loose;
-  for (Operation &op : fn.getBody().front()) {
-    if (isa<SortOp>(op))
-      return op.emitOpError("GPU code generation: fuse.sort has no GPU "
-                            "lowering yet (the CPU backend runs it)");
-    if (isa_and_nonnull<FuseDialect>(op.getDialect()) && !isa<GroupOp>(op))
+  for (Operation &op : fn.getBody().front())
+    if (isa_and_nonnull<FuseDialect>(op.getDialect()) &&
+        !isa<GroupOp, SortOp>(op))
       loose.push_back(&op);
-  }
   for (Operation *op : loose) {
     llvm::SetVector<Value> operands(op->getOperands().begin(),
                                     op->getOperands().end());
@@ -148,7 +147,6 @@ LogicalResult wrapLooseOps(func::FuncOp fn) {
     op->replaceAllUsesWith(g.getResults());
     op->erase();
   }
-  return success();
 }
 
 //===----------------------------------------------------------------------===//
@@ -211,7 +209,7 @@ struct EntryConverter {
 LogicalResult checkEntry(func::FuncOp fn) {
   Block &oldBody = fn.getBody().front();
   for (Operation &op : oldBody) {
-    if (isa<GroupOp, func::ReturnOp>(op))
+    if (isa<GroupOp, SortOp, func::ReturnOp>(op))
       continue;
     if (isa<tensor::DimOp>(op))
       continue;
@@ -224,8 +222,8 @@ LogicalResult checkEntry(func::FuncOp fn) {
                       });
     if (!scalarOnly)
       return op.emitOpError("GPU code generation: unsupported op in an entry "
-                            "function (expected fuse.group, scalar ops or "
-                            "tensor.dim)");
+                            "function (expected fuse.group, fuse.sort, scalar "
+                            "ops or tensor.dim)");
   }
   for (BlockArgument a : oldBody.getArguments()) {
     Type t = a.getType();
@@ -247,9 +245,10 @@ LogicalResult checkEntry(func::FuncOp fn) {
   for (Value r : ret.getOperands()) {
     if (!isa<RankedTensorType>(r.getType()))
       return fn.emitOpError("GPU code generation: results must be tensors");
-    if (!r.getDefiningOp<GroupOp>())
+    if (!r.getDefiningOp<GroupOp>() && !r.getDefiningOp<SortOp>())
       return fn.emitOpError("GPU code generation: every result must be "
-                            "produced by a fuse.group in the function");
+                            "produced by a fuse.group or a fuse.sort in the "
+                            "function");
   }
   return success();
 }
@@ -300,8 +299,7 @@ LogicalResult EntryConverter::convert(func::FuncOp fn,
                           "one block");
   copyReturnedArguments(fn);
   eraseDeadOps(fn);
-  if (failed(wrapLooseOps(fn)))
-    return failure();
+  wrapLooseOps(fn);
   hoistRegionDims(fn);
   if (failed(checkEntry(fn)))
     return failure();

@@ -5,8 +5,9 @@
 // arguments, the checks of the caller's buffers and sizes, then for each
 // op of the entry its host value (scalar ops, tensor.dim) or, for a fused
 // group, its result sizes, the checks of its outputs, its result buffers
-// and its launch (HostLaunch.cpp); last the filter counts and the exits
-// that free the temporaries.
+// and its launch (HostLaunch.cpp), or for a sort the runtime's radix sort
+// (HostSort.cpp); last the filter counts and the exits that free the
+// temporaries.
 //
 //===----------------------------------------------------------------------===//
 
@@ -84,6 +85,9 @@ LogicalResult HostEntry::build() {
     if (auto g = dyn_cast<GroupOp>(op)) {
       unsigned gIdx = groupIdx++;
       if (failed(convertGroup(g, groups[gIdx].second, gIdx)))
+        return failure();
+    } else if (auto sort = dyn_cast<SortOp>(op)) {
+      if (failed(convertSort(sort)))
         return failure();
     } else if (failed(mapScalarOp(op))) {
       return failure();

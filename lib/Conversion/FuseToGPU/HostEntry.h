@@ -129,6 +129,9 @@ private:
   void allocateResults(GroupLaunch &l, ArrayRef<SmallVector<Value>> dimsOf,
                        ArrayRef<SmallVector<SizeAttr>> dimSizesOf);
 
+  // A sort between the groups: the runtime's radix sort (HostSort.cpp).
+  LogicalResult convertSort(SortOp op);
+
   // The launch of each kernel family (HostLaunch.cpp).
   LogicalResult launch(GroupLaunch &l);
   void launchElementwise(GroupLaunch &l);

@@ -59,14 +59,6 @@ func.func @sumsq(%x: tensor<?xf32>) -> tensor<f32> {
 
 // (Custom combiners and row_reduce groups: row-reduce.mlir.)
 
-// -----
-
-// A sort has no GPU lowering yet: an error at the op, not a wrong group.
-func.func @sort(%x: tensor<?xf32>) -> tensor<?xf32> {
-  // expected-error @+1 {{'fuse.sort' op GPU code generation: fuse.sort has no GPU lowering yet (the CPU backend runs it)}}
-  %s = fuse.sort ascending %x : tensor<?xf32> -> tensor<?xf32>
-  return %s : tensor<?xf32>
-}
 
 // -----
 

@@ -1,4 +1,4 @@
 func.func @f() {
-  "fuse.sort"() : () -> ()
+  "fuse.frobnicate"() : () -> ()
   return
 }

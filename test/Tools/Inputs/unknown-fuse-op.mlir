@@ -1,4 +1,4 @@
 func.func @f() {
-  %0 = fuse.sort : tensor<4xi32>
+  %0 = fuse.frobnicate : tensor<4xi32>
   return
 }

@@ -375,7 +375,9 @@ def Fuse_SortOp : Fuse_Op<"sort", [Pure,
     optional tensor of values of the same length with them. The sort is
     stable in both orders: equal keys keep their input order (so
     `fuse.sort` of keys and `fuse.iota` is an argsort). Fusion leaves it
-    outside the fused groups: it is a device-wide algorithm.
+    outside the fused groups: it is a device-wide algorithm, which the GPU
+    lowering runs through the runtime's radix sort (CUB) between the
+    groups, and the CPU lowering as a merge sort.
 
     ```mlir
     %s = fuse.sort ascending %k : tensor<?xf32> -> tensor<?xf32>

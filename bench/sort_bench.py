@@ -1,0 +1,117 @@
+"""fuse.sort / fuse.argsort on PyTorch CUDA tensors against torch.sort and
+torch.argsort (stable) and the runtime's CUB radix sort called directly
+(fuse_sort_ws through ctypes, temporary storage allocated once), float32
+keys, in one run on one GPU. Per case: the median of REPS calls timed with
+CUDA events after a warm-up, results checked against torch's, GiB/s of the
+bytes a sort must move at least (keys read and written, indices written),
+and the ratio to the best peer.
+
+    FUSE_RUNTIME_LIB=... FUSE_CACHE_DIR=... python3 bench/sort_bench.py
+
+Uses the pipelines of test/Python/sort_check.py and graph_check.py, which
+scripts/gpu/prepare-python.sh puts in the cache."""
+
+import ctypes
+import os
+import statistics
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, os.path.join(ROOT, "python"))
+sys.path.insert(0, os.path.join(ROOT, "test", "Python"))
+
+import torch  # noqa: E402
+
+import graph_check  # noqa: E402
+import sort_check  # noqa: E402
+
+REPS = 20
+FUSE_F32, FUSE_I64 = 2, 5
+
+
+def timed(fn):
+    for _ in range(3):
+        fn()
+    start, end = torch.cuda.Event(True), torch.cuda.Event(True)
+    ts = []
+    for _ in range(REPS):
+        torch.cuda.synchronize()
+        start.record()
+        fn()
+        end.record()
+        torch.cuda.synchronize()
+        ts.append(start.elapsed_time(end) * 1000.0)
+    return statistics.median(ts)
+
+
+def cub_direct(lib, n, keys, values):
+    """fuse_sort_ws on preallocated buffers: CUB without a framework."""
+    size = ctypes.c_size_t(0)
+    st = lib.fuse_sort_temp_bytes(FUSE_F32, FUSE_I64, int(values is not None),
+                                  ctypes.c_int64(n), 0, ctypes.byref(size))
+    assert st == 0, st
+    temp = torch.empty(max(size.value, 1), dtype=torch.uint8, device="cuda")
+    kout = torch.empty_like(keys)
+    vout = torch.empty_like(values) if values is not None else None
+    stream = ctypes.c_void_p(torch.cuda.current_stream().cuda_stream)
+
+    def run():
+        st = lib.fuse_sort_ws(
+            FUSE_F32, 0, ctypes.c_void_p(keys.data_ptr()),
+            ctypes.c_void_p(kout.data_ptr()), FUSE_I64,
+            ctypes.c_void_p(values.data_ptr() if values is not None else 0),
+            ctypes.c_void_p(vout.data_ptr() if vout is not None else 0),
+            ctypes.c_int64(n), ctypes.c_void_p(temp.data_ptr()),
+            ctypes.c_size_t(size.value), stream)
+        assert st == 0, st
+        return kout, vout
+    return run
+
+
+def main():
+    lib = ctypes.CDLL(os.environ["FUSE_RUNTIME_LIB"])
+    lib.fuse_init()
+    print("%-18s %10s %-22s %10s %8s %8s" % ("case", "n", "impl", "us",
+                                             "GiB/s", "vs best"))
+    rows = []
+    for logn in (20, 24, 26):
+        n = 1 << logn
+        x = torch.rand(n, device="cuda") * 2 - 1
+        iota = torch.arange(n, device="cuda", dtype=torch.int64)
+        want_k = torch.sort(x, stable=True).values
+        want_i = torch.argsort(x, stable=True)
+        want_sq = torch.argsort(x * x, stable=True)
+        cases = {
+            "sort": (n * 8, [
+                ("fuse", lambda: sort_check.sort_up(x), want_k),
+                ("torch", lambda: torch.sort(x, stable=True).values, want_k),
+                ("cub direct", lambda f=cub_direct(lib, n, x, None):
+                 f()[0], want_k)]),
+            "argsort": (n * 12, [
+                ("fuse", lambda: sort_check.argsort_up(x), want_i),
+                ("torch", lambda: torch.argsort(x, stable=True), want_i),
+                ("cub direct", lambda f=cub_direct(lib, n, x, iota):
+                 f()[1], want_i)]),
+            "argsort(x*x)": (n * 12, [
+                ("fuse", lambda: graph_check.jit_argsort_square(x), want_sq),
+                ("torch", lambda: torch.argsort(x * x, stable=True),
+                 want_sq)]),
+        }
+        for case, (nbytes, impls) in cases.items():
+            got = {}
+            for impl, fn, want in impls:
+                ok = torch.equal(fn(), want)
+                got[impl] = (timed(fn), ok)
+            best = min(t for k, (t, _) in got.items() if k != "fuse")
+            for impl, (t, ok) in got.items():
+                line = "%-18s %10d %-22s %10.1f %8.1f %8.3f%s" % (
+                    case, n, impl, t, nbytes / t * 1e6 / 2 ** 30, best / t,
+                    "" if ok else "  WRONG RESULT")
+                print(line, flush=True)
+                rows.append(ok)
+    return 0 if all(rows) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

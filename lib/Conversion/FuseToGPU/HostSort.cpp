@@ -1,0 +1,142 @@
+//===- HostSort.cpp - fuse.sort through the runtime's radix sort ----------===//
+//
+// A fuse.sort of the entry is a host step between its groups: the runtime's
+// fuse_sort_ws (CUB's DeviceRadixSort) from the operands' buffers into the
+// results' (the caller's outputs, or temporaries). Its temporary storage
+// is sized by fuse_sort_temp_bytes, pure host arithmetic, and taken like
+// every other temporary (the caller's workspace in NAME_ws), so both forms
+// of the entry can be captured into a CUDA graph. The key order of CUB's
+// radix sort is the one fuse.sort documents, and the CPU lowering's.
+//
+//===----------------------------------------------------------------------===//
+
+#include "HostEntry.h"
+
+#include "fuse/Dialect/Fuse/IR/FuseOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+
+#include "fuse_runtime.h"
+
+namespace fuse {
+namespace gpugen {
+
+namespace {
+
+/// The runtime's fuse_dtype_t of elements of type `t` (integers as
+/// unsigned where `asUnsigned`), or none where it has no such dtype.
+std::optional<fuse_dtype_t> runtimeDtype(Type t, bool asUnsigned) {
+  if (t.isF16())
+    return FUSE_F16;
+  if (t.isBF16())
+    return FUSE_BF16;
+  if (t.isF32())
+    return FUSE_F32;
+  if (t.isF64())
+    return FUSE_F64;
+  switch (t.isInteger() ? t.getIntOrFloatBitWidth() : 0) {
+  case 1:
+    return FUSE_BOOL;
+  case 8:
+    return asUnsigned ? FUSE_U8 : FUSE_I8;
+  case 16:
+    if (asUnsigned)
+      return std::nullopt;
+    return FUSE_I16;
+  case 32:
+    return asUnsigned ? FUSE_U32 : FUSE_I32;
+  case 64:
+    return asUnsigned ? FUSE_U64 : FUSE_I64;
+  default:
+    return std::nullopt;
+  }
+}
+
+} // namespace
+
+LogicalResult HostEntry::convertSort(SortOp op) {
+  Type keyType = op.getKeys().getType().getElementType();
+  std::optional<fuse_dtype_t> keyDtype =
+      runtimeDtype(keyType, op.isUnsigned());
+  if (!keyDtype)
+    return op.emitOpError("GPU code generation: the runtime's radix sort "
+                          "has no ")
+           << (op.isUnsigned() ? "unsigned " : "") << keyType << " keys";
+  // Values are moved, never compared: any dtype of their width.
+  std::optional<fuse_dtype_t> valueDtype = FUSE_U8;
+  if (Value v = op.getValues())
+    valueDtype = runtimeDtype(
+        cast<RankedTensorType>(v.getType()).getElementType(), true);
+  if (!valueDtype)
+    return op.emitOpError("GPU code generation: unsupported value type ")
+           << op.getValues().getType();
+  SmallVector<HostTensor> ins;
+  for (Value v : op.getOperands()) {
+    auto it = tensors.find(v);
+    if (it == tensors.end())
+      return op.emitOpError("GPU code generation: operand not available on "
+                            "the host");
+    // CUB takes the length on the host.
+    if (failed(needHostSize(v, "a sort reads it")))
+      return failure();
+    ins.push_back(it->second);
+  }
+  Value n = tensors[op.getKeys()].dims[0];
+  // The runtime answers the size query and allocates once initialised; an
+  // entry whose only step is a sort has no kernels to load that would.
+  h.check(h.call("fuse_init", {}));
+
+  // Result buffers: the caller's outputs (checked: a sort cannot run in
+  // place, every byte of an input is read after some output is written),
+  // else temporaries.
+  SmallVector<Value> outs;
+  for (auto [j, res] : llvm::enumerate(op.getResults())) {
+    const HostTensor &in = ins[j];
+    Value buf;
+    auto ri = resultIndex.find(res);
+    if (ri != resultIndex.end()) {
+      unsigned k = ri->second;
+      Extent o{h.entry->getArgument(sig.firstResultArg + k),
+               extentBytes(tensorTy(res), in.dims),
+               "out" + std::to_string(k)};
+      for (auto &[arg, user] : userInputs)
+        rejectIf(overlaps(o, user), name + ": " + o.what + " and " +
+                                        user.what +
+                                        " overlap; a sort's result cannot be "
+                                        "computed in place of its input");
+      rejectNull(o);
+      for (const Extent &p : userOutputs)
+        rejectIf(overlaps(o, p),
+                 name + ": " + o.what + " and " + p.what + " overlap");
+      userOutputs.push_back(o);
+      buf = o.ptr;
+      resultSizes[k] = in.dimSizes;
+    } else {
+      buf = h.allocTemp(extentBytes(tensorTy(res), in.dims));
+    }
+    outs.push_back(buf);
+    tensors[res] = HostTensor{buf, in.dims, in.dimSizes};
+  }
+
+  bool hasValues = static_cast<bool>(op.getValues());
+  Value order = h.c32(op.isDescending() ? FUSE_SORT_DESCENDING
+                                        : FUSE_SORT_ASCENDING);
+  Value bytesSlot = h.slot(h.i64());
+  h.check(h.call("fuse_sort_temp_bytes",
+                 {h.c32(*keyDtype), h.c32(*valueDtype), h.c32(hasValues), n,
+                  order, bytesSlot}));
+  Value bytes = h.load(h.i64(), bytesSlot);
+  Value temp = h.allocTemp(bytes);
+  Value null = LLVM::ZeroOp::create(h.b, loc, h.ptrTy());
+  h.onDevice([&] {
+    h.check(h.call("fuse_sort_ws",
+                   {h.c32(*keyDtype), order, ins[0].ptr, outs[0],
+                    h.c32(*valueDtype), hasValues ? ins[1].ptr : null,
+                    hasValues ? outs[1] : null, n, temp, bytes, h.stream}));
+  });
+  return success();
+}
+
+} // namespace gpugen
+} // namespace fuse

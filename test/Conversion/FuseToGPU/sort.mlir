@@ -1,0 +1,36 @@
+// RUN: fuse-opt %s --fuse-fusion --fuse-tile --convert-fuse-to-gpu | FileCheck %s
+
+// A sort between groups: the keys' group (x * x) and the iota run as
+// kernels, the runtime's radix sort (fuse_sort_ws, its temporary storage
+// sized by fuse_sort_temp_bytes) sorts them, and the reduction of the
+// sorted keys runs after it. Both forms of the entry exist: the sort's
+// storage comes from the caller's workspace in NAME_ws, so it can be
+// captured. The caller's output of a sort result may not overlap an input.
+// CHECK-DAG: llvm.mlir.global internal constant @__fuse_msg_argsort_square_{{[0-9]+}}("argsort_square: out0 and in0 overlap; a sort's result cannot be computed in place of its input\00")
+// CHECK-LABEL: func.func @argsort_square(
+// CHECK: call @fuse_launch
+// CHECK: call @fuse_launch
+// CHECK: %[[KEYS:.+]] = arith.constant 2 : i32
+// CHECK: call @fuse_sort_temp_bytes(%[[KEYS]], %{{.+}}, %{{.+}}, %arg1, %{{.+}}, %{{.+}}) : (i32, i32, i32, i64, i32, !llvm.ptr) -> i32
+// CHECK: call @fuse_malloc
+// CHECK: call @fuse_sort_ws(%{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %arg2, %arg1, %{{.+}}, %{{.+}}, %arg4)
+// CHECK: call @fuse_launch
+// CHECK-LABEL: func.func private @argsort_square_ws__fuse_impl(
+// CHECK: call @fuse_sort_temp_bytes(
+// CHECK-NOT: call @fuse_malloc
+// CHECK: call @fuse_sort_ws(
+// CHECK-NOT: call @fuse_malloc
+// CHECK: return
+func.func @argsort_square(%x: tensor<?xf32>) -> (tensor<?xi64>, tensor<f32>) {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %x, %c0 : tensor<?xf32>
+  %sq = fuse.map %x : tensor<?xf32> -> tensor<?xf32> {
+  ^bb0(%a: f32):
+    %m = arith.mulf %a, %a : f32
+    fuse.yield %m : f32
+  }
+  %i = fuse.iota %n : tensor<?xi64>
+  %k, %p = fuse.sort descending %sq, %i : tensor<?xf32>, tensor<?xi64> -> tensor<?xf32>, tensor<?xi64>
+  %s = fuse.reduce add %k : tensor<?xf32> -> tensor<f32>
+  return %p, %s : tensor<?xi64>, tensor<f32>
+}

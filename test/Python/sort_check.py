@@ -1,0 +1,116 @@
+"""GPU checks of fuse.sort and fuse.argsort, run by gpu_check.py: the
+compiled entry calls the runtime's radix sort (CUB) between its fused
+groups. NumPy's stable sort is the reference, bit for bit: sizes 0, 1, 31
+and 1000003, ties, NaN, infinities and both zeros, integers at the ends
+of their ranges, both orders; the input is left as it was; a computed key
+(a group before the sort) and a reduction of the sorted keys (a group
+after it); a second call gives the same bits. The key data and the
+descending reference are shared with the CPU tests (test_sort.py)."""
+
+import numpy as np
+
+import fuse
+
+SIZES = [0, 1, 31, 1000003]
+DTYPES = [np.float32, np.float64, np.int32, np.int64, np.uint32, np.uint8,
+          np.int8, np.uint64]
+
+
+@fuse.jit
+def sort_up(x):
+    return fuse.sort(x)
+
+
+@fuse.jit
+def sort_down(x):
+    return fuse.sort(x, descending=True)
+
+
+@fuse.jit
+def argsort_up(x):
+    return fuse.argsort(x)
+
+
+@fuse.jit
+def argsort_down(x):
+    return fuse.argsort(x, descending=True)
+
+
+@fuse.jit
+def by_square(x):
+    """A group computes the keys; another reduces the sorted ones."""
+    return fuse.argsort(x * x), fuse.sort(x * x).max()
+
+
+def data(dt, n, seed=0):
+    """n values of dt with many ties; floats with NaN, infinities and both
+    zeros, integers with both ends of their range."""
+    rng = np.random.default_rng(seed + n)
+    dt = np.dtype(dt)
+    if dt.kind == "f":
+        pool = np.array([np.nan, -np.inf, np.inf, -0.0, 0.0, 1.5, -1.5,
+                         2.0, -3.25, 1e-30], dt)
+        x = rng.uniform(-4, 4, n).astype(dt)
+        pick = rng.random(n) < 0.5
+        x[pick] = rng.choice(pool, int(pick.sum()))
+        return x
+    info = np.iinfo(dt)
+    pool = np.array([info.min, info.max, 0, 1, info.max - 1, info.min + 1],
+                    dt)
+    x = rng.integers(info.min, info.max, n, dtype=dt, endpoint=True)
+    x[rng.random(n) < 0.3] = 7          # ties
+    pick = rng.random(n) < 0.2
+    x[pick] = rng.choice(pool, int(pick.sum()))
+    return x
+
+
+def stable_down(x):
+    """The indices of a stable descending sort (equal keys in input
+    order; NaN first, as the reverse of NumPy's ascending order)."""
+    n = len(x)
+    return (n - 1 - np.argsort(x[::-1], kind="stable"))[::-1]
+
+
+def sort_checks(B, numeric, ctx):
+    """ctx: gpu_check's run_check, exact and Mismatch."""
+    H = B.host
+
+    def bits(got, want, what):
+        got = np.asarray(H(got))
+        ctx.exact(got.view(np.uint8), np.asarray(want).view(np.uint8))
+
+    def chk(name, fn, verify):
+        ctx.run_check("%s sort %s" % (B.name, name), fn,
+                      verify if numeric else None)
+
+    for dt in DTYPES:
+        dn = np.dtype(dt).name
+        for n in SIZES:
+            x = data(dt, n)
+            dx = B.dev(x)
+            up = np.argsort(x, kind="stable")
+            down = stable_down(x)
+            chk("%s argsort n=%d" % (dn, n), lambda dx=dx: argsort_up(dx),
+                lambda g, up=up: ctx.exact(H(g), up))
+            chk("%s argsort descending n=%d" % (dn, n),
+                lambda dx=dx: argsort_down(dx),
+                lambda g, down=down: ctx.exact(H(g), down))
+            chk("%s sort n=%d" % (dn, n), lambda dx=dx: sort_up(dx),
+                lambda g, x=x, up=up: bits(g, x[up], "keys"))
+
+            def twice(g, dx=dx, x=x, down=down):
+                bits(g, x[down], "keys")
+                bits(sort_down(dx), x[down], "keys, a second call")
+                bits(dx, x, "the input after two sorts")
+            chk("%s sort descending, twice, input kept n=%d" % (dn, n),
+                lambda dx=dx: sort_down(dx), twice)
+    x = data(np.float32, 1000003, seed=5)
+    x = x[np.isfinite(x)]
+    dx = B.dev(x)
+
+    def v_square(g):
+        i, m = g
+        ctx.exact(H(i), np.argsort(x * x, kind="stable"))
+        ctx.exact(np.asarray(H(m)), np.asarray((x * x).max()))
+    chk("argsort(x * x) and max of sort(x * x) n=%d" % len(x),
+        lambda: by_square(dx), v_square)

@@ -1,0 +1,229 @@
+//===- sort.cpp - the radix sort entry points ------------------------------===//
+//
+// fuse_sort (temporary storage from the caching allocator, in place
+// through temporaries), fuse_sort_temp_bytes and fuse_sort_ws (the
+// caller's temporary storage: no allocation, no synchronisation, so it can
+// be captured into a CUDA graph). The CUB calls are in cub_sort_*.cu.
+//
+//===----------------------------------------------------------------------===//
+#include "internal.h"
+
+#include <cstdint>
+
+using namespace fuse_rt;
+
+// The checks of a sort's dtypes, order and count that need no device; sets
+// the key size and the value size (0: keys alone).
+static fuse_status_t checkSortKinds(fuse_dtype_t keyDtype, bool pairs,
+                                    fuse_dtype_t valueDtype,
+                                    fuse_sort_order_t order, int64_t n,
+                                    const char *api, size_t &ks, size_t &vs) {
+  ks = dtypeSize(keyDtype);
+  if (ks == 0)
+    return fail(FUSE_ERROR_INVALID_ARGUMENT, "%s: unknown key dtype %d", api,
+                static_cast<int>(keyDtype));
+  vs = pairs ? dtypeSize(valueDtype) : 0;
+  if (pairs && vs == 0)
+    return fail(FUSE_ERROR_INVALID_ARGUMENT, "%s: unknown value dtype %d", api,
+                static_cast<int>(valueDtype));
+  if (order != FUSE_SORT_ASCENDING && order != FUSE_SORT_DESCENDING)
+    return fail(FUSE_ERROR_INVALID_ARGUMENT,
+                "%s: unknown sort order %d (FUSE_SORT_ASCENDING is 0, "
+                "FUSE_SORT_DESCENDING 1)",
+                api, static_cast<int>(order));
+  if (fuse_status_t s = checkCount(n, api))
+    return s;
+  // Byte counts of keys, values and CUB's copies of them fit in 64 bits.
+  if (n > (INT64_MAX >> 5))
+    return fail(FUSE_ERROR_INVALID_ARGUMENT,
+                "%s: n = %lld elements is too large to sort", api,
+                static_cast<long long>(n));
+  return FUSE_SUCCESS;
+}
+
+// The buffers of a sort of n > 0 elements: non-NULL and aligned to their
+// element sizes; values_in and values_out both given or both NULL (keys
+// alone, vs == 0).
+static fuse_status_t checkSortPointers(const void *keys_in,
+                                       const void *keys_out,
+                                       const void *values_in,
+                                       const void *values_out, size_t ks,
+                                       size_t vs, const char *api) {
+  if (fuse_status_t s = checkPointer(keys_in, ks, api, "keys_in"))
+    return s;
+  if (fuse_status_t s = checkPointer(keys_out, ks, api, "keys_out"))
+    return s;
+  if (vs == 0)
+    return FUSE_SUCCESS;
+  if (!values_in || !values_out)
+    return fail(FUSE_ERROR_INVALID_ARGUMENT,
+                "%s: %s is NULL but %s is not (both NULL sort the keys "
+                "alone)",
+                api, values_in ? "values_out" : "values_in",
+                values_in ? "values_in" : "values_out");
+  if (fuse_status_t s = checkPointer(values_in, vs, api, "values_in"))
+    return s;
+  return checkPointer(values_out, vs, api, "values_out");
+}
+
+// Sorts with temporary storage from the caching allocator (fuse_sort).
+static fuse_status_t sortAllocating(const SortArgs &a) {
+  size_t bytes = 0;
+  if (fuse_status_t s = radixSort(a, nullptr, bytes))
+    return s;
+  TempBuffer temp(a.stream);
+  if (fuse_status_t s = temp.allocate(bytes ? bytes : 1, a.api))
+    return s;
+  if (fuse_status_t s = radixSort(a, temp.get(), bytes))
+    return s;
+  return afterLaunch(a.stream, a.api, "cub::DeviceRadixSort");
+}
+
+FUSE_API fuse_status_t fuse_sort(fuse_dtype_t key_dtype, const void *keys_in,
+                                 void *keys_out, fuse_dtype_t value_dtype,
+                                 const void *values_in, void *values_out,
+                                 int64_t n, fuse_stream_t stream) {
+  const char *api = "fuse_sort";
+  if (fuse_status_t s = enter(api))
+    return s;
+  bool pairs = values_in != nullptr || values_out != nullptr;
+  size_t ks = 0, vs = 0;
+  if (fuse_status_t s = checkSortKinds(key_dtype, pairs, value_dtype,
+                                       FUSE_SORT_ASCENDING, n, api, ks, vs))
+    return s;
+  if (n == 0)
+    return FUSE_SUCCESS;
+  if (fuse_status_t s = checkSortPointers(keys_in, keys_out, values_in,
+                                          values_out, ks, vs, api))
+    return s;
+  cudaStream_t st = toStream(stream);
+  size_t kb = static_cast<size_t>(n) * ks, vb = static_cast<size_t>(n) * vs;
+  // Overlapping buffers: sort into temporaries, then copy back.
+  bool alias = overlaps(keys_in, kb, keys_out, kb) ||
+               (pairs && (overlaps(values_in, vb, values_out, vb) ||
+                          overlaps(keys_in, kb, values_out, vb) ||
+                          overlaps(values_in, vb, keys_out, kb) ||
+                          overlaps(keys_out, kb, values_out, vb)));
+  if (pairs && overlaps(keys_out, kb, values_out, vb))
+    return fail(FUSE_ERROR_INVALID_ARGUMENT,
+                "%s: keys_out and values_out overlap", api);
+  TempBuffer tk(st), tv(st);
+  void *ko = keys_out, *vo = values_out;
+  if (alias) {
+    if (fuse_status_t s = tk.allocate(kb, api))
+      return s;
+    ko = tk.get();
+    if (pairs) {
+      if (fuse_status_t s = tv.allocate(vb, api))
+        return s;
+      vo = tv.get();
+    }
+  }
+  SortArgs a{key_dtype, false, keys_in, ko, vs, values_in, vo, n, st, api};
+  fuse_status_t s = sortAllocating(a);
+  if (s != FUSE_SUCCESS || !alias)
+    return s;
+  cudaError_t err =
+      cudaMemcpyAsync(keys_out, ko, kb, cudaMemcpyDeviceToDevice, st);
+  if (err == cudaSuccess && pairs)
+    err = cudaMemcpyAsync(values_out, vo, vb, cudaMemcpyDeviceToDevice, st);
+  if (err != cudaSuccess)
+    return cudaFail(err, api, "cudaMemcpyAsync of the in-place result");
+  return FUSE_SUCCESS;
+}
+
+FUSE_API fuse_status_t fuse_sort_temp_bytes(fuse_dtype_t key_dtype,
+                                            fuse_dtype_t value_dtype,
+                                            int has_values, int64_t n,
+                                            fuse_sort_order_t order,
+                                            size_t *bytes) {
+  const char *api = "fuse_sort_temp_bytes";
+  // The arguments are checked before the device is touched (even before
+  // fuse_init): they need none.
+  clearError();
+  if (!bytes)
+    return fail(FUSE_ERROR_INVALID_ARGUMENT, "%s: bytes is NULL", api);
+  *bytes = 0;
+  size_t ks = 0, vs = 0;
+  if (fuse_status_t s = checkSortKinds(key_dtype, has_values != 0, value_dtype,
+                                       order, n, api, ks, vs))
+    return s;
+  if (fuse_status_t s = enter(api))
+    return s;
+  if (n == 0) // fuse_sort_ws does nothing
+    return FUSE_SUCCESS;
+  // CUB's size query: host arithmetic on n and the types (legal during a
+  // stream capture); the pointers are not read.
+  SortArgs a{key_dtype, order == FUSE_SORT_DESCENDING, nullptr, nullptr, vs,
+             nullptr,   nullptr, n, cudaStreamPerThread, api};
+  size_t need = 0;
+  if (fuse_status_t s = radixSort(a, nullptr, need))
+    return s;
+  *bytes = need;
+  return FUSE_SUCCESS;
+}
+
+FUSE_API fuse_status_t fuse_sort_ws(fuse_dtype_t key_dtype,
+                                    fuse_sort_order_t order,
+                                    const void *keys_in, void *keys_out,
+                                    fuse_dtype_t value_dtype,
+                                    const void *values_in, void *values_out,
+                                    int64_t n, void *temp, size_t temp_bytes,
+                                    fuse_stream_t stream) {
+  const char *api = "fuse_sort_ws";
+  if (fuse_status_t s = enter(api))
+    return s;
+  bool pairs = values_in != nullptr || values_out != nullptr;
+  size_t ks = 0, vs = 0;
+  if (fuse_status_t s =
+          checkSortKinds(key_dtype, pairs, value_dtype, order, n, api, ks, vs))
+    return s;
+  if (n == 0)
+    return FUSE_SUCCESS;
+  if (fuse_status_t s = checkSortPointers(keys_in, keys_out, values_in,
+                                          values_out, ks, vs, api))
+    return s;
+  cudaStream_t st = toStream(stream);
+  SortArgs a{key_dtype, order == FUSE_SORT_DESCENDING, keys_in, keys_out, vs,
+             values_in, values_out, n, st, api};
+  size_t need = 0;
+  if (fuse_status_t s = radixSort(a, nullptr, need))
+    return s;
+  if (!temp)
+    return fail(FUSE_ERROR_INVALID_ARGUMENT,
+                "%s: temp is NULL; sorting %lld elements needs %zu bytes of "
+                "temporary storage (fuse_sort_temp_bytes)",
+                api, static_cast<long long>(n), need);
+  if (temp_bytes < need)
+    return fail(FUSE_ERROR_INVALID_ARGUMENT,
+                "%s: temp_bytes is %zu but sorting %lld elements needs %zu "
+                "bytes of temporary storage (fuse_sort_temp_bytes)",
+                api, temp_bytes, static_cast<long long>(n), need);
+  // CUB reads the inputs while it writes the outputs and its temporaries
+  // (the part of temp it uses: the first `need` bytes), in several passes:
+  // no output may overlap any other buffer.
+  struct Range {
+    const void *p;
+    size_t bytes;
+    const char *name;
+  };
+  size_t kb = static_cast<size_t>(n) * ks, vb = static_cast<size_t>(n) * vs;
+  const Range keysOut{keys_out, kb, "keys_out"},
+      valuesOut{values_out, vb, "values_out"}, tempR{temp, need, "temp"},
+      keysIn{keys_in, kb, "keys_in"}, valuesIn{values_in, vb, "values_in"};
+  const Range pairsToCheck[][2] = {
+      {keysOut, keysIn},   {valuesOut, valuesIn}, {keysOut, valuesOut},
+      {keysOut, valuesIn}, {valuesOut, keysIn},   {tempR, keysOut},
+      {tempR, valuesOut},  {tempR, keysIn},       {tempR, valuesIn}};
+  for (const auto &pr : pairsToCheck)
+    if (overlaps(pr[0].p, pr[0].bytes, pr[1].p, pr[1].bytes))
+      return fail(FUSE_ERROR_INVALID_ARGUMENT,
+                  "%s: %s [%p, +%zu bytes) overlaps %s [%p, +%zu bytes); the "
+                  "sort is out of place (fuse_sort sorts in place)",
+                  api, pr[0].name, pr[0].p, pr[0].bytes, pr[1].name, pr[1].p,
+                  pr[1].bytes);
+  if (fuse_status_t s = radixSort(a, temp, temp_bytes))
+    return s;
+  return afterLaunch(st, api, "cub::DeviceRadixSort");
+}
+

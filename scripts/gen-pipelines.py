@@ -5,7 +5,8 @@ Generates well-typed random fuse programs (chains of maps with random
 arith/math bodies, reductions over all or some dims with built-in kinds or
 custom combiners, inclusive/exclusive scans, filters, broadcasts of
 reduction results into maps, iota, gathers with in- and out-of-range
-indices) over random shapes (0 and 1 sizes included), avoiding undefined
+indices, sorts of keys alone or with values in the wide flavor) over
+random shapes (0 and 1 sizes included), avoiding undefined
 behaviour (integer division only unsigned and by `y | 1`, shifts by less
 than the width, no float-to-int conversion; integer add/mul wrap, which
 arith defines). The generator evaluates each program itself with NumPy
@@ -148,6 +149,24 @@ def cval(c, dt):
         return np.asarray(int(c) % (1 << WIDTH[dt]), np.uint64).astype(
             UNS[WIDTH[dt]]).view(NP[dt])[()]
     return NP[dt](c)
+
+
+def sort_order(a, dt, descending):
+    """The permutation fuse.sort applies to keys a of dt: stable, in CUB's
+    radix order (floats by their bits made order-preserving, -0.0 equal to
+    +0.0, NaN by its sign bit; i1 false first; integers by dt's sign)."""
+    a = np.asarray(a)
+    if isfloat(dt):
+        w = WIDTH[dt]
+        u = a.view(UNS[w])
+        sign = UNS[w](1 << (w - 1))
+        key = np.where(u & sign, ~u, u | sign)
+        key = np.where((u & ~sign) == 0, sign, key)
+    else:
+        key = a.astype(np.uint8) if dt == "i1" else a
+    if not descending:
+        return np.argsort(key, kind="stable")
+    return (len(key) - 1 - np.argsort(key[::-1], kind="stable"))[::-1]
 
 
 def file_array(v):
@@ -1017,6 +1036,36 @@ class Gen:
                               v.scale, prec=v.prec, syms=syms, eqs=eqs,
                               touched=touched) for nm, v in zip(names, ins)])
 
+    def gen_sort(self):
+        """fuse.sort of a rank-1 value, ascending or descending, with
+        another value of its length moved along when the keys are exact
+        (an inexact key's order could differ between backends; its sorted
+        values differ only within the tolerance)."""
+        r = self.r
+        cands = [v for v in self.kpool() if v.arr.ndim == 1 and
+                 not (self.gpu and v.dt == "u16")]
+        if not cands:
+            return []
+        x = r.choice(cands)
+        ins = [x]
+        others = [w for w in self.same_shape(x) if w is not x and
+                  not (self.gpu and w.dt == "i1")]
+        if x.exact and others and r.random() < 0.5:
+            ins.append(r.choice(others))
+        desc = r.random() < 0.5
+        order = ("descending" if desc else "ascending") + \
+            (" unsigned" if x.dt in UINTS else "")
+        names = [self.fresh() for _ in ins]
+        types = ", ".join(v.ttype for v in ins)
+        self.emit(f"{', '.join(names)} = fuse.sort {order} "
+                  f"{', '.join(v.name for v in ins)} : {types} -> {types}")
+        perm = sort_order(x.arr, x.dt, desc)
+        syms, pairs = zip_syms(ins)
+        syms, eqs, touched = derive(ins, syms, pairs)
+        return self.note([Val(nm, v.dt, v.tshape, v.arr[perm].copy(), v.exact,
+                              v.scale, prec=v.prec, syms=syms, eqs=eqs,
+                              touched=touched) for nm, v in zip(names, ins)])
+
     def gen_broadcast_map(self):
         """Broadcast a reduction result back to a full shape and combine
         it with a value of that shape in a map (softmax/variance style)."""
@@ -1243,7 +1292,8 @@ class Gen:
                 [self.gen_broadcast_map] * 2 + [self.gen_iota,
                                                 self.gen_gather]
             if self.wide:
-                gens += [self.gen_vector_broadcast, self.gen_zip_args]
+                gens += [self.gen_vector_broadcast, self.gen_zip_args,
+                         self.gen_sort]
             g = r.choice(gens)
             new = g()
             self.pool.extend(new)

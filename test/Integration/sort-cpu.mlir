@@ -10,6 +10,9 @@
 // RUN: fuse-run %s --entry=argsort_down --arg=%t/k.npy --print | FileCheck %s --check-prefix=DOWN
 // RUN: fuse-run %s --entry=unsigned_keys --arg=%t/u.npy --print | FileCheck %s --check-prefix=UNSIGNED
 // RUN: fuse-run %s --entry=unsigned_keys --no-fusion --arg=%t/u.npy --print | FileCheck %s --check-prefix=UNSIGNED
+// RUN: %python %S/Inputs/make_npy.py -- %t/s.npy '<i4' 5 '3,1,3,0,1'
+// RUN: %python %S/Inputs/make_npy.py -- %t/v.npy '<f4' 5 '0.5,1.5,2.5,3.5,4.5'
+// RUN: fuse-run %s --entry=static_pairs --arg=%t/s.npy --arg=%t/v.npy --print | FileCheck %s --check-prefix=STATIC
 // RUN: fuse-opt %s --fuse-fusion | FileCheck %s --check-prefix=FUSION
 
 // KEYS: result #0: float32 array of shape (8,)
@@ -48,4 +51,15 @@ func.func @argsort_down(%x: tensor<?xf32>) -> (tensor<?xf32>, tensor<?xi64>) {
 func.func @unsigned_keys(%x: tensor<?xi32>) -> tensor<?xi32> {
   %s = fuse.sort ascending unsigned %x : tensor<?xi32> -> tensor<?xi32>
   return %s : tensor<?xi32>
+}
+
+// Static keys with dynamic values (the lowering's copies keep each
+// operand's type).
+// STATIC: result #0: int32 array of shape (5,)
+// STATIC-NEXT: [0, 1, 1, 3, 3]
+// STATIC: result #1: float32 array of shape (5,)
+// STATIC-NEXT: [3.5, 1.5, 4.5, 0.5, 2.5]
+func.func @static_pairs(%k: tensor<5xi32>, %v: tensor<?xf32>) -> (tensor<5xi32>, tensor<?xf32>) {
+  %a, %b = fuse.sort ascending %k, %v : tensor<5xi32>, tensor<?xf32> -> tensor<5xi32>, tensor<?xf32>
+  return %a, %b : tensor<5xi32>, tensor<?xf32>
 }

@@ -177,14 +177,15 @@ struct SortToLoops : OpRewritePattern<SortOp> {
                 scf::YieldOp::create(
                     rb, rl, mergeRuns(rb, rl, op, src, out, lo, mid, hi, last));
               });
-          // The merged runs go back into the pass's tensors: a loop that
-          // yields its own (updated) tensors bufferizes in place.
+          // The merged runs are copied back into the pass's tensors: a loop
+          // that yields its own (updated) tensors bufferizes in place. (A
+          // whole-tensor insert_slice would fold away where the length is
+          // static.)
           SmallVector<Value> back;
           for (auto [merged, into] : llvm::zip(runs.getResults(), src))
-            back.push_back(tensor::InsertSliceOp::create(
-                pb, l, merged, into, ArrayRef<OpFoldResult>{pb.getIndexAttr(0)},
-                ArrayRef<OpFoldResult>{n},
-                ArrayRef<OpFoldResult>{pb.getIndexAttr(1)}));
+            back.push_back(bufferization::MaterializeInDestinationOp::create(
+                               pb, l, merged, into)
+                               .getResult());
           scf::YieldOp::create(pb, l, back);
         });
     rewriter.replaceOp(op, passes.getResults());

@@ -63,11 +63,12 @@ LogicalResult HostEntry::convertSort(SortOp op) {
     return op.emitOpError("GPU code generation: the runtime's radix sort "
                           "has no ")
            << (op.isUnsigned() ? "unsigned " : "") << keyType << " keys";
-  // Values are moved, never compared: any dtype of their width.
+  // Values are moved, never compared: any dtype of their width (the
+  // signed ones exist for every width).
   std::optional<fuse_dtype_t> valueDtype = FUSE_U8;
   if (Value v = op.getValues())
     valueDtype = runtimeDtype(
-        cast<RankedTensorType>(v.getType()).getElementType(), true);
+        cast<RankedTensorType>(v.getType()).getElementType(), false);
   if (!valueDtype)
     return op.emitOpError("GPU code generation: unsupported value type ")
            << op.getValues().getType();

@@ -34,3 +34,13 @@ func.func @argsort_square(%x: tensor<?xf32>) -> (tensor<?xi64>, tensor<f32>) {
   %s = fuse.reduce add %k : tensor<?xf32> -> tensor<f32>
   return %p, %s : tensor<?xi64>, tensor<f32>
 }
+
+// Values of every width move (16-bit ones as the runtime's signed i16:
+// values are never compared); unsigned 16-bit keys have no runtime dtype.
+// CHECK-LABEL: func.func @pairs_i16(
+// CHECK: %[[I16:.+]] = arith.constant 10 : i32
+// CHECK: call @fuse_sort_temp_bytes(%{{.+}}, %[[I16]],
+func.func @pairs_i16(%k: tensor<?xi32>, %v: tensor<?xi16>) -> tensor<?xi16> {
+  %a, %b = fuse.sort ascending unsigned %k, %v : tensor<?xi32>, tensor<?xi16> -> tensor<?xi32>, tensor<?xi16>
+  return %b : tensor<?xi16>
+}

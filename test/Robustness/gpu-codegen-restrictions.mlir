@@ -12,7 +12,7 @@
 // RUN: fuse-opt %s -split-input-file -verify-diagnostics --fuse-fusion --fuse-tile --convert-fuse-to-gpu -o /dev/null
 // RUN: rm -rf %t && %python %S/Inputs/each-case.py %s %t fuse-compile --emit=ptx | FileCheck %s --check-prefix=FULL
 // FULL-NOT: FAIL
-// FULL: 15 cases: 15 rejected cleanly with the expected error, 0 failed
+// FULL: 16 cases: 16 rejected cleanly with the expected error, 0 failed
 //
 // Messages of lib/Conversion/FuseToGPU that guard internal invariants,
 // not reachable from valid IR (tried; the reason each time):
@@ -163,10 +163,21 @@ func.func @row_reduce_custom_combiner(%x: tensor<?x?xf32>) -> tensor<?xf32> {
 
 // Row sums of gathered rows: the gather is fused into the row_reduce group.
 func.func @row_reduce_gather(%src: tensor<?xf32>, %i: tensor<?x?xi32>) -> tensor<?xf32> {
-  // expected-error @+1 {{GPU code generation: gather and iota are not supported in row_reduce groups yet}}
+  // expected-error @+1 {{GPU code generation: gather, searchsorted and iota are not supported in row_reduce groups yet}}
   %g = fuse.gather %src[%i] : tensor<?xf32>, tensor<?x?xi32> -> tensor<?x?xf32>
   %s = fuse.reduce add %g dims [1] : tensor<?x?xf32> -> tensor<?xf32>
   return %s : tensor<?xf32>
+}
+
+// -----
+
+// Row counts of values below a threshold table: the searchsorted is fused
+// into the row_reduce group.
+func.func @row_reduce_searchsorted(%a: tensor<?xf32>, %v: tensor<?x?xf32>) -> tensor<?xi64> {
+  // expected-error @+1 {{GPU code generation: gather, searchsorted and iota are not supported in row_reduce groups yet}}
+  %p = fuse.searchsorted left %a, %v : tensor<?xf32>, tensor<?x?xf32> -> tensor<?x?xi64>
+  %s = fuse.reduce add %p dims [1] : tensor<?x?xi64> -> tensor<?xi64>
+  return %s : tensor<?xi64>
 }
 
 // -----

@@ -387,11 +387,12 @@ std::string HostEntry::inPlaceProblem(GroupOp g, const GroupKernels &gk,
   for (auto [i, operand] : llvm::enumerate(g.getOperands())) {
     if (operand != arg)
       continue;
-    for (Operation *user : body.getArgument(i).getUsers()) {
-      if (auto ga = dyn_cast<GatherOp>(user);
-          ga && ga.getSource() == body.getArgument(i))
-        return (argName + " is gathered from").str();
-      if (isa<BroadcastOp>(user))
+    for (OpOperand &use : body.getArgument(i).getUses()) {
+      if (isReadAtComputedPositions(use))
+        return (argName + " is read at computed positions (by " +
+                use.getOwner()->getName().getStringRef() + ")")
+            .str();
+      if (isa<BroadcastOp>(use.getOwner()))
         return (argName + " is broadcast").str();
     }
   }

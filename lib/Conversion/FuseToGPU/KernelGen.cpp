@@ -322,13 +322,14 @@ SmallVector<unsigned> KernelBase::directOperands() {
     auto t = tensorTy(arg);
     if (!t || t.getRank() == 0)
       continue;
-    // Not read at the kernel's own index: a gather's source, and the
-    // input of a broadcast that adds dimensions (read at coordinates of
-    // the broadcast's result).
-    bool direct = llvm::any_of(arg.getUsers(), [&](Operation *user) {
-      if (auto g = dyn_cast<GatherOp>(user))
-        return g.getIndices() == arg;
-      if (auto bc = dyn_cast<BroadcastOp>(user))
+    // Not read at the kernel's own index: a tensor read at computed
+    // positions (a gather's source, a searchsorted's sorted tensor), and
+    // the input of a broadcast that adds dimensions (read at coordinates
+    // of the broadcast's result).
+    bool direct = llvm::any_of(arg.getUses(), [&](OpOperand &use) {
+      if (isReadAtComputedPositions(use))
+        return false;
+      if (auto bc = dyn_cast<BroadcastOp>(use.getOwner()))
         return bc.getDims().empty();
       return true;
     });

@@ -228,11 +228,11 @@ std::pair<Value, Value> onlineMerge(Gen &g, OpBuilder &b, ReduceOp max,
 }
 
 
-/// Body arguments of rank 2 read elementwise (not only as gather sources).
+/// Body arguments of rank 2 read elementwise (not only at computed
+/// positions, as gather sources are).
 bool readDirectly(BlockArgument arg) {
-  return llvm::any_of(arg.getUsers(), [&](Operation *user) {
-    auto gth = dyn_cast<GatherOp>(user);
-    return !gth || gth.getIndices() == arg;
+  return llvm::any_of(arg.getUses(), [](OpOperand &use) {
+    return !isReadAtComputedPositions(use);
   });
 }
 
@@ -390,9 +390,10 @@ LogicalResult checkRowGroup(GroupOp group, ArrayRef<ReduceOp> reds) {
     if (isa<ScanOp, FilterOp, GroupOp>(op))
       return op.emitOpError("GPU code generation: not supported in a "
                             "row_reduce group");
-    if (isa<GatherOp, IotaOp>(op))
-      return op.emitOpError("GPU code generation: gather and iota are not "
-                            "supported in row_reduce groups yet");
+    if (isa<GatherOp, SearchSortedOp, IotaOp>(op))
+      return op.emitOpError("GPU code generation: gather, searchsorted and "
+                            "iota are not supported in row_reduce groups "
+                            "yet");
     for (Value res : op.getResults())
       if (badRank(res))
         return op.emitOpError("GPU code generation: row_reduce values must "

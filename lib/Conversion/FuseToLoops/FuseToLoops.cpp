@@ -11,6 +11,7 @@
 
 #include "fuse/Conversion/Passes.h"
 #include "fuse/Dialect/Fuse/IR/FuseOps.h"
+#include "fuse/Dialect/Fuse/Utils/Search.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
@@ -389,6 +390,28 @@ struct GatherToLoops : OpRewritePattern<GatherOp> {
   }
 };
 
+struct SearchSortedToLoops : OpRewritePattern<SearchSortedOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(SearchSortedOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value sorted = op.getSorted();
+    Value n = tensor::DimOp::create(rewriter, loc, sorted, 0);
+    SmallVector<Value> sizes = resultSizes(rewriter, loc, op);
+    SmallVector<Value> results = buildElementwise(
+        rewriter, loc, TypeRange{op.getResult().getType()}, sizes,
+        [&](OpBuilder &b, Location l, ValueRange ivs) {
+          Value needle = tensor::ExtractOp::create(b, l, op.getValues(), ivs);
+          OpenSearch search = openSearch(b, l, n);
+          Value element = tensor::ExtractOp::create(b, l, sorted, search.mid);
+          return SmallVector<Value>{
+              closeSearch(b, l, search, element, needle, op)};
+        });
+    rewriter.replaceOp(op, results);
+    return success();
+  }
+};
+
 struct BroadcastToLoops : OpRewritePattern<BroadcastOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(BroadcastOp op,
@@ -455,7 +478,8 @@ struct ConvertFuseToLoopsPass
 
 void fuse::populateFuseToLoopsPatterns(RewritePatternSet &patterns) {
   patterns.add<MapToLoops, ReduceToLoops, ScanToLoops, FilterToLoops,
-               IotaToLoops, GatherToLoops, BroadcastToLoops>(
+               IotaToLoops, GatherToLoops, SearchSortedToLoops,
+               BroadcastToLoops>(
       patterns.getContext());
   populateFuseGroupToLoopsPatterns(patterns);
   populateSortToLoopsPatterns(patterns);

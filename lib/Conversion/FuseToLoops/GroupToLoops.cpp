@@ -39,10 +39,6 @@ namespace {
 
 RankedTensorType tt(Value v) { return cast<RankedTensorType>(v.getType()); }
 
-bool isElementwiseOp(Operation *op) {
-  return isa<MapOp, BroadcastOp, IotaOp, GatherOp>(op);
-}
-
 
 Value emptyLike(OpBuilder &b, Location loc, RankedTensorType type,
                 ValueRange sizes) {

@@ -947,3 +947,56 @@ func.func @sort_bad_order(%k: tensor<?xf32>) {
   %0 = fuse.sort upward %k : tensor<?xf32> -> tensor<?xf32>
   return
 }
+
+// -----
+
+// searchsorted_c1
+func.func @searchsorted_rank2(%a: tensor<?x?xf32>, %v: tensor<?xf32>) {
+  // expected-error @+1 {{'fuse.searchsorted' op requires a rank-1 sorted tensor, but it has rank 2}}
+  %0 = fuse.searchsorted left %a, %v : tensor<?x?xf32>, tensor<?xf32> -> tensor<?xi64>
+  return
+}
+
+// -----
+
+// searchsorted_c2
+func.func @searchsorted_types(%a: tensor<?xf32>, %v: tensor<?xf64>) {
+  // expected-error @+1 {{'fuse.searchsorted' op values of element type 'f64' differ from the sorted tensor's 'f32'}}
+  %0 = fuse.searchsorted left %a, %v : tensor<?xf32>, tensor<?xf64> -> tensor<?xi64>
+  return
+}
+
+// -----
+
+// searchsorted_c3
+func.func @searchsorted_shape(%a: tensor<?xf32>, %v: tensor<4xf32>) {
+  // expected-error @+1 {{'fuse.searchsorted' op result shape [5] differs from the values' shape [4]}}
+  %0 = fuse.searchsorted right %a, %v : tensor<?xf32>, tensor<4xf32> -> tensor<5xi64>
+  return
+}
+
+// -----
+
+// searchsorted_c4
+func.func @searchsorted_unsigned_floats(%a: tensor<?xf32>, %v: tensor<?xf32>) {
+  // expected-error @+1 {{'fuse.searchsorted' op `unsigned` needs integer elements, not 'f32'}}
+  %0 = fuse.searchsorted left unsigned %a, %v : tensor<?xf32>, tensor<?xf32> -> tensor<?xi64>
+  return
+}
+
+// -----
+
+// The result is i64 (ODS).
+func.func @searchsorted_i32_result(%a: tensor<?xf32>, %v: tensor<?xf32>) {
+  // expected-error @+1 {{'fuse.searchsorted' op result #0 must be ranked tensor of 64-bit signless integer values}}
+  %0 = fuse.searchsorted left %a, %v : tensor<?xf32>, tensor<?xf32> -> tensor<?xi32>
+  return
+}
+
+// -----
+
+func.func @searchsorted_bad_side(%a: tensor<?xf32>, %v: tensor<?xf32>) {
+  // expected-error @+1 {{expected the search side `left` or `right`, got `middle`}}
+  %0 = fuse.searchsorted middle %a, %v : tensor<?xf32>, tensor<?xf32> -> tensor<?xi64>
+  return
+}

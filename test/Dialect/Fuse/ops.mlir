@@ -264,6 +264,17 @@ func.func @group(%x: tensor<?xf32>, %k: f32) -> tensor<f32> {
 
 // Sorts: keys alone, key-value pairs, unsigned integer keys, static sizes.
 // The default order of integers (signed) is not printed.
+// CHECK-LABEL: func.func @searchsorted
+// CHECK: fuse.searchsorted left %{{.+}}, %{{.+}} : tensor<?xf32>, tensor<?x4xf32> -> tensor<?x4xi64>
+// CHECK: fuse.searchsorted right unsigned %{{.+}}, %{{.+}} : tensor<5xi8>, tensor<7xi8> -> tensor<7xi64>
+// CHECK: fuse.searchsorted left %{{.+}}, %{{.+}} : tensor<?xf64>, tensor<f64> -> tensor<i64>
+func.func @searchsorted(%a: tensor<?xf32>, %v: tensor<?x4xf32>, %b: tensor<5xi8>, %w: tensor<7xi8>, %c: tensor<?xf64>, %s: tensor<f64>) {
+  %0 = fuse.searchsorted left %a, %v : tensor<?xf32>, tensor<?x4xf32> -> tensor<?x4xi64>
+  %1 = fuse.searchsorted right unsigned %b, %w : tensor<5xi8>, tensor<7xi8> -> tensor<7xi64>
+  %2 = fuse.searchsorted left %c, %s : tensor<?xf64>, tensor<f64> -> tensor<i64>
+  return
+}
+
 // CHECK-LABEL: func.func @sort
 // CHECK: fuse.sort ascending %{{.+}} : tensor<?xf32> -> tensor<?xf32>
 // CHECK: fuse.sort descending %{{.+}}, %{{.+}} : tensor<?xf32>, tensor<?xi64> -> tensor<?xf32>, tensor<?xi64>

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "fuse/Dialect/Fuse/IR/FuseOps.h"
+#include "VerifyText.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Builders.h"
@@ -22,27 +23,6 @@ using namespace fuse;
 //===----------------------------------------------------------------------===//
 // Shared helpers
 //===----------------------------------------------------------------------===//
-
-/// True when two shapes can be equal at run time: same rank, and equal
-/// sizes wherever both are static.
-static bool shapesCompatible(ArrayRef<int64_t> a, ArrayRef<int64_t> b) {
-  if (a.size() != b.size())
-    return false;
-  for (auto [x, y] : llvm::zip_equal(a, b))
-    if (!ShapedType::isDynamic(x) && !ShapedType::isDynamic(y) && x != y)
-      return false;
-  return true;
-}
-
-static std::string shapeString(ArrayRef<int64_t> shape) {
-  std::string s = "[";
-  for (auto [i, d] : llvm::enumerate(shape)) {
-    if (i)
-      s += ", ";
-    s += ShapedType::isDynamic(d) ? std::string("?") : std::to_string(d);
-  }
-  return s + "]";
-}
 
 static RankedTensorType tensorTypeOf(Value v) {
   return cast<RankedTensorType>(v.getType());
@@ -709,112 +689,6 @@ LogicalResult IotaOp::verify() {
   // iota_c4: an element type that can hold an index (not i1).
   if (type.getElementType().isInteger(1))
     return emitOpError() << "cannot produce indices of type i1";
-  return success();
-}
-
-//===----------------------------------------------------------------------===//
-// SortOp
-//===----------------------------------------------------------------------===//
-
-// fuse.sort ORDER [unsigned] %keys [, %values] attr-dict
-//     : KEYS_TYPE [, VALUES_TYPE] -> RESULT_TYPES
-ParseResult SortOp::parse(OpAsmParser &parser, OperationState &state) {
-  MLIRContext *ctx = parser.getContext();
-  StringRef word;
-  SMLoc orderLoc = parser.getCurrentLocation();
-  if (parser.parseKeyword(&word))
-    return failure();
-  std::optional<SortOrder> order = symbolizeSortOrder(word);
-  if (!order)
-    return parser.emitError(orderLoc, "expected the sort order `ascending` "
-                                      "or `descending`, got `")
-           << word << "`";
-  state.addAttribute(getOrderAttrName(state.name),
-                     SortOrderAttr::get(ctx, *order));
-  if (succeeded(parser.parseOptionalKeyword("unsigned")))
-    state.addAttribute(getIntegerOrderAttrName(state.name),
-                       IntegerOrderAttr::get(ctx, IntegerOrder::Unsigned));
-  SmallVector<OpAsmParser::UnresolvedOperand> operands;
-  SmallVector<Type> types, resultTypes;
-  SMLoc operandsLoc = parser.getCurrentLocation();
-  if (parser.parseOperandList(operands) ||
-      parser.parseOptionalAttrDict(state.attributes) || parser.parseColon() ||
-      parser.parseTypeList(types) || parser.parseArrow() ||
-      parser.parseTypeList(resultTypes) ||
-      parser.resolveOperands(operands, types, operandsLoc, state.operands))
-    return failure();
-  state.addTypes(resultTypes);
-  return success();
-}
-
-void SortOp::print(OpAsmPrinter &p) {
-  p << ' ' << stringifySortOrder(getOrder());
-  if (isUnsigned())
-    p << " unsigned";
-  p << ' ' << getOperation()->getOperands();
-  p.printOptionalAttrDict((*this)->getAttrs(),
-                          {getOrderAttrName(), getIntegerOrderAttrName()});
-  p << " : " << getOperation()->getOperandTypes() << " -> "
-    << getOperation()->getResultTypes();
-}
-
-LogicalResult SortOp::verify() {
-  auto keys = getKeys().getType();
-  // sort_c1: rank-1 keys.
-  if (keys.getRank() != 1)
-    return emitOpError() << "requires rank-1 keys, but they have rank "
-                         << keys.getRank();
-  // sort_c2: values of rank 1 and the keys' length.
-  if (Value values = getValues()) {
-    auto vt = cast<RankedTensorType>(values.getType());
-    if (vt.getRank() != 1)
-      return emitOpError() << "requires rank-1 values, but they have rank "
-                           << vt.getRank();
-    if (!shapesCompatible(vt.getShape(), keys.getShape()))
-      return emitOpError() << "values of shape " << shapeString(vt.getShape())
-                           << " do not match the keys' shape "
-                           << shapeString(keys.getShape());
-  }
-  // sort_c3: one result per operand, of its type.
-  if (getResults().size() != getNumOperands())
-    return emitOpError() << "has " << getResults().size() << " results for "
-                         << getNumOperands()
-                         << " operands (keys and optional values)";
-  for (auto [i, operand, result] :
-       llvm::enumerate(getOperands(), getResults()))
-    if (operand.getType() != result.getType())
-      return emitOpError() << "result #" << i << " has type "
-                           << result.getType() << ", but its operand has "
-                           << operand.getType();
-  // sort_c4: `unsigned` orders integers only.
-  if (isUnsigned() && !isa<IntegerType>(keys.getElementType()))
-    return emitOpError() << "`unsigned` orders integer keys, but the keys "
-                            "are "
-                         << keys.getElementType();
-  return success();
-}
-
-//===----------------------------------------------------------------------===//
-// GatherOp
-//===----------------------------------------------------------------------===//
-
-LogicalResult GatherOp::verify() {
-  auto src = getSource().getType(), idx = getIndices().getType(),
-       res = getResult().getType();
-  // gather_c1: a rank-1 source.
-  if (src.getRank() != 1)
-    return emitOpError() << "requires a rank-1 source, but it has rank "
-                         << src.getRank();
-  // gather_c2: the result has the indices' shape.
-  if (!shapesCompatible(res.getShape(), idx.getShape()))
-    return emitOpError() << "result shape " << shapeString(res.getShape())
-                         << " differs from the indices' shape "
-                         << shapeString(idx.getShape());
-  // gather_c3: the result has the source's element type.
-  if (res.getElementType() != src.getElementType())
-    return emitOpError() << "result element type " << res.getElementType()
-                         << " differs from the source's "
-                         << src.getElementType();
   return success();
 }
 

@@ -89,6 +89,8 @@ DimOrigin fuse::dimOrigin(Value v, int64_t d) {
     return dimOf(f.getInputs()[0], d, /*bound=*/true);
   if (auto g = dyn_cast<GatherOp>(op))
     return dimOf(g.getIndices(), d);
+  if (auto s = dyn_cast<SearchSortedOp>(op))
+    return dimOf(s.getValues(), d);
   if (auto s = dyn_cast<SortOp>(op))
     return dimOf(s.getKeys(), d);
   if (auto red = dyn_cast<ReduceOp>(op)) {
@@ -152,6 +154,7 @@ FUSE_REIFY_BY_ORIGIN(MapOp)
 FUSE_REIFY_BY_ORIGIN(ReduceOp)
 FUSE_REIFY_BY_ORIGIN(ScanOp)
 FUSE_REIFY_BY_ORIGIN(GatherOp)
+FUSE_REIFY_BY_ORIGIN(SearchSortedOp)
 FUSE_REIFY_BY_ORIGIN(SortOp)
 FUSE_REIFY_BY_ORIGIN(BroadcastOp)
 FUSE_REIFY_BY_ORIGIN(IotaOp)

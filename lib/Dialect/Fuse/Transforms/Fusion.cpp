@@ -355,7 +355,7 @@ private:
 std::string name(GroupKind k) { return stringifyGroupKind(k).str(); }
 
 std::optional<std::string> singletonKind(Operation *op, GroupKind &kind) {
-  if (isa<MapOp, GatherOp, BroadcastOp, IotaOp>(op)) {
+  if (isElementwiseOp(op)) {
     kind = GroupKind::Elementwise;
     return std::nullopt;
   }
@@ -448,21 +448,21 @@ std::optional<std::string> Partitioner::joinKind(int g, Operation *op,
   };
   auto isElementwiseMember = [&](Value v) {
     Operation *d = memberResult(v);
-    return d && isa<MapOp, BroadcastOp, IotaOp, GatherOp>(d) &&
+    return d && isElementwiseOp(d) &&
            cast<RankedTensorType>(v.getType()).getRank() ==
                cast<RankedTensorType>(grp.domain.getType()).getRank();
   };
   std::string prod = "producer group (" + name(grp.kind) + ")";
 
-  if (isa<MapOp, GatherOp>(op)) {
+  if (isa<MapOp, GatherOp, SearchSortedOp>(op)) {
     Value res = op->getResult(0);
     int64_t rank = cast<RankedTensorType>(res.getType()).getRank();
     int64_t domRank = cast<RankedTensorType>(grp.domain.getType()).getRank();
-    if (auto gather = dyn_cast<GatherOp>(op))
-      if (memberResult(gather.getSource()))
-        return "the gather source " +
-               describe(gather.getSource().getDefiningOp()) +
-               " is read at arbitrary positions: it must be materialised";
+    for (OpOperand &use : op->getOpOperands())
+      if (isReadAtComputedPositions(use) && memberResult(use.get()))
+        return "the " + op->getName().stripDialect().str() + " reads " +
+               describe(use.get().getDefiningOp()) +
+               " at positions computed from data: it must be materialised";
     // Values read from the group: directly or through a broadcast.
     for (Value in : op->getOperands()) {
       Value src = in;

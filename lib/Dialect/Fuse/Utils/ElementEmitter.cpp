@@ -7,6 +7,7 @@
 
 #include "fuse/Dialect/Fuse/Utils/ElementEmitter.h"
 #include "fuse/Dialect/Fuse/IR/Shapes.h"
+#include "fuse/Dialect/Fuse/Utils/Search.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -31,8 +32,7 @@ Value ElementEmitter::coordAt(OpBuilder &b, Location loc, Value tensor,
 }
 
 bool ElementEmitter::isElementwise(Value v) {
-  Operation *def = v.getDefiningOp();
-  return def && isa<MapOp, BroadcastOp, IotaOp, GatherOp>(def);
+  return isElementwiseOp(v.getDefiningOp());
 }
 
 void ElementEmitter::clearCache() {
@@ -132,8 +132,7 @@ FailureOr<Value> ElementEmitter::emitDim(OpBuilder &b, Location loc,
     // Through the ops of the body by the dialect's shape rule; group
     // arguments, filters and function arguments are leaves for `dim`.
     Operation *def = tensor.getDefiningOp();
-    if (isa_and_nonnull<MapOp, BroadcastOp, IotaOp, GatherOp, ReduceOp,
-                        ScanOp>(def)) {
+    if (isElementwiseOp(def) || isa_and_nonnull<ReduceOp, ScanOp>(def)) {
       DimOrigin o = dimOrigin(tensor, d);
       if (o.kind == DimOrigin::Kind::Dim) {
         tensor = o.value;
@@ -229,9 +228,11 @@ struct ElementEmitter::EmitFrame {
   Value tensor;
   SmallVector<Value, 4> indices;
   SmallVector<Value> args;
-  // fuse.gather: the bounds-checked branch the source is read in, and what
-  // to restore once it is done.
+  // fuse.gather: the bounds-checked branch the source is read in;
+  // fuse.searchsorted: the loop the sorted tensor is read in; and what to
+  // restore once either is done.
   scf::IfOp ifOp;
+  OpenSearch search;
   OpBuilder::InsertPoint savedIp;
   ElementCache savedCache;
   IRMapping savedScalars;
@@ -314,12 +315,14 @@ FailureOr<Value> ElementEmitter::request(Location loc, Value t, ValueRange idx,
 /// Undoes what a frame holds open (a gather's branch) when emission fails,
 /// so the caller's insertion point, cache and scalars are as before.
 void ElementEmitter::abandon(OpBuilder &b, EmitFrame &f) {
-  if (!f.ifOp)
+  Operation *open = f.ifOp ? f.ifOp.getOperation()
+                           : f.search.loop.getOperation();
+  if (!open)
     return;
   cache = std::move(f.savedCache);
   scalars = f.savedScalars;
   b.restoreInsertionPoint(f.savedIp);
-  f.ifOp.erase();
+  open->erase();
 }
 
 /// The next step of frame `f`, by the op that defines its tensor (anything
@@ -338,6 +341,12 @@ ElementEmitter::EmitStep ElementEmitter::step(OpBuilder &b, Location loc,
       return EmitStep::need(gather.getIndices(), f.indices);
     return f.ifOp ? closeGather(b, loc, f, gather)
                   : openGather(b, loc, f, gather);
+  }
+  if (auto search = dyn_cast_or_null<SearchSortedOp>(def)) {
+    if (f.args.empty()) // the needle first
+      return EmitStep::need(search.getValues(), f.indices);
+    return f.search.loop ? closeSearchSorted(b, loc, f, search)
+                         : openSearchSorted(b, loc, f, search);
   }
   return stepLeaf(b, loc, f);
 }
@@ -437,6 +446,34 @@ ElementEmitter::EmitStep ElementEmitter::closeGather(OpBuilder &b, Location loc,
   b.restoreInsertionPoint(f.savedIp);
   Value result = f.ifOp.getResult(0);
   f.ifOp = scf::IfOp();
+  return EmitStep::value(result);
+}
+
+/// fuse.searchsorted, once the needle (f.args[0]) is known: opens the
+/// binary search over the sorted tensor and asks for its element at the
+/// probe `mid` inside the loop (what is emitted there is forgotten after).
+ElementEmitter::EmitStep
+ElementEmitter::openSearchSorted(OpBuilder &b, Location loc, EmitFrame &f,
+                                 SearchSortedOp search) {
+  FailureOr<Value> n = emitDim(b, loc, search.getSorted(), 0);
+  if (failed(n))
+    return EmitStep::value(failure());
+  f.savedIp = b.saveInsertionPoint();
+  f.search = openSearch(b, loc, *n);
+  f.savedCache = cache;
+  f.savedScalars = scalars;
+  return EmitStep::need(search.getSorted(), f.search.mid);
+}
+
+/// fuse.searchsorted, once the probed element (f.args[1]) is known: steps
+/// the search, closes the loop and gives the insertion point.
+ElementEmitter::EmitStep
+ElementEmitter::closeSearchSorted(OpBuilder &b, Location loc, EmitFrame &f,
+                                  SearchSortedOp search) {
+  cache = std::move(f.savedCache);
+  scalars = f.savedScalars;
+  Value result = closeSearch(b, loc, f.search, f.args[1], f.args[0], search);
+  f.search = OpenSearch();
   return EmitStep::value(result);
 }
 

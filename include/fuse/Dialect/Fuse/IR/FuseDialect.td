@@ -101,6 +101,24 @@ def Fuse_IntegerOrderAttr
   let assemblyFormat = "`<` $value `>`";
 }
 
+// Which end of a run of equal elements `fuse.searchsorted` returns
+// (NumPy's `side`).
+def Fuse_SearchLeft : I32EnumAttrCase<"Left", 0, "left">;
+def Fuse_SearchRight : I32EnumAttrCase<"Right", 1, "right">;
+
+def Fuse_SearchSide : I32EnumAttr<"SearchSide",
+    "which insertion point a search returns",
+    [Fuse_SearchLeft, Fuse_SearchRight]> {
+  let genSpecializedAttr = 0;
+  let cppNamespace = "::fuse";
+}
+
+// Printed bare in `fuse.searchsorted` (`fuse.searchsorted right %a, %v`).
+def Fuse_SearchSideAttr
+    : EnumAttr<Fuse_Dialect, Fuse_SearchSide, "search_side"> {
+  let assemblyFormat = "`<` $value `>`";
+}
+
 // The pattern of a fused group (`fuse.group`): chosen by fusion, read by
 // tiling and by both lowerings, which pick a kernel family from it.
 def Fuse_GroupElementwise : I32EnumAttrCase<"Elementwise", 0, "elementwise">;

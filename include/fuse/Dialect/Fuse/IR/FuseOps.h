@@ -41,6 +41,16 @@ public:
 
 namespace fuse {
 
+/// True for the ops computed one element at a time at their result's
+/// indices (map, broadcast, iota, gather, searchsorted): fusion puts them
+/// in any group and the element emitter inlines them.
+bool isElementwiseOp(Operation *op);
+
+/// True when `use` reads its tensor at positions computed from data (a
+/// gather's source, a searchsorted's sorted tensor) rather than at the
+/// element's own indices: the tensor is materialised and read in place.
+bool isReadAtComputedPositions(OpOperand &use);
+
 /// True when `kind` is defined on `type` (and/or/xor need integers).
 bool isKindValidForType(CombinerKind kind, Type type);
 

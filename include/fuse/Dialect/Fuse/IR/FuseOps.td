@@ -323,6 +323,62 @@ def Fuse_GatherOp : Fuse_Op<"gather", [Pure,
 }
 
 //===----------------------------------------------------------------------===//
+// fuse.searchsorted
+//===----------------------------------------------------------------------===//
+
+def Fuse_SearchSortedOp : Fuse_Op<"searchsorted", [Pure,
+    DeclareOpInterfaceMethods<ReifyRankedShapedTypeOpInterface,
+      ["reifyResultShapes"]>]> {
+  let summary = "insertion points of values in a sorted rank-1 tensor";
+  let description = [{
+    For every element `v` of `values`, the position at which `v` would be
+    inserted into the ascending rank-1 tensor `sorted` to keep it sorted:
+    with `left`, the number of elements of `sorted` that are less than
+    `v` (the first position `i` with `v <= sorted[i]`, NumPy's
+    `side="left"` and C++'s `lower_bound`); with `right`, the number that
+    are less than or equal to `v` (`side="right"`, `upper_bound`). The
+    result has the shape of `values` and is `i64`; every element lies in
+    `[0, size(sorted)]`. Like `fuse.gather`, it is elementwise over
+    `values` and reads `sorted` at positions computed from the data, so it
+    fuses with the maps around it: a binary search of
+    `ceil(log2(size(sorted) + 1))` reads per element.
+
+    ```mlir
+    %i = fuse.searchsorted left %edges, %x
+        : tensor<?xf32>, tensor<?xf32> -> tensor<?xi64>
+    %j = fuse.searchsorted right unsigned %a, %v
+        : tensor<?xi32>, tensor<?xi32> -> tensor<?xi64>
+    ```
+
+    Order: integers compare as signed, or as unsigned with `unsigned`
+    (`i1` as false < true); floating-point values by value with -0.0 and
+    +0.0 equal and every NaN equal to every other and greater than +inf,
+    which is NumPy's order (a NaN needle goes after the numbers with
+    `left`, and after the NaNs too with `right`). When `sorted` is not
+    ascending in that order the result is still a position in
+    `[0, size(sorted)]`, but not a meaningful one.
+
+    Constraints (verifier tags):
+    - (searchsorted_c1) `sorted` has rank 1;
+    - (searchsorted_c2) `values` has `sorted`'s element type;
+    - (searchsorted_c3) the result has the shape of `values`;
+    - (searchsorted_c4) `unsigned` only with integer elements.
+  }];
+  let arguments = (ins Fuse_Tensor:$sorted, Fuse_Tensor:$values,
+      DefaultValuedAttr<Fuse_SearchSideAttr,
+                        "::fuse::SearchSide::Left">:$side,
+      DefaultValuedAttr<Fuse_IntegerOrderAttr,
+                        "::fuse::IntegerOrder::Signed">:$integer_order);
+  let results = (outs RankedTensorOf<[I64]>:$result);
+  let hasCustomAssemblyFormat = 1;
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    bool isRight() { return getSide() == SearchSide::Right; }
+    bool isUnsigned() { return getIntegerOrder() == IntegerOrder::Unsigned; }
+  }];
+}
+
+//===----------------------------------------------------------------------===//
 // fuse.broadcast
 //===----------------------------------------------------------------------===//
 

@@ -19,6 +19,9 @@
 //   fuse.gather     emits the index tensor's element, sign-extends it to
 //                   i64, and reads the source at that position inside an
 //                   `scf.if` bounds check; out of range gives 0.
+//   fuse.searchsorted  emits the needle, then a binary search (Search.h)
+//                   that reads the sorted tensor at each probe inside the
+//                   loop.
 //   other values    (group block arguments, results of reduce, scan, filter
 //                   inside the body) are *leaves*: the caller's `LoadFn`
 //                   produces them. A CPU backend does `tensor.extract`; a GPU
@@ -98,7 +101,7 @@ public:
   void mapScalar(Value arg, Value value) { scalars.map(arg, value); }
 
   /// True when `v` is computed elementwise inside the body (a result of
-  /// map, broadcast, iota or gather), i.e. emit() inlines it rather than
+  /// map, broadcast, iota, gather or searchsorted), i.e. emit() inlines it rather than
   /// calling the load callback.
   static bool isElementwise(Value v);
 
@@ -172,6 +175,10 @@ private:
                       GatherOp gather);
   EmitStep closeGather(OpBuilder &b, Location loc, EmitFrame &f,
                        GatherOp gather);
+  EmitStep openSearchSorted(OpBuilder &b, Location loc, EmitFrame &f,
+                            SearchSortedOp search);
+  EmitStep closeSearchSorted(OpBuilder &b, Location loc, EmitFrame &f,
+                             SearchSortedOp search);
   EmitStep stepLeaf(OpBuilder &b, Location loc, EmitFrame &f);
 };
 

@@ -1,0 +1,208 @@
+//===- OrderOps.cpp - the fuse ops that order or index by data ------------===//
+//
+// Verifiers and custom assembly of fuse.sort, fuse.gather and
+// fuse.searchsorted, and the queries the passes ask about such reads. Each
+// diagnostic carries a tag with a case in test/Dialect/Fuse/invalid.mlir.
+//
+//===----------------------------------------------------------------------===//
+
+#include "VerifyText.h"
+#include "fuse/Dialect/Fuse/IR/FuseOps.h"
+
+#include "mlir/IR/OpImplementation.h"
+
+using namespace mlir;
+using namespace fuse;
+
+//===----------------------------------------------------------------------===//
+// SortOp
+//===----------------------------------------------------------------------===//
+
+// fuse.sort ORDER [unsigned] %keys [, %values] attr-dict
+//     : KEYS_TYPE [, VALUES_TYPE] -> RESULT_TYPES
+ParseResult SortOp::parse(OpAsmParser &parser, OperationState &state) {
+  MLIRContext *ctx = parser.getContext();
+  StringRef word;
+  SMLoc orderLoc = parser.getCurrentLocation();
+  if (parser.parseKeyword(&word))
+    return failure();
+  std::optional<SortOrder> order = symbolizeSortOrder(word);
+  if (!order)
+    return parser.emitError(orderLoc, "expected the sort order `ascending` "
+                                      "or `descending`, got `")
+           << word << "`";
+  state.addAttribute(getOrderAttrName(state.name),
+                     SortOrderAttr::get(ctx, *order));
+  if (succeeded(parser.parseOptionalKeyword("unsigned")))
+    state.addAttribute(getIntegerOrderAttrName(state.name),
+                       IntegerOrderAttr::get(ctx, IntegerOrder::Unsigned));
+  SmallVector<OpAsmParser::UnresolvedOperand> operands;
+  SmallVector<Type> types, resultTypes;
+  SMLoc operandsLoc = parser.getCurrentLocation();
+  if (parser.parseOperandList(operands) ||
+      parser.parseOptionalAttrDict(state.attributes) || parser.parseColon() ||
+      parser.parseTypeList(types) || parser.parseArrow() ||
+      parser.parseTypeList(resultTypes) ||
+      parser.resolveOperands(operands, types, operandsLoc, state.operands))
+    return failure();
+  state.addTypes(resultTypes);
+  return success();
+}
+
+void SortOp::print(OpAsmPrinter &p) {
+  p << ' ' << stringifySortOrder(getOrder());
+  if (isUnsigned())
+    p << " unsigned";
+  p << ' ' << getOperation()->getOperands();
+  p.printOptionalAttrDict((*this)->getAttrs(),
+                          {getOrderAttrName(), getIntegerOrderAttrName()});
+  p << " : " << getOperation()->getOperandTypes() << " -> "
+    << getOperation()->getResultTypes();
+}
+
+LogicalResult SortOp::verify() {
+  auto keys = getKeys().getType();
+  // sort_c1: rank-1 keys.
+  if (keys.getRank() != 1)
+    return emitOpError() << "requires rank-1 keys, but they have rank "
+                         << keys.getRank();
+  // sort_c2: values of rank 1 and the keys' length.
+  if (Value values = getValues()) {
+    auto vt = cast<RankedTensorType>(values.getType());
+    if (vt.getRank() != 1)
+      return emitOpError() << "requires rank-1 values, but they have rank "
+                           << vt.getRank();
+    if (!shapesCompatible(vt.getShape(), keys.getShape()))
+      return emitOpError() << "values of shape " << shapeString(vt.getShape())
+                           << " do not match the keys' shape "
+                           << shapeString(keys.getShape());
+  }
+  // sort_c3: one result per operand, of its type.
+  if (getResults().size() != getNumOperands())
+    return emitOpError() << "has " << getResults().size() << " results for "
+                         << getNumOperands()
+                         << " operands (keys and optional values)";
+  for (auto [i, operand, result] :
+       llvm::enumerate(getOperands(), getResults()))
+    if (operand.getType() != result.getType())
+      return emitOpError() << "result #" << i << " has type "
+                           << result.getType() << ", but its operand has "
+                           << operand.getType();
+  // sort_c4: `unsigned` orders integers only.
+  if (isUnsigned() && !isa<IntegerType>(keys.getElementType()))
+    return emitOpError() << "`unsigned` orders integer keys, but the keys "
+                            "are "
+                         << keys.getElementType();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// GatherOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult GatherOp::verify() {
+  auto src = getSource().getType(), idx = getIndices().getType(),
+       res = getResult().getType();
+  // gather_c1: a rank-1 source.
+  if (src.getRank() != 1)
+    return emitOpError() << "requires a rank-1 source, but it has rank "
+                         << src.getRank();
+  // gather_c2: the result has the indices' shape.
+  if (!shapesCompatible(res.getShape(), idx.getShape()))
+    return emitOpError() << "result shape " << shapeString(res.getShape())
+                         << " differs from the indices' shape "
+                         << shapeString(idx.getShape());
+  // gather_c3: the result has the source's element type.
+  if (res.getElementType() != src.getElementType())
+    return emitOpError() << "result element type " << res.getElementType()
+                         << " differs from the source's "
+                         << src.getElementType();
+  return success();
+}
+
+bool fuse::isElementwiseOp(Operation *op) {
+  return isa_and_nonnull<MapOp, BroadcastOp, IotaOp, GatherOp, SearchSortedOp>(
+      op);
+}
+
+bool fuse::isReadAtComputedPositions(OpOperand &use) {
+  Operation *owner = use.getOwner();
+  if (auto g = dyn_cast<GatherOp>(owner))
+    return &use == &g.getSourceMutable();
+  if (auto s = dyn_cast<SearchSortedOp>(owner))
+    return &use == &s.getSortedMutable();
+  return false;
+}
+
+//===----------------------------------------------------------------------===//
+// SearchSortedOp
+//===----------------------------------------------------------------------===//
+
+ParseResult SearchSortedOp::parse(OpAsmParser &parser,
+                                  OperationState &state) {
+  MLIRContext *ctx = parser.getContext();
+  StringRef word;
+  SMLoc sideLoc = parser.getCurrentLocation();
+  if (parser.parseKeyword(&word))
+    return failure();
+  std::optional<SearchSide> side = symbolizeSearchSide(word);
+  if (!side)
+    return parser.emitError(sideLoc, "expected the search side `left` or "
+                                     "`right`, got `")
+           << word << "`";
+  state.addAttribute(getSideAttrName(state.name),
+                     SearchSideAttr::get(ctx, *side));
+  if (succeeded(parser.parseOptionalKeyword("unsigned")))
+    state.addAttribute(getIntegerOrderAttrName(state.name),
+                       IntegerOrderAttr::get(ctx, IntegerOrder::Unsigned));
+  OpAsmParser::UnresolvedOperand sorted, values;
+  Type sortedType, valuesType, resultType;
+  SMLoc operandsLoc = parser.getCurrentLocation();
+  if (parser.parseOperand(sorted) || parser.parseComma() ||
+      parser.parseOperand(values) ||
+      parser.parseOptionalAttrDict(state.attributes) || parser.parseColon() ||
+      parser.parseType(sortedType) || parser.parseComma() ||
+      parser.parseType(valuesType) || parser.parseArrow() ||
+      parser.parseType(resultType) ||
+      parser.resolveOperands({sorted, values}, {sortedType, valuesType},
+                             operandsLoc, state.operands))
+    return failure();
+  state.addTypes(resultType);
+  return success();
+}
+
+void SearchSortedOp::print(OpAsmPrinter &p) {
+  p << ' ' << stringifySearchSide(getSide());
+  if (isUnsigned())
+    p << " unsigned";
+  p << ' ' << getSorted() << ", " << getValues();
+  p.printOptionalAttrDict((*this)->getAttrs(),
+                          {getSideAttrName(), getIntegerOrderAttrName()});
+  p << " : " << getSorted().getType() << ", " << getValues().getType()
+    << " -> " << getResult().getType();
+}
+
+LogicalResult SearchSortedOp::verify() {
+  auto sorted = getSorted().getType(), values = getValues().getType(),
+       res = getResult().getType();
+  // searchsorted_c1: a rank-1 sorted tensor.
+  if (sorted.getRank() != 1)
+    return emitOpError() << "requires a rank-1 sorted tensor, but it has rank "
+                         << sorted.getRank();
+  // searchsorted_c2: the values have the sorted tensor's element type.
+  if (values.getElementType() != sorted.getElementType())
+    return emitOpError() << "values of element type "
+                         << values.getElementType()
+                         << " differ from the sorted tensor's "
+                         << sorted.getElementType();
+  // searchsorted_c3: the result has the values' shape.
+  if (!shapesCompatible(res.getShape(), values.getShape()))
+    return emitOpError() << "result shape " << shapeString(res.getShape())
+                         << " differs from the values' shape "
+                         << shapeString(values.getShape());
+  // searchsorted_c4: `unsigned` only orders integers.
+  if (isUnsigned() && !isa<IntegerType>(sorted.getElementType()))
+    return emitOpError() << "`unsigned` needs integer elements, not "
+                         << sorted.getElementType();
+  return success();
+}

@@ -1,11 +1,12 @@
-"""The device-wide algorithms of traced functions (fuse.sort and
-fuse.argsort): ops that fusion leaves outside the fused groups."""
+"""The sorting family of traced functions: fuse.sort and fuse.argsort
+(device-wide algorithms that fusion leaves outside the fused groups) and
+fuse.searchsorted (elementwise over its needles, so it fuses)."""
 
 import numpy as np
 
 from . import _types as T
-from ._ir import TensorVal, current
-from ._sym import iota, leaf, materialize, wrap
+from ._ir import Sym, TensorVal, current
+from ._sym import broadcast_1d, cast, gather, iota, leaf, materialize, wrap
 
 _ORDERS = {False: "ascending", True: "descending"}
 
@@ -53,3 +54,39 @@ def argsort(x, descending=False):
                          "rank %d" % x.ndim)
     return _sorted(x, iota(x.shape[0], np.int64), descending,
                    "fuse.argsort")[1]
+
+
+_SIDES = ("left", "right")
+
+
+def searchsorted(a, v, side="left", sorter=None):
+    """numpy.searchsorted: for each element of v, the int64 position at
+    which it would be inserted into the ascending 1-d array a (a[sorter]
+    when sorter is given) to keep it sorted; with side="left" the first
+    such position, with side="right" the last. a and v compare in their
+    common dtype, NaN after every number as in NumPy's sort. Elementwise
+    over v: it fuses with the maps around it (a binary search per
+    element)."""
+    ctx = current()
+    a, v = wrap(a), wrap(v)
+    if a.ndim != 1:
+        raise ValueError("fuse.searchsorted: the sorted array must have "
+                         "rank 1, got rank %d" % a.ndim)
+    if side not in _SIDES:
+        raise ValueError("fuse.searchsorted: side must be 'left' or "
+                         "'right', got %r" % (side,))
+    if sorter is not None:
+        a = gather(a, sorter)
+    dt, _ = T.promote(a.dtype, a.weak, v.dtype, v.weak)
+    a, v = cast(a, dt), cast(v, dt)
+    scalar = v.ndim == 0
+    if scalar:  # a 0-d needle searches as a one-element array
+        v = broadcast_1d(v, Sym("const", 1))
+    s, n = materialize(a), materialize(v)
+    r = ctx.fresh("p")
+    order = side + (" unsigned" if T.kind(dt) == "u" else "")
+    rt = T.tensor_type(np.dtype(np.int64), len(n.tv.syms))
+    ctx.emit("%s = fuse.searchsorted %s %s, %s : %s, %s -> %s" % (
+        r, order, s.tv.ssa, n.tv.ssa, s.tv.type, n.tv.type, rt))
+    out = leaf(TensorVal(r, np.dtype(np.int64), n.tv.syms), n.dims)
+    return out.sum() if scalar else out

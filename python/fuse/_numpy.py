@@ -299,6 +299,16 @@ def _sort_fn(name):
     return run
 
 
+def _searchsorted(call, f, args, kwargs):
+    from . import _algorithms
+    a = _bind(f, args, kwargs)
+    if a is None:
+        return None
+    return _algorithms.searchsorted(a.pop("a"), a.pop("v"),
+                                    side=a.pop("side", "left"),
+                                    sorter=a.pop("sorter", None))
+
+
 _FUNCTIONS = {
     "sum": _reduction("sum"), "prod": _reduction("prod"),
     "max": _reduction("max"), "amax": _reduction("max"),
@@ -308,6 +318,7 @@ _FUNCTIONS = {
     "cumsum": _scan_fn("add"), "cumprod": _scan_fn("mul"),
     "where": _where, "clip": _clip, "astype": _astype,
     "sort": _sort_fn("sort"), "argsort": _sort_fn("argsort"),
+    "searchsorted": _searchsorted,
     "ndim": lambda call, f, args, kwargs: S.wrap(args[0]).ndim,
     "shape": lambda call, f, args, kwargs: S.wrap(args[0]).shape,
 }

@@ -10,7 +10,8 @@ launch, the cache, stream=, and that fuse.compute writes its results
 straight into d_out (no output allocated) where d_out can take them, and
 CUDA graph capture and replay (graph_check.py); fuse.compute with the
 caller's temporary storage (temp_storage_check.py); fuse.sort and
-fuse.argsort through the runtime's radix sort (sort_check.py).
+fuse.argsort through the runtime's radix sort (sort_check.py);
+fuse.searchsorted fused into its groups (searchsorted_check.py).
 
 Modes:
   - a GPU (fuse.gpu.available()): the full checks, per backend found
@@ -42,6 +43,7 @@ import fuse.compute as fc  # noqa: E402
 from fuse import OpKind  # noqa: E402
 import edge_cases as E  # noqa: E402
 import graph_check  # noqa: E402
+import searchsorted_check  # noqa: E402
 import sort_check  # noqa: E402
 import temp_storage_check  # noqa: E402
 import workloads as W  # noqa: E402
@@ -1203,6 +1205,8 @@ def main():
                      lambda: temp_storage_check.temp_storage_checks(
                          B, numeric, sys.modules[__name__]),
                      lambda: sort_check.sort_checks(
+                         B, numeric, sys.modules[__name__]),
+                     lambda: searchsorted_check.searchsorted_checks(
                          B, numeric, sys.modules[__name__])):
             try:
                 part()

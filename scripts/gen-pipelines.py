@@ -5,8 +5,8 @@ Generates well-typed random fuse programs (chains of maps with random
 arith/math bodies, reductions over all or some dims with built-in kinds or
 custom combiners, inclusive/exclusive scans, filters, broadcasts of
 reduction results into maps, iota, gathers with in- and out-of-range
-indices, sorts of keys alone or with values in the wide flavor) over
-random shapes (0 and 1 sizes included), avoiding undefined
+indices, sorts of keys alone or with values and searchsorted in the wide
+flavor) over random shapes (0 and 1 sizes included), avoiding undefined
 behaviour (integer division only unsigned and by `y | 1`, shifts by less
 than the width, no float-to-int conversion; integer add/mul wrap, which
 arith defines). The generator evaluates each program itself with NumPy
@@ -167,6 +167,32 @@ def sort_order(a, dt, descending):
     if not descending:
         return np.argsort(key, kind="stable")
     return (len(key) - 1 - np.argsort(key[::-1], kind="stable"))[::-1]
+
+
+def search_positions(a, v, right):
+    """fuse.searchsorted's positions, by its own binary search (lo = 0,
+    hi = n; mid = (lo + hi) // 2; lo = mid + 1 when sorted[mid] goes left
+    of the needle, else hi = mid), so that an unsorted array gives the same
+    positions as the backends; on a sorted one this is np.searchsorted.
+    Floats order NaN after every number; unsigned dtypes are unsigned
+    arrays here."""
+    a, v = np.asarray(a), np.asarray(v)
+
+    def less(x, y):
+        if a.dtype.kind == "f":
+            return (x < y) | (np.isnan(y) & ~np.isnan(x))
+        return x < y
+    lo = np.zeros(v.shape, np.int64)
+    hi = np.full(v.shape, len(a), np.int64)
+    while True:
+        live = lo < hi
+        if not live.any():
+            return lo
+        mid = (lo + hi) >> 1
+        x = a[np.where(live, mid, 0)]
+        go = ~less(v, x) if right else less(x, v)
+        lo = np.where(live & go, mid + 1, lo)
+        hi = np.where(live & ~go, mid, hi)
 
 
 def file_array(v):
@@ -1041,12 +1067,17 @@ class Gen:
         another value of its length moved along when the keys are exact
         (an inexact key's order could differ between backends; its sorted
         values differ only within the tolerance)."""
-        r = self.r
         cands = [v for v in self.kpool() if v.arr.ndim == 1 and
                  not (self.gpu and v.dt == "u16")]
         if not cands:
             return []
-        x = r.choice(cands)
+        return self.gen_sort_of(self.r.choice(cands))
+
+    def gen_sort_of(self, x):
+        """gen_sort of the keys x."""
+        r = self.r
+        if self.gpu and x.dt == "u16":
+            return [x]  # unsorted: the GPU refuses unsigned 16-bit keys
         ins = [x]
         others = [w for w in self.same_shape(x) if w is not x and
                   not (self.gpu and w.dt == "i1")]
@@ -1065,6 +1096,37 @@ class Gen:
         return self.note([Val(nm, v.dt, v.tshape, v.arr[perm].copy(), v.exact,
                               v.scale, prec=v.prec, syms=syms, eqs=eqs,
                               touched=touched) for nm, v in zip(names, ins)])
+
+    def gen_searchsorted(self):
+        """fuse.searchsorted of exact needles of any rank in an exact rank-1
+        value of their dtype (sorted first half of the time, else searched
+        as it is: both backends run the same binary search)."""
+        r = self.r
+        pool = [v for v in self.kpool() if v.exact and
+                not (self.gpu and v.dt == "i1")]
+        srcs = [v for v in pool if v.arr.ndim == 1]
+        if not srcs:
+            return []
+        s = r.choice(srcs)
+        needles = [v for v in pool if v.dt == s.dt]
+        v = r.choice(needles)
+        made = []
+        if r.random() < 0.5:
+            made = self.gen_sort_of(s)
+            s = made[0]
+            if made == [s] and s in self.pool:
+                made = []  # not sorted after all (see gen_sort_of)
+        right = r.random() < 0.5
+        side = ("right" if right else "left") + \
+            (" unsigned" if s.dt in UINTS else "")
+        name = self.fresh()
+        self.emit(f"{name} = fuse.searchsorted {side} {s.name}, {v.name} : "
+                  f"{s.ttype}, {v.ttype} -> {ttype('i64', v.tshape)}")
+        arr = search_positions(s.arr, v.arr, right)
+        syms, eqs, touched = derive([s, v], v.syms)
+        return made + self.note([Val(name, "i64", v.tshape, arr, True,
+                                     maxabs(arr), syms=syms, eqs=eqs,
+                                     touched=touched)])
 
     def gen_broadcast_map(self):
         """Broadcast a reduction result back to a full shape and combine
@@ -1293,7 +1355,7 @@ class Gen:
                                                 self.gen_gather]
             if self.wide:
                 gens += [self.gen_vector_broadcast, self.gen_zip_args,
-                         self.gen_sort]
+                         self.gen_sort, self.gen_searchsorted]
             g = r.choice(gens)
             new = g()
             self.pool.extend(new)

@@ -25,9 +25,14 @@ def ss_right(a, v):
 
 @fuse.jit
 def ss_fused(a, v):
-    """Needles from a map, positions into a map and a reduction."""
-    p = fuse.searchsorted(a, v * 2.0, side="right")
-    return p * 3 + 1, (p < 5).sum()
+    """Needles from a map, positions into a map: one group."""
+    return fuse.searchsorted(a, v * 2.0, side="right") * 3 + 1
+
+
+@fuse.jit
+def ss_count(a, v):
+    """Positions into a reduction: one reduce group."""
+    return (fuse.searchsorted(a, v * 2.0, side="right") < 5).sum()
 
 
 @fuse.jit
@@ -82,11 +87,10 @@ def searchsorted_checks(B, numeric, ctx):
     da, dv = B.dev(a), B.dev(v)
     want = fused_reference(a, v)
 
-    def v_fused(g):
-        ctx.exact(H(g[0]), want[0])
-        ctx.exact(np.asarray(H(g[1])), np.asarray(want[1]))
-    chk("fused with a map and a reduction n=1000003",
-        lambda: ss_fused(da, dv), v_fused)
+    chk("fused with maps n=1000003", lambda: ss_fused(da, dv),
+        lambda g: ctx.exact(H(g), want[0]))
+    chk("fused into a reduction n=1000003", lambda: ss_count(da, dv),
+        lambda g: ctx.exact(np.asarray(H(g)), np.asarray(want[1])))
     u = data(np.float32, 100003, seed=5)
     s = np.argsort(u, kind="stable")
     du, ds = B.dev(u), B.dev(s)

@@ -16,6 +16,7 @@
 // RUN: fuse-run %s --entry=unsigned_right --arg=%t/u.npy --arg=%t/w.npy --print | FileCheck %s --check-prefix=UNSIGNED
 // RUN: fuse-run %s --entry=fused --arg=%t/a.npy --arg=%t/v.npy --print | FileCheck %s --check-prefix=FUSED
 // RUN: fuse-run %s --entry=fused --no-fusion --arg=%t/a.npy --arg=%t/v.npy --print | FileCheck %s --check-prefix=FUSED
+// RUN: fuse-run %s --entry=materialised --arg=%t/a.npy --print | FileCheck %s --check-prefix=MAT
 // RUN: fuse-opt %s --fuse-fusion | FileCheck %s --check-prefix=FUSION
 
 // BOTH: result #0: int64 array of shape (9,)
@@ -66,4 +67,27 @@ func.func @fused(%a: tensor<?xf32>, %v: tensor<?xf32>) -> tensor<?xi64> {
     fuse.yield %s : i64
   }
   return %d : tensor<?xi64>
+}
+
+// The sorted tensor comes from a map: it is read at computed positions,
+// not the needle's, so the map cannot join as a producer; being cheap, it
+// is recomputed at each position the search reads.
+// MAT: result #0: int64 array of shape (7,)
+// MAT-NEXT: [1, 2, 4, 4, 5, 7, 7]
+// FUSION-LABEL: func.func @materialised
+// FUSION: fuse.group elementwise
+// FUSION-SAME: the searchsorted reads fuse.map at {{.+}} at positions computed from data, not at its own: a cheap map is recomputed at each position read, anything else is materialised
+// FUSION: fuse.map %arg1
+// FUSION: fuse.searchsorted right %{{[0-9]+}}, %{{[0-9]+}}
+// FUSION-NOT: fuse.group
+// FUSION: return
+func.func @materialised(%a: tensor<?xf32>) -> tensor<?xi64> {
+  %s = fuse.map %a : tensor<?xf32> -> tensor<?xf32> {
+  ^bb0(%x: f32):
+    %c = arith.constant 1.0 : f32
+    %m = arith.mulf %x, %c : f32
+    fuse.yield %m : f32
+  }
+  %p = fuse.searchsorted right %s, %s : tensor<?xf32>, tensor<?xf32> -> tensor<?xi64>
+  return %p : tensor<?xi64>
 }

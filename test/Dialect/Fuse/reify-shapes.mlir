@@ -52,3 +52,16 @@ func.func @dims(%x: tensor<?x?xf32>, %v: tensor<?xf32>, %i: tensor<2x?xi32>,
   return %d0, %d1, %d2, %d3, %d4, %d5, %d6, %d7, %d8
       : index, index, index, index, index, index, index, index, index
 }
+
+// A searchsorted takes its needles' sizes, not the sorted tensor's.
+// CHECK-LABEL: func.func @searchsorted_dims
+// CHECK-SAME: (%[[A:[^:]+]]: tensor<?xf32>, %[[W:[^:]+]]: tensor<?x?xf32>)
+// CHECK: %[[D:.+]] = tensor.dim %[[W]], %{{.+}} : tensor<?x?xf32>
+// CHECK-NOT: fuse.searchsorted
+// CHECK: return %[[D]]
+func.func @searchsorted_dims(%a: tensor<?xf32>, %w: tensor<?x?xf32>) -> index {
+  %p = fuse.searchsorted left %a, %w : tensor<?xf32>, tensor<?x?xf32> -> tensor<?x?xi64>
+  %c1 = arith.constant 1 : index
+  %d = tensor.dim %p, %c1 : tensor<?x?xi64>
+  return %d : index
+}

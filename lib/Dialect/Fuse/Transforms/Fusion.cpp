@@ -462,7 +462,9 @@ std::optional<std::string> Partitioner::joinKind(int g, Operation *op,
       if (isReadAtComputedPositions(use) && memberResult(use.get()))
         return "the " + op->getName().stripDialect().str() + " reads " +
                describe(use.get().getDefiningOp()) +
-               " at positions computed from data: it must be materialised";
+               " at positions computed from data, not at its own: a cheap "
+               "map is recomputed at each position read, anything else is "
+               "materialised";
     // Values read from the group: directly or through a broadcast.
     for (Value in : op->getOperands()) {
       Value src = in;

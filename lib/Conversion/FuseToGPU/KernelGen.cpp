@@ -431,48 +431,6 @@ void KernelBase::setUp(OpBuilder &b) {
   }
 }
 
-void KernelBase::stageTables(OpBuilder &b) {
-  MLIRContext *ctx = b.getContext();
-  auto m = func->getParentOfType<gpu::GPUModuleOp>();
-  for (BlockArgument arg : body.getArguments()) {
-    auto t = tensorTy(arg);
-    if (!t || t.getRank() != 1 || arg.use_empty() ||
-        !llvm::all_of(arg.getUses(), [](OpOperand &use) {
-          return isReadAtComputedPositions(use);
-        }))
-      continue;
-    unsigned n = arg.getArgNumber();
-    Type et = t.getElementType();
-    int64_t cap = kTableStageBytes / byteWidth(et);
-    std::string name =
-        (func.getName() + "_table" + std::to_string(n)).str();
-    OpBuilder mb = OpBuilder::atBlockBegin(m.getBody());
-    auto g = LLVM::GlobalOp::create(
-        mb, loc, LLVM::LLVMArrayType::get(et, cap), /*isConstant=*/false,
-        LLVM::Linkage::Internal, name, Attribute(), /*alignment=*/16,
-        /*addrSpace=*/3);
-    Value smem = LLVM::AddressOfOp::create(b, loc, g);
-    Value len = dims[n][0];
-    Value fits = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle,
-                                       len, cI64(b, loc, cap));
-    Value count = sel(b, loc, fits, len, cI64(b, loc, 0));
-    auto copy = scf::ForOp::create(
-        b, loc, toIndex(b, loc, threadId(b)), toIndex(b, loc, count),
-        cIdx(b, loc, tiling.blockThreads));
-    {
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(copy.getBody());
-      Value i = toI64(b, loc, copy.getInductionVar());
-      store(b, load(b, et, ptr[n], i), smem, i);
-    }
-    gpu::BarrierOp::create(b, loc);
-    auto generic = LLVM::LLVMPointerType::get(ctx, 0);
-    Value fromShared = LLVM::AddrSpaceCastOp::create(b, loc, generic, smem);
-    Value fromGlobal = LLVM::AddrSpaceCastOp::create(b, loc, generic, ptr[n]);
-    ptr[n] = LLVM::SelectOp::create(b, loc, fits, fromShared, fromGlobal);
-  }
-}
-
 Value KernelBase::loadOperand(OpBuilder &b, Location l, Value tensor,
                               ValueRange idx) {
   if (auto it = leaves.find(tensor); it != leaves.end())

@@ -150,11 +150,6 @@ inline SmallVector<Value> selAll(OpBuilder &b, Location loc, Value c,
   return out;
 }
 
-/// The shared memory a kernel gives each operand it stages with
-/// KernelBase::stageTables: 16 KiB keeps 8 blocks of 256 threads on an SM
-/// (2048 threads) while holding 4096 floats.
-constexpr int64_t kTableStageBytes = 16384;
-
 /// The start of kernel `f`'s dynamic shared memory (the launch passes its
 /// size): an external, 16-byte aligned workgroup global `<f>_stage`,
 /// created on first use. Dynamic because more than 48 KiB does not fit in
@@ -329,16 +324,6 @@ struct KernelBase {
   /// Binds the common parameters of `func` (the rest go to `extra`), loads
   /// the rank-0 operands and prepares the element emitter. Builds at `b`.
   void setUp(OpBuilder &b);
-
-  /// After setUp, at the kernel's entry where every thread of the block
-  /// runs: each rank-1 operand read only at computed positions (a
-  /// searchsorted's sorted tensor, a gather's source) whose length fits in
-  /// kTableStageBytes is copied by the block into static shared memory,
-  /// and its reads go there. Random probes of a small table are bound by
-  /// the cache lines a warp touches in L1; in shared memory they cost bank
-  /// conflicts only. A longer one is read from global memory as before:
-  /// the choice is made at run time, through a generic pointer.
-  void stageTables(OpBuilder &b);
 
   /// `tensor`'s element at `idx` (poison and failedLeaf on failure). With
   /// flatLanes, a rank-1 index (laneIndex) into a tensor of rank > 1 means

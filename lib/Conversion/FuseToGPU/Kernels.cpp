@@ -453,7 +453,6 @@ buildElementwise(gpu::GPUModuleOp m, GroupOp group, StringRef prefix,
   k.func = f;
   OpBuilder b = OpBuilder::atBlockBegin(&f.getBody().front());
   k.setUp(b);
-  k.stageTables(b);
   Value n = k.extra[0], nchunks = k.extra[1];
   ValueRange outs = ValueRange(k.extra).drop_front(2);
   auto yields = group.getYield().getValues();
@@ -717,7 +716,6 @@ LogicalResult buildReducePartial(gpu::GPUModuleOp m, const ReducePlan &p) {
   k.func = f;
   OpBuilder b = OpBuilder::atBlockBegin(&f.getBody().front());
   k.setUp(b);
-  k.stageTables(b);
   Value n = k.extra[0], nchunks = k.extra[1];
   ValueRange partials = ValueRange(k.extra).slice(2, p.numPartials);
   ValueRange outs = ValueRange(k.extra).slice(2 + p.numPartials, p.numOuts);

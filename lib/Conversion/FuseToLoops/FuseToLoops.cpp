@@ -402,10 +402,9 @@ struct SearchSortedToLoops : OpRewritePattern<SearchSortedOp> {
         rewriter, loc, TypeRange{op.getResult().getType()}, sizes,
         [&](OpBuilder &b, Location l, ValueRange ivs) {
           Value needle = tensor::ExtractOp::create(b, l, op.getValues(), ivs);
-          OpenSearch search = openSearch(b, l, n);
+          OpenSearch search = openSearch(b, l, op, n, needle);
           Value element = tensor::ExtractOp::create(b, l, sorted, search.mid);
-          return SmallVector<Value>{
-              closeSearch(b, l, search, element, needle, op)};
+          return SmallVector<Value>{closeSearch(b, l, search, element)};
         });
     rewriter.replaceOp(op, results);
     return success();

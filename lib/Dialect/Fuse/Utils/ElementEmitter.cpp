@@ -459,7 +459,7 @@ ElementEmitter::openSearchSorted(OpBuilder &b, Location loc, EmitFrame &f,
   if (failed(n))
     return EmitStep::value(failure());
   f.savedIp = b.saveInsertionPoint();
-  f.search = openSearch(b, loc, *n);
+  f.search = openSearch(b, loc, search, *n, f.args[0]);
   f.savedCache = cache;
   f.savedScalars = scalars;
   return EmitStep::need(search.getSorted(), f.search.mid);
@@ -472,7 +472,7 @@ ElementEmitter::closeSearchSorted(OpBuilder &b, Location loc, EmitFrame &f,
                                   SearchSortedOp search) {
   cache = std::move(f.savedCache);
   scalars = f.savedScalars;
-  Value result = closeSearch(b, loc, f.search, f.args[1], f.args[0], search);
+  Value result = closeSearch(b, loc, f.search, f.args[1]);
   f.search = OpenSearch();
   return EmitStep::value(result);
 }

@@ -754,3 +754,55 @@ def select(d_in, d_out, d_num_selected_out, cond, num_items, stream=None, *,
         y = y.astype(_dtype(d_out), copy=False)
     _write(d_out, y, count)
     d_num_selected_out.reshape(-1)[0] = count
+
+
+def _binary_search(what, side, d_data, num_items, d_values, num_values,
+                   d_out, comp, stream):
+    m, n = _num_items(num_items), _num_items(num_values)
+    if comp not in (None, OpKind.LESS):
+        raise TypeError("%s: comp must be None or OpKind.LESS (an ascending "
+                        "d_data); other comparators are not supported yet, "
+                        "got %r" % (what, comp))
+    if isinstance(d_data, _Iterator):
+        raise TypeError("%s: d_data must be an array (it is read at "
+                        "searched positions), not an iterator" % what)
+    dd = _check_out(d_out, "d_out", n)
+    if _dtype(d_out) not in (np.dtype(np.int64), np.dtype(np.uint64)):
+        raise TypeError("%s: d_out holds positions: expected int64 or "
+                        "uint64, got %s" % (what, _dtype(d_out)))
+    data = _check_array(d_data, "d_data")
+    if data.shape[0] < m:
+        raise ValueError("d_data: has %d elements but num_items is %d"
+                         % (data.shape[0], m))
+    plan = _new_plan(n)
+    plan.depends(what, _dtype(d_out).str)
+    ia = plan.add("d_data", data if data.shape[0] == m else data[:m])
+    src = _plan_input(d_values, plan, n, "d_values")
+
+    def build(params, nsym):
+        from ._algorithms import searchsorted
+        v = _as_scalars(src(params, nsym), what)
+        return S.cast(searchsorted(params[ia], v, side=side), _dtype(d_out))
+    _write(d_out, _run(plan, build, d_out, stream, dd), n)
+
+
+@_streamed
+def lower_bound(*, d_data, num_items, d_values, num_values, d_out,
+                comp=None, stream=None):
+    """d_out[i] = the first position in the ascending d_data[:num_items]
+    at which d_values[i] could be inserted keeping it sorted (the number of
+    elements less than it), for i < num_values; cuda.compute's arguments.
+    d_out is int64 or uint64. The comparison is fuse.searchsorted's: NaN
+    after every number, unsigned integers as unsigned; d_values may be an
+    iterator, whose computation fuses with the search."""
+    _binary_search("lower_bound", "left", d_data, num_items, d_values,
+                   num_values, d_out, comp, stream)
+
+
+@_streamed
+def upper_bound(*, d_data, num_items, d_values, num_values, d_out,
+                comp=None, stream=None):
+    """As lower_bound, the last such position (the number of elements less
+    than or equal to d_values[i])."""
+    _binary_search("upper_bound", "right", d_data, num_items, d_values,
+                   num_values, d_out, comp, stream)

@@ -1207,6 +1207,8 @@ def main():
                      lambda: sort_check.sort_checks(
                          B, numeric, sys.modules[__name__]),
                      lambda: searchsorted_check.searchsorted_checks(
+                         B, numeric, sys.modules[__name__]),
+                     lambda: searchsorted_check.compute_checks(
                          B, numeric, sys.modules[__name__])):
             try:
                 part()

@@ -5,11 +5,14 @@ ties, NaN (last), infinities and both zeros, integers at the ends of their
 ranges (unsigned ones compared as unsigned), needles drawn from the same
 values (exact hits) and around them, both sides, needles computed by a map
 and positions reduced after the search (one group), and a sorter. The data
-and the functions are shared with the CPU tests (test_searchsorted.py)."""
+and the functions are shared with the CPU tests (test_searchsorted.py).
+fuse.compute.lower_bound/upper_bound (cuda.compute's arguments) on device
+arrays, with an array and a TransformIterator of needles."""
 
 import numpy as np
 
 import fuse
+import fuse.compute as fc
 from sort_check import DTYPES, SIZES, data
 
 
@@ -96,3 +99,36 @@ def searchsorted_checks(B, numeric, ctx):
     du, ds = B.dev(u), B.dev(s)
     chk("sorter n=100003", lambda: ss_sorter(du, dv, ds),
         lambda g: ctx.exact(H(g), np.searchsorted(u, v, sorter=s)))
+
+
+def compute_search(which, a, v, out, m=None, n=None, half=False):
+    """fuse.compute.lower_bound or upper_bound of v (or v * 0.5 through a
+    TransformIterator) in a[:m], into out[:n]."""
+    m = len(a) if m is None else m
+    n = len(v) if n is None else n
+    vals = fc.TransformIterator(v, lambda x: x * 0.5) if half else v
+    getattr(fc, which)(d_data=a, num_items=m, d_values=vals, num_values=n,
+                       d_out=out)
+    return out
+
+
+def compute_checks(B, numeric, ctx):
+    """lower_bound/upper_bound on B's arrays against np.searchsorted."""
+    H = B.host
+    rng = np.random.default_rng(2)
+    a = np.sort(rng.normal(size=100003).astype(np.float32))
+    v = rng.normal(size=4097).astype(np.float32)
+    da, dv = B.dev(a), B.dev(v)
+    for which, side in (("lower_bound", "left"), ("upper_bound", "right")):
+        for half in (False, True):
+            want = np.searchsorted(a[:50001], v * np.float32(0.5) if half
+                                   else v, side=side)
+            out = B.empty((4097,), np.int64)
+            ctx.run_check(
+                "%s compute.%s%s n=4097" % (B.name, which,
+                                           " of an iterator" if half
+                                           else ""),
+                lambda out=out, which=which, half=half: compute_search(
+                    which, da, dv, out, m=50001, half=half),
+                (lambda g, want=want: ctx.exact(H(g), want))
+                if numeric else None)

@@ -10,8 +10,11 @@ import numpy as np
 import pytest
 
 import fuse
-from searchsorted_check import (cases, fused_reference, ss_count, ss_fused,
-                                ss_left, ss_right, ss_sorter)
+import fuse.compute as fc
+from fuse import OpKind
+from searchsorted_check import (cases, compute_search, fused_reference,
+                                ss_count, ss_fused, ss_left, ss_right,
+                                ss_sorter)
 
 CASES = list(cases())
 
@@ -91,3 +94,39 @@ def test_errors():
     g = fuse.jit(lambda a, v: fuse.searchsorted(a, v, side="middle"))
     with pytest.raises(ValueError, match="side must be 'left' or 'right'"):
         g(np.ones(4, np.float32), np.ones(3, np.float32))
+
+
+@pytest.mark.parametrize("which, side", [("lower_bound", "left"),
+                                         ("upper_bound", "right")])
+@pytest.mark.parametrize("half", [False, True])
+@pytest.mark.parametrize("out_dtype", [np.int64, np.uint64])
+def test_compute_bounds_match_numpy(which, side, half, out_dtype):
+    rng = np.random.default_rng(3)
+    a = np.sort(rng.integers(-100, 100, 1001)).astype(np.float64)
+    a[-5:] = np.nan
+    v = rng.integers(-110, 110, 300).astype(np.float64)
+    v[::17] = np.nan
+    out = np.full(310, 7, out_dtype)
+    compute_search(which, a, v, out, m=900, n=290, half=half)
+    want = np.searchsorted(a[:900], v[:290] * 0.5 if half else v[:290],
+                           side=side)
+    np.testing.assert_array_equal(out[:290], want.astype(out_dtype))
+    assert (out[290:] == 7).all()       # nothing past num_values written
+
+
+def test_compute_bound_errors():
+    a = np.arange(10, dtype=np.float32)
+    v = np.ones(4, np.float32)
+    with pytest.raises(TypeError, match="expected int64 or uint64"):
+        fc.lower_bound(d_data=a, num_items=10, d_values=v, num_values=4,
+                       d_out=np.empty(4, np.int32))
+    with pytest.raises(ValueError, match="has 10 elements but num_items"):
+        fc.lower_bound(d_data=a, num_items=11, d_values=v, num_values=4,
+                       d_out=np.empty(4, np.int64))
+    with pytest.raises(TypeError, match="comp must be None or OpKind.LESS"):
+        fc.upper_bound(d_data=a, num_items=10, d_values=v, num_values=4,
+                       d_out=np.empty(4, np.int64), comp=OpKind.GREATER)
+    with pytest.raises(TypeError, match="must be an array"):
+        fc.upper_bound(d_data=fc.CountingIterator(0), num_items=10,
+                       d_values=v, num_values=4,
+                       d_out=np.empty(4, np.int64))

@@ -18,7 +18,7 @@ from ._sym import (SymArray, filter_ as filter, gather, iota, map_ as map,
                    maximum, minimum, reduce, scan, unary_float as _unary_float,
                    where)
 from ._tools import ToolNotFoundError
-from ._algorithms import argsort, searchsorted, sort
+from ._algorithms import argsort, searchsorted, sort, unique
 from . import compute
 from .compute import OpKind
 from . import gpu
@@ -53,7 +53,7 @@ def abs(x):  # noqa: A001 (mirrors numpy.abs)
 
 
 __all__ = ["jit", "JitFunction", "Pipeline", "SymArray", "argsort", "filter",
-           "gather", "iota", "searchsorted", "sort", "map", "maximum", "minimum", "reduce", "scan", "where",
+           "gather", "iota", "searchsorted", "sort", "unique", "map", "maximum", "minimum", "reduce", "scan", "where",
            "exp", "log", "sqrt", "tanh", "relu", "abs", "compute", "OpKind", "gpu",
            "stats", "clear_memory_cache", "cache_root",
            "CompileError", "ToolNotFoundError"]

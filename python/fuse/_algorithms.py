@@ -1,12 +1,14 @@
 """The sorting family of traced functions: fuse.sort and fuse.argsort
-(device-wide algorithms that fusion leaves outside the fused groups) and
-fuse.searchsorted (elementwise over its needles, so it fuses)."""
+(device-wide algorithms that fusion leaves outside the fused groups),
+fuse.searchsorted (elementwise over its needles, so it fuses) and
+fuse.unique (a sort, then one fused filter pass)."""
 
 import numpy as np
 
 from . import _types as T
 from ._ir import Sym, TensorVal, current
-from ._sym import broadcast_1d, cast, gather, iota, leaf, materialize, wrap
+from ._sym import (broadcast_1d, cast, filter_, gather, iota, leaf,
+                   materialize, wrap)
 
 _ORDERS = {False: "ascending", True: "descending"}
 
@@ -90,3 +92,23 @@ def searchsorted(a, v, side="left", sorter=None):
         r, order, s.tv.ssa, n.tv.ssa, s.tv.type, n.tv.type, rt))
     out = leaf(TensorVal(r, np.dtype(np.int64), n.tv.syms), n.dims)
     return out.sum() if scalar else out
+
+
+def unique(x):
+    """numpy.unique of a 1-d array: its distinct values in ascending order,
+    with every NaN one value (NumPy's equal_nan=True) and -0.0 and +0.0 one
+    value. The sort is fuse.sort's; the kept values are found in one fused
+    pass that compares each sorted value with the one before it (a gather)
+    and compacts them (a filter). The length is result.shape[0]."""
+    x = wrap(x)
+    if x.ndim != 1:
+        raise ValueError("fuse.unique: the input must have rank 1, got rank "
+                         "%d" % x.ndim)
+    s = sort(x)
+    i = iota(s.shape[0], np.int64)
+    prev = gather(s, i - 1)
+    same = s == prev
+    if T.kind(s.dtype) == "f":
+        same = same | ((s != s) & (prev != prev))
+    keep = (i == 0) | ~same
+    return filter_(s, lambda _: keep)

@@ -309,6 +309,26 @@ def _searchsorted(call, f, args, kwargs):
                                     sorter=a.pop("sorter", None))
 
 
+def _unique(call, f, args, kwargs):
+    from . import _algorithms
+    a = _bind(f, args, kwargs)
+    if a is None:
+        return None
+    x = S.wrap(a.pop(next(iter(a))))
+    if a.pop("equal_nan", True) is not True:
+        raise TypeError("fuse: np.unique(..., equal_nan=False) is not "
+                        "supported (NaNs are one value)")
+    for k in ("return_index", "return_inverse", "return_counts"):
+        if a.pop(k, False):
+            raise TypeError("fuse: np.unique(..., %s=True) is not supported "
+                            "yet" % k)
+    _defaults(call, a, ())
+    if x.ndim != 1:
+        raise TypeError("fuse: np.unique is supported on 1-d arrays (got a "
+                        "%d-d array)" % x.ndim)
+    return _algorithms.unique(x)
+
+
 _FUNCTIONS = {
     "sum": _reduction("sum"), "prod": _reduction("prod"),
     "max": _reduction("max"), "amax": _reduction("max"),
@@ -318,7 +338,7 @@ _FUNCTIONS = {
     "cumsum": _scan_fn("add"), "cumprod": _scan_fn("mul"),
     "where": _where, "clip": _clip, "astype": _astype,
     "sort": _sort_fn("sort"), "argsort": _sort_fn("argsort"),
-    "searchsorted": _searchsorted,
+    "searchsorted": _searchsorted, "unique": _unique,
     "ndim": lambda call, f, args, kwargs: S.wrap(args[0]).ndim,
     "shape": lambda call, f, args, kwargs: S.wrap(args[0]).shape,
 }

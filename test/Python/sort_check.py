@@ -5,7 +5,9 @@ and 1000003, ties, NaN, infinities and both zeros, integers at the ends
 of their ranges, both orders; the input is left as it was; a computed key
 (a group before the sort) and a reduction of the sorted keys (a group
 after it); a second call gives the same bits. The key data and the
-descending reference are shared with the CPU tests (test_sort.py)."""
+descending reference are shared with the CPU tests (test_sort.py).
+np.unique (fuse.unique: the sort, then one fused filter pass) on the same
+data."""
 
 import numpy as np
 
@@ -34,6 +36,24 @@ def argsort_up(x):
 @fuse.jit
 def argsort_down(x):
     return fuse.argsort(x, descending=True)
+
+
+@fuse.jit
+def uniq(x):
+    return np.unique(x)
+
+
+def unique_reference(x):
+    """np.unique, NaNs one value (its default), -0.0 and +0.0 one value."""
+    return np.unique(x)
+
+
+def same_values(got, want):
+    """Equal dtype, shape and values, NaN equal to NaN (unique keeps -0.0
+    or +0.0, whichever its sort puts first: equal values)."""
+    got, want = np.asarray(got), np.asarray(want)
+    return (got.dtype == want.dtype and got.shape == want.shape and
+            np.array_equal(got, want, equal_nan=want.dtype.kind == "f"))
 
 
 @fuse.jit
@@ -104,6 +124,15 @@ def sort_checks(B, numeric, ctx):
                 bits(dx, x, "the input after two sorts")
             chk("%s sort descending, twice, input kept n=%d" % (dn, n),
                 lambda dx=dx: sort_down(dx), twice)
+
+            def v_unique(g, x=x):
+                want = unique_reference(x)
+                got = np.asarray(H(g))
+                if not same_values(got, want):
+                    raise ctx.Mismatch("%s %s, expected %s %s: %r vs %r" % (
+                        got.dtype, got.shape, want.dtype, want.shape,
+                        got[:8], want[:8]))
+            chk("%s unique n=%d" % (dn, n), lambda dx=dx: uniq(dx), v_unique)
     x = data(np.float32, 1000003, seed=5)
     x = x[np.isfinite(x)]
     dx = B.dev(x)

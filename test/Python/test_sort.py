@@ -9,7 +9,8 @@ import pytest
 
 import fuse
 from sort_check import (DTYPES, SIZES, argsort_down, argsort_up, data,
-                        sort_down, sort_up, stable_down)
+                        same_values, sort_down, sort_up, stable_down, uniq,
+                        unique_reference)
 
 
 def same_bits(got, want):
@@ -64,3 +65,36 @@ def test_errors(bad, exc, msg):
     f = fuse.jit(bad)
     with pytest.raises(exc, match=msg):
         f(np.zeros((3, 4), np.float32))
+
+
+@pytest.mark.parametrize("dt", DTYPES, ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("n", SIZES)
+def test_unique_matches_numpy(dt, n):
+    x = data(dt, n)
+    keep = x.copy()
+    assert same_values(uniq(x), unique_reference(x))
+    same_bits(x, keep)
+
+
+def test_unique_collapses_nans_and_zeros():
+    x = np.array([np.nan, 1.0, -0.0, np.nan, 0.0, 1.0, -np.inf], np.float64)
+    got = fuse.jit(lambda a: fuse.unique(a))(x)
+    assert same_values(got, np.array([-np.inf, 0.0, 1.0, np.nan]))
+
+
+@pytest.mark.parametrize("kw, msg", [
+    ({"return_counts": True}, "return_counts=True"),
+    ({"return_index": True}, "return_index=True"),
+    ({"equal_nan": False}, "equal_nan=False"),
+])
+def test_unique_unsupported_arguments(kw, msg):
+    f = fuse.jit(lambda a: np.unique(a, **kw))
+    with pytest.raises(TypeError, match=msg):
+        f(np.ones(4, np.float32))
+
+
+def test_unique_needs_rank_1():
+    with pytest.raises(TypeError, match="1-d arrays"):
+        fuse.jit(lambda a: np.unique(a))(np.ones((2, 3), np.float32))
+    with pytest.raises(ValueError, match="rank 1, got rank 2"):
+        fuse.jit(lambda a: fuse.unique(a))(np.ones((2, 3), np.float32))

@@ -1,5 +1,6 @@
 """fuse.sort / fuse.argsort on PyTorch CUDA tensors against torch.sort and
-torch.argsort (stable) and the runtime's CUB radix sort called directly
+torch.argsort (stable), np.unique through fuse against torch.unique, and
+the runtime's CUB radix sort called directly
 (fuse_sort_ws through ctypes, temporary storage allocated once), float32
 keys, in one run on one GPU. Per case: the median of REPS calls timed with
 CUDA events after a warm-up, results checked against torch's, GiB/s of the
@@ -82,6 +83,9 @@ def main():
         want_k = torch.sort(x, stable=True).values
         want_i = torch.argsort(x, stable=True)
         want_sq = torch.argsort(x * x, stable=True)
+        # 1/16 as many distinct values as elements
+        d = torch.randint(0, max(n // 16, 1), (n,), device="cuda").float()
+        want_u = torch.unique(d)
         cases = {
             "sort": (n * 8, [
                 ("fuse", lambda: sort_check.sort_up(x), want_k),
@@ -93,6 +97,9 @@ def main():
                 ("torch", lambda: torch.argsort(x, stable=True), want_i),
                 ("cub direct", lambda f=cub_direct(lib, n, x, iota):
                  f()[1], want_i)]),
+            "unique": (n * 8, [
+                ("fuse", lambda: sort_check.uniq(d), want_u),
+                ("torch", lambda: torch.unique(d), want_u)]),
             "argsort(x*x)": (n * 12, [
                 ("fuse", lambda: graph_check.jit_argsort_square(x), want_sq),
                 ("torch", lambda: torch.argsort(x * x, stable=True),

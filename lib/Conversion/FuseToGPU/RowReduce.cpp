@@ -227,7 +227,6 @@ std::pair<Value, Value> onlineMerge(Gen &g, OpBuilder &b, ReduceOp max,
   return {g.combine(b, max, {m}, {x})[0], ns};
 }
 
-
 /// Body arguments of rank 2 read elementwise (not only at computed
 /// positions, as gather sources are).
 bool readDirectly(BlockArgument arg) {

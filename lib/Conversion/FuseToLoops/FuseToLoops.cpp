@@ -476,10 +476,10 @@ struct ConvertFuseToLoopsPass
 } // namespace
 
 void fuse::populateFuseToLoopsPatterns(RewritePatternSet &patterns) {
-  patterns.add<MapToLoops, ReduceToLoops, ScanToLoops, FilterToLoops,
-               IotaToLoops, GatherToLoops, SearchSortedToLoops,
-               BroadcastToLoops>(
-      patterns.getContext());
+  patterns
+      .add<MapToLoops, ReduceToLoops, ScanToLoops, FilterToLoops, IotaToLoops,
+           GatherToLoops, SearchSortedToLoops, BroadcastToLoops>(
+          patterns.getContext());
   populateFuseGroupToLoopsPatterns(patterns);
   populateSortToLoopsPatterns(patterns);
 }

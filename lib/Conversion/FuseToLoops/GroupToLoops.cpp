@@ -39,7 +39,6 @@ namespace {
 
 RankedTensorType tt(Value v) { return cast<RankedTensorType>(v.getType()); }
 
-
 Value emptyLike(OpBuilder &b, Location loc, RankedTensorType type,
                 ValueRange sizes) {
   SmallVector<Value> dyn;

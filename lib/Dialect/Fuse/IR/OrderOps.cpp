@@ -82,8 +82,7 @@ LogicalResult SortOp::verify() {
     return emitOpError() << "has " << getResults().size() << " results for "
                          << getNumOperands()
                          << " operands (keys and optional values)";
-  for (auto [i, operand, result] :
-       llvm::enumerate(getOperands(), getResults()))
+  for (auto [i, operand, result] : llvm::enumerate(getOperands(), getResults()))
     if (operand.getType() != result.getType())
       return emitOpError() << "result #" << i << " has type "
                            << result.getType() << ", but its operand has "
@@ -138,8 +137,7 @@ bool fuse::isReadAtComputedPositions(OpOperand &use) {
 // SearchSortedOp
 //===----------------------------------------------------------------------===//
 
-ParseResult SearchSortedOp::parse(OpAsmParser &parser,
-                                  OperationState &state) {
+ParseResult SearchSortedOp::parse(OpAsmParser &parser, OperationState &state) {
   MLIRContext *ctx = parser.getContext();
   StringRef word;
   SMLoc sideLoc = parser.getCurrentLocation();
@@ -178,8 +176,8 @@ void SearchSortedOp::print(OpAsmPrinter &p) {
   p << ' ' << getSorted() << ", " << getValues();
   p.printOptionalAttrDict((*this)->getAttrs(),
                           {getSideAttrName(), getIntegerOrderAttrName()});
-  p << " : " << getSorted().getType() << ", " << getValues().getType()
-    << " -> " << getResult().getType();
+  p << " : " << getSorted().getType() << ", " << getValues().getType() << " -> "
+    << getResult().getType();
 }
 
 LogicalResult SearchSortedOp::verify() {
@@ -191,8 +189,7 @@ LogicalResult SearchSortedOp::verify() {
                          << sorted.getRank();
   // searchsorted_c2: the values have the sorted tensor's element type.
   if (values.getElementType() != sorted.getElementType())
-    return emitOpError() << "values of element type "
-                         << values.getElementType()
+    return emitOpError() << "values of element type " << values.getElementType()
                          << " differ from the sorted tensor's "
                          << sorted.getElementType();
   // searchsorted_c3: the result has the values' shape.

@@ -16,11 +16,13 @@ namespace fuse {
 
 /// True when two shapes can be equal at run time: same rank, and equal
 /// sizes wherever both are static.
-inline bool shapesCompatible(llvm::ArrayRef<int64_t> a, llvm::ArrayRef<int64_t> b) {
+inline bool shapesCompatible(llvm::ArrayRef<int64_t> a,
+                             llvm::ArrayRef<int64_t> b) {
   if (a.size() != b.size())
     return false;
   for (auto [x, y] : llvm::zip_equal(a, b))
-    if (!mlir::ShapedType::isDynamic(x) && !mlir::ShapedType::isDynamic(y) && x != y)
+    if (!mlir::ShapedType::isDynamic(x) && !mlir::ShapedType::isDynamic(y) &&
+        x != y)
       return false;
   return true;
 }

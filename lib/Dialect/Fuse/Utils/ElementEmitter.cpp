@@ -315,8 +315,8 @@ FailureOr<Value> ElementEmitter::request(Location loc, Value t, ValueRange idx,
 /// Undoes what a frame holds open (a gather's branch) when emission fails,
 /// so the caller's insertion point, cache and scalars are as before.
 void ElementEmitter::abandon(OpBuilder &b, EmitFrame &f) {
-  Operation *open = f.ifOp ? f.ifOp.getOperation()
-                           : f.search.loop.getOperation();
+  Operation *open =
+      f.ifOp ? f.ifOp.getOperation() : f.search.loop.getOperation();
   if (!open)
     return;
   cache = std::move(f.savedCache);

@@ -23,8 +23,7 @@ static Value floatBelow(OpBuilder &b, Location loc, Value v) {
         .getResult();
   };
   auto cf = [&](const APFloat &x) {
-    return arith::ConstantOp::create(b, loc, FloatAttr::get(ft, x))
-        .getResult();
+    return arith::ConstantOp::create(b, loc, FloatAttr::get(ft, x)).getResult();
   };
   const llvm::fltSemantics &sem = ft.getFloatSemantics();
   Value bits = arith::BitcastOp::create(b, loc, it, v);
@@ -32,8 +31,7 @@ static Value floatBelow(OpBuilder &b, Location loc, Value v) {
   Value one = ci(APInt(w, 1));
   // Away from zero: a positive float's predecessor has bits - 1, a
   // negative one's bits + 1.
-  Value pos = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, v,
-                                    zero);
+  Value pos = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, v, zero);
   Value stepped = arith::SelectOp::create(
       b, loc, pos, arith::SubIOp::create(b, loc, bits, one),
       arith::AddIOp::create(b, loc, bits, one));
@@ -42,15 +40,13 @@ static Value floatBelow(OpBuilder &b, Location loc, Value v) {
   Value below = arith::SelectOp::create(
       b, loc, isZero, ci(APInt::getSignMask(w) | APInt(w, 1)), stepped);
   Value result = arith::BitcastOp::create(b, loc, ft, below);
-  Value isNegInf = arith::CmpFOp::create(
-      b, loc, arith::CmpFPredicate::OEQ, v, cf(APFloat::getInf(sem, true)));
-  result =
-      arith::SelectOp::create(b, loc, isNegInf, cf(APFloat::getNaN(sem)),
-                              result);
-  Value isNaN =
-      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, v, v);
-  return arith::SelectOp::create(b, loc, isNaN,
-                                 cf(APFloat::getInf(sem)), result);
+  Value isNegInf = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, v,
+                                         cf(APFloat::getInf(sem, true)));
+  result = arith::SelectOp::create(b, loc, isNegInf, cf(APFloat::getNaN(sem)),
+                                   result);
+  Value isNaN = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, v, v);
+  return arith::SelectOp::create(b, loc, isNaN, cf(APFloat::getInf(sem)),
+                                 result);
 }
 
 OpenSearch fuse::openSearch(OpBuilder &b, Location loc, SearchSortedOp op,
@@ -68,16 +64,15 @@ OpenSearch fuse::openSearch(OpBuilder &b, Location loc, SearchSortedOp op,
   }
   Type idx = b.getIndexType();
   Value zero = arith::ConstantIndexOp::create(b, loc, 0);
-  s.loop = scf::WhileOp::create(b, loc, TypeRange{idx, idx},
-                                ValueRange{zero, n});
-  Block *before = b.createBlock(&s.loop.getBefore(), {}, {idx, idx},
-                                {loc, loc});
-  Value more = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
-                                     before->getArgument(0),
-                                     before->getArgument(1));
+  s.loop =
+      scf::WhileOp::create(b, loc, TypeRange{idx, idx}, ValueRange{zero, n});
+  Block *before =
+      b.createBlock(&s.loop.getBefore(), {}, {idx, idx}, {loc, loc});
+  Value more =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                            before->getArgument(0), before->getArgument(1));
   scf::ConditionOp::create(b, loc, more, before->getArguments());
-  Block *after =
-      b.createBlock(&s.loop.getAfter(), {}, {idx, idx}, {loc, loc});
+  Block *after = b.createBlock(&s.loop.getAfter(), {}, {idx, idx}, {loc, loc});
   // lo + hi < 2^63 for any tensor size, so the sum does not wrap.
   Value sum = arith::AddIOp::create(b, loc, after->getArgument(0),
                                     after->getArgument(1));
@@ -89,8 +84,7 @@ OpenSearch fuse::openSearch(OpBuilder &b, Location loc, SearchSortedOp op,
 /// Whether `x` goes before the search's key: the position is after it.
 static Value goesRight(OpBuilder &b, Location loc, OpenSearch &s, Value x) {
   if (isa<FloatType>(x.getType()))
-    return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLE, x,
-                                 s.key);
+    return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLE, x, s.key);
   // i1 orders false < true, so it compares unsigned.
   bool u = s.op.isUnsigned() || x.getType().isInteger(1);
   arith::CmpIPredicate pred =

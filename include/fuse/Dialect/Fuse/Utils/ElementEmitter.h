@@ -101,8 +101,8 @@ public:
   void mapScalar(Value arg, Value value) { scalars.map(arg, value); }
 
   /// True when `v` is computed elementwise inside the body (a result of
-  /// map, broadcast, iota, gather or searchsorted), i.e. emit() inlines it rather than
-  /// calling the load callback.
+  /// map, broadcast, iota, gather or searchsorted), i.e. emit() inlines it
+  /// rather than calling the load callback.
   static bool isElementwise(Value v);
 
   /// The scalar element of tensor `tensor` at `indices`. Fails (with a

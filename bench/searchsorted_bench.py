@@ -12,7 +12,6 @@ Uses the pipelines of test/Python/searchsorted_check.py, which
 scripts/gpu/prepare-python.sh puts in the cache."""
 
 import os
-import statistics
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -22,24 +21,11 @@ sys.path.insert(0, os.path.join(ROOT, "test", "Python"))
 
 import torch  # noqa: E402
 
+from event_timing import median_us  # noqa: E402
+
 import searchsorted_check as sc  # noqa: E402
 
 REPS = 20
-
-
-def timed(fn):
-    for _ in range(3):
-        fn()
-    start, end = torch.cuda.Event(True), torch.cuda.Event(True)
-    ts = []
-    for _ in range(REPS):
-        torch.cuda.synchronize()
-        start.record()
-        fn()
-        end.record()
-        torch.cuda.synchronize()
-        ts.append(start.elapsed_time(end) * 1000.0)
-    return statistics.median(ts)
 
 
 def cuda_compute_search(a, v, right):
@@ -111,7 +97,7 @@ def main():
                 if fn is None:
                     continue
                 ok = torch.equal(fn(), want)
-                got[impl] = (timed(fn), ok)
+                got[impl] = (median_us(fn, REPS), ok)
             best = min(t for k, (t, _) in got.items() if k != "fuse")
             for impl, (t, ok) in got.items():
                 print("%-26s %10s %-16s %10.1f %8.1f %8.3f%s" % (

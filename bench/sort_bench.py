@@ -14,7 +14,6 @@ scripts/gpu/prepare-python.sh puts in the cache."""
 
 import ctypes
 import os
-import statistics
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -24,26 +23,13 @@ sys.path.insert(0, os.path.join(ROOT, "test", "Python"))
 
 import torch  # noqa: E402
 
+from event_timing import median_us  # noqa: E402
+
 import graph_check  # noqa: E402
 import sort_check  # noqa: E402
 
 REPS = 20
 FUSE_F32, FUSE_I64 = 2, 5
-
-
-def timed(fn):
-    for _ in range(3):
-        fn()
-    start, end = torch.cuda.Event(True), torch.cuda.Event(True)
-    ts = []
-    for _ in range(REPS):
-        torch.cuda.synchronize()
-        start.record()
-        fn()
-        end.record()
-        torch.cuda.synchronize()
-        ts.append(start.elapsed_time(end) * 1000.0)
-    return statistics.median(ts)
 
 
 def cub_direct(lib, n, keys, values):
@@ -109,7 +95,7 @@ def main():
             got = {}
             for impl, fn, want in impls:
                 ok = torch.equal(fn(), want)
-                got[impl] = (timed(fn), ok)
+                got[impl] = (median_us(fn, REPS), ok)
             best = min(t for k, (t, _) in got.items() if k != "fuse")
             for impl, (t, ok) in got.items():
                 line = "%-18s %10d %-22s %10.1f %8.1f %8.3f%s" % (

@@ -8,7 +8,7 @@ import numpy as np
 from . import _types as T
 from ._ir import Sym, TensorVal, current
 from ._sym import (broadcast_1d, cast, filter_, gather, iota, leaf,
-                   materialize, wrap)
+                   materialize, where, wrap)
 
 _ORDERS = {False: "ascending", True: "descending"}
 
@@ -94,21 +94,42 @@ def searchsorted(a, v, side="left", sorter=None):
     return out.sum() if scalar else out
 
 
-def unique(x):
+def unique(x, return_index=False, return_counts=False):
     """numpy.unique of a 1-d array: its distinct values in ascending order,
     with every NaN one value (NumPy's equal_nan=True) and -0.0 and +0.0 one
-    value. The sort is fuse.sort's; the kept values are found in one fused
-    pass that compares each sorted value with the one before it (a gather)
-    and compacts them (a filter). The length is result.shape[0]."""
+    value; with return_index also the index of each value's first
+    occurrence in x, with return_counts also how often it occurs (int64,
+    NumPy's order of results). The sort is fuse.sort's (a stable argsort
+    for the indices); the kept values are found in one fused pass that
+    compares each sorted value with the one before it (a gather) and
+    compacts them (a filter), and the counts in one more pass over the kept
+    values. The length is result.shape[0]."""
     x = wrap(x)
     if x.ndim != 1:
         raise ValueError("fuse.unique: the input must have rank 1, got rank "
                          "%d" % x.ndim)
-    s = sort(x)
-    i = iota(s.shape[0], np.int64)
+    if return_index:
+        s, first = _sorted(x, iota(x.shape[0], np.int64), False,
+                           "fuse.unique")
+    else:
+        s = sort(x)
+    n = s.shape[0]
+    i = iota(n, np.int64)
     prev = gather(s, i - 1)
     same = s == prev
     if T.kind(s.dtype) == "f":
         same = same | ((s != s) & (prev != prev))
     keep = (i == 0) | ~same
-    return filter_(s, lambda _: keep)
+    cols = [s] + ([first] if return_index else []) + \
+        ([i] if return_counts else [])
+    if len(cols) == 1:
+        return filter_(s, lambda _: keep)
+    kept = list(filter_(tuple(cols), lambda *_: keep))
+    if return_counts:
+        # A value's run ends where the next one starts, the last at n.
+        starts = kept.pop()
+        k = kept[0].shape[0]
+        j = iota(k, np.int64)
+        after = gather(starts, j + 1)
+        kept.append(where(j == k - 1, n - starts, after - starts))
+    return tuple(kept)

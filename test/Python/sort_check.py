@@ -43,6 +43,11 @@ def uniq(x):
     return np.unique(x)
 
 
+@fuse.jit
+def uniq_index_counts(x):
+    return np.unique(x, return_index=True, return_counts=True)
+
+
 def unique_reference(x):
     """np.unique, NaNs one value (its default), -0.0 and +0.0 one value."""
     return np.unique(x)
@@ -133,6 +138,15 @@ def sort_checks(B, numeric, ctx):
                         got.dtype, got.shape, want.dtype, want.shape,
                         got[:8], want[:8]))
             chk("%s unique n=%d" % (dn, n), lambda dx=dx: uniq(dx), v_unique)
+
+            def v_index_counts(g, x=x):
+                want = np.unique(x, return_index=True, return_counts=True)
+                for part, got, ref in zip(("values", "index", "counts"), g,
+                                          want):
+                    if not same_values(np.asarray(H(got)), ref):
+                        raise ctx.Mismatch("%s differ" % part)
+            chk("%s unique with index and counts n=%d" % (dn, n),
+                lambda dx=dx: uniq_index_counts(dx), v_index_counts)
     x = data(np.float32, 1000003, seed=5)
     x = x[np.isfinite(x)]
     dx = B.dev(x)

@@ -10,7 +10,7 @@ import pytest
 import fuse
 from sort_check import (DTYPES, SIZES, argsort_down, argsort_up, data,
                         same_values, sort_down, sort_up, stable_down, uniq,
-                        unique_reference)
+                        uniq_index_counts, unique_reference)
 
 
 def same_bits(got, want):
@@ -73,6 +73,11 @@ def test_unique_matches_numpy(dt, n):
     x = data(dt, n)
     keep = x.copy()
     assert same_values(uniq(x), unique_reference(x))
+    got = uniq_index_counts(x)
+    want = np.unique(x, return_index=True, return_counts=True)
+    assert len(got) == 3
+    for g, w in zip(got, want):
+        assert same_values(g, w)
     same_bits(x, keep)
 
 
@@ -83,8 +88,7 @@ def test_unique_collapses_nans_and_zeros():
 
 
 @pytest.mark.parametrize("kw, msg", [
-    ({"return_counts": True}, "return_counts=True"),
-    ({"return_index": True}, "return_index=True"),
+    ({"return_inverse": True}, "return_inverse=True"),
     ({"equal_nan": False}, "equal_nan=False"),
 ])
 def test_unique_unsupported_arguments(kw, msg):
@@ -98,3 +102,13 @@ def test_unique_needs_rank_1():
         fuse.jit(lambda a: np.unique(a))(np.ones((2, 3), np.float32))
     with pytest.raises(ValueError, match="rank 1, got rank 2"):
         fuse.jit(lambda a: fuse.unique(a))(np.ones((2, 3), np.float32))
+
+
+def test_unique_counts_alone_and_index_alone():
+    x = np.array([2, 2, 0, 5, 0, 2, 9], np.int64)
+    v, c = fuse.jit(lambda a: np.unique(a, return_counts=True))(x)
+    np.testing.assert_array_equal(v, [0, 2, 5, 9])
+    np.testing.assert_array_equal(c, [2, 3, 1, 1])
+    assert c.dtype == np.int64
+    v, i = fuse.jit(lambda a: fuse.unique(a, return_index=True))(x)
+    np.testing.assert_array_equal(i, [2, 0, 3, 6])

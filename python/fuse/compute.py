@@ -806,3 +806,64 @@ def upper_bound(*, d_data, num_items, d_values, num_values, d_out,
     than or equal to d_values[i])."""
     _binary_search("upper_bound", "right", d_data, num_items, d_values,
                    num_values, d_out, comp, stream)
+
+
+class SortOrder(enum.Enum):
+    """radix_sort's order (cuda.compute's names)."""
+    ASCENDING = 0
+    DESCENDING = 1
+
+
+@_streamed
+def radix_sort(*, d_in_keys, d_out_keys, d_in_values=None, d_out_values=None,
+               num_items, order, begin_bit=None, end_bit=None, stream=None):
+    """Sorts d_in_keys[:num_items] into d_out_keys, stably, and moves
+    d_in_values along into d_out_values when given; cuda.compute's
+    arguments. The order is fuse.sort's (CUB's radix order: -0.0 equal to
+    +0.0, NaN by its sign bit). d_in_keys may be an iterator, computed in
+    the pass before the sort; begin_bit/end_bit only as the keys' full
+    width; d_in_keys and d_in_values are left as they were."""
+    n = _num_items(num_items)
+    if not isinstance(order, SortOrder):
+        raise TypeError("radix_sort: order must be a fuse.compute.SortOrder, "
+                        "got %r" % (order,))
+    if (d_in_values is None) != (d_out_values is None):
+        raise ValueError("radix_sort: give both d_in_values and "
+                         "d_out_values, or neither")
+    plan = _new_plan(n)
+    plan.depends("radix_sort", order.value, d_in_values is None)
+    keys = _plan_input(d_in_keys, plan, n, "d_in_keys")
+    vals = None if d_in_values is None else _plan_input(
+        d_in_values, plan, n, "d_in_values")
+    bits = 8 * _dtype(d_out_keys).itemsize
+    if begin_bit not in (None, 0) or end_bit not in (None, bits):
+        raise TypeError("radix_sort: only the keys' full width is sorted "
+                        "(begin_bit 0, end_bit %d), got %r and %r"
+                        % (bits, begin_bit, end_bit))
+    dk = _check_out(d_out_keys, "d_out_keys", n)
+    if vals is not None:
+        _check_out(d_out_values, "d_out_values", n)
+    for src, out, what in ((d_in_keys, d_out_keys, "keys"),
+                           (d_in_values, d_out_values, "values")):
+        if src is not None and not isinstance(src, _Iterator) and \
+                _dtype(src) != _dtype(out):
+            raise TypeError("radix_sort: d_out_%s has dtype %s, d_in_%s %s "
+                            "(a sort does not convert)"
+                            % (what, _dtype(out), what, _dtype(src)))
+    desc = order is SortOrder.DESCENDING
+
+    def build(params, nsym):
+        from ._algorithms import _sorted
+        k = _as_scalars(keys(params, nsym), "radix_sort")
+        k = S.cast(S.wrap(k), _dtype(d_out_keys))
+        if vals is None:
+            return _sorted(k, None, desc, "radix_sort")[0]
+        v = S.cast(S.wrap(_as_scalars(vals(params, nsym), "radix_sort")),
+                   _dtype(d_out_values))
+        return tuple(_sorted(k, v, desc, "radix_sort"))
+    r = _run(plan, build, d_out_keys, stream, dk)
+    if vals is None:
+        _write(d_out_keys, r, n)
+        return
+    _write(d_out_keys, r[0], n)
+    _write(d_out_values, r[1], n)

@@ -157,3 +157,42 @@ def sort_checks(B, numeric, ctx):
         ctx.exact(np.asarray(H(m)), np.asarray((x * x).max()))
     chk("argsort(x * x) and max of sort(x * x) n=%d" % len(x),
         lambda: by_square(dx), v_square)
+
+
+def radix_sort_into(keys, out_keys, values=None, out_values=None,
+                    descending=False, negate=False, n=None):
+    """fuse.compute.radix_sort of keys (or -keys through a
+    TransformIterator) and values into the outputs; returns them."""
+    import fuse.compute as fc
+    order = fc.SortOrder.DESCENDING if descending else fc.SortOrder.ASCENDING
+    k = fc.TransformIterator(keys, lambda a: -a) if negate else keys
+    fc.radix_sort(d_in_keys=k, d_out_keys=out_keys, d_in_values=values,
+                  d_out_values=out_values,
+                  num_items=len(keys) if n is None else n, order=order)
+    return out_keys if values is None else (out_keys, out_values)
+
+
+def compute_sort_checks(B, numeric, ctx):
+    """radix_sort on B's arrays: keys alone, pairs, descending, computed
+    keys, bit for bit against NumPy's stable sort."""
+    H = B.host
+    x = data(np.float32, 100003, seed=9)
+    x = x[~np.isnan(x)]
+    n = len(x)
+    idx = np.arange(n, dtype=np.int64)
+    dx, di = B.dev(x), B.dev(idx)
+    up = np.argsort(x, kind="stable")
+    down = stable_down(x)
+    neg = np.argsort(-x, kind="stable")
+
+    def chk(name, fn, verify):
+        ctx.run_check("%s compute.radix_sort %s n=%d" % (B.name, name, n),
+                      fn, verify if numeric else None)
+    chk("keys", lambda: radix_sort_into(dx, B.empty((n,), np.float32)),
+        lambda g: ctx.exact(H(g).view(np.uint32), x[up].view(np.uint32)))
+    chk("pairs descending", lambda: radix_sort_into(
+        dx, B.empty((n,), np.float32), di, B.empty((n,), np.int64), True),
+        lambda g: ctx.exact(H(g[1]), down))
+    chk("keys of an iterator", lambda: radix_sort_into(
+        dx, B.empty((n,), np.float32), negate=True),
+        lambda g: ctx.exact(H(g), (-x)[neg]))

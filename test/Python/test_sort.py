@@ -8,9 +8,11 @@ import numpy as np
 import pytest
 
 import fuse
+import fuse.compute as fc
 from sort_check import (DTYPES, SIZES, argsort_down, argsort_up, data,
-                        same_values, sort_down, sort_up, stable_down, uniq,
-                        uniq_index_counts, unique_reference)
+                        radix_sort_into, same_values, sort_down, sort_up,
+                        stable_down, uniq, uniq_index_counts,
+                        unique_reference)
 
 
 def same_bits(got, want):
@@ -112,3 +114,41 @@ def test_unique_counts_alone_and_index_alone():
     assert c.dtype == np.int64
     v, i = fuse.jit(lambda a: fuse.unique(a, return_index=True))(x)
     np.testing.assert_array_equal(i, [2, 0, 3, 6])
+
+
+@pytest.mark.parametrize("dt", DTYPES, ids=lambda d: np.dtype(d).name)
+def test_compute_radix_sort_matches_numpy(dt):
+    x = data(dt, 1000003 if dt == np.float32 else 31)
+    keep = x.copy()
+    idx = np.arange(len(x), dtype=np.int64)
+    up = np.argsort(x, kind="stable")
+    same_bits(radix_sort_into(x, np.empty_like(x)), x[up])
+    k, v = radix_sort_into(x, np.empty_like(x), idx, np.empty_like(idx),
+                           descending=True)
+    np.testing.assert_array_equal(v, stable_down(x))
+    same_bits(k, x[stable_down(x)])
+    same_bits(x, keep)
+
+
+def test_compute_radix_sort_iterator_keys_and_fewer_items():
+    x = np.array([4, -1, 3, 2, 9, 0], np.float32)
+    out = np.full(6, 7, np.float32)
+    radix_sort_into(x, out, negate=True, n=4)
+    np.testing.assert_array_equal(out, [-4, -3, -2, 1, 7, 7])
+
+
+def test_compute_radix_sort_errors():
+    x = np.ones(4, np.float32)
+    asc = fc.SortOrder.ASCENDING
+    with pytest.raises(TypeError, match="must be a fuse.compute.SortOrder"):
+        fc.radix_sort(d_in_keys=x, d_out_keys=x.copy(), num_items=4,
+                      order="ascending")
+    with pytest.raises(ValueError, match="give both d_in_values"):
+        fc.radix_sort(d_in_keys=x, d_out_keys=x.copy(), d_in_values=x,
+                      num_items=4, order=asc)
+    with pytest.raises(TypeError, match="only the keys' full width"):
+        fc.radix_sort(d_in_keys=x, d_out_keys=x.copy(), num_items=4,
+                      order=asc, begin_bit=4)
+    with pytest.raises(TypeError, match="a sort does not convert"):
+        fc.radix_sort(d_in_keys=x, d_out_keys=np.empty(4, np.float64),
+                      num_items=4, order=asc)

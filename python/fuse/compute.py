@@ -867,3 +867,48 @@ def radix_sort(*, d_in_keys, d_out_keys, d_in_values=None, d_out_values=None,
         return
     _write(d_out_keys, r[0], n)
     _write(d_out_values, r[1], n)
+
+
+@_streamed
+def unique_by_key(*, d_in_keys, d_in_items, d_out_keys, d_out_items,
+                  d_out_num_selected, op, num_items, stream=None):
+    """Keeps the first key and its item of every run of consecutive keys
+    that op (an equality: OpKind.EQUAL_TO or a function of the previous key
+    and the key) calls equal, in order, in d_out_keys and d_out_items, and their count in
+    d_out_num_selected[0]; cuda.compute's arguments. One fused pass: each
+    key is compared with the one before it and the kept pairs compacted."""
+    n = _num_items(num_items)
+    eq = _binary_fn(op, "unique_by_key")
+    _check_out(d_out_num_selected, "d_out_num_selected", 1)
+    dk = _check_out(d_out_keys, "d_out_keys", 0)
+    _check_out(d_out_items, "d_out_items", 0)
+    plan = _new_plan(n)
+    plan.depends("unique_by_key", op)
+    keys = _plan_input(d_in_keys, plan, n, "d_in_keys")
+    items = _plan_input(d_in_items, plan, n, "d_in_items")
+
+    def build(params, nsym):
+        k = S.wrap(_as_scalars(keys(params, nsym), "unique_by_key"))
+        v = S.wrap(_as_scalars(items(params, nsym), "unique_by_key"))
+        i = S.iota(k.shape[0], np.int64)
+        # op(previous key, key), as CUB's UniqueByKey asks it.
+        same = S.wrap(eq(S.gather(k, i - 1), k))
+        if same.dtype != np.bool_:
+            raise TypeError("unique_by_key: op must return booleans, got %s"
+                            % same.dtype)
+        keep = (i == 0) | ~same
+        kk, kv = S.filter_((k, v), lambda a, b: keep)
+        return kk, kv, kk.shape[0]
+    kk, kv, count = _run(plan, build, d_out_keys, stream, dk)
+    for out, got, name in ((d_out_keys, kk, "d_out_keys"),
+                           (d_out_items, kv, "d_out_items")):
+        from ._launch import WRITTEN
+        if got is WRITTEN:
+            continue
+        if _size(out) < count:
+            raise ValueError("%s: has %d elements but %d were selected"
+                             % (name, _size(out), count))
+        if not _is_dev(got):
+            got = got.astype(_dtype(out), copy=False)
+        _write(out, got, count)
+    d_out_num_selected.reshape(-1)[0] = count

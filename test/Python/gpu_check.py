@@ -1211,6 +1211,8 @@ def main():
                      lambda: searchsorted_check.compute_checks(
                          B, numeric, sys.modules[__name__]),
                      lambda: sort_check.compute_sort_checks(
+                         B, numeric, sys.modules[__name__]),
+                     lambda: sort_check.compute_unique_checks(
                          B, numeric, sys.modules[__name__])):
             try:
                 part()

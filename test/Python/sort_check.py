@@ -196,3 +196,49 @@ def compute_sort_checks(B, numeric, ctx):
     chk("keys of an iterator", lambda: radix_sort_into(
         dx, B.empty((n,), np.float32), negate=True),
         lambda g: ctx.exact(H(g), (-x)[neg]))
+
+
+def unique_by_key_into(keys, items, out_keys, out_items, count, op=None,
+                       n=None):
+    """fuse.compute.unique_by_key (op: OpKind.EQUAL_TO by default)."""
+    import fuse.compute as fc
+    fc.unique_by_key(d_in_keys=keys, d_in_items=items, d_out_keys=out_keys,
+                     d_out_items=out_items, d_out_num_selected=count,
+                     op=fuse.OpKind.EQUAL_TO if op is None else op,
+                     num_items=len(keys) if n is None else n)
+    return out_keys, out_items, count
+
+
+def runs_reference(k, same=None):
+    """The positions unique_by_key keeps: the first, and each whose key op
+    does not call equal to the one before it."""
+    k = np.asarray(k)
+    if len(k) == 0:
+        return np.zeros(0, np.int64)
+    eq = (k[:-1] == k[1:]) if same is None else same(k[:-1], k[1:])
+    return np.flatnonzero(np.r_[True, ~eq])
+
+
+def compute_unique_checks(B, numeric, ctx):
+    """unique_by_key on B's arrays, against runs_reference."""
+    H = B.host
+    rng = np.random.default_rng(4)
+    k = np.repeat(rng.integers(0, 50, 40000), rng.integers(1, 6, 40000))
+    k = k.astype(np.int32)
+    items = np.arange(len(k), dtype=np.int64)
+    keep = runs_reference(k)
+    dk, di = B.dev(k), B.dev(items)
+
+    def verify(g):
+        ok, oi, c = g
+        c = int(np.asarray(H(c))[0])
+        if c != len(keep):
+            raise ctx.Mismatch("count %d, expected %d" % (c, len(keep)))
+        ctx.exact(np.asarray(H(ok))[:c], k[keep])
+        ctx.exact(np.asarray(H(oi))[:c], items[keep])
+    ctx.run_check("%s compute.unique_by_key n=%d" % (B.name, len(k)),
+                  lambda: unique_by_key_into(
+                      dk, di, B.empty((len(k),), np.int32),
+                      B.empty((len(k),), np.int64),
+                      B.empty((1,), np.int64)),
+                  verify if numeric else None)

@@ -10,8 +10,9 @@ import pytest
 import fuse
 import fuse.compute as fc
 from sort_check import (DTYPES, SIZES, argsort_down, argsort_up, data,
-                        radix_sort_into, same_values, sort_down, sort_up,
-                        stable_down, uniq, uniq_index_counts,
+                        radix_sort_into, runs_reference, same_values,
+                        sort_down, sort_up, stable_down, uniq,
+                        uniq_index_counts, unique_by_key_into,
                         unique_reference)
 
 
@@ -152,3 +153,43 @@ def test_compute_radix_sort_errors():
     with pytest.raises(TypeError, match="a sort does not convert"):
         fc.radix_sort(d_in_keys=x, d_out_keys=np.empty(4, np.float64),
                       num_items=4, order=asc)
+
+
+@pytest.mark.parametrize("dt", DTYPES, ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("n", SIZES)
+def test_compute_unique_by_key_matches_runs(dt, n):
+    rng = np.random.default_rng(n)
+    k = np.sort(data(dt, n))          # long runs of equal keys, NaN too
+    items = rng.integers(-9, 9, n).astype(np.int16)
+    out_k, out_i = np.zeros(n, dt), np.zeros(n, np.int16)
+    count = np.zeros(1, np.int64)
+    unique_by_key_into(k, items, out_k, out_i, count)
+    keep = runs_reference(k)          # NaN == NaN is false: each its own
+    assert count[0] == len(keep)
+    same_bits(out_k[:len(keep)], k[keep])
+    np.testing.assert_array_equal(out_i[:len(keep)], items[keep])
+
+
+def test_compute_unique_by_key_custom_op_and_fewer_items():
+    k = np.array([1, 1, 2, 2, 2, 1, 3, 3, 9, 9], np.float32)
+    v = np.arange(10, dtype=np.int32)
+    ok, ov = np.full(10, -1, np.float32), np.full(10, -1, np.int32)
+    c = np.zeros(1, np.int64)
+    unique_by_key_into(k, v, ok, ov, c, op=lambda a, b: abs(a - b) < 1.5,
+                       n=8)
+    assert c[0] == 2
+    np.testing.assert_array_equal(ov[:2], [0, 6])
+    np.testing.assert_array_equal(ok[:2], [1, 3])
+    assert (ov[2:] == -1).all()
+
+
+def test_compute_unique_by_key_errors():
+    k = np.ones(4, np.float32)
+    with pytest.raises(TypeError, match="op must return booleans"):
+        unique_by_key_into(k, k, k.copy(), k.copy(), np.zeros(1, np.int64),
+                           op=lambda a, b: a + b)
+    with pytest.raises(ValueError, match="has 2 elements but 4 were "
+                       "selected"):
+        unique_by_key_into(np.arange(4, dtype=np.float32), k,
+                           np.zeros(2, np.float32), np.zeros(4, np.float32),
+                           np.zeros(1, np.int64))

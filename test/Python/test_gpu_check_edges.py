@@ -1,5 +1,6 @@
-"""The GPU check's value-edge section (gpu_check.edge_checks) on the CPU
-backend: NumPy arrays in, so the same calls run the CPU pipelines, held to
+"""The GPU check's value-edge section (edge_check.edge_checks, run by
+gpu_check.py) and the algorithm checks of fuse.compute (sort_check.py,
+searchsorted_check.py) on the CPU backend: NumPy arrays in, so the same calls run the CPU pipelines, held to
 the same expectations. The CPU backend follows the documented semantics
 that the GPU check holds the GPU to, so this keeps the check's references
 and tolerances honest on machines without a GPU (a wrong reference would
@@ -7,7 +8,10 @@ otherwise only show as a FAIL on the GPU machine)."""
 
 import numpy as np
 
+import edge_check
 import gpu_check
+import searchsorted_check
+import sort_check
 
 
 class NumpyBackend:
@@ -19,10 +23,13 @@ class NumpyBackend:
     def host(self, a):
         return np.asarray(a)
 
+    def empty(self, shape, dtype):
+        return np.zeros(shape, dtype)
+
 
 def test_edge_checks_pass_on_the_cpu(capsys):
     passed, failed = gpu_check.passed, gpu_check.failed
-    gpu_check.edge_checks(NumpyBackend(), numeric=True)
+    edge_check.edge_checks(NumpyBackend(), True, gpu_check)
     out = capsys.readouterr().out
     assert gpu_check.failed == failed, out
     assert gpu_check.passed - passed == 30, out
@@ -32,7 +39,19 @@ def test_unsigned_checks_pass_on_the_cpu(capsys):
     """The unsigned and bool section (values above the signed range, exact
     NumPy results) on the CPU backend."""
     passed, failed = gpu_check.passed, gpu_check.failed
-    gpu_check.unsigned_checks(NumpyBackend(), numeric=True)
+    edge_check.unsigned_checks(NumpyBackend(), True, gpu_check)
     out = capsys.readouterr().out
     assert gpu_check.failed == failed, out
     assert gpu_check.passed - passed == 41, out
+
+
+def test_compute_algorithm_checks_pass_on_the_cpu(capsys):
+    """lower_bound/upper_bound, radix_sort and unique_by_key as the GPU
+    check calls and verifies them, on NumPy arrays."""
+    passed, failed = gpu_check.passed, gpu_check.failed
+    searchsorted_check.compute_checks(NumpyBackend(), True, gpu_check)
+    sort_check.compute_sort_checks(NumpyBackend(), True, gpu_check)
+    sort_check.compute_unique_checks(NumpyBackend(), True, gpu_check)
+    out = capsys.readouterr().out
+    assert gpu_check.failed == failed, out
+    assert gpu_check.passed - passed == 8, out

@@ -15,27 +15,53 @@ using namespace mlir;
 using namespace fuse;
 
 //===----------------------------------------------------------------------===//
+// The words before the operands of sort and searchsorted
+//===----------------------------------------------------------------------===//
+
+/// `WORD [unsigned]`: WORD a case of the enum `symbolize` reads (named by
+/// `expected` in the diagnostic), stored as the attribute `wordAttr`;
+/// `unsigned` as `integer_order` (attribute `integerOrderAttr`).
+template <typename EnumAttrT, typename EnumT>
+static ParseResult
+parseOrderWords(OpAsmParser &parser, OperationState &state,
+                StringAttr wordAttr, StringAttr integerOrderAttr,
+                std::optional<EnumT> (*symbolize)(StringRef),
+                StringRef expected) {
+  MLIRContext *ctx = parser.getContext();
+  StringRef word;
+  SMLoc loc = parser.getCurrentLocation();
+  if (parser.parseKeyword(&word))
+    return failure();
+  std::optional<EnumT> value = symbolize(word);
+  if (!value)
+    return parser.emitError(loc, "expected ")
+           << expected << ", got `" << word << "`";
+  state.addAttribute(wordAttr, EnumAttrT::get(ctx, *value));
+  if (succeeded(parser.parseOptionalKeyword("unsigned")))
+    state.addAttribute(integerOrderAttr,
+                       IntegerOrderAttr::get(ctx, IntegerOrder::Unsigned));
+  return success();
+}
+
+/// The printed form of parseOrderWords.
+static void printOrderWords(OpAsmPrinter &p, StringRef word, bool isUnsigned) {
+  p << ' ' << word;
+  if (isUnsigned)
+    p << " unsigned";
+}
+
+//===----------------------------------------------------------------------===//
 // SortOp
 //===----------------------------------------------------------------------===//
 
 // fuse.sort ORDER [unsigned] %keys [, %values] attr-dict
 //     : KEYS_TYPE [, VALUES_TYPE] -> RESULT_TYPES
 ParseResult SortOp::parse(OpAsmParser &parser, OperationState &state) {
-  MLIRContext *ctx = parser.getContext();
-  StringRef word;
-  SMLoc orderLoc = parser.getCurrentLocation();
-  if (parser.parseKeyword(&word))
+  if (parseOrderWords<SortOrderAttr, SortOrder>(
+          parser, state, getOrderAttrName(state.name),
+          getIntegerOrderAttrName(state.name), symbolizeSortOrder,
+          "the sort order `ascending` or `descending`"))
     return failure();
-  std::optional<SortOrder> order = symbolizeSortOrder(word);
-  if (!order)
-    return parser.emitError(orderLoc, "expected the sort order `ascending` "
-                                      "or `descending`, got `")
-           << word << "`";
-  state.addAttribute(getOrderAttrName(state.name),
-                     SortOrderAttr::get(ctx, *order));
-  if (succeeded(parser.parseOptionalKeyword("unsigned")))
-    state.addAttribute(getIntegerOrderAttrName(state.name),
-                       IntegerOrderAttr::get(ctx, IntegerOrder::Unsigned));
   SmallVector<OpAsmParser::UnresolvedOperand> operands;
   SmallVector<Type> types, resultTypes;
   SMLoc operandsLoc = parser.getCurrentLocation();
@@ -50,9 +76,7 @@ ParseResult SortOp::parse(OpAsmParser &parser, OperationState &state) {
 }
 
 void SortOp::print(OpAsmPrinter &p) {
-  p << ' ' << stringifySortOrder(getOrder());
-  if (isUnsigned())
-    p << " unsigned";
+  printOrderWords(p, stringifySortOrder(getOrder()), isUnsigned());
   p << ' ' << getOperation()->getOperands();
   p.printOptionalAttrDict((*this)->getAttrs(),
                           {getOrderAttrName(), getIntegerOrderAttrName()});
@@ -138,21 +162,11 @@ bool fuse::isReadAtComputedPositions(OpOperand &use) {
 //===----------------------------------------------------------------------===//
 
 ParseResult SearchSortedOp::parse(OpAsmParser &parser, OperationState &state) {
-  MLIRContext *ctx = parser.getContext();
-  StringRef word;
-  SMLoc sideLoc = parser.getCurrentLocation();
-  if (parser.parseKeyword(&word))
+  if (parseOrderWords<SearchSideAttr, SearchSide>(
+          parser, state, getSideAttrName(state.name),
+          getIntegerOrderAttrName(state.name), symbolizeSearchSide,
+          "the search side `left` or `right`"))
     return failure();
-  std::optional<SearchSide> side = symbolizeSearchSide(word);
-  if (!side)
-    return parser.emitError(sideLoc, "expected the search side `left` or "
-                                     "`right`, got `")
-           << word << "`";
-  state.addAttribute(getSideAttrName(state.name),
-                     SearchSideAttr::get(ctx, *side));
-  if (succeeded(parser.parseOptionalKeyword("unsigned")))
-    state.addAttribute(getIntegerOrderAttrName(state.name),
-                       IntegerOrderAttr::get(ctx, IntegerOrder::Unsigned));
   OpAsmParser::UnresolvedOperand sorted, values;
   Type sortedType, valuesType, resultType;
   SMLoc operandsLoc = parser.getCurrentLocation();
@@ -170,9 +184,7 @@ ParseResult SearchSortedOp::parse(OpAsmParser &parser, OperationState &state) {
 }
 
 void SearchSortedOp::print(OpAsmPrinter &p) {
-  p << ' ' << stringifySearchSide(getSide());
-  if (isUnsigned())
-    p << " unsigned";
+  printOrderWords(p, stringifySearchSide(getSide()), isUnsigned());
   p << ' ' << getSorted() << ", " << getValues();
   p.printOptionalAttrDict((*this)->getAttrs(),
                           {getSideAttrName(), getIntegerOrderAttrName()});

@@ -94,6 +94,19 @@ def searchsorted(a, v, side="left", sorter=None):
     return out.sum() if scalar else out
 
 
+def run_starts(k, same, what):
+    """Where the runs of consecutive elements of the rank-1 k begin: the
+    iota i and the mask (i == 0) | ~same(k[i - 1], k[i]), every element
+    compared with the one before it (a gather) in the pass that uses the
+    mask. same must give booleans."""
+    i = iota(k.shape[0], np.int64)
+    eq = wrap(same(gather(k, i - 1), k))
+    if eq.dtype != np.bool_:
+        raise TypeError("%s: op must return booleans, got %s"
+                        % (what, eq.dtype))
+    return i, (i == 0) | ~eq
+
+
 def unique(x, return_index=False, return_counts=False):
     """numpy.unique of a 1-d array: its distinct values in ascending order,
     with every NaN one value (NumPy's equal_nan=True) and -0.0 and +0.0 one
@@ -114,12 +127,13 @@ def unique(x, return_index=False, return_counts=False):
     else:
         s = sort(x)
     n = s.shape[0]
-    i = iota(n, np.int64)
-    prev = gather(s, i - 1)
-    same = s == prev
     if T.kind(s.dtype) == "f":
-        same = same | ((s != s) & (prev != prev))
-    keep = (i == 0) | ~same
+        def same(a, b):     # NaNs are one value
+            return (a == b) | ((a != a) & (b != b))
+    else:
+        def same(a, b):
+            return a == b
+    i, keep = run_starts(s, same, "fuse.unique")
     cols = [s] + ([first] if return_index else []) + \
         ([i] if return_counts else [])
     if len(cols) == 1:

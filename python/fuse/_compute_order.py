@@ -10,6 +10,7 @@ import numpy as np
 
 from . import _sym as S
 from . import compute as C
+from ._algorithms import _sorted, run_starts, searchsorted
 
 
 def _binary_search(what, side, d_data, num_items, d_values, num_values,
@@ -36,7 +37,6 @@ def _binary_search(what, side, d_data, num_items, d_values, num_values,
     src = C._plan_input(d_values, plan, n, "d_values")
 
     def build(params, nsym):
-        from ._algorithms import searchsorted
         v = C._as_scalars(src(params, nsym), what)
         return S.cast(searchsorted(params[ia], v, side=side), C._dtype(d_out))
     C._write(d_out, C._run(plan, build, d_out, stream, dd), n)
@@ -109,7 +109,6 @@ def radix_sort(*, d_in_keys, d_out_keys, d_in_values=None, d_out_values=None,
     desc = order is SortOrder.DESCENDING
 
     def build(params, nsym):
-        from ._algorithms import _sorted
         k = C._as_scalars(keys(params, nsym), "radix_sort")
         k = S.cast(S.wrap(k), C._dtype(d_out_keys))
         if vals is None:
@@ -130,8 +129,8 @@ def unique_by_key(*, d_in_keys, d_in_items, d_out_keys, d_out_items,
                   d_out_num_selected, op, num_items, stream=None):
     """Keeps the first key and its item of every run of consecutive keys
     that op (an equality: OpKind.EQUAL_TO or a function of the previous key
-    and the key) calls equal, in order, in d_out_keys and d_out_items, and their count in
-    d_out_num_selected[0]; cuda.compute's arguments. One fused pass: each
+    and the key) calls equal, in order, in d_out_keys and d_out_items, and
+    their count in d_out_num_selected[0]; cuda.compute's arguments. One fused pass: each
     key is compared with the one before it and the kept pairs compacted."""
     n = C._num_items(num_items)
     eq = C._binary_fn(op, "unique_by_key")
@@ -146,25 +145,11 @@ def unique_by_key(*, d_in_keys, d_in_items, d_out_keys, d_out_items,
     def build(params, nsym):
         k = S.wrap(C._as_scalars(keys(params, nsym), "unique_by_key"))
         v = S.wrap(C._as_scalars(items(params, nsym), "unique_by_key"))
-        i = S.iota(k.shape[0], np.int64)
         # op(previous key, key), as CUB's UniqueByKey asks it.
-        same = S.wrap(eq(S.gather(k, i - 1), k))
-        if same.dtype != np.bool_:
-            raise TypeError("unique_by_key: op must return booleans, got %s"
-                            % same.dtype)
-        keep = (i == 0) | ~same
+        _, keep = run_starts(k, eq, "unique_by_key")
         kk, kv = S.filter_((k, v), lambda a, b: keep)
         return kk, kv, kk.shape[0]
     kk, kv, count = C._run(plan, build, d_out_keys, stream, dk)
-    for out, got, name in ((d_out_keys, kk, "d_out_keys"),
-                           (d_out_items, kv, "d_out_items")):
-        from ._launch import WRITTEN
-        if got is WRITTEN:
-            continue
-        if C._size(out) < count:
-            raise ValueError("%s: has %d elements but %d were selected"
-                             % (name, C._size(out), count))
-        if not C._is_dev(got):
-            got = got.astype(C._dtype(out), copy=False)
-        C._write(out, got, count)
+    C._write_selected(d_out_keys, kk, count, "d_out_keys")
+    C._write_selected(d_out_items, kv, count, "d_out_items")
     d_out_num_selected.reshape(-1)[0] = count

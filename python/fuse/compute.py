@@ -743,17 +743,22 @@ def select(d_in, d_out, d_num_selected_out, cond, num_items, stream=None, *,
     if _answered(_temp, dd):
         return r
     y, count = r
-    from ._launch import WRITTEN
-    if y is WRITTEN:
-        d_num_selected_out.reshape(-1)[0] = count
-        return
-    if _size(d_out) < count:
-        raise ValueError("d_out: has %d elements but %d were selected"
-                         % (_size(d_out), count))
-    if not _is_dev(y):
-        y = y.astype(_dtype(d_out), copy=False)
-    _write(d_out, y, count)
+    _write_selected(d_out, y, count, "d_out")
     d_num_selected_out.reshape(-1)[0] = count
+
+
+def _write_selected(out, values, count, name):
+    """The `count` kept values of a compaction into `out` (cast to its
+    dtype), unless the entry wrote them there itself."""
+    from ._launch import WRITTEN
+    if values is WRITTEN:
+        return
+    if _size(out) < count:
+        raise ValueError("%s: has %d elements but %d were selected"
+                         % (name, _size(out), count))
+    if not _is_dev(values):
+        values = values.astype(_dtype(out), copy=False)
+    _write(out, values, count)
 
 
 # The ordering algorithms (binary search, radix sort, unique_by_key) live in

@@ -8,6 +8,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 using namespace mlir;
 using namespace fuse;
@@ -212,4 +213,46 @@ SmallVector<Value> fuse::scanStep(OpBuilder &b, Location loc, ScanOp scan,
   for (unsigned i = 0; i < carry.size(); ++i)
     out.push_back(buildCombine(b, loc, scan.getKind(i), carry[i], wideXs[i]));
   return out;
+}
+
+Value fuse::emitZeroCounts(OpBuilder &b, Location loc, RankedTensorType type,
+                           Value bins) {
+  SmallVector<Value> dyn;
+  if (type.isDynamicDim(0))
+    dyn.push_back(bins);
+  Value empty = tensor::EmptyOp::create(b, loc, type, dyn);
+  Value zero = arith::ConstantOp::create(
+      b, loc, b.getIntegerAttr(type.getElementType(), 0));
+  Value n = tensor::DimOp::create(b, loc, empty, 0);
+  return buildLoopNest(b, loc, ValueRange{n}, ValueRange{empty},
+                       [&](OpBuilder &nb, ValueRange ivs, ValueRange cur) {
+                         return SmallVector<Value>{tensor::InsertOp::create(
+                             nb, loc, zero, cur[0], ivs)};
+                       })
+      .front();
+}
+
+Value fuse::emitCount(OpBuilder &b, Location loc, Value counts, Value bin) {
+  Value n = tensor::DimOp::create(b, loc, counts, 0);
+  // Widened to i64 first: an i8 bin compares correctly with any count.
+  Value wide = bin;
+  if (bin.getType().getIntOrFloatBitWidth() < 64)
+    wide = arith::ExtSIOp::create(b, loc, b.getI64Type(), bin);
+  Value n64 = arith::IndexCastUIOp::create(b, loc, b.getI64Type(), n);
+  // One unsigned compare: a negative bin is a huge unsigned value.
+  Value in = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, wide,
+                                   n64);
+  auto ifOp = scf::IfOp::create(
+      b, loc, in,
+      [&](OpBuilder &tb, Location tl) {
+        Value i = arith::IndexCastOp::create(tb, tl, tb.getIndexType(), wide);
+        Value c = tensor::ExtractOp::create(tb, tl, counts, i);
+        Value one = arith::ConstantOp::create(
+            tb, tl, tb.getIntegerAttr(c.getType(), 1));
+        Value next = tensor::InsertOp::create(
+            tb, tl, arith::AddIOp::create(tb, tl, c, one), counts, i);
+        scf::YieldOp::create(tb, tl, next);
+      },
+      [&](OpBuilder &eb, Location el) { scf::YieldOp::create(eb, el, counts); });
+  return ifOp.getResult(0);
 }

@@ -93,6 +93,15 @@ SmallVector<Value> scanWiden(OpBuilder &b, Location loc, ScanOp scan,
 SmallVector<Value> scanNarrow(OpBuilder &b, Location loc, ScanOp scan,
                               ValueRange carry);
 
+/// The counts of a fuse.histogram before any element: a tensor of
+/// `type` (rank 1) of `bins` zeros.
+Value emitZeroCounts(OpBuilder &b, Location loc, RankedTensorType type,
+                     Value bins);
+
+/// One element of a fuse.histogram: `counts` with 1 added at `bin` (an
+/// integer, read as signed) when 0 <= bin < size(counts), else `counts`.
+Value emitCount(OpBuilder &b, Location loc, Value counts, Value bin);
+
 } // namespace fuse
 
 #endif // FUSE_LIB_CONVERSION_FUSETOLOOPS_ACCUMULATE_H

@@ -411,6 +411,26 @@ struct SearchSortedToLoops : OpRewritePattern<SearchSortedOp> {
   }
 };
 
+struct HistogramToLoops : OpRewritePattern<HistogramOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(HistogramOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value counts = emitZeroCounts(rewriter, loc, op.getResult().getType(),
+                                  resultSizes(rewriter, loc, op).front());
+    Value in = op.getIndices();
+    SmallVector<Value> results =
+        buildNest(rewriter, loc, dimSizes(rewriter, loc, in), {counts},
+                  [&](OpBuilder &b, Location l, ValueRange ivs,
+                      ValueRange cur) {
+                    Value bin = tensor::ExtractOp::create(b, l, in, ivs);
+                    return SmallVector<Value>{emitCount(b, l, cur[0], bin)};
+                  });
+    rewriter.replaceOp(op, results);
+    return success();
+  }
+};
+
 struct BroadcastToLoops : OpRewritePattern<BroadcastOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(BroadcastOp op,
@@ -478,7 +498,8 @@ struct ConvertFuseToLoopsPass
 void fuse::populateFuseToLoopsPatterns(RewritePatternSet &patterns) {
   patterns
       .add<MapToLoops, ReduceToLoops, ScanToLoops, FilterToLoops, IotaToLoops,
-           GatherToLoops, SearchSortedToLoops, BroadcastToLoops>(
+           GatherToLoops, SearchSortedToLoops, HistogramToLoops,
+           BroadcastToLoops>(
           patterns.getContext());
   populateFuseGroupToLoopsPatterns(patterns);
   populateSortToLoopsPatterns(patterns);

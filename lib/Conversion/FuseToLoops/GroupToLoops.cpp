@@ -104,6 +104,7 @@ private:
   FailureOr<SmallVector<Value>> lowerRowReduce();
   FailureOr<SmallVector<Value>> lowerScan();
   FailureOr<SmallVector<Value>> lowerFilter();
+  FailureOr<SmallVector<Value>> lowerHistogram();
   /// One nest over the shape of `outs[0]` inserting every value of `outs`
   /// (all of one shape).
   FailureOr<SmallVector<Value>> writeNest(ArrayRef<Value> outs);
@@ -115,7 +116,7 @@ private:
   SizeAnalysis sizes;
   ElementEmitter em;
   SmallVector<Operation *> reductions;
-  Operation *scanOrFilter = nullptr;
+  Operation *scanOrFilter = nullptr; // or the histogram
   DenseMap<Value, Value> scalarResults; // reduce/scan results, current scope
   DenseMap<Value, Value> materialised;  // results held as tensors
 };
@@ -147,6 +148,11 @@ bool GroupLowering::recognise() {
       scanOrFilter = &op;
       continue;
     }
+    if (isa<HistogramOp>(&op) && kind == GroupKind::Histogram &&
+        !scanOrFilter) {
+      scanOrFilter = &op;
+      continue;
+    }
     if (isa<FilterOp>(&op) && kind == GroupKind::Filter && !scanOrFilter &&
         tt(op.getOperand(0)).getRank() == 1) {
       scanOrFilter = &op;
@@ -154,7 +160,9 @@ bool GroupLowering::recognise() {
     }
     return false;
   }
-  if ((kind == GroupKind::Scan || kind == GroupKind::Filter) && !scanOrFilter)
+  if ((kind == GroupKind::Scan || kind == GroupKind::Filter ||
+       kind == GroupKind::Histogram) &&
+      !scanOrFilter)
     return false;
   if ((kind == GroupKind::Reduce || kind == GroupKind::RowReduce) && reductions.empty())
     return false;
@@ -653,6 +661,60 @@ FailureOr<SmallVector<Value>> GroupLowering::lowerFilter() {
   return out;
 }
 
+/// One nest over the bin indices: each is counted, and the prologue values
+/// the group also returns are written on the way.
+FailureOr<SmallVector<Value>> GroupLowering::lowerHistogram() {
+  auto hist = cast<HistogramOp>(scanOrFilter);
+  Value domain = hist.getIndices();
+  FailureOr<SmallVector<Value>> sz = em.emitSizes(b, loc, domain);
+  if (failed(sz))
+    return failure();
+  Value bins;
+  if (hist.getBins()) {
+    bins = resolveScalar(hist.getBins())[0];
+    if (!bins)
+      return failure();
+  }
+  SmallVector<Value> outs;
+  for (Value v : group.getYield().getValues()) {
+    if (v != hist.getResult() &&
+        (isa<BlockArgument>(v) || !sizes.sameShape(v, domain)))
+      return failure();
+    if (v != hist.getResult() && !llvm::is_contained(outs, v))
+      outs.push_back(v);
+  }
+  SmallVector<Value> iters{
+      emitZeroCounts(b, loc, hist.getResult().getType(), bins)};
+  for (Value o : outs)
+    iters.push_back(emptyLike(b, loc, tt(o), *sz));
+  FailureOr<SmallVector<Value>> fin = buildFailableLoopNest(
+      b, loc, *sz, iters,
+      [&](OpBuilder &lb, ValueRange ivs,
+          ValueRange cur) -> FailureOr<SmallVector<Value>> {
+        em.clearCache();
+        FailureOr<Value> bin = em.emit(lb, loc, domain, ivs);
+        if (failed(bin))
+          return failure();
+        SmallVector<Value> next{emitCount(lb, loc, cur[0], *bin)};
+        for (auto [o, t] : llvm::zip_equal(outs, cur.drop_front())) {
+          FailureOr<Value> v = em.emit(lb, loc, o, ivs);
+          if (failed(v))
+            return failure();
+          next.push_back(tensor::InsertOp::create(lb, loc, *v, t, ivs));
+        }
+        return next;
+      });
+  em.clearCache();
+  if (failed(fin))
+    return failure();
+  SmallVector<Value> out;
+  for (Value v : group.getYield().getValues())
+    out.push_back(v == hist.getResult()
+                      ? fin->front()
+                      : (*fin)[1 + (llvm::find(outs, v) - outs.begin())]);
+  return out;
+}
+
 FailureOr<SmallVector<Value>> GroupLowering::lower() {
   GroupKind kind = group.getKind();
   if (kind == GroupKind::Elementwise)
@@ -663,6 +725,8 @@ FailureOr<SmallVector<Value>> GroupLowering::lower() {
     return lowerRowReduce();
   if (kind == GroupKind::Scan)
     return lowerScan();
+  if (kind == GroupKind::Histogram)
+    return lowerHistogram();
   return lowerFilter();
 }
 

@@ -1000,3 +1000,66 @@ func.func @searchsorted_bad_side(%a: tensor<?xf32>, %v: tensor<?xf32>) {
   %0 = fuse.searchsorted middle %a, %v : tensor<?xf32>, tensor<?xf32> -> tensor<?xi64>
   return
 }
+
+// -----
+
+// histogram_c1
+func.func @histogram_rank0(%x: tensor<i64>) {
+  // expected-error @+1 {{'fuse.histogram' op requires bin indices of rank 1 or more, but they have rank 0}}
+  %0 = fuse.histogram %x : tensor<i64> -> tensor<4xi64>
+  return
+}
+
+// -----
+
+// histogram_c1
+func.func @histogram_float_bins(%x: tensor<?xf32>) {
+  // expected-error @+1 {{'fuse.histogram' op requires integer bin indices of 8 to 64 bits, not 'f32'}}
+  %0 = fuse.histogram %x : tensor<?xf32> -> tensor<4xi64>
+  return
+}
+
+// -----
+
+// histogram_c1
+func.func @histogram_i1_bins(%x: tensor<?xi1>) {
+  // expected-error @+1 {{'fuse.histogram' op requires integer bin indices of 8 to 64 bits, not 'i1'}}
+  %0 = fuse.histogram %x : tensor<?xi1> -> tensor<2xi64>
+  return
+}
+
+// -----
+
+// histogram_c2
+func.func @histogram_rank2_counts(%x: tensor<?xi64>) {
+  // expected-error @+1 {{'fuse.histogram' op requires rank-1 counts, but the result has rank 2}}
+  %0 = fuse.histogram %x : tensor<?xi64> -> tensor<4x4xi64>
+  return
+}
+
+// -----
+
+// histogram_c2
+func.func @histogram_float_counts(%x: tensor<?xi64>) {
+  // expected-error @+1 {{'fuse.histogram' op counts must be i32 or i64, not 'f32'}}
+  %0 = fuse.histogram %x : tensor<?xi64> -> tensor<4xf32>
+  return
+}
+
+// -----
+
+// histogram_c3
+func.func @histogram_missing_bins(%x: tensor<?xi64>) {
+  // expected-error @+1 {{'fuse.histogram' op a result of dynamic size needs a `bins` operand}}
+  %0 = fuse.histogram %x : tensor<?xi64> -> tensor<?xi64>
+  return
+}
+
+// -----
+
+// histogram_c3
+func.func @histogram_extra_bins(%x: tensor<?xi64>, %n: index) {
+  // expected-error @+1 {{'fuse.histogram' op a `bins` operand is given, but the result has the static size 4}}
+  %0 = fuse.histogram %x bins(%n) : tensor<?xi64> -> tensor<4xi64>
+  return
+}

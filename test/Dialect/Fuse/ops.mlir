@@ -275,6 +275,19 @@ func.func @searchsorted(%a: tensor<?xf32>, %v: tensor<?x4xf32>, %b: tensor<5xi8>
   return
 }
 
+// Histograms: a static number of bins, a dynamic one (the `bins` operand),
+// i32 counts, bin indices of any rank and integer width.
+// CHECK-LABEL: func.func @histogram
+// CHECK: fuse.histogram %{{.+}} : tensor<?xi64> -> tensor<256xi64>
+// CHECK: fuse.histogram %{{.+}} bins(%{{.+}}) : tensor<?x4xi8> -> tensor<?xi32>
+// CHECK: fuse.histogram %{{.+}} : tensor<7xi32> -> tensor<0xi64>
+func.func @histogram(%x: tensor<?xi64>, %y: tensor<?x4xi8>, %z: tensor<7xi32>, %n: index) {
+  %0 = fuse.histogram %x : tensor<?xi64> -> tensor<256xi64>
+  %1 = fuse.histogram %y bins(%n) : tensor<?x4xi8> -> tensor<?xi32>
+  %2 = fuse.histogram %z : tensor<7xi32> -> tensor<0xi64>
+  return
+}
+
 // CHECK-LABEL: func.func @sort
 // CHECK: fuse.sort ascending %{{.+}} : tensor<?xf32> -> tensor<?xf32>
 // CHECK: fuse.sort descending %{{.+}}, %{{.+}} : tensor<?xf32>, tensor<?xi64> -> tensor<?xf32>, tensor<?xi64>

@@ -65,3 +65,15 @@ func.func @searchsorted_dims(%a: tensor<?xf32>, %w: tensor<?x?xf32>) -> index {
   %d = tensor.dim %p, %c1 : tensor<?x?xi64>
   return %d : index
 }
+
+// A histogram's size is its `bins` operand.
+// CHECK-LABEL: func.func @histogram_dims
+// CHECK-SAME: (%{{[^:]+}}: tensor<?xi64>, %[[N:[^:]+]]: index)
+// CHECK-NOT: fuse.histogram
+// CHECK: return %[[N]]
+func.func @histogram_dims(%x: tensor<?xi64>, %n: index) -> index {
+  %h = fuse.histogram %x bins(%n) : tensor<?xi64> -> tensor<?xi64>
+  %c0 = arith.constant 0 : index
+  %d = tensor.dim %h, %c0 : tensor<?xi64>
+  return %d : index
+}

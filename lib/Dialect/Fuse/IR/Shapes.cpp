@@ -93,6 +93,9 @@ DimOrigin fuse::dimOrigin(Value v, int64_t d) {
     return dimOf(s.getValues(), d);
   if (auto s = dyn_cast<SortOp>(op))
     return dimOf(s.getKeys(), d);
+  if (auto h = dyn_cast<HistogramOp>(op))
+    return type.isDynamicDim(d) && h.getBins() ? scalarOf(h.getBins())
+                                                : staticOf(type.getDimSize(d));
   if (auto red = dyn_cast<ReduceOp>(op)) {
     SmallVector<int64_t> reduced = red.getReducedDims();
     Value input = red.getInputs()[0];
@@ -156,6 +159,7 @@ FUSE_REIFY_BY_ORIGIN(ScanOp)
 FUSE_REIFY_BY_ORIGIN(GatherOp)
 FUSE_REIFY_BY_ORIGIN(SearchSortedOp)
 FUSE_REIFY_BY_ORIGIN(SortOp)
+FUSE_REIFY_BY_ORIGIN(HistogramOp)
 FUSE_REIFY_BY_ORIGIN(BroadcastOp)
 FUSE_REIFY_BY_ORIGIN(IotaOp)
 #undef FUSE_REIFY_BY_ORIGIN

@@ -197,6 +197,10 @@ Traffic groupTraffic(Model &m, GroupOp group) {
   } else if (kind == GroupKind::Scan || kind == GroupKind::Filter) {
     t.kernels = 1;
     t.note = "single pass with decoupled look-back";
+  } else if (kind == GroupKind::Histogram) {
+    t.kernels = 1;
+    t.note = "counts zeroed, then one pass: each block counts in shared "
+             "memory and adds its counts to them";
   }
   return t;
 }

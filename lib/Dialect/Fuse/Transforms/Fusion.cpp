@@ -381,6 +381,10 @@ std::optional<std::string> singletonKind(Operation *op, GroupKind &kind) {
     kind = GroupKind::Filter;
     return std::nullopt;
   }
+  if (isa<HistogramOp>(op)) {
+    kind = GroupKind::Histogram;
+    return std::nullopt;
+  }
   if (isa<SortOp>(op))
     return std::string("a sort is a device-wide algorithm (a radix sort "
                        "over the whole input): it is not fused");
@@ -388,7 +392,7 @@ std::optional<std::string> singletonKind(Operation *op, GroupKind &kind) {
 }
 
 Value domainOf(Operation *op) {
-  if (isa<ReduceOp, ScanOp, FilterOp>(op))
+  if (isa<ReduceOp, ScanOp, FilterOp, HistogramOp>(op))
     return op->getOperand(0);
   return op->getResult(0);
 }
@@ -399,7 +403,8 @@ std::optional<GroupKind> mergeKinds(GroupKind a, GroupKind b) {
   if (a == GroupKind::Elementwise)
     return b;
   if (b == GroupKind::Elementwise || a == b) {
-    if (a == b && (a == GroupKind::Scan || a == GroupKind::Filter))
+    if (a == b && (a == GroupKind::Scan || a == GroupKind::Filter ||
+                   a == GroupKind::Histogram))
       return std::nullopt;
     return a;
   }
@@ -481,6 +486,9 @@ std::optional<std::string> Partitioner::joinKind(int g, Operation *op,
       if (isa<FilterOp>(d))
         return "reads the result of " + describe(d) +
                ", a compaction whose size is known only after its pass";
+      if (isa<HistogramOp>(d))
+        return "reads the result of " + describe(d) +
+               ", counts that are complete only after its pass";
       auto st = cast<RankedTensorType>(src.getType());
       if (viaBroadcast) {
         // A row_reduce group knows its rank-1 values one row at a time:
@@ -543,8 +551,10 @@ std::optional<std::string> Partitioner::joinKind(int g, Operation *op,
       return std::string("partial reductions are not fused");
     }
   }
-  if (isa<ScanOp, FilterOp>(op)) {
-    GroupKind k = isa<ScanOp>(op) ? GroupKind::Scan : GroupKind::Filter;
+  if (isa<ScanOp, FilterOp, HistogramOp>(op)) {
+    GroupKind k = isa<ScanOp>(op)     ? GroupKind::Scan
+                  : isa<FilterOp>(op) ? GroupKind::Filter
+                                      : GroupKind::Histogram;
     if (grp.kind != GroupKind::Elementwise)
       return "a " + name(k) + " cannot join a " + name(grp.kind) + " group";
     for (Value in : op->getOperands())

@@ -379,6 +379,52 @@ def Fuse_SearchSortedOp : Fuse_Op<"searchsorted", [Pure,
 }
 
 //===----------------------------------------------------------------------===//
+// fuse.histogram
+//===----------------------------------------------------------------------===//
+
+def Fuse_HistogramOp : Fuse_Op<"histogram", [Pure,
+    DeclareOpInterfaceMethods<ReifyRankedShapedTypeOpInterface,
+      ["reifyResultShapes"]>]> {
+  let summary = "count how often each bin index occurs";
+  let description = [{
+    Counts the elements of `indices` (any rank, integers read as signed)
+    by value: `counts[b]` is the number of elements equal to `b`, for each
+    bin `b` in `[0, bins)`; elements outside that range are not counted.
+    The number of bins is the result's size: static, or given by the
+    `bins` operand when dynamic, which must not be negative (an entry
+    checks it where it is an argument, like every size). Counts
+    are exact integers (`i32` or `i64`), so the result does not depend on
+    the order in which elements are counted.
+
+    How a value falls into a bin is an ordinary elementwise computation
+    before the op, which fusion puts in the same pass: even bins are
+    `floor((x - lo) * bins / (hi - lo))` (see the Python front end for
+    NumPy's exact rule), bins given by edges are a `fuse.searchsorted` of
+    `x` in the edges minus one, and an out-of-range value maps to -1.
+
+    ```mlir
+    %c = fuse.histogram %bin : tensor<?xi64> -> tensor<256xi64>
+    %d = fuse.histogram %bin bins(%n) : tensor<?xi32> -> tensor<?xi32>
+    ```
+
+    Constraints (verifier tags):
+    - (histogram_c1) `indices` have rank 1 or more and an integer element
+      type of 8 to 64 bits;
+    - (histogram_c2) the result has rank 1 and element type `i32` or
+      `i64`;
+    - (histogram_c3) one `bins` operand exactly when the result's size is
+      dynamic.
+  }];
+  let arguments = (ins Fuse_Tensor:$indices, Optional<Index>:$bins);
+  let results = (outs Fuse_Tensor:$result);
+  let assemblyFormat = [{
+    $indices (`bins` `(` $bins^ `)`)? attr-dict `:` type($indices) `->`
+    type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
 // fuse.broadcast
 //===----------------------------------------------------------------------===//
 
@@ -494,8 +540,9 @@ def Fuse_GroupOp : Fuse_Op<"group", [IsolatedFromAbove, SingleBlock,
     `reduce` (one or more sibling full reductions of elementwise values),
     `row_reduce` (reductions over the inner dimension, plus maps over the
     same rows that read them, e.g. softmax), `scan` (an elementwise
-    prologue, the scan, an elementwise epilogue) and `filter` (an
-    elementwise prologue and the compaction).
+    prologue, the scan, an elementwise epilogue), `filter` (an
+    elementwise prologue and the compaction) and `histogram` (an
+    elementwise prologue computing bin indices and the counting).
 
     ```mlir
     %s = fuse.group reduce (%x) : (tensor<?xf32>) -> tensor<f32> {

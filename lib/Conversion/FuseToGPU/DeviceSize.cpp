@@ -67,7 +67,8 @@ void rewriteKernel(gpu::GPUFuncOp f, GroupOp group, const GroupKernels &gk,
   Operation *readsSecond = nullptr; // the one new use of `second`
   switch (gk.plan) {
   case GroupPlan::Elementwise:
-  case GroupPlan::Reduce: {
+  case GroupPlan::Reduce:
+  case GroupPlan::Histogram: {
     // nchunks: the vectors of the length, none where the host chose
     // scalar loads (it passes 0 then, or the length itself at width 1).
     if (gk.vectorWidth == 1) {
@@ -109,6 +110,7 @@ bool canTakeSizeOnDevice(GroupOp group, const GroupKernels &gk) {
   switch (gk.plan) {
   case GroupPlan::Elementwise:
   case GroupPlan::Reduce:
+  case GroupPlan::Histogram:
   case GroupPlan::Scan:
   case GroupPlan::Filter:
     break;
@@ -143,7 +145,8 @@ bool canTakeSizeOnDevice(GroupOp group, const GroupKernels &gk) {
 
 void readSizeOnDevice(gpu::GPUModuleOp gpuModule, GroupOp group,
                       GroupKernels &gk) {
-  for (const std::string &name : {gk.kernel, gk.finishKernel}) {
+  for (const std::string &name :
+       {gk.kernel, gk.finishKernel, gk.globalCountKernel}) {
     if (name.empty())
       continue;
     auto f = gpuModule.lookupSymbol<gpu::GPUFuncOp>(name);

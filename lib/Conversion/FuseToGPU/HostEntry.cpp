@@ -110,7 +110,8 @@ void HostEntry::declareKernels() {
     kernelNames.push_back(gk.kernel);
     for (const std::string &k :
          {gk.finishKernel, gk.narrowKernel, gk.narrowScalarKernel,
-          gk.longKernel, gk.stagedKernel, gk.stagedWideKernel})
+          gk.longKernel, gk.stagedKernel, gk.stagedWideKernel,
+          gk.globalCountKernel})
       if (!k.empty())
         kernelNames.push_back(k);
   }

@@ -136,6 +136,7 @@ private:
   LogicalResult launch(GroupLaunch &l);
   void launchElementwise(GroupLaunch &l);
   LogicalResult launchReduce(GroupLaunch &l);
+  LogicalResult launchHistogram(GroupLaunch &l);
   LogicalResult launchRowReduce(GroupLaunch &l);
   SmallVector<Value> vectorPointers(GroupLaunch &l,
                                     function_ref<bool(int64_t)> vectorized);

@@ -59,6 +59,8 @@ LogicalResult HostEntry::launch(GroupLaunch &l) {
     return success();
   case GroupPlan::Reduce:
     return launchReduce(l);
+  case GroupPlan::Histogram:
+    return launchHistogram(l);
   case GroupPlan::RowReduce:
     return launchRowReduce(l);
   case GroupPlan::Scan:
@@ -159,6 +161,68 @@ LogicalResult HostEntry::launchReduce(GroupLaunch &l) {
     fargs.append(partials);
     fargs.append(l.outs);
     launchKernel(l, handle[gk.finishKernel], h.c64(1), bt, fargs);
+  });
+  return success();
+}
+
+/// Histogram groups: the counts zeroed, then one flat pass counting in
+/// shared memory where the bins' copy fits a block and a block counts
+/// fewer than 2^31 elements (its i32 counters), else in global memory.
+LogicalResult HostEntry::launchHistogram(GroupLaunch &l) {
+  GroupOp g = l.g;
+  GroupKernels &gk = l.gk;
+  int64_t bt = gk.tiling.blockThreads;
+  HistogramOp hist;
+  for (Operation &bop : l.body)
+    if ((hist = dyn_cast<HistogramOp>(bop)))
+      break;
+  SmallVector<Value> d;
+  SmallVector<SizeAttr> dt;
+  if (failed(l.shapes.dims(hist.getIndices(), d, dt)))
+    return g.emitOpError("GPU code generation: cannot size the histogram");
+  Value n = h.c64(1);
+  for (Value v : d)
+    n = h.mul(n, v);
+  Value counts = l.outs[gk.countsResult];
+  Value nbins = l.outDims[gk.countsResult][0];
+  int64_t countBytes = byteWidth(tensorTy(hist.getResult()).getElementType());
+  h.check(h.call("fuse_memset", {counts, h.c32(0),
+                                 h.mul(nbins, h.c64(countBytes)), h.stream}));
+  Value nonEmpty =
+      arith::CmpIOp::create(h.b, loc, arith::CmpIPredicate::sgt, n, h.c64(0));
+  h.ifThen(nonEmpty, [&] {
+    // Vector accesses: the operands and the values over the elements, not
+    // the counts.
+    SmallVector<Value> ptrs;
+    for (Value operand : g.getOperands())
+      if (auto t = tensorTy(operand); t && t.getRank() > 0)
+        ptrs.push_back(tensors[operand].ptr);
+    for (auto [j, o] : llvm::enumerate(l.outs))
+      if (j != gk.countsResult)
+        ptrs.push_back(o);
+    Value nchunks, work;
+    flatPlan(h, gk.vectorWidth, n, ptrs, nchunks, work);
+    Value grid =
+        h.maxI(h.minI(h.ceilDiv(work, h.c64(bt)), l.maxGrid), h.c64(1));
+    Value shared =
+        h.mul(h.ceilDiv(h.mul(nbins, h.c64(4)), h.c64(16)), h.c64(16));
+    Value fits = arith::AndIOp::create(
+        h.b, loc,
+        arith::CmpIOp::create(h.b, loc, arith::CmpIPredicate::sle, shared,
+                              h.c64(gk.sharedCountLimit)),
+        arith::CmpIOp::create(h.b, loc, arith::CmpIPredicate::slt,
+                              h.ceilDiv(n, grid),
+                              h.c64(std::numeric_limits<int32_t>::max())));
+    SmallVector<Value> args(l.common);
+    args.append({n, nchunks, nbins});
+    args.append(l.outs);
+    h.ifThen(fits, [&] {
+      launchKernel(l, handle[gk.kernel], grid, h.c32(bt), args,
+                   arith::TruncIOp::create(h.b, loc, h.b.getI32Type(), shared));
+    });
+    h.ifThen(h.notI(fits), [&] {
+      launchKernel(l, handle[gk.globalCountKernel], grid, bt, args);
+    });
   });
   return success();
 }

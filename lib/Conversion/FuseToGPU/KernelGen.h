@@ -370,6 +370,12 @@ enum class GroupPlan {
   /// lines = outer * inner independent scans is one thread's sequential
   /// loop (grid-stride over lines).
   LineScan,
+  /// histogram groups (HistogramKernels.cpp): kernel `count` (counts in
+  /// shared memory first; dynamic shared memory alignTo(4 * nbins, 16)
+  /// bytes, when that is at most sharedCountLimit) or `count_global`
+  /// (global atomics), both with params common, n, nchunks, nbins, out
+  /// ptrs; the host zeroes the counts (result countsResult) first.
+  Histogram,
   /// A lone partial reduction the row kernels do not take (a reduced
   /// dimension other than the last of a rank-2 tensor, or a custom
   /// combiner; LineKernels.cpp, buildLineReduce): one kernel, params
@@ -435,6 +441,12 @@ struct GroupKernels {
   /// stagedThreads threads (empty: the staged kernel takes them too).
   std::string stagedWideKernel;
   int64_t stagedThreads = 0;
+  /// Histogram: the kernel counting with global atomics, the most bytes
+  /// of shared memory `kernel` may take (the target's block limit), and
+  /// the group result that holds the counts.
+  std::string globalCountKernel;
+  int64_t sharedCountLimit = 0;
+  unsigned countsResult = 0;
   /// The group reads a filter's kept elements whose count stays on the
   /// device (DeviceSize.cpp): each of its kernels takes one more parameter
   /// last, the `!llvm.ptr<1>` to that count, and reads its length there;
@@ -506,6 +518,12 @@ FailureOr<GroupKernels> buildLineReduce(gpu::GPUModuleOp gpuModule,
 FailureOr<GroupKernels> buildFilterGroup(gpu::GPUModuleOp gpuModule,
                                          GroupOp group, StringRef prefix,
                                          const Tiling &tiling);
+
+/// histogram groups (HistogramKernels.cpp): one pass counting the bin
+/// indices in shared memory, or in global memory for many bins.
+FailureOr<GroupKernels> buildHistogramGroup(gpu::GPUModuleOp gpuModule,
+                                            GroupOp group, StringRef prefix,
+                                            const Tiling &tiling);
 
 /// The flat iteration domain of an elementwise/reduce group: every rank>=1
 /// tensor of the body has this rank, and the kernel walks elements in

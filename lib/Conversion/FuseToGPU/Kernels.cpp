@@ -7,7 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "KernelGen.h"
+#include "FlatKernel.h"
 
 #include "fuse/Dialect/Fuse/Utils/ElementEmitter.h"
 #include "fuse/Dialect/Fuse/Utils/Welford.h"
@@ -32,116 +32,11 @@ bool isStorable(Type t) {
   return isa<FloatType>(t);
 }
 
-/// One flat (elementwise or reduce) kernel under construction. Lane mode
-/// (enterLane) sets the current flat index and the element of each operand
-/// at it. Tensors of rank > 1 are addressed as (0, ..., 0, laneIndex)
-/// (KernelBase's flatLanes): every tensor of a flat group has the group's
-/// shape, so the row-major offset of that index is the flat index itself.
-struct Kernel : KernelBase {
-  Kernel(GroupOp group, Location loc, const Tiling &t)
-      : KernelBase(group, loc, t, KernelOptions{/*flatLanes=*/true}) {}
-
-  /// Loads `vw` elements of type `t` at element index `chunk * vw`.
-  Value loadVec(OpBuilder &b, Value base, Type t, Value chunk, int64_t vw) {
-    return load(b, vw == 1 ? t : VectorType::get({vw}, t), base, chunk);
-  }
-  Value extract(OpBuilder &b, Value vec, int64_t lane) {
-    if (!isa<VectorType>(vec.getType()))
-      return vec;
-    return LLVM::ExtractElementOp::create(b, loc, vec, cI32(b, loc, lane));
-  }
-};
-
-using StepFn = function_ref<SmallVector<Value>(
-    OpBuilder &, ArrayRef<Value> chunks, int64_t vw, ValueRange iters)>;
-
-/// Grid-stride loops over `nchunks` chunks of `vw` elements (main loop
-/// unrolled `unroll` times, then single chunks), then the scalar tail
-/// [nchunks * vw, n).
-SmallVector<Value> emitFlatLoops(Kernel &k, OpBuilder &b, Value n,
-                                 Value nchunks, int64_t vw, ValueRange inits,
-                                 StepFn step) {
-  Location loc = k.loc;
-  Value gtid, stride; // captured below (bindings cannot be before C++20)
-  std::tie(gtid, stride) = k.gridStride(b);
-  SmallVector<Value> iters(inits);
-  Value next = gtid;
-  int64_t u = k.tiling.unroll;
-  if (u > 1) {
-    Value ub = arith::SubIOp::create(
-        b, loc, nchunks,
-        arith::MulIOp::create(b, loc, stride, cI64(b, loc, u - 1)));
-    Value ustep = arith::MulIOp::create(b, loc, stride, cI64(b, loc, u));
-    SmallVector<Value> loopInits{gtid};
-    loopInits.append(iters);
-    auto loop = scf::ForOp::create(
-        b, loc, gtid, ub, ustep, loopInits,
-        [&](OpBuilder &lb, Location l, Value c, ValueRange args) {
-          SmallVector<Value> chunks;
-          for (int64_t i = 0; i < u; ++i)
-            chunks.push_back(
-                i == 0 ? c
-                       : arith::AddIOp::create(
-                             lb, l, c,
-                             arith::MulIOp::create(lb, l, stride,
-                                                   cI64(lb, l, i))));
-          SmallVector<Value> out{arith::AddIOp::create(lb, l, c, ustep)};
-          out.append(step(lb, chunks, vw, args.drop_front()));
-          scf::YieldOp::create(lb, l, out);
-        });
-    next = loop.getResult(0);
-    iters = SmallVector<Value>(loop.getResults().drop_front());
-  }
-  auto rem = scf::ForOp::create(
-      b, loc, next, nchunks, stride, iters,
-      [&](OpBuilder &lb, Location l, Value c, ValueRange args) {
-        scf::YieldOp::create(lb, l, step(lb, {c}, vw, args));
-      });
-  iters = SmallVector<Value>(rem.getResults());
-  Value tailStart = arith::AddIOp::create(
-      b, loc, arith::MulIOp::create(b, loc, nchunks, cI64(b, loc, vw)), gtid);
-  auto tail = scf::ForOp::create(
-      b, loc, tailStart, n, stride, iters,
-      [&](OpBuilder &lb, Location l, Value i, ValueRange args) {
-        scf::YieldOp::create(lb, l, step(lb, {i}, 1, args));
-      });
-  return SmallVector<Value>(tail.getResults());
-}
-
-/// Loads the element(s) of every rank>=1 operand read elementwise at the
-/// given chunks: result[u][arg].
-SmallVector<DenseMap<unsigned, Value>>
-preload(Kernel &k, OpBuilder &b, ArrayRef<Value> chunks, int64_t vw) {
-  SmallVector<DenseMap<unsigned, Value>> out(chunks.size());
-  for (unsigned arg : k.directOperands()) {
-    Type et = tensorTy(k.body.getArgument(arg)).getElementType();
-    for (auto [u, c] : llvm::enumerate(chunks))
-      out[u][arg] = k.loadVec(b, k.ptr[arg], et, c, vw);
-  }
-  return out;
-}
-
-/// Enters lane `lane` of chunk `chunk` (vw elements per chunk).
-void enterLane(Kernel &k, OpBuilder &b, const DenseMap<unsigned, Value> &vals,
-               Value chunk, int64_t vw, int64_t lane) {
-  Location loc = k.loc;
-  k.em->clearCache();
-  Value flat = chunk;
-  if (vw > 1)
-    flat = arith::AddIOp::create(
-        b, loc, arith::MulIOp::create(b, loc, chunk, cI64(b, loc, vw)),
-        cI64(b, loc, lane));
-  k.laneIndex = toIndex(b, loc, flat);
-  k.laneValue.clear();
-  for (auto [arg, v] : vals)
-    k.laneValue[arg] = k.extract(b, v, lane);
-}
-
 /// Block-wide reduction of `accs` (the accumulators of one reduce op) with
 /// its combiner: warp butterflies, then the warps' values through shared
 /// memory `smem` (one buffer per accumulator), combined in warp order by
 /// every thread. Deterministic; the result is valid in every thread.
-SmallVector<Value> blockReduce(Kernel &k, OpBuilder &b, ReduceOp op,
+SmallVector<Value> blockReduce(FlatKernel &k, OpBuilder &b, ReduceOp op,
                                SmallVector<Value> accs, ValueRange smem) {
   Location loc = k.loc;
   auto scalarFn = [&](Value v) { return k.scalar(b, v); };
@@ -242,8 +137,8 @@ Value castFloat(OpBuilder &b, Location loc, Value v, Type to) {
 
 /// The Welford reduction's x at flat index `idx` (i64) as type `at`, or 0
 /// when `guard` is false (nothing is loaded then).
-Value emitGuardedX(Kernel &k, OpBuilder &b, ReduceOp r, FloatType at, Value idx,
-                   Value guard) {
+Value emitGuardedX(FlatKernel &k, OpBuilder &b, ReduceOp r, FloatType at,
+                   Value idx, Value guard) {
   Location loc = k.loc;
   auto ifOp = scf::IfOp::create(b, loc, TypeRange{at}, guard,
                                 /*withElseRegion=*/true);
@@ -271,9 +166,9 @@ Value emitGuardedX(Kernel &k, OpBuilder &b, ReduceOp r, FloatType at, Value idx,
 /// `gtid` on the vector path, element `gtid` on the scalar path), clamped
 /// to n - 1, so that it lies among the values the thread sums; the base is
 /// x[0]. Both are 0 when n = 0.
-std::pair<Value, Value> emitWelfordShifts(Kernel &k, OpBuilder &b, ReduceOp r,
-                                          FloatType at, Value n, Value nchunks,
-                                          int64_t vw) {
+std::pair<Value, Value> emitWelfordShifts(FlatKernel &k, OpBuilder &b,
+                                          ReduceOp r, FloatType at, Value n,
+                                          Value nchunks, int64_t vw) {
   Location loc = k.loc;
   Value gtid = arith::AddIOp::create(
       b, loc,
@@ -352,7 +247,7 @@ SmallVector<Value> accIdentities(OpBuilder &b, Location loc, ReduceOp r) {
 
 /// In thread 0: applies the inits to the block results `finals`, then
 /// evaluates and stores every group result (rank 0) to `outs`.
-void emitFinalize(Kernel &k, OpBuilder &b, ArrayRef<ReduceOp> reds,
+void emitFinalize(FlatKernel &k, OpBuilder &b, ArrayRef<ReduceOp> reds,
                   ArrayRef<SmallVector<Value>> finals, ValueRange outs) {
   Location loc = k.loc;
   k.em->clearCache();
@@ -420,6 +315,10 @@ bool isFlatGroup(GroupOp group) {
         see(in);
       continue; // results are rank 0 for full reductions
     }
+    if (auto h = dyn_cast<HistogramOp>(op)) {
+      see(h.getIndices());
+      continue; // the counts are written by atomics, not over the domain
+    }
     for (Value res : op.getResults())
       see(res);
     if (auto bc = dyn_cast<BroadcastOp>(op))
@@ -449,7 +348,7 @@ buildElementwise(gpu::GPUModuleOp m, GroupOp group, StringRef prefix,
   params.push_back(IntegerType::get(ctx, 64)); // nchunks
   params.append(group.getNumResults(), globalPtr(ctx));
   auto f = createKernel(m, loc, gk.kernel, params, {}, tiling.blockThreads);
-  Kernel k(group, loc, tiling);
+  FlatKernel k(group, loc, tiling);
   k.func = f;
   OpBuilder b = OpBuilder::atBlockBegin(&f.getBody().front());
   k.setUp(b);
@@ -466,17 +365,8 @@ buildElementwise(gpu::GPUModuleOp m, GroupOp group, StringRef prefix,
         for (auto [j, y] : llvm::enumerate(yields))
           lanes[j].push_back(k.element(sb, y, {k.laneIndex}));
       }
-      for (auto [j, y] : llvm::enumerate(yields)) {
-        Value v = lanes[j][0];
-        if (vw > 1) {
-          Type et = tensorTy(y).getElementType();
-          v = LLVM::PoisonOp::create(sb, loc, VectorType::get({vw}, et));
-          for (int64_t l = 0; l < vw; ++l)
-            v = LLVM::InsertElementOp::create(sb, loc, v, lanes[j][l],
-                                              cI32(sb, loc, l));
-        }
-        k.store(sb, v, outs[j], c);
-      }
+      for (auto [j, y] : llvm::enumerate(yields))
+        storeLanes(k, sb, lanes[j], outs[j], c);
     }
     return {};
   };
@@ -561,7 +451,7 @@ struct ReduceAccs {
   SmallVector<Value> shifts, bases;
 };
 
-ReduceAccs initialAccumulators(const ReducePlan &p, Kernel &k, OpBuilder &b,
+ReduceAccs initialAccumulators(const ReducePlan &p, FlatKernel &k, OpBuilder &b,
                                Value n, Value nchunks) {
   Location loc = p.loc;
   const int64_t vw = p.gk.vectorWidth;
@@ -591,7 +481,7 @@ ReduceAccs initialAccumulators(const ReducePlan &p, Kernel &k, OpBuilder &b,
 /// One step of the partial kernel's flat loops: folds the lanes of
 /// `chunks` (cvw elements each) into the accumulators `iters` and stores
 /// the side results.
-SmallVector<Value> foldReduceChunks(const ReducePlan &p, Kernel &k,
+SmallVector<Value> foldReduceChunks(const ReducePlan &p, FlatKernel &k,
                                     const ReduceAccs &ra, OpBuilder &sb,
                                     ArrayRef<Value> chunks, int64_t cvw,
                                     ValueRange iters, ValueRange outs) {
@@ -631,17 +521,8 @@ SmallVector<Value> foldReduceChunks(const ReducePlan &p, Kernel &k,
           accs[base + i * vw + l] = nw[i];
       }
     }
-    for (auto [si, j] : llvm::enumerate(p.sideOuts)) {
-      Value v = sideLanes[si][0];
-      if (cvw > 1) {
-        Type et = tensorTy(yields[j]).getElementType();
-        v = LLVM::PoisonOp::create(sb, loc, VectorType::get({cvw}, et));
-        for (int64_t l = 0; l < cvw; ++l)
-          v = LLVM::InsertElementOp::create(sb, loc, v, sideLanes[si][l],
-                                            cI32(sb, loc, l));
-      }
-      k.store(sb, v, outs[j], c);
-    }
+    for (auto [si, j] : llvm::enumerate(p.sideOuts))
+      storeLanes(k, sb, sideLanes[si], outs[j], c);
   }
   // Welford counts: every element of these chunks.
   for (auto [ri, r] : llvm::enumerate(p.reds))
@@ -656,11 +537,9 @@ SmallVector<Value> foldReduceChunks(const ReducePlan &p, Kernel &k,
 
 /// The partial kernel's accumulators folded over lanes, then over the
 /// block: per reduction its block values.
-SmallVector<SmallVector<Value>> foldLanesAndBlock(const ReducePlan &p,
-                                                  Kernel &k,
-                                                  const ReduceAccs &ra,
-                                                  OpBuilder &b,
-                                                  ArrayRef<Value> accs) {
+SmallVector<SmallVector<Value>>
+foldLanesAndBlock(const ReducePlan &p, FlatKernel &k, const ReduceAccs &ra,
+                  OpBuilder &b, ArrayRef<Value> accs) {
   Location loc = p.loc;
   const int64_t vw = p.gk.vectorWidth;
   auto scalarFn = [&](Value v) { return k.scalar(b, v); };
@@ -712,7 +591,7 @@ LogicalResult buildReducePartial(gpu::GPUModuleOp m, const ReducePlan &p) {
   params.push_back(IntegerType::get(ctx, 32)); // single
   auto f = createKernel(m, loc, p.gk.kernel, params, p.smemTypes,
                         p.tiling.blockThreads);
-  Kernel k(group, loc, p.tiling);
+  FlatKernel k(group, loc, p.tiling);
   k.func = f;
   OpBuilder b = OpBuilder::atBlockBegin(&f.getBody().front());
   k.setUp(b);
@@ -765,7 +644,7 @@ LogicalResult buildReducePartial(gpu::GPUModuleOp m, const ReducePlan &p) {
 
 /// The finish kernel's loop over the partials (thread t folds partials
 /// t, t + B, ...): the accumulators after it, one per reduction input.
-scf::ForOp finishLoop(const ReducePlan &p, Kernel &k, OpBuilder &b,
+scf::ForOp finishLoop(const ReducePlan &p, FlatKernel &k, OpBuilder &b,
                       Value count, ValueRange partials,
                       SmallVector<Value> inits) {
   Location loc = p.loc;
@@ -866,7 +745,7 @@ LogicalResult buildReduceFinish(gpu::GPUModuleOp m, const ReducePlan &p) {
   params.append(p.numOuts, globalPtr(ctx));
   auto f = createKernel(m, loc, p.gk.finishKernel, params, p.smemTypes,
                         p.tiling.blockThreads);
-  Kernel k(group, loc, p.tiling);
+  FlatKernel k(group, loc, p.tiling);
   k.func = f;
   OpBuilder b = OpBuilder::atBlockBegin(&f.getBody().front());
   k.setUp(b);
@@ -956,6 +835,14 @@ FailureOr<GroupKernels> buildGroupKernels(gpu::GPUModuleOp m, GroupOp group,
     return buildRowReduceKernels(m, group, prefix, tiling);
   if (kind == GroupKind::Scan)
     return buildScanGroup(m, group, prefix, tiling);
+  if (kind == GroupKind::Histogram) {
+    if (!isFlatGroup(group))
+      return group.emitOpError("GPU code generation: a histogram group must "
+                               "read and write tensors of its bin indices' "
+                               "shape (rank-0 broadcasts and broadcasts of "
+                               "group operands aside)");
+    return buildHistogramGroup(m, group, prefix, tiling);
+  }
   assert(kind == GroupKind::Filter && "every group kind has a builder");
   return buildFilterGroup(m, group, prefix, tiling);
 }

@@ -128,8 +128,17 @@ struct FuseTilePass : fuse::impl::FuseTilePassBase<FuseTilePass> {
     // Loads, stores and byte offsets concern the boundary tensors only:
     // values computed in the body live in registers, one per lane (e.g.
     // the i64 counts of the Welford rewrite, never materialised).
+    // A histogram's counts are written by atomics, a bin at a time: they
+    // take no part in the vector accesses, nor in the iteration space.
+    auto isCounts = [&](Value v) {
+      auto r = dyn_cast<OpResult>(v);
+      return r && r.getOwner() == group &&
+             isa_and_nonnull<HistogramOp>(group.getYield()
+                                              .getValues()[r.getResultNumber()]
+                                              .getDefiningOp());
+    };
     for (Value v : llvm::concat<Value>(body.getArguments(), group.getResults()))
-      if (auto t = dyn_cast<RankedTensorType>(v.getType()))
+      if (auto t = dyn_cast<RankedTensorType>(v.getType()); t && !isCounts(v))
         fp.widest = std::max(fp.widest, eltBytes(t));
     for (Value v : body.getArguments())
       if (auto t = dyn_cast<RankedTensorType>(v.getType()))
@@ -139,7 +148,8 @@ struct FuseTilePass : fuse::impl::FuseTilePassBase<FuseTilePass> {
     for (Value v : llvm::concat<Value>(body.getArguments(),
                                        group.getResults())) {
       auto t = dyn_cast<RankedTensorType>(v.getType());
-      if (t && (!fp.domain || t.getRank() > fp.domain.getRank()))
+      if (t && !isCounts(v) &&
+          (!fp.domain || t.getRank() > fp.domain.getRank()))
         fp.domain = t;
     }
     // Scan and filter tiles hold every item of the thread in registers

@@ -127,3 +127,13 @@ func.func @keptzip(%x: tensor<?xf32>, %y: tensor<?xf32>) -> tensor<?xf32> {
   }
   return %m : tensor<?xf32>
 }
+
+// A sort's values move with its keys: their lengths must match (the
+// values' length once went unchecked, and the sort read past them).
+// RUN: not fuse-run %s --entry pairs --arg rand:5 --arg rand:7 2>&1 | FileCheck %s --check-prefix=PAIRS
+// RUN: not fuse-run %s --entry pairs --no-fusion --arg rand:5 --arg rand:7 2>&1 | FileCheck %s --check-prefix=PAIRS
+// PAIRS: fuse-run: pairs: size mismatch: in1 dimension 0 is 7 but in0 dimension 0 is 5;
+func.func @pairs(%k: tensor<?xf32>, %v: tensor<?xf32>) -> tensor<?xf32> {
+  %sk, %sv = fuse.sort ascending %k, %v : tensor<?xf32>, tensor<?xf32> -> tensor<?xf32>, tensor<?xf32>
+  return %sv : tensor<?xf32>
+}

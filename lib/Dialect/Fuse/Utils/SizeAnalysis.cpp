@@ -57,6 +57,10 @@ void SizeAnalysis::visit(Operation *op) {
     Value r0 = filter.getResults().front();
     for (Value r : filter.getResults())
       unite({r0, 0}, {r, 0});
+  } else if (auto sort = dyn_cast<SortOp>(op)) {
+    // The values move with the keys: one length.
+    if (Value values = sort.getValues())
+      unite({sort.getKeys(), 0}, {values, 0});
   } else if (auto group = dyn_cast<GroupOp>(op)) {
     Block &body = group.getBody().front();
     for (auto [operand, arg] :

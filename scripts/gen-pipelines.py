@@ -5,8 +5,8 @@ Generates well-typed random fuse programs (chains of maps with random
 arith/math bodies, reductions over all or some dims with built-in kinds or
 custom combiners, inclusive/exclusive scans, filters, broadcasts of
 reduction results into maps, iota, gathers with in- and out-of-range
-indices, sorts of keys alone or with values and searchsorted in the wide
-flavor) over random shapes (0 and 1 sizes included), avoiding undefined
+indices, sorts of keys alone or with values, searchsorted and histograms
+in the wide flavor) over random shapes (0 and 1 sizes included), avoiding undefined
 behaviour (integer division only unsigned and by `y | 1`, shifts by less
 than the width, no float-to-int conversion; integer add/mul wrap, which
 arith defines). The generator evaluates each program itself with NumPy
@@ -1128,6 +1128,32 @@ class Gen:
                                      maxabs(arr), syms=syms, eqs=eqs,
                                      touched=touched)])
 
+    def gen_histogram(self):
+        """fuse.histogram of an exact integer value of any rank (read as
+        signed, so unsigned data above the signed range falls outside the
+        bins), a static bin count, i64 or i32 counts: the counts of the
+        values in [0, bins)."""
+        r = self.r
+        cands = [v for v in self.kpool() if v.exact and v.arr.ndim >= 1 and
+                 v.dt != "i1" and v.dt not in FLOATS]
+        if not cands:
+            return []
+        x = r.choice(cands)
+        bins = r.choice([1, 7, 64, 300])
+        cdt = r.choice(["i64", "i32"])
+        name = self.fresh()
+        self.emit(f"{name} = fuse.histogram {x.name} : {x.ttype} -> "
+                  f"{ttype(cdt, [bins])}")
+        vals = x.arr.reshape(-1)
+        if vals.dtype.kind == "u":
+            vals = vals.view(vals.dtype.str.replace("u", "i"))
+        vals = vals.astype(np.int64)
+        kept = vals[(vals >= 0) & (vals < bins)]
+        arr = np.bincount(kept, minlength=bins).astype(NP[cdt])
+        syms, eqs, touched = derive([x], [f"const {bins}"])
+        return self.note([Val(name, cdt, [bins], arr, True, maxabs(arr),
+                              syms=syms, eqs=eqs, touched=touched)])
+
     def gen_broadcast_map(self):
         """Broadcast a reduction result back to a full shape and combine
         it with a value of that shape in a map (softmax/variance style)."""
@@ -1355,7 +1381,8 @@ class Gen:
                                                 self.gen_gather]
             if self.wide:
                 gens += [self.gen_vector_broadcast, self.gen_zip_args,
-                         self.gen_sort, self.gen_searchsorted]
+                         self.gen_sort, self.gen_searchsorted,
+                         self.gen_histogram]
             g = r.choice(gens)
             new = g()
             self.pool.extend(new)

@@ -71,9 +71,10 @@ LogicalResult planHistogram(HistogramPlan &p, StringRef prefix) {
                                "indices' elements only");
     p.sideOuts.push_back(j);
   }
+  // Counts nobody reads (fusion keeps a dead histogram with the maps it
+  // shares a group with): the kernels only store the other results.
   if (!countsReturned)
-    return group.emitOpError("GPU code generation: a histogram group must "
-                             "return its counts");
+    gk.countsResult = -1;
   gk.plan = GroupPlan::Histogram;
   gk.tiling = p.tiling;
   // The vector width of the streams over the elements: the counts are
@@ -142,10 +143,12 @@ LogicalResult buildCountKernel(gpu::GPUModuleOp m, const HistogramPlan &p,
   k.setUp(b);
   Value n = k.extra[0], nchunks = k.extra[1], nbins = k.extra[2];
   ValueRange outs = ValueRange(k.extra).drop_front(3);
-  Value counts = outs[p.gk.countsResult];
+  bool counting = p.gk.countsResult >= 0;
+  Value counts = counting ? outs[p.gk.countsResult] : Value();
   Type countType = tensorTy(hist.getResult()).getElementType();
   auto i32 = b.getI32Type();
   Value shared;
+  privatized = privatized && counting;
   if (privatized) {
     shared = dynamicSharedBase(f, b, loc);
     forEachBin(k, b, nbins, [&](OpBuilder &lb, Value i) {
@@ -164,6 +167,8 @@ LogicalResult buildCountKernel(gpu::GPUModuleOp m, const HistogramPlan &p,
         enterLane(k, sb, vals[u], c, vw, l);
         for (auto [si, j] : llvm::enumerate(p.sideOuts))
           sideLanes[si].push_back(k.element(sb, yields[j], {k.laneIndex}));
+        if (!counting)
+          continue;
         auto [bin, in] = binInRange(
             sb, loc, k.element(sb, hist.getIndices(), {k.laneIndex}), nbins);
         scf::IfOp::create(sb, loc, in, [&](OpBuilder &tb, Location) {

@@ -183,11 +183,17 @@ LogicalResult HostEntry::launchHistogram(GroupLaunch &l) {
   Value n = h.c64(1);
   for (Value v : d)
     n = h.mul(n, v);
-  Value counts = l.outs[gk.countsResult];
-  Value nbins = l.outDims[gk.countsResult][0];
-  int64_t countBytes = byteWidth(tensorTy(hist.getResult()).getElementType());
-  h.check(h.call("fuse_memset", {counts, h.c32(0),
-                                 h.mul(nbins, h.c64(countBytes)), h.stream}));
+  // Counts nobody reads: only the other results are stored (no bins).
+  bool counting = gk.countsResult >= 0;
+  Value nbins = h.c64(0);
+  if (counting) {
+    Value counts = l.outs[gk.countsResult];
+    nbins = l.outDims[gk.countsResult][0];
+    int64_t countBytes =
+        byteWidth(tensorTy(hist.getResult()).getElementType());
+    h.check(h.call("fuse_memset", {counts, h.c32(0),
+                                   h.mul(nbins, h.c64(countBytes)), h.stream}));
+  }
   Value nonEmpty =
       arith::CmpIOp::create(h.b, loc, arith::CmpIPredicate::sgt, n, h.c64(0));
   h.ifThen(nonEmpty, [&] {
@@ -198,7 +204,7 @@ LogicalResult HostEntry::launchHistogram(GroupLaunch &l) {
       if (auto t = tensorTy(operand); t && t.getRank() > 0)
         ptrs.push_back(tensors[operand].ptr);
     for (auto [j, o] : llvm::enumerate(l.outs))
-      if (j != gk.countsResult)
+      if (static_cast<int>(j) != gk.countsResult)
         ptrs.push_back(o);
     Value nchunks, work;
     flatPlan(h, gk.vectorWidth, n, ptrs, nchunks, work);

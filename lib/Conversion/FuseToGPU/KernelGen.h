@@ -443,10 +443,11 @@ struct GroupKernels {
   int64_t stagedThreads = 0;
   /// Histogram: the kernel counting with global atomics, the most bytes
   /// of shared memory `kernel` may take (the target's block limit), and
-  /// the group result that holds the counts.
+  /// the group result that holds the counts (-1: the counts are not
+  /// returned, and the kernels only store the other results).
   std::string globalCountKernel;
   int64_t sharedCountLimit = 0;
-  unsigned countsResult = 0;
+  int countsResult = 0;
   /// The group reads a filter's kept elements whose count stays on the
   /// device (DeviceSize.cpp): each of its kernels takes one more parameter
   /// last, the `!llvm.ptr<1>` to that count, and reads its length there;

@@ -1,4 +1,5 @@
 // RUN: fuse-opt %s --fuse-fusion --fuse-tile --convert-fuse-to-gpu | FileCheck %s
+// RUN: fuse-opt %s --fuse-fusion --fuse-tile --convert-fuse-to-gpu | FileCheck %s --check-prefix=DEAD
 
 // A histogram of bins computed by a map, fused with it and with another
 // map of the same input into one group: the host zeroes the counts
@@ -50,4 +51,22 @@ func.func @binned_square(%x: tensor<?xf32>) -> (tensor<4xi64>, tensor<?xf32>) {
 func.func @bincount(%x: tensor<?xi8>, %n: index) -> tensor<?xi32> {
   %c = fuse.histogram %x bins(%n) : tensor<?xi8> -> tensor<?xi32>
   return %c : tensor<?xi32>
+}
+
+// Counts nobody reads, in a group with a map that is returned: the
+// kernels store the map and count nothing (no memset, no atomics).
+// DEAD-LABEL: func.func @dead_counts(
+// DEAD-NOT: call @fuse_memset
+// DEAD: call @fuse_launch
+// DEAD-LABEL: gpu.func @dead_counts_g0_count(
+// DEAD-NOT: llvm.atomicrmw
+// DEAD: gpu.return
+func.func @dead_counts(%x: tensor<?xi32>) -> tensor<?xi32> {
+  %c = fuse.histogram %x : tensor<?xi32> -> tensor<16xi64>
+  %y = fuse.map %x : tensor<?xi32> -> tensor<?xi32> {
+  ^bb0(%a: i32):
+    %m = arith.muli %a, %a : i32
+    fuse.yield %m : i32
+  }
+  return %y : tensor<?xi32>
 }

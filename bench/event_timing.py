@@ -1,7 +1,8 @@
 """The timing of the algorithm benchmarks (sort_bench.py,
-searchsorted_bench.py): the median of `reps` calls, each timed alone with
-CUDA events on the current stream after three warm-up calls, in
-microseconds."""
+searchsorted_bench.py, histogram_bench.py): the median of `reps` calls,
+each timed alone with CUDA events on the current stream after three
+warm-up calls, in microseconds; and torch.compile as a peer that may be
+missing."""
 
 import statistics
 
@@ -21,3 +22,16 @@ def median_us(fn, reps=20):
         torch.cuda.synchronize()
         ts.append(start.elapsed_time(end) * 1000.0)
     return statistics.median(ts)
+
+
+def compiled(fn):
+    """torch.compile of the no-argument `fn`, called once; None (with the
+    reason printed) when it does not compile: a peer that is missing, not
+    a failure of the benchmark."""
+    try:
+        c = torch.compile(fn)
+        c()
+        return c
+    except Exception as e:  # noqa: BLE001 (a peer that does not compile)
+        print("torch.compile: failed (%s: %s)" % (type(e).__name__, e))
+        return None

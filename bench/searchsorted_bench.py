@@ -21,7 +21,7 @@ sys.path.insert(0, os.path.join(ROOT, "test", "Python"))
 
 import torch  # noqa: E402
 
-from event_timing import median_us  # noqa: E402
+from event_timing import compiled, median_us  # noqa: E402
 
 import searchsorted_check as sc  # noqa: E402
 
@@ -47,16 +47,6 @@ def cuda_compute_search(a, v, right):
                  num_values=v.numel(), d_out=out, comp=None)
         return torch.as_tensor(out, device="cuda").view(torch.int64)
     return run
-
-
-def compiled(fn):
-    try:
-        c = torch.compile(fn)
-        c()
-        return c
-    except Exception as e:  # noqa: BLE001 (a peer that does not compile)
-        print("torch.compile: failed (%s: %s)" % (type(e).__name__, e))
-        return None
 
 
 def main():

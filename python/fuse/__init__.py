@@ -19,6 +19,7 @@ from ._sym import (SymArray, filter_ as filter, gather, iota, map_ as map,
                    where)
 from ._tools import ToolNotFoundError
 from ._algorithms import argsort, searchsorted, sort, unique
+from ._histogram import histogram
 from . import compute
 from .compute import OpKind
 from . import gpu
@@ -53,7 +54,7 @@ def abs(x):  # noqa: A001 (mirrors numpy.abs)
 
 
 __all__ = ["jit", "JitFunction", "Pipeline", "SymArray", "argsort", "filter",
-           "gather", "iota", "searchsorted", "sort", "unique", "map", "maximum", "minimum", "reduce", "scan", "where",
+           "gather", "histogram", "iota", "searchsorted", "sort", "unique", "map", "maximum", "minimum", "reduce", "scan", "where",
            "exp", "log", "sqrt", "tanh", "relu", "abs", "compute", "OpKind", "gpu",
            "stats", "clear_memory_cache", "cache_root",
            "CompileError", "ToolNotFoundError"]

@@ -348,9 +348,9 @@ def _same_dims(view, rank, exprs):
     return True
 
 
-def _dim_getter(sym, known, names):
-    """f(shapes, values, counts) -> the size of dimension `sym` (as
-    Pipeline._size, then a filter's kept count)."""
+def _dim_getter(sym, known, own):
+    """f(shapes, values, counts) -> dimension `sym`'s size (Pipeline._size,
+    a filter's count), or None: an `own` output's, read from its buffer."""
     r = sym.find()
     if r.kind == "input":
         i, d = r.src
@@ -365,8 +365,8 @@ def _dim_getter(sym, known, names):
         i = int(r.src.ssa[len("%arg"):])
         return lambda S, V, C: int(V[i])
     c = known.get(id(r))
-    if c is not None:
-        return lambda S, V, C: C[c]
+    if c is not None or own:
+        return None if c is None else lambda S, V, C: C[c]
 
     def unknown(S, V, C):
         raise NotImplementedError(
@@ -465,11 +465,11 @@ class Launcher:
         for (dt, rank, view, kind), g in zip(pipeline.result_specs,
                                              pipeline.gpu_results):
             if g[0] == "size":
-                post.append((True, _dim_getter(g[1], known, names), None,
+                post.append((True, _dim_getter(g[1], known, False), None,
                              None))
                 continue
             syms = [s for s in view if hasattr(s, "find")]
-            dims = [_dim_getter(s, known, names) for s in syms]
+            dims = [_dim_getter(s, known, True) for s in syms]
             full = None
             if len(view) != rank or len(syms) != len(view):
                 # Dimensions of size 1 the view adds (keepdims, [:, None]).
@@ -741,9 +741,8 @@ class Launcher:
     def _post(self, outs, S, values, counts):
         """The results from the outputs: sizes, filter results cut to
         their counts, dimensions of size 1 the view adds."""
-        C = None
-        if counts is not None:
-            C = [n.value if n is not None else None for n in counts]
+        C = None if counts is None else [
+            n.value if n is not None else None for n in counts]
         res = []
         for is_size, x, dims, full in self.post:
             if is_size:
@@ -753,7 +752,8 @@ class Launcher:
             if o is WRITTEN:
                 res.append(o)
                 continue
-            logical = tuple([g(S, values, C) for g in dims])
+            logical = tuple([o.shape[k] if g is None else g(S, values, C)
+                             for k, g in enumerate(dims)])
             if (C is not None and C[x] is not None) or \
                     tuple(o.shape) != logical:
                 total = 1

@@ -330,6 +330,17 @@ def _unique(call, f, args, kwargs):
     return _algorithms.unique(x, return_index=index, return_counts=counts)
 
 
+def _histogram(call, f, args, kwargs):
+    from . import _histogram as H
+    a = _bind(f, args, kwargs)
+    if a is None:
+        return None
+    return H.histogram(a.pop("a"), bins=a.pop("bins", 10),
+                       range=a.pop("range", None),
+                       density=a.pop("density", None),
+                       weights=a.pop("weights", None))
+
+
 _FUNCTIONS = {
     "sum": _reduction("sum"), "prod": _reduction("prod"),
     "max": _reduction("max"), "amax": _reduction("max"),
@@ -340,6 +351,7 @@ _FUNCTIONS = {
     "where": _where, "clip": _clip, "astype": _astype,
     "sort": _sort_fn("sort"), "argsort": _sort_fn("argsort"),
     "searchsorted": _searchsorted, "unique": _unique,
+    "histogram": _histogram,
     "ndim": lambda call, f, args, kwargs: S.wrap(args[0]).ndim,
     "shape": lambda call, f, args, kwargs: S.wrap(args[0]).shape,
 }

@@ -1,0 +1,410 @@
+"""fuse.histogram (and np.histogram inside a traced function): NumPy's
+histogram, as one fused pass that computes each element's bin and counts
+it (fuse.histogram, the dialect op, counts bin indices).
+
+Even bins follow numpy.lib._histograms_impl exactly: the outer edges from
+`range` or from the data's minimum and maximum (widened by 0.5 when they
+are equal), the bin dtype np.result_type(first, last, a) (a float), the
+edges np.linspace(first, last, bins + 1, dtype=bin dtype) and each value's
+bin ((x - first) / (last - first)) * bins truncated, then corrected against
+the two edges around it. Every dtype of that computation is NumPy's,
+found by asking NumPy about values of the same types (NEP 50: Python
+numbers are weak), and the edges the corrections read are computed inline
+as linspace computes them, so the bin of a value is arithmetic in the map
+that feeds the count: no table, one pass.
+
+Bins given as an array of edges are a fuse.searchsorted of each value in
+them (side right, minus one), the last bin closed; the bin count is then
+dynamic (the number of edges minus one).
+"""
+
+import numbers
+import operator
+
+import numpy as np
+
+from . import _types as T
+from ._ir import Sym, TensorVal, current
+from ._sym import (SymArray, _reduce_builtin, broadcast_1d, cast, const,
+                   gather, iota, leaf, materialize, size_array, where, wrap)
+
+
+class _StaticCounts(TensorVal):
+    """The counts of a histogram with a bin count known when tracing: a
+    tensor of static size (tensor<Nxi64>), which the ops that read it take
+    as it is."""
+
+    __slots__ = ()
+
+    @property
+    def type(self):
+        return "tensor<%dx%s>" % (self.syms[0].src, T.mlir(self.storage))
+
+
+def count_bins(bins, nbins, dtype=np.int64):
+    """fuse.histogram of the integer bin indices `bins` (any rank):
+    counts[b] = how many equal b, for b in [0, nbins), as `dtype` (int32 or
+    int64). nbins: an int (a static count), or (an `index` SSA value, the
+    Sym that stands for it) for a dynamic count (a Sym of kind "tensor"
+    without a source becomes the result's own size)."""
+    ctx = current()
+    b = materialize(bins)
+    if T.kind(b.dtype) not in "su":
+        b = materialize(cast(bins, np.int64))
+    r = ctx.fresh("h")
+    if isinstance(nbins, int):
+        tv = _StaticCounts(r, dtype, [Sym("const", nbins)])
+        ctx.emit("%s = fuse.histogram %s : %s -> %s" % (
+            r, b.tv.ssa, b.tv.type, tv.type))
+        return leaf(tv)
+    index, sym = nbins
+    tv = TensorVal(r, dtype, [sym])
+    if sym.kind == "tensor" and sym.src is None:
+        sym.src = (tv, 0)
+    ctx.emit("%s = fuse.histogram %s bins(%s) : %s -> %s" % (
+        r, b.tv.ssa, index, b.tv.type, tv.type))
+    return leaf(tv)
+
+
+# ---- NumPy's even bins -------------------------------------------------------
+
+def _unsigned_subtract(a, b):
+    """numpy's _unsigned_subtract(a, b) of two numbers (a >= b): the
+    difference in their result type, an unsigned one for signed integers."""
+    dt = np.result_type(a, b)
+    if dt.kind == "i":
+        return np.subtract(np.asarray(a, dtype=dt), np.asarray(b, dtype=dt),
+                           casting="unsafe", dtype="u%d" % dt.itemsize)
+    return np.subtract(a, b, dtype=dt)
+
+
+def _proto(v):
+    """A number of v's NumPy type, for the dtype rules: a Python number
+    stays a Python number (weak), a symbolic value becomes a NumPy scalar of
+    its dtype (strong, or a Python number where it is weak)."""
+    if isinstance(v, SymArray):
+        if v.weak:
+            return {"f": 0.0, "b": False}.get(T.kind(v.dtype), 0)
+        return v.dtype.type(0)
+    return v
+
+
+class _Even:
+    """NumPy's even bins for one choice of the outer edges `first` and
+    `last` (numbers, or 0-d symbolic values), `nbins` bins of data of
+    `dtype`: the dtypes of every step of numpy.histogram's computation."""
+
+    def __init__(self, first, last, dtype, nbins):
+        self.nbins = nbins
+        fp, lp = _proto(first), _proto(last)
+        a = np.empty(0, dtype)
+        bt = np.result_type(fp, lp, a)
+        if bt.kind in "iub":
+            bt = np.result_type(bt, float)
+        self.bin_t = bt
+        self.lin_t = np.linspace(fp, lp, 2).dtype
+        self.sub_t = np.result_type(np.empty(0, bt), fp)
+        if isinstance(first, SymArray) or isinstance(last, SymArray):
+            dt = np.result_type(lp, fp)
+            first, last = wrap(first), wrap(last)
+            if dt.kind == "i":
+                ut = np.dtype("u%d" % dt.itemsize)
+                self.denom = cast(cast(last, dt), ut) - cast(cast(first, dt),
+                                                             ut)
+            else:
+                self.denom = cast(last, dt) - cast(first, dt)
+            dp = self.denom.dtype.type(1)
+        else:
+            d = _unsigned_subtract(last, first)
+            self.denom, dp = const(d), d
+        self.div_t = np.result_type(np.empty(0, self.sub_t), dp)
+        self.first, self.last = wrap(first), wrap(last)
+
+    def edge(self, i):
+        """Edge i (an int64 array, 0 <= i <= nbins) of np.linspace(first,
+        last, nbins + 1, dtype=bin dtype): i * step + first in linspace's
+        dtype ((i / nbins) * delta where the step is 0), the last edge
+        `last`, cast to the bin dtype."""
+        n = self.nbins
+        start, stop = cast(self.first, self.lin_t), cast(self.last,
+                                                         self.lin_t)
+        delta = stop - start
+        step = delta / n
+        fi = cast(i, self.lin_t)
+        y = where(step == 0, (fi / n) * delta, fi * step) + start
+        return cast(where(i == n, stop, y), self.bin_t)
+
+    def bin(self, x):
+        """numpy.histogram's bin of each element of x, -1 outside [first,
+        last] (and for NaN)."""
+        n = self.nbins
+        keep = (x >= self.first) & (x <= self.last)
+        xb = cast(x, self.bin_t)
+        num = cast(xb, self.sub_t) - cast(self.first, self.sub_t)
+        f = (cast(num, self.div_t) / cast(self.denom, self.div_t)) * n
+        # Truncated as astype(intp); values outside [0, n] (NaN included)
+        # only arise outside `keep`, and are clamped to keep the
+        # conversion defined.
+        f = where(f >= 0, where(f < n, f, n), 0)
+        i = cast(f, np.int64)
+        i = where(i == n, n - 1, i)
+        i = where(xb < self.edge(i), i - 1, i)
+        i = where((xb >= self.edge(i + 1)) & (i != n - 1), i + 1, i)
+        return where(keep, i, -1)
+
+
+def _outer_edges(rng):
+    """numpy's _get_outer_edges for a given range: its checks, and equal
+    edges widened by 0.5."""
+    try:
+        first, last = rng
+    except (TypeError, ValueError):
+        raise TypeError("fuse.histogram: range must be a pair (min, max), "
+                        "got %r" % (rng,)) from None
+    for v in (first, last):
+        if isinstance(v, SymArray):
+            raise TypeError(
+                "fuse.histogram: range must be numbers known when the "
+                "function is traced (written in it, not its arguments); "
+                "with range=None the edges come from the data's minimum "
+                "and maximum on the device")
+        if isinstance(v, np.ndarray) and v.ndim == 0:
+            v = v[()]
+        if not isinstance(v, (numbers.Real, np.integer, np.floating)) or \
+                isinstance(v, (bool, np.bool_)):
+            raise TypeError("fuse.histogram: range must hold two numbers, "
+                            "got %r" % (rng,))
+    if first > last:
+        raise ValueError("max must be larger than min in range parameter.")
+    if not (np.isfinite(first) and np.isfinite(last)):
+        raise ValueError(f"supplied range of [{first}, {last}] is not "
+                         "finite")
+    if first == last:
+        first, last = first - 0.5, last + 0.5
+    return first, last
+
+
+def _isfinite(v):
+    return abs(v) < np.inf
+
+
+def _size_of(x):
+    """The number of elements of x, a 0-d int64 (1 for a 0-d x)."""
+    n = None
+    for d in x.dims:
+        if isinstance(d, Sym):
+            s = size_array(d)
+            n = s if n is None else n * s
+    return const(1, np.int64) if n is None else n
+
+
+def _quiet_extreme(x, kind):
+    """x.min() / x.max() without the non-empty check: an empty x gives the
+    reduction's identity, which the caller does not use."""
+    ctx = current()
+    k = len(ctx.nonempty)
+    r = _reduce_builtin(x, kind, None, False)
+    del ctx.nonempty[k:]
+    return r
+
+
+def _even(x, nbins, rng):
+    """(bins of x, edges as a function of an index array, bad): NumPy's
+    even bins. bad (a 0-d bool or None) is where NumPy would raise on the
+    data's range: non-finite, or too narrow for distinct edges."""
+    dt = x.dtype
+    if rng is not None:
+        first, last = _outer_edges(rng)
+        # NumPy's own edges on an empty array of x's dtype: the errors it
+        # raises for this range and bin count, exactly (too many bins).
+        np.histogram_bin_edges(np.empty(0, dt), nbins, rng)
+        e = _Even(first, last, dt, nbins)
+        return e.bin(x), e.edge, None
+    lo, hi = _quiet_extreme(x, "min"), _quiet_extreme(x, "max")
+    empty = _size_of(x) == 0
+    same = lo == hi
+    zero_one = _Even(0, 1, dt, nbins)      # an empty array's range: (0, 1)
+    if T.kind(dt) == "f":
+        # first == last widens by 0.5 in x's dtype: one rule, its edges
+        # chosen on the device.
+        e = _Even(where(same, lo - 0.5, lo), where(same, hi + 0.5, hi), dt,
+                  nbins)
+        bins = e.bin(x)
+
+        def edge(i):
+            return where(empty, zero_one.edge(i), e.edge(i))
+        # An empty x has no extremes (its reductions' identities, unused).
+        bad = ~(_isfinite(lo) & _isfinite(hi) | empty)
+    else:
+        # Integers: the widened edges are floats, another rule. Every
+        # element equals the minimum then, so its bin is the minimum's.
+        e = _Even(lo, hi, dt, nbins)
+        w = _Even(lo - 0.5, hi + 0.5, dt, nbins)
+        bins = where(same, w.bin(lo), e.bin(x))
+
+        def edge(i):
+            return where(empty, zero_one.edge(i),
+                         where(same, w.edge(i), e.edge(i)))
+        bad = None
+    j = iota(nbins, np.int64)
+    narrow = (edge(j) >= edge(j + 1)).any()
+    bad = narrow if bad is None else bad | narrow
+    return where(bad, -1, bins), edge, bad
+
+
+# ---- bins given by edges -----------------------------------------------------
+
+def _by_edges(x, edges):
+    """(bins of x, the bin count's (index, Sym)): x falls in bin i where
+    edges[i] <= x < edges[i + 1], the last bin closed, as numpy.histogram
+    with an edge array (which counts through searchsorted of the edges in
+    the sorted data, in the data's and edges' common dtype)."""
+    from ._algorithms import searchsorted
+    ctx = current()
+    if edges.ndim != 1:
+        raise ValueError("`bins` must be 1d, when an array")
+    if edges.dtype == np.bool_:
+        raise TypeError("fuse.histogram: bin edges must be numbers, got "
+                        "bool")
+    p = searchsorted(edges, x, side="right")
+    ne = size_array(edges.dims[0])
+    dt, _ = T.promote(edges.dtype, edges.weak, x.dtype, x.weak)
+    # p == len(edges): x is at or past the last edge; only x == edges[-1]
+    # counts (in the last bin).
+    on_last = cast(x, dt) == cast(gather(edges, p - 1), dt)
+    bins = where(p == ne, where(on_last, ne - 2, -1), p - 1)
+    d = ctx.index_of(edges.dims[0])
+    one, zero, s, nb = (ctx.fresh("c"), ctx.fresh("c"), ctx.fresh(),
+                        ctx.fresh("d"))
+    ctx.emit("%s = arith.constant 1 : index" % one)
+    ctx.emit("%s = arith.constant 0 : index" % zero)
+    ctx.emit("%s = arith.subi %s, %s : index" % (s, d, one))
+    ctx.emit("%s = arith.maxsi %s, %s : index" % (nb, s, zero))
+    return bins, (nb, Sym("tensor", None))
+
+
+def _constant_edges(bins):
+    """A NumPy array of edges from a constant `bins` (a list or array), or
+    None when bins is symbolic."""
+    if isinstance(bins, SymArray):
+        return None
+    if isinstance(bins, (list, tuple)) and any(isinstance(b, SymArray)
+                                               for b in bins):
+        raise TypeError("fuse.histogram: bins mixes symbolic and constant "
+                        "values; pass the edges as one array")
+    return np.asarray(bins)
+
+
+def _by_constant_edges(x, e):
+    """Bins against edges known when tracing: the in-range test and a count
+    of the inner edges at or below x (edges repeated count twice: the
+    empty bin between them is skipped, as a search would)."""
+    if e.dtype == np.bool_ or not T.is_supported(e.dtype):
+        raise TypeError("fuse.histogram: bin edges of dtype %s are not "
+                        "supported" % e.dtype)
+    if len(e) > 256:
+        raise TypeError("fuse.histogram: %d constant bin edges; pass more "
+                        "than 256 edges as an argument of the function (an "
+                        "array the search reads)" % len(e))
+    if np.any(e[:-1] > e[1:]):
+        raise ValueError("`bins` must increase monotonically, when an array")
+    n = max(len(e) - 1, 0)
+    if n == 0:
+        return where(x == x, -1, -1), 0
+    dt, _ = T.promote(e.dtype, False, x.dtype, x.weak)
+    xc = cast(x, dt)
+    ec = [const(v) for v in e.astype(dt)]
+    bins = const(0, np.int64)
+    for c in ec[1:-1]:
+        bins = bins + cast(xc >= c, np.int64)
+    return where((xc >= ec[0]) & (xc <= ec[-1]), bins, -1), n
+
+
+# ---- the front end -----------------------------------------------------------
+
+def histogram(a, bins=10, range=None, density=None, weights=None):
+    """numpy.histogram(a, bins, range, density) inside a fuse function:
+    (counts, bin_edges), counts int64. `a` of any rank is counted as
+    flattened. bins: an int (known when tracing: a static count), or the
+    bin edges, an increasing 1-d array (the count is then len(edges) - 1,
+    dynamic; the result for edges that are not increasing is unspecified,
+    where NumPy raises) or a list of at most 256 numbers. range: two
+    numbers known when tracing, or None (the data's minimum and maximum,
+    computed on the device: where NumPy raises because they are not finite
+    or too close for distinct edges, the edges are NaN and nothing is
+    counted). density=True: counts / (total * bin widths), float64.
+    weights are not supported yet (TypeError)."""
+    if weights is not None:
+        raise TypeError("fuse.histogram: weights= is not supported yet")
+    x = wrap(a)
+    if x.dtype == np.bool_:
+        x = cast(x, np.uint8)        # as NumPy does (it warns)
+    if x.ndim == 0:
+        x = broadcast_1d(x, Sym("const", 1))
+    if isinstance(bins, str):
+        raise TypeError("fuse.histogram: bin estimators (bins=%r) are not "
+                        "supported; give a number of bins or the edges"
+                        % bins)
+    if isinstance(bins, (numbers.Integral, np.integer)) and not isinstance(
+            bins, (bool, np.bool_)):
+        n = operator.index(bins)
+        if n < 1:
+            raise ValueError("`bins` must be positive, when an integer")
+        b, edge, bad = _even(x, n, range)
+        counts = count_bins(b, n)
+        i = iota(n + 1, np.int64)
+        edges = edge(i)
+        if bad is not None:
+            edges = where(bad, np.nan, edges)
+        if density:
+            j = iota(n, np.int64)
+            widths = edge(j + 1) - edge(j)
+            return _density(counts, widths), edges
+        return counts, edges
+    if isinstance(bins, SymArray) and bins.ndim == 0:
+        raise TypeError("fuse.histogram: a bin count must be known when "
+                        "tracing (a Python int), not a symbolic value")
+    e = _constant_edges(bins)
+    if e is not None:
+        if e.ndim != 1:
+            raise ValueError("`bins` must be 1d, when an array")
+        b, n = _by_constant_edges(x, e)
+        counts = count_bins(b, n)
+        edges = const_array(e)
+        if density:
+            return _density(counts, None, e), edges
+        return counts, edges
+    edges = wrap(bins)
+    b, nb = _by_edges(x, edges)
+    counts = count_bins(b, nb)
+    if density:
+        j = iota(counts.shape[0], np.int64)
+        widths = gather(edges, j + 1) - gather(edges, j)
+        return _density(counts, widths), edges
+    return counts, edges
+
+
+def const_array(values):
+    """A 1-d array of constants (a map over an iota that selects them)."""
+    values = np.asarray(values)
+    dt = T.check_supported(values.dtype, "fuse.histogram edges")
+    i = iota(len(values), np.int64)
+    if not len(values):
+        return cast(i, dt)
+    last = const(values[-1])
+    r = where(i >= 0, last, last)
+    for k in reversed(range(len(values) - 1)):
+        r = where(i == k, const(values[k]), r)
+    return r
+
+
+def _density(counts, widths, const_edges=None):
+    """numpy's density: n / np.array(np.diff(edges), float) / n.sum()."""
+    if const_edges is not None:
+        w = np.asarray(np.diff(const_edges), float)
+        widths = const_array(w) if len(w) else None
+        if widths is None:
+            return cast(counts, np.float64)
+    n = cast(counts, np.float64)
+    total = cast(counts.sum(), np.float64)
+    return n / cast(widths, np.float64) / total

@@ -13,7 +13,8 @@ CUDA graph capture and replay (graph_check.py); fuse.compute with the
 caller's temporary storage (temp_storage_check.py); fuse.sort and
 fuse.argsort through the runtime's radix sort, np.unique, radix_sort and
 unique_by_key (sort_check.py); fuse.searchsorted and lower_bound/
-upper_bound fused into their groups (searchsorted_check.py). The
+upper_bound fused into their groups (searchsorted_check.py); np.histogram
+and histogram_even (histogram_check.py). The
 comparisons every module raises Mismatch from are check_util.py's.
 
 Modes:
@@ -46,6 +47,7 @@ import fuse.compute as fc  # noqa: E402
 from fuse import OpKind  # noqa: E402
 import edge_check  # noqa: E402
 import graph_check  # noqa: E402
+import histogram_check  # noqa: E402
 import searchsorted_check  # noqa: E402
 import sort_check  # noqa: E402
 import temp_storage_check  # noqa: E402
@@ -755,6 +757,10 @@ def main():
                      lambda: sort_check.compute_sort_checks(
                          B, numeric, sys.modules[__name__]),
                      lambda: sort_check.compute_unique_checks(
+                         B, numeric, sys.modules[__name__]),
+                     lambda: histogram_check.histogram_checks(
+                         B, numeric, sys.modules[__name__]),
+                     lambda: histogram_check.compute_checks(
                          B, numeric, sys.modules[__name__])):
             try:
                 part()

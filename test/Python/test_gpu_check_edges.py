@@ -1,6 +1,7 @@
 """The GPU check's value-edge section (edge_check.edge_checks, run by
-gpu_check.py) and the algorithm checks of fuse.compute (sort_check.py,
-searchsorted_check.py) on the CPU backend: NumPy arrays in, so the same calls run the CPU pipelines, held to
+gpu_check.py), the algorithm checks of fuse.compute (sort_check.py,
+searchsorted_check.py, histogram_check.py) and the histogram checks on the
+CPU backend: NumPy arrays in, so the same calls run the CPU pipelines, held to
 the same expectations. The CPU backend follows the documented semantics
 that the GPU check holds the GPU to, so this keeps the check's references
 and tolerances honest on machines without a GPU (a wrong reference would
@@ -10,6 +11,7 @@ import numpy as np
 
 import edge_check
 import gpu_check
+import histogram_check
 import searchsorted_check
 import sort_check
 
@@ -46,12 +48,26 @@ def test_unsigned_checks_pass_on_the_cpu(capsys):
 
 
 def test_compute_algorithm_checks_pass_on_the_cpu(capsys):
-    """lower_bound/upper_bound, radix_sort and unique_by_key as the GPU
-    check calls and verifies them, on NumPy arrays."""
+    """lower_bound/upper_bound, radix_sort, unique_by_key and
+    histogram_even as the GPU check calls and verifies them, on NumPy
+    arrays."""
     passed, failed = gpu_check.passed, gpu_check.failed
     searchsorted_check.compute_checks(NumpyBackend(), True, gpu_check)
     sort_check.compute_sort_checks(NumpyBackend(), True, gpu_check)
     sort_check.compute_unique_checks(NumpyBackend(), True, gpu_check)
+    histogram_check.compute_checks(NumpyBackend(), True, gpu_check)
     out = capsys.readouterr().out
     assert gpu_check.failed == failed, out
-    assert gpu_check.passed - passed == 8, out
+    assert gpu_check.passed - passed == 8 + 11, out
+
+
+def test_histogram_checks_pass_on_the_cpu(capsys):
+    """The @fuse.jit histogram section (np.histogram on device arrays
+    against NumPy), with the even-bin data at sizes 0 and 31 (the GPU runs
+    every size; test_histogram.py the same data at every size)."""
+    passed, failed = gpu_check.passed, gpu_check.failed
+    histogram_check.histogram_checks(NumpyBackend(), True, gpu_check,
+                                     sizes=[0, 31])
+    out = capsys.readouterr().out
+    assert gpu_check.failed == failed, out
+    assert gpu_check.passed - passed == 80 * 2 + 15 + 6, out

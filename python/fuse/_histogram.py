@@ -161,6 +161,7 @@ def _outer_edges(rng):
     except (TypeError, ValueError):
         raise TypeError("fuse.histogram: range must be a pair (min, max), "
                         "got %r" % (rng,)) from None
+    ends = []
     for v in (first, last):
         if isinstance(v, SymArray):
             raise TypeError(
@@ -174,6 +175,8 @@ def _outer_edges(rng):
                 isinstance(v, (bool, np.bool_)):
             raise TypeError("fuse.histogram: range must hold two numbers, "
                             "got %r" % (rng,))
+        ends.append(v)
+    first, last = ends
     if first > last:
         raise ValueError("max must be larger than min in range parameter.")
     if not (np.isfinite(first) and np.isfinite(last)):
@@ -341,6 +344,8 @@ def histogram(a, bins=10, range=None, density=None, weights=None):
         x = cast(x, np.uint8)        # as NumPy does (it warns)
     if x.ndim == 0:
         x = broadcast_1d(x, Sym("const", 1))
+    if isinstance(bins, np.ndarray) and bins.ndim == 0:
+        bins = bins[()]
     if isinstance(bins, str):
         raise TypeError("fuse.histogram: bin estimators (bins=%r) are not "
                         "supported; give a number of bins or the edges"
@@ -366,6 +371,9 @@ def histogram(a, bins=10, range=None, density=None, weights=None):
                         "tracing (a Python int), not a symbolic value")
     e = _constant_edges(bins)
     if e is not None:
+        if e.ndim == 0:
+            raise TypeError("`bins` must be an integer, a string, or an "
+                            "array")
         if e.ndim != 1:
             raise ValueError("`bins` must be 1d, when an array")
         b, n = _by_constant_edges(x, e)

@@ -54,6 +54,10 @@ def test_fuse_histogram_is_np_histogram():
     assert same(c, np.histogram(x)[0]) and same(e, np.histogram(x)[1])
     want = np.histogram(x, 3, (0, 1), density=True)
     assert same(d, want[0]) and same(e2, want[1])
+    g = fuse.jit(lambda x: np.histogram(x, np.array(4), np.array([0, 1.0])))
+    c, e = g(x)
+    want = np.histogram(x, np.array(4), np.array([0, 1.0]))
+    assert same(c, want[0]) and same(e, want[1])
 
 
 def test_ranges_of_other_types():
@@ -223,6 +227,7 @@ def test_errors():
             f(x)
     raises(TypeError, "weights= is not supported", weights=x)
     raises(TypeError, "bin estimators", bins="auto")
+    raises(TypeError, "must be an integer, a string, or an array", bins=4.0)
     raises(ValueError, "must be positive", bins=0)
     raises(ValueError, "max must be larger than min", range=(1, 0))
     raises(ValueError, "supplied range of", range=(0, np.inf))

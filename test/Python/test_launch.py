@@ -357,6 +357,25 @@ def test_filter_scalars_and_sizes(torch):
     assert len(select._launchers) == 1 and len(shift._launchers) == 1
 
 
+def test_histogram_counts_sized_while_running(torch):
+    """np.histogram with an edge array: the counts' size, len(edges) - 1,
+    is known only while running; the launcher takes it from the output the
+    manifest's size expression allocated. histogram_even writes its counts
+    into d_histogram (direct), leaving the rest."""
+    from histogram_check import by_edges, cub_even_model, even_data, same
+    x = even_data(np.float32, 1001, 7, (-1.5, 2.25))
+    for edges in (np.array([-1.0, 0.0, 0.5, 2.0]), np.array([0.5]),
+                  np.array([-2.0, 3.0]), np.array([-1.0, 0.0, 0.5, 2.0])):
+        c, e = by_edges(dev(torch, x), dev(torch, edges))
+        want = np.histogram(x, edges)
+        assert same(host(c), want[0]) and same(host(e), want[1])
+    assert len(by_edges._launchers) == 1
+    h = dev(torch, np.full(12, 7, np.int32))
+    fc.histogram_even(dev(torch, x), h, 11, -1.0, 1.0, len(x))
+    want = cub_even_model(x, 11, -1.0, 1.0).astype(np.int32)
+    assert same(host(h)[:10], want) and (host(h)[10:] == 7).all()
+
+
 def test_unsigned_and_bool_on_the_hit_path(torch):
     f = jit(lambda x, b: (x.max(), x // 3, (~b).sum()))
     for seed in range(2):

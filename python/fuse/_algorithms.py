@@ -35,7 +35,7 @@ def _sorted(keys, values, descending, what):
     ctx.emit("%s = fuse.sort %s %s : %s -> %s" % (
         ", ".join(names), order, ", ".join(o.tv.ssa for o in ops), types,
         types))
-    return [leaf(TensorVal(r, o.dtype, k.tv.syms))
+    return [leaf(TensorVal(r, o.dtype, k.tv.syms, static=o.tv.static))
             for r, o in zip(names, ops)]
 
 

@@ -29,18 +29,6 @@ from ._sym import (SymArray, _reduce_builtin, broadcast_1d, cast, const,
                    gather, iota, leaf, materialize, size_array, where, wrap)
 
 
-class _StaticCounts(TensorVal):
-    """The counts of a histogram with a bin count known when tracing: a
-    tensor of static size (tensor<Nxi64>), which the ops that read it take
-    as it is."""
-
-    __slots__ = ()
-
-    @property
-    def type(self):
-        return "tensor<%dx%s>" % (self.syms[0].src, T.mlir(self.storage))
-
-
 def count_bins(bins, nbins, dtype=np.int64):
     """fuse.histogram of the integer bin indices `bins` (any rank):
     counts[b] = how many equal b, for b in [0, nbins), as `dtype` (int32 or
@@ -53,7 +41,7 @@ def count_bins(bins, nbins, dtype=np.int64):
         b = materialize(cast(bins, np.int64))
     r = ctx.fresh("h")
     if isinstance(nbins, int):
-        tv = _StaticCounts(r, dtype, [Sym("const", nbins)])
+        tv = TensorVal(r, dtype, [Sym("const", nbins)], static=(nbins,))
         ctx.emit("%s = fuse.histogram %s : %s -> %s" % (
             r, b.tv.ssa, b.tv.type, tv.type))
         return leaf(tv)

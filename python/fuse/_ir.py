@@ -82,19 +82,26 @@ def storage_dtype(dtype, scalar=False):
 class TensorVal:
     """An SSA tensor of the emitted function."""
 
-    __slots__ = ("ssa", "dtype", "syms", "scalar", "storage")
+    __slots__ = ("ssa", "dtype", "syms", "scalar", "storage", "static")
 
-    def __init__(self, ssa, dtype, syms, scalar=False):
+    def __init__(self, ssa, dtype, syms, scalar=False, static=None):
         self.ssa, self.dtype, self.syms = ssa, np.dtype(dtype), list(syms)
         # GPU traces: a 0-d value kept as a plain SSA scalar (an argument
         # passed by value, a size), captured by the fuse ops that use it.
         self.scalar = scalar
         self.storage = storage_dtype(self.dtype, scalar)
+        # The sizes of a tensor of static type (a histogram's counts), or
+        # None (every dimension `?`). Ops whose result type is their
+        # operand's (scan, sort) keep it.
+        self.static = static
 
     @property
     def type(self):
         if self.scalar:
             return T.mlir(self.dtype)
+        if self.static is not None:
+            return "tensor<%s%s>" % ("".join("%dx" % d for d in self.static),
+                                     T.mlir(self.storage))
         return T.tensor_type(self.storage, len(self.syms))
 
     @property

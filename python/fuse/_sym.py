@@ -895,7 +895,7 @@ def scan(x, op="add", exclusive=False, axis=-1, init=None):
     if kind is None:
         _emit_region(ctx, ps, res)
         ctx.emit("}")
-    return leaf(TensorVal(r, acc, lf.tv.syms), x.dims)
+    return leaf(TensorVal(r, acc, lf.tv.syms, static=lf.tv.static), x.dims)
 
 
 def filter_(xs, predicate):
@@ -939,11 +939,12 @@ def filter_(xs, predicate):
     count = Sym("tensor", None)
     results = [ctx.fresh("f") for _ in ins_unique]
     types = [lf.tv.type for lf in ins_unique]
+    rtypes = [T.tensor_type(lf.tv.storage, 1) for lf in ins_unique]
     args = ["%%q%d_%d" % (ctx.n + 1, i) for i in range(len(ins_unique))]
     ctx.n += 1
     ctx.emit("%s = fuse.filter %s : %s -> %s {" % (
         ", ".join(results), ", ".join(lf.tv.ssa for lf in ins_unique),
-        ", ".join(types), ", ".join(types)))
+        ", ".join(types), ", ".join(rtypes)))
     ctx.emit("^bb0(%s):" % ", ".join("%s: %s" % (a, lf.tv.elem)
                                      for a, lf in zip(args, ins_unique)))
     env = {}

@@ -180,6 +180,27 @@ def test_rank_2_and_0_inputs():
     assert same(c, want[0]) and same(e, want[1])
 
 
+def test_counts_feed_other_ops():
+    """A bin count known when tracing gives counts of static type
+    (tensor<7xi64>); the ops after them take it, those whose result type
+    is their operand's (scan, sort) keep it."""
+    @fuse.jit
+    def f(x):
+        c, e = np.histogram(x, 7)
+        return (fuse.filter(c, lambda v: v > 100), fuse.scan(c),
+                fuse.sort(c), fuse.argsort(c), np.unique(c),
+                fuse.gather(e, c * 0 + 1), c[:, None] * 2, c.max())
+    x = even_data(np.float32, 1001, 7, None)
+    c, e = np.histogram(x, 7)
+    want = (c[c > 100], np.cumsum(c), np.sort(c), np.argsort(c, kind="stable"),
+            np.unique(c), np.full(7, e[1], np.float32), c[:, None] * 2,
+            c.max())
+    for got, w in zip(f(x), want):
+        assert same(got, w), (got, w)
+    assert "fuse.histogram %m" in f.lower(x) and "-> tensor<7xi64>" in \
+        f.lower(x)
+
+
 def test_histogram_of_a_computed_value_is_one_pass():
     x = even_data(np.float32, 1000003, 10, (-1.5, 2.25))
     c, e = of_square(x)

@@ -57,6 +57,23 @@ def by_edges_density(x, e):
     return np.histogram(x, bins=e, density=True)
 
 
+# bench/histogram_bench.py's pipelines (checked here, so that the GPU
+# cache holds them): 256 even bins of float32 samples, and of their
+# squares (the map fused into the counting pass).
+BENCH_BINS, BENCH_RANGE = 256, (-4.0, 4.0)
+BENCH_SQUARE_RANGE = (0.0, 16.0)
+
+
+@fuse.jit
+def hist_even(x):
+    return np.histogram(x, BENCH_BINS, BENCH_RANGE)[0]
+
+
+@fuse.jit
+def hist_square(x):
+    return np.histogram(x * x, BENCH_BINS, BENCH_SQUARE_RANGE)[0]
+
+
 FIXED_EDGES = [-1.0, 0.0, 0.0, 0.5, 2.0]
 
 
@@ -272,8 +289,20 @@ def histogram_checks(B, numeric, ctx, sizes=SIZES):
     chk("density n=31", lambda: even_fn(10, None, True)(B.dev(y)),
         pair(np.histogram(y, 10, density=True)))
     m = even_data(np.int32, 31 * 17, 7, None).reshape(31, 17)
+    m2 = even_data(np.float32, 31 * 17, 4, (-1.0, 2.0)).reshape(31, 17)
     chk("rank 2 int32 31x17", lambda: even_fn(7)(B.dev(m)),
         pair(np.histogram(m, 7)))
+    e = np.array([-1.0, -0.25, 0.0, 0.5, 2.0], np.float32)
+    chk("edges rank 2 float32 31x17", lambda: by_edges(B.dev(m2), B.dev(e)),
+        pair(np.histogram(m2, e)))
+    b = np.random.default_rng(5).standard_normal(1000003).astype(np.float32)
+    db = B.dev(b)
+    chk("bench 256 bins n=1000003", lambda: hist_even(db),
+        lambda got: ctx.same(H(got), np.histogram(b, BENCH_BINS,
+                                                  BENCH_RANGE)[0], "counts"))
+    chk("bench 256 bins of x * x n=1000003", lambda: hist_square(db),
+        lambda got: ctx.same(H(got), np.histogram(
+            b * b, BENCH_BINS, BENCH_SQUARE_RANGE)[0], "counts"))
     nan = nan_data()
     want = (np.zeros(7, np.int64), np.full(8, np.nan, np.float32))
     chk("NaN with range=None (NaN edges, no counts)",

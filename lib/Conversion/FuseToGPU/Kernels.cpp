@@ -290,13 +290,17 @@ LogicalResult checkBoundaryTypes(GroupOp group) {
 bool isFlatGroup(GroupOp group) {
   int64_t rank = -1;
   bool ok = true;
-  // Operands read only as inputs of broadcasts (x - v[:, None]) may have a
-  // lower rank.
+  // Operands read only as inputs of broadcasts (x - v[:, None]), or only
+  // at positions computed from data (a gather's source, a searchsorted's
+  // sorted tensor, both rank 1), may have a lower rank: they are not read
+  // at the lane's index.
   auto onlyBroadcast = [&](Value v) {
     auto a = dyn_cast<BlockArgument>(v);
     return a && !a.use_empty() &&
-           llvm::all_of(a.getUsers(),
-                        [](Operation *u) { return isa<BroadcastOp>(u); });
+           llvm::all_of(a.getUses(), [](OpOperand &use) {
+             return isa<BroadcastOp>(use.getOwner()) ||
+                    isReadAtComputedPositions(use);
+           });
   };
   auto see = [&](Value v) {
     auto t = tensorTy(v);

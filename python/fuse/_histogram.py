@@ -106,6 +106,11 @@ class _Even:
             d = _unsigned_subtract(last, first)
             self.denom, dp = const(d), d
         self.div_t = np.result_type(np.empty(0, self.sub_t), dp)
+        self.scale = None
+        if not isinstance(first, SymArray) and \
+                not isinstance(last, SymArray) and \
+                _well_conditioned(first, last, nbins, bt):
+            self.scale = const(bt.type(nbins / (float(last) - float(first))))
         self.first, self.last = wrap(first), wrap(last)
 
     def edge(self, i):
@@ -128,8 +133,14 @@ class _Even:
         n = self.nbins
         keep = (x >= self.first) & (x <= self.last)
         xb = cast(x, self.bin_t)
-        num = cast(xb, self.sub_t) - cast(self.first, self.sub_t)
-        f = (cast(num, self.div_t) / cast(self.denom, self.div_t)) * n
+        if self.scale is not None:
+            # Within a bin of the edges' answer, which the corrections below
+            # then give exactly (see _well_conditioned): one multiply in the
+            # bin dtype instead of NumPy's float64 division.
+            f = (xb - cast(self.first, self.bin_t)) * self.scale
+        else:
+            num = cast(xb, self.sub_t) - cast(self.first, self.sub_t)
+            f = (cast(num, self.div_t) / cast(self.denom, self.div_t)) * n
         # Truncated as astype(intp); values outside [0, n] (NaN included)
         # only arise outside `keep`, and are clamped to keep the
         # conversion defined.
@@ -139,6 +150,24 @@ class _Even:
         i = where(xb < self.edge(i), i - 1, i)
         i = where((xb >= self.edge(i + 1)) & (i != n - 1), i + 1, i)
         return where(keep, i, -1)
+
+
+def _well_conditioned(first, last, nbins, bt):
+    """Whether the bins of the constant range [first, last] are wide
+    enough against the bin dtype's rounding that any estimate within a
+    sixteenth of a bin of a value's position lands within one bin of the
+    bin its edges give; NumPy's two corrections then return that bin
+    whichever estimate they start from. With a bin at least 64 ulps wide
+    (at the range's largest magnitude) and at most 2^20 bins, the edges are
+    within a 128th of a bin of their exact places, and so are
+    (x - first) * (bins / (last - first)) in the bin dtype and NumPy's
+    float64 quotient: both estimates are within one bin of the edges'
+    answer, so the cheaper one gives NumPy's counts."""
+    first, last = float(first), float(last)
+    if not (last > first) or nbins > 1 << 20:
+        return False
+    ulp = float(np.spacing(bt.type(max(abs(first), abs(last)))))
+    return (last - first) / nbins >= 64 * ulp
 
 
 def _outer_edges(rng):

@@ -89,6 +89,32 @@ def test_extremes_of_the_integer_dtypes():
             assert same(c, want[0]) and same(e, want[1]), (dt, bins)
 
 
+@pytest.mark.parametrize("dt", [np.float32, np.float64, np.int32])
+@pytest.mark.parametrize("lo,hi", [(-4.0, 4.0), (0.1, 0.7), (-3, 5),
+                                   (1000.0, 1000.001), (1e6, 1e6 + 3),
+                                   (-1e-30, 3e-30)])
+def test_constant_ranges_wide_and_narrow_bins(dt, lo, hi):
+    """A constant range takes one multiply for the estimate where its bins
+    are wide against the rounding, NumPy's float64 division where they are
+    not (1000.0 to 1000.001 in float32: a bin is 0.05 ulp); both must give
+    NumPy's counts for values on every edge, one ulp above, and in and
+    around the range."""
+    rng = np.random.default_rng(7)
+    for bins in (1, 7, 256, 100000):
+        try:
+            e = np.histogram(np.zeros(1, dt), bins, (lo, hi))[1]
+        except ValueError:      # NumPy's "Too many bins for data range"
+            continue
+        x = lo + (rng.random(5000) * 1.2 - 0.1) * (hi - lo)
+        if np.dtype(dt).kind == "i":
+            x = np.round(x)
+        x = np.concatenate([x.astype(dt), e.astype(dt),
+                            np.nextafter(e, np.inf).astype(dt)])
+        got = fuse.jit(lambda a: np.histogram(a, bins, (lo, hi))[0])(x)
+        np.testing.assert_array_equal(got, np.histogram(x, bins,
+                                                        (lo, hi))[0])
+
+
 def test_equal_values_widen_the_range():
     """min == max: the edges widen by 0.5 (floats for integer data); where
     that gives no distinct edges (values past 2^53), NumPy raises and fuse

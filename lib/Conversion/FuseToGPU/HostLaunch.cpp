@@ -101,6 +101,20 @@ void HostEntry::launchElementwise(GroupLaunch &l) {
   });
 }
 
+/// The number of elements of `v`, a tensor of the group body: the flat
+/// domain of a reduce or histogram group's loops (null when the shapes
+/// cannot size it).
+Value HostEntry::flatCount(GroupLaunch &l, Value v) {
+  SmallVector<Value> d;
+  SmallVector<SizeAttr> dt;
+  if (failed(l.shapes.dims(v, d, dt)))
+    return Value();
+  Value n = h.c64(1);
+  for (Value x : d)
+    n = h.mul(n, x);
+  return n;
+}
+
 /// Reduce groups: one block for small inputs, else per-block partials and
 /// the finish kernel.
 LogicalResult HostEntry::launchReduce(GroupLaunch &l) {
@@ -113,13 +127,9 @@ LogicalResult HostEntry::launchReduce(GroupLaunch &l) {
   for (Operation &bop : l.body)
     if ((first = dyn_cast<ReduceOp>(bop)))
       break;
-  SmallVector<Value> d;
-  SmallVector<SizeAttr> dt;
-  if (failed(l.shapes.dims(first.getInputs()[0], d, dt)))
+  Value n = flatCount(l, first.getInputs()[0]);
+  if (!n)
     return g.emitOpError("GPU code generation: cannot size the reduction");
-  Value n = h.c64(1);
-  for (Value v : d)
-    n = h.mul(n, v);
   // Elementwise side outputs are stored as vectors too.
   SmallVector<Value> ptrs =
       vectorPointers(l, [](int64_t rank) { return rank > 0; });
@@ -176,13 +186,9 @@ LogicalResult HostEntry::launchHistogram(GroupLaunch &l) {
   for (Operation &bop : l.body)
     if ((hist = dyn_cast<HistogramOp>(bop)))
       break;
-  SmallVector<Value> d;
-  SmallVector<SizeAttr> dt;
-  if (failed(l.shapes.dims(hist.getIndices(), d, dt)))
+  Value n = flatCount(l, hist.getIndices());
+  if (!n)
     return g.emitOpError("GPU code generation: cannot size the histogram");
-  Value n = h.c64(1);
-  for (Value v : d)
-    n = h.mul(n, v);
   // Counts nobody reads: only the other results are stored (no bins).
   bool counting = gk.countsResult >= 0;
   Value nbins = h.c64(0);

@@ -127,6 +127,22 @@ class _Even:
         y = where(step == 0, (fi / n) * delta, fi * step) + start
         return cast(where(i == n, stop, y), self.bin_t)
 
+    def _near_edge_bin(self, xb):
+        """The bin of xb (in the bin dtype, inside [first, last]) where the
+        bins are wide (_well_conditioned): the estimate, one multiply, lies
+        within a sixteenth of a bin of xb's place, so the edge nearest to
+        it, k, is the upper or the lower edge of xb's bin (the edges are
+        within a 128th of a bin of their places): the bin is k - 1 below
+        edge k, else k, and `last` is in the last bin. That is the bin the
+        edges give, which is NumPy's: one edge a value instead of NumPy's
+        two corrections."""
+        n = self.nbins
+        f = (xb - cast(self.first, self.bin_t)) * self.scale
+        f = where(f >= 0, where(f < n, f, n), 0)   # NaN: outside `keep`
+        k = cast(f + 0.5, np.int32)
+        i = where(xb < self.edge(k), k - 1, k)
+        return cast(where(i > n - 1, n - 1, i), np.int64)
+
     def bin(self, x):
         """numpy.histogram's bin of each element of x, -1 outside [first,
         last] (and for NaN)."""
@@ -134,13 +150,9 @@ class _Even:
         keep = (x >= self.first) & (x <= self.last)
         xb = cast(x, self.bin_t)
         if self.scale is not None:
-            # Within a bin of the edges' answer, which the corrections below
-            # then give exactly (see _well_conditioned): one multiply in the
-            # bin dtype instead of NumPy's float64 division.
-            f = (xb - cast(self.first, self.bin_t)) * self.scale
-        else:
-            num = cast(xb, self.sub_t) - cast(self.first, self.sub_t)
-            f = (cast(num, self.div_t) / cast(self.denom, self.div_t)) * n
+            return where(keep, self._near_edge_bin(xb), -1)
+        num = cast(xb, self.sub_t) - cast(self.first, self.sub_t)
+        f = (cast(num, self.div_t) / cast(self.denom, self.div_t)) * n
         # Truncated as astype(intp); values outside [0, n] (NaN included)
         # only arise outside `keep`, and are clamped to keep the
         # conversion defined.
@@ -160,9 +172,10 @@ def _well_conditioned(first, last, nbins, bt):
     whichever estimate they start from. With a bin at least 64 ulps wide
     (at the range's largest magnitude) and at most 2^20 bins, the edges are
     within a 128th of a bin of their exact places, and so are
-    (x - first) * (bins / (last - first)) in the bin dtype and NumPy's
-    float64 quotient: both estimates are within one bin of the edges'
-    answer, so the cheaper one gives NumPy's counts."""
+    (x - first) * (bins / (last - first)) in the bin dtype (within a
+    sixteenth of a bin) and NumPy's float64 quotient: NumPy's corrections
+    then give the edges' answer, which _Even._near_edge_bin finds from the
+    one edge nearest to the cheap estimate."""
     first, last = float(first), float(last)
     if not (last > first) or nbins > 1 << 20:
         return False

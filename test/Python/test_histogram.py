@@ -97,8 +97,8 @@ def test_constant_ranges_wide_and_narrow_bins(dt, lo, hi):
     """A constant range takes one multiply for the estimate where its bins
     are wide against the rounding, NumPy's float64 division where they are
     not (1000.0 to 1000.001 in float32: a bin is 0.05 ulp); both must give
-    NumPy's counts for values on every edge, one ulp above, and in and
-    around the range."""
+    NumPy's counts for values on every edge, one ulp either side, and in
+    and around the range."""
     rng = np.random.default_rng(7)
     for bins in (1, 7, 256, 100000):
         try:
@@ -109,7 +109,8 @@ def test_constant_ranges_wide_and_narrow_bins(dt, lo, hi):
         if np.dtype(dt).kind == "i":
             x = np.round(x)
         x = np.concatenate([x.astype(dt), e.astype(dt),
-                            np.nextafter(e, np.inf).astype(dt)])
+                            np.nextafter(e, np.inf).astype(dt),
+                            np.nextafter(e, -np.inf).astype(dt)])
         got = fuse.jit(lambda a: np.histogram(a, bins, (lo, hi))[0])(x)
         np.testing.assert_array_equal(got, np.histogram(x, bins,
                                                         (lo, hi))[0])

@@ -532,7 +532,11 @@ FailureOr<GroupKernels> buildHistogramGroup(gpu::GPUModuleOp gpuModule,
 /// broadcasts of rank > 0 inputs are present, except of operands read only
 /// by broadcasts (the flat kernels read them at the coordinates of the
 /// flat index).
-bool isFlatGroup(GroupOp group);
+/// With `computedReads`, operands read only at positions computed from data
+/// (a gather's source, a searchsorted's sorted tensor) may have a lower
+/// rank too (the flat kernels read them at those positions; the line
+/// kernels do not take them).
+bool isFlatGroup(GroupOp group, bool computedReads = false);
 
 } // namespace gpugen
 } // namespace fuse

@@ -287,7 +287,7 @@ LogicalResult checkBoundaryTypes(GroupOp group) {
 
 } // namespace
 
-bool isFlatGroup(GroupOp group) {
+bool isFlatGroup(GroupOp group, bool computedReads) {
   int64_t rank = -1;
   bool ok = true;
   // Operands read only as inputs of broadcasts (x - v[:, None]), or only
@@ -297,9 +297,9 @@ bool isFlatGroup(GroupOp group) {
   auto onlyBroadcast = [&](Value v) {
     auto a = dyn_cast<BlockArgument>(v);
     return a && !a.use_empty() &&
-           llvm::all_of(a.getUses(), [](OpOperand &use) {
+           llvm::all_of(a.getUses(), [&](OpOperand &use) {
              return isa<BroadcastOp>(use.getOwner()) ||
-                    isReadAtComputedPositions(use);
+                    (computedReads && isReadAtComputedPositions(use));
            });
   };
   auto see = [&](Value v) {
@@ -819,7 +819,7 @@ FailureOr<GroupKernels> buildGroupKernels(gpu::GPUModuleOp m, GroupOp group,
     return failure();
   GroupKind kind = group.getKind();
   if (kind == GroupKind::Elementwise || kind == GroupKind::Reduce) {
-    if (!isFlatGroup(group))
+    if (!isFlatGroup(group, /*computedReads=*/true))
       return group.emitOpError("GPU code generation: ")
              << (kind == GroupKind::Elementwise ? "an " : "a ")
              << stringifyGroupKind(kind)
@@ -840,7 +840,7 @@ FailureOr<GroupKernels> buildGroupKernels(gpu::GPUModuleOp m, GroupOp group,
   if (kind == GroupKind::Scan)
     return buildScanGroup(m, group, prefix, tiling);
   if (kind == GroupKind::Histogram) {
-    if (!isFlatGroup(group))
+    if (!isFlatGroup(group, /*computedReads=*/true))
       return group.emitOpError("GPU code generation: a histogram group must "
                                "read and write tensors of its bin indices' "
                                "shape (rank-0 broadcasts and broadcasts of "

@@ -5,8 +5,8 @@ Generates well-typed random fuse programs (chains of maps with random
 arith/math bodies, reductions over all or some dims with built-in kinds or
 custom combiners, inclusive/exclusive scans, filters, broadcasts of
 reduction results into maps, iota, gathers with in- and out-of-range
-indices, sorts of keys alone or with values, searchsorted and histograms
-in the wide flavor) over random shapes (0 and 1 sizes included), avoiding undefined
+indices, sorts of keys alone or with values, searchsorted, histograms and
+segmented reductions in the wide flavor) over random shapes (0 and 1 sizes included), avoiding undefined
 behaviour (integer division only unsigned and by `y | 1`, shifts by less
 than the width, no float-to-int conversion; integer add/mul wrap, which
 arith defines). The generator evaluates each program itself with NumPy
@@ -1154,6 +1154,77 @@ class Gen:
         return self.note([Val(name, cdt, [bins], arr, True, maxabs(arr),
                               syms=syms, eqs=eqs, touched=touched)])
 
+    def gen_segmented(self):
+        """fuse.segmented_reduce of an exact rank-1 value: starts drawn like
+        gather indices (some before 0 or past n, sometimes the integer
+        extremes), ends = starts + a small constant in a map (so empty,
+        reversed and clamped segments occur); add for integers, min and max
+        (umin and umax for unsigned data), or a region keeping a segment's
+        last element from an init (the order of the elements): exact in any
+        grouping."""
+        r = self.r
+        cands = [v for v in self.kpool() if v.exact and v.arr.ndim == 1 and
+                 v.dt != "i1"]
+        if not cands:
+            return []
+        x = r.choice(cands)
+        n = x.shape[0]
+        idt = r.choice(INTS)
+        st = self.make_input(idt, (r.choice(SIZES), n), r.random() < 0.2,
+                             kind="index")
+        c = r.choice([-1, 0, 1, 3, 17, 300])
+        en, a, k, b = (self.fresh() for _ in range(4))
+        self.emit(f"{en} = fuse.map {st.name} : {st.ttype} -> {st.ttype} {{")
+        self.emit(f"^bb0({a}: {idt}):")
+        self.emit(f"  {k} = arith.constant {c} : {idt}")
+        self.emit(f"  {b} = arith.addi {a}, {k} : {idt}")
+        self.emit(f"  fuse.yield {b} : {idt}")
+        self.emit("}")
+        starts = st.arr.astype(np.int64)
+        ends = (st.arr + NP[idt](c)).astype(np.int64)  # wraps like addi
+        if isfloat(x.dt):
+            kind = r.choice(["min", "max", "last"])
+        elif x.dt in UINTS:
+            kind = r.choice(["add", "umin", "umax", "last"])
+        else:
+            kind = r.choice(["add", "min", "max", "last"])
+        seg = f"segments({st.name}, {en} : {st.ttype}, {st.ttype})"
+        rt = ttype(x.dt, st.tshape)
+        name = self.fresh()
+        xs = x.arr
+        if kind == "last":
+            init = 0.5 if isfloat(x.dt) else 7
+            ci, pa, pb = self.fresh(), self.fresh(), self.fresh()
+            self.emit(f"{ci} = arith.constant {fconst(init, x.dt)} : "
+                      f"{mlir(x.dt)}")
+            self.emit(f"{name} = fuse.segmented_reduce {x.name} init({ci} : "
+                      f"{mlir(x.dt)}) {seg} : {x.ttype} -> {rt} {{")
+            self.emit(f"^bb0({pa}: {mlir(x.dt)}, {pb}: {mlir(x.dt)}):")
+            self.emit(f"  fuse.yield {pb} : {mlir(x.dt)}")
+            self.emit("}")
+        else:
+            self.emit(f"{name} = fuse.segmented_reduce {kind} {x.name} {seg} "
+                      f": {x.ttype} -> {rt}")
+        if isfloat(x.dt):
+            top, bottom = np.inf, -np.inf
+        else:
+            top, bottom = np.iinfo(xs.dtype).max, np.iinfo(xs.dtype).min
+        arr = np.empty(len(starts), xs.dtype)
+        for i, (s0, e0) in enumerate(zip(starts, ends)):
+            lo = min(max(s0, 0), n)
+            part = xs[lo:min(max(e0, lo), n)]
+            if kind == "last":
+                arr[i] = part[-1] if part.size else NP[x.dt](init)
+            elif kind == "add":
+                arr[i] = np.add.reduce(part, dtype=xs.dtype)
+            elif kind in ("min", "umin"):
+                arr[i] = np.minimum.reduce(part, initial=top)
+            else:
+                arr[i] = np.maximum.reduce(part, initial=bottom)
+        syms, eqs, touched = derive([x, st], st.syms)
+        return self.note([Val(name, x.dt, st.tshape, arr, True, maxabs(arr),
+                              syms=syms, eqs=eqs, touched=touched)])
+
     def gen_broadcast_map(self):
         """Broadcast a reduction result back to a full shape and combine
         it with a value of that shape in a map (softmax/variance style)."""
@@ -1382,7 +1453,7 @@ class Gen:
             if self.wide:
                 gens += [self.gen_vector_broadcast, self.gen_zip_args,
                          self.gen_sort, self.gen_searchsorted,
-                         self.gen_histogram]
+                         self.gen_histogram, self.gen_segmented]
             g = r.choice(gens)
             new = g()
             self.pool.extend(new)

@@ -84,6 +84,10 @@ GroupKind groupKindFor(Operation *op) {
     return GroupKind::Scan;
   if (isa<FilterOp>(op))
     return GroupKind::Filter;
+  if (isa<HistogramOp>(op))
+    return GroupKind::Histogram;
+  if (isa<SegmentedReduceOp>(op))
+    return GroupKind::SegmentedReduce;
   return GroupKind::Elementwise;
 }
 

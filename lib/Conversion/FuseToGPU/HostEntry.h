@@ -137,6 +137,7 @@ private:
   void launchElementwise(GroupLaunch &l);
   LogicalResult launchReduce(GroupLaunch &l);
   LogicalResult launchHistogram(GroupLaunch &l);
+  LogicalResult launchSegmentedReduce(GroupLaunch &l);
   Value flatCount(GroupLaunch &l, Value v);
   LogicalResult launchRowReduce(GroupLaunch &l);
   SmallVector<Value> vectorPointers(GroupLaunch &l,

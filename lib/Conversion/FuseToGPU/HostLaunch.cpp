@@ -69,6 +69,8 @@ LogicalResult HostEntry::launch(GroupLaunch &l) {
   case GroupPlan::LineScan:
   case GroupPlan::LineReduce:
     return launchLine(l);
+  case GroupPlan::SegmentedReduce:
+    return launchSegmentedReduce(l);
   }
   return l.g.emitOpError("GPU code generation: unsupported plan");
 }
@@ -235,6 +237,48 @@ LogicalResult HostEntry::launchHistogram(GroupLaunch &l) {
     h.ifThen(h.notI(fits), [&] {
       launchKernel(l, handle[gk.globalCountKernel], grid, bt, args);
     });
+  });
+  return success();
+}
+
+/// segmented_reduce groups: a warp per segment, or a block per segment
+/// where the mean segment is long (the plan's segmentBlockMinMean).
+LogicalResult HostEntry::launchSegmentedReduce(GroupLaunch &l) {
+  GroupOp g = l.g;
+  GroupKernels &gk = l.gk;
+  int64_t bt = gk.tiling.blockThreads;
+  SegmentedReduceOp seg;
+  for (Operation &bop : l.body)
+    if ((seg = dyn_cast<SegmentedReduceOp>(bop)))
+      break;
+  Value nseg = flatCount(l, seg.getStarts());
+  Value n = flatCount(l, seg.getInputs()[0]);
+  if (!nseg || !n)
+    return g.emitOpError("GPU code generation: cannot size the segments");
+  Value nonEmpty = arith::CmpIOp::create(h.b, loc, arith::CmpIPredicate::sgt,
+                                         nseg, h.c64(0));
+  h.ifThen(nonEmpty, [&] {
+    SmallVector<Value> args(l.common);
+    args.append({nseg, n});
+    args.append(l.outs);
+    auto warpGrid = [&] {
+      return h.maxI(h.minI(h.ceilDiv(nseg, h.c64(bt / 32)), l.maxGrid),
+                    h.c64(1));
+    };
+    if (gk.segmentBlockKernel.empty()) {
+      launchKernel(l, handle[gk.kernel], warpGrid(), bt, args);
+      return;
+    }
+    // n >= nseg * minMean, without the product overflowing: n / nseg.
+    Value mean = arith::DivSIOp::create(h.b, loc, n, nseg);
+    Value long_ = arith::CmpIOp::create(h.b, loc, arith::CmpIPredicate::sge,
+                                        mean, h.c64(gk.segmentBlockMinMean));
+    h.ifThen(long_, [&] {
+      launchKernel(l, handle[gk.segmentBlockKernel],
+                   h.maxI(h.minI(nseg, l.maxGrid), h.c64(1)), bt, args);
+    });
+    h.ifThen(h.notI(long_),
+             [&] { launchKernel(l, handle[gk.kernel], warpGrid(), bt, args); });
   });
   return success();
 }

@@ -100,6 +100,10 @@ Value narrowRowsFit(OpBuilder &b, Location loc, arith::CmpIPredicate le,
 void publishWarpValues(OpBuilder &b, Location loc, ValueRange values,
                        ValueRange smem, Value lane, Value warp);
 
+/// A 32-element workgroup buffer of `et` (one slot per warp), as
+/// blockFold's `smem` takes.
+MemRefType smemType(MLIRContext *ctx, Type et);
+
 /// Block-wide fold of `accs` (valid in every lane): xor butterflies within
 /// each warp (every lane ends with the warp's value), then, for blocks of
 /// several warps, lane 0 of each warp writes to `smem[warp]` (one buffer per
@@ -382,6 +386,12 @@ enum class GroupPlan {
   /// common, lines, len, inner, out ptrs; one thread folds each of the
   /// outer * inner lines along the reduced dimension in order.
   LineReduce,
+  /// segmented_reduce groups (SegmentKernels.cpp): kernel `kernel` (a warp
+  /// per segment) or, for built-in kinds where the mean segment holds at
+  /// least segmentBlockMinMean elements, `segmentBlockKernel` (a block per
+  /// segment); both with params common, nseg, n, out ptrs, looping over
+  /// the segments grid-stride.
+  SegmentedReduce,
 };
 
 struct GroupKernels {
@@ -448,6 +458,10 @@ struct GroupKernels {
   std::string globalCountKernel;
   int64_t sharedCountLimit = 0;
   int countsResult = 0;
+  /// SegmentedReduce: the block-per-segment kernel (empty: none, for
+  /// combiner regions) and the mean segment length from which it runs.
+  std::string segmentBlockKernel;
+  int64_t segmentBlockMinMean = 0;
   /// The group reads a filter's kept elements whose count stays on the
   /// device (DeviceSize.cpp): each of its kernels takes one more parameter
   /// last, the `!llvm.ptr<1>` to that count, and reads its length there;
@@ -525,6 +539,12 @@ FailureOr<GroupKernels> buildFilterGroup(gpu::GPUModuleOp gpuModule,
 FailureOr<GroupKernels> buildHistogramGroup(gpu::GPUModuleOp gpuModule,
                                             GroupOp group, StringRef prefix,
                                             const Tiling &tiling);
+
+/// segmented_reduce groups (GroupPlan::SegmentedReduce, SegmentKernels.cpp).
+FailureOr<GroupKernels> buildSegmentedReduceGroup(gpu::GPUModuleOp gpuModule,
+                                                  GroupOp group,
+                                                  StringRef prefix,
+                                                  const Tiling &tiling);
 
 /// The flat iteration domain of an elementwise/reduce group: every rank>=1
 /// tensor of the body has this rank, and the kernel walks elements in

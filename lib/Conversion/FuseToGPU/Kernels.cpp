@@ -847,6 +847,8 @@ FailureOr<GroupKernels> buildGroupKernels(gpu::GPUModuleOp m, GroupOp group,
                                "group operands aside)");
     return buildHistogramGroup(m, group, prefix, tiling);
   }
+  if (kind == GroupKind::SegmentedReduce)
+    return buildSegmentedReduceGroup(m, group, prefix, tiling);
   assert(kind == GroupKind::Filter && "every group kind has a builder");
   return buildFilterGroup(m, group, prefix, tiling);
 }

@@ -43,9 +43,6 @@ Value ifValue(OpBuilder &b, Location loc, Value cond, Type t,
 /// re-read costs one S2R).
 Value readSpecial(OpBuilder &b, Location loc, StringRef reg);
 
-/// A 32-element workgroup buffer of `et` (one slot per warp).
-MemRefType smemType(MLIRContext *ctx, Type et);
-
 /// The fuse.reduce ops of `body`, in order.
 SmallVector<ReduceOp> reductionsOf(Block &body);
 

@@ -13,7 +13,7 @@
 using namespace mlir;
 using namespace fuse;
 
-bool fuse::isBlockedReduction(ReduceOp reduce) {
+template <typename OpTy> static bool blockedFold(OpTy reduce) {
   bool anyFloat = llvm::any_of(reduce.getInputs(), [](Value in) {
     return isa<FloatType>(
         cast<RankedTensorType>(in.getType()).getElementType());
@@ -28,6 +28,11 @@ bool fuse::isBlockedReduction(ReduceOp reduce) {
       return true;
   }
   return false;
+}
+
+bool fuse::isBlockedReduction(ReduceOp reduce) { return blockedFold(reduce); }
+bool fuse::isBlockedReduction(SegmentedReduceOp reduce) {
+  return blockedFold(reduce);
 }
 
 FailureOr<SmallVector<Value>>

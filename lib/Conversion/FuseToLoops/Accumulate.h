@@ -54,6 +54,8 @@ constexpr int64_t kReduceBlock = 1024;
 /// type and the combiner is a region or some built-in kind is add or mul
 /// (min and max are exact in any grouping).
 bool isBlockedReduction(ReduceOp reduce);
+/// The same rule for the segments of a segmented_reduce.
+bool isBlockedReduction(SegmentedReduceOp reduce);
 
 /// Emits the element of every input at `ivs` (one index per reduced
 /// dimension) and returns them, threading `extras` (values carried by the

@@ -216,6 +216,49 @@ struct ReduceToLoops : OpRewritePattern<ReduceOp> {
   }
 };
 
+/// Segment s folds the elements at [lo, hi) in order, blocked like a
+/// reduction (Accumulate.h), with lo and hi its offsets clamped to the
+/// input: lo = clamp(starts[s], 0, n), hi = clamp(ends[s], lo, n).
+struct SegmentedReduceToLoops : OpRewritePattern<SegmentedReduceOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(SegmentedReduceOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value n = tensor::DimOp::create(rewriter, loc, op.getInputs()[0], 0);
+    bool blocked = isBlockedReduction(op);
+    SmallVector<Value> results = buildElementwise(
+        rewriter, loc, op.getResultTypes(), resultSizes(rewriter, loc, op),
+        [&](OpBuilder &b, Location l, ValueRange ivs) {
+          auto offset = [&](Value t) {
+            Value v = tensor::ExtractOp::create(b, l, t, ivs);
+            return arith::IndexCastOp::create(b, l, b.getIndexType(), v);
+          };
+          Value zero = arith::ConstantIndexOp::create(b, l, 0);
+          Value lo = arith::MinSIOp::create(
+              b, l, arith::MaxSIOp::create(b, l, offset(op.getStarts()), zero),
+              n);
+          Value hi = arith::MinSIOp::create(
+              b, l, arith::MaxSIOp::create(b, l, offset(op.getEnds()), lo), n);
+          Value len = arith::SubIOp::create(b, l, hi, lo);
+          FailureOr<SmallVector<Value>> accs = buildReductionLoops(
+              b, l, ValueRange{len}, initialAccumulators(b, l, op),
+              ValueRange{}, blocked,
+              [&](OpBuilder &ib, ValueRange k, ValueRange,
+                  SmallVectorImpl<Value> &) -> FailureOr<SmallVector<Value>> {
+                Value at = arith::AddIOp::create(ib, l, lo, k[0]);
+                return extractAll(ib, l, op.getInputs(), ValueRange{at});
+              },
+              [&](OpBuilder &ib, ValueRange a, ValueRange xs) {
+                return combine(ib, l, op, a, xs);
+              });
+          // The element function never fails.
+          return *accs;
+        });
+    rewriter.replaceOp(op, results);
+    return success();
+  }
+};
+
 struct ScanToLoops : OpRewritePattern<ScanOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(ScanOp op,
@@ -496,11 +539,10 @@ struct ConvertFuseToLoopsPass
 } // namespace
 
 void fuse::populateFuseToLoopsPatterns(RewritePatternSet &patterns) {
-  patterns
-      .add<MapToLoops, ReduceToLoops, ScanToLoops, FilterToLoops, IotaToLoops,
-           GatherToLoops, SearchSortedToLoops, HistogramToLoops,
-           BroadcastToLoops>(
-          patterns.getContext());
+  patterns.add<MapToLoops, ReduceToLoops, ScanToLoops, FilterToLoops,
+               IotaToLoops, GatherToLoops, SearchSortedToLoops,
+               HistogramToLoops, SegmentedReduceToLoops, BroadcastToLoops>(
+      patterns.getContext());
   populateFuseGroupToLoopsPatterns(patterns);
   populateSortToLoopsPatterns(patterns);
 }

@@ -845,7 +845,7 @@ func.func @group_isolated(%x: tensor<?xf32>, %k: f32) {
 
 // yield: ODS parent constraint
 func.func @yield_outside() {
-  // expected-error @+1 {{'fuse.yield' op expects parent op to be one of 'fuse.map, fuse.reduce, fuse.scan, fuse.filter, fuse.group'}}
+  // expected-error @+1 {{'fuse.yield' op expects parent op to be one of 'fuse.map, fuse.reduce, fuse.scan, fuse.segmented_reduce, fuse.filter, fuse.group'}}
   fuse.yield
   return
 }
@@ -1061,5 +1061,130 @@ func.func @histogram_missing_bins(%x: tensor<?xi64>) {
 func.func @histogram_extra_bins(%x: tensor<?xi64>, %n: index) {
   // expected-error @+1 {{'fuse.histogram' op a `bins` operand is given, but the result has the static size 4}}
   %0 = fuse.histogram %x bins(%n) : tensor<?xi64> -> tensor<4xi64>
+  return
+}
+
+// -----
+
+// segmented_reduce_c1
+func.func @segmented_rank2(%x: tensor<?x4xf32>, %s: tensor<?xi64>, %e: tensor<?xi64>) {
+  // expected-error @+1 {{'fuse.segmented_reduce' op requires rank-1 inputs, but they have rank 2}}
+  %0 = fuse.segmented_reduce add %x segments(%s, %e : tensor<?xi64>, tensor<?xi64>) : tensor<?x4xf32> -> tensor<?xf32>
+  return
+}
+
+// -----
+
+// segmented_reduce_c1
+func.func @segmented_lengths(%x: tensor<4xf32>, %y: tensor<5xf32>, %s: tensor<?xi64>, %e: tensor<?xi64>) {
+  // expected-error @+1 {{'fuse.segmented_reduce' op requires all inputs to have the same shape, but #0 is [4] and #1 is [5]}}
+  %0:2 = fuse.segmented_reduce (add, add) %x, %y segments(%s, %e : tensor<?xi64>, tensor<?xi64>) : tensor<4xf32>, tensor<5xf32> -> tensor<?xf32>, tensor<?xf32>
+  return
+}
+
+// -----
+
+// segmented_reduce_c2
+func.func @segmented_offset_rank(%x: tensor<?xf32>, %s: tensor<?x2xi64>, %e: tensor<?xi64>) {
+  // expected-error @+1 {{'fuse.segmented_reduce' op requires rank-1 starts and ends, but they have ranks 2 and 1}}
+  %0 = fuse.segmented_reduce add %x segments(%s, %e : tensor<?x2xi64>, tensor<?xi64>) : tensor<?xf32> -> tensor<?xf32>
+  return
+}
+
+// -----
+
+// segmented_reduce_c2
+func.func @segmented_offset_types(%x: tensor<?xf32>, %s: tensor<?xi32>, %e: tensor<?xi64>) {
+  // expected-error @+1 {{'fuse.segmented_reduce' op requires starts and ends of one element type, i32 or i64, but they have 'i32' and 'i64'}}
+  %0 = fuse.segmented_reduce add %x segments(%s, %e : tensor<?xi32>, tensor<?xi64>) : tensor<?xf32> -> tensor<?xf32>
+  return
+}
+
+// -----
+
+// segmented_reduce_c2
+func.func @segmented_offset_float(%x: tensor<?xf32>, %s: tensor<?xf32>, %e: tensor<?xf32>) {
+  // expected-error @+1 {{'fuse.segmented_reduce' op requires starts and ends of one element type, i32 or i64, but they have 'f32' and 'f32'}}
+  %0 = fuse.segmented_reduce add %x segments(%s, %e : tensor<?xf32>, tensor<?xf32>) : tensor<?xf32> -> tensor<?xf32>
+  return
+}
+
+// -----
+
+// segmented_reduce_c2
+func.func @segmented_offset_lengths(%x: tensor<?xf32>, %s: tensor<3xi64>, %e: tensor<4xi64>) {
+  // expected-error @+1 {{'fuse.segmented_reduce' op requires starts and ends of one length, but they have shapes [3] and [4]}}
+  %0 = fuse.segmented_reduce add %x segments(%s, %e : tensor<3xi64>, tensor<4xi64>) : tensor<?xf32> -> tensor<3xf32>
+  return
+}
+
+// -----
+
+// segmented_reduce_c3
+func.func @segmented_results(%x: tensor<?xf32>, %s: tensor<?xi64>, %e: tensor<?xi64>) {
+  // expected-error @+1 {{'fuse.segmented_reduce' op has 2 results for 1 inputs}}
+  %0:2 = fuse.segmented_reduce add %x segments(%s, %e : tensor<?xi64>, tensor<?xi64>) : tensor<?xf32> -> tensor<?xf32>, tensor<?xf32>
+  return
+}
+
+// -----
+
+// segmented_reduce_c3
+func.func @segmented_result_length(%x: tensor<?xf32>, %s: tensor<3xi64>, %e: tensor<3xi64>) {
+  // expected-error @+1 {{'fuse.segmented_reduce' op result #0 has shape [4], but there are [3] segments}}
+  %0 = fuse.segmented_reduce add %x segments(%s, %e : tensor<3xi64>, tensor<3xi64>) : tensor<?xf32> -> tensor<4xf32>
+  return
+}
+
+// -----
+
+// segmented_reduce_c3
+func.func @segmented_result_type(%x: tensor<?xf32>, %s: tensor<?xi64>, %e: tensor<?xi64>) {
+  // expected-error @+1 {{'fuse.segmented_reduce' op result #0 has element type 'f64', but input #0 has 'f32'}}
+  %0 = fuse.segmented_reduce add %x segments(%s, %e : tensor<?xi64>, tensor<?xi64>) : tensor<?xf32> -> tensor<?xf64>
+  return
+}
+
+// -----
+
+// segmented_reduce_c4
+func.func @segmented_kind(%x: tensor<?xf32>, %s: tensor<?xi64>, %e: tensor<?xi64>) {
+  // expected-error @+1 {{'fuse.segmented_reduce' op combiner kind 'xor' is not defined on element type 'f32' (input #0)}}
+  %0 = fuse.segmented_reduce xor %x segments(%s, %e : tensor<?xi64>, tensor<?xi64>) : tensor<?xf32> -> tensor<?xf32>
+  return
+}
+
+// -----
+
+// segmented_reduce_c4
+func.func @segmented_region_no_init(%x: tensor<?xf32>, %s: tensor<?xi64>, %e: tensor<?xi64>) {
+  // expected-error @+1 {{'fuse.segmented_reduce' op with a combiner region needs one init value per input (1), but has 0}}
+  %0 = fuse.segmented_reduce %x segments(%s, %e : tensor<?xi64>, tensor<?xi64>)
+      : tensor<?xf32> -> tensor<?xf32> {
+  ^bb0(%a: f32, %b: f32):
+    fuse.yield %b : f32
+  }
+  return
+}
+
+// -----
+
+// segmented_reduce_c4
+func.func @segmented_region_args(%x: tensor<?xf32>, %s: tensor<?xi64>, %e: tensor<?xi64>) {
+  %c = arith.constant 0.0 : f32
+  // expected-error @+1 {{'fuse.segmented_reduce' op expects the combiner block to take 2 arguments, but it takes 1}}
+  %0 = fuse.segmented_reduce %x init(%c : f32) segments(%s, %e : tensor<?xi64>, tensor<?xi64>)
+      : tensor<?xf32> -> tensor<?xf32> {
+  ^bb0(%a: f32):
+    fuse.yield %a : f32
+  }
+  return
+}
+
+// -----
+
+func.func @segmented_one_offset(%x: tensor<?xf32>, %s: tensor<?xi64>) {
+  // expected-error @+1 {{expected `segments(%starts, %ends : type, type)`}}
+  %0 = fuse.segmented_reduce add %x segments(%s : tensor<?xi64>) : tensor<?xf32> -> tensor<?xf32>
   return
 }

@@ -288,6 +288,37 @@ func.func @histogram(%x: tensor<?xi64>, %y: tensor<?x4xi8>, %z: tensor<7xi32>, %
   return
 }
 
+// Segmented reductions: a built-in kind with i64 offsets, two kinds with
+// inits and i32 offsets, a combiner region (argmax).
+// CHECK-LABEL: func.func @segmented_reduce
+// CHECK: fuse.segmented_reduce add %{{.+}} segments(%{{.+}}, %{{.+}} : tensor<?xi64>, tensor<?xi64>) : tensor<?xf32> -> tensor<?xf32>
+// CHECK: fuse.segmented_reduce (min, max) %{{.+}}, %{{.+}} init(%{{.+}}, %{{.+}} : f32, i32) segments(%{{.+}}, %{{.+}} : tensor<8xi32>, tensor<8xi32>) : tensor<?xf32>, tensor<?xi32> -> tensor<8xf32>, tensor<8xi32>
+// CHECK: fuse.segmented_reduce %{{.+}}, %{{.+}} init(%{{.+}}, %{{.+}} : f32, i64) segments(%{{.+}}, %{{.+}} : tensor<?xi64>, tensor<?xi64>) : tensor<?xf32>, tensor<?xi64> -> tensor<?xf32>, tensor<?xi64> {
+// CHECK: fuse.yield %{{.+}}, %{{.+}} : f32, i64
+func.func @segmented_reduce(%x: tensor<?xf32>, %y: tensor<?xi32>, %i: tensor<?xi64>,
+                            %s: tensor<?xi64>, %e: tensor<?xi64>,
+                            %s8: tensor<8xi32>, %e8: tensor<8xi32>) {
+  %0 = fuse.segmented_reduce add %x segments(%s, %e : tensor<?xi64>, tensor<?xi64>)
+      : tensor<?xf32> -> tensor<?xf32>
+  %c = arith.constant 1.0 : f32
+  %d = arith.constant 0 : i32
+  %1:2 = fuse.segmented_reduce (min, max) %x, %y init(%c, %d : f32, i32)
+      segments(%s8, %e8 : tensor<8xi32>, tensor<8xi32>)
+      : tensor<?xf32>, tensor<?xi32> -> tensor<8xf32>, tensor<8xi32>
+  %m = arith.constant 0xFF800000 : f32
+  %k = arith.constant -1 : i64
+  %2:2 = fuse.segmented_reduce %x, %i init(%m, %k : f32, i64)
+      segments(%s, %e : tensor<?xi64>, tensor<?xi64>)
+      : tensor<?xf32>, tensor<?xi64> -> tensor<?xf32>, tensor<?xi64> {
+  ^bb0(%av: f32, %ai: i64, %bv: f32, %bi: i64):
+    %gt = arith.cmpf ogt, %bv, %av : f32
+    %v2 = arith.select %gt, %bv, %av : f32
+    %i2 = arith.select %gt, %bi, %ai : i64
+    fuse.yield %v2, %i2 : f32, i64
+  }
+  return
+}
+
 // CHECK-LABEL: func.func @sort
 // CHECK: fuse.sort ascending %{{.+}} : tensor<?xf32> -> tensor<?xf32>
 // CHECK: fuse.sort descending %{{.+}}, %{{.+}} : tensor<?xf32>, tensor<?xi64> -> tensor<?xf32>, tensor<?xi64>

@@ -77,3 +77,17 @@ func.func @histogram_dims(%x: tensor<?xi64>, %n: index) -> index {
   %d = tensor.dim %h, %c0 : tensor<?xi64>
   return %d : index
 }
+
+// A segmented reduction has one result per segment: the starts' length.
+// CHECK-LABEL: func.func @segmented_dims
+// CHECK-SAME: (%{{[^:]+}}: tensor<?xf32>, %[[S:[^:]+]]: tensor<?xi64>,
+// CHECK-NOT: fuse.segmented_reduce
+// CHECK: %[[D:.+]] = tensor.dim %[[S]]
+// CHECK: return %[[D]]
+func.func @segmented_dims(%x: tensor<?xf32>, %s: tensor<?xi64>, %e: tensor<?xi64>) -> index {
+  %r = fuse.segmented_reduce add %x segments(%s, %e : tensor<?xi64>, tensor<?xi64>)
+      : tensor<?xf32> -> tensor<?xf32>
+  %c0 = arith.constant 0 : index
+  %d = tensor.dim %r, %c0 : tensor<?xf32>
+  return %d : index
+}

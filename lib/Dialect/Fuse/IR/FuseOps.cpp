@@ -19,19 +19,16 @@
 
 using namespace mlir;
 using namespace fuse;
+using namespace fuse::detail;
 
 //===----------------------------------------------------------------------===//
 // Shared helpers
 //===----------------------------------------------------------------------===//
 
-static RankedTensorType tensorTypeOf(Value v) {
-  return cast<RankedTensorType>(v.getType());
-}
-
 /// There is at least one input (`*_c1`) and all inputs share one shape
 /// (`*_c2`).
-static LogicalResult verifySameShapes(Operation *op, ValueRange inputs,
-                                      StringRef what) {
+LogicalResult fuse::detail::verifySameShapes(Operation *op, ValueRange inputs,
+                                             StringRef what) {
   if (inputs.empty())
     return op->emitOpError() << "requires at least one input";
   ArrayRef<int64_t> shape = tensorTypeOf(inputs.front()).getShape();
@@ -48,8 +45,9 @@ static LogicalResult verifySameShapes(Operation *op, ValueRange inputs,
 
 /// Checks the block of a body region: one argument per type in `argTypes`
 /// (the count, then each type).
-static LogicalResult verifyBlockArgs(Operation *op, Region &region,
-                                     TypeRange argTypes, StringRef what) {
+LogicalResult fuse::detail::verifyBlockArgs(Operation *op, Region &region,
+                                            TypeRange argTypes,
+                                            StringRef what) {
   if (region.empty())
     return op->emitOpError() << "requires a " << what << " region";
   Block &block = region.front();
@@ -70,8 +68,8 @@ static LogicalResult verifyBlockArgs(Operation *op, Region &region,
 
 /// Checks that the block ends in a fuse.yield of `types` (the terminator,
 /// the count, then each type).
-static LogicalResult verifyYield(Operation *op, Region &region,
-                                 TypeRange types, StringRef what) {
+LogicalResult fuse::detail::verifyYield(Operation *op, Region &region,
+                                        TypeRange types, StringRef what) {
   auto yield = dyn_cast<YieldOp>(region.front().getTerminator());
   if (!yield)
     return op->emitOpError() << "expects the " << what
@@ -91,7 +89,7 @@ static LogicalResult verifyYield(Operation *op, Region &region,
   return success();
 }
 
-static SmallVector<Type> elementTypes(ValueRange values) {
+SmallVector<Type> fuse::detail::elementTypes(ValueRange values) {
   return llvm::to_vector(llvm::map_range(values, [](Value v) -> Type {
     return tensorTypeOf(v).getElementType();
   }));
@@ -209,194 +207,6 @@ Value fuse::buildCombine(OpBuilder &b, Location loc, CombinerKind kind,
 }
 
 //===----------------------------------------------------------------------===//
-// Combiner ops (reduce, scan): shared parsing, printing and verification
-//===----------------------------------------------------------------------===//
-
-/// Parses an optional kind list: `add` or `(add, max)`.
-static ParseResult parseOptionalKinds(OpAsmParser &parser,
-                                      OperationState &state) {
-  SmallVector<Attribute> kinds;
-  MLIRContext *ctx = parser.getContext();
-  auto parseOne = [&]() -> ParseResult {
-    StringRef kw;
-    SMLoc loc = parser.getCurrentLocation();
-    if (parser.parseKeyword(&kw))
-      return failure();
-    std::optional<CombinerKind> kind = symbolizeCombinerKind(kw);
-    if (!kind)
-      return parser.emitError(loc)
-             << "unknown combiner kind '" << kw
-             << "'; expected add, mul, min, max, and, or or xor";
-    kinds.push_back(CombinerKindAttr::get(ctx, *kind));
-    return success();
-  };
-  if (succeeded(parser.parseOptionalLParen())) {
-    if (parser.parseCommaSeparatedList(parseOne) || parser.parseRParen())
-      return failure();
-  } else {
-    StringRef kw;
-    SMLoc loc = parser.getCurrentLocation();
-    if (succeeded(parser.parseOptionalKeyword(&kw))) {
-      std::optional<CombinerKind> kind = symbolizeCombinerKind(kw);
-      if (!kind)
-        return parser.emitError(loc)
-               << "unknown combiner kind '" << kw
-               << "'; expected add, mul, min, max, and, or or xor";
-      kinds.push_back(CombinerKindAttr::get(ctx, *kind));
-    }
-  }
-  if (!kinds.empty())
-    state.addAttribute("kinds", ArrayAttr::get(ctx, kinds));
-  return success();
-}
-
-static void printKinds(OpAsmPrinter &p, ArrayAttr kinds) {
-  if (!kinds)
-    return;
-  p << ' ';
-  if (kinds.size() != 1)
-    p << '(';
-  llvm::interleaveComma(kinds, p, [&](Attribute a) {
-    p << stringifyCombinerKind(cast<CombinerKindAttr>(a).getValue());
-  });
-  if (kinds.size() != 1)
-    p << ')';
-}
-
-/// Parses `%in, ... (init(%v, ... : t, ...))?`, then everything after the
-/// op-specific part: attr-dict `:` in-types `->` result-types region?
-static ParseResult
-parseCombinerOperands(OpAsmParser &parser,
-                      SmallVectorImpl<OpAsmParser::UnresolvedOperand> &inputs,
-                      SmallVectorImpl<OpAsmParser::UnresolvedOperand> &inits,
-                      SmallVectorImpl<Type> &initTypes) {
-  if (parser.parseOperandList(inputs))
-    return failure();
-  if (succeeded(parser.parseOptionalKeyword("init"))) {
-    if (parser.parseLParen() || parser.parseOperandList(inits) ||
-        parser.parseColonTypeList(initTypes) || parser.parseRParen())
-      return failure();
-  }
-  return success();
-}
-
-static ParseResult parseCombinerTail(
-    OpAsmParser &parser, OperationState &state,
-    ArrayRef<OpAsmParser::UnresolvedOperand> inputs,
-    ArrayRef<OpAsmParser::UnresolvedOperand> inits, ArrayRef<Type> initTypes) {
-  SmallVector<Type> inputTypes, resultTypes;
-  SMLoc typesLoc = parser.getCurrentLocation();
-  if (parser.parseOptionalAttrDict(state.attributes) ||
-      parser.parseColonTypeList(inputTypes) || parser.parseArrow() ||
-      parser.parseTypeList(resultTypes))
-    return failure();
-  if (parser.resolveOperands(inputs, inputTypes, typesLoc, state.operands) ||
-      parser.resolveOperands(inits, initTypes, typesLoc, state.operands))
-    return failure();
-  state.addTypes(resultTypes);
-  state.addAttribute("operandSegmentSizes",
-                     parser.getBuilder().getDenseI32ArrayAttr(
-                         {static_cast<int32_t>(inputs.size()),
-                          static_cast<int32_t>(inits.size())}));
-  Region *region = state.addRegion();
-  OptionalParseResult hasRegion = parser.parseOptionalRegion(*region);
-  if (hasRegion.has_value() && failed(*hasRegion))
-    return failure();
-  return success();
-}
-
-static void printCombinerOperands(OpAsmPrinter &p, ValueRange inputs,
-                                  ValueRange inits) {
-  p << ' ' << inputs;
-  if (!inits.empty())
-    p << " init(" << inits << " : " << inits.getTypes() << ")";
-}
-
-static void printCombinerTail(OpAsmPrinter &p, Operation *op,
-                              ValueRange inputs, Region &combiner,
-                              ArrayRef<StringRef> elided) {
-  SmallVector<StringRef> skip(elided);
-  skip.push_back("operandSegmentSizes");
-  skip.push_back("kinds");
-  p.printOptionalAttrDict(op->getAttrs(), skip);
-  p << " : " << inputs.getTypes() << " -> " << op->getResultTypes();
-  if (!combiner.empty()) {
-    p << ' ';
-    p.printRegion(combiner, /*printEntryBlockArgs=*/true,
-                  /*printBlockTerminators=*/true);
-  }
-}
-
-/// Checks kinds, inits and the combiner of a reduce or scan with inputs of
-/// element types `elemTypes`.
-static LogicalResult verifyCombiner(Operation *op, ArrayAttr kinds,
-                                    ValueRange inits, Region &combiner,
-                                    TypeRange elemTypes) {
-  size_t k = elemTypes.size();
-  if (kinds) {
-    // reduce_c6, scan_c6: one kind per input.
-    if (kinds.size() != k)
-      return op->emitOpError() << "has " << kinds.size()
-                               << " combiner kinds for " << k << " inputs";
-    // reduce_c7, scan_c7: the kind is defined on the element type.
-    for (auto [i, pair] : llvm::enumerate(llvm::zip_equal(kinds, elemTypes))) {
-      auto [a, t] = pair;
-      CombinerKind kind = cast<CombinerKindAttr>(a).getValue();
-      if (!isKindValidForType(kind, t))
-        return op->emitOpError()
-               << "combiner kind '" << stringifyCombinerKind(kind)
-               << "' is not defined on element type " << t << " (input #" << i
-               << ")";
-    }
-    // reduce_c10, scan_c10: built-in kinds take no region.
-    if (!combiner.empty())
-      return op->emitOpError()
-             << "has both built-in combiner kinds and a combiner region";
-    // reduce_c8, scan_c8: inits are optional for built-in kinds, else one
-    // per input.
-    if (!inits.empty() && inits.size() != k)
-      return op->emitOpError() << "has " << inits.size() << " init values for "
-                               << k << " inputs";
-  } else {
-    // reduce_c10, scan_c10: no kind, so a region is needed.
-    if (combiner.empty())
-      return op->emitOpError()
-             << "needs a combiner: built-in kinds or a combiner region";
-    // reduce_c8, scan_c8: a combiner region needs one init per input.
-    if (inits.size() != k)
-      return op->emitOpError()
-             << "with a combiner region needs one init value per input ("
-             << k << "), but has " << inits.size();
-  }
-  // reduce_c9, scan_c9: init types match the element types.
-  for (auto [i, pair] :
-       llvm::enumerate(llvm::zip_equal(inits.getTypes(),
-                                       elemTypes.take_front(inits.size())))) {
-    auto [got, want] = pair;
-    if (got != want)
-      return op->emitOpError() << "init value #" << i << " has type " << got
-                               << ", but input #" << i << " has element type "
-                               << want;
-  }
-  return success();
-}
-
-/// reduce_c11, scan_c11: one block taking (acc..., x...); reduce_c12,
-/// scan_c12: it yields the new accumulators.
-static LogicalResult verifyCombinerRegion(Operation *op, Region &combiner,
-                                          TypeRange elemTypes) {
-  if (combiner.empty())
-    return success();
-  if (!combiner.hasOneBlock())
-    return op->emitOpError() << "expects a combiner region with one block";
-  SmallVector<Type> argTypes(elemTypes);
-  argTypes.append(elemTypes.begin(), elemTypes.end());
-  if (failed(verifyBlockArgs(op, combiner, argTypes, "combiner")))
-    return failure();
-  return verifyYield(op, combiner, elemTypes, "combiner");
-}
-
-//===----------------------------------------------------------------------===//
 // MapOp
 //===----------------------------------------------------------------------===//
 
@@ -430,199 +240,6 @@ LogicalResult MapOp::verifyRegions() {
     return failure();
   // map_c6: the body yields one scalar per result, of its element type.
   return verifyYield(*this, getBody(), elementTypes(getResults()), "body");
-}
-
-//===----------------------------------------------------------------------===//
-// ReduceOp
-//===----------------------------------------------------------------------===//
-
-SmallVector<int64_t> ReduceOp::getReducedDims() {
-  if (std::optional<ArrayRef<int64_t>> dims = getDims())
-    return llvm::to_vector(*dims);
-  int64_t rank = tensorTypeOf(getInputs().front()).getRank();
-  return llvm::to_vector(llvm::seq<int64_t>(0, rank));
-}
-
-bool ReduceOp::isFullReduction() {
-  return static_cast<int64_t>(getReducedDims().size()) ==
-         tensorTypeOf(getInputs().front()).getRank();
-}
-
-CombinerKind ReduceOp::getKind(unsigned i) {
-  return cast<CombinerKindAttr>(getKindsAttr()[i]).getValue();
-}
-
-ParseResult ReduceOp::parse(OpAsmParser &parser, OperationState &state) {
-  SmallVector<OpAsmParser::UnresolvedOperand> inputs, inits;
-  SmallVector<Type> initTypes;
-  if (parseOptionalKinds(parser, state) ||
-      parseCombinerOperands(parser, inputs, inits, initTypes))
-    return failure();
-  if (succeeded(parser.parseOptionalKeyword("dims"))) {
-    SmallVector<int64_t> dims;
-    if (parser.parseLSquare())
-      return failure();
-    if (failed(parser.parseOptionalRSquare())) {
-      if (parser.parseCommaSeparatedList([&]() -> ParseResult {
-            int64_t d;
-            if (parser.parseInteger(d))
-              return failure();
-            dims.push_back(d);
-            return success();
-          }) ||
-          parser.parseRSquare())
-        return failure();
-    }
-    state.addAttribute("dims", parser.getBuilder().getDenseI64ArrayAttr(dims));
-  }
-  return parseCombinerTail(parser, state, inputs, inits, initTypes);
-}
-
-void ReduceOp::print(OpAsmPrinter &p) {
-  printKinds(p, getKindsAttr());
-  printCombinerOperands(p, getInputs(), getInits());
-  if (std::optional<ArrayRef<int64_t>> dims = getDims()) {
-    p << " dims [";
-    llvm::interleaveComma(*dims, p);
-    p << ']';
-  }
-  printCombinerTail(p, *this, getInputs(), getCombiner(), {"dims"});
-}
-
-LogicalResult ReduceOp::verify() {
-  // reduce_c1, reduce_c2: one or more inputs of one shape.
-  if (failed(verifySameShapes(*this, getInputs(), "inputs")))
-    return failure();
-  auto inType = tensorTypeOf(getInputs().front());
-  int64_t rank = inType.getRank();
-  // reduce_c4: dims in range, sorted and unique.
-  if (std::optional<ArrayRef<int64_t>> dims = getDims()) {
-    int64_t prev = -1;
-    for (int64_t d : *dims) {
-      if (d < 0 || d >= rank)
-        return emitOpError() << "reduction dimension " << d
-                             << " is out of range for rank " << rank;
-      if (d <= prev)
-        return emitOpError()
-               << "reduction dimensions must be sorted and unique";
-      prev = d;
-    }
-  }
-  // reduce_c3: one result per input.
-  if (getResults().size() != getInputs().size())
-    return emitOpError() << "has " << getResults().size() << " results for "
-                         << getInputs().size() << " inputs";
-  // reduce_c5: each result has the kept shape and the input element type.
-  SmallVector<int64_t> reduced = getReducedDims();
-  SmallVector<int64_t> kept;
-  for (int64_t d = 0; d < rank; ++d)
-    if (!llvm::is_contained(reduced, d))
-      kept.push_back(inType.getDimSize(d));
-  for (auto [i, pair] :
-       llvm::enumerate(llvm::zip_equal(getInputs(), getResults()))) {
-    auto [in, res] = pair;
-    auto rt = tensorTypeOf(res);
-    if (!shapesCompatible(rt.getShape(), kept))
-      return emitOpError() << "result #" << i << " has shape "
-                           << shapeString(rt.getShape())
-                           << ", but reducing dims of "
-                           << shapeString(inType.getShape()) << " leaves "
-                           << shapeString(kept);
-    if (rt.getElementType() != tensorTypeOf(in).getElementType())
-      return emitOpError() << "result #" << i << " has element type "
-                           << rt.getElementType() << ", but input #" << i
-                           << " has " << tensorTypeOf(in).getElementType();
-  }
-  return verifyCombiner(*this, getKindsAttr(), getInits(), getCombiner(),
-                        elementTypes(getInputs()));
-}
-
-LogicalResult ReduceOp::verifyRegions() {
-  // reduce_c11, reduce_c12: (acc..., x...) -> acc...
-  return verifyCombinerRegion(*this, getCombiner(), elementTypes(getInputs()));
-}
-
-//===----------------------------------------------------------------------===//
-// ScanOp
-//===----------------------------------------------------------------------===//
-
-int64_t ScanOp::getScanDim() {
-  if (std::optional<int64_t> d = getDim())
-    return *d;
-  return tensorTypeOf(getInputs().front()).getRank() - 1;
-}
-
-CombinerKind ScanOp::getKind(unsigned i) {
-  return cast<CombinerKindAttr>(getKindsAttr()[i]).getValue();
-}
-
-ParseResult ScanOp::parse(OpAsmParser &parser, OperationState &state) {
-  StringRef mode;
-  SMLoc modeLoc = parser.getCurrentLocation();
-  if (parser.parseKeyword(&mode))
-    return failure();
-  if (mode != "inclusive" && mode != "exclusive")
-    return parser.emitError(modeLoc)
-           << "expected 'inclusive' or 'exclusive', got '" << mode << "'";
-  if (mode == "exclusive")
-    state.addAttribute("exclusive", parser.getBuilder().getUnitAttr());
-  SmallVector<OpAsmParser::UnresolvedOperand> inputs, inits;
-  SmallVector<Type> initTypes;
-  if (parseOptionalKinds(parser, state) ||
-      parseCombinerOperands(parser, inputs, inits, initTypes))
-    return failure();
-  if (succeeded(parser.parseOptionalKeyword("dim"))) {
-    int64_t d;
-    if (parser.parseInteger(d))
-      return failure();
-    state.addAttribute("dim", parser.getBuilder().getI64IntegerAttr(d));
-  }
-  return parseCombinerTail(parser, state, inputs, inits, initTypes);
-}
-
-void ScanOp::print(OpAsmPrinter &p) {
-  p << (getExclusive() ? " exclusive" : " inclusive");
-  printKinds(p, getKindsAttr());
-  printCombinerOperands(p, getInputs(), getInits());
-  if (std::optional<int64_t> d = getDim())
-    p << " dim " << *d;
-  printCombinerTail(p, *this, getInputs(), getCombiner(),
-                    {"dim", "exclusive"});
-}
-
-LogicalResult ScanOp::verify() {
-  // scan_c1, scan_c2: one or more inputs of one shape.
-  if (failed(verifySameShapes(*this, getInputs(), "inputs")))
-    return failure();
-  auto inType = tensorTypeOf(getInputs().front());
-  // scan_c4: a scanned dimension that exists.
-  if (inType.getRank() == 0)
-    return emitOpError() << "cannot scan a rank-0 tensor";
-  int64_t d = getScanDim();
-  if (d < 0 || d >= inType.getRank())
-    return emitOpError() << "scan dimension " << d
-                         << " is out of range for rank " << inType.getRank();
-  // scan_c3: one result per input.
-  if (getResults().size() != getInputs().size())
-    return emitOpError() << "has " << getResults().size() << " results for "
-                         << getInputs().size() << " inputs";
-  // scan_c5: each result has its input's type.
-  for (auto [i, pair] :
-       llvm::enumerate(llvm::zip_equal(getInputs(), getResults()))) {
-    auto [in, res] = pair;
-    auto it = tensorTypeOf(in), rt = tensorTypeOf(res);
-    if (!shapesCompatible(it.getShape(), rt.getShape()) ||
-        it.getElementType() != rt.getElementType())
-      return emitOpError() << "result #" << i << " has type " << rt
-                           << ", but input #" << i << " has type " << it;
-  }
-  return verifyCombiner(*this, getKindsAttr(), getInits(), getCombiner(),
-                        elementTypes(getInputs()));
-}
-
-LogicalResult ScanOp::verifyRegions() {
-  // scan_c11, scan_c12: (acc..., x...) -> acc...
-  return verifyCombinerRegion(*this, getCombiner(), elementTypes(getInputs()));
 }
 
 //===----------------------------------------------------------------------===//

@@ -154,6 +154,8 @@ bool fuse::isReadAtComputedPositions(OpOperand &use) {
     return &use == &g.getSourceMutable();
   if (auto s = dyn_cast<SearchSortedOp>(owner))
     return &use == &s.getSortedMutable();
+  if (auto s = dyn_cast<SegmentedReduceOp>(owner))
+    return use.getOperandNumber() < s.getInputs().size();
   return false;
 }
 

@@ -93,6 +93,8 @@ DimOrigin fuse::dimOrigin(Value v, int64_t d) {
     return dimOf(s.getValues(), d);
   if (auto s = dyn_cast<SortOp>(op))
     return dimOf(s.getKeys(), d);
+  if (auto s = dyn_cast<SegmentedReduceOp>(op))
+    return dimOf(s.getStarts(), d);
   if (auto h = dyn_cast<HistogramOp>(op))
     return type.isDynamicDim(d) && h.getBins() ? scalarOf(h.getBins())
                                                 : staticOf(type.getDimSize(d));
@@ -160,6 +162,7 @@ FUSE_REIFY_BY_ORIGIN(GatherOp)
 FUSE_REIFY_BY_ORIGIN(SearchSortedOp)
 FUSE_REIFY_BY_ORIGIN(SortOp)
 FUSE_REIFY_BY_ORIGIN(HistogramOp)
+FUSE_REIFY_BY_ORIGIN(SegmentedReduceOp)
 FUSE_REIFY_BY_ORIGIN(BroadcastOp)
 FUSE_REIFY_BY_ORIGIN(IotaOp)
 #undef FUSE_REIFY_BY_ORIGIN

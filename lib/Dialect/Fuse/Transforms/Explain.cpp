@@ -201,6 +201,11 @@ Traffic groupTraffic(Model &m, GroupOp group) {
     t.kernels = 1;
     t.note = "counts zeroed, then one pass: each block counts in shared "
              "memory and adds its counts to them";
+  } else if (kind == GroupKind::SegmentedReduce) {
+    t.kernels = 1;
+    t.note = "one pass over the segments: a warp (a block for long "
+             "segments) reads each segment's elements; elements in no "
+             "segment are not read";
   }
   return t;
 }

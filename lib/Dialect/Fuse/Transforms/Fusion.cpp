@@ -1,7 +1,8 @@
 //===- Fusion.cpp - partition fuse ops into fuse.group ops ----------------===//
 //
 // See the description of FuseFusionPass in Passes.td. Outline:
-//   1. (optional) rewrite two-pass variances to a Welford tuple reduction;
+//   1. (optional) rewrite two-pass variances to a Welford tuple reduction
+//      (VarianceRewrite.cpp);
 //   2. visit the fuse ops of each block in order; each op joins the groups
 //      of its producers when the result is still one pass over memory
 //      (joinKind says why not otherwise), cheap map producers of a foreign
@@ -11,10 +12,11 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "VarianceRewrite.h"
+
 #include "fuse/Dialect/Fuse/IR/FuseOps.h"
 #include "fuse/Dialect/Fuse/Transforms/Passes.h"
 #include "fuse/Dialect/Fuse/Utils/SizeAnalysis.h"
-#include "fuse/Dialect/Fuse/Utils/Welford.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/IRMapping.h"
@@ -52,10 +54,6 @@ std::string describe(Operation *op) {
 
 bool isLeaf(Operation *op) { return isa<BroadcastOp, IotaOp>(op); }
 
-bool isFloatTensor(Value v) {
-  return isa<FloatType>(cast<RankedTensorType>(v.getType()).getElementType());
-}
-
 int64_t bodyOpCount(MapOp map) {
   int64_t n = 0;
   map.getBody().walk([&](Operation *op) {
@@ -75,194 +73,6 @@ ReduceShape reduceShape(ReduceOp r) {
   if (t.getRank() == 2 && dims.size() == 1 && dims[0] == 1)
     return ReduceShape::Rows;
   return ReduceShape::Other;
-}
-
-//===----------------------------------------------------------------------===//
-// Welford rewrite
-//===----------------------------------------------------------------------===//
-
-/// Is `c` (0-d) computed, through fuse ops on 0-d tensors, from a full
-/// reduction whose inputs include `x`?
-bool dependsOnFullReduceOf(Value c, Value x, int depth = 0) {
-  if (depth > 16)
-    return false;
-  Operation *def = c.getDefiningOp();
-  if (!def)
-    return false;
-  if (auto r = dyn_cast<ReduceOp>(def))
-    if (r.isFullReduction() && llvm::is_contained(r.getInputs(), x))
-      return true;
-  if (!isa<MapOp, ReduceOp>(def))
-    return false;
-  for (Value in : def->getOperands())
-    if (isa<RankedTensorType>(in.getType()) &&
-        dependsOnFullReduceOf(in, x, depth + 1))
-      return true;
-  return false;
-}
-
-struct VarianceMatch {
-  Value x;            // the data
-  Value c0;           // the 0-d tensor broadcast into the map
-  MapOp map;          // the squared deviations
-  BlockArgument argC; // the map's block argument for the broadcast
-  Value centre;       // the scalar subtracted, a function of argC only
-};
-
-/// Matches `sum(map(x, broadcast(c0)) { (a - f(b))^2 })` where f(b) does not
-/// read `a` and c0 depends on a full reduction of x (so the plain form needs
-/// two passes). Both `(a - f)` and `(f - a)` are accepted.
-std::optional<VarianceMatch> matchVariance(ReduceOp r) {
-  if (!r.hasBuiltinKinds() || r.getInputs().size() != 1 ||
-      !r.getInits().empty() || r.getKind(0) != CombinerKind::Add ||
-      !r.isFullReduction() || !isFloatTensor(r.getInputs()[0]))
-    return std::nullopt;
-  auto map = r.getInputs()[0].getDefiningOp<MapOp>();
-  if (!map || map.getNumResults() != 1 || map.getInputs().size() != 2)
-    return std::nullopt;
-  Block &body = map.getBody().front();
-  auto mul = map.getYield().getValues()[0].getDefiningOp<arith::MulFOp>();
-  if (!mul || mul.getLhs() != mul.getRhs())
-    return std::nullopt;
-  auto sub = mul.getLhs().getDefiningOp<arith::SubFOp>();
-  if (!sub)
-    return std::nullopt;
-  for (unsigned xi = 0; xi < 2; ++xi) {
-    BlockArgument argX = body.getArgument(xi);
-    BlockArgument argC = body.getArgument(1 - xi);
-    Value centre;
-    if (sub.getLhs() == argX)
-      centre = sub.getRhs();
-    else if (sub.getRhs() == argX)
-      centre = sub.getLhs();
-    else
-      continue;
-    // The centre may only read argC and values from outside the map.
-    llvm::SmallPtrSet<Operation *, 8> slice;
-    SmallVector<Value> work{centre};
-    bool ok = true;
-    while (!work.empty() && ok) {
-      Value v = work.pop_back_val();
-      if (v == argX) {
-        ok = false;
-        break;
-      }
-      Operation *def = v.getDefiningOp();
-      if (!def || def->getBlock() != &body)
-        continue;
-      if (def->getNumRegions() || !isMemoryEffectFree(def)) {
-        ok = false;
-        break;
-      }
-      if (slice.insert(def).second)
-        work.append(def->operand_begin(), def->operand_end());
-    }
-    if (!ok)
-      continue;
-    // Nothing else in the body.
-    for (Operation &op : body.without_terminator())
-      if (&op != sub && &op != mul && !slice.contains(&op))
-        ok = false;
-    if (!ok)
-      continue;
-    Value x = map.getInputs()[xi];
-    auto bc = map.getInputs()[1 - xi].getDefiningOp<BroadcastOp>();
-    if (!bc || bc.getInput().getType().getRank() != 0)
-      continue;
-    if (!dependsOnFullReduceOf(bc.getInput(), x))
-      continue;
-    return VarianceMatch{x, bc.getInput(), map, argC, centre};
-  }
-  return std::nullopt;
-}
-
-/// Rewrites the matched variance reduction `r` (see Passes.td):
-///   (one, zero) = map x -> (1 : i64, 0.0)
-///   (cnt, mean, m2) = reduce (one, x, zero) init(0, 0.0, 0.0) {Chan merge}
-///   r' = map (cnt, mean, m2, c) -> m2 + float(cnt) * (mean - c)^2
-void rewriteVariance(ReduceOp r, VarianceMatch m) {
-  OpBuilder b(r);
-  Location loc = r.getLoc();
-  Value x = m.x;
-  Value c = m.c0;
-  if (m.centre != m.argC) {
-    // c = f(c0) as a 0-d map: the centre's computation, moved out.
-    auto cmap = MapOp::create(
-        b, loc, TypeRange{RankedTensorType::get({}, m.centre.getType())},
-        ValueRange{m.c0});
-    Block *blk = b.createBlock(&cmap.getBody(), {}, {m.argC.getType()},
-                               {loc});
-    OpBuilder::InsertionGuard g(b);
-    b.setInsertionPointToStart(blk);
-    IRMapping map;
-    map.map(m.argC, blk->getArgument(0));
-    for (Operation &op : m.map.getBody().front().without_terminator())
-      if (op.getResult(0) != m.map.getYield().getValues()[0] &&
-          &op != m.map.getYield().getValues()[0].getDefiningOp()
-                     ->getOperand(0).getDefiningOp())
-        b.clone(op, map);
-    YieldOp::create(b, loc, map.lookupOrDefault(m.centre));
-    c = cmap.getResult(0);
-  }
-  b.setInsertionPoint(r);
-  auto xt = cast<RankedTensorType>(x.getType());
-  auto ft = cast<FloatType>(xt.getElementType());
-  Type i64 = b.getI64Type();
-  auto i64T = RankedTensorType::get(xt.getShape(), i64);
-  auto i64S = RankedTensorType::get({}, i64);
-  auto fS = RankedTensorType::get({}, ft);
-
-  // Element tuples: (1, x, 0).
-  auto prep = MapOp::create(b, loc, TypeRange{i64T, xt}, ValueRange{x});
-  {
-    Block *blk = b.createBlock(&prep.getBody(), {}, {ft}, {loc});
-    OpBuilder::InsertionGuard g(b);
-    b.setInsertionPointToStart(blk);
-    Value one = arith::ConstantIntOp::create(b, loc, 1, 64);
-    Value zero = arith::ConstantOp::create(b, loc, b.getFloatAttr(ft, 0.0));
-    YieldOp::create(b, loc, ValueRange{one, zero});
-  }
-  b.setInsertionPoint(r);
-  Value c0 = arith::ConstantIntOp::create(b, loc, 0, 64);
-  Value f0 = arith::ConstantOp::create(b, loc, b.getFloatAttr(ft, 0.0));
-  auto wel = ReduceOp::create(
-      b, loc, TypeRange{i64S, fS, fS},
-      ValueRange{prep.getResult(0), x, prep.getResult(1)},
-      ValueRange{c0, f0, f0}, /*kinds=*/nullptr, /*dims=*/nullptr);
-  // The combiner is Chan's merge, built by the one builder that the GPU
-  // code generator checks a combiner against before it accumulates the
-  // reduction as shifted sums (Welford.h).
-  buildChanMerge(b, loc, ft, wel.getCombiner());
-  b.setInsertionPoint(r);
-  auto fin = MapOp::create(
-      b, loc, TypeRange{fS},
-      ValueRange{wel.getResult(0), wel.getResult(1), wel.getResult(2), c});
-  {
-    Block *blk = b.createBlock(&fin.getBody(), {}, {i64, ft, ft, ft},
-                               SmallVector<Location>(4, loc));
-    OpBuilder::InsertionGuard g(b);
-    b.setInsertionPointToStart(blk);
-    // sum((x - c)^2) = M2 + n * (mean - c)^2, exact for any c.
-    Value nf = arith::SIToFPOp::create(b, loc, ft, blk->getArgument(0));
-    Value d = arith::SubFOp::create(b, loc, blk->getArgument(1),
-                                    blk->getArgument(3));
-    Value corr = arith::MulFOp::create(
-        b, loc, nf, arith::MulFOp::create(b, loc, d, d));
-    Value res = arith::AddFOp::create(b, loc, blk->getArgument(2), corr);
-    YieldOp::create(b, loc, res);
-  }
-  r.getResult(0).replaceAllUsesWith(fin.getResult(0));
-  Operation *sq = r.getInputs()[0].getDefiningOp();
-  r.erase();
-  // The squared differences and their broadcast are dead now.
-  if (sq && sq->use_empty()) {
-    SmallVector<Value> ins(sq->getOperands());
-    sq->erase();
-    for (Value in : ins)
-      if (Operation *def = in.getDefiningOp())
-        if (isa<BroadcastOp>(def) && def->use_empty())
-          def->erase();
-  }
 }
 
 //===----------------------------------------------------------------------===//
@@ -385,6 +195,10 @@ std::optional<std::string> singletonKind(Operation *op, GroupKind &kind) {
     kind = GroupKind::Histogram;
     return std::nullopt;
   }
+  if (isa<SegmentedReduceOp>(op)) {
+    kind = GroupKind::SegmentedReduce;
+    return std::nullopt;
+  }
   if (isa<SortOp>(op))
     return std::string("a sort is a device-wide algorithm (a radix sort "
                        "over the whole input): it is not fused");
@@ -392,6 +206,8 @@ std::optional<std::string> singletonKind(Operation *op, GroupKind &kind) {
 }
 
 Value domainOf(Operation *op) {
+  if (auto s = dyn_cast<SegmentedReduceOp>(op))
+    return s.getStarts(); // one iteration per segment
   if (isa<ReduceOp, ScanOp, FilterOp, HistogramOp>(op))
     return op->getOperand(0);
   return op->getResult(0);
@@ -403,8 +219,9 @@ std::optional<GroupKind> mergeKinds(GroupKind a, GroupKind b) {
   if (a == GroupKind::Elementwise)
     return b;
   if (b == GroupKind::Elementwise || a == b) {
-    if (a == b && (a == GroupKind::Scan || a == GroupKind::Filter ||
-                   a == GroupKind::Histogram))
+    if (a == b &&
+        (a == GroupKind::Scan || a == GroupKind::Filter ||
+         a == GroupKind::Histogram || a == GroupKind::SegmentedReduce))
       return std::nullopt;
     return a;
   }
@@ -550,6 +367,23 @@ std::optional<std::string> Partitioner::joinKind(int g, Operation *op,
     case ReduceShape::Other:
       return std::string("partial reductions are not fused");
     }
+  }
+  if (auto seg = dyn_cast<SegmentedReduceOp>(op)) {
+    if (grp.kind != GroupKind::Elementwise)
+      return "a segmented_reduce cannot join a " + name(grp.kind) + " group";
+    for (Value in : seg.getInputs())
+      if (memberResult(in))
+        return "the segmented_reduce reads " + describe(in.getDefiningOp()) +
+               " at the positions of its segments, not at its own: a cheap "
+               "map is recomputed at each position read, anything else is "
+               "materialised";
+    for (Value in : {seg.getStarts(), seg.getEnds()})
+      if (memberResult(in) && !isElementwiseMember(in))
+        return "reads offsets that are not elementwise in " + prod;
+    if (!sizes.sameShape(seg.getStarts(), grp.domain))
+      return "iterates over a different space than " + prod;
+    kind = GroupKind::SegmentedReduce;
+    return std::nullopt;
   }
   if (isa<ScanOp, FilterOp, HistogramOp>(op)) {
     GroupKind k = isa<ScanOp>(op)     ? GroupKind::Scan
@@ -709,6 +543,15 @@ void Partitioner::visit(Operation *op) {
     std::optional<std::string> why = joinKind(g, op, k);
     if (!why) {
       std::optional<GroupKind> merged = mergeKinds(kind, k);
+      // Elementwise producers that are a scan, filter, histogram or
+      // segmented_reduce group only by `op` itself (its several inputs or
+      // offsets) become one group of that kind.
+      auto elementwise = [&](int h) {
+        return groups[h].kind == GroupKind::Elementwise;
+      };
+      if (!merged && k == kind && elementwise(g) &&
+          llvm::all_of(ok, elementwise))
+        merged = k;
       if (merged && (ok.empty() || sizes.sameShape(groups[ok.front()].domain,
                                                    groups[g].domain))) {
         SmallVector<int> trial(ok);
@@ -966,10 +809,8 @@ struct FuseFusionPass : fuse::impl::FuseFusionPassBase<FuseFusionPass> {
           if (auto r = dyn_cast<ReduceOp>(op))
             reds.push_back(r);
         for (ReduceOp r : reds)
-          if (auto m = matchVariance(r)) {
-            rewriteVariance(r, *m);
+          if (rewriteVarianceToWelford(r))
             ++numWelford;
-          }
       }
       SizeAnalysis sizes(getOperation());
       int64_t rowBytes =

@@ -542,11 +542,15 @@ FailureOr<Value> ElementEmitter::emit(OpBuilder &b, Location loc, Value tensor,
 static CombinerKind kindOf(Operation *op, unsigned i) {
   if (auto r = dyn_cast<ReduceOp>(op))
     return r.getKind(i);
+  if (auto r = dyn_cast<SegmentedReduceOp>(op))
+    return r.getKind(i);
   return cast<ScanOp>(op).getKind(i);
 }
 
 static bool hasKinds(Operation *op) {
   if (auto r = dyn_cast<ReduceOp>(op))
+    return r.hasBuiltinKinds();
+  if (auto r = dyn_cast<SegmentedReduceOp>(op))
     return r.hasBuiltinKinds();
   return cast<ScanOp>(op).hasBuiltinKinds();
 }
@@ -556,6 +560,9 @@ SmallVector<Value> fuse::emitInitialAccumulators(
     function_ref<Value(Value)> scalar) {
   ValueRange inits, inputs;
   if (auto r = dyn_cast<ReduceOp>(op)) {
+    inits = r.getInits();
+    inputs = r.getInputs();
+  } else if (auto r = dyn_cast<SegmentedReduceOp>(op)) {
     inits = r.getInits();
     inputs = r.getInputs();
   } else {

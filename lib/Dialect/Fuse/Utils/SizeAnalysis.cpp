@@ -57,6 +57,11 @@ void SizeAnalysis::visit(Operation *op) {
     Value r0 = filter.getResults().front();
     for (Value r : filter.getResults())
       unite({r0, 0}, {r, 0});
+  } else if (auto seg = dyn_cast<SegmentedReduceOp>(op)) {
+    // One length of inputs; one of offsets (the results follow the starts).
+    for (Value v : seg.getInputs())
+      unite({seg.getInputs().front(), 0}, {v, 0});
+    unite({seg.getStarts(), 0}, {seg.getEnds(), 0});
   } else if (auto sort = dyn_cast<SortOp>(op)) {
     // The values move with the keys: one length.
     if (Value values = sort.getValues())

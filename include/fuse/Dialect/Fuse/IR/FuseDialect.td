@@ -127,10 +127,13 @@ def Fuse_GroupRowReduce : I32EnumAttrCase<"RowReduce", 2, "row_reduce">;
 def Fuse_GroupScan : I32EnumAttrCase<"Scan", 3, "scan">;
 def Fuse_GroupFilter : I32EnumAttrCase<"Filter", 4, "filter">;
 def Fuse_GroupHistogram : I32EnumAttrCase<"Histogram", 5, "histogram">;
+def Fuse_GroupSegmentedReduce
+    : I32EnumAttrCase<"SegmentedReduce", 6, "segmented_reduce">;
 
 def Fuse_GroupKind : I32EnumAttr<"GroupKind", "pattern of a fused group",
     [Fuse_GroupElementwise, Fuse_GroupReduce, Fuse_GroupRowReduce,
-     Fuse_GroupScan, Fuse_GroupFilter, Fuse_GroupHistogram]> {
+     Fuse_GroupScan, Fuse_GroupFilter, Fuse_GroupHistogram,
+     Fuse_GroupSegmentedReduce]> {
   let genSpecializedAttr = 0;
   let cppNamespace = "::fuse";
 }

@@ -47,8 +47,9 @@ namespace fuse {
 bool isElementwiseOp(Operation *op);
 
 /// True when `use` reads its tensor at positions computed from data (a
-/// gather's source, a searchsorted's sorted tensor) rather than at the
-/// element's own indices: the tensor is materialised and read in place.
+/// gather's source, a searchsorted's sorted tensor, a segmented_reduce's
+/// inputs) rather than at the element's own indices: the tensor is
+/// materialised and read in place.
 bool isReadAtComputedPositions(OpOperand &use);
 
 /// True when `kind` is defined on `type` (and/or/xor need integers).

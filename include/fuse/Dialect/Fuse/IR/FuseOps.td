@@ -425,6 +425,78 @@ def Fuse_HistogramOp : Fuse_Op<"histogram", [Pure,
 }
 
 //===----------------------------------------------------------------------===//
+// fuse.segmented_reduce
+//===----------------------------------------------------------------------===//
+
+def Fuse_SegmentedReduceOp : Fuse_Op<"segmented_reduce",
+    [RecursiveMemoryEffects, AttrSizedOperandSegments,
+     DeclareOpInterfaceMethods<ReifyRankedShapedTypeOpInterface,
+       ["reifyResultShapes"]>]> {
+  let summary = "reductions over segments given by start and end offsets";
+  let description = [{
+    Reduces k rank-1 tensors of one length n over segments: segment `s`
+    holds the positions `p` with `starts[s] <= p < ends[s]`, and result
+    `i` at `s` is `init (+) x_i[p0] (+) x_i[p0 + 1] (+) ...` over them in
+    index order (cuda.compute's and CUB's `DeviceSegmentedReduce`
+    convention; CSR offsets `o` of m + 1 entries give `starts = o[0..m)`
+    and `ends = o[1..m]`). A segment with `ends[s] <= starts[s]` is empty
+    and yields the init. Segments may overlap, leave gaps and come in any
+    order. Positions outside `[0, n)` belong to no segment: offsets are
+    clamped to the input, so no offset reads out of bounds.
+
+    The combiner is that of `fuse.reduce`: a list of built-in kinds, one
+    per input (the kind's identity is the default init), or a region
+    taking k accumulators then k elements and yielding k accumulators
+    (the inits are then required). Combiners must be associative; fuse
+    may regroup a segment's elements but never reorders them.
+
+    Fusion puts the op in a `segmented_reduce` group that iterates over the
+    segments: the offsets and everything computed per segment after the
+    reduction (an epilogue) share its pass, and a cheap map producing the
+    inputs is recomputed at the positions the segments read.
+
+    ```mlir
+    %s = fuse.segmented_reduce add %x segments(%starts, %ends
+        : tensor<?xi64>, tensor<?xi64>) : tensor<?xf32> -> tensor<?xf32>
+    %v, %i = fuse.segmented_reduce %x, %idx init(%ninf, %c0 : f32, i64)
+        segments(%b, %e : tensor<?xi32>, tensor<?xi32>)
+        : tensor<?xf32>, tensor<?xi64> -> tensor<?xf32>, tensor<?xi64> {
+    ^bb0(%av: f32, %ai: i64, %bv: f32, %bi: i64):
+      %gt = arith.cmpf ogt, %bv, %av : f32
+      %v2 = arith.select %gt, %bv, %av : f32
+      %i2 = arith.select %gt, %bi, %ai : i64
+      fuse.yield %v2, %i2 : f32, i64
+    }
+    ```
+
+    Constraints (verifier tags):
+    - (segmented_reduce_c1) at least one input, all of rank 1 and one
+      length;
+    - (segmented_reduce_c2) `starts` and `ends` have rank 1, one length
+      and one element type, `i32` or `i64`;
+    - (segmented_reduce_c3) one result per input, of rank 1 with the
+      offsets' length and its input's element type;
+    - (segmented_reduce_c4) the combiner follows `fuse.reduce`'s rules
+      (reduce_c6 to reduce_c12).
+  }];
+  let arguments = (ins Variadic<Fuse_Tensor>:$inputs, Fuse_Tensor:$starts,
+                       Fuse_Tensor:$ends,
+                       Variadic<Fuse_ElementType>:$inits,
+                       OptionalAttr<Fuse_CombinerKindArrayAttr>:$kinds);
+  let results = (outs Variadic<Fuse_Tensor>:$results);
+  let regions = (region AnyRegion:$combiner);
+  let hasCustomAssemblyFormat = 1;
+  let hasVerifier = 1;
+  let hasRegionVerifier = 1;
+  let extraClassDeclaration = [{
+    /// True when the combiner is a list of built-in kinds.
+    bool hasBuiltinKinds() { return getKindsAttr() != nullptr; }
+    /// The built-in kind of input `i`; requires hasBuiltinKinds().
+    CombinerKind getKind(unsigned i);
+  }];
+}
+
+//===----------------------------------------------------------------------===//
 // fuse.broadcast
 //===----------------------------------------------------------------------===//
 
@@ -584,11 +656,13 @@ def Fuse_GroupOp : Fuse_Op<"group", [IsolatedFromAbove, SingleBlock,
 //===----------------------------------------------------------------------===//
 
 def Fuse_YieldOp : Fuse_Op<"yield", [Pure, Terminator, ReturnLike,
-    ParentOneOf<["MapOp", "ReduceOp", "ScanOp", "FilterOp", "GroupOp"]>]> {
+    ParentOneOf<["MapOp", "ReduceOp", "ScanOp", "SegmentedReduceOp",
+                 "FilterOp", "GroupOp"]>]> {
   let summary = "ends a fuse body, yielding its scalars";
   let description = [{
-    Ends the body of `fuse.map`, `fuse.reduce`, `fuse.scan`, `fuse.filter`
-    (scalars) and `fuse.group` (tensors). The parent op checks the count
+    Ends the body of `fuse.map`, `fuse.reduce`, `fuse.scan`,
+    `fuse.segmented_reduce`, `fuse.filter` (scalars) and `fuse.group`
+    (tensors). The parent op checks the count
     and types.
   }];
   let arguments = (ins Variadic<AnyType>:$values);

@@ -186,9 +186,9 @@ private:
 // Combiner helpers for reductions and scans (shared by the backends)
 //===----------------------------------------------------------------------===//
 
-/// The initial accumulators of a reduce or scan: its `init` operands
-/// resolved with `scalar` (values defined outside the op), or the identities
-/// of its built-in kinds as constants.
+/// The initial accumulators of a reduce, segmented_reduce or scan: its
+/// `init` operands resolved with `scalar` (values defined outside the op),
+/// or the identities of its built-in kinds as constants.
 SmallVector<Value> emitInitialAccumulators(OpBuilder &b, Location loc,
                                            Operation *reduceOrScan,
                                            function_ref<Value(Value)> scalar);

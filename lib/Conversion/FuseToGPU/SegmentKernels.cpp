@@ -1,0 +1,397 @@
+//===- SegmentKernels.cpp - GPU kernels of segmented_reduce groups --------===//
+//
+// A segmented_reduce group (GroupPlan::SegmentedReduce) iterates over the
+// segments. The offsets and the values after the reduction (an epilogue)
+// are computed per segment; the inputs, and the cheap maps fusion
+// recomputes for them, at the positions of the segment's elements. Both
+// kernels take params common, nseg, n, then the group's result pointers,
+// and loop over the segments grid-stride:
+//  * `segwarp`: a warp per segment;
+//  * `segblock` (built-in kinds only): a block per segment, for long
+//    segments (the host's choice, by the mean segment length).
+// Built-in kinds: the T threads of a segment fold the elements lo + t,
+// lo + t + T, ... (kUnroll loads in flight per step), then xor butterflies
+// (and, for a block, the warps' values in warp order) give the segment's
+// total, and the result is init (+) total. Deterministic, but grouped
+// differently from the CPU lowering (floats may round differently).
+// Combiner regions keep the elements' order: each lane of the warp folds a
+// contiguous chunk of ceil(len / 32) elements with a "has value" flag,
+// and shuffle-down steps combine lane l with lane l + off in that order,
+// so lane 0 ends with x[lo] (+) ... (+) x[hi - 1].
+//
+//===----------------------------------------------------------------------===//
+
+#include "KernelGen.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "llvm/ADT/SmallPtrSet.h"
+
+using namespace mlir;
+
+namespace fuse {
+namespace gpugen {
+namespace {
+
+/// Loads in flight per thread and step of the built-in folds.
+constexpr int64_t kUnroll = 4;
+
+/// Segments of at least this many elements on average go to a block each:
+/// a warp then loops over a segment for long enough that eight times the
+/// threads per segment (and fewer idle SMs where segments are few) pays
+/// for the block's barriers.
+constexpr int64_t kSegmentBlockMinMean = 2048;
+
+/// The plan both kernels and the host launch read.
+struct SegmentPlan {
+  GroupOp group;
+  Location loc;
+  Tiling tiling;
+  SegmentedReduceOp seg;
+  GroupKernels gk;
+
+  SegmentPlan(GroupOp group, const Tiling &tiling)
+      : group(group), loc(group.getLoc()), tiling(tiling) {}
+};
+
+/// The values of the group computed at the elements' positions: the
+/// inputs and what the body computes them from.
+llvm::SmallPtrSet<Value, 8> elementValues(SegmentedReduceOp seg) {
+  llvm::SmallPtrSet<Value, 8> seen;
+  SmallVector<Value> work(seg.getInputs());
+  while (!work.empty()) {
+    Value v = work.pop_back_val();
+    if (!isa<RankedTensorType>(v.getType()) || !seen.insert(v).second)
+      continue;
+    if (Operation *def = v.getDefiningOp())
+      if (def->getBlock() == seg->getBlock())
+        llvm::append_range(work, def->getOperands());
+  }
+  return seen;
+}
+
+LogicalResult planSegments(SegmentPlan &p, StringRef prefix) {
+  GroupOp group = p.group;
+  for (Operation &op : group.getBody().front())
+    if (auto s = dyn_cast<SegmentedReduceOp>(op)) {
+      if (p.seg)
+        return group.emitOpError("GPU code generation: a segmented_reduce "
+                                 "group holds one fuse.segmented_reduce");
+      p.seg = s;
+    } else if (isa<ReduceOp, ScanOp, FilterOp, HistogramOp>(op)) {
+      return op.emitOpError("GPU code generation: cannot be part of a "
+                            "segmented_reduce group");
+    }
+  if (!p.seg)
+    return group.emitOpError("GPU code generation: a segmented_reduce group "
+                             "needs a fuse.segmented_reduce");
+  llvm::SmallPtrSet<Value, 8> atElements = elementValues(p.seg);
+  for (Value y : group.getYield().getValues())
+    if (isa<BlockArgument>(y) || atElements.contains(y) ||
+        tensorTy(y).getRank() != 1)
+      return group.emitOpError("GPU code generation: a segmented_reduce "
+                               "group returns values over its segments only");
+  GroupKernels &gk = p.gk;
+  gk.plan = GroupPlan::SegmentedReduce;
+  gk.tiling = p.tiling;
+  gk.vectorWidth = 1;
+  gk.kernel = (prefix + "_segwarp").str();
+  if (p.seg.hasBuiltinKinds()) {
+    gk.segmentBlockKernel = (prefix + "_segblock").str();
+    gk.segmentBlockMinMean = kSegmentBlockMinMean;
+  }
+  return success();
+}
+
+struct SegmentKernel : KernelBase {
+  SegmentKernel(GroupOp group, Location loc, const Tiling &t)
+      : KernelBase(group, loc, t) {}
+
+  /// Element `j` (i64) of `t`, a value over the elements.
+  Value at(OpBuilder &b, Value t, Value j) {
+    return element(b, t, {toIndex(b, loc, j)});
+  }
+  SmallVector<Value> inputsAt(OpBuilder &b, SegmentedReduceOp seg, Value j) {
+    SmallVector<Value> xs;
+    for (Value in : seg.getInputs())
+      xs.push_back(at(b, in, j));
+    return xs;
+  }
+  SmallVector<Value> combine(OpBuilder &b, SegmentedReduceOp seg, ValueRange a,
+                             ValueRange x) {
+    return emitCombine(b, loc, seg, a, x,
+                       [&](Value v) { return scalar(b, v); });
+  }
+};
+
+/// The segment `s` (i64) made the kernel's current element, and its
+/// offsets clamped to the input: lo = clamp(starts[s], 0, n), hi =
+/// clamp(ends[s], lo, n).
+std::pair<Value, Value> enterSegment(SegmentKernel &k, OpBuilder &b,
+                                     SegmentedReduceOp seg, Value s, Value n) {
+  Location loc = k.loc;
+  k.em->clearCache();
+  k.laneIndex = toIndex(b, loc, s);
+  auto offset = [&](Value t) {
+    Value v = k.element(b, t, {k.laneIndex});
+    if (v.getType() != b.getI64Type())
+      v = arith::ExtSIOp::create(b, loc, b.getI64Type(), v);
+    return v;
+  };
+  Value lo = arith::MinSIOp::create(
+      b, loc,
+      arith::MaxSIOp::create(b, loc, offset(seg.getStarts()), cI64(b, loc, 0)),
+      n);
+  Value hi = arith::MinSIOp::create(
+      b, loc, arith::MaxSIOp::create(b, loc, offset(seg.getEnds()), lo), n);
+  return {lo, hi};
+}
+
+/// Built-in kinds: this thread's fold, from the identities, of the
+/// elements first, first + T, ... below hi (`first` = lo + the thread's
+/// place among the segment's T threads): kUnroll elements a step, then
+/// one at a time.
+SmallVector<Value> foldStrided(SegmentKernel &k, OpBuilder &b,
+                               SegmentedReduceOp seg, Value first, Value hi,
+                               int64_t threads) {
+  Location loc = k.loc;
+  // Identities, not the inits: the init joins the total once, at the end.
+  SmallVector<Value> acc;
+  for (auto [i, in] : llvm::enumerate(seg.getInputs()))
+    acc.push_back(arith::ConstantOp::create(
+        b, loc,
+        getKindIdentity(seg.getKind(i), tensorTy(in).getElementType())));
+  Value t = cI64(b, loc, threads);
+  // The thread's element count m = ceil((hi - first) / T) (0 when
+  // first >= hi) and its full steps m / kUnroll.
+  Value left = arith::SubIOp::create(b, loc, hi, first);
+  Value m = arith::SelectOp::create(
+      b, loc, cmpI(b, loc, arith::CmpIPredicate::sgt, left, cI64(b, loc, 0)),
+      arith::DivSIOp::create(
+          b, loc,
+          arith::AddIOp::create(b, loc, left, cI64(b, loc, threads - 1)), t),
+      cI64(b, loc, 0));
+  Value steps = arith::DivSIOp::create(b, loc, m, cI64(b, loc, kUnroll));
+  Value span = cI64(b, loc, threads * kUnroll);
+  auto main = scf::ForOp::create(
+      b, loc, cI64(b, loc, 0), steps, cI64(b, loc, 1), acc,
+      [&](OpBuilder &lb, Location, Value i, ValueRange cur) {
+        k.em->clearCache();
+        Value base = arith::AddIOp::create(
+            lb, loc, first, arith::MulIOp::create(lb, loc, i, span));
+        SmallVector<SmallVector<Value>> xs;
+        for (int64_t u = 0; u < kUnroll; ++u)
+          xs.push_back(
+              k.inputsAt(lb, seg,
+                         arith::AddIOp::create(lb, loc, base,
+                                               cI64(lb, loc, u * threads))));
+        SmallVector<Value> next(cur);
+        for (auto &x : xs)
+          next = k.combine(lb, seg, next, x);
+        scf::YieldOp::create(lb, loc, next);
+      });
+  k.em->clearCache();
+  Value restStart = arith::AddIOp::create(
+      b, loc, first, arith::MulIOp::create(b, loc, steps, span));
+  auto rest = scf::ForOp::create(
+      b, loc, restStart, hi, t, main.getResults(),
+      [&](OpBuilder &lb, Location, Value j, ValueRange cur) {
+        k.em->clearCache();
+        scf::YieldOp::create(lb, loc,
+                             k.combine(lb, seg, cur, k.inputsAt(lb, seg, j)));
+      });
+  k.em->clearCache();
+  return rest.getResults();
+}
+
+/// Combiner regions: the ordered fold of the warp's segment [lo, hi) into
+/// lane 0 (see the file comment). Returns the accumulators and the "has
+/// value" flag, meaningful in lane 0.
+std::pair<SmallVector<Value>, Value> foldOrdered(SegmentKernel &k, OpBuilder &b,
+                                                 SegmentedReduceOp seg,
+                                                 Value lane, Value lo,
+                                                 Value hi) {
+  Location loc = k.loc;
+  Value len = arith::SubIOp::create(b, loc, hi, lo);
+  Value chunk = arith::DivSIOp::create(
+      b, loc, arith::AddIOp::create(b, loc, len, cI64(b, loc, 31)),
+      cI64(b, loc, 32));
+  Value myLo = arith::MinSIOp::create(
+      b, loc,
+      arith::AddIOp::create(b, loc, lo,
+                            arith::MulIOp::create(b, loc, lane, chunk)),
+      hi);
+  Value myHi = arith::MinSIOp::create(
+      b, loc, arith::AddIOp::create(b, loc, myLo, chunk), hi);
+  Value has = cmpI(b, loc, arith::CmpIPredicate::slt, myLo, myHi);
+  SmallVector<Type> types;
+  for (Value in : seg.getInputs())
+    types.push_back(tensorTy(in).getElementType());
+  // The first element, or zeros (never combined) for an empty chunk.
+  auto firstIf = scf::IfOp::create(
+      b, loc, has,
+      [&](OpBuilder &tb, Location) {
+        k.em->clearCache();
+        scf::YieldOp::create(tb, loc, k.inputsAt(tb, seg, myLo));
+      },
+      [&](OpBuilder &eb, Location) {
+        SmallVector<Value> zeros;
+        for (Type t : types)
+          zeros.push_back(
+              arith::ConstantOp::create(eb, loc, eb.getZeroAttr(t)));
+        scf::YieldOp::create(eb, loc, zeros);
+      });
+  k.em->clearCache();
+  auto walk = scf::ForOp::create(
+      b, loc, arith::AddIOp::create(b, loc, myLo, cI64(b, loc, 1)), myHi,
+      cI64(b, loc, 1), firstIf.getResults(),
+      [&](OpBuilder &lb, Location, Value j, ValueRange cur) {
+        k.em->clearCache();
+        scf::YieldOp::create(lb, loc,
+                             k.combine(lb, seg, cur, k.inputsAt(lb, seg, j)));
+      });
+  k.em->clearCache();
+  SmallVector<Value> acc(walk.getResults());
+  for (int64_t off = 1; off < 32; off *= 2) {
+    Value valid;
+    SmallVector<Value> other;
+    for (Value a : acc)
+      other.push_back(shuffleValue(b, loc, a, cI32(b, loc, off),
+                                   gpu::ShuffleMode::DOWN, &valid));
+    Value hasI = arith::ExtUIOp::create(b, loc, b.getI32Type(), has);
+    Value otherHas = cmpI(b, loc, arith::CmpIPredicate::ne,
+                          shuffleValue(b, loc, hasI, cI32(b, loc, off),
+                                       gpu::ShuffleMode::DOWN, &valid),
+                          cI32(b, loc, 0));
+    otherHas = arith::AndIOp::create(b, loc, otherHas, valid);
+    SmallVector<Value> both = k.combine(b, seg, acc, other);
+    SmallVector<Value> onlyOne = selAll(b, loc, has, acc, other);
+    acc = selAll(b, loc, arith::AndIOp::create(b, loc, has, otherHas), both,
+                 onlyOne);
+    has = arith::OrIOp::create(b, loc, has, otherHas);
+  }
+  return {acc, has};
+}
+
+/// Stores the group's results at segment `s`, with `vals` as the values
+/// of the reduction's results.
+void storeSegment(SegmentKernel &k, OpBuilder &b, SegmentedReduceOp seg,
+                  ValueRange vals, ValueRange outs, Value s) {
+  for (auto [r, v] : llvm::zip_equal(seg.getResults(), vals))
+    k.leaves[r] = v;
+  for (auto [y, out] : llvm::zip_equal(k.group.getYield().getValues(), outs))
+    k.store(b, k.element(b, y, {k.laneIndex}), out, s);
+  k.em->clearCache();
+}
+
+/// One kernel: `threads` threads per segment (32: a warp, or the block).
+LogicalResult buildSegmentKernel(gpu::GPUModuleOp m, const SegmentPlan &p,
+                                 bool perBlock) {
+  GroupOp group = p.group;
+  SegmentedReduceOp seg = p.seg;
+  Location loc = p.loc;
+  MLIRContext *ctx = group.getContext();
+  int64_t bt = p.tiling.blockThreads;
+  int64_t threads = perBlock ? bt : 32;
+  auto i64 = IntegerType::get(ctx, 64);
+  SmallVector<Type> params = commonParams(group);
+  params.append({i64, i64}); // nseg, n
+  params.append(group.getNumResults(), globalPtr(ctx));
+  SmallVector<Type> smem;
+  if (perBlock)
+    for (Value in : seg.getInputs())
+      smem.push_back(smemType(ctx, tensorTy(in).getElementType()));
+  auto f =
+      createKernel(m, loc, perBlock ? p.gk.segmentBlockKernel : p.gk.kernel,
+                   params, smem, bt);
+  SegmentKernel k(group, loc, p.tiling);
+  k.func = f;
+  OpBuilder b = OpBuilder::atBlockBegin(&f.getBody().front());
+  k.setUp(b);
+  Value nseg = k.extra[0], n = k.extra[1];
+  ValueRange outs = ValueRange(k.extra).drop_front(2);
+  Value tid = k.threadId(b);
+  Value lane = arith::AndIOp::create(b, loc, tid, cI64(b, loc, 31));
+  Value place = perBlock ? tid : lane;
+  // Segments per block and this thread's first one: all threads of a
+  // segment take the same ones (the shuffles and barriers are uniform).
+  int64_t perBlk = bt / threads;
+  Value firstSeg = arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, k.blockId(b), cI64(b, loc, perBlk)),
+      arith::DivUIOp::create(b, loc, tid, cI64(b, loc, threads)));
+  Value stride =
+      arith::MulIOp::create(b, loc, k.gridDim(b), cI64(b, loc, perBlk));
+  scf::ForOp::create(
+      b, loc, firstSeg, nseg, stride, ValueRange{},
+      [&](OpBuilder &lb, Location, Value s, ValueRange) {
+        auto [lo, hi] = enterSegment(k, lb, seg, s, n);
+        Value leader =
+            cmpI(lb, loc, arith::CmpIPredicate::eq, place, cI64(lb, loc, 0));
+        SmallVector<Value> inits = emitInitialAccumulators(
+            lb, loc, seg, [&](Value v) { return k.scalar(lb, v); });
+        if (seg.hasBuiltinKinds()) {
+          Value first = arith::AddIOp::create(lb, loc, lo, place);
+          SmallVector<Value> acc = foldStrided(k, lb, seg, first, hi, threads);
+          auto combineFn = [&](OpBuilder &cb, ValueRange a, ValueRange x) {
+            return k.combine(cb, seg, a, x);
+          };
+          if (perBlock)
+            acc = blockFold(
+                lb, loc, acc, f.getWorkgroupAttributions(), bt / 32,
+                [&](OpBuilder &wb) {
+                  Value t = k.threadId(wb);
+                  Value w = toIndex(
+                      wb, loc,
+                      arith::ShRUIOp::create(wb, loc, t, cI64(wb, loc, 5)));
+                  return std::make_pair(
+                      arith::AndIOp::create(wb, loc, t, cI64(wb, loc, 31)), w);
+                },
+                combineFn);
+          else
+            acc = warpFold(lb, loc, acc, combineFn);
+          SmallVector<Value> res =
+              seg.getInits().empty() ? acc : k.combine(lb, seg, inits, acc);
+          scf::IfOp::create(lb, loc, leader, [&](OpBuilder &tb, Location) {
+            storeSegment(k, tb, seg, res, outs, s);
+            scf::YieldOp::create(tb, loc);
+          });
+        } else {
+          auto [acc, has] = foldOrdered(k, lb, seg, lane, lo, hi);
+          SmallVector<Value> withInit = k.combine(lb, seg, inits, acc);
+          SmallVector<Value> res = selAll(lb, loc, has, withInit, inits);
+          scf::IfOp::create(lb, loc, leader, [&](OpBuilder &tb, Location) {
+            storeSegment(k, tb, seg, res, outs, s);
+            scf::YieldOp::create(tb, loc);
+          });
+        }
+        k.em->clearCache();
+        scf::YieldOp::create(lb, loc);
+      });
+  gpu::ReturnOp::create(b, loc);
+  if (k.failedLeaf)
+    return group.emitOpError("GPU code generation: unsupported value in a "
+                             "segmented_reduce group body");
+  return success();
+}
+
+} // namespace
+
+FailureOr<GroupKernels> buildSegmentedReduceGroup(gpu::GPUModuleOp m,
+                                                  GroupOp group,
+                                                  StringRef prefix,
+                                                  const Tiling &tiling) {
+  SegmentPlan plan(group, tiling);
+  if (failed(planSegments(plan, prefix)) ||
+      failed(buildSegmentKernel(m, plan, /*perBlock=*/false)))
+    return failure();
+  if (!plan.gk.segmentBlockKernel.empty() &&
+      failed(buildSegmentKernel(m, plan, /*perBlock=*/true)))
+    return failure();
+  return plan.gk;
+}
+
+} // namespace gpugen
+} // namespace fuse

@@ -1,0 +1,220 @@
+//===- VarianceRewrite.cpp - fuse-fusion's Welford rewrite ----------------===//
+//
+// A variance written as the sum of squared deviations from a mean needs
+// two passes over x (the mean, then the deviations). The rewrite turns it
+// into one Welford tuple reduction of x (count, mean, M2, merged with
+// Chan's formula) and a 0-d map: sum((x - c)^2) = M2 + n * (mean - c)^2.
+//
+//===----------------------------------------------------------------------===//
+
+#include "VarianceRewrite.h"
+
+#include "fuse/Dialect/Fuse/Utils/Welford.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/IRMapping.h"
+
+#include <optional>
+
+using namespace mlir;
+using namespace fuse;
+
+namespace {
+
+/// Is `c` (0-d) computed, through fuse ops on 0-d tensors, from a full
+/// reduction whose inputs include `x`?
+bool dependsOnFullReduceOf(Value c, Value x, int depth = 0) {
+  if (depth > 16)
+    return false;
+  Operation *def = c.getDefiningOp();
+  if (!def)
+    return false;
+  if (auto r = dyn_cast<ReduceOp>(def))
+    if (r.isFullReduction() && llvm::is_contained(r.getInputs(), x))
+      return true;
+  if (!isa<MapOp, ReduceOp>(def))
+    return false;
+  for (Value in : def->getOperands())
+    if (isa<RankedTensorType>(in.getType()) &&
+        dependsOnFullReduceOf(in, x, depth + 1))
+      return true;
+  return false;
+}
+
+struct VarianceMatch {
+  Value x;            // the data
+  Value c0;           // the 0-d tensor broadcast into the map
+  MapOp map;          // the squared deviations
+  BlockArgument argC; // the map's block argument for the broadcast
+  Value centre;       // the scalar subtracted, a function of argC only
+};
+
+/// Matches `sum(map(x, broadcast(c0)) { (a - f(b))^2 })` where f(b) does not
+/// read `a` and c0 depends on a full reduction of x (so the plain form needs
+/// two passes). Both `(a - f)` and `(f - a)` are accepted.
+std::optional<VarianceMatch> matchVariance(ReduceOp r) {
+  if (!r.hasBuiltinKinds() || r.getInputs().size() != 1 ||
+      !r.getInits().empty() || r.getKind(0) != CombinerKind::Add ||
+      !r.isFullReduction() ||
+      !isa<FloatType>(
+          cast<RankedTensorType>(r.getInputs()[0].getType()).getElementType()))
+    return std::nullopt;
+  auto map = r.getInputs()[0].getDefiningOp<MapOp>();
+  if (!map || map.getNumResults() != 1 || map.getInputs().size() != 2)
+    return std::nullopt;
+  Block &body = map.getBody().front();
+  auto mul = map.getYield().getValues()[0].getDefiningOp<arith::MulFOp>();
+  if (!mul || mul.getLhs() != mul.getRhs())
+    return std::nullopt;
+  auto sub = mul.getLhs().getDefiningOp<arith::SubFOp>();
+  if (!sub)
+    return std::nullopt;
+  for (unsigned xi = 0; xi < 2; ++xi) {
+    BlockArgument argX = body.getArgument(xi);
+    BlockArgument argC = body.getArgument(1 - xi);
+    Value centre;
+    if (sub.getLhs() == argX)
+      centre = sub.getRhs();
+    else if (sub.getRhs() == argX)
+      centre = sub.getLhs();
+    else
+      continue;
+    // The centre may only read argC and values from outside the map.
+    llvm::SmallPtrSet<Operation *, 8> slice;
+    SmallVector<Value> work{centre};
+    bool ok = true;
+    while (!work.empty() && ok) {
+      Value v = work.pop_back_val();
+      if (v == argX) {
+        ok = false;
+        break;
+      }
+      Operation *def = v.getDefiningOp();
+      if (!def || def->getBlock() != &body)
+        continue;
+      if (def->getNumRegions() || !isMemoryEffectFree(def)) {
+        ok = false;
+        break;
+      }
+      if (slice.insert(def).second)
+        work.append(def->operand_begin(), def->operand_end());
+    }
+    if (!ok)
+      continue;
+    // Nothing else in the body.
+    for (Operation &op : body.without_terminator())
+      if (&op != sub && &op != mul && !slice.contains(&op))
+        ok = false;
+    if (!ok)
+      continue;
+    Value x = map.getInputs()[xi];
+    auto bc = map.getInputs()[1 - xi].getDefiningOp<BroadcastOp>();
+    if (!bc || bc.getInput().getType().getRank() != 0)
+      continue;
+    if (!dependsOnFullReduceOf(bc.getInput(), x))
+      continue;
+    return VarianceMatch{x, bc.getInput(), map, argC, centre};
+  }
+  return std::nullopt;
+}
+
+/// Rewrites the matched variance reduction `r` (see Passes.td):
+///   (one, zero) = map x -> (1 : i64, 0.0)
+///   (cnt, mean, m2) = reduce (one, x, zero) init(0, 0.0, 0.0) {Chan merge}
+///   r' = map (cnt, mean, m2, c) -> m2 + float(cnt) * (mean - c)^2
+void rewriteVariance(ReduceOp r, VarianceMatch m) {
+  OpBuilder b(r);
+  Location loc = r.getLoc();
+  Value x = m.x;
+  Value c = m.c0;
+  if (m.centre != m.argC) {
+    // c = f(c0) as a 0-d map: the centre's computation, moved out.
+    auto cmap = MapOp::create(
+        b, loc, TypeRange{RankedTensorType::get({}, m.centre.getType())},
+        ValueRange{m.c0});
+    Block *blk = b.createBlock(&cmap.getBody(), {}, {m.argC.getType()}, {loc});
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(blk);
+    IRMapping map;
+    map.map(m.argC, blk->getArgument(0));
+    for (Operation &op : m.map.getBody().front().without_terminator())
+      if (op.getResult(0) != m.map.getYield().getValues()[0] &&
+          &op != m.map.getYield()
+                     .getValues()[0]
+                     .getDefiningOp()
+                     ->getOperand(0)
+                     .getDefiningOp())
+        b.clone(op, map);
+    YieldOp::create(b, loc, map.lookupOrDefault(m.centre));
+    c = cmap.getResult(0);
+  }
+  b.setInsertionPoint(r);
+  auto xt = cast<RankedTensorType>(x.getType());
+  auto ft = cast<FloatType>(xt.getElementType());
+  Type i64 = b.getI64Type();
+  auto i64T = RankedTensorType::get(xt.getShape(), i64);
+  auto i64S = RankedTensorType::get({}, i64);
+  auto fS = RankedTensorType::get({}, ft);
+
+  // Element tuples: (1, x, 0).
+  auto prep = MapOp::create(b, loc, TypeRange{i64T, xt}, ValueRange{x});
+  {
+    Block *blk = b.createBlock(&prep.getBody(), {}, {ft}, {loc});
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(blk);
+    Value one = arith::ConstantIntOp::create(b, loc, 1, 64);
+    Value zero = arith::ConstantOp::create(b, loc, b.getFloatAttr(ft, 0.0));
+    YieldOp::create(b, loc, ValueRange{one, zero});
+  }
+  b.setInsertionPoint(r);
+  Value c0 = arith::ConstantIntOp::create(b, loc, 0, 64);
+  Value f0 = arith::ConstantOp::create(b, loc, b.getFloatAttr(ft, 0.0));
+  auto wel = ReduceOp::create(
+      b, loc, TypeRange{i64S, fS, fS},
+      ValueRange{prep.getResult(0), x, prep.getResult(1)},
+      ValueRange{c0, f0, f0}, /*kinds=*/nullptr, /*dims=*/nullptr);
+  // The combiner is Chan's merge, built by the one builder that the GPU
+  // code generator checks a combiner against before it accumulates the
+  // reduction as shifted sums (Welford.h).
+  buildChanMerge(b, loc, ft, wel.getCombiner());
+  b.setInsertionPoint(r);
+  auto fin = MapOp::create(
+      b, loc, TypeRange{fS},
+      ValueRange{wel.getResult(0), wel.getResult(1), wel.getResult(2), c});
+  {
+    Block *blk = b.createBlock(&fin.getBody(), {}, {i64, ft, ft, ft},
+                               SmallVector<Location>(4, loc));
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(blk);
+    // sum((x - c)^2) = M2 + n * (mean - c)^2, exact for any c.
+    Value nf = arith::SIToFPOp::create(b, loc, ft, blk->getArgument(0));
+    Value d =
+        arith::SubFOp::create(b, loc, blk->getArgument(1), blk->getArgument(3));
+    Value corr =
+        arith::MulFOp::create(b, loc, nf, arith::MulFOp::create(b, loc, d, d));
+    Value res = arith::AddFOp::create(b, loc, blk->getArgument(2), corr);
+    YieldOp::create(b, loc, res);
+  }
+  r.getResult(0).replaceAllUsesWith(fin.getResult(0));
+  Operation *sq = r.getInputs()[0].getDefiningOp();
+  r.erase();
+  // The squared differences and their broadcast are dead now.
+  if (sq && sq->use_empty()) {
+    SmallVector<Value> ins(sq->getOperands());
+    sq->erase();
+    for (Value in : ins)
+      if (Operation *def = in.getDefiningOp())
+        if (isa<BroadcastOp>(def) && def->use_empty())
+          def->erase();
+  }
+}
+
+} // namespace
+
+bool fuse::rewriteVarianceToWelford(ReduceOp r) {
+  std::optional<VarianceMatch> m = matchVariance(r);
+  if (!m)
+    return false;
+  rewriteVariance(r, *m);
+  return true;
+}

@@ -1,0 +1,80 @@
+// RUN: fuse-opt %s --fuse-fusion --fuse-tile --convert-fuse-to-gpu | FileCheck %s
+
+// A sum of squares over CSR offsets with an epilogue: one group over the
+// segments. The host launches the block-per-segment kernel where the mean
+// segment is long, else the warp-per-segment one; both take nseg and n,
+// clamp the offsets to [0, n), read the squared input at each position of
+// the segment and fold with butterflies (the block kernel's warps through
+// shared memory), and the first thread of the segment stores the
+// epilogue's value.
+// A combiner region keeps the elements' order: only the warp kernel, whose
+// lanes fold contiguous chunks and combine with shuffle-down steps.
+// CHECK-LABEL: func.func @csr(
+// CHECK: arith.divsi
+// CHECK: call @fuse_launch(
+// CHECK: call @fuse_launch(
+// CHECK-NOT: call @fuse_malloc
+// CHECK: return
+// CHECK-LABEL: func.func @last(
+// CHECK: call @fuse_launch(
+// CHECK-NOT: call @fuse_launch(
+// CHECK: return
+// CHECK-LABEL: gpu.func @csr_g0_segwarp(
+// CHECK-SAME: %arg5: i64, %arg6: i64, %arg7: !llvm.ptr<1>)
+// CHECK: arith.maxsi
+// CHECK: arith.minsi
+// CHECK: scf.for
+// CHECK: arith.mulf
+// CHECK: arith.addf
+// CHECK: gpu.shuffle {{ *}}xor
+// CHECK: scf.if
+// CHECK: arith.addf
+// CHECK: llvm.store
+// CHECK-LABEL: gpu.func @csr_g0_segblock(
+// CHECK-SAME: workgroup(%{{.+}} : memref<32xf32, #gpu.address_space<workgroup>>
+// CHECK: gpu.shuffle {{ *}}xor
+// CHECK: gpu.barrier
+// CHECK: llvm.store
+// CHECK-LABEL: gpu.func @last_g0_segwarp(
+// CHECK: gpu.shuffle {{ *}}down
+// CHECK-NOT: gpu.func @last_g0_segblock
+func.func @csr(%x: tensor<?xf32>, %o: tensor<?xi64>) -> tensor<?xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %no = tensor.dim %o, %c0 : tensor<?xi64>
+  %m = arith.subi %no, %c1 : index
+  %i = fuse.iota %m : tensor<?xi64>
+  %st = fuse.gather %o[%i] : tensor<?xi64>, tensor<?xi64> -> tensor<?xi64>
+  %i1 = fuse.map %i : tensor<?xi64> -> tensor<?xi64> {
+  ^bb0(%a: i64):
+    %one = arith.constant 1 : i64
+    %b = arith.addi %a, %one : i64
+    fuse.yield %b : i64
+  }
+  %en = fuse.gather %o[%i1] : tensor<?xi64>, tensor<?xi64> -> tensor<?xi64>
+  %y = fuse.map %x : tensor<?xf32> -> tensor<?xf32> {
+  ^bb0(%a: f32):
+    %sq = arith.mulf %a, %a : f32
+    fuse.yield %sq : f32
+  }
+  %s = fuse.segmented_reduce add %y segments(%st, %en : tensor<?xi64>, tensor<?xi64>)
+      : tensor<?xf32> -> tensor<?xf32>
+  %r = fuse.map %s : tensor<?xf32> -> tensor<?xf32> {
+  ^bb0(%a: f32):
+    %one = arith.constant 1.0 : f32
+    %b = arith.addf %a, %one : f32
+    fuse.yield %b : f32
+  }
+  return %r : tensor<?xf32>
+}
+
+func.func @last(%x: tensor<?xf32>, %s: tensor<?xi32>, %e: tensor<?xi32>) -> tensor<?xf32> {
+  %cm1 = arith.constant -1.0 : f32
+  %r = fuse.segmented_reduce %x init(%cm1 : f32)
+      segments(%s, %e : tensor<?xi32>, tensor<?xi32>)
+      : tensor<?xf32> -> tensor<?xf32> {
+  ^bb0(%a: f32, %b: f32):
+    fuse.yield %b : f32
+  }
+  return %r : tensor<?xf32>
+}

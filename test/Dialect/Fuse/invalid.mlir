@@ -760,7 +760,7 @@ func.func @broadcast_sizes(%x: tensor<?xf32>) {
 
 // group_c1
 func.func @group_kind(%x: tensor<?xf32>) {
-  // expected-error @+1 {{unknown group kind 'sort'; expected elementwise, reduce, row_reduce, scan or filter}}
+  // expected-error @+1 {{unknown group kind 'sort'; expected elementwise, reduce, row_reduce, scan, filter, histogram or segmented_reduce}}
   %0 = fuse.group sort (%x) : (tensor<?xf32>) -> tensor<?xf32> {
   ^bb0(%a: tensor<?xf32>):
     fuse.yield %a : tensor<?xf32>

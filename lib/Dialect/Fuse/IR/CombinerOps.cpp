@@ -26,33 +26,27 @@ static ParseResult parseOptionalKinds(OpAsmParser &parser,
                                       OperationState &state) {
   SmallVector<Attribute> kinds;
   MLIRContext *ctx = parser.getContext();
-  auto parseOne = [&]() -> ParseResult {
-    StringRef kw;
-    SMLoc loc = parser.getCurrentLocation();
-    if (parser.parseKeyword(&kw))
-      return failure();
+  auto addKind = [&](StringRef kw, SMLoc loc) -> ParseResult {
     std::optional<CombinerKind> kind = symbolizeCombinerKind(kw);
     if (!kind)
       return parser.emitError(loc)
              << "unknown combiner kind '" << kw
-             << "'; expected add, mul, min, max, and, or or xor";
+             << "'; expected add, mul, min, max, umin, umax, and, or or xor";
     kinds.push_back(CombinerKindAttr::get(ctx, *kind));
     return success();
   };
+  StringRef kw;
+  SMLoc loc = parser.getCurrentLocation();
   if (succeeded(parser.parseOptionalLParen())) {
-    if (parser.parseCommaSeparatedList(parseOne) || parser.parseRParen())
+    if (parser.parseCommaSeparatedList([&]() -> ParseResult {
+          SMLoc at = parser.getCurrentLocation();
+          return failure(parser.parseKeyword(&kw) || addKind(kw, at));
+        }) ||
+        parser.parseRParen())
       return failure();
-  } else {
-    StringRef kw;
-    SMLoc loc = parser.getCurrentLocation();
-    if (succeeded(parser.parseOptionalKeyword(&kw))) {
-      std::optional<CombinerKind> kind = symbolizeCombinerKind(kw);
-      if (!kind)
-        return parser.emitError(loc)
-               << "unknown combiner kind '" << kw
-               << "'; expected add, mul, min, max, and, or or xor";
-      kinds.push_back(CombinerKindAttr::get(ctx, *kind));
-    }
+  } else if (succeeded(parser.parseOptionalKeyword(&kw)) &&
+             failed(addKind(kw, loc))) {
+    return failure();
   }
   if (!kinds.empty())
     state.addAttribute("kinds", ArrayAttr::get(ctx, kinds));
@@ -142,6 +136,18 @@ static void printCombinerTail(OpAsmPrinter &p, Operation *op, ValueRange inputs,
     p.printRegion(combiner, /*printEntryBlockArgs=*/true,
                   /*printBlockTerminators=*/true);
   }
+}
+
+/// Result `i` of a reduction has its input's element type (reduce_c5,
+/// segmented_reduce_c3).
+static LogicalResult verifyResultElementType(Operation *op, size_t i, Value in,
+                                             Value res) {
+  Type rt = tensorTypeOf(res).getElementType();
+  Type it = tensorTypeOf(in).getElementType();
+  if (rt == it)
+    return success();
+  return op->emitOpError() << "result #" << i << " has element type " << rt
+                           << ", but input #" << i << " has " << it;
 }
 
 /// Checks kinds, inits and the combiner of a reduce or scan with inputs of
@@ -308,10 +314,8 @@ LogicalResult ReduceOp::verify() {
                            << ", but reducing dims of "
                            << shapeString(inType.getShape()) << " leaves "
                            << shapeString(kept);
-    if (rt.getElementType() != tensorTypeOf(in).getElementType())
-      return emitOpError() << "result #" << i << " has element type "
-                           << rt.getElementType() << ", but input #" << i
-                           << " has " << tensorTypeOf(in).getElementType();
+    if (failed(verifyResultElementType(*this, i, in, res)))
+      return failure();
   }
   return verifyCombiner(*this, getKindsAttr(), getInits(), getCombiner(),
                         elementTypes(getInputs()));
@@ -473,10 +477,8 @@ LogicalResult SegmentedReduceOp::verify() {
       return emitOpError() << "result #" << i << " has shape "
                            << shapeString(rt.getShape()) << ", but there are "
                            << shapeString(st.getShape()) << " segments";
-    if (rt.getElementType() != tensorTypeOf(in).getElementType())
-      return emitOpError() << "result #" << i << " has element type "
-                           << rt.getElementType() << ", but input #" << i
-                           << " has " << tensorTypeOf(in).getElementType();
+    if (failed(verifyResultElementType(*this, i, in, res)))
+      return failure();
   }
   // segmented_reduce_c4: reduce_c6 to reduce_c10.
   return verifyCombiner(*this, getKindsAttr(), getInits(), getCombiner(),

@@ -379,7 +379,8 @@ static ParseResult parseGroupKind(OpAsmParser &parser, GroupKindAttr &kind) {
   if (!k)
     return parser.emitError(loc)
            << "unknown group kind '" << kw
-           << "'; expected elementwise, reduce, row_reduce, scan or filter";
+           << "'; expected elementwise, reduce, row_reduce, scan, filter, "
+              "histogram or segmented_reduce";
   kind = GroupKindAttr::get(parser.getContext(), *k);
   return success();
 }

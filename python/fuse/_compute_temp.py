@@ -90,10 +90,24 @@ def make_select(d_in, d_out, d_num_selected_out, cond):
     return selector
 
 
-def make_segmented_reduce(d_in, d_out, op, h_init):
-    """reducer(temp_storage, d_in, d_out, num_segments, segment_size,
-    h_init, stream=None): segmented_reduce with the caller's temporary
-    storage."""
+def make_segmented_reduce(d_in, d_out, *args, **kwargs):
+    """segmented_reduce with the caller's temporary storage, in either of
+    its forms (compute.segmented_reduce), told apart as there:
+    make_segmented_reduce(d_in, d_out, op, h_init) gives
+    reducer(temp_storage, d_in, d_out, num_segments, segment_size, h_init,
+    stream=None); make_segmented_reduce(d_in, d_out, start_offsets_in,
+    end_offsets_in, op, h_init) (cuda.compute's arguments, which it takes
+    as keywords) gives reducer(temp_storage, d_in, d_out, num_segments,
+    start_offsets_in, end_offsets_in, h_init, stream=None, op=None,
+    max_segment_size=None), whose op is the one given here unless the call
+    passes another."""
+    from ._compute_segments import offsets_form
+    if offsets_form(args, kwargs, at=0):
+        return _make_offsets_reducer(*args, **kwargs)
+    return _make_rows_reducer(*args, **kwargs)
+
+
+def _make_rows_reducer(op, h_init):
     from . import compute as C
     C._binary_fn(op, "make_segmented_reduce")
 
@@ -101,5 +115,21 @@ def make_segmented_reduce(d_in, d_out, op, h_init):
                 h_init, stream=None):
         return C.segmented_reduce(d_in, d_out, op, h_init, num_segments,
                                   segment_size, stream,
+                                  _temp=_Temp(temp_storage))
+    return reducer
+
+
+def _make_offsets_reducer(start_offsets_in, end_offsets_in, op, h_init):
+    from . import compute as C
+    C._binary_fn(op, "make_segmented_reduce")
+    made = op
+
+    def reducer(temp_storage, d_in, d_out, num_segments, start_offsets_in,
+                end_offsets_in, h_init, stream=None, op=None,
+                max_segment_size=None):
+        return C.segmented_reduce(d_in, d_out, start_offsets_in,
+                                  end_offsets_in,
+                                  made if op is None else op, h_init,
+                                  num_segments, stream, max_segment_size,
                                   _temp=_Temp(temp_storage))
     return reducer

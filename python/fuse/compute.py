@@ -587,11 +587,11 @@ def reduce_into(d_in, d_out, op, num_items, h_init, stream=None, *,
 
 
 @_streamed
-def segmented_reduce(d_in, d_out, op, h_init, num_segments, segment_size,
-                     stream=None, *, _temp=_OWN):
-    """d_out[s] = h_init op d_in[s*segment_size] op ... (equal-length,
-    contiguous segments: the rows of a row-major matrix). fuse-specific:
-    cuda.compute's version takes offset arrays."""
+def _segmented_rows(d_in, d_out, op, h_init, num_segments, segment_size,
+                    stream=None, *, _temp=_OWN):
+    """segmented_reduce's rows form (_compute_segments.segmented_reduce):
+    d_out[s] = h_init op d_in[s*segment_size] op ... (equal-length,
+    contiguous segments: the rows of a row-major matrix)."""
     ns = _num_items(num_segments)
     ss = _num_items(segment_size)
     if _is_dev(d_in):
@@ -767,3 +767,4 @@ from ._compute_order import (SortOrder, lower_bound, radix_sort,  # noqa: E402,F
                              unique_by_key, upper_bound)
 from . import _compute_histogram as _hist  # noqa: E402
 histogram_even = _hist.histogram_even
+from ._compute_segments import segmented_reduce  # noqa: E402,F401

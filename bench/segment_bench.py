@@ -4,8 +4,9 @@ scatter_add_ of precomputed segment ids, and cuda.compute's
 segmented_reduce (CUB's DeviceSegmentedReduce) when cuda.compute
 imports; and segment_sum(x * x), the square computed in the segments'
 pass, against the same peers fed a squared copy. float32, 2^26 elements
-in 2^16 or 2^20 segments of random lengths (a fixed seed), in one run on
-one GPU. Per case: the median of REPS calls timed with CUDA events after a
+in 2^10, 2^14, 2^16 or 2^20 segments of random lengths (a fixed seed;
+means of 65536 and 4096 elements take fuse's block-per-segment kernel,
+1024 and 64 its warp-per-segment one), in one run on one GPU. Per case: the median of REPS calls timed with CUDA events after a
 warm-up, the largest error against float64 sums relative to the sum of
 |x| over the segment (fuse's must be within 1e-5, else the exit status
 is 1), GiB/s of the bytes the job must move (the elements, the offsets,
@@ -118,7 +119,7 @@ def main():
     ok = True
     g = torch.Generator(device="cuda").manual_seed(0)
     x = torch.rand(N, device="cuda", generator=g) * 2 - 1
-    for m in (1 << 16, 1 << 20):
+    for m in (1 << 10, 1 << 14, 1 << 16, 1 << 20):
         o = offsets(N, m, g)
         ids = torch.repeat_interleave(torch.arange(m, device="cuda"),
                                       o[1:] - o[:-1])

@@ -10,9 +10,9 @@
 //  * `segblock` (built-in kinds only): a block per segment, for long
 //    segments (the host's choice, by the mean segment length).
 // Built-in kinds: the T threads of a segment fold the elements lo + t,
-// lo + t + T, ... (kUnroll loads in flight per step), then xor butterflies
-// (and, for a block, the warps' values in warp order) give the segment's
-// total, and the result is init (+) total. Deterministic, but grouped
+// lo + t + T, ... (the tiling's `unroll` loads in flight per step), then
+// xor butterflies (and, for a block, the warps' values in warp order) give
+// the segment's total, and the result is init (+) total. Deterministic, but grouped
 // differently from the CPU lowering (floats may round differently).
 // Combiner regions keep the elements' order: each lane of the warp folds a
 // contiguous chunk of ceil(len / 32) elements with a "has value" flag,
@@ -35,9 +35,6 @@ using namespace mlir;
 namespace fuse {
 namespace gpugen {
 namespace {
-
-/// Loads in flight per thread and step of the built-in folds.
-constexpr int64_t kUnroll = 4;
 
 /// Segments of at least this many elements on average go to a block each:
 /// a warp then loops over a segment for long enough that eight times the
@@ -152,12 +149,13 @@ std::pair<Value, Value> enterSegment(SegmentKernel &k, OpBuilder &b,
 
 /// Built-in kinds: this thread's fold, from the identities, of the
 /// elements first, first + T, ... below hi (`first` = lo + the thread's
-/// place among the segment's T threads): kUnroll elements a step, then
-/// one at a time.
+/// place among the segment's T threads): the tiling's `unroll` elements
+/// a step, then one at a time.
 SmallVector<Value> foldStrided(SegmentKernel &k, OpBuilder &b,
                                SegmentedReduceOp seg, Value first, Value hi,
                                int64_t threads) {
   Location loc = k.loc;
+  int64_t unroll = k.tiling.unroll;
   // Identities, not the inits: the init joins the total once, at the end.
   SmallVector<Value> acc;
   for (auto [i, in] : llvm::enumerate(seg.getInputs()))
@@ -166,7 +164,7 @@ SmallVector<Value> foldStrided(SegmentKernel &k, OpBuilder &b,
         getKindIdentity(seg.getKind(i), tensorTy(in).getElementType())));
   Value t = cI64(b, loc, threads);
   // The thread's element count m = ceil((hi - first) / T) (0 when
-  // first >= hi) and its full steps m / kUnroll.
+  // first >= hi) and its full steps m / unroll.
   Value left = arith::SubIOp::create(b, loc, hi, first);
   Value m = arith::SelectOp::create(
       b, loc, cmpI(b, loc, arith::CmpIPredicate::sgt, left, cI64(b, loc, 0)),
@@ -174,8 +172,8 @@ SmallVector<Value> foldStrided(SegmentKernel &k, OpBuilder &b,
           b, loc,
           arith::AddIOp::create(b, loc, left, cI64(b, loc, threads - 1)), t),
       cI64(b, loc, 0));
-  Value steps = arith::DivSIOp::create(b, loc, m, cI64(b, loc, kUnroll));
-  Value span = cI64(b, loc, threads * kUnroll);
+  Value steps = arith::DivSIOp::create(b, loc, m, cI64(b, loc, unroll));
+  Value span = cI64(b, loc, threads * unroll);
   auto main = scf::ForOp::create(
       b, loc, cI64(b, loc, 0), steps, cI64(b, loc, 1), acc,
       [&](OpBuilder &lb, Location, Value i, ValueRange cur) {
@@ -183,7 +181,7 @@ SmallVector<Value> foldStrided(SegmentKernel &k, OpBuilder &b,
         Value base = arith::AddIOp::create(
             lb, loc, first, arith::MulIOp::create(lb, loc, i, span));
         SmallVector<SmallVector<Value>> xs;
-        for (int64_t u = 0; u < kUnroll; ++u)
+        for (int64_t u = 0; u < unroll; ++u)
           xs.push_back(
               k.inputsAt(lb, seg,
                          arith::AddIOp::create(lb, loc, base,

@@ -250,6 +250,14 @@ struct FuseTilePass : fuse::impl::FuseTilePassBase<FuseTilePass> {
     // (docs/performance.md, bench/probes/stream.cu).
     if (kind == GroupKind::Elementwise && !itemsPerThread)
       items = vw;
+    // Segmented reductions read a segment's elements one at a time at
+    // computed positions (no vectors): four loads in flight a thread and
+    // step unless items-per-thread says otherwise.
+    if (kind == GroupKind::SegmentedReduce) {
+      vw = 1;
+      if (!itemsPerThread)
+        items = 4;
+    }
   }
 
   /// The grid: the persistent grid of resident blocks, or (static sizes)

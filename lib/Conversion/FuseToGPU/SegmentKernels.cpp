@@ -12,8 +12,8 @@
 // Built-in kinds: the T threads of a segment fold the elements lo + t,
 // lo + t + T, ... (the tiling's `unroll` loads in flight per step), then
 // xor butterflies (and, for a block, the warps' values in warp order) give
-// the segment's total, and the result is init (+) total. Deterministic, but grouped
-// differently from the CPU lowering (floats may round differently).
+// the segment's total, and the result is init (+) total. Deterministic, but
+// grouped differently from the CPU lowering (floats may round differently).
 // Combiner regions keep the elements' order: each lane of the warp folds a
 // contiguous chunk of ceil(len / 32) elements with a "has value" flag,
 // and shuffle-down steps combine lane l with lane l + off in that order,

@@ -150,7 +150,7 @@ std::pair<Value, Value> enterSegment(SegmentKernel &k, OpBuilder &b,
 /// Built-in kinds: this thread's fold, from the identities, of the
 /// elements first, first + T, ... below hi (`first` = lo + the thread's
 /// place among the segment's T threads): the tiling's `unroll` elements
-/// a step, then one at a time.
+/// a step, the last step predicated.
 SmallVector<Value> foldStrided(SegmentKernel &k, OpBuilder &b,
                                SegmentedReduceOp seg, Value first, Value hi,
                                int64_t threads) {
@@ -192,17 +192,35 @@ SmallVector<Value> foldStrided(SegmentKernel &k, OpBuilder &b,
         scf::YieldOp::create(lb, loc, next);
       });
   k.em->clearCache();
-  Value restStart = arith::AddIOp::create(
+  // The last m % unroll elements in one more step, all loads in flight at
+  // once: positions past them read `first` (an element of the segment,
+  // which exists when m > 0) and count as the identity.
+  Value rem = arith::SubIOp::create(
+      b, loc, m, arith::MulIOp::create(b, loc, steps, cI64(b, loc, unroll)));
+  Value base = arith::AddIOp::create(
       b, loc, first, arith::MulIOp::create(b, loc, steps, span));
-  auto rest = scf::ForOp::create(
-      b, loc, restStart, hi, t, main.getResults(),
-      [&](OpBuilder &lb, Location, Value j, ValueRange cur) {
+  auto last = scf::IfOp::create(
+      b, loc, cmpI(b, loc, arith::CmpIPredicate::sgt, rem, cI64(b, loc, 0)),
+      [&](OpBuilder &tb, Location) {
         k.em->clearCache();
-        scf::YieldOp::create(lb, loc,
-                             k.combine(lb, seg, cur, k.inputsAt(lb, seg, j)));
+        SmallVector<Value> next(main.getResults());
+        for (int64_t u = 0; u + 1 < unroll; ++u) {
+          Value in =
+              cmpI(tb, loc, arith::CmpIPredicate::slt, cI64(tb, loc, u), rem);
+          Value j = sel(
+              tb, loc, in,
+              arith::AddIOp::create(tb, loc, base, cI64(tb, loc, u * threads)),
+              first);
+          next = selAll(tb, loc, in,
+                        k.combine(tb, seg, next, k.inputsAt(tb, seg, j)), next);
+        }
+        scf::YieldOp::create(tb, loc, next);
+      },
+      [&](OpBuilder &eb, Location) {
+        scf::YieldOp::create(eb, loc, main.getResults());
       });
   k.em->clearCache();
-  return rest.getResults();
+  return last.getResults();
 }
 
 /// Combiner regions: the ordered fold of the warp's segment [lo, hi) into

@@ -251,12 +251,13 @@ struct FuseTilePass : fuse::impl::FuseTilePassBase<FuseTilePass> {
     if (kind == GroupKind::Elementwise && !itemsPerThread)
       items = vw;
     // Segmented reductions read a segment's elements one at a time at
-    // computed positions (no vectors): four loads in flight a thread and
-    // step unless items-per-thread says otherwise.
+    // computed positions (no vectors): eight loads in flight a thread and
+    // step (32 bytes of f32; four measured half the copy bandwidth on long
+    // segments) unless items-per-thread says otherwise.
     if (kind == GroupKind::SegmentedReduce) {
       vw = 1;
       if (!itemsPerThread)
-        items = 4;
+        items = 8;
     }
   }
 

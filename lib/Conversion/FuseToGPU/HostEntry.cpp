@@ -111,7 +111,7 @@ void HostEntry::declareKernels() {
     for (const std::string &k :
          {gk.finishKernel, gk.narrowKernel, gk.narrowScalarKernel,
           gk.longKernel, gk.stagedKernel, gk.stagedWideKernel,
-          gk.globalCountKernel, gk.segmentBlockKernel})
+          gk.globalCountKernel, gk.segmentBlockKernel, gk.segmentSmallKernel})
       if (!k.empty())
         kernelNames.push_back(k);
   }

@@ -241,8 +241,8 @@ LogicalResult HostEntry::launchHistogram(GroupLaunch &l) {
   return success();
 }
 
-/// segmented_reduce groups: a warp per segment, or a block per segment
-/// where the mean segment is long (the plan's segmentBlockMinMean).
+/// segmented_reduce groups: by the mean segment length, groups of a few
+/// lanes a segment (short), a warp, or a block (long); see the plan.
 LogicalResult HostEntry::launchSegmentedReduce(GroupLaunch &l) {
   GroupOp g = l.g;
   GroupKernels &gk = l.gk;
@@ -261,24 +261,28 @@ LogicalResult HostEntry::launchSegmentedReduce(GroupLaunch &l) {
     SmallVector<Value> args(l.common);
     args.append({nseg, n});
     args.append(l.outs);
-    auto warpGrid = [&] {
-      return h.maxI(h.minI(h.ceilDiv(nseg, h.c64(bt / 32)), l.maxGrid),
-                    h.c64(1));
+    // `threads` lanes a segment: bt / threads segments a block.
+    auto launchWith = [&](StringRef kernel, int64_t threads) {
+      Value grid = h.maxI(
+          h.minI(h.ceilDiv(nseg, h.c64(bt / threads)), l.maxGrid), h.c64(1));
+      launchKernel(l, handle[kernel], grid, bt, args);
     };
     if (gk.segmentBlockKernel.empty()) {
-      launchKernel(l, handle[gk.kernel], warpGrid(), bt, args);
+      launchWith(gk.kernel, 32);
       return;
     }
-    // n >= nseg * minMean, without the product overflowing: n / nseg.
+    // The mean segment length, n / nseg (no product to overflow).
     Value mean = arith::DivSIOp::create(h.b, loc, n, nseg);
-    Value long_ = arith::CmpIOp::create(h.b, loc, arith::CmpIPredicate::sge,
-                                        mean, h.c64(gk.segmentBlockMinMean));
-    h.ifThen(long_, [&] {
-      launchKernel(l, handle[gk.segmentBlockKernel],
-                   h.maxI(h.minI(nseg, l.maxGrid), h.c64(1)), bt, args);
+    Value isLong = arith::CmpIOp::create(h.b, loc, arith::CmpIPredicate::sge,
+                                         mean, h.c64(gk.segmentBlockMinMean));
+    Value isShort = arith::CmpIOp::create(h.b, loc, arith::CmpIPredicate::slt,
+                                          mean, h.c64(gk.segmentSmallMaxMean));
+    h.ifThen(isLong, [&] { launchWith(gk.segmentBlockKernel, bt); });
+    h.ifThen(isShort, [&] {
+      launchWith(gk.segmentSmallKernel, gk.segmentSmallThreads);
     });
-    h.ifThen(h.notI(long_),
-             [&] { launchKernel(l, handle[gk.kernel], warpGrid(), bt, args); });
+    h.ifThen(h.notI(arith::OrIOp::create(h.b, loc, isLong, isShort)),
+             [&] { launchWith(gk.kernel, 32); });
   });
   return success();
 }

@@ -387,10 +387,12 @@ enum class GroupPlan {
   /// outer * inner lines along the reduced dimension in order.
   LineReduce,
   /// segmented_reduce groups (SegmentKernels.cpp): kernel `kernel` (a warp
-  /// per segment) or, for built-in kinds where the mean segment holds at
-  /// least segmentBlockMinMean elements, `segmentBlockKernel` (a block per
-  /// segment); both with params common, nseg, n, out ptrs, looping over
-  /// the segments grid-stride.
+  /// per segment) or, for built-in kinds, `segmentBlockKernel` (a block
+  /// per segment) where the mean segment holds at least
+  /// segmentBlockMinMean elements and `segmentSmallKernel` (groups of
+  /// segmentSmallThreads lanes) where it holds fewer than
+  /// segmentSmallMaxMean; all with params common, nseg, n, out ptrs,
+  /// looping over the segments grid-stride.
   SegmentedReduce,
 };
 
@@ -459,9 +461,12 @@ struct GroupKernels {
   int64_t sharedCountLimit = 0;
   int countsResult = 0;
   /// SegmentedReduce: the block-per-segment kernel (empty: none, for
-  /// combiner regions) and the mean segment length from which it runs.
-  std::string segmentBlockKernel;
-  int64_t segmentBlockMinMean = 0;
+  /// combiner regions) and the mean segment length from which it runs;
+  /// the kernel of segmentSmallThreads lanes a segment (empty likewise)
+  /// and the mean length below which it runs.
+  std::string segmentBlockKernel, segmentSmallKernel;
+  int64_t segmentBlockMinMean = 0, segmentSmallMaxMean = 0;
+  int64_t segmentSmallThreads = 0;
   /// The group reads a filter's kept elements whose count stays on the
   /// device (DeviceSize.cpp): each of its kernels takes one more parameter
   /// last, the `!llvm.ptr<1>` to that count, and reads its length there;

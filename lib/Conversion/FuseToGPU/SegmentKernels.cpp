@@ -8,7 +8,8 @@
 // and loop over the segments grid-stride:
 //  * `segwarp`: a warp per segment;
 //  * `segblock` (built-in kinds only): a block per segment, for long
-//    segments (the host's choice, by the mean segment length).
+//    segments (the host's choice, by the mean segment length);
+//  * `segsmall` (built-in kinds only): 8 lanes a segment, for short ones.
 // Built-in kinds: the T threads of a segment fold the elements lo + t,
 // lo + t + T, ... (the tiling's `unroll` loads in flight per step), then
 // xor butterflies (and, for a block, the warps' values in warp order) give
@@ -41,6 +42,12 @@ namespace {
 /// threads per segment (and fewer idle SMs where segments are few) pays
 /// for the block's barriers.
 constexpr int64_t kSegmentBlockMinMean = 2048;
+
+/// Segments of fewer elements than this on average go to groups of
+/// kSmallThreads lanes (built-in kinds): a warp would give each lane one
+/// or two of them, and its loads in flight would mostly repeat one.
+constexpr int64_t kSegmentSmallMaxMean = 256;
+constexpr int64_t kSmallThreads = 8;
 
 /// The plan both kernels and the host launch read.
 struct SegmentPlan {
@@ -99,6 +106,9 @@ LogicalResult planSegments(SegmentPlan &p, StringRef prefix) {
   if (p.seg.hasBuiltinKinds()) {
     gk.segmentBlockKernel = (prefix + "_segblock").str();
     gk.segmentBlockMinMean = kSegmentBlockMinMean;
+    gk.segmentSmallKernel = (prefix + "_segsmall").str();
+    gk.segmentSmallMaxMean = kSegmentSmallMaxMean;
+    gk.segmentSmallThreads = kSmallThreads;
   }
   return success();
 }
@@ -303,15 +313,57 @@ void storeSegment(SegmentKernel &k, OpBuilder &b, SegmentedReduceOp seg,
   k.em->clearCache();
 }
 
-/// One kernel: `threads` threads per segment (32: a warp, or the block).
+/// The name of the kernel with `threads` threads a segment.
+const std::string &kernelName(const SegmentPlan &p, int64_t threads) {
+  if (threads == kSmallThreads)
+    return p.gk.segmentSmallKernel;
+  return threads == 32 ? p.gk.kernel : p.gk.segmentBlockKernel;
+}
+
+/// Built-in kinds: the fold of the thread's elements, then the segment's
+/// total in every thread of it: xor butterflies kept within the group of
+/// `threads` lanes, or across the warp and, for a block, the warps' values
+/// through shared memory.
+SmallVector<Value> foldBuiltin(SegmentKernel &k, OpBuilder &b,
+                               SegmentedReduceOp seg, Value first, Value hi,
+                               int64_t threads) {
+  Location loc = k.loc;
+  SmallVector<Value> acc = foldStrided(k, b, seg, first, hi, threads);
+  auto combineFn = [&](OpBuilder &cb, ValueRange a, ValueRange x) {
+    return k.combine(cb, seg, a, x);
+  };
+  if (threads < 32)
+    return warpFold(b, loc, acc, combineFn, [&](OpBuilder &kb, int64_t off) {
+      return cBool(kb, loc, off < threads);
+    });
+  if (threads == 32)
+    return warpFold(b, loc, acc, combineFn);
+  return blockFold(
+      b, loc, acc, k.func.getWorkgroupAttributions(),
+      k.tiling.blockThreads / 32,
+      [&](OpBuilder &wb) {
+        Value t = k.threadId(wb);
+        Value w = toIndex(wb, loc,
+                          arith::ShRUIOp::create(wb, loc, t, cI64(wb, loc, 5)));
+        return std::make_pair(
+            arith::AndIOp::create(wb, loc, t, cI64(wb, loc, 31)), w);
+      },
+      combineFn);
+}
+
+/// One kernel: `threads` threads a segment (kSmallThreads, a warp or the
+/// block). The loop over segments steps by warps (by blocks): the
+/// kSmallThreads-lane groups of a warp take consecutive segments, and a
+/// group past the last segment folds an empty one, so the shuffles run in
+/// every lane of the warp.
 LogicalResult buildSegmentKernel(gpu::GPUModuleOp m, const SegmentPlan &p,
-                                 bool perBlock) {
+                                 int64_t threads) {
   GroupOp group = p.group;
   SegmentedReduceOp seg = p.seg;
   Location loc = p.loc;
   MLIRContext *ctx = group.getContext();
   int64_t bt = p.tiling.blockThreads;
-  int64_t threads = perBlock ? bt : 32;
+  bool perBlock = threads == bt;
   auto i64 = IntegerType::get(ctx, 64);
   SmallVector<Type> params = commonParams(group);
   params.append({i64, i64}); // nseg, n
@@ -320,9 +372,7 @@ LogicalResult buildSegmentKernel(gpu::GPUModuleOp m, const SegmentPlan &p,
   if (perBlock)
     for (Value in : seg.getInputs())
       smem.push_back(smemType(ctx, tensorTy(in).getElementType()));
-  auto f =
-      createKernel(m, loc, perBlock ? p.gk.segmentBlockKernel : p.gk.kernel,
-                   params, smem, bt);
+  auto f = createKernel(m, loc, kernelName(p, threads), params, smem, bt);
   SegmentKernel k(group, loc, p.tiling);
   k.func = f;
   OpBuilder b = OpBuilder::atBlockBegin(&f.getBody().front());
@@ -331,58 +381,50 @@ LogicalResult buildSegmentKernel(gpu::GPUModuleOp m, const SegmentPlan &p,
   ValueRange outs = ValueRange(k.extra).drop_front(2);
   Value tid = k.threadId(b);
   Value lane = arith::AndIOp::create(b, loc, tid, cI64(b, loc, 31));
-  Value place = perBlock ? tid : lane;
-  // Segments per block and this thread's first one: all threads of a
-  // segment take the same ones (the shuffles and barriers are uniform).
-  int64_t perBlk = bt / threads;
+  Value place =
+      perBlock ? tid
+               : arith::RemUIOp::create(b, loc, lane, cI64(b, loc, threads));
+  // The first segment of the thread's warp (block), and the step.
+  int64_t perBlk = bt / threads, unit = std::max<int64_t>(threads, 32);
   Value firstSeg = arith::AddIOp::create(
       b, loc, arith::MulIOp::create(b, loc, k.blockId(b), cI64(b, loc, perBlk)),
-      arith::DivUIOp::create(b, loc, tid, cI64(b, loc, threads)));
+      arith::MulIOp::create(
+          b, loc, arith::DivUIOp::create(b, loc, tid, cI64(b, loc, unit)),
+          cI64(b, loc, unit / threads)));
   Value stride =
       arith::MulIOp::create(b, loc, k.gridDim(b), cI64(b, loc, perBlk));
   scf::ForOp::create(
       b, loc, firstSeg, nseg, stride, ValueRange{},
-      [&](OpBuilder &lb, Location, Value s, ValueRange) {
+      [&](OpBuilder &lb, Location, Value base, ValueRange) {
+        Value s = base, active = cBool(lb, loc, true);
+        if (threads < 32) {
+          s = arith::AddIOp::create(
+              lb, loc, base,
+              arith::DivUIOp::create(lb, loc, lane, cI64(lb, loc, threads)));
+          active = cmpI(lb, loc, arith::CmpIPredicate::slt, s, nseg);
+          s = sel(lb, loc, active, s, base);
+        }
         auto [lo, hi] = enterSegment(k, lb, seg, s, n);
-        Value leader =
-            cmpI(lb, loc, arith::CmpIPredicate::eq, place, cI64(lb, loc, 0));
+        hi = sel(lb, loc, active, hi, lo);
+        Value leader = arith::AndIOp::create(
+            lb, loc, active,
+            cmpI(lb, loc, arith::CmpIPredicate::eq, place, cI64(lb, loc, 0)));
         SmallVector<Value> inits = emitInitialAccumulators(
             lb, loc, seg, [&](Value v) { return k.scalar(lb, v); });
+        SmallVector<Value> res;
         if (seg.hasBuiltinKinds()) {
           Value first = arith::AddIOp::create(lb, loc, lo, place);
-          SmallVector<Value> acc = foldStrided(k, lb, seg, first, hi, threads);
-          auto combineFn = [&](OpBuilder &cb, ValueRange a, ValueRange x) {
-            return k.combine(cb, seg, a, x);
-          };
-          if (perBlock)
-            acc = blockFold(
-                lb, loc, acc, f.getWorkgroupAttributions(), bt / 32,
-                [&](OpBuilder &wb) {
-                  Value t = k.threadId(wb);
-                  Value w = toIndex(
-                      wb, loc,
-                      arith::ShRUIOp::create(wb, loc, t, cI64(wb, loc, 5)));
-                  return std::make_pair(
-                      arith::AndIOp::create(wb, loc, t, cI64(wb, loc, 31)), w);
-                },
-                combineFn);
-          else
-            acc = warpFold(lb, loc, acc, combineFn);
-          SmallVector<Value> res =
-              seg.getInits().empty() ? acc : k.combine(lb, seg, inits, acc);
-          scf::IfOp::create(lb, loc, leader, [&](OpBuilder &tb, Location) {
-            storeSegment(k, tb, seg, res, outs, s);
-            scf::YieldOp::create(tb, loc);
-          });
+          SmallVector<Value> acc = foldBuiltin(k, lb, seg, first, hi, threads);
+          res = seg.getInits().empty() ? acc : k.combine(lb, seg, inits, acc);
         } else {
           auto [acc, has] = foldOrdered(k, lb, seg, lane, lo, hi);
           SmallVector<Value> withInit = k.combine(lb, seg, inits, acc);
-          SmallVector<Value> res = selAll(lb, loc, has, withInit, inits);
-          scf::IfOp::create(lb, loc, leader, [&](OpBuilder &tb, Location) {
-            storeSegment(k, tb, seg, res, outs, s);
-            scf::YieldOp::create(tb, loc);
-          });
+          res = selAll(lb, loc, has, withInit, inits);
         }
+        scf::IfOp::create(lb, loc, leader, [&](OpBuilder &tb, Location) {
+          storeSegment(k, tb, seg, res, outs, s);
+          scf::YieldOp::create(tb, loc);
+        });
         k.em->clearCache();
         scf::YieldOp::create(lb, loc);
       });
@@ -401,10 +443,11 @@ FailureOr<GroupKernels> buildSegmentedReduceGroup(gpu::GPUModuleOp m,
                                                   const Tiling &tiling) {
   SegmentPlan plan(group, tiling);
   if (failed(planSegments(plan, prefix)) ||
-      failed(buildSegmentKernel(m, plan, /*perBlock=*/false)))
+      failed(buildSegmentKernel(m, plan, 32)))
     return failure();
   if (!plan.gk.segmentBlockKernel.empty() &&
-      failed(buildSegmentKernel(m, plan, /*perBlock=*/true)))
+      (failed(buildSegmentKernel(m, plan, kSmallThreads)) ||
+       failed(buildSegmentKernel(m, plan, tiling.blockThreads))))
     return failure();
   return plan.gk;
 }

@@ -1,16 +1,19 @@
 // RUN: fuse-opt %s --fuse-fusion --fuse-tile --convert-fuse-to-gpu | FileCheck %s
 
 // A sum of squares over CSR offsets with an epilogue: one group over the
-// segments. The host launches the block-per-segment kernel where the mean
-// segment is long, else the warp-per-segment one; both take nseg and n,
-// clamp the offsets to [0, n), read the squared input at each position of
-// the segment and fold with butterflies (the block kernel's warps through
-// shared memory), and the first thread of the segment stores the
-// epilogue's value.
+// segments. The host launches, by the mean segment length, the kernel of
+// 8 lanes a segment (short), a warp a segment, or a block a segment
+// (long); all take nseg and n, clamp the offsets to [0, n), read the
+// squared input at each position of the segment and fold with butterflies
+// (kept within the 8 lanes; the block kernel's warps through shared
+// memory), and the first thread of the segment stores the epilogue's
+// value. The 8-lane groups of a warp past the last segment fold an empty
+// one, so every lane takes part in the shuffles.
 // A combiner region keeps the elements' order: only the warp kernel, whose
 // lanes fold contiguous chunks and combine with shuffle-down steps.
 // CHECK-LABEL: func.func @csr(
 // CHECK: arith.divsi
+// CHECK: call @fuse_launch(
 // CHECK: call @fuse_launch(
 // CHECK: call @fuse_launch(
 // CHECK-NOT: call @fuse_malloc
@@ -29,6 +32,13 @@
 // CHECK: gpu.shuffle {{ *}}xor
 // CHECK: scf.if
 // CHECK: arith.addf
+// CHECK: llvm.store
+// CHECK-LABEL: gpu.func @csr_g0_segsmall(
+// CHECK: arith.remui %{{.+}}, %c8_i64
+// CHECK: scf.for
+// CHECK: arith.cmpi slt
+// CHECK: gpu.shuffle {{ *}}xor
+// CHECK: arith.select
 // CHECK: llvm.store
 // CHECK-LABEL: gpu.func @csr_g0_segblock(
 // CHECK-SAME: workgroup(%{{.+}} : memref<32xf32, #gpu.address_space<workgroup>>

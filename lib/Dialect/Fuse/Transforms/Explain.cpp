@@ -203,9 +203,9 @@ Traffic groupTraffic(Model &m, GroupOp group) {
              "memory and adds its counts to them";
   } else if (kind == GroupKind::SegmentedReduce) {
     t.kernels = 1;
-    t.note = "one pass over the segments: a warp (a block for long "
-             "segments) reads each segment's elements; elements in no "
-             "segment are not read";
+    t.note = "one pass over the segments: 8 lanes, a warp or a block a "
+             "segment by the mean length; elements in no segment are not "
+             "read";
   }
   return t;
 }

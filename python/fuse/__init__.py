@@ -20,6 +20,7 @@ from ._sym import (SymArray, filter_ as filter, gather, iota, map_ as map,
 from ._tools import ToolNotFoundError
 from ._algorithms import argsort, searchsorted, sort, unique
 from ._histogram import histogram
+from ._partition import partition, topk
 from ._segments import (reduce_by_key, segment_max, segment_min,
                         segment_prod, segment_reduce, segment_sum)
 from . import compute
@@ -58,7 +59,7 @@ def abs(x):  # noqa: A001 (mirrors numpy.abs)
 __all__ = ["jit", "JitFunction", "Pipeline", "SymArray", "argsort", "filter",
            "gather", "histogram", "iota", "searchsorted", "sort", "unique", "map", "maximum", "minimum", "reduce", "scan", "where",
            "segment_sum", "segment_prod", "segment_min", "segment_max",
-           "segment_reduce", "reduce_by_key",
+           "segment_reduce", "reduce_by_key", "topk", "partition",
            "exp", "log", "sqrt", "tanh", "relu", "abs", "compute", "OpKind", "gpu",
            "stats", "clear_memory_cache", "cache_root",
            "CompileError", "ToolNotFoundError"]

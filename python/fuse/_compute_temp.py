@@ -133,3 +133,31 @@ def _make_offsets_reducer(start_offsets_in, end_offsets_in, op, h_init):
                                   num_segments, stream, max_segment_size,
                                   _temp=_Temp(temp_storage))
     return reducer
+
+
+def make_three_way_partition(d_in, d_first_part_out, d_second_part_out,
+                             d_unselected_out, d_num_selected_out,
+                             select_first_part_op, select_second_part_op,
+                             compute_capability=None):
+    """partitioner(temp_storage, d_in, d_first_part_out, d_second_part_out,
+    d_unselected_out, d_num_selected_out, select_first_part_op,
+    select_second_part_op, num_items, stream=None) (cuda.compute 1.1.1's
+    names, which it takes as keywords): three_way_partition with the
+    caller's temporary storage; the two counts are written to
+    d_num_selected_out (int64 or uint64) on the device. The call's
+    operators are used, as cuda.compute's are. compute_capability, for
+    cuda.compute's ahead-of-time builds, is accepted and not used (fuse's
+    kernels come from its cache)."""
+    from . import compute as C
+    C._unary_fn(select_first_part_op, "make_three_way_partition")
+    C._unary_fn(select_second_part_op, "make_three_way_partition")
+
+    def partitioner(temp_storage, d_in, d_first_part_out, d_second_part_out,
+                    d_unselected_out, d_num_selected_out,
+                    select_first_part_op, select_second_part_op, num_items,
+                    stream=None):
+        return C.three_way_partition(
+            d_in, d_first_part_out, d_second_part_out, d_unselected_out,
+            d_num_selected_out, select_first_part_op, select_second_part_op,
+            num_items, stream, _temp=_Temp(temp_storage))
+    return partitioner

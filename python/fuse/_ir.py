@@ -181,8 +181,16 @@ class TraceContext:
         self.n = 0
         self.index_memo = {}
         self.size_tensor_memo = {}
+        # The objects whose id() keys a memo (index_memo, size_tensor_memo,
+        # _sym's broadcast memo), kept alive while tracing: an object freed
+        # mid-trace would let a new one reuse its id and hit its entry.
+        self.alive = []
         self.checks = []        # (sym, sym) that must be equal at run time
         self.nonempty = []      # (sym, message) for max/min reductions
+        # (sym, least, message): a size that must be at least another
+        # (fuse.topk's k), checked before each run where both are known;
+        # the message is formatted with (least, size).
+        self.at_least = []
         # (argument index, dtype): a Python int argument that an operation
         # casts to `dtype` must fit it (checked before each run).
         self.ranges = []
@@ -253,6 +261,7 @@ class TraceContext:
             v = self.fresh("d")
             self.emit("%s = arith.index_cast %s : i64 to index" % (v, e))
         self.index_memo[id(r)] = v
+        self.alive.append(r)
         return v
 
     def size_tensor(self, sym):
@@ -260,6 +269,7 @@ class TraceContext:
         r = sym.find()
         tv = self.size_tensor_memo.get(id(r))
         if tv is None:
+            self.alive.append(r)
             idx = self.index_of(r)
             i = self.fresh()
             self.emit("%s = arith.index_cast %s : index to i64" % (i, idx))

@@ -56,7 +56,7 @@ class Pipeline:
     """One traced and compiled specialisation of a function."""
 
     def __init__(self, ir, names, result_specs, structure, checks, nonempty,
-                 ranges=()):
+                 ranges=(), at_least=()):
         self.ir = ir
         self.ranges = list(ranges)
         self.names = names
@@ -64,6 +64,7 @@ class Pipeline:
         self.structure = structure         # 'single' | 'tuple' | 'none'
         self.checks = checks
         self.nonempty = nonempty
+        self.at_least = list(at_least)
         self._lib = None
         self._launcher = None   # GPU: the Launcher of generic arguments
 
@@ -105,6 +106,10 @@ class Pipeline:
             if self._size(sym, arrays) == 0:
                 raise ValueError("%s (%s is 0)" % (msg,
                                                    sym.describe(self.names)))
+        for sym, least, msg in self.at_least:
+            s, k = self._size(sym, arrays), self._size(least, arrays)
+            if s is not None and k is not None and s < k:
+                raise ValueError(msg % (k, s))
 
     def check_result_bytes(self, arrays):
         """The compiled code allocates its results with an unchecked
@@ -247,7 +252,7 @@ def trace(fn, names, arrays, weaks, gpu=False, fastmath=""):
         lines.append("}")
         ir = "\n".join(lines) + "\n"
     p = Pipeline(ir, names, specs, structure, ctx.checks, ctx.nonempty,
-                 ctx.ranges)
+                 ctx.ranges, ctx.at_least)
     p.gpu_results = gpu_results
     return p
 

@@ -394,7 +394,7 @@ class Launcher:
                 "fuse GPU: cache entry %s takes %d arguments, got %d" % (
                     compiled.key, len(entry["args"]), len(modes)))
         self.checks = bool(pipeline.checks or pipeline.ranges or
-                           pipeline.nonempty)
+                           pipeline.nonempty or pipeline.at_least)
         plan, argtypes = [], []
         self.itemsizes = {}     # tensor argument -> bytes of an element
         for k, (a, m) in enumerate(zip(entry["args"], modes)):
@@ -821,6 +821,10 @@ class Launcher:
             c = _check_source(sym, shapes)
             if c is not None:
                 conds.append("%s == 0" % c)
+        for sym, least, msg in p.at_least:
+            c, k = _check_source(sym, shapes), _check_source(least, shapes)
+            if c is not None and k is not None:
+                conds.append("%s < %s" % (c, k))
         if conds:
             body.append("if %s:" % " or ".join(conds))
             body.append("    pipeline.check(values)")

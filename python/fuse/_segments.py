@@ -138,6 +138,7 @@ def _csr_segments(offsets, what):
     ctx.emit("%s = arith.maxsi %s, %s : index" % (m, s, zero))
     sym = Sym("tensor", None)
     ctx.index_memo[id(sym)] = m      # the segment count is that index
+    ctx.alive.append(sym)
     i = iota(size_array(sym), np.int64)
     sym.src = (i.tv, 0)
     return gather(o, i), gather(o, i + 1)

@@ -545,6 +545,7 @@ def _broadcast_leaf(ctx, lf, target):
     if r is None:
         r = _broadcast_leaf_emit(ctx, lf, target)
         memo[k] = r
+        ctx.alive.append(lf.tv)
     return r
 
 

@@ -44,7 +44,8 @@ from . import _types as T
 from ._ir import Sym, current
 from ._compute_temp import (make_exclusive_scan,  # noqa: F401
                             make_inclusive_scan, make_reduce_into,
-                            make_segmented_reduce, make_select)
+                            make_segmented_reduce, make_select,
+                            make_three_way_partition)
 from ._fnkey import fn_key
 from ._jit import as_input_array, trace
 
@@ -429,9 +430,12 @@ def _on_stream(stream, d_out):
 
 def _streamed(fn):
     """An algorithm's stream= keyword: the algorithm runs inside
-    _on_stream(stream, d_out) and gets the stream's handle."""
+    _on_stream(stream, d_out) and gets the stream's handle (d_out: the
+    argument of that name, else the first whose name ends in _out)."""
     sig = inspect.signature(fn)
     at = list(sig.parameters).index("stream")
+    out = "d_out" if "d_out" in sig.parameters else next(
+        (p for p in sig.parameters if p.endswith("_out")), "d_out")
 
     @functools.wraps(fn)
     def call(*args, **kwargs):
@@ -441,7 +445,7 @@ def _streamed(fn):
             return fn(*args, **kwargs)
         bound = sig.bind(*args, **kwargs)
         with _on_stream(bound.arguments.get("stream"),
-                        bound.arguments.get("d_out")) as h:
+                        bound.arguments.get(out)) as h:
             bound.arguments["stream"] = h
             return fn(*bound.args, **bound.kwargs)
     return call
@@ -457,12 +461,14 @@ def _run(plan, build, d_out, stream=None, direct=None, temp=_OWN):
     on the GPU when d_out or an input is a device array (then all arrays
     must be), else on the CPU with NumPy. stream: a handle from
     _on_stream (GPU calls only). direct: d_out's fuse.gpu.DeviceArray
-    (from _check_out): on the GPU, the entry writes the first result
-    straight into it where it can (same dtype, large enough, overlapping
-    no input; gpu.run_pipeline's `out`), and that result is then
-    _launch.WRITTEN, which _write skips. temp: a _Temp to run the entry's
-    capture-safe form with the caller's storage (GPU; every result into
-    d_out): returns the bytes it needs (storage None) or None. On the CPU
+    (from _check_out), or {result index: DeviceArray or None} for
+    several: on the GPU, the entry writes the first result (those
+    results) straight into it where it can (same dtype, large enough,
+    overlapping no input; gpu.run_pipeline's `out`), and that result is
+    then _launch.WRITTEN, which _write skips. temp: a _Temp to run the
+    entry's capture-safe form with the caller's storage (GPU; every
+    result into d_out): returns the bytes it needs (storage None) or
+    None. On the CPU
     a _Temp's storage is not used: the query answers 1 byte and the call
     runs as without it."""
     gpu = _is_dev(d_out) or any(_is_dev(v) for v in plan.values)
@@ -501,9 +507,11 @@ def _run(plan, build, d_out, stream=None, direct=None, temp=_OWN):
             _TRACES[key] = p
     if gpu:
         ws = None if temp is _OWN else (temp.storage, temp.counts)
+        if not isinstance(direct, dict):
+            direct = {0: direct}
+        direct = {r: d for r, d in direct.items() if d is not None}
         return G.run_pipeline(p, plan.names, arrays, like=d_out,
-                              stream=stream,
-                              out=None if direct is None else {0: direct},
+                              stream=stream, out=direct or None,
                               workspace=ws)
     return p.run(arrays)
 
@@ -768,3 +776,4 @@ from ._compute_order import (SortOrder, lower_bound, radix_sort,  # noqa: E402,F
 from . import _compute_histogram as _hist  # noqa: E402
 histogram_even = _hist.histogram_even
 from ._compute_segments import segmented_reduce  # noqa: E402,F401
+from ._compute_partition import three_way_partition  # noqa: E402,F401

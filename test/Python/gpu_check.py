@@ -15,7 +15,8 @@ fuse.argsort through the runtime's radix sort, np.unique, radix_sort and
 unique_by_key (sort_check.py); fuse.searchsorted and lower_bound/
 upper_bound fused into their groups (searchsorted_check.py); np.histogram
 and histogram_even (histogram_check.py); the segment reductions,
-reduce_by_key and segmented_reduce with offsets (segments_check.py). The
+reduce_by_key and segmented_reduce with offsets (segments_check.py);
+fuse.topk, fuse.partition and three_way_partition (partition_check.py). The
 comparisons every module raises Mismatch from are check_util.py's.
 
 Modes:
@@ -49,6 +50,7 @@ from fuse import OpKind  # noqa: E402
 import edge_check  # noqa: E402
 import graph_check  # noqa: E402
 import histogram_check  # noqa: E402
+import partition_check  # noqa: E402
 import searchsorted_check  # noqa: E402
 import segments_check  # noqa: E402
 import sort_check  # noqa: E402
@@ -767,6 +769,10 @@ def main():
                      lambda: segments_check.segments_checks(
                          B, numeric, sys.modules[__name__]),
                      lambda: segments_check.compute_checks(
+                         B, numeric, sys.modules[__name__]),
+                     lambda: partition_check.partition_checks(
+                         B, numeric, sys.modules[__name__]),
+                     lambda: partition_check.compute_checks(
                          B, numeric, sys.modules[__name__])):
             try:
                 part()

@@ -154,6 +154,16 @@ inline SmallVector<Value> selAll(OpBuilder &b, Location loc, Value c,
   return out;
 }
 
+/// Accumulators with "has value" flags, combined in order: (a, ha) (+)
+/// (x, hx) is `both` (= a (+) x) where both sides have a value, a where
+/// only ha, else x (hx only, or neither).
+inline SmallVector<Value> pickFlagged(OpBuilder &b, Location loc, Value ha,
+                                      ValueRange a, Value hx, ValueRange x,
+                                      ValueRange both) {
+  SmallVector<Value> onlyOne = selAll(b, loc, ha, a, x);
+  return selAll(b, loc, arith::AndIOp::create(b, loc, ha, hx), both, onlyOne);
+}
+
 /// The start of kernel `f`'s dynamic shared memory (the launch passes its
 /// size): an external, 16-byte aligned workgroup global `<f>_stage`,
 /// created on first use. Dynamic because more than 48 KiB does not fit in

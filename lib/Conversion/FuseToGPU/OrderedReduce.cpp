@@ -50,11 +50,8 @@ SmallVector<Value> combineFlagged(Gen &g, OpBuilder &b,
     unsigned ni = r.getInputs().size();
     SmallVector<Value> both = g.combine(b, r, a.slice(base, ni),
                                         x.slice(base, ni));
-    // ha && hx: both; ha only: a; else x (hx only, or neither).
-    SmallVector<Value> onlyOne = selAll(b, loc, ha, a.slice(base, ni),
-                                        x.slice(base, ni));
-    Value two = arith::AndIOp::create(b, loc, ha, hx);
-    out.append(selAll(b, loc, two, both, onlyOne));
+    out.append(pickFlagged(b, loc, ha, a.slice(base, ni), hx, x.slice(base, ni),
+                           both));
     base += ni;
   }
   return out;

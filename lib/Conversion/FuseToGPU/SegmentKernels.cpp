@@ -293,10 +293,8 @@ std::pair<SmallVector<Value>, Value> foldOrdered(SegmentKernel &k, OpBuilder &b,
                                        gpu::ShuffleMode::DOWN, &valid),
                           cI32(b, loc, 0));
     otherHas = arith::AndIOp::create(b, loc, otherHas, valid);
-    SmallVector<Value> both = k.combine(b, seg, acc, other);
-    SmallVector<Value> onlyOne = selAll(b, loc, has, acc, other);
-    acc = selAll(b, loc, arith::AndIOp::create(b, loc, has, otherHas), both,
-                 onlyOne);
+    acc = pickFlagged(b, loc, has, acc, otherHas, other,
+                      k.combine(b, seg, acc, other));
     has = arith::OrIOp::create(b, loc, has, otherHas);
   }
   return {acc, has};

@@ -19,6 +19,7 @@ from ._sym import (SymArray, filter_ as filter, gather, iota, map_ as map,
                    where)
 from ._tools import ToolNotFoundError
 from ._algorithms import argsort, searchsorted, sort, unique
+from ._argreduce import argmax, argmin
 from ._histogram import histogram
 from ._partition import partition, topk
 from ._segments import (reduce_by_key, segment_max, segment_min,
@@ -56,7 +57,8 @@ def abs(x):  # noqa: A001 (mirrors numpy.abs)
     return wrap(x).__abs__()
 
 
-__all__ = ["jit", "JitFunction", "Pipeline", "SymArray", "argsort", "filter",
+__all__ = ["jit", "JitFunction", "Pipeline", "SymArray", "argmax", "argmin",
+           "argsort", "filter",
            "gather", "histogram", "iota", "searchsorted", "sort", "unique", "map", "maximum", "minimum", "reduce", "scan", "where",
            "segment_sum", "segment_prod", "segment_min", "segment_max",
            "segment_reduce", "reduce_by_key", "topk", "partition",

@@ -299,6 +299,24 @@ def _sort_fn(name):
     return run
 
 
+def _arg_fn(name):
+    """np.argmax / np.argmin (axis, keepdims; not out=)."""
+    def run(call, f, args, kwargs):
+        from . import _argreduce
+        a = _bind(f, args, kwargs)
+        if a is None:
+            return None
+        x = a.pop(next(iter(a)))
+        axis = a.pop("axis", None)
+        keepdims = a.pop("keepdims", False)
+        if keepdims is np._NoValue:
+            keepdims = False
+        _defaults(call, a, ())
+        return getattr(_argreduce, name)(x, axis=axis,
+                                         keepdims=bool(keepdims))
+    return run
+
+
 def _searchsorted(call, f, args, kwargs):
     from . import _algorithms
     a = _bind(f, args, kwargs)
@@ -351,6 +369,7 @@ _FUNCTIONS = {
     "where": _where, "clip": _clip, "astype": _astype,
     "sort": _sort_fn("sort"), "argsort": _sort_fn("argsort"),
     "searchsorted": _searchsorted, "unique": _unique,
+    "argmax": _arg_fn("argmax"), "argmin": _arg_fn("argmin"),
     "histogram": _histogram,
     "ndim": lambda call, f, args, kwargs: S.wrap(args[0]).ndim,
     "shape": lambda call, f, args, kwargs: S.wrap(args[0]).shape,
@@ -378,7 +397,6 @@ _HINTS = {
     "var": "((x - x.mean()) ** 2).mean()",
     "std": "fuse.sqrt(((x - x.mean()) ** 2).mean())",
     "expand_dims": "x[:, None]",
-    "argmax": None, "argmin": None,
 }
 
 

@@ -786,7 +786,12 @@ _KINDS = {"add": "add", "sum": "add", "+": "add", "mul": "mul", "prod": "mul",
 
 def reduce(x, op, init=None, axis=None, keepdims=False):
     """Reduction with a built-in kind ("add", "mul", "max", "min") or a
-    Python combiner `lambda acc, elem: ...` (init required)."""
+    Python combiner `lambda acc, elem: ...` (init required). A tuple of
+    arrays takes a combiner `lambda accs, elems: accs` and a tuple of
+    inits (_argreduce.reduce_tuple)."""
+    if isinstance(x, (tuple, list)):
+        from ._argreduce import reduce_tuple
+        return reduce_tuple(x, op, init, axis, keepdims)
     ctx = current()
     x = wrap(x)
     if isinstance(op, str):

@@ -16,8 +16,9 @@ unique_by_key (sort_check.py); fuse.searchsorted and lower_bound/
 upper_bound fused into their groups (searchsorted_check.py); np.histogram
 and histogram_even (histogram_check.py); the segment reductions,
 reduce_by_key and segmented_reduce with offsets (segments_check.py);
-fuse.topk, fuse.partition and three_way_partition (partition_check.py). The
-comparisons every module raises Mismatch from are check_util.py's.
+fuse.topk, fuse.partition and three_way_partition (partition_check.py);
+argmax, argmin and reductions with (tuple) function combiners, which the
+ordered reduce kernels run (reduce_check.py). The comparisons every module raises Mismatch from are check_util.py's.
 
 Modes:
   - a GPU (fuse.gpu.available()): the full checks, per backend found
@@ -51,6 +52,7 @@ import edge_check  # noqa: E402
 import graph_check  # noqa: E402
 import histogram_check  # noqa: E402
 import partition_check  # noqa: E402
+import reduce_check  # noqa: E402
 import searchsorted_check  # noqa: E402
 import segments_check  # noqa: E402
 import sort_check  # noqa: E402
@@ -773,6 +775,8 @@ def main():
                      lambda: partition_check.partition_checks(
                          B, numeric, sys.modules[__name__]),
                      lambda: partition_check.compute_checks(
+                         B, numeric, sys.modules[__name__]),
+                     lambda: reduce_check.reduce_checks(
                          B, numeric, sys.modules[__name__])):
             try:
                 part()

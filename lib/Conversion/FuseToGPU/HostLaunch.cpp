@@ -152,7 +152,8 @@ LogicalResult HostEntry::launchReduce(GroupLaunch &l) {
       args.push_back(null);
     args.append(l.outs);
     args.push_back(h.c32(1));
-    launchKernel(l, handle[gk.kernel], h.c64(1), bt, args);
+    launchKernel(l, handle[gk.kernel], h.c64(1), bt, args,
+                 gk.dynamicSharedBytes);
   });
   // Large: per-block partials, then the fixed-order finish.
   h.ifThen(isLarge, [&] {
@@ -167,7 +168,7 @@ LogicalResult HostEntry::launchReduce(GroupLaunch &l) {
     args.append(partials);
     args.append(l.outs);
     args.push_back(h.c32(0));
-    launchKernel(l, handle[gk.kernel], grid, bt, args);
+    launchKernel(l, handle[gk.kernel], grid, bt, args, gk.dynamicSharedBytes);
     SmallVector<Value> fargs(l.common);
     fargs.push_back(grid);
     fargs.append(partials);

@@ -317,6 +317,10 @@ bool KernelBase::atLane(ValueRange idx) const {
 }
 
 SmallVector<unsigned> KernelBase::directOperands() {
+  return directOperandsOf(body);
+}
+
+SmallVector<unsigned> directOperandsOf(Block &body) {
   SmallVector<unsigned> out;
   for (BlockArgument arg : body.getArguments()) {
     auto t = tensorTy(arg);

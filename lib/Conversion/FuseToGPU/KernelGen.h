@@ -245,6 +245,10 @@ struct Tiling {
 /// scalar gives its own type.
 SmallVector<Type> commonParams(GroupOp group);
 
+/// The group body's tensor arguments of rank >= 1 read at the kernel's own
+/// index (KernelBase::directOperands).
+SmallVector<unsigned> directOperandsOf(Block &body);
+
 /// Vector width (elements) of a kernel's loads and stores: 16 bytes of the
 /// common element width of the tensors among `values` that `counts`
 /// selects (capped by `tiling.vectorWidth`, a power of two), or 1 when
@@ -418,8 +422,8 @@ struct GroupKernels {
   int64_t tileItems = 0;
   SmallVector<Type> statusTypes;
   /// Dynamic shared memory (bytes) every launch of `kernel` passes: the
-  /// staged tiles of scans and filters and the filters' shared-scatter
-  /// buffers, else 0.
+  /// staged tiles of scans, filters and ordered reductions and the
+  /// filters' shared-scatter buffers, else 0.
   int64_t dynamicSharedBytes = 0;
   /// LineScan/LineReduce: the fuse.scan or fuse.reduce whose input the
   /// lines run through, and the dimension they run along (the host sizes

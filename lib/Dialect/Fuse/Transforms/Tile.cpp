@@ -137,8 +137,12 @@ struct FuseTilePass : fuse::impl::FuseTilePassBase<FuseTilePass> {
                                               .getValues()[r.getResultNumber()]
                                               .getDefiningOp());
     };
+    // Rank-0 tensors (a reduction's results, scalar operands) are read or
+    // written once, not in vectors: an i64 argmax index does not halve
+    // the vectors of its f32 input.
     for (Value v : llvm::concat<Value>(body.getArguments(), group.getResults()))
-      if (auto t = dyn_cast<RankedTensorType>(v.getType()); t && !isCounts(v))
+      if (auto t = dyn_cast<RankedTensorType>(v.getType());
+          t && t.getRank() > 0 && !isCounts(v))
         fp.widest = std::max(fp.widest, eltBytes(t));
     for (Value v : body.getArguments())
       if (auto t = dyn_cast<RankedTensorType>(v.getType()))

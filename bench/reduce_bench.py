@@ -1,17 +1,19 @@
-"""Reductions with function combiners (fuse's ordered reduce kernels)
-against the built-in kinds and torch, on PyTorch CUDA tensors, in one run
-on one GPU: float32 argmax and argmin (the first extreme; torch.argmax /
-argmin, torch.compile of them), a (min, max) pair of one tuple reduction
-(torch.aminmax), and the composition of affine maps over uint32 pairs (a
-non-commutative combiner; no torch peer), next to fuse's built-in max of
-the same input. Per case: the median of REPS calls timed with CUDA
+"""Reductions and scans with function combiners (fuse's ordered reduce
+kernels, the flagged single-pass scan) against the built-in kinds and
+torch, on PyTorch CUDA tensors, in one run on one GPU: float32 argmax and
+argmin (the first extreme; torch.argmax / argmin, torch.compile of them),
+a (min, max) pair of one tuple reduction (torch.aminmax), the
+composition of affine maps over uint32 pairs (a non-commutative
+combiner; no torch peer) reduced, next to fuse's built-in max of the same
+bytes, and scanned (the 2-tuple scan of the recurrence y_i = a_i * y_i-1
++ b_i), next to fuse's and torch's float32 cumsum. Per case: the median of REPS calls timed with CUDA
 events after a warm-up, each result checked against NumPy (the exit
-status is 1 on a mismatch), GiB/s of the bytes the job must read (the
-inputs, once) and the ratio of the best peer's time to each.
+status is 1 on a mismatch), GiB/s of the bytes the job must move (the
+inputs read once, the scans' outputs written once) and the ratio of the best peer's time to each.
 
     FUSE_CACHE_DIR=... python3 bench/reduce_bench.py
 
-Uses the pipelines of test/Python/reduce_check.py, which
+Uses the pipelines of test/Python/combiner_check.py, which
 scripts/gpu/prepare-python.sh puts in the cache."""
 
 import os
@@ -27,7 +29,8 @@ import torch  # noqa: E402
 
 from event_timing import compiled, median_us  # noqa: E402
 
-import reduce_check as rc  # noqa: E402
+import combiner_check as rc  # noqa: E402
+import workloads  # noqa: E402
 
 REPS = 20
 N = 1 << 28
@@ -101,6 +104,31 @@ def main():
         ("fuse affine", lambda: rc.affine(a, b)),
         ("fuse max", lambda: rc.builtin_max(x))],
         lambda name, g: None if name == "fuse max" else expect(want)(name, g))
+    want_a, want_b = rc.affine_scan_ref(a_np, b_np)
+
+    def check_scan(name, g):
+        nonlocal ok
+        got = [v.cpu().numpy() for v in g]
+        if not (np.array_equal(got[0], want_a) and
+                np.array_equal(got[1], want_b)):
+            print("MISMATCH %s" % name)
+            ok = False
+    run_case("affine scan u32 2^27", N // 2 * 16, [
+        ("fuse affine scan", lambda: rc.affine_scan(a, b))], check_scan)
+    xs = x[:N // 2].nan_to_num()
+    total = float((xs.double() ** 2).sum())
+
+    def check_cumsum(name, g):
+        # The last prefix within 1e-4 of the float64 total (the sum of
+        # |terms| is the total itself).
+        nonlocal ok
+        if not abs(float(g[-1]) - total) <= 1e-4 * total:
+            print("MISMATCH %s: %r, expected %r" % (name, float(g[-1]),
+                                                     total))
+            ok = False
+    run_case("cumsum(x*x) f32 2^27", N // 2 * 8, [
+        ("fuse cumsum", lambda: workloads.jit_scan(xs)),
+        ("torch.cumsum", lambda: torch.cumsum(xs * xs, 0))], check_cumsum)
     return 0 if ok else 1
 
 

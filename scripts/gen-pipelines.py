@@ -3,7 +3,9 @@
 
 Generates well-typed random fuse programs (chains of maps with random
 arith/math bodies, reductions over all or some dims with built-in kinds or
-custom combiners, inclusive/exclusive scans, filters, broadcasts of
+custom combiners, inclusive/exclusive scans (in the wide flavor also
+with combiner regions: an integer kind written as a region, or keeping
+the last element), filters, broadcasts of
 reduction results into maps, iota, gathers with in- and out-of-range
 indices, sorts of keys alone or with values, searchsorted, histograms and
 segmented reductions in the wide flavor) over random shapes (0 and 1 sizes included), avoiding undefined
@@ -975,10 +977,31 @@ class Gen:
             init_txt = f" init({init} : {mlir(x.dt)})"
         else:
             init_txt, c = "", self.identity(kind, x.dt)
+        # Wide flavor, integers: sometimes the kind written as a combiner
+        # region (the GPU's flagged scan), or a region keeping the last
+        # element (any reordering shows).
+        region = self.wide and isint(x.dt) and x.dt != "i1" and \
+            r.random() < 0.25
+        if region:
+            if r.random() < 0.3:
+                kind = "last"
+            if not init_txt:
+                init, c = self.scalar_init(x.dt)
+                init_txt = f" init({init} : {mlir(x.dt)})"
         name = self.fresh()
-        self.emit(f"{name} = fuse.scan {'exclusive' if excl else 'inclusive'}"
-                  f" {kind} {x.name}{init_txt}{dim_txt} : {x.ttype} -> "
-                  f"{x.ttype}")
+        head = "exclusive" if excl else "inclusive"
+        if not region:
+            self.emit(f"{name} = fuse.scan {head} {kind} {x.name}{init_txt}"
+                      f"{dim_txt} : {x.ttype} -> {x.ttype}")
+        else:
+            self.emit_scan_region(name, head, kind, x, init_txt, dim_txt)
+        if kind == "last":
+            arr = self.last_scan_ref(x, dim, excl, c)
+            syms, eqs, touched = derive([x], x.syms)
+            return self.note([Val(name, x.dt, x.tshape, arr, x.exact,
+                                  max(x.scale, maxabs(arr)),
+                                  prec=fprec(x.prec, x.dt), syms=syms,
+                                  eqs=eqs, touched=touched)])
         f, vin, vout = self.kind_op(kind, x.dt)
         with np.errstate(all="ignore"):
             xi = vin(x.arr)
@@ -999,6 +1022,42 @@ class Gen:
         return self.note([Val(name, x.dt, x.tshape, arr, exact, scale,
                               prec=fprec(x.prec, x.dt), syms=syms, eqs=eqs,
                               touched=touched)])
+
+    REGION_OPS = {"add": "addi", "mul": "muli", "xor": "xori", "and": "andi",
+                  "or": "ori", "min": "minsi", "max": "maxsi",
+                  "umin": "minui", "umax": "maxui"}
+
+    def emit_scan_region(self, name, head, kind, x, init_txt, dim_txt):
+        """fuse.scan of x with a combiner region: kind's arith op, or for
+        "last" the element itself."""
+        m = mlir(x.dt)
+        self.emit(f"{name} = fuse.scan {head} {x.name}{init_txt}{dim_txt} : "
+                  f"{x.ttype} -> {x.ttype} {{")
+        acc, e, t = self.fresh("b"), self.fresh("b"), self.fresh("t")
+        self.emit(f"^bb0({acc}: {m}, {e}: {m}):")
+        if kind == "last":
+            self.emit(f"  fuse.yield {e} : {m}")
+        else:
+            self.emit(f"  {t} = arith.{self.REGION_OPS[kind]} {acc}, {e} : "
+                      f"{m}")
+            self.emit(f"  fuse.yield {t} : {m}")
+        self.emit("}")
+
+    def last_scan_ref(self, x, dim, excl, c):
+        """The scan keeping the last element: x itself (inclusive), or x
+        shifted by one along dim after init (exclusive)."""
+        arr = np.array(x.arr, copy=True)
+        if not excl:
+            return arr
+        sl_to = [slice(None)] * arr.ndim
+        sl_from = [slice(None)] * arr.ndim
+        sl_to[dim], sl_from[dim] = slice(1, None), slice(0, -1)
+        out = np.empty_like(arr)
+        out[tuple(sl_to)] = arr[tuple(sl_from)]
+        first = [slice(None)] * arr.ndim
+        first[dim] = slice(0, 1)
+        out[tuple(first)] = cval(c, x.dt)
+        return out
 
     def gen_filter(self):
         r = self.r

@@ -1,9 +1,10 @@
-"""Reductions of tuples of arrays with a function combiner
-(`fuse.reduce((x, y, ...), fn, init=(...))`), and fuse.argmax /
-fuse.argmin, which are such a reduction of (x, position). Both emit one
-variadic fuse.reduce with a combiner region; the GPU runs it with the
-ordered reduce kernels (operands kept in index order), so a combiner need
-not be commutative."""
+"""Reductions and scans of tuples of arrays with a function combiner
+(`fuse.reduce((x, y, ...), fn, init=(...))`, `fuse.scan((x, y, ...), fn,
+init=(...))`), and fuse.argmax / fuse.argmin, which are such a reduction
+of (x, position). Each emits one variadic fuse.reduce or fuse.scan with a
+combiner region; the GPU keeps the operands in index order (the ordered
+reduce kernels, the flagged single-pass scan), so a combiner must be
+associative but need not be commutative."""
 
 import numbers
 
@@ -23,16 +24,18 @@ def _common_shape(xs, what):
     from ._sym import _bshape
     shape = xs[0].dims
     for x in xs[1:]:
-        shape = _bshape(shape, x.dims, ctx)
-    if all(x.dims == shape for x in xs):
+        shape = _bshape(shape, x.dims, ctx)    # unifies the sizes
+
+    def full(x):
+        return x.ndim == len(shape) and all(
+            (d is ONE) == (s is ONE) for d, s in zip(x.dims, shape))
+    if all(full(x) for x in xs):
         return xs
     c = None
     for x in xs:
         same = (x == x) | (x != x)       # true everywhere, NaN included
         c = same if c is None else c | same
-    if c.dims != shape:
-        raise AssertionError("%s: broadcasting failed" % what)
-    return [x if x.dims == shape else where(c, x, x) for x in xs]
+    return [x if full(x) else where(c, x, x) for x in xs]
 
 
 def _init_dtype(v, x):
@@ -90,6 +93,48 @@ def reduce_tuple(xs, op, init, axis=None, keepdims=False,
     ctx.emit("}")
     return tuple(leaf(TensorVal(r, dt, keep), out_shape)
                  for r, dt in zip(names, accs))
+
+
+def scan_tuple(xs, op, init, exclusive=False, axis=-1, what="fuse.scan"):
+    """One fuse.scan of the arrays xs (broadcast together) along axis with
+    the combiner op((accs), (elems)) -> accs and one init per array (the
+    exclusive scan's first values); a tuple of results, one per array, in
+    its init's dtype."""
+    ctx = current()
+    xs = [wrap(x) for x in xs]
+    if not xs:
+        raise ValueError("%s: a tuple scan needs at least one array" % what)
+    if not callable(op):
+        raise TypeError("%s: a tuple scan takes a function combiner, got %r"
+                        % (what, op))
+    if not isinstance(init, (tuple, list)) or len(init) != len(xs):
+        raise ValueError("%s: a tuple scan of %d arrays needs init: a tuple "
+                         "of %d values" % (what, len(xs), len(xs)))
+    xs = _common_shape(xs, what)
+    if xs[0].ndim == 0:
+        raise ValueError("%s: the arrays must have rank >= 1" % what)
+    (a,) = _axes(xs[0], axis)
+    if xs[0].dims[a] is ONE:
+        raise NotImplementedError("%s: scanning a broadcast axis" % what)
+    accs = [_init_dtype(v, x) for v, x in zip(init, xs)]
+    xs = [cast(x, dt) for x, dt in zip(xs, accs)]
+    ivs = [_scalar_operand(ctx, v, dt, what + " init")
+           for v, dt in zip(init, accs)]
+    ps, res = _trace_combiner(op, accs, what + " combiner")
+    lfs = materialize_many(xs)
+    under = [i for i, s in enumerate(xs[0].dims) if s is not ONE]
+    d = under.index(a)
+    names = [ctx.fresh("r") for _ in lfs]
+    types = ", ".join(lf.tv.type for lf in lfs)
+    ctx.emit("%s = fuse.scan %s %s init(%s : %s)%s : %s -> %s {" % (
+        ", ".join(names), "exclusive" if exclusive else "inclusive",
+        ", ".join(lf.tv.ssa for lf in lfs), ", ".join(ivs),
+        ", ".join(T.mlir(dt) for dt in accs),
+        "" if d == len(under) - 1 else " dim %d" % d, types, types))
+    _emit_region(ctx, ps, res)
+    ctx.emit("}")
+    return tuple(leaf(TensorVal(r, dt, lf.tv.syms, static=lf.tv.static),
+                      x.dims) for r, dt, lf, x in zip(names, accs, lfs, xs))
 
 
 def _positions(x, axis):

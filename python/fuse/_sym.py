@@ -847,7 +847,12 @@ def reduce(x, op, init=None, axis=None, keepdims=False):
 def scan(x, op="add", exclusive=False, axis=-1, init=None):
     """Prefix scan along `axis` (the last by default): inclusive
     (y[i] = x[0] op ... op x[i]) or exclusive (starts from the identity or
-    `init`). op: "add", "mul", "max", "min" or `lambda acc, elem: ...`."""
+    `init`). op: "add", "mul", "max", "min" or `lambda acc, elem: ...`.
+    A tuple of arrays takes a combiner `lambda accs, elems: accs` and a
+    tuple of inits (_argreduce.scan_tuple)."""
+    if isinstance(x, (tuple, list)):
+        from ._argreduce import scan_tuple
+        return scan_tuple(x, op, init, exclusive, axis)
     ctx = current()
     x = wrap(x)
     if x.ndim == 0:

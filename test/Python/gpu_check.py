@@ -17,8 +17,9 @@ upper_bound fused into their groups (searchsorted_check.py); np.histogram
 and histogram_even (histogram_check.py); the segment reductions,
 reduce_by_key and segmented_reduce with offsets (segments_check.py);
 fuse.topk, fuse.partition and three_way_partition (partition_check.py);
-argmax, argmin and reductions with (tuple) function combiners, which the
-ordered reduce kernels run (reduce_check.py). The comparisons every module raises Mismatch from are check_util.py's.
+argmax, argmin and reductions and scans with (tuple) function combiners
+(combiner_check.py). The comparisons every module raises Mismatch from
+are check_util.py's.
 
 Modes:
   - a GPU (fuse.gpu.available()): the full checks, per backend found
@@ -52,7 +53,7 @@ import edge_check  # noqa: E402
 import graph_check  # noqa: E402
 import histogram_check  # noqa: E402
 import partition_check  # noqa: E402
-import reduce_check  # noqa: E402
+import combiner_check  # noqa: E402
 import searchsorted_check  # noqa: E402
 import segments_check  # noqa: E402
 import sort_check  # noqa: E402
@@ -776,7 +777,7 @@ def main():
                          B, numeric, sys.modules[__name__]),
                      lambda: partition_check.compute_checks(
                          B, numeric, sys.modules[__name__]),
-                     lambda: reduce_check.reduce_checks(
+                     lambda: combiner_check.combiner_checks(
                          B, numeric, sys.modules[__name__])):
             try:
                 part()

@@ -1,7 +1,7 @@
 """fuse.argmax / fuse.argmin (and np.argmax / np.argmin on symbolic
 arrays) and tuple reductions with function combiners
 (fuse.reduce((x, y), fn, init=(...))) on NumPy arrays (the CPU backend)
-against NumPy: reduce_check.py's checks as gpu_check runs them, at the
+against NumPy: combiner_check.py's checks as gpu_check runs them, at the
 small sizes, then the cases they do not take: axes, keepdims, the
 flattened index of 2-d arrays, booleans, NaN first, infinities and
 integer extremes as the extreme, broadcasting tuple members, and the
@@ -12,7 +12,7 @@ import pytest
 
 import fuse
 import gpu_check
-import reduce_check as R
+import combiner_check as R
 from test_gpu_check_edges import NumpyBackend
 
 CPU = NumpyBackend()
@@ -20,18 +20,32 @@ CPU = NumpyBackend()
 
 def test_gpu_check_sections_pass_on_the_cpu(capsys):
     passed, failed = gpu_check.passed, gpu_check.failed
-    R.reduce_checks(CPU, True, gpu_check, sizes=[1, 31, 1025])
+    R.combiner_checks(CPU, True, gpu_check, sizes=[1, 31, 1025])
     out = capsys.readouterr().out
     ok, bad = gpu_check.passed - passed, gpu_check.failed - failed
-    assert bad == 0 and ok == len(R.DTYPES) * 3 * 2 * 5 + 3 * 2 + 4, out
+    assert bad == 0 and ok == len(R.DTYPES) * 3 * 2 * 5 + 3 * 2 + 4 * 3 + \
+        3 * 6 + 3, out
 
 
-def test_affine_reference_is_the_loop():
+def test_affine_references_are_the_loop():
     a, b = R.affine_data(200)
-    A, B = 1, 0
+    A, B, As, Bs = 1, 0, [], []
     for ai, bi in zip(a.tolist(), b.tolist()):
         A, B = (ai * A) % 2**32, (ai * B + bi) % 2**32
+        As.append(A)
+        Bs.append(B)
     assert R.affine_ref(a, b) == (A, B)
+    sa, sb = R.affine_scan_ref(a, b)
+    assert sa.tolist() == As and sb.tolist() == Bs
+    ea, eb = R.affine_scan_ref(a, b, exclusive=True)
+    assert ea.tolist() == [1] + As[:-1] and eb.tolist() == [0] + Bs[:-1]
+
+
+def test_running_argmax_reference():
+    x = np.array([3, 1, 3, 5, 5, 2, 7], np.int32)
+    m, p = R.running_argmax_ref(x)
+    assert m.tolist() == [3, 3, 3, 5, 5, 5, 7]
+    assert p.tolist() == [0, 0, 0, 3, 3, 3, 6]
 
 
 @pytest.mark.parametrize("axis", [None, 0, 1, -1])

@@ -177,10 +177,6 @@ FailureOr<GroupKernels> buildLineScan(gpu::GPUModuleOp m, GroupOp group,
       return group.emitOpError("GPU code generation: every result of a scan "
                                "group over rank > 1 tensors has the scan's "
                                "shape");
-  if (!scan.hasBuiltinKinds())
-    return scan.emitOpError("GPU code generation: custom combiner regions are "
-                            "not supported yet in scans; use built-in kinds");
-
   // One thread per line (blocks of 256, whatever the tile shape of the
   // single-pass scans).
   LineStart ls = startLineKernel(m, group, scan, (prefix + "_linescan").str(),
@@ -211,20 +207,18 @@ FailureOr<GroupKernels> buildLineReduce(gpu::GPUModuleOp m, GroupOp group,
   Location loc = group.getLoc();
   Block &body = group.getBody().front();
   // The form: one partial reduction over one dimension of a rank >= 2
-  // input, every other op of the body scalar, the results its results.
+  // input, the results its results or elementwise values over its input;
+  // the other ops of the body scalar or
+  // elementwise over the input's shape (maps, iotas, broadcasts of lower
+  // rank operands, read at the coordinates of the flat index: e.g. the
+  // positions of an argmax along a dimension).
   ReduceOp red;
   for (Operation &op : body) {
     if (auto r = dyn_cast<ReduceOp>(op)) {
       if (red)
         return failure();
       red = r;
-      continue;
     }
-    if (isa<YieldOp>(op))
-      continue;
-    if (llvm::any_of(op.getResultTypes(),
-                     [](Type t) { return isa<RankedTensorType>(t); }))
-      return failure();
   }
   if (!red || red.isFullReduction())
     return failure();
@@ -232,9 +226,27 @@ FailureOr<GroupKernels> buildLineReduce(gpu::GPUModuleOp m, GroupOp group,
   int64_t rank = tensorTy(red.getInputs()[0]).getRank();
   if (rd.size() != 1 || rank < 2)
     return failure();
-  for (Value y : group.getYield().getValues())
-    if (y.getDefiningOp() != red.getOperation())
+  for (Operation &op : body) {
+    if (isa<ReduceOp, YieldOp>(op))
+      continue;
+    if (llvm::any_of(op.getResultTypes(), [&](Type t) {
+          auto tt = dyn_cast<RankedTensorType>(t);
+          return tt && tt.getRank() != rank;
+        }))
       return failure();
+  }
+  if (!isFlatGroup(group))
+    return failure();
+  // Results: the reduction's, and elementwise values over its input
+  // (stored at each element as the line passes it).
+  SmallVector<unsigned> sideOuts;
+  for (auto [j, y] : llvm::enumerate(group.getYield().getValues())) {
+    if (y.getDefiningOp() == red.getOperation())
+      continue;
+    if (tensorTy(y).getRank() != rank)
+      return failure();
+    sideOuts.push_back(j);
+  }
   // The row kernels take built-in reductions over the last dimension of a
   // rank-2 tensor.
   if (rank == 2 && rd[0] == 1 && red.hasBuiltinKinds())
@@ -246,13 +258,25 @@ FailureOr<GroupKernels> buildLineReduce(gpu::GPUModuleOp m, GroupOp group,
                                  GroupPlan::LineReduce, tiling);
   LineKernel &k = *ls.k;
   OpBuilder &b = *ls.b;
+  auto yields = group.getYield().getValues();
   forLines(k, b, ls.lines, ls.len, ls.inner,
            [&](OpBuilder &lb, Value line, Value base) {
-    ValueRange total = foldLine(ls, lb, red, red.getInputs(), base);
-    // The line's results at its flat index in the reduced shape.
-    enterFlat(k, lb, line);
-    storeResults(ls, lb, red.getResults(), total, line);
-  });
+             ValueRange total = foldLine(
+                 ls, lb, red, red.getInputs(), base,
+                 [&](OpBuilder &wb, Value flat, ValueRange, ValueRange) {
+                   for (unsigned j : sideOuts)
+                     k.store(wb, k.element(wb, yields[j], {k.laneIndex}),
+                             ls.outs[j], flat);
+                 });
+             // The reduction's results at the line's flat index in the reduced
+             // shape.
+             enterFlat(k, lb, line);
+             for (auto [r, v] : llvm::zip(red.getResults(), total))
+               k.leaves[r] = v;
+             for (auto [j, y] : llvm::enumerate(yields))
+               if (!llvm::is_contained(sideOuts, j))
+                 k.store(lb, k.element(lb, y, {k.laneIndex}), ls.outs[j], line);
+           });
   gpu::ReturnOp::create(b, loc);
   if (k.failedLeaf)
     return group.emitOpError("GPU code generation: unsupported value in a "

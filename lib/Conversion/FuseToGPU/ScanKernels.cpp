@@ -8,6 +8,13 @@
 // leaves). Scans over rank > 1 tensors take the line-scan kernel
 // (LineKernels.cpp).
 //
+// A combiner region has no identity to pad partial tiles and empty
+// prefixes with: its values go through the machinery with one more, an
+// i32 "has value" flag, under the flagged combination (pickFlagged),
+// whose identity is any values with the flag clear. Every combination
+// keeps the order of its operands, so the region need not be
+// commutative.
+//
 //===----------------------------------------------------------------------===//
 
 #include "TileKernels.h"
@@ -34,6 +41,14 @@ struct ScanTile {
   ValueRange yields, outs;
   ArrayRef<Value> excl0;
   Location loc;
+  /// A combiner region: each item's values carry a set flag.
+  bool flagged = false;
+  /// The values of an item past the end: the identity, or with a region
+  /// zeros with a set flag. Such items only ever follow the valid ones
+  /// (rows, lanes and warps fold in element order), so what they add
+  /// reaches no stored result, only the last tile's aggregate, which no
+  /// tile reads; a constant flag keeps the items' flags out of registers.
+  SmallVector<Value> pad;
 
   void build(OpBuilder &b, const ItemVals &itemVals);
   SmallVector<Value> inputs(OpBuilder &b, Value full,
@@ -49,7 +64,7 @@ struct ScanTile {
 void ScanTile::build(OpBuilder &b, const ItemVals &itemVals) {
   Value full = tm.full;
   int64_t items = tm.items;
-  unsigned ni = scan.getInputs().size();
+  unsigned ni = tm.valTypes.size();
   SmallVector<Value> r1 = inputs(b, full, itemVals);
   SmallVector<SmallVector<Value>> xsOf(items);
   SmallVector<Value> validOf;
@@ -66,24 +81,25 @@ void ScanTile::build(OpBuilder &b, const ItemVals &itemVals) {
 /// items x inputs.
 SmallVector<Value> ScanTile::inputs(OpBuilder &b, Value full,
                                     const ItemVals &itemVals) {
-  unsigned ni = scan.getInputs().size();
+  unsigned ni = tm.valTypes.size();
   SmallVector<Value> init1;
   for (int64_t j = 0; j < tm.items; ++j)
-    init1.append(tm.identity);
+    init1.append(pad);
   return forItems(
       k, tm, b, full, itemVals, init1,
       [&](OpBuilder &ib, int64_t j, Value idx, Value valid,
           const DenseMap<unsigned, Value> &vals, ValueRange carried) {
         SmallVector<Value> out(carried);
-        SmallVector<Value> xs = guarded(
-            ib, loc, valid, isConstTrue(valid), tm.identity,
-            [&](OpBuilder &gb) {
-              k.enter(gb, idx, vals);
-              SmallVector<Value> x;
-              for (Value in : scan.getInputs())
-                x.push_back(k.element(gb, in));
-              return x;
-            });
+        SmallVector<Value> xs = guarded(ib, loc, valid, isConstTrue(valid), pad,
+                                        [&](OpBuilder &gb) {
+                                          k.enter(gb, idx, vals);
+                                          SmallVector<Value> x;
+                                          for (Value in : scan.getInputs())
+                                            x.push_back(k.element(gb, in));
+                                          if (flagged)
+                                            x.push_back(cI32(gb, loc, 1));
+                                          return x;
+                                        });
         for (unsigned i = 0; i < ni; ++i)
           out[j * ni + i] = xs[i];
         return out;
@@ -169,9 +185,7 @@ FailureOr<GroupKernels> buildScanGroup(gpu::GPUModuleOp m, GroupOp group,
   if (failed(found))
     return failure();
   ScanOp scan = *found;
-  if (!scan.hasBuiltinKinds())
-    return scan.emitOpError("GPU code generation: custom combiner regions are "
-                            "not supported yet in scans; use built-in kinds");
+  const bool flagged = !scan.hasBuiltinKinds();
 
   GroupKernels gk;
   gk.plan = GroupPlan::Scan;
@@ -183,6 +197,8 @@ FailureOr<GroupKernels> buildScanGroup(gpu::GPUModuleOp m, GroupOp group,
   SmallVector<Type> valTypes;
   for (Value in : scan.getInputs())
     valTypes.push_back(tensorTy(in).getElementType());
+  if (flagged)
+    valTypes.push_back(IntegerType::get(ctx, 32));
   gk.statusTypes = valTypes;
   unsigned numOuts = group.getNumResults();
   int64_t warps = tiling.blockThreads / 32;
@@ -200,16 +216,32 @@ FailureOr<GroupKernels> buildScanGroup(gpu::GPUModuleOp m, GroupOp group,
   tm.valTypes = valTypes;
   if (valTypes.size() == 1 && valTypes[0].getIntOrFloatBitWidth() <= 32)
     tm.packing = TileMachinery::Packing::Low32;
-  tm.orderFree = llvm::all_of(valTypes, [](Type t) { return t.isInteger(); });
-  for (auto [i, in] : llvm::enumerate(scan.getInputs()))
+  tm.orderFree =
+      !flagged && llvm::all_of(valTypes, [](Type t) { return t.isInteger(); });
+  for (auto [i, in] : llvm::enumerate(scan.getInputs())) {
+    Type et = tensorTy(in).getElementType();
     tm.identity.push_back(arith::ConstantOp::create(
         b, loc,
-        getKindIdentity(scan.getKind(i), tensorTy(in).getElementType())));
+        flagged ? b.getZeroAttr(et) : getKindIdentity(scan.getKind(i), et)));
+  }
+  if (flagged)
+    tm.identity.push_back(cI32(b, loc, 0));
   auto scalarFn = [&](OpBuilder &sb) {
     return [&k, &sb](Value v) { return k.scalar(sb, v); };
   };
   tm.combine = [&](OpBuilder &cb, ValueRange a, ValueRange x) {
-    return emitCombine(cb, loc, scan, a, x, scalarFn(cb));
+    if (!flagged)
+      return emitCombine(cb, loc, scan, a, x, scalarFn(cb));
+    Value ha =
+        cmpI(cb, loc, arith::CmpIPredicate::ne, a.back(), cI32(cb, loc, 0));
+    Value hx =
+        cmpI(cb, loc, arith::CmpIPredicate::ne, x.back(), cI32(cb, loc, 0));
+    SmallVector<Value> both =
+        emitCombine(cb, loc, scan, a.drop_back(), x.drop_back(), scalarFn(cb));
+    SmallVector<Value> out =
+        pickFlagged(cb, loc, ha, a.drop_back(), hx, x.drop_back(), both);
+    out.push_back(arith::OrIOp::create(cb, loc, a.back(), x.back()));
+    return out;
   };
   bindWorkgroup(tm, f);
   tm.n = k.extra[0];
@@ -222,8 +254,14 @@ FailureOr<GroupKernels> buildScanGroup(gpu::GPUModuleOp m, GroupOp group,
       scan.getInits().empty()
           ? SmallVector<Value>(tm.identity)
           : emitInitialAccumulators(b, loc, scan, scalarFn(b));
+  if (flagged && !scan.getInits().empty())
+    excl0.push_back(cI32(b, loc, 1));
 
-  ScanTile st{k, tm, scan, group.getYield().getValues(), outs, excl0, loc};
+  SmallVector<Value> pad(tm.identity);
+  if (flagged)
+    pad.back() = cI32(b, loc, 1);
+  ScanTile st{k,   tm,      scan, group.getYield().getValues(), outs, excl0,
+              loc, flagged, pad};
   runTiles(k, tm, b, ntiles, [&](OpBuilder &b, const ItemVals &itemVals) {
     st.build(b, itemVals);
   });

@@ -86,6 +86,11 @@ func.func @rowsum(%x: tensor<?x?xf32>) -> tensor<?xf32> {
 // trees and a "has value" flag partial (the i32 pointer after the f32 one).
 // CHECK-LABEL: module attributes
 // CHECK: gpu.func @custom_g0_opartial(%{{.*}}: !llvm.ptr<1>, %{{.*}}: i64, %{{.*}}: i64, %{{.*}}: i64, %{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<1>, %{{.*}}: i32) workgroup(%{{.*}} : memref<32xf32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %{{.*}} : memref<32xi32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}) kernel
+// The partial kernel's tiles: coalesced copies into the warp's region of
+// the dynamic shared memory, a warp barrier, the lanes' blocked folds.
+// CHECK: llvm.store %{{.*}} {alignment = 16 : i64} : vector<4xf32>, !llvm.ptr<3>
+// CHECK: nvvm.bar.warp.sync
+// CHECK: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<3> -> vector<4xf32>
 // CHECK: gpu.shuffle  down
 // CHECK: gpu.func @custom_g0_ofinish(
 // CHECK: gpu.shuffle  down
@@ -105,8 +110,13 @@ func.func @custom(%x: tensor<?xf32>) -> tensor<f32> {
 
 // -----
 
-// A lone custom-combiner row reduction takes the line kernel
-// (gpu-reduce-lines.mlir); fused with a prologue map it is rejected.
+// A custom-combiner row reduction takes the line kernel
+// (gpu-reduce-lines.mlir), with a prologue map evaluated at each element
+// it folds.
+// CHECK-LABEL: module attributes
+// CHECK: gpu.func @custom_rows_g0_linereduce(
+// CHECK: arith.mulf
+// CHECK: arith.addf
 func.func @custom_rows(%x: tensor<?x?xf32>) -> tensor<?xf32> {
   %y = fuse.group row_reduce (%x) : (tensor<?x?xf32>) -> tensor<?xf32> {
   ^bb0(%a: tensor<?x?xf32>):
@@ -116,7 +126,6 @@ func.func @custom_rows(%x: tensor<?x?xf32>) -> tensor<?xf32> {
       %w = arith.mulf %v, %v : f32
       fuse.yield %w : f32
     }
-    // expected-error @+1 {{custom combiner regions are not supported in row_reduce groups yet}}
     %s = fuse.reduce %m init(%z : f32) dims [1] : tensor<?x?xf32> -> tensor<?xf32> {
     ^bb0(%acc: f32, %e: f32):
       %p = arith.addf %acc, %e : f32
@@ -125,4 +134,36 @@ func.func @custom_rows(%x: tensor<?x?xf32>) -> tensor<?xf32> {
     fuse.yield %s : tensor<?xf32>
   }
   return %y : tensor<?xf32>
+}
+
+// -----
+
+// A custom-combiner row reduction returned beside an elementwise value of
+// its input: the line kernel stores that value at each element it folds,
+// and the reduction at the line's index.
+// CHECK-LABEL: module attributes
+// CHECK: gpu.func @rows_and_squares_g0_linereduce(
+// CHECK: scf.for
+// CHECK: %[[SQ:.*]] = arith.mulf
+// CHECK: arith.subf %{{.*}}, %[[SQ]]
+// CHECK: llvm.store %[[SQ]], %{{.*}} : f32, !llvm.ptr<1>
+// CHECK: scf.yield
+// CHECK: llvm.store %{{.*}} : f32, !llvm.ptr<1>
+func.func @rows_and_squares(%x: tensor<?x?xf32>) -> (tensor<?xf32>, tensor<?x?xf32>) {
+  %y:2 = fuse.group row_reduce (%x) : (tensor<?x?xf32>) -> (tensor<?xf32>, tensor<?x?xf32>) {
+  ^bb0(%a: tensor<?x?xf32>):
+    %z = arith.constant 0.0 : f32
+    %m = fuse.map %a : tensor<?x?xf32> -> tensor<?x?xf32> {
+    ^bb0(%v: f32):
+      %w = arith.mulf %v, %v : f32
+      fuse.yield %w : f32
+    }
+    %s = fuse.reduce %m init(%z : f32) dims [1] : tensor<?x?xf32> -> tensor<?xf32> {
+    ^bb0(%acc: f32, %e: f32):
+      %p = arith.subf %acc, %e : f32
+      fuse.yield %p : f32
+    }
+    fuse.yield %s, %m : tensor<?xf32>, tensor<?x?xf32>
+  }
+  return %y#0, %y#1 : tensor<?xf32>, tensor<?x?xf32>
 }

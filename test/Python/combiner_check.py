@@ -1,7 +1,9 @@
-"""GPU checks of reductions with function combiners, which the GPU runs
-with the ordered reduce kernels (warps fold tiles staged in shared
-memory, lanes contiguous pieces, everything combined in index order): run
-by gpu_check.py; the data, the traced functions and the references are
+"""GPU checks of reductions and scans with function combiners, which the
+GPU runs with the ordered reduce kernels (warps fold tiles staged in
+shared memory, lanes contiguous pieces, everything combined in index
+order), the single-pass scan with a "has value" flag beside the values,
+and the line kernels along a dimension of a 2-d array: run by
+gpu_check.py; the data, the traced functions and the references are
 shared with the CPU tests (test_argreduce.py).
 
 - fuse.argmax / argmin of 1-d arrays and of flattened 2-d arrays, against
@@ -13,7 +15,11 @@ shared with the CPU tests (test_argreduce.py).
   associative but not commutative: any reordering of operands changes the
   result, which the reference computes exactly with suffix products;
 - the last element, (acc, e) -> e: any regrouping that drops or reorders
-  an element shows.
+  an element shows;
+- scans: the affine composition (inclusive and exclusive, exact against
+  prefix products and modular inverses), a running (max, first position)
+  pair and the last element (a copy), and argmax along either dimension
+  and the affine scan along the rows of 2-d arrays (the line kernels).
 
 Sizes 1, 31, the tile edges of float32 (1023, 1024, 1025: 32 lanes of 32
 elements), 1000003 and 2^22 + 17 (many blocks), float32, float64, int32,
@@ -74,6 +80,55 @@ def last(x):
     return fuse.reduce(x, lambda acc, e: e, init=np.zeros((), x.dtype)[()])
 
 
+def _compose(acc, e):
+    return e[0] * acc[0], e[0] * acc[1] + e[1]
+
+
+@fuse.jit
+def affine_scan(a, b):
+    """The prefix compositions (A_i, B_i) of f_i(y) = a_i * y + b_i: y_i =
+    B_i is the recurrence y_i = a_i * y_{i-1} + b_i from y_{-1} = 0."""
+    return fuse.scan((a, b), _compose, init=(np.uint32(1), np.uint32(0)))
+
+
+@fuse.jit
+def affine_scan_excl(a, b):
+    return fuse.scan((a, b), _compose, init=(np.uint32(1), np.uint32(0)),
+                     exclusive=True)
+
+
+@fuse.jit
+def affine_scan_rows(a, b):
+    return fuse.scan((a, b), _compose, init=(np.uint32(1), np.uint32(0)),
+                     axis=1)
+
+
+@fuse.jit
+def running_argmax(x):
+    """(running max, position of its first occurrence)."""
+    def pick(acc, e):
+        take = (acc[1] < 0) | (e[0] > acc[0])
+        return fuse.where(take, e[0], acc[0]), fuse.where(take, e[1], acc[1])
+    lo = np.asarray(np.iinfo(np.int32).min, np.int32)[()]
+    return fuse.scan((x, fuse.iota(x.shape[0])), pick,
+                     init=(lo, np.int64(-1)))
+
+
+@fuse.jit
+def copy_scan(x):
+    return fuse.scan(x, lambda acc, e: e, init=np.zeros((), x.dtype)[()])
+
+
+@fuse.jit
+def argmax_axis0(x):
+    return fuse.argmax(x, axis=0)
+
+
+@fuse.jit
+def argmax_axis1(x):
+    return fuse.argmax(x, axis=1)
+
+
 # ---- data and references ----------------------------------------------------
 
 def data(dt, n, seed=0):
@@ -110,6 +165,56 @@ def affine_ref(a, b):
                 np.sum(b * after, dtype=np.uint32))
 
 
+def _inverse(a):
+    """The inverses mod 2^32 of odd uint32 a (Newton's iteration doubles
+    the correct low bits: 5 steps from 3)."""
+    with np.errstate(over="ignore"):
+        inv = a.copy()
+        for _ in range(5):
+            inv = inv * (np.uint32(2) - a * inv)
+    return inv
+
+
+def affine_scan_ref(a, b, exclusive=False):
+    """The prefix compositions: A_i = prod_{j<=i} a_j, B_i = sum_{j<=i}
+    b_j * prod_{j<k<=i} a_k = A_i * sum_{j<=i} b_j / A_j (mod 2^32, every
+    a odd); exclusive: (1, 0), then the inclusive ones shifted."""
+    with np.errstate(over="ignore"):
+        A = np.cumprod(a, dtype=np.uint32)
+        B = A * np.cumsum(b * _inverse(A), dtype=np.uint32)
+    if exclusive:
+        A = np.concatenate([np.ones(1, np.uint32), A[:-1]])
+        B = np.concatenate([np.zeros(1, np.uint32), B[:-1]])
+    return A, B
+
+
+def running_argmax_ref(x):
+    m = np.maximum.accumulate(x)
+    first = np.zeros(len(x), np.int64)
+    if len(x):
+        new = np.concatenate([[True], x[1:] > m[:-1]])
+        first = np.maximum.accumulate(np.where(new, np.arange(len(x)), 0))
+    return m, first
+
+
+def check_arrays(g, want, H, what):
+    """Every result array bit for bit, of the expected dtype and shape."""
+    got = [np.asarray(H(v)) for v in (g if isinstance(g, tuple) else (g,))]
+    for i, (v, w) in enumerate(zip(got, want)):
+        w = np.asarray(w)
+        if v.dtype != w.dtype or v.shape != w.shape:
+            raise Mismatch("%s result %d: %s %s, expected %s %s" % (
+                what, i, v.dtype, v.shape, w.dtype, w.shape))
+        bad = np.flatnonzero(v.view(np.uint8).reshape(v.size, -1) !=
+                             w.view(np.uint8).reshape(w.size, -1)) \
+            if v.size else []
+        if len(bad):
+            j = bad[0] // v.itemsize
+            raise Mismatch("%s result %d: %d bytes differ (first at %d: %r, "
+                           "expected %r)" % (what, i, len(bad), j,
+                                             v.flat[j], w.flat[j]))
+
+
 def _scalar(H, g):
     return np.asarray(H(g)).reshape(())
 
@@ -142,7 +247,7 @@ def at_offset(B, x):
 
 # ---- the checks on device arrays -------------------------------------------
 
-def reduce_checks(B, numeric, ctx, sizes=SIZES):
+def combiner_checks(B, numeric, ctx, sizes=SIZES):
     """argmax/argmin, (min, max), the affine composition and the last
     element, every dtype and size, aligned and at an offset; argmax of
     flattened 2-d arrays. ctx: gpu_check's run_check."""
@@ -189,3 +294,51 @@ def reduce_checks(B, numeric, ctx, sizes=SIZES):
         chk("argmax of the flattened %dx%d" % (rows, cols),
             lambda dx=dx: argmax(dx),
             lambda g, x=x: check_index(g, np.argmax(x), H, "argmax 2-d"))
+        for axis, f in ((0, argmax_axis0), (1, argmax_axis1)):
+            chk("argmax along axis %d %dx%d" % (axis, rows, cols),
+                lambda dx=dx, f=f: f(dx),
+                lambda g, x=x, axis=axis: check_arrays(
+                    g, [np.argmax(x, axis=axis)], H, "argmax axis"))
+    scan_checks(B, numeric, ctx, sizes)
+
+
+def scan_checks(B, numeric, ctx, sizes=SIZES):
+    """Scans with function combiners: the affine composition (inclusive
+    and exclusive, aligned and at an offset), a running (max, position)
+    pair and the last element; the affine scan along the rows of 2-d
+    arrays."""
+    H = B.host
+
+    def chk(name, fn, verify):
+        ctx.run_check("%s %s" % (B.name, name), fn,
+                      verify if numeric else None)
+
+    for n in sizes:
+        a, b = affine_data(n, seed=1)
+        for where, da, db in (("", B.dev(a), B.dev(b)),
+                              (" at an offset", at_offset(B, a),
+                               at_offset(B, b))):
+            for excl, f in ((False, affine_scan), (True, affine_scan_excl)):
+                what = "affine %s scan uint32 n=%d%s" % (
+                    "exclusive" if excl else "inclusive", n, where)
+                chk(what, lambda da=da, db=db, f=f: f(da, db),
+                    lambda g, a=a, b=b, excl=excl, what=what: check_arrays(
+                        g, affine_scan_ref(a, b, excl), H, what))
+        x = data(np.int32, n, seed=2)
+        dx = B.dev(x)
+        chk("running (max, position) int32 n=%d" % n,
+            lambda dx=dx: running_argmax(dx),
+            lambda g, x=x: check_arrays(g, running_argmax_ref(x), H,
+                                        "running argmax"))
+        y = data(np.float64, n, seed=3)
+        chk("last-element scan float64 n=%d" % n,
+            lambda y=y: copy_scan(B.dev(y)),
+            lambda g, y=y: check_arrays(g, [y], H, "copy scan"))
+    for rows, cols in ((3, 1), (1000, 37), (64, 4099)):
+        a, b = affine_data(rows * cols, seed=4)
+        a, b = a.reshape(rows, cols), b.reshape(rows, cols)
+        want = [np.stack(v) for v in zip(*(affine_scan_ref(a[r], b[r])
+                                           for r in range(rows)))]
+        chk("affine scan along rows %dx%d" % (rows, cols),
+            lambda a=a, b=b: affine_scan_rows(B.dev(a), B.dev(b)),
+            lambda g, want=want: check_arrays(g, want, H, "rows scan"))

@@ -107,11 +107,15 @@ def run_starts(k, same, what):
     return i, (i == 0) | ~eq
 
 
-def unique(x, return_index=False, return_counts=False):
+def unique(x, return_index=False, return_inverse=False,
+           return_counts=False):
     """numpy.unique of a 1-d array: its distinct values in ascending order,
     with every NaN one value (NumPy's equal_nan=True) and -0.0 and +0.0 one
     value; with return_index also the index of each value's first
-    occurrence in x, with return_counts also how often it occurs (int64,
+    occurrence in x, with return_inverse also the index in the distinct
+    values of each element of x (x == values[inverse]; a binary search
+    of each element in the distinct values, fused with whatever reads
+    it), with return_counts also how often each value occurs (int64,
     NumPy's order of results). The sort is fuse.sort's (a stable argsort
     for the indices); the kept values are found in one fused pass that
     compares each sorted value with the one before it (a gather) and
@@ -137,7 +141,10 @@ def unique(x, return_index=False, return_counts=False):
     cols = [s] + ([first] if return_index else []) + \
         ([i] if return_counts else [])
     if len(cols) == 1:
-        return filter_(s, lambda _: keep)
+        u = filter_(s, lambda _: keep)
+        if not return_inverse:
+            return u
+        return u, searchsorted(u, x)
     kept = list(filter_(tuple(cols), lambda *_: keep))
     if return_counts:
         # A value's run ends where the next one starts, the last at n.
@@ -146,4 +153,8 @@ def unique(x, return_index=False, return_counts=False):
         j = iota(k, np.int64)
         after = gather(starts, j + 1)
         kept.append(where(j == k - 1, n - starts, after - starts))
+    if return_inverse:
+        # NumPy's order: values, index, inverse, counts. NaN finds the one
+        # NaN kept (searchsorted orders NaN last), -0.0 the zero kept.
+        kept.insert(2 if return_index else 1, searchsorted(kept[0], x))
     return tuple(kept)

@@ -336,16 +336,15 @@ def _unique(call, f, args, kwargs):
     if a.pop("equal_nan", True) is not True:
         raise TypeError("fuse: np.unique(..., equal_nan=False) is not "
                         "supported (NaNs are one value)")
-    if a.pop("return_inverse", False):
-        raise TypeError("fuse: np.unique(..., return_inverse=True) is not "
-                        "supported yet")
     index = bool(a.pop("return_index", False))
+    inverse = bool(a.pop("return_inverse", False))
     counts = bool(a.pop("return_counts", False))
     _defaults(call, a, ())
     if x.ndim != 1:
         raise TypeError("fuse: np.unique is supported on 1-d arrays (got a "
                         "%d-d array)" % x.ndim)
-    return _algorithms.unique(x, return_index=index, return_counts=counts)
+    return _algorithms.unique(x, return_index=index, return_inverse=inverse,
+                              return_counts=counts)
 
 
 def _histogram(call, f, args, kwargs):

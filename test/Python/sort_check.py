@@ -6,8 +6,8 @@ of their ranges, both orders; the input is left as it was; a computed key
 (a group before the sort) and a reduction of the sorted keys (a group
 after it); a second call gives the same bits. The key data and the
 descending reference are shared with the CPU tests (test_sort.py).
-np.unique (fuse.unique: the sort, then one fused filter pass) on the same
-data."""
+np.unique (fuse.unique: the sort, then one fused filter pass; the inverse
+a binary search of x in the distinct values) on the same data."""
 
 import numpy as np
 
@@ -46,6 +46,12 @@ def uniq(x):
 @fuse.jit
 def uniq_index_counts(x):
     return np.unique(x, return_index=True, return_counts=True)
+
+
+@fuse.jit
+def uniq_inverse(x):
+    return np.unique(x, return_index=True, return_inverse=True,
+                     return_counts=True)
 
 
 def unique_reference(x):
@@ -147,6 +153,16 @@ def sort_checks(B, numeric, ctx):
                         raise ctx.Mismatch("%s differ" % part)
             chk("%s unique with index and counts n=%d" % (dn, n),
                 lambda dx=dx: uniq_index_counts(dx), v_index_counts)
+
+            def v_inverse(g, x=x):
+                want = np.unique(x, return_index=True, return_inverse=True,
+                                 return_counts=True)
+                for part, got, ref in zip(("values", "index", "inverse",
+                                           "counts"), g, want):
+                    if not same_values(np.asarray(H(got)), ref.reshape(-1)):
+                        raise ctx.Mismatch("%s differ" % part)
+            chk("%s unique with index, inverse and counts n=%d" % (dn, n),
+                lambda dx=dx: uniq_inverse(dx), v_inverse)
     x = data(np.float32, 1000003, seed=5)
     x = x[np.isfinite(x)]
     dx = B.dev(x)

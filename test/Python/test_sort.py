@@ -90,8 +90,36 @@ def test_unique_collapses_nans_and_zeros():
     assert same_values(got, np.array([-np.inf, 0.0, 1.0, np.nan]))
 
 
+@pytest.mark.parametrize("flags", [
+    (False, False), (True, False), (False, True), (True, True)])
+@pytest.mark.parametrize("dt", [np.float32, np.float64, np.int32, np.uint8,
+                                np.uint64])
+@pytest.mark.parametrize("n", [0, 1, 31, 1000003])
+def test_unique_inverse(flags, dt, n):
+    """return_inverse in NumPy's order of results, with and without the
+    index and the counts: values[inverse] is x (NaN for NaN, either zero
+    for a zero)."""
+    index, counts = flags
+    rng = np.random.default_rng(n)
+    x = rng.integers(0, 50, n).astype(dt)
+    if np.dtype(dt).kind == "f" and n > 10:
+        x[rng.integers(0, n, 5)] = np.nan
+        x[rng.integers(0, n, 5)] = -0.0
+    f = fuse.jit(lambda a: np.unique(a, return_index=index,
+                                     return_inverse=True,
+                                     return_counts=counts))
+    got = f(x)
+    want = np.unique(x, return_index=index, return_inverse=True,
+                     return_counts=counts)
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        assert same_values(g, w.reshape(-1))
+    inv = got[2 if index else 1]
+    assert inv.dtype == np.int64
+    np.testing.assert_array_equal(got[0][inv], x)
+
+
 @pytest.mark.parametrize("kw, msg", [
-    ({"return_inverse": True}, "return_inverse=True"),
     ({"equal_nan": False}, "equal_nan=False"),
 ])
 def test_unique_unsupported_arguments(kw, msg):

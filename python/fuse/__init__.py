@@ -18,7 +18,8 @@ from ._sym import (SymArray, filter_ as filter, gather, iota, map_ as map,
                    maximum, minimum, reduce, scan, unary_float as _unary_float,
                    where)
 from ._tools import ToolNotFoundError
-from ._algorithms import argsort, searchsorted, sort, unique
+from ._algorithms import (argsort, run_length_encode, searchsorted, sort,
+                          unique)
 from ._argreduce import argmax, argmin
 from ._histogram import histogram
 from ._partition import partition, topk
@@ -59,7 +60,7 @@ def abs(x):  # noqa: A001 (mirrors numpy.abs)
 
 __all__ = ["jit", "JitFunction", "Pipeline", "SymArray", "argmax", "argmin",
            "argsort", "filter",
-           "gather", "histogram", "iota", "searchsorted", "sort", "unique", "map", "maximum", "minimum", "reduce", "scan", "where",
+           "gather", "histogram", "iota", "run_length_encode", "searchsorted", "sort", "unique", "map", "maximum", "minimum", "reduce", "scan", "where",
            "segment_sum", "segment_prod", "segment_min", "segment_max",
            "segment_reduce", "reduce_by_key", "topk", "partition",
            "exp", "log", "sqrt", "tanh", "relu", "abs", "compute", "OpKind", "gpu",

@@ -107,6 +107,40 @@ def run_starts(k, same, what):
     return i, (i == 0) | ~eq
 
 
+def equal_keys(dtype):
+    """The key equality of unique, run-length encoding and reduce_by_key:
+    ==, except that NaNs are equal to each other (NumPy's equal_nan)."""
+    if T.kind(dtype) == "f":
+        return lambda a, b: (a == b) | ((a != a) & (b != b))
+    return lambda a, b: a == b
+
+
+def run_ends(starts, n):
+    """Where each run ends, for the kept run starts: the next start, n
+    for the last."""
+    r = starts.shape[0]
+    j = iota(r, np.int64)
+    return where(j == r - 1, n, gather(starts, j + 1))
+
+
+def run_length_encode(x):
+    """(values, counts): for every run of equal consecutive elements of the
+    1-d x, its first element and its length (int64), in order; CUB's
+    DeviceRunLengthEncode::Encode, torch.unique_consecutive(x,
+    return_counts=True). Equal as fuse.unique's values are (NaNs one
+    value, -0.0 and +0.0 one value, the run keeps its first element). One
+    fused pass compares each element with the one before it and compacts
+    the run starts; the counts come from the kept starts. The number of
+    runs is values.shape[0]."""
+    x = wrap(x)
+    if x.ndim != 1:
+        raise ValueError("fuse.run_length_encode: the input must have rank "
+                         "1, got rank %d" % x.ndim)
+    i, keep = run_starts(x, equal_keys(x.dtype), "fuse.run_length_encode")
+    u, starts = filter_((x, i), lambda *_: keep)
+    return u, run_ends(starts, x.shape[0]) - starts
+
+
 def unique(x, return_index=False, return_inverse=False,
            return_counts=False):
     """numpy.unique of a 1-d array: its distinct values in ascending order,
@@ -131,13 +165,7 @@ def unique(x, return_index=False, return_inverse=False,
     else:
         s = sort(x)
     n = s.shape[0]
-    if T.kind(s.dtype) == "f":
-        def same(a, b):     # NaNs are one value
-            return (a == b) | ((a != a) & (b != b))
-    else:
-        def same(a, b):
-            return a == b
-    i, keep = run_starts(s, same, "fuse.unique")
+    i, keep = run_starts(s, equal_keys(s.dtype), "fuse.unique")
     cols = [s] + ([first] if return_index else []) + \
         ([i] if return_counts else [])
     if len(cols) == 1:
@@ -147,12 +175,8 @@ def unique(x, return_index=False, return_inverse=False,
         return u, searchsorted(u, x)
     kept = list(filter_(tuple(cols), lambda *_: keep))
     if return_counts:
-        # A value's run ends where the next one starts, the last at n.
         starts = kept.pop()
-        k = kept[0].shape[0]
-        j = iota(k, np.int64)
-        after = gather(starts, j + 1)
-        kept.append(where(j == k - 1, n - starts, after - starts))
+        kept.append(run_ends(starts, n) - starts)
     if return_inverse:
         # NumPy's order: values, index, inverse, counts. NaN finds the one
         # NaN kept (searchsorted orders NaN last), -0.0 the zero kept.

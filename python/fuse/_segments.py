@@ -12,11 +12,11 @@ import numbers
 import numpy as np
 
 from . import _types as T
-from ._algorithms import run_starts
+from ._algorithms import equal_keys, run_ends, run_starts
 from ._ir import Sym, TensorVal, current
 from ._sym import (_KINDS as KINDS, SymArray, _dialect_kind, _emit_region,
                    _operand, _scalar_operand, _trace_combiner, cast, filter_,
-                   gather, iota, leaf, materialize, size_array, where, wrap)
+                   gather, iota, leaf, materialize, size_array, wrap)
 
 _OFFSET_TYPES = (np.dtype(np.int32), np.dtype(np.int64))
 
@@ -287,17 +287,8 @@ def reduce_by_key(keys, values, op="sum", initial=None):
                              % (what, name, a.ndim))
         ctx.unify(k.dims[0], a.dims[0])
     _builtin(op, what)
-    if T.kind(k.dtype) == "f":
-        def same(a, b):     # NaNs are one key
-            return (a == b) | ((a != a) & (b != b))
-    else:
-        def same(a, b):
-            return a == b
-    i, keep = run_starts(k, same, what)
+    i, keep = run_starts(k, equal_keys(k.dtype), what)
     uk, starts = filter_((k, i), lambda *_: keep)
-    r = starts.shape[0]
-    j = iota(r, np.int64)
-    # A run ends where the next one starts, the last at n.
-    ends = where(j == r - 1, k.shape[0], gather(starts, j + 1))
+    ends = run_ends(starts, k.shape[0])
     v = tuple(vs) if isinstance(values, (tuple, list)) else vs[0]
     return uk, _reduce_runs(v, starts, ends, op, initial, what)

@@ -7,7 +7,8 @@ of their ranges, both orders; the input is left as it was; a computed key
 after it); a second call gives the same bits. The key data and the
 descending reference are shared with the CPU tests (test_sort.py).
 np.unique (fuse.unique: the sort, then one fused filter pass; the inverse
-a binary search of x in the distinct values) on the same data."""
+a binary search of x in the distinct values) and fuse.run_length_encode
+on the same data."""
 
 import numpy as np
 
@@ -52,6 +53,26 @@ def uniq_index_counts(x):
 def uniq_inverse(x):
     return np.unique(x, return_index=True, return_inverse=True,
                      return_counts=True)
+
+
+@fuse.jit
+def rle(x):
+    return fuse.run_length_encode(x)
+
+
+def rle_reference(x):
+    """(first element of each run of equal consecutive elements, run
+    length): equal as ==, NaN equal to NaN (test_sort.py checks it against
+    a plain loop)."""
+    n = len(x)
+    if n == 0:
+        return x[:0], np.zeros(0, np.int64)
+    with np.errstate(invalid="ignore"):
+        same = x[1:] == x[:-1]
+        if x.dtype.kind == "f":
+            same |= np.isnan(x[1:]) & np.isnan(x[:-1])
+    starts = np.flatnonzero(np.concatenate([[True], ~same]))
+    return x[starts], np.diff(np.append(starts, n)).astype(np.int64)
 
 
 def unique_reference(x):
@@ -163,6 +184,14 @@ def sort_checks(B, numeric, ctx):
                         raise ctx.Mismatch("%s differ" % part)
             chk("%s unique with index, inverse and counts n=%d" % (dn, n),
                 lambda dx=dx: uniq_inverse(dx), v_inverse)
+
+            def v_rle(g, x=x):
+                for part, got, ref in zip(("values", "counts"), g,
+                                          rle_reference(x)):
+                    if not same_values(np.asarray(H(got)), ref):
+                        raise ctx.Mismatch("run-length %s differ" % part)
+            chk("%s run_length_encode n=%d" % (dn, n),
+                lambda dx=dx: rle(dx), v_rle)
     x = data(np.float32, 1000003, seed=5)
     x = x[np.isfinite(x)]
     dx = B.dev(x)

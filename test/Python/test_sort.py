@@ -9,6 +9,7 @@ import pytest
 
 import fuse
 import fuse.compute as fc
+import sort_check
 from sort_check import (DTYPES, SIZES, argsort_down, argsort_up, data,
                         radix_sort_into, runs_reference, same_values,
                         sort_down, sort_up, stable_down, uniq,
@@ -221,3 +222,39 @@ def test_compute_unique_by_key_errors():
         unique_by_key_into(np.arange(4, dtype=np.float32), k,
                            np.zeros(2, np.float32), np.zeros(4, np.float32),
                            np.zeros(1, np.int64))
+
+
+def rle_reference(x):
+    """(first element of each run, run length) by a plain loop: equal as
+    ==, NaN equal to NaN."""
+    vals, counts = [], []
+    for v in x.tolist():
+        if vals and (vals[-1] == v or (vals[-1] != vals[-1] and v != v)):
+            counts[-1] += 1
+        else:
+            vals.append(v)
+            counts.append(1)
+    return np.array(vals, x.dtype), np.array(counts, np.int64)
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float64, np.int32, np.uint8,
+                                np.uint64])
+@pytest.mark.parametrize("n", [0, 1, 31, 1000003])
+def test_run_length_encode(dt, n):
+    rng = np.random.default_rng(n + 1)
+    x = np.repeat(rng.integers(0, 4, n), rng.integers(1, 4, n))[:n].astype(dt)
+    if np.dtype(dt).kind == "f" and n > 10:
+        x[5:9] = np.nan
+        x[9:11] = [-0.0, 0.0]
+    v, c = fuse.jit(lambda a: fuse.run_length_encode(a))(x)
+    wv, wc = rle_reference(x)
+    sv, sc = sort_check.rle_reference(x)     # the GPU check's reference
+    assert same_values(sv, wv) and np.array_equal(sc, wc)
+    assert same_values(v, wv) and c.dtype == np.int64
+    np.testing.assert_array_equal(c, wc)
+    assert c.sum() == n
+
+
+def test_run_length_encode_needs_rank_1():
+    with pytest.raises(ValueError, match="rank 1, got rank 2"):
+        fuse.jit(lambda a: fuse.run_length_encode(a))(np.ones((2, 3)))

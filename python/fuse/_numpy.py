@@ -199,7 +199,9 @@ def _bind(f, args, kwargs):
     return dict(b.arguments)
 
 
-def _reduction(method):
+def _axis_call(fn):
+    """A NumPy function of (x, axis=None, keepdims=False) as
+    fn(x, axis, keepdims); other arguments only at their defaults."""
     def run(call, f, args, kwargs):
         a = _bind(f, args, kwargs)
         if a is None:
@@ -210,8 +212,13 @@ def _reduction(method):
         if keepdims is np._NoValue:
             keepdims = False
         _defaults(call, a, ())
-        return getattr(S.wrap(x), method)(axis=axis, keepdims=bool(keepdims))
+        return fn(x, axis, bool(keepdims))
     return run
+
+
+def _reduction(method):
+    return _axis_call(lambda x, axis, keepdims: getattr(S.wrap(x), method)(
+        axis=axis, keepdims=keepdims))
 
 
 def _scan_fn(kind):
@@ -301,20 +308,10 @@ def _sort_fn(name):
 
 def _arg_fn(name):
     """np.argmax / np.argmin (axis, keepdims; not out=)."""
-    def run(call, f, args, kwargs):
+    def fn(x, axis, keepdims):
         from . import _argreduce
-        a = _bind(f, args, kwargs)
-        if a is None:
-            return None
-        x = a.pop(next(iter(a)))
-        axis = a.pop("axis", None)
-        keepdims = a.pop("keepdims", False)
-        if keepdims is np._NoValue:
-            keepdims = False
-        _defaults(call, a, ())
-        return getattr(_argreduce, name)(x, axis=axis,
-                                         keepdims=bool(keepdims))
-    return run
+        return getattr(_argreduce, name)(x, axis=axis, keepdims=keepdims)
+    return _axis_call(fn)
 
 
 def _searchsorted(call, f, args, kwargs):

@@ -4,8 +4,8 @@
 Generates well-typed random fuse programs (chains of maps with random
 arith/math bodies, reductions over all or some dims with built-in kinds or
 custom combiners, inclusive/exclusive scans (in the wide flavor also
-with combiner regions: an integer kind written as a region, or keeping
-the last element), filters, broadcasts of
+with combiner regions: an integer kind written as a region, a pair of
+them over (x, x), or keeping the last element), filters, broadcasts of
 reduction results into maps, iota, gathers with in- and out-of-range
 indices, sorts of keys alone or with values, searchsorted, histograms and
 segmented reductions in the wide flavor) over random shapes (0 and 1 sizes included), avoiding undefined
@@ -990,6 +990,9 @@ class Gen:
                 init_txt = f" init({init} : {mlir(x.dt)})"
         name = self.fresh()
         head = "exclusive" if excl else "inclusive"
+        if region and kind != "last" and r.random() < 0.3:
+            return self.gen_pair_scan(name, head, kind, x, dim, excl,
+                                      (init, c), dim_txt)
         if not region:
             self.emit(f"{name} = fuse.scan {head} {kind} {x.name}{init_txt}"
                       f"{dim_txt} : {x.ttype} -> {x.ttype}")
@@ -1002,6 +1005,12 @@ class Gen:
                                   max(x.scale, maxabs(arr)),
                                   prec=fprec(x.prec, x.dt), syms=syms,
                                   eqs=eqs, touched=touched)])
+        return self.note([self.scan_val(name, kind, x, dim, excl, c)])
+
+    def scan_val(self, name, kind, x, dim, excl, c):
+        """The Val of the scan `name` of x with a built-in kind (or that
+        kind written as a region) along dim from init c, computed with
+        NumPy."""
         f, vin, vout = self.kind_op(kind, x.dt)
         with np.errstate(all="ignore"):
             xi = vin(x.arr)
@@ -1011,7 +1020,7 @@ class Gen:
             ext = np.concatenate([initarr, xi], axis=dim)
             acc = f.accumulate(ext, axis=dim, dtype=xi.dtype)
             n = x.shape[dim]
-            sl = [slice(None)] * rank
+            sl = [slice(None)] * x.arr.ndim
             sl[dim] = slice(0, n) if excl else slice(1, n + 1)
             arr = vout(np.ascontiguousarray(acc[tuple(sl)]))
         exact = x.exact and (not isfloat(x.dt) or kind in ("min", "max"))
@@ -1019,9 +1028,32 @@ class Gen:
         if kind == "add":
             scale = scale * max(x.shape[dim], 1) + abs(float(c))
         syms, eqs, touched = derive([x], x.syms)
-        return self.note([Val(name, x.dt, x.tshape, arr, exact, scale,
-                              prec=fprec(x.prec, x.dt), syms=syms, eqs=eqs,
-                              touched=touched)])
+        return Val(name, x.dt, x.tshape, arr, exact, scale,
+                   prec=fprec(x.prec, x.dt), syms=syms, eqs=eqs,
+                   touched=touched)
+
+    def gen_pair_scan(self, name, head, kind, x, dim, excl, first, dim_txt):
+        """A tuple scan of (x, x) with a two-value combiner region: kind on
+        the first value, another integer kind on the second, each from
+        its own init (the GPU's flagged scan carries both)."""
+        r = self.r
+        kind2 = r.choice([k for k in self.kinds_for(x.dt)
+                          if k in self.REGION_OPS])
+        (i1, c1), (i2, c2) = first, self.scalar_init(x.dt)
+        name2 = self.fresh()
+        m = mlir(x.dt)
+        self.emit(f"{name}, {name2} = fuse.scan {head} {x.name}, {x.name} "
+                  f"init({i1}, {i2} : {m}, {m}){dim_txt} : {x.ttype}, "
+                  f"{x.ttype} -> {x.ttype}, {x.ttype} {{")
+        a0, a1, e0, e1 = (self.fresh("b") for _ in range(4))
+        t0, t1 = self.fresh("t"), self.fresh("t")
+        self.emit(f"^bb0({a0}: {m}, {a1}: {m}, {e0}: {m}, {e1}: {m}):")
+        self.emit(f"  {t0} = arith.{self.REGION_OPS[kind]} {a0}, {e0} : {m}")
+        self.emit(f"  {t1} = arith.{self.REGION_OPS[kind2]} {a1}, {e1} : {m}")
+        self.emit(f"  fuse.yield {t0}, {t1} : {m}, {m}")
+        self.emit("}")
+        return self.note([self.scan_val(name, kind, x, dim, excl, c1),
+                          self.scan_val(name2, kind2, x, dim, excl, c2)])
 
     REGION_OPS = {"add": "addi", "mul": "muli", "xor": "xori", "and": "andi",
                   "or": "ori", "min": "minsi", "max": "maxsi",

@@ -11,6 +11,17 @@ class Mismatch(Exception):
     pass
 
 
+def checker(B, numeric, ctx, prefix=""):
+    """The chk(name, fn, verify) of a check section on backend B: runs fn
+    through ctx.run_check (gpu_check's) as "<backend> <prefix><name>",
+    and verifies the result only with `numeric` (compile-only runs just
+    make the calls)."""
+    def chk(name, fn, verify):
+        ctx.run_check("%s %s%s" % (B.name, prefix, name), fn,
+                      verify if numeric else None)
+    return chk
+
+
 def close(got, ref, rtol, atol=0.0):
     got = np.asarray(got)
     ref = np.asarray(ref)

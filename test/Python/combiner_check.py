@@ -30,7 +30,7 @@ copy)."""
 import numpy as np
 
 import fuse
-from check_util import Mismatch
+from check_util import Mismatch, checker
 
 SIZES = [1, 31, 1023, 1024, 1025, 1000003, (1 << 22) + 17]
 DTYPES = [np.float32, np.float64, np.int32, np.int64, np.uint8, np.uint32,
@@ -253,9 +253,7 @@ def combiner_checks(B, numeric, ctx, sizes=SIZES):
     flattened 2-d arrays. ctx: gpu_check's run_check."""
     H = B.host
 
-    def chk(name, fn, verify):
-        ctx.run_check("%s %s" % (B.name, name), fn,
-                      verify if numeric else None)
+    chk = checker(B, numeric, ctx)
 
     for dt in DTYPES:
         dn = np.dtype(dt).name
@@ -309,9 +307,7 @@ def scan_checks(B, numeric, ctx, sizes=SIZES):
     arrays."""
     H = B.host
 
-    def chk(name, fn, verify):
-        ctx.run_check("%s %s" % (B.name, name), fn,
-                      verify if numeric else None)
+    chk = checker(B, numeric, ctx)
 
     for n in sizes:
         a, b = affine_data(n, seed=1)

@@ -6,7 +6,7 @@ import numpy as np
 
 import edge_cases as E
 import fuse
-from check_util import Mismatch, exact, near, same
+from check_util import Mismatch, checker, exact, near, same
 
 # ---- value edges (docs/reliability.md, row 12) -----------------------------
 # The pipelines, inputs and NumPy references of test_value_edges.py
@@ -96,9 +96,7 @@ def add_scan_near(got, x, exclusive, what):
 
 def edge_checks(B, numeric, ctx):
     """numeric=False: only run the calls (compile-only or look-ups)."""
-    def chk(name, fn, verify):
-        ctx.run_check("%s edge %s" % (B.name, name), fn,
-                  verify if numeric else None)
+    chk = checker(B, numeric, ctx, "edge ")
 
     def call(f, *arrays):
         """f on device copies of arrays; the results on the host (a tuple;
@@ -377,8 +375,7 @@ def bool_not_count(b):
 def unsigned_checks(B, numeric, ctx):
     H = B.host
 
-    def chk(name, fn, verify):
-        ctx.run_check("%s %s" % (B.name, name), fn, verify if numeric else None)
+    chk = checker(B, numeric, ctx)
 
     for dtype in (np.uint8, np.uint16, np.uint32, np.uint64):
         dn = np.dtype(dtype).name

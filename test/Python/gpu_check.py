@@ -249,7 +249,8 @@ def cc_variance(B, x, n):
     return v / np.float32(n) if n else np.float32(np.nan)
 
 
-from check_util import Mismatch, close, exact, f32, near, same  # noqa: E402,F401
+from check_util import (Mismatch, checker, close, exact, f32,  # noqa: E402,F401
+                        near, same)
 
 
 # ---- the checks ------------------------------------------------------------------
@@ -274,8 +275,7 @@ def workload_checks(B, numeric):
     """numeric=False: only run the calls (compile-only or look-ups)."""
     H = B.host
 
-    def chk(name, fn, verify):
-        run_check("%s %s" % (B.name, name), fn, verify if numeric else None)
+    chk = checker(B, numeric, sys.modules[__name__])
 
     for front in ("jit", "cc"):
         for n in SIZES:
@@ -607,9 +607,7 @@ def stream_checks(B, numeric):
     x = rand(1 << 16, seed=11)
     n = x.size
 
-    def chk(name, fn, verify):
-        run_check("%s stream %s" % (B.name, name), fn,
-                  verify if numeric else None)
+    chk = checker(B, numeric, sys.modules[__name__], "stream ")
 
     if B.name == "torch":
         torch = B.torch

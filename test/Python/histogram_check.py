@@ -19,6 +19,7 @@ import numpy as np
 import fuse
 import fuse.compute as fc
 from fuse._compute_histogram import cpp_common_type, int_arithmetic_type
+from check_util import checker
 
 SIZES = [0, 1, 31, 1000003]
 DTYPES = [np.float32, np.float64, np.int8, np.int16, np.int32, np.int64,
@@ -253,9 +254,7 @@ def histogram_checks(B, numeric, ctx, sizes=SIZES):
     even-bin data (the CPU run of these checks takes fewer)."""
     H = B.host
 
-    def chk(name, fn, verify):
-        ctx.run_check("%s histogram %s" % (B.name, name), fn,
-                      verify if numeric else None)
+    chk = checker(B, numeric, ctx, "histogram ")
 
     def pair(want):
         def verify(got):          # NaN where NaN, zeros' signs included

@@ -24,7 +24,7 @@ import numpy as np
 import fuse
 import fuse.compute as fc
 import sort_check
-from check_util import Mismatch
+from check_util import Mismatch, checker
 
 SIZES = [0, 1, 31, 1000003]
 DTYPES = [np.float32, np.float64, np.int32, np.int64, np.uint8, np.uint32,
@@ -203,9 +203,7 @@ def partition_checks(B, numeric, ctx, sizes=SIZES):
     size. ctx: gpu_check's run_check."""
     H = B.host
 
-    def chk(name, fn, verify):
-        ctx.run_check("%s %s" % (B.name, name), fn,
-                      verify if numeric else None)
+    chk = checker(B, numeric, ctx)
 
     for dt in DTYPES:
         dn = np.dtype(dt).name
@@ -237,9 +235,7 @@ def compute_checks(B, numeric, ctx):
     dtype, and the object form with temporary storage."""
     H = B.host
 
-    def chk(name, fn, verify):
-        ctx.run_check("%s compute.three_way_partition %s" % (B.name, name),
-                      fn, verify if numeric else None)
+    chk = checker(B, numeric, ctx, "compute.three_way_partition ")
 
     first, second = below(2), below(10)
     for dt in (np.float32, np.int32, np.uint64):

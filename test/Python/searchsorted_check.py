@@ -14,6 +14,7 @@ import numpy as np
 import fuse
 import fuse.compute as fc
 from sort_check import DTYPES, SIZES, data
+from check_util import checker
 
 
 @fuse.jit
@@ -73,9 +74,7 @@ def searchsorted_checks(B, numeric, ctx):
     """ctx: gpu_check's run_check, exact and Mismatch."""
     H = B.host
 
-    def chk(name, fn, verify):
-        ctx.run_check("%s searchsorted %s" % (B.name, name), fn,
-                      verify if numeric else None)
+    chk = checker(B, numeric, ctx, "searchsorted ")
 
     for name, a, v in cases():
         da, dv = B.dev(a), B.dev(v)

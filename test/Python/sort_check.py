@@ -13,6 +13,7 @@ on the same data."""
 import numpy as np
 
 import fuse
+from check_util import checker
 
 SIZES = [0, 1, 31, 1000003]
 DTYPES = [np.float32, np.float64, np.int32, np.int64, np.uint32, np.uint8,
@@ -131,9 +132,7 @@ def sort_checks(B, numeric, ctx):
         got = np.asarray(H(got))
         ctx.exact(got.view(np.uint8), np.asarray(want).view(np.uint8))
 
-    def chk(name, fn, verify):
-        ctx.run_check("%s sort %s" % (B.name, name), fn,
-                      verify if numeric else None)
+    chk = checker(B, numeric, ctx, "sort ")
 
     for dt in DTYPES:
         dn = np.dtype(dt).name

@@ -46,33 +46,47 @@ def _init_dtype(v, x):
     return x.dtype
 
 
+def _tuple_operands(xs, op, init, noun, what):
+    """The arrays of a tuple reduction or scan (`noun`), checked with their
+    combiner and inits, broadcast together and cast to the accumulator
+    dtypes the inits ask for; returns (arrays, dtypes)."""
+    xs = [wrap(x) for x in xs]
+    if not xs:
+        raise ValueError("%s: a tuple %s needs at least one array"
+                         % (what, noun))
+    if not callable(op):
+        raise TypeError("%s: a tuple %s takes a function combiner, got %r"
+                        % (what, noun, op))
+    if not isinstance(init, (tuple, list)) or len(init) != len(xs):
+        raise ValueError("%s: a tuple %s of %d arrays needs init: a tuple "
+                         "of %d values" % (what, noun, len(xs), len(xs)))
+    xs = _common_shape(xs, what)
+    accs = [_init_dtype(v, x) for v, x in zip(init, xs)]
+    return [cast(x, dt) for x, dt in zip(xs, accs)], accs
+
+
+def _combiner_parts(xs, accs, init, op, what):
+    """The inits as scalar SSA values, the traced combiner (params,
+    results) and the arrays materialized: what the op's text needs."""
+    ctx = current()
+    ivs = [_scalar_operand(ctx, v, dt, what + " init")
+           for v, dt in zip(init, accs)]
+    ps, res = _trace_combiner(op, accs, what + " combiner")
+    return ivs, ps, res, materialize_many(xs)
+
+
 def reduce_tuple(xs, op, init, axis=None, keepdims=False,
                  what="fuse.reduce"):
     """One fuse.reduce of the arrays xs (broadcast together) with the
     combiner op((accs), (elems)) -> accs and one init per array; returns a
     tuple of results, one per array, in its accumulator's dtype."""
     ctx = current()
-    xs = [wrap(x) for x in xs]
-    if not xs:
-        raise ValueError("%s: a tuple reduction needs at least one array"
-                         % what)
-    if not callable(op):
-        raise TypeError("%s: a tuple reduction takes a function combiner, "
-                        "got %r" % (what, op))
-    if not isinstance(init, (tuple, list)) or len(init) != len(xs):
-        raise ValueError("%s: a tuple reduction of %d arrays needs init: a "
-                         "tuple of %d values" % (what, len(xs), len(xs)))
-    xs = _common_shape(xs, what)
-    accs = [_init_dtype(v, x) for v, x in zip(init, xs)]
-    xs = [cast(x, dt) for x, dt in zip(xs, accs)]
+    xs, accs = _tuple_operands(xs, op, init, "reduction", what)
     axes = _axes(xs[0], axis)
     if any(xs[0].dims[a] is ONE for a in axes):
         raise NotImplementedError("%s: reducing a broadcast (size-1) axis "
                                   "with a function combiner" % what)
-    ivs = [_scalar_operand(ctx, v, dt, what + " init")
-           for v, dt in zip(init, accs)]
-    ps, res = _trace_combiner(op, accs, what + " combiner")
-    lfs = materialize_many(xs)
+    ivs, ps, res, lfs = _combiner_parts(xs, accs, init, op, what)
     dims = xs[0].dims
     under = [i for i, s in enumerate(dims) if s is not ONE]
     red = [under.index(a) for a in axes]
@@ -101,27 +115,13 @@ def scan_tuple(xs, op, init, exclusive=False, axis=-1, what="fuse.scan"):
     exclusive scan's first values); a tuple of results, one per array, in
     its init's dtype."""
     ctx = current()
-    xs = [wrap(x) for x in xs]
-    if not xs:
-        raise ValueError("%s: a tuple scan needs at least one array" % what)
-    if not callable(op):
-        raise TypeError("%s: a tuple scan takes a function combiner, got %r"
-                        % (what, op))
-    if not isinstance(init, (tuple, list)) or len(init) != len(xs):
-        raise ValueError("%s: a tuple scan of %d arrays needs init: a tuple "
-                         "of %d values" % (what, len(xs), len(xs)))
-    xs = _common_shape(xs, what)
+    xs, accs = _tuple_operands(xs, op, init, "scan", what)
     if xs[0].ndim == 0:
         raise ValueError("%s: the arrays must have rank >= 1" % what)
     (a,) = _axes(xs[0], axis)
     if xs[0].dims[a] is ONE:
         raise NotImplementedError("%s: scanning a broadcast axis" % what)
-    accs = [_init_dtype(v, x) for v, x in zip(init, xs)]
-    xs = [cast(x, dt) for x, dt in zip(xs, accs)]
-    ivs = [_scalar_operand(ctx, v, dt, what + " init")
-           for v, dt in zip(init, accs)]
-    ps, res = _trace_combiner(op, accs, what + " combiner")
-    lfs = materialize_many(xs)
+    ivs, ps, res, lfs = _combiner_parts(xs, accs, init, op, what)
     under = [i for i, s in enumerate(xs[0].dims) if s is not ONE]
     d = under.index(a)
     names = [ctx.fresh("r") for _ in lfs]

@@ -30,7 +30,7 @@ copy)."""
 import numpy as np
 
 import fuse
-from check_util import Mismatch, checker
+from check_util import Mismatch, checker, same
 
 SIZES = [1, 31, 1023, 1024, 1025, 1000003, (1 << 22) + 17]
 DTYPES = [np.float32, np.float64, np.int32, np.int64, np.uint8, np.uint32,
@@ -227,14 +227,11 @@ def check_index(g, want, H, what):
 
 
 def check_pair(g, want, H, what):
-    """Each result bit for bit, NaN as NaN (the GPU's min/max give its
-    canonical NaN, not the operand's payload)."""
-    got = [_scalar(H, v) for v in g]
-    for v, w in zip(got, want):
-        w = np.asarray(w)
-        nan = v.dtype.kind == "f" and np.isnan(v) and np.isnan(w)
-        if v.dtype != w.dtype or not (nan or v.tobytes() == w.tobytes()):
-            raise Mismatch("%s: %r, expected %r" % (what, tuple(got), want))
+    """Each scalar result as check_util.same compares: its dtype, NaN as
+    NaN (the GPU's min/max give its canonical NaN, not the operand's
+    payload), other values and the sign of zeros exactly."""
+    for i, (v, w) in enumerate(zip(g, want)):
+        same(_scalar(H, v), np.asarray(w), "%s result %d" % (what, i))
 
 
 def at_offset(B, x):

@@ -15,6 +15,8 @@
 #include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
+#include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
@@ -30,6 +32,9 @@ void buildFuseToCPUPipeline(OpPassManager &pm,
   // Fusion partitions the fuse ops into groups; convert-fuse-to-loops then
   // lowers each group as one fused loop nest (GroupToLoops). Without it,
   // every op gets its own loop nest (the unfused reference).
+  // The numerics of half-precision sums (f32 accumulation), with or
+  // without fusion: the unfused reference accumulates as the fused code.
+  pm.addPass(createFuseWidenAccumulatorsPass());
   if (options.fusion)
     pm.addPass(createFuseFusionPass());
   pm.addPass(createConvertFuseToLoopsPass());
@@ -55,6 +60,13 @@ void buildFuseToCPUPipeline(OpPassManager &pm,
   pm.addPass(createSCFToControlFlowPass(scfToCF));
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
+  // Half precision on the host: math functions in f32 (f16 and bf16, as
+  // the GPU backend computes them), bf16 arithmetic in f32 rounded back to
+  // bf16 (correctly rounded: f32 has more than twice bf16's precision).
+  pm.addPass(math::createMathExtendToSupportedTypes());
+  arith::ArithEmulateUnsupportedFloatsOptions bf16;
+  bf16.sourceTypeStrs = {"bf16"};
+  pm.addPass(arith::createArithEmulateUnsupportedFloats(bf16));
   // fuse-expand-arith, not arith-expand: the latter rewrites maximumf and
   // minimumf into a compare and select that ignores the sign of zero.
   pm.addPass(createFuseExpandArithPass());

@@ -153,6 +153,8 @@ void buildFuseGPUFrontend(OpPassManager &pm, const FuseToGPUOptions &options) {
   target.chip = options.chip;
   target.smCount = options.smCount;
   pm.addPass(createFuseAttachTargetPass(target));
+  // The numerics of half-precision sums (f32 accumulation), as on the CPU.
+  pm.addPass(createFuseWidenAccumulatorsPass());
   if (!options.fusion)
     return;
   pm.addPass(createFuseFusionPass());

@@ -62,7 +62,9 @@ def _build(ir_text):
         so = os.path.join(d, "m.so")
         _run([llc, "-O3", "-filetype=obj", "-relocation-model=pic", "-",
               "-o", obj], llvm_ir, "llc")
-        _run([cc, "-shared", obj, "-o", so, "-lm"], b"", "cc -shared")
+        rt = _tools.find_builtins()
+        _run([cc, "-shared", obj, "-o", so, "-lm"] + ([rt] if rt else []),
+             b"", "cc -shared")
         with open(so, "rb") as f:
             return f.read()
 

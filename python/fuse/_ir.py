@@ -302,6 +302,9 @@ _CMP_U = {"lt": "ult", "le": "ule", "gt": "ugt", "ge": "uge", "eq": "eq",
 
 def float_literal(value, dtype):
     dtype = np.dtype(dtype)
+    if dtype.itemsize == 2:
+        # float16 or bfloat16, rounded as NumPy (ml_dtypes) casts.
+        return "0x%04X" % int(np.array(value, dtype).view(np.uint16))
     if dtype == np.float32:
         bits = struct.unpack("<I", struct.pack("<f", float(value)))[0]
         return "0x%08X" % bits

@@ -46,13 +46,16 @@ def _classify(t):
         torch = sys.modules.get("torch")
         if torch is not None and t is torch.Tensor:
             k = TORCH
-            for name in ("float32", "float64", "int8", "int16", "int32",
-                         "int64", "uint8", "uint16", "uint32", "uint64",
-                         "bool"):
+            for name in ("float16", "float32", "float64", "int8", "int16",
+                         "int32", "int64", "uint8", "uint16", "uint32",
+                         "uint64", "bool"):
                 td = getattr(torch, name, None)
                 if td is not None:
                     _TORCH_DTYPES[td] = np.dtype(name if name != "bool"
                                                  else np.bool_)
+            bf16 = getattr(torch, "bfloat16", None)
+            if bf16 is not None and T.BFLOAT16 is not None:
+                _TORCH_DTYPES[bf16] = T.BFLOAT16
     elif mod.startswith("cupy"):
         cupy = sys.modules.get("cupy")
         if cupy is not None and t is cupy.ndarray:

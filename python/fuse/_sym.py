@@ -211,7 +211,10 @@ class SymArray:
     def mean(self, axis=None, keepdims=False):
         ctx = current()
         axes = _axes(self, axis)
-        acc = T.float_of(self.dtype)
+        out = T.float_of(self.dtype)
+        # NumPy's float16 mean sums and divides in float32 (a sum of f16
+        # overflows at 65504 where the mean would not), then rounds once.
+        acc = np.dtype(np.float32) if T.is_half(out) else out
         s = _reduce_builtin(cast(self, acc), "add", axis, keepdims)
         count = None
         for a in axes:
@@ -219,9 +222,9 @@ class SymArray:
                 continue
             n = size_array(self.dims[a])
             count = n if count is None else count * n
-        if count is None:
-            return s
-        return s / cast(count, acc)
+        if count is not None:
+            s = s / cast(count, acc)
+        return cast(s, out)
 
     @property
     def T(self):

@@ -13,6 +13,7 @@ library is $CC, else `cc`.
 """
 
 import functools
+import glob
 import hashlib
 import os
 import shutil
@@ -103,6 +104,22 @@ def find_cc():
             "C compiler %r not found (set CC) : needed to link the shared "
             "library of a compiled pipeline" % cc)
     return p
+
+
+def find_builtins():
+    """LLVM's compiler-rt builtins archive (libclang-rt-22-dev), or None.
+    LLVM's x86 code moves bf16 values through f32 and rounds them back with
+    __truncsfbf2, which libgcc has only from GCC 13 on; linked into each
+    pipeline's library only where needed (the archive's other members stay
+    out)."""
+    llc = os.path.realpath(find_llvm_tool("llc"))
+    root = os.path.dirname(os.path.dirname(llc))
+    for pattern in ("lib/clang/*/lib/linux/libclang_rt.builtins-x86_64.a",
+                    "lib/clang/*/lib/x86_64*/libclang_rt.builtins.a"):
+        found = sorted(glob.glob(os.path.join(root, pattern)))
+        if found:
+            return found[-1]
+    return None
 
 
 _hash_memo = {}

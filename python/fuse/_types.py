@@ -2,9 +2,19 @@
 
 import numpy as np
 
+try:
+    # NumPy has no bfloat16; ml_dtypes (JAX's) registers one, which is what
+    # NumPy arrays and PyTorch/DLPack bfloat16 data map to. Without it,
+    # bfloat16 arrays are refused like any other unsupported dtype.
+    import ml_dtypes as _ml_dtypes
+    BFLOAT16 = np.dtype(_ml_dtypes.bfloat16)
+except ImportError:
+    BFLOAT16 = None
+
 # numpy dtype -> (MLIR type, kind): kind is 'f' float, 's' signed int,
 # 'u' unsigned int, 'b' bool.
 _TABLE = {
+    np.dtype(np.float16): ("f16", "f"),
     np.dtype(np.float32): ("f32", "f"),
     np.dtype(np.float64): ("f64", "f"),
     np.dtype(np.int8): ("i8", "s"),
@@ -17,9 +27,16 @@ _TABLE = {
     np.dtype(np.uint64): ("i64", "u"),
     np.dtype(np.bool_): ("i1", "b"),
 }
+if BFLOAT16 is not None:
+    _TABLE[BFLOAT16] = ("bf16", "f")
 
 SUPPORTED = tuple(_TABLE)
 SUPPORTED_NAMES = ", ".join(str(d) for d in SUPPORTED)
+
+
+def is_half(dt):
+    """float16 or bfloat16: sums and means accumulate in float32."""
+    return _TABLE.get(np.dtype(dt), ("",))[0] in ("f16", "bf16")
 
 
 def is_supported(dt):
@@ -49,8 +66,12 @@ def check_supported(dt, what):
     except TypeError:
         raise TypeError("%s: %r is not a dtype" % (what, dt))
     if d not in _TABLE:
-        raise TypeError("%s: dtype %s is not supported (expected one of %s)"
-                        % (what, d, SUPPORTED_NAMES))
+        hint = ""
+        if d.name == "bfloat16" or "bfloat16" in str(dt):
+            hint = " (bfloat16 needs the ml_dtypes package: pip install " \
+                   "ml_dtypes)"
+        raise TypeError("%s: dtype %s is not supported (expected one of %s)%s"
+                        % (what, d, SUPPORTED_NAMES, hint))
     return d
 
 

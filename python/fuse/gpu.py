@@ -272,12 +272,21 @@ def _from_dlpack(a, name):
     get.argtypes = [ctypes.py_object, ctypes.c_char_p]
     # DLManagedTensor starts with its DLTensor.
     t = _DLTensor.from_address(get(cap, b"dltensor"))
-    code = {0: "i", 1: "u", 2: "f", 6: "b"}.get(t.dtype.code)
-    if code is None or t.dtype.lanes != 1:
-        raise TypeError("%s: unsupported DLPack dtype (code %d, lanes %d)"
-                        % (name, t.dtype.code, t.dtype.lanes))
-    dtype = np.dtype(np.bool_) if code == "b" else np.dtype(
-        "%s%d" % (code, t.dtype.bits // 8))
+    code = {0: "i", 1: "u", 2: "f", 4: "bf", 6: "b"}.get(t.dtype.code)
+    if code is None or t.dtype.lanes != 1 or \
+            (code == "bf" and t.dtype.bits != 16):
+        raise TypeError("%s: unsupported DLPack dtype (code %d, bits %d, "
+                        "lanes %d)" % (name, t.dtype.code, t.dtype.bits,
+                                       t.dtype.lanes))
+    if code == "bf":
+        if T.BFLOAT16 is None:
+            raise TypeError("%s: bfloat16 arrays need the ml_dtypes package "
+                            "(pip install ml_dtypes)" % name)
+        dtype = T.BFLOAT16
+    elif code == "b":
+        dtype = np.dtype(np.bool_)
+    else:
+        dtype = np.dtype("%s%d" % (code, t.dtype.bits // 8))
     T.check_supported(dtype, name)
     shape = tuple(t.shape[i] for i in range(t.ndim))
     strides = None if not t.strides else tuple(

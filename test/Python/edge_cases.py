@@ -420,7 +420,8 @@ def same_diff(got, ref):
         return "dtype %s, expected %s" % (got.dtype, ref.dtype)
     if got.shape != ref.shape:
         return "shape %s, expected %s" % (got.shape, ref.shape)
-    if ref.dtype.kind == "f":
+    # bfloat16 (ml_dtypes) is kind 'V' but a float for the comparison.
+    if ref.dtype.kind == "f" or ref.dtype.name == "bfloat16":
         bad = ~((got == ref) | (np.isnan(got) & np.isnan(ref)))
         zero = (ref == 0) & (got == 0)
         bad |= zero & (np.signbit(got) != np.signbit(ref))

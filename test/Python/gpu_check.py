@@ -18,7 +18,8 @@ and histogram_even (histogram_check.py); the segment reductions,
 reduce_by_key and segmented_reduce with offsets (segments_check.py);
 fuse.topk, fuse.partition and three_way_partition (partition_check.py);
 argmax, argmin and reductions and scans with (tuple) function combiners
-(combiner_check.py). The comparisons every module raises Mismatch from
+(combiner_check.py); float16, bfloat16, int8 and uint8 arrays
+(half_check.py). The comparisons every module raises Mismatch from
 are check_util.py's.
 
 Modes:
@@ -51,6 +52,7 @@ import fuse.compute as fc  # noqa: E402
 from fuse import OpKind  # noqa: E402
 import edge_check  # noqa: E402
 import graph_check  # noqa: E402
+import half_check  # noqa: E402
 import histogram_check  # noqa: E402
 import partition_check  # noqa: E402
 import combiner_check  # noqa: E402
@@ -115,8 +117,9 @@ class TorchBackend:
     def host_array_for_gpu(self, a):
         return self.torch.from_numpy(a)          # a CPU tensor
 
-    def half(self, a):
-        return self.dev(a).half()
+    def unsupported(self, a):
+        """a as an array of a dtype fuse does not take (complex64)."""
+        return self.dev(a.astype(np.complex64))
 
 
 class CupyBackend:
@@ -142,8 +145,8 @@ class CupyBackend:
     def host_array_for_gpu(self, a):
         return a                                  # a NumPy array
 
-    def half(self, a):
-        return self.cupy.asarray(a.astype(np.float16))
+    def unsupported(self, a):
+        return self.cupy.asarray(a.astype(np.complex64))
 
 
 class StandInBackend:
@@ -164,8 +167,8 @@ class StandInBackend:
     def host_array_for_gpu(self, a):
         return a
 
-    def half(self, a):
-        return fuse.gpu.StandIn(a.astype(np.float16))
+    def unsupported(self, a):
+        return fuse.gpu.StandIn(a.astype(np.complex64))
 
 
 # ---- the cuda.compute-style pipelines on device arrays -----------------------
@@ -559,10 +562,10 @@ def error_checks(B):
     dx = B.dev(x)
     p = B.name
     launches = fuse.gpu.stats.copy()
-    expect_error("%s error: float16 to @fuse.jit" % p, TypeError, "float16",
-                 lambda: W.jit_sumsq(B.half(x)))
-    expect_error("%s error: float16 to fuse.compute" % p, TypeError,
-                 "float16", lambda: cc_chain(B, B.half(x), 1000))
+    expect_error("%s error: complex64 to @fuse.jit" % p, TypeError,
+                 "complex64", lambda: W.jit_sumsq(B.unsupported(x)))
+    expect_error("%s error: complex64 to fuse.compute" % p, TypeError,
+                 "complex64", lambda: cc_chain(B, B.unsupported(x), 1000))
     expect_error("%s error: sizes 1000 and 999" % p, ValueError,
                  "size mismatch", lambda: W.jit_dot(dx, B.dev(x[:999])))
     expect_error("%s error: d_out too small" % p, ValueError,
@@ -776,6 +779,8 @@ def main():
                      lambda: partition_check.compute_checks(
                          B, numeric, sys.modules[__name__]),
                      lambda: combiner_check.combiner_checks(
+                         B, numeric, sys.modules[__name__]),
+                     lambda: half_check.half_checks(
                          B, numeric, sys.modules[__name__])):
             try:
                 part()

@@ -133,7 +133,8 @@ def make_fake_torch():
     t.__version__ = "fake"
     t.Tensor = Tensor
     for name, d in (("float32", np.float32), ("float64", np.float64),
-                    ("float16", np.float16), ("int8", np.int8),
+                    ("float16", np.float16), ("complex64", np.complex64),
+                    ("int8", np.int8),
                     ("int16", np.int16), ("int32", np.int32),
                     ("int64", np.int64), ("uint8", np.uint8),
                     ("uint16", np.uint16), ("uint32", np.uint32),
@@ -521,8 +522,8 @@ def test_errors_after_warm_up(torch):
     n = len(torch.launches)
     with pytest.raises(ValueError, match="size mismatch.*'x'.*10.*'y'.*9"):
         dot(dev(torch, rand(10)), dev(torch, rand(9)))
-    with pytest.raises(TypeError, match="argument 'y'.*float16"):
-        dot(dev(torch, rand(10)), dev(torch, rand(10).astype(np.float16)))
+    with pytest.raises(TypeError, match="argument 'y'.*complex64"):
+        dot(dev(torch, rand(10)), dev(torch, rand(10).astype(np.complex64)))
     with pytest.raises(TypeError, match="argument 'x'.*not C-contiguous"):
         dot(dev(torch, rand(20))[::2], dev(torch, rand(10)))
     with pytest.raises(TypeError, match="argument 'y'.*host"):

@@ -88,7 +88,6 @@ def test_reported_calls():
     (lambda x: np.exp(x, out=x), r"np\.exp\(\.\.\., out="),
     (lambda x: np.add.outer(x, x), r"np\.add\.outer"),
     (lambda x: np.fmax(x, 1), r"np\.fmax .*fuse\.maximum"),
-    (lambda x: np.exp(x.astype(np.uint8)), r"np\.exp of uint8 gives float16"),
     (lambda x: np.linalg.norm(x), r"np\.linalg\.norm"),
     (lambda x: np.concatenate([x, x]), r"np\.concatenate"),
     (lambda x: np.mean(x, where=x > 0), r"np\.mean\(\.\.\., where="),

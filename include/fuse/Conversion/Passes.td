@@ -159,9 +159,14 @@ def FuseExpandArithPass : Pass<"fuse-expand-arith"> {
     and select: that rewrite returns the second operand when both compare
     equal, so `maximumf(+0.0, -0.0)` gave -0.0. Left alone, they become
     `llvm.intr.maximum`/`llvm.intr.minimum`, which order -0.0 below +0.0
-    and propagate NaN, as fuse documents. Used by `fuse-to-cpu`.
+    and propagate NaN, as fuse documents. bf16 conversions become integer
+    code (the C runtime of the host may lack `__truncsfbf2`); f64 -> bf16
+    goes through an f32 rounded to odd, so it is correctly rounded. Used
+    by `fuse-to-cpu`, after `math-extend-to-supported-types` and
+    `arith-emulate-unsupported-floats` moved bf16 arithmetic to f32.
   }];
-  let dependentDialects = ["::mlir::arith::ArithDialect"];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::math::MathDialect"];
 }
 
 def FuseGPUModuleToBinaryPass

@@ -91,6 +91,43 @@ def FuseFusionPass : Pass<"fuse-fusion"> {
                            "::mlir::arith::ArithDialect"];
 }
 
+def FuseWidenAccumulatorsPass : Pass<"fuse-widen-accumulators"> {
+  let summary = "Accumulate f16 and bf16 sums and products in f32";
+  let description = [{
+    The numerics of half-precision reductions (docs/dialect.md): a
+    `fuse.reduce`, `fuse.scan` or `fuse.segmented_reduce` whose built-in
+    kind is `add` or `mul` over f16 or bf16 accumulates in f32 and rounds
+    each result once to the input's type. Every pipeline (fuse-to-cpu,
+    fuse-to-gpu) runs this pass first, so the CPU and GPU backends agree
+    and a sum of 2^20 ones is 1048576 rounded once (inf in f16, 1048576 in
+    bf16), not the 2048 at which f16 steps of one stop counting.
+
+    The input is widened by a map (`arith.extf`), which fusion folds into
+    the reduction's pass: no f32 copy is written. The init is widened with
+    it, the result narrowed by a map (`arith.truncf`). Other kinds (min,
+    max) are exact in any type; combiner regions compute in the types
+    they are written in (write the region in f32 over an `arith.extf` map
+    for f32 accumulation).
+
+    Before:
+    ```mlir
+    %s = fuse.reduce add %x : tensor<?xbf16> -> tensor<bf16>
+    ```
+    After:
+    ```mlir
+    %w = fuse.map %x : tensor<?xbf16> -> tensor<?xf32> { arith.extf }
+    %a = fuse.reduce add %w : tensor<?xf32> -> tensor<f32>
+    %s = fuse.map %a : tensor<f32> -> tensor<bf16> { arith.truncf }
+    ```
+  }];
+  let statistics = [
+    Statistic<"numWidened", "widened",
+              "Number of half-precision accumulations widened to f32">
+  ];
+  let dependentDialects = ["::fuse::FuseDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
 def FuseFastMathPass : Pass<"fuse-fastmath"> {
   let summary = "Give every float op that takes fast-math flags the given "
                 "flags (fuse-compile --fastmath)";

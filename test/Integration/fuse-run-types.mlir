@@ -42,9 +42,17 @@ func.func @neg_f16(%x: tensor<2xf16>) -> tensor<2xf16> {
   return %y : tensor<2xf16>
 }
 
-// bf16 runs (random inputs, printed), but has no .npy dtype.
+// bf16 .npy files hold the 2-byte void type "<V2" (what NumPy saves
+// ml_dtypes.bfloat16 arrays as): 1.5 is 0x3FC0, -0.25 0xBE80.
 // RUN: fuse-run %s --entry neg_bf16 --arg rand:3 --print | FileCheck %s --check-prefix=BF16
 // BF16: result #0: bfloat16 array of shape (3,)
+// RUN: %python %S/Inputs/make_npy.py %t/bf16.npy '<V2' 2 16320,48768
+// RUN: fuse-run %s --entry neg_bf16 --arg %t/bf16.npy --print --out %t/bf | FileCheck %s --check-prefix=BF16NPY
+// BF16NPY: result #0: bfloat16 array of shape (2,)
+// BF16NPY-NEXT: [-1.5, 0.25]
+// RUN: %python -c "import sys; d = open(sys.argv[1], 'rb').read(); print(d[10:30], d[-4:].hex())" %t/bf/result0.npy | FileCheck %s --check-prefix=BF16OUT
+// BF16OUT: {'descr': '<V2'
+// BF16OUT-SAME: c0bf803e
 func.func @neg_bf16(%x: tensor<?xbf16>) -> tensor<?xbf16> {
   %y = fuse.map %x : tensor<?xbf16> -> tensor<?xbf16> {
   ^bb0(%a: bf16):

@@ -84,7 +84,7 @@ bool isFloat(Elem e) {
   return e == Elem::F16 || e == Elem::BF16 || e == Elem::F32 || e == Elem::F64;
 }
 
-std::optional<npy::DType> npyOf(Elem e) {
+npy::DType npyOf(Elem e) {
   switch (e) {
   case Elem::I1:
     return npy::DType::Bool;
@@ -104,16 +104,12 @@ std::optional<npy::DType> npyOf(Elem e) {
   case Elem::F64:
     return npy::DType::Float64;
   case Elem::BF16:
-    return std::nullopt;
+    return npy::DType::BFloat16;
   }
-  return std::nullopt;
+  return npy::DType::Float32;
 }
 
-const char *elemName(Elem e) {
-  if (auto d = npyOf(e))
-    return npy::dtypeName(*d);
-  return "bfloat16";
-}
+const char *elemName(Elem e) { return npy::dtypeName(npyOf(e)); }
 
 //===----------------------------------------------------------------------===//
 // Conversions
@@ -412,10 +408,7 @@ HostArray readNpy(const Slot &slot, const std::string &path,
   HostArray a;
   a.elem = slot.elem;
   a.shape = file.shape;
-  std::optional<npy::DType> want = npyOf(slot.elem);
-  if (!want)
-    fail(what + ": " + path + ": bf16 has no .npy dtype (use rand:SHAPE)");
-  if (*want != file.dtype || a.shape.size() != slot.rank())
+  if (npyOf(slot.elem) != file.dtype || a.shape.size() != slot.rank())
     fail(what + ": expected " + slot.typeText + ", got " +
          gotString(a, npy::dtypeName(file.dtype)));
   checkShape(slot, a, npy::dtypeName(file.dtype), what);
@@ -496,11 +489,8 @@ std::vector<HostArray> makeInputs(const std::string &entry,
 
 void writeNpy(const HostArray &a, const std::string &path,
               const std::string &what) {
-  std::optional<npy::DType> d = npyOf(a.elem);
-  if (!d)
-    fail(what + ": bf16 has no .npy dtype; cannot write " + path);
   npy::Array out;
-  out.dtype = *d;
+  out.dtype = npyOf(a.elem);
   out.shape = a.shape;
   out.data = a.data;
   std::string error;

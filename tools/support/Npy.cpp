@@ -26,6 +26,7 @@ unsigned byteWidth(DType t) {
     return 1;
   case DType::Int16:
   case DType::Float16:
+  case DType::BFloat16:
     return 2;
   case DType::Int32:
   case DType::Float32:
@@ -51,6 +52,8 @@ const char *dtypeName(DType t) {
     return "int64";
   case DType::Float16:
     return "float16";
+  case DType::BFloat16:
+    return "bfloat16";
   case DType::Float32:
     return "float32";
   case DType::Float64:
@@ -73,6 +76,8 @@ const char *dtypeDescr(DType t) {
     return "<i8";
   case DType::Float16:
     return "<f2";
+  case DType::BFloat16:
+    return "<V2";
   case DType::Float32:
     return "<f4";
   case DType::Float64:
@@ -241,7 +246,8 @@ bool parseDescr(const std::string &descr, DType &out, std::string &error) {
   } table[] = {
       {"b1", DType::Bool},    {"?", DType::Bool},     {"i1", DType::Int8},
       {"i2", DType::Int16},   {"i4", DType::Int32},   {"i8", DType::Int64},
-      {"f2", DType::Float16}, {"f4", DType::Float32}, {"f8", DType::Float64}};
+      {"f2", DType::Float16}, {"f4", DType::Float32}, {"f8", DType::Float64},
+      {"V2", DType::BFloat16}};
   for (const Entry &e : table) {
     if (kind != e.kind)
       continue;
@@ -254,7 +260,7 @@ bool parseDescr(const std::string &descr, DType &out, std::string &error) {
   }
   error = "unsupported dtype '" + descr +
           "' (supported: bool, int8, int16, int32, int64, float16, float32, "
-          "float64)";
+          "float64, and V2 as bfloat16)";
   return false;
 }
 

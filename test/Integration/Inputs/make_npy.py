@@ -3,6 +3,7 @@
 
 usage: make_npy.py OUT DESCR SHAPE VALUES [options]
   DESCR   .npy descr string, e.g. '<f4', '|b1', '>f4', '|O'
+          ("<V2": raw 16-bit words, as NumPy saves ml_dtypes.bfloat16)
   SHAPE   comma-separated sizes ('' for rank 0), e.g. 3,4
   VALUES  comma-separated values ('' for none); packed per DESCR
 options:
@@ -15,7 +16,7 @@ import argparse
 import struct
 
 FORMATS = {"b1": "?", "i1": "b", "i2": "h", "i4": "i", "i8": "q",
-           "f2": "e", "f4": "f", "f8": "d"}
+           "f2": "e", "f4": "f", "f8": "d", "V2": "H", "V4": "I"}
 
 p = argparse.ArgumentParser()
 p.add_argument("out")

@@ -41,8 +41,8 @@ std::optional<Elem> elemFromMlirName(const std::string &name);
 
 unsigned widthOf(Elem e);
 bool isFloat(Elem e);
-/// The .npy dtype of `e`; bf16 has none.
-std::optional<npy::DType> npyOf(Elem e);
+/// The .npy dtype of `e` (bf16: "<V2", see npy::DType).
+npy::DType npyOf(Elem e);
 /// numpy's name of `e` ("float32", ...; "bfloat16" for bf16).
 const char *elemName(Elem e);
 
@@ -101,7 +101,7 @@ std::vector<HostArray> makeInputs(const std::string &entry,
                                   const std::vector<std::string> &specs,
                                   uint64_t seed);
 
-/// Writes `a` as a .npy file (bf16 has no .npy dtype: an error).
+/// Writes `a` as a .npy file.
 void writeNpy(const HostArray &a, const std::string &path,
               const std::string &what);
 

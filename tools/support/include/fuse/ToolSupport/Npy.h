@@ -19,7 +19,20 @@ namespace fuse {
 namespace npy {
 
 /// The element types fuse-run moves through .npy files (numpy's names).
-enum class DType { Bool, Int8, Int16, Int32, Int64, Float16, Float32, Float64 };
+/// BFloat16 is written and read as the 2-byte void type "<V2": NumPy has
+/// no bfloat16, and that is what it saves ml_dtypes.bfloat16 arrays as
+/// (np.load gives raw "V2" items; `.view(ml_dtypes.bfloat16)` the values).
+enum class DType {
+  Bool,
+  Int8,
+  Int16,
+  Int32,
+  Int64,
+  Float16,
+  BFloat16,
+  Float32,
+  Float64
+};
 
 /// Bytes per element of `t`.
 unsigned byteWidth(DType t);

@@ -243,11 +243,11 @@ bool parseDescr(const std::string &descr, DType &out, std::string &error) {
   struct Entry {
     const char *kind;
     DType type;
-  } table[] = {
-      {"b1", DType::Bool},    {"?", DType::Bool},     {"i1", DType::Int8},
-      {"i2", DType::Int16},   {"i4", DType::Int32},   {"i8", DType::Int64},
-      {"f2", DType::Float16}, {"f4", DType::Float32}, {"f8", DType::Float64},
-      {"V2", DType::BFloat16}};
+  } table[] = {{"b1", DType::Bool},    {"?", DType::Bool},
+               {"i1", DType::Int8},    {"i2", DType::Int16},
+               {"i4", DType::Int32},   {"i8", DType::Int64},
+               {"f2", DType::Float16}, {"f4", DType::Float32},
+               {"f8", DType::Float64}, {"V2", DType::BFloat16}};
   for (const Entry &e : table) {
     if (kind != e.kind)
       continue;

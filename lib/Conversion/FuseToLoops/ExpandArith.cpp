@@ -60,8 +60,8 @@ struct TruncF64ToBF16 : OpRewritePattern<arith::TruncFOp> {
         arith::CmpFOp::create(b, loc, arith::CmpFPredicate::ONE, back, x);
     Value absBack = math::AbsFOp::create(b, loc, back);
     Value absX = math::AbsFOp::create(b, loc, x);
-    Value away = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT,
-                                       absBack, absX);
+    Value away =
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, absBack, absX);
     // Sign-magnitude: one less in the bits is one ulp toward zero.
     Value bits = arith::BitcastOp::create(b, loc, i32, t);
     Value one = arith::ConstantIntOp::create(b, loc, i32, 1);

@@ -66,8 +66,7 @@ void widenOperand(Operation *op, MutableOperandRange inputs,
   r.replaceAllUsesExcept(narrow, narrow.getDefiningOp());
 }
 
-template <typename OpT>
-unsigned widen(OpT op) {
+template <typename OpT> unsigned widen(OpT op) {
   if (!op.hasBuiltinKinds())
     return 0;
   unsigned n = 0;

@@ -1,12 +1,21 @@
-"""The timing of the algorithm benchmarks (sort_bench.py,
-searchsorted_bench.py, histogram_bench.py): the median of `reps` calls,
-each timed alone with CUDA events on the current stream after three
-warm-up calls, in microseconds; and torch.compile as a peer that may be
-missing."""
+"""The timing of the Python benchmarks (bench/*_bench.py): the median of
+`reps` calls, each timed alone with CUDA events on the current stream
+after three warm-up calls, in microseconds; and torch.compile as a peer
+that may be missing. Importing it also puts the package (python/) and
+the GPU checks (test/Python/, whose pipelines and references the
+benchmarks share) on sys.path, so a benchmark imports this first."""
 
+import os
 import statistics
+import sys
 
 import torch
+
+_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+for _d in (os.path.join(_ROOT, "test", "Python"),
+           os.path.join(_ROOT, "python")):
+    if _d not in sys.path:
+        sys.path.insert(0, _d)
 
 
 def median_us(fn, reps=20):

@@ -13,19 +13,14 @@ of the best peer's time to each.
 Uses the pipelines of test/Python/half_check.py, which
 scripts/gpu/prepare-python.sh puts in the cache."""
 
-import os
 import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(HERE)
-sys.path.insert(0, os.path.join(ROOT, "python"))
-sys.path.insert(0, os.path.join(ROOT, "test", "Python"))
+# First: it puts python/ and test/Python/ on sys.path.
+from event_timing import compiled, median_us
 
-import torch  # noqa: E402
+import torch
 
-from event_timing import compiled, median_us  # noqa: E402
-
-import half_check as hc  # noqa: E402
+import half_check as hc
 
 REPS = 20
 N = 1 << 28

@@ -13,20 +13,15 @@ samples read, and the ratio of each to the best peer.
 Uses the pipelines of test/Python/histogram_check.py, which
 scripts/gpu/prepare-python.sh puts in the cache."""
 
-import os
 import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(HERE)
-sys.path.insert(0, os.path.join(ROOT, "python"))
-sys.path.insert(0, os.path.join(ROOT, "test", "Python"))
+# First: it puts python/ and test/Python/ on sys.path.
+from event_timing import compiled, median_us
 
-import numpy as np  # noqa: E402
-import torch  # noqa: E402
+import numpy as np
+import torch
 
-from event_timing import compiled, median_us  # noqa: E402
-
-import histogram_check as hc  # noqa: E402
+import histogram_check as hc
 
 REPS = 20
 BINS, LO, HI = hc.BENCH_BINS, hc.BENCH_RANGE[0], hc.BENCH_RANGE[1]

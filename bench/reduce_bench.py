@@ -16,21 +16,16 @@ inputs read once, the scans' outputs written once) and the ratio of the best pee
 Uses the pipelines of test/Python/combiner_check.py, which
 scripts/gpu/prepare-python.sh puts in the cache."""
 
-import os
 import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(HERE)
-sys.path.insert(0, os.path.join(ROOT, "python"))
-sys.path.insert(0, os.path.join(ROOT, "test", "Python"))
+# First: it puts python/ and test/Python/ on sys.path.
+from event_timing import compiled, median_us
 
-import numpy as np  # noqa: E402
-import torch  # noqa: E402
+import numpy as np
+import torch
 
-from event_timing import compiled, median_us  # noqa: E402
-
-import combiner_check as rc  # noqa: E402
-import workloads  # noqa: E402
+import combiner_check as rc
+import workloads
 
 REPS = 20
 N = 1 << 28

@@ -18,20 +18,15 @@ Uses the pipelines of test/Python/segments_check.py (seg_sum, seg_sum_sq
 on float32 with int64 offsets), which scripts/gpu/prepare-python.sh puts
 in the cache."""
 
-import os
 import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(HERE)
-sys.path.insert(0, os.path.join(ROOT, "python"))
-sys.path.insert(0, os.path.join(ROOT, "test", "Python"))
+# First: it puts python/ and test/Python/ on sys.path.
+from event_timing import median_us
 
-import numpy as np  # noqa: E402
-import torch  # noqa: E402
+import numpy as np
+import torch
 
-from event_timing import median_us  # noqa: E402
-
-import segments_check as sc  # noqa: E402
+import segments_check as sc
 
 REPS = 20
 N = 1 << 26

@@ -16,17 +16,13 @@ import ctypes
 import os
 import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(HERE)
-sys.path.insert(0, os.path.join(ROOT, "python"))
-sys.path.insert(0, os.path.join(ROOT, "test", "Python"))
+# First: it puts python/ and test/Python/ on sys.path.
+from event_timing import median_us
 
-import torch  # noqa: E402
+import torch
 
-from event_timing import median_us  # noqa: E402
-
-import graph_check  # noqa: E402
-import sort_check  # noqa: E402
+import graph_check
+import sort_check
 
 REPS = 20
 FUSE_F32, FUSE_I64 = 2, 5

@@ -19,8 +19,9 @@ reduce_by_key and segmented_reduce with offsets (segments_check.py);
 fuse.topk, fuse.partition and three_way_partition (partition_check.py);
 argmax, argmin and reductions and scans with (tuple) function combiners
 (combiner_check.py); float16, bfloat16, int8 and uint8 arrays
-(half_check.py). The comparisons every module raises Mismatch from
-are check_util.py's.
+(half_check.py); layer norm over rows and softmax over the last axis of
+rank-3 arrays in float32, float16 and bfloat16 (rows_check.py). The
+comparisons every module raises Mismatch from are check_util.py's.
 
 Modes:
   - a GPU (fuse.gpu.available()): the full checks, per backend found
@@ -53,6 +54,7 @@ from fuse import OpKind  # noqa: E402
 import edge_check  # noqa: E402
 import graph_check  # noqa: E402
 import half_check  # noqa: E402
+import rows_check  # noqa: E402
 import histogram_check  # noqa: E402
 import partition_check  # noqa: E402
 import combiner_check  # noqa: E402
@@ -781,6 +783,8 @@ def main():
                      lambda: combiner_check.combiner_checks(
                          B, numeric, sys.modules[__name__]),
                      lambda: half_check.half_checks(
+                         B, numeric, sys.modules[__name__]),
+                     lambda: rows_check.rows_checks(
                          B, numeric, sys.modules[__name__])):
             try:
                 part()

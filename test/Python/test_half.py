@@ -148,3 +148,14 @@ def test_half_scalars_as_arguments():
 def test_unsupported_dtypes_still_name_the_argument():
     with pytest.raises(TypeError, match="argument 'v'.*complex64"):
         fuse.jit(lambda v: v.sum())(np.ones(3, np.complex64))
+
+
+def test_rows_check_sections_pass_on_the_cpu(capsys):
+    import rows_check
+    passed, failed = gpu_check.passed, gpu_check.failed
+    rows_check.rows_checks(CPU, True, gpu_check,
+                           ln_shapes=[(1, 1), (3, 129), (20, 300)],
+                           rank3_shapes=[(1, 1, 1), (2, 3, 129)])
+    out = capsys.readouterr().out
+    assert gpu_check.failed - failed == 0, out
+    assert gpu_check.passed - passed == 3 * (3 + 2), out

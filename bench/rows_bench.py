@@ -1,0 +1,101 @@
+"""Row pipelines beyond the benchmark's softmax: layer norm over 65536 x
+4096 rows with a per-column scale and bias, and softmax over the last
+axis of a 64 x 32 x 4096 array, in float32 and bfloat16; fuse (@fuse.jit
+on PyTorch CUDA tensors) against torch eager (torch.nn.functional's
+layer_norm and softmax) and torch.compile on the same dtype, with a clone
+of the input as the copy ceiling, in one run on one GPU. Per case: the
+median of REPS calls timed with CUDA events after a warm-up, each result
+checked against torch's float32 computation (the exit status is 1 on a
+mismatch), GiB/s of the bytes the job must move (the input read once,
+the output written once; the vectors are negligible), the ratio of the
+best peer's time to each.
+
+    FUSE_CACHE_DIR=... python3 bench/rows_bench.py
+
+Uses the pipelines of test/Python/rows_check.py, which
+scripts/gpu/prepare-python.sh puts in the cache."""
+
+import sys
+
+# First: it puts python/ and test/Python/ on sys.path.
+from event_timing import compiled, median_us
+
+import torch
+import torch.nn.functional as F
+
+import rows_check as rc
+
+REPS = 20
+ROWS, COLS = 65536, 4096
+RANK3 = (64, 32, 4096)
+
+
+def row(case, impl, t, nbytes, best):
+    print("%-26s %-14s %10.1f %8.1f %8.3f" % (
+        case, impl, t, nbytes / t * 1e6 / 2 ** 30, best / t if best else 0),
+        flush=True)
+
+
+def run_case(case, nbytes, impls, want, rtol, atol):
+    """Times every (name, fn) of impls (None: a peer that is missing),
+    each result within rtol |want| + atol of want (float32). Ratios
+    against the best of torch eager and torch.compile."""
+    ok = True
+    times = {}
+    for name, fn in impls:
+        if fn is None:
+            continue
+        if name != "copy":
+            bad = int(((fn().float() - want).abs() >
+                       rtol * want.abs() + atol).sum())
+            if bad:
+                print("MISMATCH %s %s: %d values off" % (case, name, bad))
+                ok = False
+        times[name] = median_us(fn, REPS)
+    peers = [t for k, t in times.items() if k.startswith("torch")]
+    best = min(peers) if peers else None
+    for name, t in times.items():
+        row(case, name, t, nbytes, best)
+    return ok
+
+
+def bench_dtype(dt, name, eps, gen):
+    ok = True
+    x = (torch.randn(ROWS, COLS, device="cuda", generator=gen) * 3 +
+         1).to(dt)
+    w = (torch.rand(COLS, device="cuda", generator=gen) + 0.5).to(dt)
+    b = (torch.rand(COLS, device="cuda", generator=gen) - 0.5).to(dt)
+    nbytes = ROWS * COLS * x.element_size() * 2
+
+    def ln():
+        return F.layer_norm(x, (COLS,), w, b, 1e-5)
+    want = F.layer_norm(x.float(), (COLS,), w.float(), b.float(), 1e-5)
+    ok &= run_case("layernorm_rows %s" % name, nbytes, [
+        ("fuse", lambda: rc.layernorm_rows(x, w, b)),
+        ("torch eager", ln),
+        ("torch.compile", compiled(ln)),
+        ("copy", lambda: x.clone())], want, 16 * eps, 16 * eps)
+    y = (torch.randn(*RANK3, device="cuda", generator=gen) * 2).to(dt)
+    nbytes = y.numel() * y.element_size() * 2
+    ok &= run_case("softmax rank-3 %s" % name, nbytes, [
+        ("fuse", lambda: rc.softmax_last(y)),
+        ("torch eager", lambda: torch.softmax(y, dim=-1)),
+        ("torch.compile", compiled(lambda: torch.softmax(y, dim=-1))),
+        ("copy", lambda: y.clone())],
+        torch.softmax(y.float(), dim=-1), 0.1, 2 * eps)
+    return ok
+
+
+def main():
+    print("%-26s %-14s %10s %8s %8s" % ("case", "impl", "us", "GiB/s",
+                                         "vs best"))
+    gen = torch.Generator(device="cuda").manual_seed(0)
+    ok = True
+    for dt, name, eps in ((torch.float32, "f32", 2.0 ** -23),
+                          (torch.bfloat16, "bf16", 2.0 ** -7)):
+        ok &= bench_dtype(dt, name, eps, gen)
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,107 @@
+"""GPU checks of row pipelines beyond the benchmark's softmax: layer norm
+over rows with a per-column scale and bias (row groups with extra vector
+inputs), and softmax over the last axis of rank-3 arrays (batch x heads x
+columns); float32, float16 and bfloat16 (CuPy: no bfloat16); run by
+gpu_check.py, and on the CPU backend by test_half.py.
+
+The references round as the pipelines do, step by step in the array's
+type (NumPy's float16 and ml_dtypes' bfloat16 arithmetic round each
+operation; means are f32 sums and divisions rounded once, fuse's rule),
+so the tolerance is a few units in the last place of the type, relative
+to the result's magnitude plus one (layer norm's outputs are O(1), and a
+mean rounded one ulp apart moves the centred values near zero by that
+ulp, not by a relative amount)."""
+
+import numpy as np
+
+import fuse
+from check_util import Mismatch, checker
+from half_check import dev, half_dtypes, host
+
+LN_SHAPES = [(1, 1), (3, 129), (1000, 37), (257, 4096), (64, 4099)]
+RANK3_SHAPES = [(1, 1, 1), (2, 3, 129), (4, 8, 1024), (16, 12, 4099)]
+
+
+@fuse.jit
+def layernorm_rows(x, w, b):
+    m = x.mean(axis=1, keepdims=True)
+    d = x - m
+    v = (d * d).mean(axis=1, keepdims=True)
+    return d / np.sqrt(v + 1e-5) * w + b
+
+
+@fuse.jit
+def softmax_last(x):
+    e = np.exp(x - x.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def float_dtypes(B):
+    return [np.dtype(np.float32)] + half_dtypes(B)
+
+
+def eps(dt):
+    return {"float32": 2.0 ** -23, "float16": 2.0 ** -10}.get(
+        np.dtype(dt).name, 2.0 ** -7)
+
+
+def _mean(v, dt):
+    """fuse's mean of a half type: an f32 sum and division, rounded once
+    (float32: the same in float32)."""
+    s = v.astype(np.float64).sum(axis=-1, keepdims=True).astype(np.float32)
+    return (s / np.float32(v.shape[-1])).astype(dt)
+
+
+def layernorm_ref(x, w, b):
+    dt = x.dtype
+    d = x - _mean(x, dt)
+    r = np.sqrt(_mean(d * d, dt) + dt.type(1e-5))
+    return (d / r * w + b).astype(np.float64)
+
+
+def softmax_ref(x):
+    """x - max and exp rounded to x's type, the sum exact then rounded."""
+    dt = x.dtype
+    w = x.astype(np.float64)
+    d = (w - w.max(axis=-1, keepdims=True)).astype(dt).astype(np.float64)
+    e = np.exp(d).astype(dt).astype(np.float64)
+    s = e.sum(axis=-1, keepdims=True).astype(dt).astype(np.float64)
+    return e / s
+
+
+def near(got, ref, dt, ulps, what):
+    got = np.asarray(got)
+    if got.dtype != dt or got.shape != ref.shape:
+        raise Mismatch("%s: %s %s, expected %s %s" % (
+            what, got.dtype, got.shape, dt, ref.shape))
+    g = got.astype(np.float64)
+    bad = ~(np.abs(g - ref) <= ulps * eps(dt) * (np.abs(ref) + 1))
+    if bad.any():
+        i = np.flatnonzero(bad.ravel())[0]
+        raise Mismatch("%s: %d of %d beyond %d ulp (first at %d: %r, "
+                       "expected %r)" % (what, bad.sum(), bad.size, ulps, i,
+                                         g.ravel()[i], ref.ravel()[i]))
+
+
+def rows_checks(B, numeric, ctx, ln_shapes=LN_SHAPES,
+                rank3_shapes=RANK3_SHAPES):
+    chk = checker(B, numeric, ctx)
+    for dt in float_dtypes(B):
+        for r, c in ln_shapes:
+            rng = np.random.default_rng(r + c)
+            x = (rng.standard_normal((r, c)) * 3 + 1).astype(dt)
+            w = rng.uniform(0.5, 1.5, c).astype(dt)
+            b = rng.uniform(-1, 1, c).astype(dt)
+            chk("layernorm rows %s %dx%d" % (dt.name, r, c),
+                lambda x=x, w=w, b=b: layernorm_rows(dev(B, x), dev(B, w),
+                                                     dev(B, b)),
+                lambda g, x=x, w=w, b=b, dt=dt: near(
+                    host(B, g), layernorm_ref(x, w, b), dt, 8, "layernorm"))
+        for shape in rank3_shapes:
+            x = (np.random.default_rng(sum(shape)).standard_normal(shape) *
+                 2).astype(dt)
+            chk("softmax last axis %s %s" % (dt.name, "x".join(
+                map(str, shape))),
+                lambda x=x: softmax_last(dev(B, x)),
+                lambda g, x=x, dt=dt: near(host(B, g), softmax_ref(x), dt,
+                                           4, "softmax rank 3"))

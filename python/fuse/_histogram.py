@@ -25,6 +25,8 @@ import numpy as np
 
 from . import _types as T
 from ._ir import Sym, TensorVal, current
+from ._algorithms import argsort
+from ._segments import reduce_segments
 from ._sym import (SymArray, _reduce_builtin, broadcast_1d, cast, const,
                    gather, iota, leaf, materialize, size_array, where, wrap)
 
@@ -366,9 +368,8 @@ def histogram(a, bins=10, range=None, density=None, weights=None):
     computed on the device: where NumPy raises because they are not finite
     or too close for distinct edges, the edges are NaN and nothing is
     counted). density=True: counts / (total * bin widths), float64.
-    weights are not supported yet (TypeError)."""
-    if weights is not None:
-        raise TypeError("fuse.histogram: weights= is not supported yet")
+    weights: an array of a's shape; each bin then holds the sum of its
+    elements' weights in the weights' dtype (_weighted)."""
     x = wrap(a)
     if x.dtype == np.bool_:
         x = cast(x, np.uint8)        # as NumPy does (it warns)
@@ -387,6 +388,8 @@ def histogram(a, bins=10, range=None, density=None, weights=None):
             raise ValueError("`bins` must be positive, when an integer")
         b, edge, bad = _even(x, n, range)
         counts = count_bins(b, n)
+        if weights is not None:
+            counts = _weighted(x, b, counts, weights)
         i = iota(n + 1, np.int64)
         edges = edge(i)
         if bad is not None:
@@ -408,6 +411,8 @@ def histogram(a, bins=10, range=None, density=None, weights=None):
             raise ValueError("`bins` must be 1d, when an array")
         b, n = _by_constant_edges(x, e)
         counts = count_bins(b, n)
+        if weights is not None:
+            counts = _weighted(x, b, counts, weights)
         edges = const_array(e)
         if density:
             return _density(counts, None, e), edges
@@ -415,11 +420,39 @@ def histogram(a, bins=10, range=None, density=None, weights=None):
     edges = wrap(bins)
     b, nb = _by_edges(x, edges)
     counts = count_bins(b, nb)
+    if weights is not None:
+        counts = _weighted(x, b, counts, weights)
     if density:
         j = iota(counts.shape[0], np.int64)
         widths = gather(edges, j + 1) - gather(edges, j)
         return _density(counts, widths), edges
     return counts, edges
+
+
+def _weighted(x, b, counts, weights):
+    """The sum of the weights of each bin, in the weights' dtype (NumPy's
+    result dtype), deterministic on every backend: the elements sorted by
+    bin (stable; those outside every bin, -1, first), then a segmented sum
+    over the runs the counts delimit, accumulated in float64 (int64,
+    uint64 for unsigned; NumPy's bincount accumulates in float64 too) and
+    rounded once. No atomics: the same bits on every run."""
+    w = wrap(weights)
+    if x.ndim != 1 or w.ndim != 1:
+        raise TypeError("fuse.histogram: weights= takes a 1-d array and 1-d "
+                        "weights (pass a.ravel() and weights.ravel())")
+    T.check_supported(w.dtype, "fuse.histogram weights")
+    current().unify(x.dims[0], w.dims[0])
+    k = T.kind(w.dtype)
+    acc = np.dtype(np.float64 if k == "f" else
+                   np.uint64 if k == "u" else np.int64)
+    order = argsort(cast(b, np.int64))
+    ws = gather(cast(w, acc), order)
+    outside = size_array(x.dims[0]) - counts.sum()
+    ends = np.cumsum(counts) + outside
+    starts = ends - counts
+    sums = reduce_segments([ws], starts, ends, kinds=["add"],
+                           what="fuse.histogram weights")[0]
+    return cast(sums, w.dtype)
 
 
 def const_array(values):

@@ -10,7 +10,11 @@ above the range, NaN, infinities, -0.0, ties, integers at the ends of
 their ranges; bins given as edge arrays (uneven, repeated edges, one
 edge), as a constant list; density=True; a rank-2 input; bins of a
 computed value (the map fused before the count); NaN data with
-range=None (NumPy raises: NaN edges and no counts). histogram_even is
+range=None (NumPy raises: NaN edges and no counts); weights= (float32,
+float64, int32 and uint8 weights, even bins and edge arrays) against
+NumPy's sums in float64 rounded once to the weights' dtype (integer
+weights exactly; NumPy's own float32 sums over edges are differences of
+float32 running sums, off by far more than one rounding). histogram_even is
 held to cub_even_model, a NumPy model of CUB's HistogramEven arithmetic
 (upper level exclusive)."""
 
@@ -19,7 +23,7 @@ import numpy as np
 import fuse
 import fuse.compute as fc
 from fuse._compute_histogram import cpp_common_type, int_arithmetic_type
-from check_util import checker
+from check_util import checker, near, same as same_as
 
 SIZES = [0, 1, 31, 1000003]
 DTYPES = [np.float32, np.float64, np.int8, np.int16, np.int32, np.int64,
@@ -91,6 +95,49 @@ def of_square(x):
 
 def of_square_reference(x):
     return np.histogram(x * x + 1, bins=16, range=(1, 3))
+
+
+@fuse.jit
+def weighted_even(x, w):
+    return np.histogram(x, bins=16, range=(-2.0, 2.0), weights=w)
+
+
+@fuse.jit
+def weighted_edges(x, e, w):
+    return np.histogram(x, bins=e, weights=w)
+
+
+WEIGHT_DTYPES = [np.float32, np.float64, np.int32, np.uint8]
+WEIGHT_EDGES = np.array([-3.0, -1.0, 0.0, 0.25, 0.25, 5.0], np.float32)
+
+
+def weighted_reference(x, bins, rng, w):
+    """NumPy's weighted histogram with the sums in float64 (integer
+    weights as they are), rounded once to the weights' dtype."""
+    wf = w.astype(np.float64) if w.dtype.kind == "f" else w
+    c, e = np.histogram(x, bins, rng, weights=wf)
+    return c.astype(w.dtype), e
+
+
+def check_weighted(got, want, H):
+    c = np.asarray(H(got[0]))
+    if want[0].dtype.kind == "f":
+        # Both sum in float64, in other orders (float64: n * eps at
+        # worst), then round once (float32: one rounding apart at most).
+        rtol = 1e-12 if want[0].dtype == np.float64 else 2 * np.finfo(
+            np.float32).eps
+        near(c, want[0], rtol, 0.0, "sums")
+    else:
+        same_as(c, want[0], "sums")
+    same_as(H(got[1]), want[1], "edges")
+
+
+def weighted_cases(sizes):
+    for n in sizes:
+        x = even_data(np.float32, n, 16, (-2.0, 2.0), seed=7)
+        for wdt in WEIGHT_DTYPES:
+            w = np.random.default_rng(n).uniform(0, 5, n).astype(wdt)
+            yield "%s n=%d" % (np.dtype(wdt).name, n), x, w
 
 
 def even_data(dt, n, bins, rng, seed=0):
@@ -306,6 +353,15 @@ def histogram_checks(B, numeric, ctx, sizes=SIZES):
     want = (np.zeros(7, np.int64), np.full(8, np.nan, np.float32))
     chk("NaN with range=None (NaN edges, no counts)",
         lambda: even_fn(7)(B.dev(nan)), pair(want))
+    for name, x, w in weighted_cases([n for n in sizes if n] or [31]):
+        dx, dw, de = B.dev(x), B.dev(w), B.dev(WEIGHT_EDGES)
+        chk("weights " + name, lambda dx=dx, dw=dw: weighted_even(dx, dw),
+            lambda got, x=x, w=w: check_weighted(
+                got, weighted_reference(x, 16, (-2.0, 2.0), w), H))
+        chk("edges weights " + name,
+            lambda dx=dx, de=de, dw=dw: weighted_edges(dx, de, dw),
+            lambda got, x=x, w=w: check_weighted(
+                got, weighted_reference(x, WEIGHT_EDGES, None, w), H))
 
 
 def compute_checks(B, numeric, ctx):

@@ -70,4 +70,5 @@ def test_histogram_checks_pass_on_the_cpu(capsys):
                                      sizes=[0, 31])
     out = capsys.readouterr().out
     assert gpu_check.failed == failed, out
-    assert gpu_check.passed - passed == 80 * 2 + 15 + 9, out
+    # weights: 4 dtypes x 2 (even, edges) at n = 31.
+    assert gpu_check.passed - passed == 80 * 2 + 15 + 9 + 8, out

@@ -18,6 +18,7 @@ import pytest
 
 import fuse
 import fuse.compute as fc
+import histogram_check as H
 from fuse._compute_histogram import cpp_common_type, int_arithmetic_type
 from fuse._tools import find_fuse_opt
 from histogram_check import (DTYPES, EVEN, FIXED_EDGES, SIZES, by_edges,
@@ -273,7 +274,6 @@ def test_errors():
         f = fuse.jit(lambda x: np.histogram(x, **kw))
         with pytest.raises(exc, match=match):
             f(x)
-    raises(TypeError, "weights= is not supported", weights=x)
     raises(TypeError, "bin estimators", bins="auto")
     raises(TypeError, "must be an integer, a string, or an array", bins=4.0)
     raises(ValueError, "must be positive", bins=0)
@@ -378,3 +378,39 @@ def test_histogram_even_errors():
     with pytest.raises(ValueError, match="may overflow"):
         fc.histogram_even(fc.TransformIterator(i, lambda a: a * 2), out, 10,
                           -2**62, 2**62, 10)
+
+
+@pytest.mark.parametrize("n", [0, 1, 31, 1000003])
+def test_weights_against_numpy(n):
+    for name, x, w in H.weighted_cases([n]):
+        H.check_weighted(H.weighted_even(x, w), H.weighted_reference(
+            x, 16, (-2.0, 2.0), w), np.asarray)
+        H.check_weighted(H.weighted_edges(x, H.WEIGHT_EDGES, w),
+                         H.weighted_reference(x, H.WEIGHT_EDGES, None, w),
+                         np.asarray)
+
+
+def test_weights_with_constant_edges_density_and_range_none():
+    x = np.random.default_rng(3).normal(size=5000)
+    w = np.random.default_rng(4).uniform(-1, 1, 5000)
+    for kw in ({"bins": [-1.0, 0.0, 0.5, 3.0]}, {"bins": 7},
+               {"bins": 7, "density": True},
+               {"bins": [-1.0, 0.0, 0.5, 3.0], "density": True}):
+        got = fuse.jit(lambda a, ww: np.histogram(a, weights=ww, **kw))(x, w)
+        want = np.histogram(x, weights=w, **kw)
+        np.testing.assert_allclose(got[0], want[0], rtol=1e-12, atol=1e-12)
+        np.testing.assert_array_equal(got[1], want[1])
+
+
+def test_weights_errors():
+    f = fuse.jit(lambda a, ww: np.histogram(a, bins=4, weights=ww))
+    with pytest.raises(TypeError, match="weights= takes a 1-d array"):
+        f(np.ones(11), np.ones((11, 1)))
+    with pytest.raises(TypeError, match="weights= takes a 1-d array"):
+        f(np.ones((11, 1)), np.ones((11, 1)))
+
+
+def test_weights_sizes_must_match():
+    f = fuse.jit(lambda a, ww: np.histogram(a, bins=4, weights=ww))
+    with pytest.raises(ValueError, match="size mismatch"):
+        f(np.ones(10), np.ones(9))

@@ -38,6 +38,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Tensor/IR/TensorInferTypeOpInterfaceImpl.h"
 #include "mlir/Dialect/UB/IR/UBOps.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/DialectRegistry.h"
@@ -60,6 +61,8 @@ void fuse::registerCompilerDialects(mlir::DialectRegistry &registry) {
                   vector::VectorDialect>();
   // convert-gpu-to-nvvm lowers the other dialects' ops in a GPU module
   // through their ConvertToLLVM interfaces, and the NVVM target's.
+  // fuse-collapse-rows reifies the shapes of tensor reshapes.
+  tensor::registerInferTypeOpInterfaceExternalModels(registry);
   arith::registerConvertArithToLLVMInterface(registry);
   cf::registerConvertControlFlowToLLVMInterface(registry);
   registerConvertFuncToLLVMInterface(registry);

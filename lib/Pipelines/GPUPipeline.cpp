@@ -157,6 +157,8 @@ void buildFuseGPUFrontend(OpPassManager &pm, const FuseToGPUOptions &options) {
   pm.addPass(createFuseWidenAccumulatorsPass());
   if (!options.fusion)
     return;
+  // Rank > 2 rows as the rows of a matrix, so fusion makes them one pass.
+  pm.addPass(createFuseCollapseRowsPass());
   pm.addPass(createFuseFusionPass());
   std::string why;
   FailureOr<std::unique_ptr<Pass>> tile = makeTilePass(options, why);

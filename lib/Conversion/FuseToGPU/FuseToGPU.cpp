@@ -217,6 +217,9 @@ LogicalResult checkEntry(func::FuncOp fn) {
       continue;
     if (isa<tensor::DimOp>(op))
       continue;
+    // Views of the same buffer (fuse-collapse-rows).
+    if (isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(op))
+      continue;
     bool scalarOnly = op.getNumRegions() == 0 &&
                       llvm::none_of(op.getOperandTypes(), [](Type t) {
                         return isa<ShapedType>(t);
@@ -227,7 +230,7 @@ LogicalResult checkEntry(func::FuncOp fn) {
     if (!scalarOnly)
       return op.emitOpError("GPU code generation: unsupported op in an entry "
                             "function (expected fuse.group, fuse.sort, scalar "
-                            "ops or tensor.dim)");
+                            "ops, tensor.dim or tensor reshapes)");
   }
   for (BlockArgument a : oldBody.getArguments()) {
     Type t = a.getType();
@@ -249,6 +252,8 @@ LogicalResult checkEntry(func::FuncOp fn) {
   for (Value r : ret.getOperands()) {
     if (!isa<RankedTensorType>(r.getType()))
       return fn.emitOpError("GPU code generation: results must be tensors");
+    if (auto e = r.getDefiningOp<tensor::ExpandShapeOp>())
+      r = e.getSrc();
     if (!r.getDefiningOp<GroupOp>() && !r.getDefiningOp<SortOp>())
       return fn.emitOpError("GPU code generation: every result must be "
                             "produced by a fuse.group or a fuse.sort in the "

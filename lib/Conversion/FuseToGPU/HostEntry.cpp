@@ -199,16 +199,69 @@ void HostEntry::mapArguments() {
           v, SizeAttr::get(ctx, SizeSource::Arg, static_cast<int64_t>(i), 0)};
     }
   }
-  // Which group results are function results.
-  for (auto [i, r] : llvm::enumerate(ret.getOperands()))
+  // Which group results are function results (also through an expand:
+  // the group writes the caller's buffer, viewed with the result's rank).
+  for (auto [i, r] : llvm::enumerate(ret.getOperands())) {
+    if (auto e = r.getDefiningOp<tensor::ExpandShapeOp>())
+      r = e.getSrc();
     resultIndex.try_emplace(r, i);
+  }
   resultSizes.resize(ret.getNumOperands());
   resultCounts.assign(ret.getNumOperands(), OutputCount::None);
+}
+
+/// A reshape of the entry (fuse-collapse-rows: rank > 2 rows as a
+/// matrix) is a view: the source's buffer with the sizes of its result,
+/// products of the source's for a collapse, the output_shape of an
+/// expand. A returned expand gives its output the expanded sizes.
+LogicalResult HostEntry::mapReshape(Operation &op) {
+  MLIRContext *ctx = fn.getContext();
+  Value src = op.getOperand(0);
+  auto it = tensors.find(src);
+  if (it == tensors.end())
+    return op.emitOpError("GPU code generation: reshapes a tensor the host "
+                          "does not hold");
+  HostTensor from = it->second;
+  HostTensor to{from.ptr, {}, {}};
+  if (auto c = dyn_cast<tensor::CollapseShapeOp>(op)) {
+    for (const ReassociationIndices &group : c.getReassociationIndices()) {
+      Value n = from.dims[group[0]];
+      for (int64_t d : ArrayRef<int64_t>(group).drop_front())
+        n = h.mul(n, from.dims[d]);
+      to.dims.push_back(n);
+      to.dimSizes.push_back(group.size() == 1 ? from.dimSizes[group[0]]
+                                              : computedSize(ctx));
+    }
+  } else {
+    auto e = cast<tensor::ExpandShapeOp>(op);
+    for (OpFoldResult s : e.getMixedOutputShape()) {
+      if (auto a = dyn_cast<Attribute>(s)) {
+        int64_t v = cast<IntegerAttr>(a).getInt();
+        to.dims.push_back(h.c64(v));
+        to.dimSizes.push_back(constantSize(ctx, v));
+        continue;
+      }
+      auto sz = scalarSizes.find(cast<Value>(s));
+      if (sz == scalarSizes.end())
+        return op.emitOpError("GPU code generation: an expanded size the "
+                              "host does not know");
+      to.dims.push_back(sz->second.first);
+      to.dimSizes.push_back(sz->second.second);
+    }
+    // The group wrote the caller's output (resultIndex maps the source).
+    for (auto [i, r] : llvm::enumerate(ret.getOperands()))
+      if (r == e.getResult())
+        resultSizes[i] = to.dimSizes;
+  }
+  tensors[op.getResult(0)] = to;
+  return success();
 }
 
 /// The host value of `op`, a tensor.dim or a scalar op of the entry.
 LogicalResult HostEntry::mapScalarOp(Operation &op) {
   MLIRContext *ctx = fn.getContext();
+  if (isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(op))
+    return mapReshape(op);
   if (auto dim = dyn_cast<tensor::DimOp>(op)) {
     auto it = tensors.find(dim.getSource());
     std::optional<int64_t> c = dim.getConstantIndex();

@@ -106,6 +106,7 @@ private:
   void ensureLoaded();
   void mapArguments();
   LogicalResult mapScalarOp(Operation &op);
+  LogicalResult mapReshape(Operation &op);
 
   // Argument checks (HostEntry.cpp).
   Value extentBytes(RankedTensorType t, ArrayRef<Value> dims);

@@ -4,6 +4,7 @@
 
 #include "fuse/Dialect/Fuse/IR/FuseDialect.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Pass/Pass.h"
 
 namespace fuse {

@@ -128,6 +128,46 @@ def FuseWidenAccumulatorsPass : Pass<"fuse-widen-accumulators"> {
                            "::mlir::arith::ArithDialect"];
 }
 
+def FuseCollapseRowsPass : Pass<"fuse-collapse-rows"> {
+  let summary = "Compute rank > 2 row reductions over the rows of the "
+                "collapsed matrix";
+  let description = [{
+    A reduction over the last dimension of a rank-R tensor (R > 2) is a
+    row reduction of the `[d0 * ... * d(R-2), C]` matrix that holds the
+    same bytes. This pass rewrites each such `fuse.reduce`, each
+    `fuse.broadcast` back along the rows (of one value per row, dims
+    `[R-1]`, or of one value per column, a rank-1 tensor broadcast along
+    dims `[0, ..., R-2]`), and each `fuse.map` between them (reading
+    function arguments or rewritten values) over operands collapsed with
+    `tensor.collapse_shape`, and expands the results back with
+    `tensor.expand_shape`; expand -> collapse pairs between rewritten ops
+    fold away. Fusion then forms the one-pass row groups of rank 2
+    (softmax or layer norm over the last axis of batch x heads x
+    columns); the reshapes left at the function's arguments and results
+    are views of the same buffers. Other ops, and maps that do not touch
+    a rewritten value, keep their rank. fuse-to-cpu and fuse-to-gpu run
+    it before fuse-fusion (with fusion on).
+
+    Before:
+    ```mlir
+    %m = fuse.reduce max %x dims [2] : tensor<?x?x?xf32> -> tensor<?x?xf32>
+    ```
+    After:
+    ```mlir
+    %c = tensor.collapse_shape %x [[0, 1], [2]] : tensor<?x?x?xf32> into tensor<?x?xf32>
+    %r = fuse.reduce max %c dims [1] : tensor<?x?xf32> -> tensor<?xf32>
+    %m = tensor.expand_shape %r [[0, 1]] output_shape [%d0, %d1] : tensor<?xf32> into tensor<?x?xf32>
+    ```
+  }];
+  let statistics = [
+    Statistic<"numCollapsed", "collapsed",
+              "Number of rank > 2 row ops rewritten over collapsed rows">
+  ];
+  let dependentDialects = ["::fuse::FuseDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def FuseFastMathPass : Pass<"fuse-fastmath"> {
   let summary = "Give every float op that takes fast-math flags the given "
                 "flags (fuse-compile --fastmath)";

@@ -1,0 +1,323 @@
+//===- CollapseRows.cpp - rank > 2 row computations as rank 2 ------------===//
+//
+// See FuseCollapseRowsPass in Passes.td. A reduction over the last
+// dimension of a rank-R tensor (R > 2) is a row reduction of the
+// [d0 * ... * d(R-2), C] matrix the same bytes hold, so the row groups of
+// fusion and their one-pass kernels apply unchanged: each such op, the
+// broadcasts back along the rows and the maps between them are rewritten
+// over collapsed operands (tensor.collapse_shape) with their results
+// expanded back (tensor.expand_shape). Neighbouring rewritten ops then
+// meet as expand -> collapse pairs, which the canonicalizer folds away;
+// what is left are reshapes of the function's arguments and results,
+// which cost nothing (the same buffer with other sizes).
+//
+//===----------------------------------------------------------------------===//
+
+#include "fuse/Dialect/Fuse/IR/FuseOps.h"
+#include "fuse/Dialect/Fuse/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/MemRef/Transforms/Transforms.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace fuse {
+#define GEN_PASS_DEF_FUSECOLLAPSEROWSPASS
+#include "fuse/Dialect/Fuse/Transforms/Passes.h.inc"
+} // namespace fuse
+
+using namespace mlir;
+using namespace fuse;
+
+namespace {
+
+RankedTensorType rankedOf(Value v) {
+  return dyn_cast<RankedTensorType>(v.getType());
+}
+
+/// The product of the leading extents [0, n) of `t` (static when all are).
+int64_t leadExtent(RankedTensorType t, int64_t n) {
+  int64_t p = 1;
+  for (int64_t d = 0; d < n; ++d) {
+    if (t.isDynamicDim(d))
+      return ShapedType::kDynamic;
+    p *= t.getDimSize(d);
+  }
+  return p;
+}
+
+class Collapser {
+public:
+  explicit Collapser(OpBuilder &b) : b(b) {}
+
+  /// `v` of rank R as [d0 * ... * d(R-2), C] (R >= 2).
+  Value rows(Location loc, Value v) {
+    auto t = rankedOf(v);
+    int64_t r = t.getRank();
+    if (r == 2)
+      return v;
+    ReassociationIndices lead;
+    for (int64_t d = 0; d < r - 1; ++d)
+      lead.push_back(d);
+    auto ct = RankedTensorType::get({leadExtent(t, r - 1), t.getDimSize(r - 1)},
+                                    t.getElementType());
+    return tensor::CollapseShapeOp::create(
+        b, loc, ct, v, ArrayRef<ReassociationIndices>{lead, {r - 1}});
+  }
+
+  /// `v` of rank R - 1 (one value per row) as [d0 * ... * d(R-2)].
+  Value perRow(Location loc, Value v) {
+    auto t = rankedOf(v);
+    int64_t r = t.getRank();
+    if (r == 1)
+      return v;
+    ReassociationIndices all;
+    for (int64_t d = 0; d < r; ++d)
+      all.push_back(d);
+    auto ct = RankedTensorType::get({leadExtent(t, r)}, t.getElementType());
+    return tensor::CollapseShapeOp::create(b, loc, ct, v,
+                                           ArrayRef<ReassociationIndices>{all});
+  }
+
+  /// The collapsed `v` (rank 1 or 2) back in `like`'s shape, whose extents
+  /// are `sizes`.
+  Value expand(Location loc, Value v, Value like,
+               ArrayRef<OpFoldResult> sizes) {
+    auto t = rankedOf(like);
+    auto ct = rankedOf(v);
+    if (t.getRank() == ct.getRank())
+      return v;
+    SmallVector<ReassociationIndices> re;
+    ReassociationIndices lead;
+    int64_t leadDims = ct.getRank() == 2 ? t.getRank() - 1 : t.getRank();
+    for (int64_t d = 0; d < leadDims; ++d)
+      lead.push_back(d);
+    re.push_back(lead);
+    if (ct.getRank() == 2)
+      re.push_back({t.getRank() - 1});
+    return tensor::ExpandShapeOp::create(b, loc, t, v, re, sizes);
+  }
+
+  /// The product of the first `n` extents of `sizes` as an index value.
+  Value product(Location loc, ArrayRef<OpFoldResult> sizes, int64_t n) {
+    Value p = getValueOrCreateConstantIndexOp(b, loc, sizes[0]);
+    for (int64_t d = 1; d < n; ++d)
+      p = arith::MulIOp::create(
+          b, loc, p, getValueOrCreateConstantIndexOp(b, loc, sizes[d]));
+    return p;
+  }
+
+  OpBuilder &b;
+};
+
+/// The extents of `op`'s result `i`, in terms of its operands.
+SmallVector<OpFoldResult> resultSizes(OpBuilder &b, Operation *op, unsigned i) {
+  ReifiedRankedShapedTypeDims dims;
+  if (failed(reifyResultShapes(b, op, dims)))
+    return {};
+  return dims[i];
+}
+
+/// A reduction over exactly the last dimension of rank-3-or-more inputs.
+bool isRowReduce(ReduceOp op) {
+  auto t = rankedOf(op.getInputs()[0]);
+  SmallVector<int64_t> dims = op.getReducedDims();
+  return t.getRank() > 2 && dims.size() == 1 && dims[0] == t.getRank() - 1;
+}
+
+/// A broadcast to rank R > 2 of one value per row (dims) or of one
+/// value per column (rank 1, dims [0, R-2]).
+enum class Along { None, Rows, Columns };
+Along broadcastKind(BroadcastOp op) {
+  auto t = rankedOf(op.getResult());
+  int64_t r = t.getRank();
+  ArrayRef<int64_t> dims = op.getDims();
+  if (r <= 2)
+    return Along::None;
+  if (dims.size() == 1 && dims[0] == r - 1)
+    return Along::Rows;
+  if (static_cast<int64_t>(dims.size()) == r - 1 &&
+      llvm::all_of(llvm::enumerate(dims),
+                   [](auto e) { return e.value() == (int64_t)e.index(); }))
+    return Along::Columns;
+  return Along::None;
+}
+
+class Rewriter {
+public:
+  explicit Rewriter(Operation *root) : root(root) {}
+
+  unsigned run() {
+    SmallVector<Operation *> ops;
+    root->walk([&](Operation *op) {
+      if (isa<ReduceOp, BroadcastOp, MapOp>(op) &&
+          !op->getParentOfType<GroupOp>())
+        ops.push_back(op);
+    });
+    unsigned n = 0;
+    for (Operation *op : ops)
+      n += rewrite(op);
+    return n;
+  }
+
+private:
+  /// An operand a rewritten map may read collapsed at no cost: a function
+  /// argument (a reshape of the caller's buffer) or a rewritten op's
+  /// result (its expand folds against the collapse).
+  bool cheap(Value v) {
+    if (isa<BlockArgument>(v))
+      return true;
+    Operation *def = v.getDefiningOp();
+    return def && (done.contains(def) || isa<arith::ConstantOp>(def));
+  }
+
+  bool rewrite(Operation *op) {
+    if (auto r = dyn_cast<ReduceOp>(op))
+      return isRowReduce(r) && rewriteReduce(r);
+    if (auto bc = dyn_cast<BroadcastOp>(op))
+      return broadcastKind(bc) != Along::None && rewriteBroadcast(bc);
+    auto m = cast<MapOp>(op);
+    auto t = rankedOf(m.getInputs()[0]);
+    if (t.getRank() <= 2 ||
+        !llvm::all_of(m.getInputs(), [&](Value v) { return cheap(v); }))
+      return false;
+    // Only maps next to row computations: a rank-3 elementwise chain
+    // alone gains nothing.
+    bool touchesRows = llvm::any_of(m.getInputs(), [&](Value v) {
+      return v.getDefiningOp() && done.contains(v.getDefiningOp());
+    });
+    return touchesRows && rewriteMap(m);
+  }
+
+  bool rewriteReduce(ReduceOp op) {
+    OpBuilder b(op);
+    Collapser c(b);
+    Location loc = op.getLoc();
+    SmallVector<Value> ins;
+    for (Value v : op.getInputs())
+      ins.push_back(c.rows(loc, v));
+    SmallVector<Type> types;
+    for (Value r : op.getResults()) {
+      auto t = rankedOf(r);
+      types.push_back(RankedTensorType::get({leadExtent(t, t.getRank())},
+                                            t.getElementType()));
+    }
+    auto n = ReduceOp::create(b, loc, types, ins, op.getInits(),
+                              op.getKindsAttr(), b.getDenseI64ArrayAttr({1}));
+    n.getCombiner().takeBody(op.getCombiner());
+    n->setDiscardableAttrs(op->getDiscardableAttrDictionary());
+    finish(op, n, c);
+    return true;
+  }
+
+  bool rewriteBroadcast(BroadcastOp op) {
+    OpBuilder b(op);
+    Collapser c(b);
+    Location loc = op.getLoc();
+    auto t = rankedOf(op.getResult());
+    int64_t r = t.getRank();
+    SmallVector<OpFoldResult> sizes = resultSizes(b, op, 0);
+    if (sizes.empty())
+      return false;
+    auto ct = RankedTensorType::get({leadExtent(t, r - 1), t.getDimSize(r - 1)},
+                                    t.getElementType());
+    BroadcastOp n;
+    if (broadcastKind(op) == Along::Rows) {
+      SmallVector<Value> dyn;
+      if (t.isDynamicDim(r - 1))
+        dyn.push_back(getValueOrCreateConstantIndexOp(b, loc, sizes[r - 1]));
+      n = BroadcastOp::create(b, loc, ct, c.perRow(loc, op.getInput()),
+                              b.getDenseI64ArrayAttr({1}), dyn);
+    } else {
+      SmallVector<Value> dyn;
+      if (ct.isDynamicDim(0))
+        dyn.push_back(c.product(loc, sizes, r - 1));
+      n = BroadcastOp::create(b, loc, ct, op.getInput(),
+                              b.getDenseI64ArrayAttr({0}), dyn);
+    }
+    done.insert(n);
+    Value e = c.expand(loc, n.getResult(), op.getResult(), sizes);
+    if (Operation *def = e.getDefiningOp())
+      done.insert(def);
+    op.getResult().replaceAllUsesWith(e);
+    op.erase();
+    return true;
+  }
+
+  bool rewriteMap(MapOp op) {
+    OpBuilder b(op);
+    Collapser c(b);
+    Location loc = op.getLoc();
+    SmallVector<Value> ins;
+    for (Value v : op.getInputs())
+      ins.push_back(c.rows(loc, v));
+    SmallVector<Type> types;
+    for (Value r : op.getResults()) {
+      auto t = rankedOf(r);
+      types.push_back(RankedTensorType::get(
+          {leadExtent(t, t.getRank() - 1), t.getDimSize(t.getRank() - 1)},
+          t.getElementType()));
+    }
+    auto n = MapOp::create(b, loc, types, ins);
+    n.getBody().takeBody(op.getBody());
+    n->setDiscardableAttrs(op->getDiscardableAttrDictionary());
+    finish(op, n, c);
+    return true;
+  }
+
+  /// Replaces `old`'s results by `n`'s expanded back to their shapes
+  /// (the extents computed, and the expands placed, where `old` was).
+  void finish(Operation *old, Operation *n, Collapser &c) {
+    done.insert(n);
+    OpBuilder &b = c.b;
+    b.setInsertionPoint(old);
+    for (auto [o, v] : llvm::zip(old->getResults(), n->getResults())) {
+      SmallVector<OpFoldResult> sizes =
+          resultSizes(b, old, o.getResultNumber());
+      Value e = c.expand(old->getLoc(), v, o, sizes);
+      if (Operation *def = e.getDefiningOp())
+        done.insert(def);
+      o.replaceAllUsesWith(e);
+    }
+    old->erase();
+  }
+
+  Operation *root;
+  llvm::SmallPtrSet<Operation *, 16> done;
+};
+
+struct FuseCollapseRowsPass
+    : fuse::impl::FuseCollapseRowsPassBase<FuseCollapseRowsPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    numCollapsed += Rewriter(getOperation()).run();
+    // Fold expand -> collapse pairs between rewritten ops, and the dims of
+    // expanded values (the extents of a later rewritten op read them) into
+    // the expand's own sizes.
+    RewritePatternSet patterns(&getContext());
+    memref::populateResolveRankedShapedTypeResultDimsPatterns(patterns);
+    tensor::CollapseShapeOp::getCanonicalizationPatterns(patterns,
+                                                         &getContext());
+    tensor::ExpandShapeOp::getCanonicalizationPatterns(patterns, &getContext());
+    tensor::DimOp::getCanonicalizationPatterns(patterns, &getContext());
+    // Only the reshapes and dims: folding every op would also fold the
+    // program's own maps (an identity map into its input), which is the
+    // canonicalizer's business, not this pass's.
+    SmallVector<Operation *> ops;
+    getOperation()->walk([&](Operation *op) {
+      if (isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp, tensor::DimOp>(
+              op))
+        ops.push_back(op);
+    });
+    GreedyRewriteConfig config;
+    config.setStrictness(GreedyRewriteStrictness::ExistingAndNewOps);
+    if (failed(applyOpPatternsGreedily(ops, std::move(patterns), config)))
+      signalPassFailure();
+  }
+};
+
+} // namespace

@@ -1,0 +1,97 @@
+// Rank > 2 row computations become rank-2 row computations over the
+// collapsed rows, so fusion makes softmax over the last axis of a rank-3
+// array one pass (4 without the pass); the reshapes left are views of the
+// arguments and results.
+// RUN: fuse-opt %s --fuse-collapse-rows --cse | FileCheck %s
+// RUN: fuse-opt %s --fuse-collapse-rows --cse --fuse-fusion --fuse-explain -o /dev/null 2>&1 | FileCheck %s --check-prefix=EXPLAIN
+// RUN: fuse-opt %s --fuse-fusion --fuse-explain -o /dev/null 2>&1 | FileCheck %s --check-prefix=BEFORE
+//
+// The GPU entry takes the views: the result is the caller's rank-3
+// buffer, its sizes the argument's.
+// RUN: rm -rf %t && mkdir -p %t
+// RUN: fuse-compile %s --emit=shared -o %t/rows
+// RUN: FileCheck %s --check-prefix=MANIFEST < %t/rows.json
+// MANIFEST: "name": "softmax3"
+// MANIFEST: "results": [
+// MANIFEST-NEXT: "rank":3,"shape":[null,null,null],"size":["in0_d0","in0_d1","in0_d2"]
+//
+// Same results as the rank-3 loops (static shapes: the CPU pipeline keeps
+// rank > 2 rows, and MLIR's expand-strided-metadata takes only one
+// dynamic size in each expanded group).
+// RUN: fuse-opt %S/Inputs/static-rows.mlir --fuse-collapse-rows --cse | FileCheck %S/Inputs/static-rows.mlir --check-prefix=STATIC
+// RUN: fuse-opt %S/Inputs/static-rows.mlir --fuse-collapse-rows -o %t/collapsed.mlir
+// RUN: fuse-run %t/collapsed.mlir --entry static_ln --arg rand:3x4x129 --arg rand:129 --out %t/a
+// RUN: fuse-run %S/Inputs/static-rows.mlir --entry static_ln --arg rand:3x4x129 --arg rand:129 --no-fusion --out %t/b
+// RUN: %python -c "import numpy as n, sys; a, b = (n.load(sys.argv[i] + '/result0.npy') for i in (1, 2)); assert a.shape == (3, 4, 129) and (a == b).all(), abs(a - b).max()" %t/a %t/b
+
+// EXPLAIN: total for @softmax3: 1 pass, 1 kernel
+// BEFORE: total for @softmax3: 4 passes, 4 kernels
+
+// CHECK-LABEL: func.func @softmax3
+// CHECK-SAME: (%[[X:.*]]: tensor<?x?x?xf32>)
+// CHECK: %[[D2:.*]] = tensor.dim %[[X]], %c2
+// CHECK: %[[C:.*]] = tensor.collapse_shape %[[X]] {{\[}}[0, 1], [2]] : tensor<?x?x?xf32> into tensor<?x?xf32>
+// CHECK: %[[M:.*]] = fuse.reduce max %[[C]] dims [1] : tensor<?x?xf32> -> tensor<?xf32>
+// CHECK: %[[MB:.*]] = fuse.broadcast %[[M]] dims [1] (%[[D2]]) : tensor<?xf32> -> tensor<?x?xf32>
+// CHECK: %[[E:.*]] = fuse.map %[[C]], %[[MB]] : tensor<?x?xf32>, tensor<?x?xf32> -> tensor<?x?xf32>
+// CHECK: %[[D0:.*]] = tensor.dim %[[X]], %c0
+// CHECK: %[[D1:.*]] = tensor.dim %[[X]], %c1
+// CHECK: %[[S:.*]] = fuse.reduce add %[[E]] dims [1]
+// CHECK: %[[SB:.*]] = fuse.broadcast %[[S]] dims [1] (%[[D2]])
+// CHECK: %[[Y:.*]] = fuse.map %[[E]], %[[SB]]
+// CHECK: %[[R:.*]] = tensor.expand_shape %[[Y]] {{\[}}[0, 1], [2]] output_shape [%[[D0]], %[[D1]], %[[D2]]] : tensor<?x?xf32> into tensor<?x?x?xf32>
+// CHECK: return %[[R]]
+func.func @softmax3(%x: tensor<?x?x?xf32>) -> tensor<?x?x?xf32> {
+  %c2 = arith.constant 2 : index
+  %cols = tensor.dim %x, %c2 : tensor<?x?x?xf32>
+  %max = fuse.reduce max %x dims [2] : tensor<?x?x?xf32> -> tensor<?x?xf32>
+  %maxb = fuse.broadcast %max dims [2] (%cols) : tensor<?x?xf32> -> tensor<?x?x?xf32>
+  %e = fuse.map %x, %maxb : tensor<?x?x?xf32>, tensor<?x?x?xf32> -> tensor<?x?x?xf32> {
+  ^bb0(%a: f32, %m: f32):
+    %d = arith.subf %a, %m : f32
+    %ex = math.exp %d : f32
+    fuse.yield %ex : f32
+  }
+  %sum = fuse.reduce add %e dims [2] : tensor<?x?x?xf32> -> tensor<?x?xf32>
+  %sumb = fuse.broadcast %sum dims [2] (%cols) : tensor<?x?xf32> -> tensor<?x?x?xf32>
+  %y = fuse.map %e, %sumb : tensor<?x?x?xf32>, tensor<?x?x?xf32> -> tensor<?x?x?xf32> {
+  ^bb0(%a: f32, %s: f32):
+    %q = arith.divf %a, %s : f32
+    fuse.yield %q : f32
+  }
+  return %y : tensor<?x?x?xf32>
+}
+
+// A rank-4 row sum keeps its per-row result's shape through the expand.
+// CHECK-LABEL: func.func @rank4
+// CHECK: tensor.collapse_shape %{{.*}} {{\[}}[0, 1, 2], [3]] : tensor<?x?x?x?xf32> into tensor<?x?xf32>
+// CHECK: fuse.reduce add %{{.*}} dims [1] : tensor<?x?xf32> -> tensor<?xf32>
+// CHECK: tensor.expand_shape %{{.*}} {{\[}}[0, 1, 2]] output_shape
+// CHECK-SAME: : tensor<?xf32> into tensor<?x?x?xf32>
+func.func @rank4(%x: tensor<?x?x?x?xf32>) -> tensor<?x?x?xf32> {
+  %s = fuse.reduce add %x dims [3] : tensor<?x?x?x?xf32> -> tensor<?x?x?xf32>
+  return %s : tensor<?x?x?xf32>
+}
+
+// Left alone: reductions over other dimensions, broadcasts of one value
+// per batch (not per row or per column), rank-2 rows, elementwise rank-3
+// maps that touch no row op.
+// CHECK-LABEL: func.func @untouched
+// CHECK-NOT: collapse_shape
+// CHECK-NOT: expand_shape
+// CHECK: return
+func.func @untouched(%x: tensor<?x?x?xf32>, %v: tensor<?xf32>, %m: tensor<?x?xf32>) -> (tensor<?x?xf32>, tensor<?x?x?xf32>, tensor<?xf32>) {
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %d1 = tensor.dim %x, %c1 : tensor<?x?x?xf32>
+  %d2 = tensor.dim %x, %c2 : tensor<?x?x?xf32>
+  %a = fuse.reduce add %x dims [1] : tensor<?x?x?xf32> -> tensor<?x?xf32>
+  %vb = fuse.broadcast %v dims [1, 2] (%d1, %d2) : tensor<?xf32> -> tensor<?x?x?xf32>
+  %y = fuse.map %x, %vb : tensor<?x?x?xf32>, tensor<?x?x?xf32> -> tensor<?x?x?xf32> {
+  ^bb0(%p: f32, %q: f32):
+    %s = arith.addf %p, %q : f32
+    fuse.yield %s : f32
+  }
+  %r = fuse.reduce add %m dims [1] : tensor<?x?xf32> -> tensor<?xf32>
+  return %a, %y, %r : tensor<?x?xf32>, tensor<?x?x?xf32>, tensor<?xf32>
+}

@@ -4,7 +4,7 @@ axis of a 64 x 32 x 4096 array, in float32 and bfloat16; fuse (@fuse.jit
 on PyTorch CUDA tensors) against torch eager (torch.nn.functional's
 layer_norm and softmax) and torch.compile on the same dtype, with a clone
 of the input as the copy ceiling, in one run on one GPU. Per case: the
-median of REPS calls timed with CUDA events after a warm-up, each result
+median of 20 calls timed with CUDA events after a warm-up, each result
 checked against torch's float32 computation (the exit status is 1 on a
 mismatch), GiB/s of the bytes the job must move (the input read once,
 the output written once; the vectors are negligible), the ratio of the
@@ -18,45 +18,16 @@ scripts/gpu/prepare-python.sh puts in the cache."""
 import sys
 
 # First: it puts python/ and test/Python/ on sys.path.
-from event_timing import compiled, median_us
+from event_timing import close, compiled, header, run_case
 
 import torch
 import torch.nn.functional as F
 
 import rows_check as rc
 
-REPS = 20
+WIDTH = 26
 ROWS, COLS = 65536, 4096
 RANK3 = (64, 32, 4096)
-
-
-def row(case, impl, t, nbytes, best):
-    print("%-26s %-14s %10.1f %8.1f %8.3f" % (
-        case, impl, t, nbytes / t * 1e6 / 2 ** 30, best / t if best else 0),
-        flush=True)
-
-
-def run_case(case, nbytes, impls, want, rtol, atol):
-    """Times every (name, fn) of impls (None: a peer that is missing),
-    each result within rtol |want| + atol of want (float32). Ratios
-    against the best of torch eager and torch.compile."""
-    ok = True
-    times = {}
-    for name, fn in impls:
-        if fn is None:
-            continue
-        if name != "copy":
-            bad = int(((fn().float() - want).abs() >
-                       rtol * want.abs() + atol).sum())
-            if bad:
-                print("MISMATCH %s %s: %d values off" % (case, name, bad))
-                ok = False
-        times[name] = median_us(fn, REPS)
-    peers = [t for k, t in times.items() if k.startswith("torch")]
-    best = min(peers) if peers else None
-    for name, t in times.items():
-        row(case, name, t, nbytes, best)
-    return ok
 
 
 def bench_dtype(dt, name, eps, gen):
@@ -74,7 +45,8 @@ def bench_dtype(dt, name, eps, gen):
         ("fuse", lambda: rc.layernorm_rows(x, w, b)),
         ("torch eager", ln),
         ("torch.compile", compiled(ln)),
-        ("copy", lambda: x.clone())], want, 16 * eps, 16 * eps)
+        ("copy", lambda: x.clone())], close(want, 16 * eps, 16 * eps),
+        nbytes, WIDTH)
     y = (torch.randn(*RANK3, device="cuda", generator=gen) * 2).to(dt)
     nbytes = y.numel() * y.element_size() * 2
     ok &= run_case("softmax rank-3 %s" % name, nbytes, [
@@ -82,13 +54,13 @@ def bench_dtype(dt, name, eps, gen):
         ("torch eager", lambda: torch.softmax(y, dim=-1)),
         ("torch.compile", compiled(lambda: torch.softmax(y, dim=-1))),
         ("copy", lambda: y.clone())],
-        torch.softmax(y.float(), dim=-1), 0.1, 2 * eps)
+        close(torch.softmax(y.float(), dim=-1), 0.1, 2 * eps), nbytes,
+        WIDTH)
     return ok
 
 
 def main():
-    print("%-26s %-14s %10s %8s %8s" % ("case", "impl", "us", "GiB/s",
-                                         "vs best"))
+    header(WIDTH)
     gen = torch.Generator(device="cuda").manual_seed(0)
     ok = True
     for dt, name, eps in ((torch.float32, "f32", 2.0 ** -23),

@@ -68,6 +68,13 @@ public:
         b, loc, ct, v, ArrayRef<ReassociationIndices>{lead, {r - 1}});
   }
 
+  SmallVector<Value> rows(Location loc, ValueRange vs) {
+    SmallVector<Value> out;
+    for (Value v : vs)
+      out.push_back(rows(loc, v));
+    return out;
+  }
+
   /// `v` of rank R - 1 (one value per row) as [d0 * ... * d(R-2)].
   Value perRow(Location loc, Value v) {
     auto t = rankedOf(v);
@@ -112,6 +119,21 @@ public:
 
   OpBuilder &b;
 };
+
+/// The types of `results` collapsed: rows ([d0 * ... * d(R-2), C]) or one
+/// value per row ([d0 * ... * d(R-1)] of a rank-(R-1) result).
+SmallVector<Type> collapsedTypes(ValueRange results, bool rows) {
+  SmallVector<Type> types;
+  for (Value r : results) {
+    auto t = rankedOf(r);
+    int64_t lead = rows ? t.getRank() - 1 : t.getRank();
+    SmallVector<int64_t> shape{leadExtent(t, lead)};
+    if (rows)
+      shape.push_back(t.getDimSize(lead));
+    types.push_back(RankedTensorType::get(shape, t.getElementType()));
+  }
+  return types;
+}
 
 /// The extents of `op`'s result `i`, in terms of its operands.
 SmallVector<OpFoldResult> resultSizes(OpBuilder &b, Operation *op, unsigned i) {
@@ -196,15 +218,8 @@ private:
     OpBuilder b(op);
     Collapser c(b);
     Location loc = op.getLoc();
-    SmallVector<Value> ins;
-    for (Value v : op.getInputs())
-      ins.push_back(c.rows(loc, v));
-    SmallVector<Type> types;
-    for (Value r : op.getResults()) {
-      auto t = rankedOf(r);
-      types.push_back(RankedTensorType::get({leadExtent(t, t.getRank())},
-                                            t.getElementType()));
-    }
+    SmallVector<Value> ins = c.rows(loc, op.getInputs());
+    SmallVector<Type> types = collapsedTypes(op->getResults(), false);
     auto n = ReduceOp::create(b, loc, types, ins, op.getInits(),
                               op.getKindsAttr(), b.getDenseI64ArrayAttr({1}));
     n.getCombiner().takeBody(op.getCombiner());
@@ -251,16 +266,8 @@ private:
     OpBuilder b(op);
     Collapser c(b);
     Location loc = op.getLoc();
-    SmallVector<Value> ins;
-    for (Value v : op.getInputs())
-      ins.push_back(c.rows(loc, v));
-    SmallVector<Type> types;
-    for (Value r : op.getResults()) {
-      auto t = rankedOf(r);
-      types.push_back(RankedTensorType::get(
-          {leadExtent(t, t.getRank() - 1), t.getDimSize(t.getRank() - 1)},
-          t.getElementType()));
-    }
+    SmallVector<Value> ins = c.rows(loc, op.getInputs());
+    SmallVector<Type> types = collapsedTypes(op->getResults(), true);
     auto n = MapOp::create(b, loc, types, ins);
     n.getBody().takeBody(op.getBody());
     n->setDiscardableAttrs(op->getDiscardableAttrDictionary());

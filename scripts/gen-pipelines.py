@@ -8,26 +8,38 @@ with combiner regions: an integer kind written as a region, a pair of
 them over (x, x), or keeping the last element), filters, broadcasts of
 reduction results into maps, iota, gathers with in- and out-of-range
 indices, sorts of keys alone or with values, searchsorted, histograms and
-segmented reductions in the wide flavor) over random shapes (0 and 1 sizes included), avoiding undefined
-behaviour (integer division only unsigned and by `y | 1`, shifts by less
-than the width, no float-to-int conversion; integer add/mul wrap, which
-arith defines). The generator evaluates each program itself with NumPy
-while it builds it, so it knows the expected results.
+segmented reductions in the wide flavor) over random shapes (0 and 1
+sizes included), avoiding undefined behaviour (integer division only
+unsigned and by `y | 1`, shifts by less than the width, no float-to-int
+conversion; integer add/mul wrap, which arith defines). The generator
+evaluates each program itself with NumPy while it builds it, so it knows
+the expected results.
 
 Each seed draws a flavor from its own random stream:
   * classic (a third of the seeds, all of them with --classic): dtypes
     f32, f64, i32, i64; exactly the programs this generator made before
     the wide flavor existed (same seed, same text);
-  * wide: also i8, i16, unsigned u8..u64 (i8..i64 tensors whose NumPy
-    reference computes with np.uint*: cmpi u*, maxui/minui, divui/remui,
-    shrui, shli, uitofp, extui, umin/umax reductions and scans, with values
-    above the signed range) and i1 (maps yielding compares, selects on
-    them, i1 arguments, reductions and scans of i1, filters of i1);
-    arguments static, dynamic or mixed; a vector argument broadcast along
-    the rows or columns of a matrix; iotas and broadcasts sized by `index`
-    scalar arguments.
+  * wide: also f16 and bf16 (data in [-1, 1], sometimes times 4; NumPy
+    float16 and ml_dtypes.bfloat16 in the reference), i8, i16, unsigned
+    u8..u64 (i8..i64 tensors whose NumPy reference computes with np.uint*:
+    cmpi u*, maxui/minui, divui/remui, shrui, shli, uitofp, extui,
+    umin/umax reductions and scans, with values above the signed range)
+    and i1 (maps yielding compares, selects on them, i1 arguments,
+    reductions and scans of i1, filters of i1); arguments static, dynamic
+    or mixed; a vector argument broadcast along the rows or columns of a
+    matrix; iotas and broadcasts sized by `index` scalar arguments.
+Half precision follows fuse's semantics: each arith op on f16 or bf16 is
+rounded to the type (the backends compute in f32 and round: the same
+bits), math functions are computed in f32 and rounded once, built-in add
+and mul reductions and scans accumulate in f32 and round each result once
+(the reference: float64, rounded once); combiner regions (which compute in
+the type) are not drawn over them. f16 and bf16 convert to each other
+through f32 (arith has no direct cast), 32- and 64-bit integers to bf16
+through f64 (fuse's CPU backend rounds their direct conversion twice,
+through f32).
 Unsigned data go to fuse-run as the signed dtype of the same width (the bit
-pattern: fuse-run takes bool, int8..int64, float16..float64) and results
+pattern: fuse-run takes bool, int8..int64, float16..float64, and bfloat16
+as the '<V2' items np.save writes for ml_dtypes.bfloat16) and results
 come back the same way.
 
 A quarter of the seeds (drawn from the same separate stream) also run a
@@ -54,10 +66,11 @@ For each seed:
      exactly rounded in every order (+ - * / sqrt min max select casts),
      else within a tolerance scaled by the magnitudes involved
      (reassociated reductions, exp/log/tanh from different libms). A float
-     is judged by the narrowest float type a rounding step on its way used
-     (float ops, reductions, conversions to a float; not an argument's
-     own dtype): an f32 result widened to f64 carries f32 rounding and
-     gets f32's tolerance;
+     is judged by the least precise float type a rounding step on its way
+     used (bf16, then f16, f32, f64; float ops, reductions, conversions to
+     a float; not an argument's own dtype): an f32 result widened to f64
+     carries f32 rounding and gets f32's tolerance, a bf16 one widened to
+     f32 bf16's;
   4. the mismatched-size case, where the seed has one, must be rejected.
 
 usage:
@@ -76,27 +89,53 @@ import subprocess
 import sys
 import tempfile
 import time
+import warnings
 
 import numpy as np
+try:
+    import ml_dtypes
+except ImportError:
+    # the comparison and rejection helpers (scripts/gpu/differential.py on
+    # the GPU machine) need no bfloat16; the wide flavor's programs do
+    ml_dtypes = None
 
-FLOATS = ("f32", "f64")
+FLOATS = ("f32", "f64")          # the classic flavor's float dtypes
+HALFS = ("f16", "bf16")          # half precision: the wide flavor only
+ALL_FLOATS = FLOATS + HALFS
 INTS = ("i32", "i64")            # the classic flavor's integer dtypes
 SINTS = ("i8", "i16", "i32", "i64")
 UINTS = ("u8", "u16", "u32", "u64")
 ALL_INTS = SINTS + UINTS
-WIDE = FLOATS + SINTS + UINTS    # the wide flavor's data dtypes (and i1)
-NP = {"f32": np.float32, "f64": np.float64, "i8": np.int8,
+# the wide flavor's data dtypes (and i1)
+WIDE = FLOATS + HALFS + SINTS + UINTS
+BF16 = np.dtype(ml_dtypes.bfloat16) if ml_dtypes else None
+NP = {"f32": np.float32, "f64": np.float64, "f16": np.float16,
+      "bf16": ml_dtypes.bfloat16 if ml_dtypes else None, "i8": np.int8,
       "i16": np.int16, "i32": np.int32, "i64": np.int64, "u8": np.uint8,
       "u16": np.uint16, "u32": np.uint32, "u64": np.uint64, "i1": np.bool_}
 # The MLIR element type: integers are signless, unsignedness is in the ops.
 MLIR = {"u8": "i8", "u16": "i16", "u32": "i32", "u64": "i64"}
 WIDTH = {"i1": 1, "i8": 8, "u8": 8, "i16": 16, "u16": 16, "i32": 32,
-         "u32": 32, "i64": 64, "u64": 64, "f32": 32, "f64": 64}
+         "u32": 32, "i64": 64, "u64": 64, "f16": 16, "bf16": 16, "f32": 32,
+         "f64": 64}
+# Float types by precision, least precise first (bf16 has 8 significant
+# bits, f16 11, f32 24, f64 53).
+PRECISION = ("bf16", "f16", "f32", "f64")
+EPS = {"bf16": np.float32(2.0**-7), "f16": np.finfo(np.float16).eps,
+       "f32": np.finfo(np.float32).eps, "f64": np.finfo(np.float64).eps}
+FMAX = {"bf16": np.float32(3.3895313892515355e38),
+        "f16": np.finfo(np.float16).max, "f32": np.finfo(np.float32).max,
+        "f64": np.finfo(np.float64).max}
+# -inf as MLIR hex literals (a decimal -inf is not accepted)
+NEG_INF = {"f16": "0xFC00", "bf16": "0xFF80", "f32": "0xFF800000",
+           "f64": "0xFFF0000000000000"}
 UNS = {8: np.uint8, 16: np.uint16, 32: np.uint32, 64: np.uint64}
 SGN = {8: np.int8, 16: np.int16, 32: np.int32, 64: np.int64}
 SIZES = (0, 1, 1, 2, 3, 5, 8, 17, 64, 100, 257, 1000)
 SIZES2 = (0, 1, 2, 3, 7, 16, 33)
-RTOL = {"f32": 2e-4, "f64": 1e-9}
+# f32's tolerance scaled to the precision of the others (f16: eps 2^-10,
+# bf16: eps 2^-7, both rounded once from f32 sums and libm results)
+RTOL = {"bf16": 1e-1, "f16": 2e-2, "f32": 2e-4, "f64": 1e-9}
 # i1 under each kind: true is 1 unsigned and -1 signed, add wraps (xor).
 BOOL_KIND = {"add": "xor", "mul": "and", "and": "and", "or": "or",
              "xor": "xor", "min": "or", "max": "and", "umin": "and",
@@ -107,7 +146,7 @@ CRASH_MARKS = ("Stack dump", "LLVM ERROR", "Segmentation fault",
 
 
 def isfloat(dt):
-    return dt in FLOATS
+    return dt in ALL_FLOATS
 
 
 def isint(dt):
@@ -121,12 +160,27 @@ def mlir(dt):
 def narrowest(*precs):
     """The narrowest float precision among precs (None: no float)."""
     ps = [p for p in precs if p]
-    return "f32" if "f32" in ps else ("f64" if ps else None)
+    return min(ps, key=PRECISION.index) if ps else None
 
 
 def fprec(prec, dt):
     """prec after a step that rounds to dt (a float op in dt)."""
     return narrowest(prec, dt if isfloat(dt) else None)
+
+
+def exact_cast(src, dst):
+    """Whether every value of float type src is one of float type dst (bf16
+    and f16 hold values the other does not)."""
+    return src == dst or (PRECISION.index(dst) > PRECISION.index(src) and
+                          (src, dst) != ("bf16", "f16"))
+
+
+def f32(a, dt):
+    """Values of dt as the backends compute on them: f16 and bf16 as f32
+    (each op's result is then rounded back to dt, one rounding of the
+    exact result since f32 has over twice their precision); others as they
+    are."""
+    return np.asarray(a, np.float32) if dt in HALFS else a
 
 
 def as_uns(a, dt):
@@ -179,6 +233,8 @@ def search_positions(a, v, right):
     Floats order NaN after every number; unsigned dtypes are unsigned
     arrays here."""
     a, v = np.asarray(a), np.asarray(v)
+    if a.dtype.name in ("float16", "bfloat16"):  # exactly, in NumPy's f64
+        a, v = a.astype(np.float64), v.astype(np.float64)
 
     def less(x, y):
         if a.dtype.kind == "f":
@@ -199,7 +255,8 @@ def search_positions(a, v, right):
 
 def file_array(v):
     """What fuse-run reads for argument v: unsigned data as the signed
-    dtype of the same width (fuse-run has no unsigned dtypes)."""
+    dtype of the same width (fuse-run has no unsigned dtypes); bf16 data
+    np.save writes as '<V2', which fuse-run reads as bf16."""
     a = np.asarray(v.arr)
     return a.view(SGN[WIDTH[v.dt]]) if v.dt in UINTS else a
 
@@ -208,6 +265,8 @@ def from_file(a, dt):
     """A result as fuse-run wrote it, read back as dt."""
     if dt in UINTS and a.dtype == SGN[WIDTH[dt]]:
         return a.view(NP[dt])
+    if dt == "bf16" and a.dtype.kind == "V" and a.dtype.itemsize == 2:
+        return a.view(BF16)  # np.load gives bf16 as raw V2 items
     return a
 
 
@@ -262,7 +321,8 @@ def maxabs(a):
     a = np.asarray(a)
     if a.size == 0:
         return 0.0
-    with np.errstate(all="ignore"):
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # all NaN: 1e300
         m = np.nanmax(np.abs(a.astype(np.float64)))
     return float(m) if np.isfinite(m) else 1e300
 
@@ -304,6 +364,9 @@ class Gen:
         # made before the wide flavor and the mismatched cases existed.
         self.x = random.Random(f"gen-pipelines flavor {seed}")
         self.wide = self.x.random() < 2 / 3 and not classic
+        if self.wide and ml_dtypes is None:
+            sys.exit("gen-pipelines.py: the wide flavor needs the ml_dtypes "
+                     "package (bfloat16); pip install ml_dtypes")
         self.want_mismatch = self.x.random() < 0.25
         self.gpu = gpu          # no i1 arguments or results
         self.sizes = sizes      # (n, (r, c)): data inputs' sizes forced
@@ -383,7 +446,9 @@ class Gen:
             arr = rng.uniform(-1, 1, size=shape).astype(NP[dt])
             arr[arr == 0] = NP[dt](0.5)
             if r.random() < 0.3:
-                arr = (arr * r.choice([4.0, 100.0])).astype(NP[dt])
+                # half precision: moderate values keep chains finite
+                k = 4.0 if dt in HALFS else r.choice([4.0, 100.0])
+                arr = (arr * k).astype(NP[dt])
         elif dt == "i1":
             arr = rng.random(size=shape) < r.choice([0.5, 0.1, 0.9])
         elif dt in UINTS:
@@ -453,6 +518,7 @@ class Gen:
         pr = narrowest(a[3], b[3], dt if isfloat(dt) else None)
         with np.errstate(all="ignore"):
             if isfloat(dt):
+                W = (lambda x: f32(x, dt))
                 op = r.choice(["addf", "subf", "mulf", "divf", "maximumf",
                                "minimumf", "negf", "absf", "sqrt", "exp",
                                "tanh", "log", "select"])
@@ -461,8 +527,9 @@ class Gen:
                     f = {"addf": np.add, "subf": np.subtract,
                          "mulf": np.multiply, "maximumf": np.maximum,
                          "minimumf": np.minimum}[op]
-                    return name, T(f(a[1], b[1])) if np.ndim(f(a[1], b[1])) == 0 \
-                        else f(a[1], b[1]).astype(T), a[2] and b[2], pr
+                    y = f(W(a[1]), W(b[1]))
+                    return name, T(y) if np.ndim(y) == 0 else y.astype(T), \
+                        a[2] and b[2], pr
                 if op == "divf":  # a / (|b| + 1): never a division by 0
                     ab, one, den = self.fresh("t"), self.fresh("k"), \
                         self.fresh("t")
@@ -470,57 +537,58 @@ class Gen:
                     ctx.append(f"{one} = arith.constant 1.0 : {dt}")
                     ctx.append(f"{den} = arith.addf {ab}, {one} : {dt}")
                     ctx.append(f"{name} = arith.divf {a[0]}, {den} : {dt}")
-                    d = (np.abs(b[1]) + T(1)).astype(T)
-                    return name, (a[1] / d).astype(T), a[2] and b[2], pr
+                    d = (np.abs(W(b[1])) + W(T(1))).astype(T)
+                    return name, (W(a[1]) / W(d)).astype(T), a[2] and b[2], \
+                        pr
                 if op in ("negf", "absf"):
                     dialect = "arith" if op == "negf" else "math"
                     ctx.append(f"{name} = {dialect}.{op} {a[0]} : {dt}")
                     f = np.negative if op == "negf" else np.abs
-                    return name, f(a[1]).astype(T), a[2], \
+                    return name, f(W(a[1])).astype(T), a[2], \
                         narrowest(a[3], dt)
                 if op in ("sqrt", "log"):  # of |a| (+1 for log)
                     ab = self.fresh("t")
                     ctx.append(f"{ab} = math.absf {a[0]} : {dt}")
                     arg = ab
-                    x = np.abs(a[1]).astype(T)
+                    x = np.abs(W(a[1])).astype(T)
                     if op == "log":
                         one, s = self.fresh("k"), self.fresh("t")
                         ctx.append(f"{one} = arith.constant 1.0 : {dt}")
                         ctx.append(f"{s} = arith.addf {ab}, {one} : {dt}")
-                        arg, x = s, (x + T(1)).astype(T)
+                        arg, x = s, (W(x) + W(T(1))).astype(T)
                     ctx.append(f"{name} = math.{op} {arg} : {dt}")
                     f = np.sqrt if op == "sqrt" else np.log
-                    return name, f(x).astype(T), a[2] and op == "sqrt", \
+                    return name, f(W(x)).astype(T), a[2] and op == "sqrt", \
                         narrowest(a[3], dt)
                 if op in ("exp", "tanh"):  # exp of tanh: bounded
                     t = self.fresh("t")
                     ctx.append(f"{t} = math.tanh {a[0]} : {dt}")
-                    x = np.tanh(a[1]).astype(T)
+                    x = np.tanh(W(a[1])).astype(T)
                     if op == "exp":
                         ctx.append(f"{name} = math.exp {t} : {dt}")
-                        return name, np.exp(x).astype(T), False, \
+                        return name, np.exp(W(x)).astype(T), False, \
                             narrowest(a[3], dt)
                     ctx.append(f"{name} = arith.addf {t}, {t} : {dt}")
-                    return name, (x + x).astype(T), False, \
+                    return name, (W(x) + W(x)).astype(T), False, \
                         narrowest(a[3], dt)
                 if conds and r.random() < 0.5:  # select on an i1 operand
                     p = r.choice(conds)
                     ctx.append(f"{name} = arith.select {p[0]}, {a[0]}, "
                                f"{b[0]} : {dt}")
-                    return name, np.where(p[1], a[1], b[1]).astype(T), \
+                    return name, np.where(p[1], W(a[1]), W(b[1])).astype(T), \
                         a[2] and b[2], pr
                 # select on a comparison of exact values only
                 if not (a[2] and b[2]):
                     ctx.append(f"{name} = arith.addf {a[0]}, {b[0]} : {dt}")
-                    return name, (a[1] + b[1]).astype(T), False, pr
+                    return name, (W(a[1]) + W(b[1])).astype(T), False, pr
                 p = self.fresh("p")
                 pred = r.choice(["olt", "ogt", "oge"])
                 ctx.append(f"{p} = arith.cmpf {pred}, {a[0]}, {b[0]} : {dt}")
                 ctx.append(f"{name} = arith.select {p}, {a[0]}, {b[0]} : {dt}")
                 f = {"olt": np.less, "ogt": np.greater,
                      "oge": np.greater_equal}[pred]
-                return name, np.where(f(a[1], b[1]), a[1], b[1]).astype(T), \
-                    True, pr
+                fa, fb = W(a[1]), W(b[1])
+                return name, np.where(f(fa, fb), fa, fb).astype(T), True, pr
             if dt == "i1":
                 return self.expr_bool(name, a, b, ctx, conds)
             if self.wide:
@@ -660,17 +728,36 @@ class Gen:
 
     def convert(self, ssa, arr, src, dst, ctx):
         """Converts a scalar from src to dst dtype (exactly as NumPy's
-        astype does for these pairs); no float->int conversions. Integers
-        of one width are one MLIR type: nothing to emit."""
+        astype does for these pairs: every conversion to a float type is
+        rounded once to nearest even); no float->int conversions. Integers
+        of one width are one MLIR type: nothing to emit. f16 and bf16
+        convert to each other through f32 (arith has no cast between types
+        of one width)."""
         if src == dst or (not isfloat(src) and not isfloat(dst) and
                           mlir(src) == mlir(dst)):
             return ssa, np.asarray(arr).astype(NP[dst])
         name = self.fresh("t")
         ms, md = mlir(src), mlir(dst)
-        ref = np.asarray(arr).astype(NP[dst])
+        with np.errstate(over="ignore"):  # f16 overflows to inf, as in MLIR
+            ref = np.asarray(arr).astype(NP[dst])
         if not isfloat(src) and isfloat(dst):
             op = "uitofp" if src in UINTS or src == "i1" else "sitofp"
-            ctx.append(f"{name} = arith.{op} {ssa} : {ms} to {md}")
+            if dst == "bf16" and WIDTH[src] >= 32:
+                # through f64 (exact for 32 bits, then one correctly
+                # rounded truncf): fuse's CPU backend converts a wide
+                # integer to bf16 through f32, rounding twice (one bf16 ulp
+                # off just above a tie)
+                mid = self.fresh("t")
+                ctx.append(f"{mid} = arith.{op} {ssa} : {ms} to f64")
+                ctx.append(f"{name} = arith.truncf {mid} : f64 to {md}")
+                ref = np.asarray(arr).astype(np.float64).astype(NP[dst])
+            else:
+                ctx.append(f"{name} = arith.{op} {ssa} : {ms} to {md}")
+        elif {src, dst} == set(HALFS):
+            mid = self.fresh("t")
+            ctx.append(f"{mid} = arith.extf {ssa} : {ms} to f32")
+            ctx.append(f"{name} = arith.truncf {mid} : f32 to {md}")
+            ref = np.asarray(arr).astype(np.float32).astype(NP[dst])
         elif isfloat(src) and isfloat(dst):
             op = "extf" if WIDTH[dst] > WIDTH[src] else "truncf"
             ctx.append(f"{name} = arith.{op} {ssa} : {ms} to {md}")
@@ -741,8 +828,8 @@ class Gen:
                 if isfloat(v.dt) and not isfloat(dt):
                     continue
                 s, a = self.convert(b, v.arr, v.dt, dt, ctx)
-                rounds = isfloat(dt) and (not isfloat(v.dt) or
-                                          WIDTH[dt] < WIDTH[v.dt])
+                rounds = isfloat(dt) and not (isfloat(v.dt) and
+                                              exact_cast(v.dt, dt))
                 leaves.append((s, a, v.exact, narrowest(
                     v.prec, dt if rounds else None)))
             if not leaves:
@@ -794,6 +881,11 @@ class Gen:
         if kind in ("min", "max") and isint(dt):
             return f, (lambda a: as_sgn(a, dt)), (lambda a: back(a, dt))
         T = NP[dt]
+        if dt in HALFS:
+            # add and mul accumulate in f32 and round each result once
+            # (min and max are exact anyway): here in f64, rounded once
+            return f, (lambda a: np.asarray(a).astype(np.float64)), \
+                (lambda a: np.asarray(a).astype(T))
         return f, (lambda a: np.asarray(a).astype(T)), \
             (lambda a: np.asarray(a).astype(T))
 
@@ -859,12 +951,18 @@ class Gen:
         count = int(np.prod([x.shape[a] for a in axes])) if axes else 1
         syms, eqs, touched = derive([x], [x.syms[d] for d in kept])
         name = self.fresh()
-        # custom combiner: an argmax-style tuple over x and an iota
-        if r.random() < 0.25 and x.exact and rank == 1:
+        # custom combiner: an argmax-style tuple over x and an iota (in
+        # the wide flavor not over NaN: a NaN the tree order combines
+        # first holds the accumulator, so the result depends on the order)
+        if r.random() < 0.25 and x.exact and rank == 1 and not (
+                self.wide and isfloat(x.dt) and
+                np.isnan(f32(x.arr, x.dt)).any()):
             return self.note(self.gen_argmax(x))
         m = mlir(x.dt)
-        if r.random() < 0.2:
-            # sum via a combiner region (a user-written add)
+        if r.random() < 0.2 and x.dt not in HALFS:
+            # sum via a combiner region (a user-written add; not over f16
+            # or bf16, where a region computes in the type, each step
+            # rounded, in an order that differs between backends)
             init, c = self.scalar_init(x.dt)
             op = "addf" if isfloat(x.dt) else "addi"
             self.emit(f"{name} = fuse.reduce {x.name} init({init} : "
@@ -890,7 +988,7 @@ class Gen:
                 logs = np.log10(np.maximum(np.abs(x.arr.astype(np.float64)),
                                            1e-300))
             part = np.sum(np.maximum(logs, 0), axis=axes)
-            if np.max(part) > 0.9 * np.log10(np.finfo(NP[x.dt]).max):
+            if np.max(part) > 0.9 * np.log10(FMAX[x.dt]):
                 kind = "max"
         if r.random() < 0.4:
             init, c = self.scalar_init(x.dt)
@@ -918,7 +1016,7 @@ class Gen:
         self.emit(f"{idx} = fuse.iota {sizes}: {it}".replace("  :", " :"))
         ninf, c0 = self.fresh("i"), self.fresh("i")
         m = mlir(x.dt)
-        lo = "0xFF800000" if x.dt == "f32" else "0xFFF0000000000000"
+        lo = NEG_INF.get(x.dt)
         if x.dt in UINTS or x.dt == "i1":
             lo = "0"
         elif isint(x.dt):
@@ -943,11 +1041,20 @@ class Gen:
         if n == 0:
             mv = NP[x.dt](-np.inf) if isfloat(x.dt) else cval(lo, x.dt)
             mi = -1
+        elif isfloat(x.dt):
+            # the -inf init stays unless an element is greater (ogt):
+            # -inf never is, nor NaN in order from the init (gen_reduce
+            # draws no NaN input in the wide flavor)
+            xv = f32(x.arr, x.dt)
+            xv = np.where(np.isnan(xv), -np.inf, xv)
+            k = int(np.argmax(xv))
+            mv, mi = (x.arr[k], k) if xv[k] > -np.inf else \
+                (NP[x.dt](-np.inf), -1)
         else:
             k = int(np.argmax(as_uns(x.arr, x.dt) if x.dt in UINTS
                               else x.arr))
             mv, mi = x.arr[k], k
-            if not isfloat(x.dt) and mv == cval(lo, x.dt):
+            if mv == cval(lo, x.dt):
                 mi = -1  # no element is greater than the init
         syms, eqs, touched = derive([x], [])
         return [Val(v, x.dt, (), np.asarray(mv, NP[x.dt]), True,
@@ -1109,7 +1216,8 @@ class Gen:
             pred = r.choice(["ogt", "olt"])
             body = [f"{t} = arith.constant {thr!r} : {x.dt}",
                     f"{p} = arith.cmpf {pred}, {blk[0]}, {t} : {x.dt}"]
-            mask = x.arr > thr if pred == "ogt" else x.arr < thr
+            xv = f32(x.arr, x.dt)
+            mask = xv > thr if pred == "ogt" else xv < thr
         elif x.dt == "i1":
             if r.random() < 0.5:
                 body, p = [], blk[0]
@@ -1226,7 +1334,7 @@ class Gen:
         values in [0, bins)."""
         r = self.r
         cands = [v for v in self.kpool() if v.exact and v.arr.ndim >= 1 and
-                 v.dt != "i1" and v.dt not in FLOATS]
+                 v.dt != "i1" and not isfloat(v.dt)]
         if not cands:
             return []
         x = r.choice(cands)
@@ -1282,7 +1390,7 @@ class Gen:
         seg = f"segments({st.name}, {en} : {st.ttype}, {st.ttype})"
         rt = ttype(x.dt, st.tshape)
         name = self.fresh()
-        xs = x.arr
+        xs = f32(x.arr, x.dt)
         if kind == "last":
             init = 0.5 if isfloat(x.dt) else 7
             ci, pa, pb = self.fresh(), self.fresh(), self.fresh()
@@ -1312,6 +1420,7 @@ class Gen:
                 arr[i] = np.minimum.reduce(part, initial=top)
             else:
                 arr[i] = np.maximum.reduce(part, initial=bottom)
+        arr = arr.astype(NP[x.dt])
         syms, eqs, touched = derive([x, st], st.syms)
         return self.note([Val(name, x.dt, st.tshape, arr, True, maxabs(arr),
                               syms=syms, eqs=eqs, touched=touched)])
@@ -1403,7 +1512,7 @@ class Gen:
         res = self.fresh("t")
         ctx.append(f"{res} = {opn} {sb}, {sa} : {mlir(dt)}")
         with np.errstate(all="ignore"):
-            arr = np.asarray(f(ab, aa)).astype(NP[dt])
+            arr = np.asarray(f(f32(ab, dt), f32(aa, dt))).astype(NP[dt])
         tshape = merge_tshape([a, b]) if self.wide else a.tshape
         self.emit(f"{name} = fuse.map {a.name}, {b.name} : {a.ttype}, "
                   f"{b.ttype} -> {ttype(dt, tshape)} {{")
@@ -1704,6 +1813,7 @@ def cmp_ref(pred, a, b, dt):
     """arith.cmpi / cmpf `pred` on NumPy values of dtype dt."""
     with np.errstate(all="ignore"):
         if isfloat(dt):
+            a, b = f32(a, dt), f32(b, dt)
             f = {"olt": np.less, "ole": np.less_equal, "ogt": np.greater,
                  "oge": np.greater_equal, "oeq": np.equal,
                  "one": lambda p, q: (p != q) & ~np.isnan(p) & ~np.isnan(q)
@@ -1824,6 +1934,8 @@ def compare(got, v, what):
         return f"{what}: shape {got.shape} != expected {ref.shape}"
     if got.dtype != ref.dtype:
         return f"{what}: dtype {got.dtype} != expected {ref.dtype}"
+    if v.dt in HALFS:  # as float64 (exactly), for NumPy's float routines
+        got, ref = got.astype(np.float64), ref.astype(np.float64)
     prec = v.prec or v.dt
     if not isfloat(v.dt) or v.exact:
         ok = np.array_equal(got, ref, equal_nan=isfloat(v.dt))
@@ -1831,7 +1943,7 @@ def compare(got, v, what):
             # exactly rounded ops agree bitwise; allow one ulp (of the
             # narrowest precision on the way) for libm sqrt / division
             # folding differences
-            ok = np.allclose(got, ref, rtol=4 * np.finfo(NP[prec]).eps,
+            ok = np.allclose(got, ref, rtol=4 * EPS[prec],
                              atol=0, equal_nan=True)
     else:
         tol = RTOL[prec]

@@ -67,6 +67,9 @@ void buildFuseToCPUPipeline(OpPassManager &pm,
   // Half precision on the host: math functions in f32 (f16 and bf16, as
   // the GPU backend computes them), bf16 arithmetic in f32 rounded back to
   // bf16 (correctly rounded: f32 has more than twice bf16's precision).
+  // fuse-expand-arith first too: its exact integer -> bf16 conversions
+  // before arith-emulate-unsupported-floats splits them through f32.
+  pm.addPass(createFuseExpandArithPass());
   pm.addPass(math::createMathExtendToSupportedTypes());
   arith::ArithEmulateUnsupportedFloatsOptions bf16;
   bf16.sourceTypeStrs = {"bf16"};

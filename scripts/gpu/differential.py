@@ -15,11 +15,13 @@ scripts/gpu/prepare-differential.sh and scripts/gpu/run-differential.sh.
       generator's own NumPy evaluation (the CPU results are the oracle only
       where they pass; failures go to DIR/oracle-failures.txt), then
       seedN/data.npz (inputs in<i>, CPU results cpu<i>, compressed; unsigned
-      data as the signed dtype of the same width, as fuse-run and
-      fuse-run-aot read and write them) and seedN/meta.json (per argument:
-      a tensor's dtype and shape or an index scalar's value; per result:
-      dtype, shape, filter, exact, scale, prec). DIR/programs.txt lists the
-      seeds the GPU suite runs, DIR/summary.txt the counts.
+      data as the signed dtype of the same width and bf16 as raw 2-byte
+      'V2' items, as fuse-run and fuse-run-aot read and write them; V2 is
+      only ever bf16, read back as ml_dtypes.bfloat16) and seedN/meta.json
+      (per argument: a tensor's dtype and shape or an index scalar's
+      value; per result: dtype, shape, filter, exact, scale, prec).
+      DIR/programs.txt lists the seeds the GPU suite runs, DIR/summary.txt
+      the counts.
       The seeds that gen-pipelines.py gives a mismatched-size case (a
       quarter) get it here too: the arguments with one dynamic size
       changed so that an equality the program implies breaks (or an index
@@ -29,7 +31,8 @@ scripts/gpu/prepare-differential.sh and scripts/gpu/run-differential.sh.
       must too. DIR/mismatched.txt lists them.
   differential.py unpack SEED_DIR DEST [--cpu] [--mismatch]
       Writes DEST/in<i>.npy (and with --cpu DEST/result<i>.npy, the CPU
-      results) and prints the matching `--arg DEST/in<i>.npy` flags
+      results; as stored, bf16 as '<V2', which fuse-run-aot reads as bf16)
+      and prints the matching `--arg DEST/in<i>.npy` flags
       (`--arg scalar:N` for an index scalar); with --mismatch, the
       mismatched-size case's inputs.
   differential.py check-rejected SEED_DIR RC LOG
@@ -73,17 +76,22 @@ Comparison rule (GPU vs CPU):
   * floats whose every operation is exactly rounded in any order (the
     generator's `exact` flag: + - * /, sqrt, min/max, select, casts, min/max
     reductions): |gpu - cpu| <= 4 eps |cpu| + 4 eps * scale, where eps is the
-    machine epsilon of the result's `prec` (the narrowest float type a
+    machine epsilon of the result's `prec` (the least precise float type a
     rounding step on its way used: an f32 value widened to f64 keeps f32's
-    error) and scale the generator's bound on the
+    error, a bf16 value widened to f32 bf16's; f16 and bf16 arithmetic is
+    rounded to the type on both backends, the same bits) and scale the
+    generator's bound on the
     magnitudes that went into the value (the absolute term covers the GPU's
     sqrt.approx.f32, about 1 ulp, and a contracted multiply-add followed by
     a cancellation);
   * other floats (sums, products and scans reassociated by the GPU's tree
     order, exp/log/tanh from libdevice vs the host libm):
-    |gpu - cpu| <= rel |cpu| + abs * max(scale, 1) with rel 1e-5 (f32) or
-    1e-12 (f64) and abs the generator's tolerance 2e-4 (f32) or 1e-9 (f64),
-    taken for `prec`;
+    |gpu - cpu| <= rel |cpu| + abs * max(scale, 1) with rel 1.6e-2 (bf16),
+    2e-3 (f16; two ulps of each: an f32 sum or libm value a little
+    different can round to the neighbouring half value), 1e-5 (f32) or
+    1e-12 (f64) and abs the generator's tolerance 1e-1 (bf16), 2e-2 (f16),
+    2e-4 (f32) or 1e-9 (f64), taken for `prec` (bf16 the least precise,
+    then f16, f32, f64);
     for a sum, scale is max|x| * count + |init|, an upper bound on the sum
     of |terms|; where an infinity went in (the generator marks scale
     1e300: a min scan's +inf identity, an overflowed product), scale is
@@ -99,6 +107,13 @@ import subprocess
 import sys
 
 import numpy as np
+try:
+    import ml_dtypes
+    BF16 = np.dtype(ml_dtypes.bfloat16)
+except ImportError:
+    # The GPU machine may lack it (the prepare step needs it): bf16 is then
+    # compared as the float32 values its bits encode, exactly.
+    BF16 = None
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -115,10 +130,46 @@ SHAPES_2D = [(1, 1), (3, 1025), (257, 31), (31, 33), (1, 4099), (4099, 1),
              (7, 1000), (1000, 7), (17, 4097), (1, 31), (31, 1), (64, 64),
              (13, 513), (255, 17), (1, 70001), (2, 3), (9, 4095), (127, 1),
              (1, 0)]
-EPS = {"f32": float(np.finfo(np.float32).eps),
+FLOATS = ("bf16", "f16", "f32", "f64")
+EPS = {"bf16": 2.0**-7,
+       "f16": float(np.finfo(np.float16).eps),
+       "f32": float(np.finfo(np.float32).eps),
        "f64": float(np.finfo(np.float64).eps)}
-REL = {"f32": 1e-5, "f64": 1e-12}
-ABS = {"f32": 2e-4, "f64": 1e-9}
+# f16 and bf16: two ulps (both backends round f32 sums and libm results
+# once, so a different f32 value can give the neighbouring half value)
+REL = {"bf16": 1.6e-2, "f16": 2e-3, "f32": 1e-5, "f64": 1e-12}
+ABS = {"bf16": 1e-1, "f16": 2e-2, "f32": 2e-4, "f64": 1e-9}
+
+
+def values(a):
+    """An array as np.load gives it, with bf16's raw 2-byte 'V2' items
+    (how NumPy saves ml_dtypes.bfloat16, and how fuse-run and fuse-run-aot
+    write bf16; only bf16 is stored as V2) as bf16 values (float32 ones
+    without ml_dtypes)."""
+    a = np.asarray(a)
+    if a.dtype.kind == "V" and a.dtype.itemsize == 2:
+        if BF16 is not None:
+            return a.view(BF16)
+        u = a.view("<u2").astype(np.uint32)
+        u <<= 16  # in place: a 0-d array stays an array
+        return u.view(np.float32)
+    return a
+
+
+def stored(a, dtype):
+    """values() of a result of meta dtype `dtype` as the runners write
+    them: bf16 as V2 items (from float32 values, rounded to nearest
+    even)."""
+    a = np.asarray(a)
+    if dtype != "bf16" or a.dtype.kind == "V":
+        return a
+    if BF16 is not None:
+        return a.astype(BF16)  # np.save writes it as V2
+    f = a.astype(np.float32)
+    u = f.view(np.uint32).astype(np.uint64)
+    bits = (u + 0x7FFF + ((u >> 16) & 1)) >> 16
+    bits = np.where(np.isnan(f), (u >> 16) | 0x40, bits)
+    return np.asarray(bits).astype("<u2").view("V2")
 
 
 def load_gen():
@@ -159,6 +210,12 @@ def arg_meta(i, v):
 def prepare(args):
     gp = load_gen()
     out = os.path.abspath(args.out)
+    # fuse-run runs in each seed's folder: a relative tool path is this
+    # folder's
+    for tool in ("fuse_compile", "fuse_run"):
+        path = getattr(args, tool)
+        if os.sep in path:
+            setattr(args, tool, os.path.abspath(path))
     if os.path.isdir(out):
         shutil.rmtree(out)
     os.makedirs(out)
@@ -328,7 +385,7 @@ def compare_one(r, got, ref):
         return f"{what} {got.shape}, CPU {ref.shape}", 0.0
     if got.size == 0:
         return None, 0.0
-    if got.dtype.kind in "iub" or r["dtype"] not in ("f32", "f64"):
+    if got.dtype.kind in "iub" or r["dtype"] not in FLOATS:
         bad = np.flatnonzero(got.ravel() != ref.ravel())
         if bad.size:
             k = int(bad[0])
@@ -356,9 +413,11 @@ def compare_one(r, got, ref):
     return None, worst
 
 
-def cpu_result(seed_dir, i):
+def cpu_result(seed_dir, i, raw=False):
+    """CPU result i: its values, or with raw as stored."""
     with np.load(os.path.join(seed_dir, "data.npz")) as z:
-        return z[f"cpu{i}"]
+        a = z[f"cpu{i}"]
+    return a if raw else values(a)
 
 
 def unpack_flags(seed_dir, dest, mismatch=False):
@@ -406,9 +465,12 @@ def compare_dirs(seed_dir, got_dir):
         gp = os.path.join(got_dir, f"result{i}.npy")
         if not os.path.exists(gp):
             return False, f"result{i}.npy missing", worst
-        got = np.load(gp)
-        ref = cpu_result(seed_dir, i)
-        msg, w = compare_one(r, got, ref)
+        raw = np.load(gp)
+        ref = cpu_result(seed_dir, i, raw=True)
+        if raw.dtype != ref.dtype:  # before values() (it may decode bf16)
+            return False, (f"result{i} ({r['dtype']}): dtype {raw.dtype}, "
+                           f"CPU {ref.dtype}"), worst
+        msg, w = compare_one(r, values(raw), values(ref))
         worst = max(worst, w)
         if msg:
             return False, f"result{i} ({r['dtype']}): {msg}", worst
@@ -628,12 +690,13 @@ def self_test(args):
         os.makedirs(got)
         for i, r in enumerate(meta["results"]):
             a = cpu_result(d, i)
-            if a.dtype.kind == "f" and a.size:
+            if r["dtype"] in FLOATS and a.size:
                 with np.errstate(all="ignore"):
                     b = (a.astype(np.float64) + 0.4 * allowed(r, a)).astype(
                         a.dtype)
                 a = np.where(np.isfinite(a) & np.isfinite(b), b, a)
-            np.save(os.path.join(got, f"result{i}.npy"), a)
+            np.save(os.path.join(got, f"result{i}.npy"),
+                    stored(a, r["dtype"]))
         ok, msg, worst = compare_dirs(d, got)
         if ok:
             print(f"PASS {s} within tolerance: {msg}, worst {worst:.2f}")
@@ -648,7 +711,8 @@ def self_test(args):
                 a = repl.get(i)
                 if a is None:
                     a = cpu_result(d, i)
-                np.save(os.path.join(got, f"result{i}.npy"), a)
+                np.save(os.path.join(got, f"result{i}.npy"),
+                        stored(a, meta["results"][i]["dtype"]))
             ok, msg, _ = compare_dirs(d, got)
             if not ok:
                 print(f"PASS {s} perturbed ({label}) detected: {msg}")

@@ -21,7 +21,10 @@ error, not as rounding noise:
 - a float16 times a float32 array promotes to float32 (NumPy's rule), a
   scalar argument of the array's type is passed exactly;
 - int8 and uint8: sums to int64/uint64 (NumPy's), the maximum, and a
-  normalisation to float32.
+  normalisation to float32;
+- int32 and int64 to bfloat16 next to its rounding ties (one rounding,
+  not two through float32), against NumPy's float64 -> bfloat16 of the
+  same values, exact in float64.
 
 Sizes 1, 31, the tile edges of 16-byte vectors of 8 halves (2047, 2048,
 2049), 1000003 and 2^22 + 17, aligned and at an offset of one element
@@ -137,6 +140,11 @@ def scale(x, s):
 
 
 @fuse.jit
+def to_bf16(x):
+    return x.astype(BF16)
+
+
+@fuse.jit
 def int_sum_max(x):
     return x.sum(), x.max()
 
@@ -153,6 +161,20 @@ def steps(dt, n, seed=0):
     2^-8, exact in every type here and in float32 sums up to 2^16."""
     k = np.random.default_rng(seed).integers(-16, 17, n)
     return (k / 16.0).astype(dt)
+
+
+def near_ties(dt):
+    """Integers of dt at, one below and one above the midpoints between
+    neighbouring bfloat16 values (k * 2^s + 2^(s-1)), both signs, up to
+    2^52 (exact in float64)."""
+    top = min(np.iinfo(dt).bits - 2, 52)
+    v = [0, 1, -1]
+    for s in range(9, top - 7):
+        for k in range(128, 256, 9):
+            for d in (-1, 0, 1):
+                m = (k << s) + (1 << (s - 1)) + d
+                v += [m, -m]
+    return np.array(v, dtype=dt)
 
 
 def small_ints(dt, n, seed=1):
@@ -220,6 +242,13 @@ def half_checks(B, numeric, ctx, sizes=SIZES, rows=ROWS):
                                                 dt, 4, "softmax"))
     _mixed_checks(B, chk, sizes)
     _int8_checks(B, chk, sizes)
+    if BF16 is not None and B.name != "cupy":
+        for dt in (np.int32, np.int64):
+            v = near_ties(dt)
+            chk("%s to bfloat16 next to ties" % np.dtype(dt).name,
+                lambda v=v: to_bf16(dev(B, v)),
+                lambda g, v=v: check(B, g, [v.astype(np.float64).astype(
+                    BF16)], "to bfloat16"))
 
 
 def _flat_checks(B, chk, dt, sizes):

@@ -28,7 +28,8 @@ def test_gpu_check_sections_pass_on_the_cpu(capsys):
     # Per half type and size: sumsq and chain twice (aligned, at an
     # offset), dot, mean, cumsum, filter, max/argmax, sort, scale; softmax
     # per shape; mixed per size; int8/uint8 sum/max and uint8 / 255.
-    assert ok == 2 * (3 * 11 + 3) + 4 + 3 * 3, out
+    # ... and int32/int64 to bfloat16 next to its ties.
+    assert ok == 2 * (3 * 11 + 3) + 4 + 3 * 3 + 2, out
 
 
 @pytest.mark.parametrize("dt", HALVES, ids=["float16", "bfloat16"])
@@ -159,3 +160,15 @@ def test_rows_check_sections_pass_on_the_cpu(capsys):
     out = capsys.readouterr().out
     assert gpu_check.failed - failed == 0, out
     assert gpu_check.passed - passed == 3 * (3 + 2), out
+
+
+def test_wide_integers_to_bfloat16_round_once():
+    # 606076929 lies above a bfloat16 midpoint that float32 rounds it onto.
+    got = fuse.jit(lambda v: v.astype(BF16))(
+        np.array([606076929, -606076929, 20774913], np.int32))
+    assert got.view(np.uint16).tolist() == [0x4E11, 0xCE11, 0x4B9F]
+    for dt in (np.uint32, np.uint64, np.int64):
+        v = H.near_ties(dt) if np.iinfo(dt).min < 0 else np.abs(
+            H.near_ties(np.int64)).astype(dt)
+        got = fuse.jit(lambda x: x.astype(BF16))(v)
+        H.same(got, v.astype(np.float64).astype(BF16), str(dt))

@@ -76,6 +76,62 @@ struct TruncF64ToBF16 : OpRewritePattern<arith::TruncFOp> {
   }
 };
 
+/// `arith.sitofp` / `arith.uitofp` of an integer wider than f32's 24 bits
+/// to bf16, correctly rounded: the magnitude's top 24 bits with a sticky
+/// bit for the rest (rounded to odd, exact in f32) scaled by a power of
+/// two, then f32 -> bf16 to nearest even. The f32 step that
+/// arith-emulate-unsupported-floats would take rounds twice (606076929 ->
+/// 0x4E10 instead of 0x4E11); the GPU converts in one cvt.rn.bf16.
+template <typename OpT> struct IntToBF16 : OpRewritePattern<OpT> {
+  using OpRewritePattern<OpT>::OpRewritePattern;
+  LogicalResult matchAndRewrite(OpT op,
+                                PatternRewriter &rewriter) const override {
+    auto it = dyn_cast<IntegerType>(op.getIn().getType());
+    if (!op.getType().isBF16() || !it || it.getWidth() <= 24)
+      return failure();
+    Location loc = op.getLoc();
+    OpBuilder &b = rewriter;
+    unsigned w = it.getWidth();
+    auto cst = [&](int64_t v) {
+      return arith::ConstantIntOp::create(b, loc, it, v).getResult();
+    };
+    Value x = op.getIn(), a = x, neg;
+    if (std::is_same_v<OpT, arith::SIToFPOp>) {
+      neg = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, x, cst(0));
+      a = arith::SelectOp::create(b, loc, neg,
+                                  arith::SubIOp::create(b, loc, cst(0), x), x);
+    }
+    Value bits = arith::SubIOp::create(
+        b, loc, cst(w), math::CountLeadingZerosOp::create(b, loc, a));
+    Value sh = arith::MaxSIOp::create(
+        b, loc, arith::SubIOp::create(b, loc, bits, cst(24)), cst(0));
+    Value mask = arith::SubIOp::create(
+        b, loc, arith::ShLIOp::create(b, loc, cst(1), sh), cst(1));
+    Value lost =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne,
+                              arith::AndIOp::create(b, loc, a, mask), cst(0));
+    Value t =
+        arith::OrIOp::create(b, loc, arith::ShRUIOp::create(b, loc, a, sh),
+                             arith::ExtUIOp::create(b, loc, it, lost));
+    Type f32 = b.getF32Type(), i32 = b.getI32Type();
+    Value f = arith::UIToFPOp::create(b, loc, f32, t);
+    // 2^sh as f32 bits: (sh + 127) << 23, sh <= 40.
+    Value sh32 = arith::TruncIOp::create(b, loc, i32, sh);
+    Value expBits = arith::ShLIOp::create(
+        b, loc,
+        arith::AddIOp::create(b, loc, sh32,
+                              arith::ConstantIntOp::create(b, loc, i32, 127)),
+        arith::ConstantIntOp::create(b, loc, i32, 23));
+    f = arith::MulFOp::create(b, loc, f,
+                              arith::BitcastOp::create(b, loc, f32, expBits));
+    if (neg)
+      f = arith::SelectOp::create(b, loc, neg, arith::NegFOp::create(b, loc, f),
+                                  f);
+    rewriter.replaceOpWithNewOp<arith::TruncFOp>(op, op.getType(), f);
+    return success();
+  }
+};
+
 struct FuseExpandArithPass
     : fuse::impl::FuseExpandArithPassBase<FuseExpandArithPass> {
   void runOnOperation() override {
@@ -90,7 +146,8 @@ struct FuseExpandArithPass
     RewritePatternSet patterns(&getContext());
     arith::populateCeilFloorDivExpandOpsPatterns(patterns);
     arith::populateExpandScalingExtTruncPatterns(patterns);
-    patterns.add<ExtBF16ToF64, TruncF64ToBF16>(&getContext());
+    patterns.add<ExtBF16ToF64, TruncF64ToBF16, IntToBF16<arith::SIToFPOp>,
+                 IntToBF16<arith::UIToFPOp>>(&getContext());
     arith::populateExpandBFloat16Patterns(patterns);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();

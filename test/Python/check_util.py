@@ -22,6 +22,14 @@ def checker(B, numeric, ctx, prefix=""):
     return chk
 
 
+def at_offset(B, x):
+    """x on B's device starting one element into its allocation (not
+    16-byte aligned); the stand-in (compile-only) takes it as it is."""
+    if B.name == "standin":
+        return B.dev(x)
+    return B.dev(np.concatenate([x[:1], x]))[1:]
+
+
 def close(got, ref, rtol, atol=0.0):
     got = np.asarray(got)
     ref = np.asarray(ref)

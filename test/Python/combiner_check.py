@@ -30,7 +30,7 @@ copy)."""
 import numpy as np
 
 import fuse
-from check_util import Mismatch, checker, same
+from check_util import Mismatch, at_offset, checker, same
 
 SIZES = [1, 31, 1023, 1024, 1025, 1000003, (1 << 22) + 17]
 DTYPES = [np.float32, np.float64, np.int32, np.int64, np.uint8, np.uint32,
@@ -232,14 +232,6 @@ def check_pair(g, want, H, what):
     payload), other values and the sign of zeros exactly."""
     for i, (v, w) in enumerate(zip(g, want)):
         same(_scalar(H, v), np.asarray(w), "%s result %d" % (what, i))
-
-
-def at_offset(B, x):
-    """x on B's device starting one element into its allocation (not
-    16-byte aligned); the stand-in (compile-only) takes it as it is."""
-    if B.name == "standin":
-        return B.dev(x)
-    return B.dev(np.concatenate([x[:1], x]))[1:]
 
 
 # ---- the checks on device arrays -------------------------------------------

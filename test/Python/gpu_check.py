@@ -51,6 +51,7 @@ import numpy as np  # noqa: E402
 import fuse  # noqa: E402
 import fuse.compute as fc  # noqa: E402
 from fuse import OpKind  # noqa: E402
+from fuse._types import BFLOAT16  # noqa: E402
 import edge_check  # noqa: E402
 import graph_check  # noqa: E402
 import half_check  # noqa: E402
@@ -105,7 +106,11 @@ class TorchBackend:
         self.torch = torch
 
     def dev(self, a):
-        return self.torch.from_numpy(np.ascontiguousarray(a)).cuda()
+        a = np.ascontiguousarray(a)
+        if a.dtype == BFLOAT16:       # torch.from_numpy takes no ml_dtypes
+            return self.torch.from_numpy(a.view(np.int16)).cuda().view(
+                self.torch.bfloat16)
+        return self.torch.from_numpy(a).cuda()
 
     def empty(self, shape, dtype):
         return self.torch.empty(shape, dtype=fuse.gpu._torch_dtype(dtype),
@@ -114,6 +119,8 @@ class TorchBackend:
     def host(self, a):
         if isinstance(a, (int, float, np.generic)):
             return np.asarray(a)
+        if a.dtype == self.torch.bfloat16:
+            return a.view(self.torch.int16).cpu().numpy().view(BFLOAT16)
         return a.cpu().numpy()
 
     def host_array_for_gpu(self, a):

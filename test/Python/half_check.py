@@ -33,7 +33,7 @@ Sizes 1, 31, the tile edges of 16-byte vectors of 8 halves (2047, 2048,
 import numpy as np
 
 import fuse
-from check_util import Mismatch, checker, same
+from check_util import Mismatch, at_offset, checker, same
 
 try:
     import ml_dtypes
@@ -51,34 +51,6 @@ def half_dtypes(B):
     if BF16 is not None and B.name != "cupy":
         out.append(BF16)
     return out
-
-
-# ---- moving arrays (PyTorch holds bfloat16 as its own dtype) ----------------
-
-def dev(B, x):
-    """x (NumPy, any dtype including ml_dtypes.bfloat16) on B's device."""
-    if x.dtype == BF16 and B.name == "torch":
-        import torch
-        t = torch.from_numpy(np.ascontiguousarray(x).view(np.int16))
-        return t.cuda().view(torch.bfloat16)
-    return B.dev(x)
-
-
-def host(B, g):
-    """A result as a NumPy array (bfloat16 through its bits)."""
-    if B.name == "torch" and not isinstance(g, (int, float, np.generic)):
-        import torch
-        if g.dtype == torch.bfloat16:
-            return g.view(torch.int16).cpu().numpy().view(BF16)
-    return np.asarray(B.host(g))
-
-
-def at_offset(B, x):
-    """x on B's device one element into its allocation (not 16-byte
-    aligned); the stand-in (compile-only) takes it as it is."""
-    if B.name == "standin":
-        return dev(B, x)
-    return dev(B, np.concatenate([x[:1], x]))[1:]
 
 
 # ---- the traced functions ---------------------------------------------------
@@ -211,7 +183,7 @@ def check(B, g, want, what):
         raise Mismatch("%s: %d results, expected %d" % (what, len(gs),
                                                           len(want)))
     for i, (v, w) in enumerate(zip(gs, want)):
-        same(host(B, v), np.asarray(w), "%s result %d" % (what, i))
+        same(B.host(v), np.asarray(w), "%s result %d" % (what, i))
 
 
 def softmax_ref(x):
@@ -237,8 +209,8 @@ def half_checks(B, numeric, ctx, sizes=SIZES, rows=ROWS):
             x = (np.random.default_rng(r * c).standard_normal((r, c)) *
                  2).astype(dt)
             chk("softmax rows %s %dx%d" % (dt.name, r, c),
-                lambda x=x: softmax_rows(dev(B, x)),
-                lambda g, x=x, dt=dt: ulp_close(host(B, g), softmax_ref(x),
+                lambda x=x: softmax_rows(B.dev(x)),
+                lambda g, x=x, dt=dt: ulp_close(B.host(g), softmax_ref(x),
                                                 dt, 4, "softmax"))
     _mixed_checks(B, chk, sizes)
     _int8_checks(B, chk, sizes)
@@ -246,7 +218,7 @@ def half_checks(B, numeric, ctx, sizes=SIZES, rows=ROWS):
         for dt in (np.int32, np.int64):
             v = near_ties(dt)
             chk("%s to bfloat16 next to ties" % np.dtype(dt).name,
-                lambda v=v: to_bf16(dev(B, v)),
+                lambda v=v: to_bf16(B.dev(v)),
                 lambda g, v=v: check(B, g, [v.astype(np.float64).astype(
                     BF16)], "to bfloat16"))
 
@@ -256,7 +228,7 @@ def _flat_checks(B, chk, dt, sizes):
         x = steps(dt, n)
         y = steps(dt, n, seed=7)
         k = small_ints(dt, n)
-        for where, dx in (("", dev(B, x)), (" at an offset",
+        for where, dx in (("", B.dev(x)), (" at an offset",
                                              at_offset(B, x))):
             tag = "%s n=%d%s" % (dt.name, n, where)
             chk("sumsq " + tag, lambda dx=dx: sumsq(dx),
@@ -267,26 +239,26 @@ def _flat_checks(B, chk, dt, sizes):
                     x.astype(np.float64) * 1.5 + 0.25, 0) * 0.5 +
                     x).astype(dt)], "chain"))
         tag = "%s n=%d" % (dt.name, n)
-        chk("dot " + tag, lambda x=x, y=y: dot(dev(B, x), dev(B, y)),
+        chk("dot " + tag, lambda x=x, y=y: dot(B.dev(x), B.dev(y)),
             lambda g, x=x, y=y, dt=dt: check(B, g, [dt.type(exact_sum(
                 x.astype(np.float64) * y))], "dot"))
-        chk("mean " + tag, lambda x=x: mean(dev(B, x)),
+        chk("mean " + tag, lambda x=x: mean(B.dev(x)),
             lambda g, x=x, dt=dt: check(B, g, [dt.type(
                 np.float32(exact_sum(x)) / np.float32(x.size))], "mean"))
-        chk("cumsum " + tag, lambda k=k: cumsum(dev(B, k)),
+        chk("cumsum " + tag, lambda k=k: cumsum(B.dev(k)),
             lambda g, k=k, dt=dt: check(B, g, [np.cumsum(
                 k.astype(np.float64)).astype(dt)], "cumsum"))
-        chk("filter x > 0 " + tag, lambda x=x: positive(dev(B, x)),
+        chk("filter x > 0 " + tag, lambda x=x: positive(B.dev(x)),
             lambda g, x=x: check(B, g, [x[x.astype(np.float32) > 0]],
                                  "filter"))
-        chk("max, argmax " + tag, lambda x=x: extremes(dev(B, x)),
+        chk("max, argmax " + tag, lambda x=x: extremes(B.dev(x)),
             lambda g, x=x: check(B, g, [x.max(), np.int64(
                 np.argmax(x.astype(np.float32)))], "max, argmax"))
-        chk("sort " + tag, lambda y=y: sort(dev(B, y)),
+        chk("sort " + tag, lambda y=y: sort(B.dev(y)),
             lambda g, y=y, dt=dt: check(B, g, [np.sort(
                 y.astype(np.float32)).astype(dt)], "sort"))
         s = dt.type(-0.75)
-        chk("x * scalar " + tag, lambda x=x, s=s: scale(dev(B, x), s),
+        chk("x * scalar " + tag, lambda x=x, s=s: scale(B.dev(x), s),
             lambda g, x=x, s=s, dt=dt: check(B, g, [(
                 x.astype(np.float64) * float(s)).astype(dt)], "scale"))
 
@@ -296,7 +268,7 @@ def _mixed_checks(B, chk, sizes):
         x = steps(np.float16, n)
         y = np.random.default_rng(3).standard_normal(n).astype(np.float32)
         chk("float16 * float32 n=%d" % n,
-            lambda x=x, y=y: mixed(dev(B, x), dev(B, y)),
+            lambda x=x, y=y: mixed(B.dev(x), B.dev(y)),
             lambda g, x=x, y=y: check(B, g, [x.astype(np.float32) * y],
                                       "mixed"))
 
@@ -307,9 +279,9 @@ def _int8_checks(B, chk, sizes):
             x = np.random.default_rng(n).integers(
                 np.iinfo(dt).min, int(np.iinfo(dt).max) + 1, n).astype(dt)
             tag = "%s n=%d" % (np.dtype(dt).name, n)
-            chk("sum, max " + tag, lambda x=x: int_sum_max(dev(B, x)),
+            chk("sum, max " + tag, lambda x=x: int_sum_max(B.dev(x)),
                 lambda g, x=x: check(B, g, [x.sum(), x.max()], "sum, max"))
         u = np.random.default_rng(n + 1).integers(0, 256, n).astype(np.uint8)
-        chk("uint8 / 255 n=%d" % n, lambda u=u: normalise(dev(B, u)),
+        chk("uint8 / 255 n=%d" % n, lambda u=u: normalise(B.dev(u)),
             lambda g, u=u: check(B, g, [u.astype(np.float32) / np.float32(
                 255.0)], "normalise"))

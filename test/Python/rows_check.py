@@ -16,7 +16,7 @@ import numpy as np
 
 import fuse
 from check_util import Mismatch, checker
-from half_check import dev, half_dtypes, host
+from half_check import half_dtypes
 
 LN_SHAPES = [(1, 1), (3, 129), (1000, 37), (257, 4096), (64, 4099)]
 RANK3_SHAPES = [(1, 1, 1), (2, 3, 129), (4, 8, 1024), (16, 12, 4099)]
@@ -93,15 +93,15 @@ def rows_checks(B, numeric, ctx, ln_shapes=LN_SHAPES,
             w = rng.uniform(0.5, 1.5, c).astype(dt)
             b = rng.uniform(-1, 1, c).astype(dt)
             chk("layernorm rows %s %dx%d" % (dt.name, r, c),
-                lambda x=x, w=w, b=b: layernorm_rows(dev(B, x), dev(B, w),
-                                                     dev(B, b)),
+                lambda x=x, w=w, b=b: layernorm_rows(B.dev(x), B.dev(w),
+                                                     B.dev(b)),
                 lambda g, x=x, w=w, b=b, dt=dt: near(
-                    host(B, g), layernorm_ref(x, w, b), dt, 8, "layernorm"))
+                    B.host(g), layernorm_ref(x, w, b), dt, 8, "layernorm"))
         for shape in rank3_shapes:
             x = (np.random.default_rng(sum(shape)).standard_normal(shape) *
                  2).astype(dt)
             chk("softmax last axis %s %s" % (dt.name, "x".join(
                 map(str, shape))),
-                lambda x=x: softmax_last(dev(B, x)),
-                lambda g, x=x, dt=dt: near(host(B, g), softmax_ref(x), dt,
+                lambda x=x: softmax_last(B.dev(x)),
+                lambda g, x=x, dt=dt: near(B.host(g), softmax_ref(x), dt,
                                            4, "softmax rank 3"))

@@ -387,9 +387,7 @@ def histogram(a, bins=10, range=None, density=None, weights=None):
         if n < 1:
             raise ValueError("`bins` must be positive, when an integer")
         b, edge, bad = _even(x, n, range)
-        counts = count_bins(b, n)
-        if weights is not None:
-            counts = _weighted(x, b, counts, weights)
+        counts = _counts(x, b, n, weights)
         i = iota(n + 1, np.int64)
         edges = edge(i)
         if bad is not None:
@@ -410,23 +408,28 @@ def histogram(a, bins=10, range=None, density=None, weights=None):
         if e.ndim != 1:
             raise ValueError("`bins` must be 1d, when an array")
         b, n = _by_constant_edges(x, e)
-        counts = count_bins(b, n)
-        if weights is not None:
-            counts = _weighted(x, b, counts, weights)
+        counts = _counts(x, b, n, weights)
         edges = const_array(e)
         if density:
             return _density(counts, None, e), edges
         return counts, edges
     edges = wrap(bins)
     b, nb = _by_edges(x, edges)
-    counts = count_bins(b, nb)
-    if weights is not None:
-        counts = _weighted(x, b, counts, weights)
+    counts = _counts(x, b, nb, weights)
     if density:
         j = iota(counts.shape[0], np.int64)
         widths = gather(edges, j + 1) - gather(edges, j)
         return _density(counts, widths), edges
     return counts, edges
+
+
+def _counts(x, b, nbins, weights):
+    """The histogram of the bin indices b: counts (int64), or with weights
+    each bin's sum of weights (_weighted)."""
+    counts = count_bins(b, nbins)
+    if weights is None:
+        return counts
+    return _weighted(x, b, counts, weights)
 
 
 def _weighted(x, b, counts, weights):

@@ -66,12 +66,8 @@ def check_supported(dt, what):
     except TypeError:
         raise TypeError("%s: %r is not a dtype" % (what, dt))
     if d not in _TABLE:
-        hint = ""
-        if d.name == "bfloat16" or "bfloat16" in str(dt):
-            hint = " (bfloat16 needs the ml_dtypes package: pip install " \
-                   "ml_dtypes)"
-        raise TypeError("%s: dtype %s is not supported (expected one of %s)%s"
-                        % (what, d, SUPPORTED_NAMES, hint))
+        raise TypeError("%s: dtype %s is not supported (expected one of %s)"
+                        % (what, d, SUPPORTED_NAMES))
     return d
 
 

@@ -208,9 +208,10 @@ def _known_device_array(a):
             return None
         return DeviceArray(a.data.ptr, tuple(a.shape), a.dtype, a)
     if m is _launch.STANDIN:
-        # Its own dtype: __cuda_array_interface__ writes bfloat16 as "V2".
+        # Its own dtype: __cuda_array_interface__ writes bfloat16 as "V2"
+        # (the pointer is the interface's, empty arrays included).
         h = a.a
-        if h.size == 0 or not T.is_supported(h.dtype):
+        if not T.is_supported(h.dtype):
             return None
         return DeviceArray(h.ctypes.data, tuple(h.shape), h.dtype, a)
     return None

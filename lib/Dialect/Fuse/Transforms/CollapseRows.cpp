@@ -55,17 +55,7 @@ public:
 
   /// `v` of rank R as [d0 * ... * d(R-2), C] (R >= 2).
   Value rows(Location loc, Value v) {
-    auto t = rankedOf(v);
-    int64_t r = t.getRank();
-    if (r == 2)
-      return v;
-    ReassociationIndices lead;
-    for (int64_t d = 0; d < r - 1; ++d)
-      lead.push_back(d);
-    auto ct = RankedTensorType::get({leadExtent(t, r - 1), t.getDimSize(r - 1)},
-                                    t.getElementType());
-    return tensor::CollapseShapeOp::create(
-        b, loc, ct, v, ArrayRef<ReassociationIndices>{lead, {r - 1}});
+    return collapseLead(loc, v, rankedOf(v).getRank() - 1);
   }
 
   SmallVector<Value> rows(Location loc, ValueRange vs) {
@@ -77,16 +67,7 @@ public:
 
   /// `v` of rank R - 1 (one value per row) as [d0 * ... * d(R-2)].
   Value perRow(Location loc, Value v) {
-    auto t = rankedOf(v);
-    int64_t r = t.getRank();
-    if (r == 1)
-      return v;
-    ReassociationIndices all;
-    for (int64_t d = 0; d < r; ++d)
-      all.push_back(d);
-    auto ct = RankedTensorType::get({leadExtent(t, r)}, t.getElementType());
-    return tensor::CollapseShapeOp::create(b, loc, ct, v,
-                                           ArrayRef<ReassociationIndices>{all});
+    return collapseLead(loc, v, rankedOf(v).getRank());
   }
 
   /// The collapsed `v` (rank 1 or 2) back in `like`'s shape, whose extents
@@ -118,6 +99,25 @@ public:
   }
 
   OpBuilder &b;
+
+private:
+  /// `v` with its first `lead` dimensions collapsed into one, the others
+  /// kept (`v` itself where that is one dimension already).
+  Value collapseLead(Location loc, Value v, int64_t lead) {
+    auto t = rankedOf(v);
+    if (lead <= 1)
+      return v;
+    SmallVector<ReassociationIndices> groups(1);
+    SmallVector<int64_t> shape{leadExtent(t, lead)};
+    for (int64_t d = 0; d < lead; ++d)
+      groups[0].push_back(d);
+    for (int64_t d = lead; d < t.getRank(); ++d) {
+      groups.push_back({d});
+      shape.push_back(t.getDimSize(d));
+    }
+    return tensor::CollapseShapeOp::create(
+        b, loc, RankedTensorType::get(shape, t.getElementType()), v, groups);
+  }
 };
 
 /// The types of `results` collapsed: rows ([d0 * ... * d(R-2), C]) or one

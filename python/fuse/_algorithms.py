@@ -7,13 +7,15 @@ import numpy as np
 
 from . import _types as T
 from ._ir import Sym, TensorVal, current
-from ._sym import (broadcast_1d, cast, filter_, gather, iota, leaf,
-                   materialize, where, wrap)
+from ._sym import (_emit_region, broadcast_1d, cast, filter_, gather, iota,
+                   leaf, materialize, trace_comparator, where, wrap)
 
 _ORDERS = {False: "ascending", True: "descending"}
 
 
-def _sorted(keys, values, descending, what):
+def _sorted(keys, values, descending, what, less=None):
+    """keys (and values) sorted stably by the keys: in fuse.sort's key
+    order, or by `less(a, b)` (a goes strictly before b) when given."""
     ctx = current()
     keys = wrap(keys)
     if keys.ndim != 1:
@@ -28,34 +30,44 @@ def _sorted(keys, values, descending, what):
         ops.append(materialize(values))
         ctx.unify(k.tv.syms[0], ops[1].tv.syms[0])
     order = _ORDERS[descending]
-    if T.kind(keys.dtype) == "u":
+    if less is None and T.kind(keys.dtype) == "u":
         order += " unsigned"
+    region = None if less is None else trace_comparator(
+        less, keys.dtype, what + " comparator")
     names = [ctx.fresh("s") for _ in ops]
     types = ", ".join(o.tv.type for o in ops)
-    ctx.emit("%s = fuse.sort %s %s : %s -> %s" % (
+    ctx.emit("%s = fuse.sort %s %s : %s -> %s%s" % (
         ", ".join(names), order, ", ".join(o.tv.ssa for o in ops), types,
-        types))
+        types, "" if region is None else " {"))
+    if region is not None:
+        _emit_region(ctx, *region)
+        ctx.emit("}")
     return [leaf(TensorVal(r, o.dtype, k.tv.syms, static=o.tv.static))
             for r, o in zip(names, ops)]
 
 
-def sort(x, descending=False):
+def sort(x, descending=False, less=None):
     """x sorted along its one axis, as numpy.sort(x, kind="stable") (or
     reversed with descending=True, equal elements still in input order).
     NaN sorts after +inf ascending (a NaN whose sign bit is set, rare in
-    practice, before -inf); -0.0 and +0.0 are equal."""
-    return _sorted(x, None, descending, "fuse.sort")[0]
+    practice, before -inf); -0.0 and +0.0 are equal.
+
+    less: a function of two scalars a, b returning whether a goes strictly
+    before b (a strict weak order, e.g. `lambda a, b: abs(a) < abs(b)`),
+    which replaces that order; elements neither of which goes before the
+    other keep their input order. CPU backend only for now."""
+    return _sorted(x, None, descending, "fuse.sort", less)[0]
 
 
-def argsort(x, descending=False):
+def argsort(x, descending=False, less=None):
     """The int64 indices that sort x, as numpy.argsort(x, kind="stable"):
-    equal elements keep their order, in both orders."""
+    equal elements keep their order, in both orders. less: as fuse.sort's."""
     x = wrap(x)
     if x.ndim != 1:
         raise ValueError("fuse.argsort: the input must have rank 1, got "
                          "rank %d" % x.ndim)
     return _sorted(x, iota(x.shape[0], np.int64), descending,
-                   "fuse.argsort")[1]
+                   "fuse.argsort", less)[1]
 
 
 _SIDES = ("left", "right")

@@ -1,6 +1,6 @@
 """fuse.compute's ordering algorithms, with cuda.compute's keyword
 arguments: lower_bound and upper_bound (fuse.searchsorted), radix_sort
-(fuse.sort) and unique_by_key (a fused compare-with-previous and filter).
+and merge_sort (fuse.sort, the second with a comparator) and unique_by_key (a fused compare-with-previous and filter).
 fuse.compute exports them; they use its argument checks, plans and
 runner."""
 
@@ -79,43 +79,69 @@ def radix_sort(*, d_in_keys, d_out_keys, d_in_values=None, d_out_values=None,
     +0.0, NaN by its sign bit). d_in_keys may be an iterator, computed in
     the pass before the sort; begin_bit/end_bit only as the keys' full
     width; d_in_keys and d_in_values are left as they were."""
-    n = C._num_items(num_items)
     if not isinstance(order, SortOrder):
         raise TypeError("radix_sort: order must be a fuse.compute.SortOrder, "
                         "got %r" % (order,))
-    if (d_in_values is None) != (d_out_values is None):
-        raise ValueError("radix_sort: give both d_in_values and "
-                         "d_out_values, or neither")
-    plan = C._new_plan(n)
-    plan.depends("radix_sort", order.value, d_in_values is None)
-    keys = C._plan_input(d_in_keys, plan, n, "d_in_keys")
-    vals = None if d_in_values is None else C._plan_input(
-        d_in_values, plan, n, "d_in_values")
     bits = 8 * C._dtype(d_out_keys).itemsize
     if begin_bit not in (None, 0) or end_bit not in (None, bits):
         raise TypeError("radix_sort: only the keys' full width is sorted "
                         "(begin_bit 0, end_bit %d), got %r and %r"
                         % (bits, begin_bit, end_bit))
+    _sort_into("radix_sort", d_in_keys, d_in_values, d_out_keys, d_out_values,
+               num_items, stream, order is SortOrder.DESCENDING, None)
+
+
+@C._streamed
+def merge_sort(d_in_keys, d_in_items, d_out_keys, d_out_items, op, num_items,
+               stream=None):
+    """Sorts d_in_keys[:num_items] into d_out_keys by op, stably, and moves
+    d_in_items along into d_out_items when given (both None otherwise);
+    cuda.compute's arguments. op is OpKind.LESS, OpKind.GREATER or a
+    function of two keys returning whether the first goes strictly before
+    the second (a strict weak order; keys neither of which goes before the
+    other keep their input order). d_in_keys may be an iterator. Runs on
+    the CPU backend (NumPy arrays); the GPU lowering of comparator sorts
+    does not exist yet."""
+    less = C._binary_fn(op, "merge_sort")
+    _sort_into("merge_sort", d_in_keys, d_in_items, d_out_keys, d_out_items,
+               num_items, stream, False, less)
+
+
+def _sort_into(what, d_in_keys, d_in_values, d_out_keys, d_out_values,
+               num_items, stream, desc, less):
+    """radix_sort's and merge_sort's common part: the argument checks, the
+    traced fuse.sort (in fuse.sort's key order, or by `less`) and the
+    writes into d_out_keys and d_out_values."""
+    n = C._num_items(num_items)
+    if (d_in_values is None) != (d_out_values is None):
+        items = "items" if what == "merge_sort" else "values"
+        raise ValueError("%s: give both d_in_%s and d_out_%s, or neither"
+                         % (what, items, items))
+    plan = C._new_plan(n)
+    plan.depends(what, desc, d_in_values is None, less)
+    keys = C._plan_input(d_in_keys, plan, n, "d_in_keys")
+    vals = None if d_in_values is None else C._plan_input(
+        d_in_values, plan, n, "d_in_values")
     dk = C._check_out(d_out_keys, "d_out_keys", n)
     if vals is not None:
         C._check_out(d_out_values, "d_out_values", n)
-    for src, out, what in ((d_in_keys, d_out_keys, "keys"),
+    for src, out, name in ((d_in_keys, d_out_keys, "keys"),
                            (d_in_values, d_out_values, "values")):
         if src is not None and not isinstance(src, C._Iterator) and \
                 C._dtype(src) != C._dtype(out):
-            raise TypeError("radix_sort: d_out_%s has dtype %s, d_in_%s %s "
-                            "(a sort does not convert)"
-                            % (what, C._dtype(out), what, C._dtype(src)))
-    desc = order is SortOrder.DESCENDING
+            raise TypeError("%s: the output %s have dtype %s, the input "
+                            "%s %s (a sort does not convert)"
+                            % (what, name, C._dtype(out), name,
+                               C._dtype(src)))
 
     def build(params, nsym):
-        k = C._as_scalars(keys(params, nsym), "radix_sort")
+        k = C._as_scalars(keys(params, nsym), what)
         k = S.cast(S.wrap(k), C._dtype(d_out_keys))
         if vals is None:
-            return _sorted(k, None, desc, "radix_sort")[0]
-        v = S.cast(S.wrap(C._as_scalars(vals(params, nsym), "radix_sort")),
+            return _sorted(k, None, desc, what, less)[0]
+        v = S.cast(S.wrap(C._as_scalars(vals(params, nsym), what)),
                    C._dtype(d_out_values))
-        return tuple(_sorted(k, v, desc, "radix_sort"))
+        return tuple(_sorted(k, v, desc, what, less))
     r = C._run(plan, build, d_out_keys, stream, dk)
     if vals is None:
         C._write(d_out_keys, r, n)

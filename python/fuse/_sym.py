@@ -209,7 +209,6 @@ class SymArray:
         return _reduce_builtin(cast(self, np.bool_), "or", axis, keepdims)
 
     def mean(self, axis=None, keepdims=False):
-        ctx = current()
         axes = _axes(self, axis)
         out = T.float_of(self.dtype)
         # NumPy's float16 mean sums and divides in float32 (a sum of f16
@@ -755,6 +754,23 @@ def _trace_combiner(op, dtypes, what):
     return ps, res
 
 
+def trace_comparator(less, dtype, what):
+    """Traces `less(a, b)` on two scalar params of `dtype` (a sort's key
+    order: true when a goes strictly before b); returns (params, [result])
+    for _emit_region."""
+    if storage_dtype(dtype) != dtype:
+        raise TypeError("%s: a comparator over booleans is not supported "
+                        "(booleans are stored as bytes on the GPU); sort "
+                        "x.astype(np.uint8)" % what)
+    ps = [param(0, dtype), param(1, dtype)]
+    r = wrap(less(ps[0], ps[1]))
+    if r.dtype != np.bool_:
+        raise TypeError("%s: the comparator must return a boolean (whether "
+                        "a goes before b), got %s" % (what, r.dtype))
+    _check_params_only(r, what)
+    return ps, [r]
+
+
 def _check_params_only(node, what):
     stack, seen = [node], set()
     while stack:
@@ -763,10 +779,10 @@ def _check_params_only(node, what):
             continue
         seen.add(id(n))
         if n.op in ("leaf", "size"):
-            raise TypeError("%s: a combiner may use only its arguments and "
+            raise TypeError("%s: may use only its arguments and "
                             "constants, not other arrays" % what)
         if n.ndim != 0:
-            raise TypeError("%s: a combiner must compute scalars" % what)
+            raise TypeError("%s: must compute scalars" % what)
         stack.extend(n.args)
 
 

@@ -771,8 +771,8 @@ def _write_selected(out, values, count, name):
 
 # The ordering algorithms (binary search, radix sort, unique_by_key) live in
 # _compute_order.py; imported last, as they build on the helpers above.
-from ._compute_order import (SortOrder, lower_bound, radix_sort,  # noqa: E402,F401
-                             unique_by_key, upper_bound)
+from ._compute_order import (SortOrder, lower_bound, merge_sort,  # noqa: E402,F401
+                             radix_sort, unique_by_key, upper_bound)
 from . import _compute_histogram as _hist  # noqa: E402
 histogram_even = _hist.histogram_even
 from ._compute_segments import segmented_reduce  # noqa: E402,F401

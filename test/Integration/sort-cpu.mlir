@@ -14,6 +14,10 @@
 // RUN: %python %S/Inputs/make_npy.py -- %t/v.npy '<f4' 5 '0.5,1.5,2.5,3.5,4.5'
 // RUN: fuse-run %s --entry=static_pairs --arg=%t/s.npy --arg=%t/v.npy --print | FileCheck %s --check-prefix=STATIC
 // RUN: fuse-opt %s --fuse-fusion | FileCheck %s --check-prefix=FUSION
+// RUN: %python %S/Inputs/make_npy.py -- %t/m.npy '<f4' 8 '2.0,-1.5,0.5,1.5,-2.0,0.25,-0.5,1.5'
+// RUN: fuse-run %s --entry=by_magnitude --arg=%t/m.npy --print | FileCheck %s --check-prefix=MAGNITUDE
+// RUN: fuse-run %s --entry=by_magnitude --no-fusion --arg=%t/m.npy --print | FileCheck %s --check-prefix=MAGNITUDE
+// RUN: fuse-run %s --entry=by_magnitude_down --arg=%t/m.npy --print | FileCheck %s --check-prefix=MAGDOWN
 
 // KEYS: result #0: float32 array of shape (8,)
 // KEYS-NEXT: [nan, -inf, -0, 0, 1.5, 1.5, inf, nan]
@@ -62,4 +66,38 @@ func.func @unsigned_keys(%x: tensor<?xi32>) -> tensor<?xi32> {
 func.func @static_pairs(%k: tensor<5xi32>, %v: tensor<?xf32>) -> (tensor<5xi32>, tensor<?xf32>) {
   %a, %b = fuse.sort ascending %k, %v : tensor<5xi32>, tensor<?xf32> -> tensor<5xi32>, tensor<?xf32>
   return %a, %b : tensor<5xi32>, tensor<?xf32>
+}
+
+// A comparator region gives the order (|a| < |b|); keys equal under it
+// (-1.5, 1.5, 1.5 and 2.0, -2.0) keep their input order ascending and
+// descending.
+// MAGNITUDE: result #0: float32 array of shape (8,)
+// MAGNITUDE-NEXT: [0.25, 0.5, -0.5, -1.5, 1.5, 1.5, 2, -2]
+// MAGNITUDE: result #1: int64 array of shape (8,)
+// MAGNITUDE-NEXT: [5, 2, 6, 1, 3, 7, 0, 4]
+func.func @by_magnitude(%x: tensor<?xf32>) -> (tensor<?xf32>, tensor<?xi64>) {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %x, %c0 : tensor<?xf32>
+  %i = fuse.iota %n : tensor<?xi64>
+  %k, %p = fuse.sort ascending %x, %i : tensor<?xf32>, tensor<?xi64> -> tensor<?xf32>, tensor<?xi64> {
+  ^bb0(%a: f32, %b: f32):
+    %ma = math.absf %a : f32
+    %mb = math.absf %b : f32
+    %lt = arith.cmpf olt, %ma, %mb : f32
+    fuse.yield %lt : i1
+  }
+  return %k, %p : tensor<?xf32>, tensor<?xi64>
+}
+
+// MAGDOWN: result #0: float32 array of shape (8,)
+// MAGDOWN-NEXT: [2, -2, -1.5, 1.5, 1.5, 0.5, -0.5, 0.25]
+func.func @by_magnitude_down(%x: tensor<?xf32>) -> tensor<?xf32> {
+  %k = fuse.sort descending %x : tensor<?xf32> -> tensor<?xf32> {
+  ^bb0(%a: f32, %b: f32):
+    %ma = math.absf %a : f32
+    %mb = math.absf %b : f32
+    %lt = arith.cmpf olt, %ma, %mb : f32
+    fuse.yield %lt : i1
+  }
+  return %k : tensor<?xf32>
 }

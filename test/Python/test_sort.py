@@ -258,3 +258,118 @@ def test_run_length_encode(dt, n):
 def test_run_length_encode_needs_rank_1():
     with pytest.raises(ValueError, match="rank 1, got rank 2"):
         fuse.jit(lambda a: fuse.run_length_encode(a))(np.ones((2, 3)))
+
+
+# ---- comparator sorts (fuse.sort/argsort less=, compute.merge_sort) ----------
+
+def _magnitude_nan_last(a, b):
+    """|a| < |b|, NaN after every number and equal to every NaN: a strict
+    weak order over floats with NaN."""
+    return (abs(a) < abs(b)) | ((a == a) & (b != b))
+
+
+@fuse.jit
+def by_magnitude_up(x):
+    return fuse.argsort(x, less=_magnitude_nan_last)
+
+
+@fuse.jit
+def by_magnitude_down(x):
+    return fuse.sort(x, descending=True, less=_magnitude_nan_last)
+
+
+@fuse.jit
+def by_residue(x):
+    return fuse.argsort(x, less=lambda a, b: a % 7 < b % 7)
+
+
+@pytest.mark.parametrize("dt", DTYPES, ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("n", SIZES)
+def test_comparator_sort_matches_numpy(dt, n):
+    x = data(dt, n)
+    if np.dtype(dt).kind == "f":
+        mag, nan = np.abs(x), np.isnan(x)
+        # Stable orders: by (NaN last, |x|), and its reverse with ties
+        # still in input order.
+        np.testing.assert_array_equal(by_magnitude_up(x),
+                                      np.lexsort((mag, nan)))
+        same_bits(by_magnitude_down(x), x[np.lexsort((-mag, ~nan))])
+    else:
+        np.testing.assert_array_equal(by_residue(x),
+                                      np.argsort(x % 7, kind="stable"))
+
+
+def test_comparator_sort_of_halves_and_not_an_order():
+    import ml_dtypes
+    x = data(np.float32, 4099, seed=3)
+    x = x[~np.isnan(x)]
+    for dt in (np.float16, ml_dtypes.bfloat16):
+        h = x.astype(dt)
+        got = by_magnitude_up(h)
+        np.testing.assert_array_equal(
+            got, np.argsort(np.abs(h.astype(np.float32)), kind="stable"))
+
+    # Not a strict weak order: the result is still a permutation of the
+    # input, the same on every call.
+    @fuse.jit
+    def anyhow(x):
+        return fuse.sort(x, less=lambda a, b: a != b)
+    y = data(np.int32, 1001)
+    first = anyhow(y)
+    np.testing.assert_array_equal(np.sort(first), np.sort(y))
+    np.testing.assert_array_equal(anyhow(y), first)
+
+
+def test_comparator_sort_errors():
+    x = np.ones(4, np.float32)
+    with pytest.raises(TypeError, match="comparator must return a boolean"):
+        fuse.jit(lambda x: fuse.sort(x, less=lambda a, b: a - b))(x)
+    with pytest.raises(TypeError, match="may use only its arguments"):
+        fuse.jit(lambda x: fuse.sort(x, less=lambda a, b: a < x.sum()))(x)
+    # Booleans: true before false.
+    b = np.array([False, True, True, False, True])
+    got = fuse.jit(lambda b: fuse.argsort(b, less=lambda p, q: p & ~q))(b)
+    np.testing.assert_array_equal(got, [1, 2, 4, 0, 3])
+
+
+def merge_sort_into(keys, out_keys, items=None, out_items=None, op=None,
+                    n=None):
+    fc.merge_sort(keys, items, out_keys, out_items,
+                  fuse.OpKind.LESS if op is None else op,
+                  len(out_keys) if n is None else n)
+    return out_keys if items is None else (out_keys, out_items)
+
+
+@pytest.mark.parametrize("n", SIZES)
+def test_compute_merge_sort_matches_numpy(n):
+    x = data(np.float64, n, seed=2)
+    x = x[~np.isnan(x)]
+    idx = np.arange(len(x), dtype=np.int64)
+    keep = x.copy()
+    up = np.argsort(x, kind="stable")
+    k, v = merge_sort_into(x, np.empty_like(x), idx, np.empty_like(idx))
+    np.testing.assert_array_equal(v, up)
+    np.testing.assert_array_equal(k, x[up])
+    k = merge_sort_into(x, np.empty_like(x), op=fuse.OpKind.GREATER)
+    np.testing.assert_array_equal(k, x[stable_down(x)])
+    same_bits(x, keep)
+    # A function of the keys, on keys an iterator computes.
+    neg = fc.TransformIterator(x, lambda a: -a)
+    k = merge_sort_into(neg, np.empty_like(x),
+                        op=lambda a, b: abs(a) < abs(b))
+    np.testing.assert_array_equal(k, (-x)[np.argsort(np.abs(x),
+                                                     kind="stable")])
+
+
+def test_compute_merge_sort_fewer_items_and_errors():
+    x = np.array([4, -1, 3, 2, 9, 0], np.int32)
+    out = np.full(6, 7, np.int32)
+    merge_sort_into(x, out, n=4)
+    np.testing.assert_array_equal(out, [-1, 2, 3, 4, 7, 7])
+    with pytest.raises(ValueError, match="give both d_in_items and "
+                       "d_out_items"):
+        fc.merge_sort(x, x, x.copy(), None, fuse.OpKind.LESS, 6)
+    with pytest.raises(TypeError, match="a sort does not convert"):
+        merge_sort_into(x, np.empty(6, np.int64))
+    with pytest.raises(TypeError, match="comparator must return a boolean"):
+        merge_sort_into(x, x.copy(), op=lambda a, b: a + b)

@@ -56,6 +56,11 @@ std::optional<fuse_dtype_t> runtimeDtype(Type t, bool asUnsigned) {
 } // namespace
 
 LogicalResult HostEntry::convertSort(SortOp op) {
+  if (op.hasComparator())
+    return op.emitOpError("GPU code generation: sorts with a comparator "
+                          "region are not supported on the GPU yet (the "
+                          "runtime's radix sort orders keys by their bits); "
+                          "the CPU pipeline runs them");
   Type keyType = op.getKeys().getType().getElementType();
   std::optional<fuse_dtype_t> keyDtype =
       runtimeDtype(keyType, op.isUnsigned());

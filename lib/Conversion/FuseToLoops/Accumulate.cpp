@@ -10,8 +10,22 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
+#include "mlir/IR/IRMapping.h"
+
 using namespace mlir;
 using namespace fuse;
+
+SmallVector<Value> fuse::inlineBody(OpBuilder &b, Region &region,
+                                    ValueRange args) {
+  Block &block = region.front();
+  IRMapping map;
+  map.map(block.getArguments(), args);
+  for (Operation &op : block.without_terminator())
+    b.clone(op, map);
+  auto yield = cast<YieldOp>(block.getTerminator());
+  return llvm::to_vector(llvm::map_range(
+      yield.getValues(), [&](Value v) { return map.lookupOrDefault(v); }));
+}
 
 template <typename OpTy> static bool blockedFold(OpTy reduce) {
   bool anyFloat = llvm::any_of(reduce.getInputs(), [](Value in) {

@@ -29,6 +29,10 @@
 
 namespace fuse {
 
+/// Clones the single block of `region` at the builder's point with its
+/// arguments replaced by `args`; returns the values its fuse.yield yields.
+SmallVector<Value> inlineBody(OpBuilder &b, Region &region, ValueRange args);
+
 /// A loop nest over `sizes` (outermost first) carrying `iters`: `body` gets
 /// the induction variables and the current values and returns the next
 /// ones. Returns the final values; with no sizes, `body` runs once.

@@ -99,19 +99,6 @@ SmallVector<Value> buildElementwise(OpBuilder &b, Location loc,
       });
 }
 
-/// Clones the single block of `region` at the builder's point with its
-/// arguments replaced by `args`; returns the values its fuse.yield yields.
-SmallVector<Value> inlineBody(OpBuilder &b, Region &region, ValueRange args) {
-  Block &block = region.front();
-  IRMapping map;
-  map.map(block.getArguments(), args);
-  for (Operation &op : block.without_terminator())
-    b.clone(op, map);
-  auto yield = cast<YieldOp>(block.getTerminator());
-  return llvm::to_vector(llvm::map_range(
-      yield.getValues(), [&](Value v) { return map.lookupOrDefault(v); }));
-}
-
 /// Initial accumulators of a reduce or scan: its inits or the identities.
 template <typename OpTy>
 SmallVector<Value> initialAccumulators(OpBuilder &b, Location loc, OpTy op) {

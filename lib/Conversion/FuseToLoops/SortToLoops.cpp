@@ -7,14 +7,16 @@
 // back into the ones the passes carry: ceil(log2(n)) passes of n steps and
 // a copy each.
 //
-// Keys compare in the order fuse.sort documents, which is CUB's radix
-// order: floats through their bits mapped to an unsigned integer that
-// orders like the values (sign bit set: all bits flipped; clear: the sign
-// bit set), with -0.0 mapped where +0.0 is, so a NaN whose sign bit is
-// set lands before -inf and one whose sign bit is clear after +inf.
+// Keys compare through the op's comparator region, when it has one, else in
+// the order fuse.sort documents, which is CUB's radix order: floats through
+// their bits mapped to an unsigned integer that orders like the values (sign
+// bit set: all bits flipped; clear: the sign bit set), with -0.0 mapped where
+// +0.0 is, so a NaN whose sign bit is set lands before -inf and one whose sign
+// bit is clear after +inf.
 //
 //===----------------------------------------------------------------------===//
 
+#include "Accumulate.h"
 #include "fuse/Conversion/Passes.h"
 #include "fuse/Dialect/Fuse/IR/FuseOps.h"
 
@@ -60,6 +62,8 @@ Value orderedBits(OpBuilder &b, Location loc, Value key, FloatType ft) {
 Value before(OpBuilder &b, Location loc, SortOp op, Value x, Value y) {
   if (op.isDescending())
     std::swap(x, y);
+  if (op.hasComparator())
+    return inlineBody(b, op.getComparator(), SmallVector<Value, 2>{x, y})[0];
   Type et = x.getType();
   if (auto ft = dyn_cast<FloatType>(et)) {
     x = orderedBits(b, loc, x, ft);

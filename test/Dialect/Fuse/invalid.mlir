@@ -845,7 +845,7 @@ func.func @group_isolated(%x: tensor<?xf32>, %k: f32) {
 
 // yield: ODS parent constraint
 func.func @yield_outside() {
-  // expected-error @+1 {{'fuse.yield' op expects parent op to be one of 'fuse.map, fuse.reduce, fuse.scan, fuse.segmented_reduce, fuse.filter, fuse.group'}}
+  // expected-error @+1 {{'fuse.yield' op expects parent op to be one of 'fuse.map, fuse.reduce, fuse.scan, fuse.segmented_reduce, fuse.filter, fuse.sort, fuse.group'}}
   fuse.yield
   return
 }
@@ -937,6 +937,58 @@ func.func @sort_result_type(%k: tensor<?xf32>) {
 func.func @sort_unsigned_floats(%k: tensor<?xf32>) {
   // expected-error @+1 {{'fuse.sort' op `unsigned` orders integer keys, but the keys are 'f32'}}
   %0 = fuse.sort ascending unsigned %k : tensor<?xf32> -> tensor<?xf32>
+  return
+}
+
+// -----
+
+// sort_c4 (with a comparator)
+func.func @sort_unsigned_comparator(%k: tensor<?xi32>) {
+  // expected-error @+1 {{'fuse.sort' op `unsigned` and a comparator region both give the key order; keep one}}
+  %0 = fuse.sort ascending unsigned %k : tensor<?xi32> -> tensor<?xi32> {
+  ^bb0(%a: i32, %b: i32):
+    %lt = arith.cmpi ult, %a, %b : i32
+    fuse.yield %lt : i1
+  }
+  return
+}
+
+// -----
+
+// sort_c5
+func.func @sort_comparator_args(%k: tensor<?xf32>, %v: tensor<?xi64>) {
+  // expected-error @+1 {{'fuse.sort' op expects the comparator block to take 2 arguments, but it takes 4}}
+  %0:2 = fuse.sort ascending %k, %v : tensor<?xf32>, tensor<?xi64> -> tensor<?xf32>, tensor<?xi64> {
+  ^bb0(%a: f32, %i: i64, %b: f32, %j: i64):
+    %lt = arith.cmpf olt, %a, %b : f32
+    fuse.yield %lt : i1
+  }
+  return
+}
+
+// -----
+
+// sort_c5 (the types)
+func.func @sort_comparator_arg_type(%k: tensor<?xf32>) {
+  // expected-error @+1 {{'fuse.sort' op expects comparator block argument #1 to have type 'f32', but it has type 'f64'}}
+  %0 = fuse.sort ascending %k : tensor<?xf32> -> tensor<?xf32> {
+  ^bb0(%a: f32, %b: f64):
+    %t = arith.constant true
+    fuse.yield %t : i1
+  }
+  return
+}
+
+// -----
+
+// sort_c6
+func.func @sort_comparator_yield(%k: tensor<?xf32>) {
+  %0 = fuse.sort ascending %k : tensor<?xf32> -> tensor<?xf32> {
+  ^bb0(%a: f32, %b: f32):
+    %d = arith.subf %a, %b : f32
+    // expected-error @+1 {{'fuse.yield' op operand #0 has type 'f32', but the comparator of fuse.sort needs 'i1'}}
+    fuse.yield %d : f32
+  }
   return
 }
 

@@ -331,3 +331,19 @@ func.func @sort(%k: tensor<?xf32>, %i: tensor<?xi64>, %u: tensor<?xi32>, %b: ten
   %3 = fuse.sort descending %b {integer_order = #fuse.integer_order<signed>} : tensor<8xi1> -> tensor<8xi1>
   return
 }
+
+// CHECK-LABEL: func.func @sort_comparator
+// CHECK: fuse.sort descending %{{.+}}, %{{.+}} : tensor<?xf32>, tensor<?xi64> -> tensor<?xf32>, tensor<?xi64> {
+// CHECK-NEXT: ^bb0(%[[A:.+]]: f32, %[[B:.+]]: f32):
+// CHECK-NEXT: math.absf %[[A]]
+// CHECK: fuse.yield %{{.+}} : i1
+func.func @sort_comparator(%k: tensor<?xf32>, %i: tensor<?xi64>) {
+  %0:2 = fuse.sort descending %k, %i : tensor<?xf32>, tensor<?xi64> -> tensor<?xf32>, tensor<?xi64> {
+  ^bb0(%a: f32, %b: f32):
+    %x = math.absf %a : f32
+    %y = math.absf %b : f32
+    %lt = arith.cmpf olt, %x, %y : f32
+    fuse.yield %lt : i1
+  }
+  return
+}

@@ -55,7 +55,7 @@ static void printOrderWords(OpAsmPrinter &p, StringRef word, bool isUnsigned) {
 //===----------------------------------------------------------------------===//
 
 // fuse.sort ORDER [unsigned] %keys [, %values] attr-dict
-//     : KEYS_TYPE [, VALUES_TYPE] -> RESULT_TYPES
+//     : KEYS_TYPE [, VALUES_TYPE] -> RESULT_TYPES [COMPARATOR_REGION]
 ParseResult SortOp::parse(OpAsmParser &parser, OperationState &state) {
   if (parseOrderWords<SortOrderAttr, SortOrder>(
           parser, state, getOrderAttrName(state.name),
@@ -72,6 +72,10 @@ ParseResult SortOp::parse(OpAsmParser &parser, OperationState &state) {
       parser.resolveOperands(operands, types, operandsLoc, state.operands))
     return failure();
   state.addTypes(resultTypes);
+  Region *comparator = state.addRegion();
+  OptionalParseResult hasRegion = parser.parseOptionalRegion(*comparator);
+  if (hasRegion.has_value() && failed(*hasRegion))
+    return failure();
   return success();
 }
 
@@ -82,6 +86,11 @@ void SortOp::print(OpAsmPrinter &p) {
                           {getOrderAttrName(), getIntegerOrderAttrName()});
   p << " : " << getOperation()->getOperandTypes() << " -> "
     << getOperation()->getResultTypes();
+  if (hasComparator()) {
+    p << ' ';
+    p.printRegion(getComparator(), /*printEntryBlockArgs=*/true,
+                  /*printBlockTerminators=*/true);
+  }
 }
 
 LogicalResult SortOp::verify() {
@@ -111,12 +120,31 @@ LogicalResult SortOp::verify() {
       return emitOpError() << "result #" << i << " has type "
                            << result.getType() << ", but its operand has "
                            << operand.getType();
-  // sort_c4: `unsigned` orders integers only.
+  // sort_c4: `unsigned` orders integers only, and only without a
+  // comparator (which gives the order itself).
+  if (isUnsigned() && hasComparator())
+    return emitOpError() << "`unsigned` and a comparator region both give "
+                            "the key order; keep one";
   if (isUnsigned() && !isa<IntegerType>(keys.getElementType()))
     return emitOpError() << "`unsigned` orders integer keys, but the keys "
                             "are "
                          << keys.getElementType();
   return success();
+}
+
+LogicalResult SortOp::verifyRegions() {
+  if (!hasComparator())
+    return success();
+  Region &comparator = getComparator();
+  if (!comparator.hasOneBlock())
+    return emitOpError() << "expects a comparator region with one block";
+  // sort_c5: (a, b) of the keys' element type; sort_c6: yields an i1.
+  Type key = getKeys().getType().getElementType();
+  SmallVector<Type, 2> args{key, key};
+  if (failed(detail::verifyBlockArgs(*this, comparator, args, "comparator")))
+    return failure();
+  Type i1 = IntegerType::get(getContext(), 1);
+  return detail::verifyYield(*this, comparator, TypeRange(i1), "comparator");
 }
 
 //===----------------------------------------------------------------------===//

@@ -540,7 +540,7 @@ def Fuse_BroadcastOp : Fuse_Op<"broadcast", [Pure,
 // fuse.sort
 //===----------------------------------------------------------------------===//
 
-def Fuse_SortOp : Fuse_Op<"sort", [Pure,
+def Fuse_SortOp : Fuse_Op<"sort", [RecursiveMemoryEffects,
     DeclareOpInterfaceMethods<ReifyRankedShapedTypeOpInterface,
       ["reifyResultShapes"]>]> {
   let summary = "stable sort of rank-1 keys, optionally carrying values";
@@ -571,11 +571,38 @@ def Fuse_SortOp : Fuse_Op<"sort", [Pure,
       `float("nan")`, have it clear). `descending` is the reverse order,
       with equal keys still in input order.
 
+    A comparator region replaces the key order: it takes two keys `a`, `b`
+    and yields an `i1`, true when `a` goes strictly before `b` (a "less"
+    function, as C++'s `std::stable_sort` and CUB's DeviceMergeSort take).
+    The sort stays stable: keys neither of which goes before the other keep
+    their input order; `descending` sorts by the reversed comparator (`b`
+    before `a`), equal keys still in input order. The comparator must be a
+    strict weak order for the result to be sorted; for any other function
+    the results are still a permutation of the operands, in an unspecified
+    order. The CPU lowering runs it as a merge sort; the GPU lowering does
+    not take comparator sorts yet.
+
+    ```mlir
+    // |x| ascending, ties in input order
+    %s, %p = fuse.sort ascending %k, %i
+        : tensor<?xf32>, tensor<?xi64> -> tensor<?xf32>, tensor<?xi64> {
+    ^bb0(%a: f32, %b: f32):
+      %aa = math.absf %a : f32
+      %bb = math.absf %b : f32
+      %lt = arith.cmpf olt, %aa, %bb : f32
+      fuse.yield %lt : i1
+    }
+    ```
+
     Constraints (verifier tags):
     - (sort_c1) the keys have rank 1;
     - (sort_c2) the values, when given, have rank 1 and the keys' length;
     - (sort_c3) one result per operand, each of its operand's type;
-    - (sort_c4) `unsigned` only with integer keys.
+    - (sort_c4) `unsigned` only with integer keys, and not with a
+      comparator;
+    - (sort_c5) the comparator region, when given, has one block taking two
+      arguments of the keys' element type;
+    - (sort_c6) the comparator ends in `fuse.yield` of one `i1`.
   }];
   let arguments = (ins Fuse_Tensor:$keys, Optional<Fuse_Tensor>:$values,
       DefaultValuedAttr<Fuse_SortOrderAttr,
@@ -583,11 +610,15 @@ def Fuse_SortOp : Fuse_Op<"sort", [Pure,
       DefaultValuedAttr<Fuse_IntegerOrderAttr,
                         "::fuse::IntegerOrder::Signed">:$integer_order);
   let results = (outs Variadic<Fuse_Tensor>:$results);
+  let regions = (region AnyRegion:$comparator);
   let hasCustomAssemblyFormat = 1;
   let hasVerifier = 1;
+  let hasRegionVerifier = 1;
   let extraClassDeclaration = [{
     bool isDescending() { return getOrder() == SortOrder::Descending; }
     bool isUnsigned() { return getIntegerOrder() == IntegerOrder::Unsigned; }
+    /// True when a comparator region gives the key order.
+    bool hasComparator() { return !getComparator().empty(); }
   }];
 }
 
@@ -657,12 +688,12 @@ def Fuse_GroupOp : Fuse_Op<"group", [IsolatedFromAbove, SingleBlock,
 
 def Fuse_YieldOp : Fuse_Op<"yield", [Pure, Terminator, ReturnLike,
     ParentOneOf<["MapOp", "ReduceOp", "ScanOp", "SegmentedReduceOp",
-                 "FilterOp", "GroupOp"]>]> {
+                 "FilterOp", "SortOp", "GroupOp"]>]> {
   let summary = "ends a fuse body, yielding its scalars";
   let description = [{
     Ends the body of `fuse.map`, `fuse.reduce`, `fuse.scan`,
-    `fuse.segmented_reduce`, `fuse.filter` (scalars) and `fuse.group`
-    (tensors). The parent op checks the count
+    `fuse.segmented_reduce`, `fuse.filter`, `fuse.sort` (scalars) and
+    `fuse.group` (tensors). The parent op checks the count
     and types.
   }];
   let arguments = (ins Variadic<AnyType>:$values);

@@ -21,8 +21,23 @@ using namespace fuse;
 
 namespace {
 
+/// The input of `v`'s defining map when that map only widens its one input
+/// (arith.extf: what fuse-widen-accumulators puts before an f16/bf16 sum),
+/// else null.
+Value widenedFrom(Value v) {
+  auto map = v.getDefiningOp<MapOp>();
+  if (!map || map.getInputs().size() != 1 || map.getNumResults() != 1)
+    return nullptr;
+  Block &body = map.getBody().front();
+  auto ext = map.getYield().getValues()[0].getDefiningOp<arith::ExtFOp>();
+  if (!ext || ext.getIn() != body.getArgument(0) ||
+      &body.front() != ext.getOperation())
+    return nullptr;
+  return map.getInputs()[0];
+}
+
 /// Is `c` (0-d) computed, through fuse ops on 0-d tensors, from a full
-/// reduction whose inputs include `x`?
+/// reduction whose inputs include `x` (or `x` widened)?
 bool dependsOnFullReduceOf(Value c, Value x, int depth = 0) {
   if (depth > 16)
     return false;
@@ -30,7 +45,9 @@ bool dependsOnFullReduceOf(Value c, Value x, int depth = 0) {
   if (!def)
     return false;
   if (auto r = dyn_cast<ReduceOp>(def))
-    if (r.isFullReduction() && llvm::is_contained(r.getInputs(), x))
+    if (r.isFullReduction() && llvm::any_of(r.getInputs(), [&](Value in) {
+          return in == x || widenedFrom(in) == x;
+        }))
       return true;
   if (!isa<MapOp, ReduceOp>(def))
     return false;
@@ -47,11 +64,14 @@ struct VarianceMatch {
   MapOp map;          // the squared deviations
   BlockArgument argC; // the map's block argument for the broadcast
   Value centre;       // the scalar subtracted, a function of argC only
+  FloatType sumType;  // the sum's type: wider than x's where it was widened
 };
 
 /// Matches `sum(map(x, broadcast(c0)) { (a - f(b))^2 })` where f(b) does not
 /// read `a` and c0 depends on a full reduction of x (so the plain form needs
-/// two passes). Both `(a - f)` and `(f - a)` are accepted.
+/// two passes). Both `(a - f)` and `(f - a)` are accepted, and the squares
+/// widened before the sum (a half-precision variance after
+/// fuse-widen-accumulators).
 std::optional<VarianceMatch> matchVariance(ReduceOp r) {
   if (!r.hasBuiltinKinds() || r.getInputs().size() != 1 ||
       !r.getInits().empty() || r.getKind(0) != CombinerKind::Add ||
@@ -59,7 +79,10 @@ std::optional<VarianceMatch> matchVariance(ReduceOp r) {
       !isa<FloatType>(
           cast<RankedTensorType>(r.getInputs()[0].getType()).getElementType()))
     return std::nullopt;
-  auto map = r.getInputs()[0].getDefiningOp<MapOp>();
+  Value squares = r.getInputs()[0];
+  if (Value narrow = widenedFrom(squares))
+    squares = narrow;
+  auto map = squares.getDefiningOp<MapOp>();
   if (!map || map.getNumResults() != 1 || map.getInputs().size() != 2)
     return std::nullopt;
   Block &body = map.getBody().front();
@@ -113,9 +136,26 @@ std::optional<VarianceMatch> matchVariance(ReduceOp r) {
       continue;
     if (!dependsOnFullReduceOf(bc.getInput(), x))
       continue;
-    return VarianceMatch{x, bc.getInput(), map, argC, centre};
+    auto sumType = cast<FloatType>(
+        cast<RankedTensorType>(r.getInputs()[0].getType()).getElementType());
+    return VarianceMatch{x, bc.getInput(), map, argC, centre, sumType};
   }
   return std::nullopt;
+}
+
+void eraseDeadProducers(Operation *op);
+
+/// `t` (f16/bf16 elements) widened to `ft` elementwise.
+Value widen(OpBuilder &b, Location loc, Value t, FloatType ft) {
+  auto tt = cast<RankedTensorType>(t.getType());
+  auto map = MapOp::create(b, loc, TypeRange{tt.clone(ft)}, ValueRange{t});
+  // The guard first: createBlock moves the insertion point into the block.
+  OpBuilder::InsertionGuard g(b);
+  Block *blk = b.createBlock(&map.getBody(), {}, {tt.getElementType()}, {loc});
+  YieldOp::create(
+      b, loc,
+      arith::ExtFOp::create(b, loc, ft, blk->getArgument(0)).getResult());
+  return map.getResult(0);
 }
 
 /// Rewrites the matched variance reduction `r` (see Passes.td):
@@ -149,8 +189,12 @@ void rewriteVariance(ReduceOp r, VarianceMatch m) {
     c = cmap.getResult(0);
   }
   b.setInsertionPoint(r);
+  auto ft = m.sumType;
+  if (cast<RankedTensorType>(x.getType()).getElementType() != ft) {
+    x = widen(b, loc, x, ft);
+    c = widen(b, loc, c, ft);
+  }
   auto xt = cast<RankedTensorType>(x.getType());
-  auto ft = cast<FloatType>(xt.getElementType());
   Type i64 = b.getI64Type();
   auto i64T = RankedTensorType::get(xt.getShape(), i64);
   auto i64S = RankedTensorType::get({}, i64);
@@ -198,15 +242,20 @@ void rewriteVariance(ReduceOp r, VarianceMatch m) {
   r.getResult(0).replaceAllUsesWith(fin.getResult(0));
   Operation *sq = r.getInputs()[0].getDefiningOp();
   r.erase();
-  // The squared differences and their broadcast are dead now.
-  if (sq && sq->use_empty()) {
-    SmallVector<Value> ins(sq->getOperands());
-    sq->erase();
-    for (Value in : ins)
-      if (Operation *def = in.getDefiningOp())
-        if (isa<BroadcastOp>(def) && def->use_empty())
-          def->erase();
-  }
+  // The squared differences (widened or not) and their broadcast are dead
+  // now.
+  eraseDeadProducers(sq);
+}
+
+/// Erases `op` if it has no uses, then the maps and broadcasts that fed it
+/// only.
+void eraseDeadProducers(Operation *op) {
+  if (!op || !op->use_empty() || !isa<MapOp, BroadcastOp>(op))
+    return;
+  SmallVector<Value> ins(op->getOperands());
+  op->erase();
+  for (Value in : ins)
+    eraseDeadProducers(in.getDefiningOp());
 }
 
 } // namespace

@@ -21,6 +21,7 @@ from ._tools import ToolNotFoundError
 from ._algorithms import (argsort, run_length_encode, searchsorted, sort,
                           unique)
 from ._argreduce import argmax, argmin
+from ._bincount import bincount
 from ._histogram import histogram
 from ._partition import partition, topk
 from ._segments import (reduce_by_key, segment_max, segment_min,
@@ -59,7 +60,7 @@ def abs(x):  # noqa: A001 (mirrors numpy.abs)
 
 
 __all__ = ["jit", "JitFunction", "Pipeline", "SymArray", "argmax", "argmin",
-           "argsort", "filter",
+           "argsort", "bincount", "filter",
            "gather", "histogram", "iota", "run_length_encode", "searchsorted", "sort", "unique", "map", "maximum", "minimum", "reduce", "scan", "where",
            "segment_sum", "segment_prod", "segment_min", "segment_max",
            "segment_reduce", "reduce_by_key", "topk", "partition",

@@ -10,7 +10,7 @@ import threading
 
 import numpy as np
 
-from . import _cpu, _launch, gpu
+from . import _bincount, _cpu, _launch, gpu
 from . import _types as T
 from ._ir import Sym, TensorVal, TraceContext, fastmath_flags
 from ._sym import SymArray, _node, leaf, materialize_many, wrap
@@ -67,6 +67,10 @@ class Pipeline:
         self.at_least = list(at_least)
         self._lib = None
         self._launcher = None   # GPU: the Launcher of generic arguments
+        # The minlength of each np.bincount of the function (None: none):
+        # its calls then run as _bincount.Stages, made once (self.stages).
+        self.bincounts = None
+        self.stages = None
 
     def library(self):
         if self._lib is None:
@@ -263,6 +267,7 @@ def trace(fn, names, arrays, weaks, gpu=False, fastmath=""):
     p = Pipeline(ir, names, specs, structure, ctx.checks, ctx.nonempty,
                  ctx.ranges, ctx.at_least)
     p.gpu_results = gpu_results
+    p.bincounts = _bincount.discovered(ctx)
     return p
 
 
@@ -355,6 +360,13 @@ class JitFunction:
                 self._specs[key] = p
         return p
 
+    def _staged(self, p, names):
+        """The Stages that run p's function, whose np.bincount results
+        are sized by the data (made once per pipeline)."""
+        if p.stages is None:
+            p.stages = _bincount.Stages(self, list(names), p.bincounts)
+        return p.stages
+
     def lower(self, *args, **kwargs):
         """The fuse IR (text) this function compiles to for these args."""
         return self.specialize(*args, **kwargs)[0].ir
@@ -392,6 +404,8 @@ class JitFunction:
             names = list(names)
             arrays, weaks = gpu.gpu_arguments(names, values)
             p = self._pipeline(names, arrays, weaks, gpu=True)
+            if p.bincounts:
+                return self._staged(p, names).run(values, stream)
             return gpu.run_pipeline(p, names, arrays, stream=stream)
         launcher = self._launchers.get(key)
         if launcher is not None:
@@ -401,6 +415,10 @@ class JitFunction:
         names = list(names)
         arrays, weaks = gpu.gpu_arguments(names, values)
         p = self._pipeline(names, arrays, weaks, gpu=True)
+        if p.bincounts:
+            # The Stages stand for the launcher: a hit calls them.
+            launcher = self._launchers[key] = self._staged(p, names)
+            return launcher.run(values, stream)
         p.check(values)
         c = gpu.load(p.ir)
         modes = _launch.modes_of(values)
@@ -440,7 +458,10 @@ class JitFunction:
             a, w = as_input_array(v, name)
             arrays.append(a)
             weaks.append(w)
-        return self._pipeline(list(names), arrays, weaks).run(arrays)
+        p = self._pipeline(list(names), arrays, weaks)
+        if p.bincounts:
+            return self._staged(p, names)(values)
+        return p.run(arrays)
 
 
 def jit(fn=None, *, fastmath=None):

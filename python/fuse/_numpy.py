@@ -355,6 +355,15 @@ def _histogram(call, f, args, kwargs):
                        weights=a.pop("weights", None))
 
 
+def _bincount(call, f, args, kwargs):
+    from . import _bincount as B
+    a = _bind(f, args, kwargs)
+    if a is None:
+        return None
+    return B.bincount(a.pop("x"), weights=a.pop("weights", None),
+                      minlength=a.pop("minlength", 0))
+
+
 _FUNCTIONS = {
     "sum": _reduction("sum"), "prod": _reduction("prod"),
     "max": _reduction("max"), "amax": _reduction("max"),
@@ -366,7 +375,7 @@ _FUNCTIONS = {
     "sort": _sort_fn("sort"), "argsort": _sort_fn("argsort"),
     "searchsorted": _searchsorted, "unique": _unique,
     "argmax": _arg_fn("argmax"), "argmin": _arg_fn("argmin"),
-    "histogram": _histogram,
+    "histogram": _histogram, "bincount": _bincount,
     "ndim": lambda call, f, args, kwargs: S.wrap(args[0]).ndim,
     "shape": lambda call, f, args, kwargs: S.wrap(args[0]).shape,
 }

@@ -13,8 +13,8 @@ CUDA graph capture and replay (graph_check.py); fuse.compute with the
 caller's temporary storage (temp_storage_check.py); fuse.sort and
 fuse.argsort through the runtime's radix sort, np.unique, radix_sort and
 unique_by_key (sort_check.py); fuse.searchsorted and lower_bound/
-upper_bound fused into their groups (searchsorted_check.py); np.histogram
-and histogram_even (histogram_check.py); the segment reductions,
+upper_bound fused into their groups (searchsorted_check.py); np.histogram,
+np.bincount and histogram_even (histogram_check.py); the segment reductions,
 reduce_by_key and segmented_reduce with offsets (segments_check.py);
 fuse.topk, fuse.partition and three_way_partition (partition_check.py);
 argmax, argmin and reductions and scans with (tuple) function combiners
@@ -776,6 +776,8 @@ def main():
                      lambda: sort_check.compute_unique_checks(
                          B, numeric, sys.modules[__name__]),
                      lambda: histogram_check.histogram_checks(
+                         B, numeric, sys.modules[__name__]),
+                     lambda: histogram_check.bincount_checks(
                          B, numeric, sys.modules[__name__]),
                      lambda: histogram_check.compute_checks(
                          B, numeric, sys.modules[__name__]),

@@ -16,14 +16,23 @@ NumPy's sums in float64 rounded once to the weights' dtype (integer
 weights exactly; NumPy's own float32 sums over edges are differences of
 float32 running sums, off by far more than one rounding). histogram_even is
 held to cub_even_model, a NumPy model of CUB's HistogramEven arithmetic
-(upper level exclusive)."""
+(upper level exclusive).
+
+np.bincount (and fuse.bincount) against NumPy exactly: every integer dtype
+and bool, sizes 0, 1, 31 and 1000003, the dtypes' largest values and a
+2^20 + 5 (a long result), minlength below, at and above the data's length;
+weights= of float32 (on a grid: sums exact in float64, so NumPy's bits),
+int32 and bool (exact), float64 (within the float64 rounding of a sum in
+another order of NumPy's); the same bits on two runs of 2^22 + 17 float64
+weights; a computed value, a bincount of a bincount's counts; NumPy's
+ValueErrors for negative values and weights of another length."""
 
 import numpy as np
 
 import fuse
 import fuse.compute as fc
 from fuse._compute_histogram import cpp_common_type, int_arithmetic_type
-from check_util import checker, near, same as same_as
+from check_util import Mismatch, checker, near, same as same_as
 
 SIZES = [0, 1, 31, 1000003]
 DTYPES = [np.float32, np.float64, np.int8, np.int16, np.int32, np.int64,
@@ -229,6 +238,199 @@ def same(got, want):
     got, want = np.asarray(got), np.asarray(want)
     return (got.dtype == want.dtype and got.shape == want.shape and
             np.array_equal(got, want, equal_nan=want.dtype.kind == "f"))
+
+
+# ---- np.bincount -------------------------------------------------------------
+
+BINCOUNT_DTYPES = [np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16,
+                   np.uint32, np.uint64, np.bool_]
+BINCOUNT_WEIGHTS = [np.float32, np.float64, np.int32, np.bool_]
+BINCOUNT_BIG = (1 << 22) + 17
+BINCOUNT_WIDE = (1 << 20) + 5
+
+
+def bincount_data(dt, n, seed=0, wide=True):
+    """n non-negative values of dt (bool: 0 and 1), ties below 1000; with
+    `wide` and n > 2, also the dtype's largest value where that is at most
+    65535 (int8 to uint16), else BINCOUNT_WIDE (a long result)."""
+    dt = np.dtype(dt)
+    g = np.random.default_rng(seed + n)
+    if dt == np.bool_:
+        return g.random(n) < 0.3
+    top = np.iinfo(dt).max
+    x = g.integers(0, min(top, 999), n, endpoint=True).astype(dt)
+    if wide and n > 2:
+        x[g.integers(0, n, 2)] = top if top <= 65535 else BINCOUNT_WIDE
+    return x
+
+
+def bincount_weights(dt, n, seed=1):
+    """Weights of dt: float32 on a grid of 1/64 in [-8, 8) (their sums are
+    exact in float64), float64 normal, int32 in [-1000, 1000], bool."""
+    g = np.random.default_rng(seed + n)
+    dt = np.dtype(dt)
+    if dt == np.float32:
+        return (g.integers(-512, 512, n) / 64).astype(dt)
+    if dt == np.float64:
+        return g.standard_normal(n)
+    if dt == np.bool_:
+        return g.random(n) < 0.5
+    return g.integers(-1000, 1000, n, endpoint=True).astype(dt)
+
+
+@fuse.jit
+def bincount(x):
+    return np.bincount(x)
+
+
+_BINCOUNT_FNS = {}
+
+
+def bincount_min(minlength):
+    """@fuse.jit of np.bincount(x, minlength=minlength), one per value (a
+    trace constant: the pipelines are the same for every value)."""
+    if minlength not in _BINCOUNT_FNS:
+        _BINCOUNT_FNS[minlength] = fuse.jit(
+            lambda x: np.bincount(x, minlength=minlength))
+    return _BINCOUNT_FNS[minlength]
+
+
+@fuse.jit
+def bincount_weighted(x, w):
+    return np.bincount(x, weights=w)
+
+
+@fuse.jit
+def bincount_fuse(x, w):
+    """fuse.bincount, the public name, weighted and not."""
+    return fuse.bincount(x, w, minlength=1000), fuse.bincount(x, minlength=3)
+
+
+@fuse.jit
+def bincount_staged(x):
+    """Of a computed value (the map in the measure and in the count), and
+    of a bincount's counts (a second measure, after the first counts)."""
+    return np.bincount(x % 7), np.bincount(np.bincount(x))
+
+
+def bincount_staged_reference(x):
+    return np.bincount(x % 7), np.bincount(np.bincount(x))
+
+
+def check_bincount_weighted(got, x, w, same_as):
+    """NumPy's float64 sums; exactly where they are exact (integer and
+    bool weights, float32 on a grid), else within the rounding of a
+    float64 sum in another order: 1e-12 of the bin's sum of |w|. An empty
+    x gives float64 zeros (NumPy's early return gives int64 ones: the
+    dtype of a traced result cannot depend on the data's length)."""
+    want = np.bincount(x, w)
+    if len(x) == 0:
+        want = want.astype(np.float64)
+    got = np.asarray(got)
+    if w.dtype != np.float64:
+        same_as(got, want, "sums")
+        return
+    if got.dtype != want.dtype or got.shape != want.shape:
+        raise Mismatch("sums: %s %s, expected %s %s" % (
+            got.dtype, got.shape, want.dtype, want.shape))
+    bound = 1e-12 * np.bincount(x, np.abs(w))
+    bad = ~(np.abs(got - want) <= bound)
+    if bad.any():
+        i = np.flatnonzero(bad)[0]
+        raise Mismatch("sums: %d of %d off (first at %d: %r, expected %r)"
+                       % (bad.sum(), bad.size, i, got[i], want[i]))
+
+
+def bincount_checks(B, numeric, ctx, sizes=SIZES):
+    """np.bincount on B's arrays (the measures read back, then the counts)
+    against NumPy; sizes: of the per-dtype data."""
+    H = B.host
+    chk = checker(B, numeric, ctx, "bincount ")
+
+    def equal(want, what="counts"):
+        return lambda got: ctx.same(H(got), want, what)
+
+    for dt in BINCOUNT_DTYPES:
+        for n in sizes:
+            x = bincount_data(dt, n)
+            chk("%s n=%d" % (np.dtype(dt).name, n),
+                lambda dx=B.dev(x): bincount(dx), equal(np.bincount(x)))
+    x = bincount_data(np.int32, 1000003, wide=False)
+    dx = B.dev(x)
+    for m in (3, int(x.max()) + 1, 5000):
+        chk("minlength=%d n=1000003" % m, lambda m=m: bincount_min(m)(dx),
+            equal(np.bincount(x, minlength=m)))
+    empty = B.dev(np.zeros(0, np.int32))
+    chk("minlength=7 n=0", lambda: bincount_min(7)(empty),
+        equal(np.zeros(7, np.int64)))
+    for wdt in BINCOUNT_WEIGHTS:
+        for n in sizes:
+            x, w = bincount_data(np.int32, n), bincount_weights(wdt, n)
+            chk("weights %s n=%d" % (np.dtype(wdt).name, n),
+                lambda dx=B.dev(x), dw=B.dev(w): bincount_weighted(dx, dw),
+                lambda got, x=x, w=w: check_bincount_weighted(got, x, w,
+                                                              ctx.same))
+    x = bincount_data(np.int64, BINCOUNT_BIG)
+    w = bincount_weights(np.float64, BINCOUNT_BIG)
+    dx, dw = B.dev(x), B.dev(w)
+
+    def twice():
+        return bincount_weighted(dx, dw), bincount_weighted(dx, dw)
+
+    def deterministic(got):
+        ctx.same(H(got[1]), H(got[0]), "second run")
+        check_bincount_weighted(got[0], x, w, ctx.same)
+    chk("weights float64 n=%d, two runs" % BINCOUNT_BIG, twice,
+        deterministic)
+    x, w = bincount_data(np.int16, 31), bincount_weights(np.float32, 31)
+
+    def public(got):
+        ctx.same(H(got[0]), np.bincount(x, w, 1000), "weighted")
+        ctx.same(H(got[1]), np.bincount(x, minlength=3), "counts")
+    chk("fuse.bincount n=31", lambda: bincount_fuse(B.dev(x), B.dev(w)),
+        public)
+    x = bincount_data(np.int32, 1000003)
+    want = bincount_staged_reference(x)
+
+    def staged(got):
+        ctx.same(H(got[0]), want[0], "of x % 7")
+        ctx.same(H(got[1]), want[1], "of the counts")
+    chk("of x % 7 and of its counts n=1000003",
+        lambda: bincount_staged(B.dev(x)), staged)
+    if numeric:     # the errors come from the measures' values
+        bincount_error_checks(B, ctx)
+
+
+def bincount_error_checks(B, ctx):
+    """NumPy's ValueErrors, raised from the measures read back: a
+    negative value (int64 -1, uint64 2^63, which NumPy takes as int64),
+    weights of another length."""
+    def raises(message, fn):
+        def run():
+            try:
+                fn()
+            except ValueError as e:
+                if str(e) != message:
+                    raise Mismatch("ValueError %r, expected %r" % (
+                        str(e), message))
+                return
+            raise Mismatch("no ValueError (expected %r)" % message)
+        return run
+    neg = "'list' argument must have no negative elements"
+    x = bincount_data(np.int64, 1000003)
+    x[777] = -1
+    ctx.run_check("%s bincount error: negative int64" % B.name,
+                  raises(neg, lambda: bincount(B.dev(x))), None)
+    u = bincount_data(np.uint64, 31)
+    u[5] = 2 ** 63
+    ctx.run_check("%s bincount error: uint64 2^63" % B.name,
+                  raises(neg, lambda: bincount(B.dev(u))), None)
+    x = bincount_data(np.int32, 31)
+    w = bincount_weights(np.float64, 30)
+    ctx.run_check("%s bincount error: weights' length" % B.name,
+                  raises("The weights and list don't have the same length.",
+                         lambda: bincount_weighted(B.dev(x), B.dev(w))),
+                  None)
 
 
 # ---- histogram_even: CUB's rule ---------------------------------------------

@@ -1,7 +1,7 @@
 """The GPU check's value-edge section (edge_check.edge_checks, run by
 gpu_check.py), the algorithm checks of fuse.compute (sort_check.py,
-searchsorted_check.py, histogram_check.py) and the histogram checks on the
-CPU backend: NumPy arrays in, so the same calls run the CPU pipelines, held to
+searchsorted_check.py, histogram_check.py) and the histogram and bincount
+checks on the CPU backend: NumPy arrays in, so the same calls run the CPU pipelines, held to
 the same expectations. The CPU backend follows the documented semantics
 that the GPU check holds the GPU to, so this keeps the check's references
 and tolerances honest on machines without a GPU (a wrong reference would
@@ -72,3 +72,16 @@ def test_histogram_checks_pass_on_the_cpu(capsys):
     assert gpu_check.failed == failed, out
     # weights: 4 dtypes x 2 (even, edges) at n = 31.
     assert gpu_check.passed - passed == 80 * 2 + 15 + 9 + 8, out
+
+
+def test_bincount_checks_pass_on_the_cpu(capsys):
+    """The bincount section (np.bincount on device arrays against NumPy,
+    and its errors), with the per-dtype data at sizes 0 and 31."""
+    passed, failed = gpu_check.passed, gpu_check.failed
+    histogram_check.bincount_checks(NumpyBackend(), True, gpu_check,
+                                    sizes=[0, 31])
+    out = capsys.readouterr().out
+    assert gpu_check.failed == failed, out
+    # 9 dtypes x 2 sizes, 4 minlengths, 4 weights x 2 sizes, two runs,
+    # fuse.bincount, the staged pair, 3 errors.
+    assert gpu_check.passed - passed == 18 + 4 + 8 + 1 + 1 + 1 + 3, out

@@ -55,7 +55,7 @@ def sort(x, descending=False, less=None):
     less: a function of two scalars a, b returning whether a goes strictly
     before b (a strict weak order, e.g. `lambda a, b: abs(a) < abs(b)`),
     which replaces that order; elements neither of which goes before the
-    other keep their input order. CPU backend only for now."""
+    other keep their input order (on the GPU, a generated merge sort)."""
     return _sorted(x, None, descending, "fuse.sort", less)[0]
 
 

@@ -99,9 +99,8 @@ def merge_sort(d_in_keys, d_in_items, d_out_keys, d_out_items, op, num_items,
     cuda.compute's arguments. op is OpKind.LESS, OpKind.GREATER or a
     function of two keys returning whether the first goes strictly before
     the second (a strict weak order; keys neither of which goes before the
-    other keep their input order). d_in_keys may be an iterator. Runs on
-    the CPU backend (NumPy arrays); the GPU lowering of comparator sorts
-    does not exist yet."""
+    other keep their input order). d_in_keys may be an iterator. The GPU
+    runs the generated merge sort of fuse.sort's comparator form."""
     less = C._binary_fn(op, "merge_sort")
     _sort_into("merge_sort", d_in_keys, d_in_items, d_out_keys, d_out_items,
                num_items, stream, False, less)

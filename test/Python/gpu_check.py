@@ -775,6 +775,8 @@ def main():
                          B, numeric, sys.modules[__name__]),
                      lambda: sort_check.compute_unique_checks(
                          B, numeric, sys.modules[__name__]),
+                     lambda: sort_check.comparator_sort_checks(
+                         B, numeric, sys.modules[__name__]),
                      lambda: histogram_check.histogram_checks(
                          B, numeric, sys.modules[__name__]),
                      lambda: histogram_check.bincount_checks(

@@ -242,6 +242,94 @@ def compute_sort_checks(B, numeric, ctx):
         lambda g: ctx.exact(H(g), (-x)[neg]))
 
 
+def _magnitude_nan_last(a, b):
+    """|a| < |b|, NaN after every number and equal to every NaN: a strict
+    weak order over floats with NaN."""
+    return (abs(a) < abs(b)) | ((a == a) & (b != b))
+
+
+@fuse.jit
+def by_magnitude_up(x):
+    return fuse.argsort(x, less=_magnitude_nan_last)
+
+
+@fuse.jit
+def by_magnitude_down(x):
+    return fuse.sort(x, descending=True, less=_magnitude_nan_last)
+
+
+@fuse.jit
+def by_residue(x):
+    return fuse.argsort(x, less=lambda a, b: a % 7 < b % 7)
+
+
+def magnitude_orders(x):
+    """The stable orders by_magnitude_up/down give: by (NaN last, |x|),
+    and its reverse with ties still in input order."""
+    x = np.asarray(x).astype(np.float64)
+    mag, nan = np.abs(x), np.isnan(x)
+    return np.lexsort((mag, nan)), np.lexsort((-mag, ~nan))
+
+
+def merge_sort_into(keys, out_keys, items=None, out_items=None, op=None,
+                    n=None):
+    """fuse.compute.merge_sort (op: OpKind.LESS by default)."""
+    import fuse.compute as fc
+    fc.merge_sort(keys, items, out_keys, out_items,
+                  fuse.OpKind.LESS if op is None else op,
+                  len(out_keys) if n is None else n)
+    return out_keys if items is None else (out_keys, out_items)
+
+
+# Sizes around the merge sort's tiles (1024 keys) and merge passes.
+COMPARATOR_SIZES = [0, 1, 5, 1023, 1024, 1025, 2049, 3 * 1024 + 1,
+                    (1 << 20) + 3]
+
+
+def comparator_sort_checks(B, numeric, ctx):
+    """Sorts by a comparator region (the generated merge sort on the GPU)
+    on B's arrays, against NumPy's stable orders: exact indices, the keys
+    bit for bit, f16/bf16 keys, and compute.merge_sort's pairs."""
+    import ml_dtypes
+    H = B.host
+    chk = checker(B, numeric, ctx, "comparator sort ")
+    for n in COMPARATOR_SIZES:
+        for dt in (np.float32, np.float64, np.int32, np.uint8):
+            x = data(dt, n, seed=11)
+            dx, dn = B.dev(x), np.dtype(dt).name
+            if np.dtype(dt).kind != "f":
+                chk("%s by x %% 7 n=%d" % (dn, n), lambda dx=dx: by_residue(dx),
+                    lambda g, x=x: ctx.exact(
+                        H(g), np.argsort(x % 7, kind="stable")))
+                continue
+            up, down = magnitude_orders(x)
+            chk("%s argsort by |x| n=%d" % (dn, n),
+                lambda dx=dx: by_magnitude_up(dx),
+                lambda g, up=up: ctx.exact(H(g), up))
+            chk("%s sort by |x| descending n=%d" % (dn, n),
+                lambda dx=dx: by_magnitude_down(dx),
+                lambda g, x=x, down=down: ctx.exact(
+                    np.asarray(H(g)).view(np.uint8), x[down].view(np.uint8)))
+    for dt in (np.float16, ml_dtypes.bfloat16):
+        x = data(np.float32, 70001, seed=12).astype(dt)
+        dx = B.dev(x)
+        chk("%s argsort by |x| n=%d" % (np.dtype(dt).name, len(x)),
+            lambda dx=dx: by_magnitude_up(dx),
+            lambda g, x=x: ctx.exact(H(g), magnitude_orders(x)[0]))
+    x = data(np.float64, 300007, seed=13)
+    x = x[~np.isnan(x)]
+    n = len(x)
+    idx = np.arange(n, dtype=np.int64)
+    dx, di = B.dev(x), B.dev(idx)
+    chk("compute.merge_sort pairs n=%d" % n, lambda: merge_sort_into(
+        dx, B.empty((n,), np.float64), di, B.empty((n,), np.int64)),
+        lambda g: ctx.exact(H(g[1]), np.argsort(x, kind="stable")))
+    chk("compute.merge_sort GREATER n=%d" % n, lambda: merge_sort_into(
+        dx, B.empty((n,), np.float64), op=fuse.OpKind.GREATER),
+        lambda g: ctx.exact(np.asarray(H(g)).view(np.uint8),
+                            x[stable_down(x)].view(np.uint8)))
+
+
 def unique_by_key_into(keys, items, out_keys, out_items, count, op=None,
                        n=None):
     """fuse.compute.unique_by_key (op: OpKind.EQUAL_TO by default)."""

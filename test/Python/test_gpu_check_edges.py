@@ -85,3 +85,14 @@ def test_bincount_checks_pass_on_the_cpu(capsys):
     # 9 dtypes x 2 sizes, 4 minlengths, 4 weights x 2 sizes, two runs,
     # fuse.bincount, the staged pair, 3 errors.
     assert gpu_check.passed - passed == 18 + 4 + 8 + 1 + 1 + 1 + 3, out
+
+
+def test_comparator_sort_checks_pass_on_the_cpu(capsys):
+    """Sorts by a comparator (the merge-sort kernels' section: sizes
+    around its tiles, f16/bf16 keys, compute.merge_sort) on NumPy
+    arrays."""
+    passed, failed = gpu_check.passed, gpu_check.failed
+    sort_check.comparator_sort_checks(NumpyBackend(), True, gpu_check)
+    out = capsys.readouterr().out
+    assert gpu_check.failed == failed, out
+    assert gpu_check.passed - passed == 58, out

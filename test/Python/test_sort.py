@@ -10,11 +10,12 @@ import pytest
 import fuse
 import fuse.compute as fc
 import sort_check
-from sort_check import (DTYPES, SIZES, argsort_down, argsort_up, data,
-                        radix_sort_into, runs_reference, same_values,
-                        sort_down, sort_up, stable_down, uniq,
-                        uniq_index_counts, unique_by_key_into,
-                        unique_reference)
+from sort_check import (DTYPES, SIZES, argsort_down, argsort_up,
+                        by_magnitude_down, by_magnitude_up, by_residue, data,
+                        magnitude_orders, merge_sort_into, radix_sort_into,
+                        runs_reference, same_values, sort_down, sort_up,
+                        stable_down, uniq, uniq_index_counts,
+                        unique_by_key_into, unique_reference)
 
 
 def same_bits(got, want):
@@ -262,38 +263,14 @@ def test_run_length_encode_needs_rank_1():
 
 # ---- comparator sorts (fuse.sort/argsort less=, compute.merge_sort) ----------
 
-def _magnitude_nan_last(a, b):
-    """|a| < |b|, NaN after every number and equal to every NaN: a strict
-    weak order over floats with NaN."""
-    return (abs(a) < abs(b)) | ((a == a) & (b != b))
-
-
-@fuse.jit
-def by_magnitude_up(x):
-    return fuse.argsort(x, less=_magnitude_nan_last)
-
-
-@fuse.jit
-def by_magnitude_down(x):
-    return fuse.sort(x, descending=True, less=_magnitude_nan_last)
-
-
-@fuse.jit
-def by_residue(x):
-    return fuse.argsort(x, less=lambda a, b: a % 7 < b % 7)
-
-
 @pytest.mark.parametrize("dt", DTYPES, ids=lambda d: np.dtype(d).name)
 @pytest.mark.parametrize("n", SIZES)
 def test_comparator_sort_matches_numpy(dt, n):
     x = data(dt, n)
     if np.dtype(dt).kind == "f":
-        mag, nan = np.abs(x), np.isnan(x)
-        # Stable orders: by (NaN last, |x|), and its reverse with ties
-        # still in input order.
-        np.testing.assert_array_equal(by_magnitude_up(x),
-                                      np.lexsort((mag, nan)))
-        same_bits(by_magnitude_down(x), x[np.lexsort((-mag, ~nan))])
+        up, down = magnitude_orders(x)
+        np.testing.assert_array_equal(by_magnitude_up(x), up)
+        same_bits(by_magnitude_down(x), x[down])
     else:
         np.testing.assert_array_equal(by_residue(x),
                                       np.argsort(x % 7, kind="stable"))
@@ -330,14 +307,6 @@ def test_comparator_sort_errors():
     b = np.array([False, True, True, False, True])
     got = fuse.jit(lambda b: fuse.argsort(b, less=lambda p, q: p & ~q))(b)
     np.testing.assert_array_equal(got, [1, 2, 4, 0, 3])
-
-
-def merge_sort_into(keys, out_keys, items=None, out_items=None, op=None,
-                    n=None):
-    fc.merge_sort(keys, items, out_keys, out_items,
-                  fuse.OpKind.LESS if op is None else op,
-                  len(out_keys) if n is None else n)
-    return out_keys if items is None else (out_keys, out_items)
 
 
 @pytest.mark.parametrize("n", SIZES)

@@ -208,13 +208,14 @@ func.func @sort_u16(%k: tensor<?xi16>) -> tensor<?xi16> {
 
 // -----
 
-// The runtime's radix sort orders keys by their bits: a comparator region
-// has no GPU lowering yet.
-func.func @comparator_sort(%k: tensor<?xf32>) -> tensor<?xf32> {
-  // expected-error @+1 {{'fuse.sort' op GPU code generation: sorts with a comparator region are not supported on the GPU yet (the runtime's radix sort orders keys by their bits); the CPU pipeline runs them}}
+// A comparator region reading a value from the function (not a constant):
+// the merge-sort kernels see only their keys.
+func.func @comparator_reads_outside(%k: tensor<?xf32>, %c: f32) -> tensor<?xf32> {
+  // expected-error @+1 {{'fuse.sort' op GPU code generation: the comparator region reads a value computed outside it; only constants can be used there on the GPU}}
   %s = fuse.sort ascending %k : tensor<?xf32> -> tensor<?xf32> {
   ^bb0(%a: f32, %b: f32):
-    %lt = arith.cmpf ogt, %a, %b : f32
+    %x = arith.subf %a, %c : f32
+    %lt = arith.cmpf olt, %x, %b : f32
     fuse.yield %lt : i1
   }
   return %s : tensor<?xf32>

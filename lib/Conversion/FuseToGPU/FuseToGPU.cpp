@@ -11,6 +11,7 @@
 #include "fuse/Conversion/FuseToGPU/FuseToGPU.h"
 #include "HostEntry.h"
 #include "KernelGen.h"
+#include "MergeSort.h"
 
 #include "fuse/Conversion/Passes.h"
 #include "fuse/Dialect/Fuse/IR/FuseOps.h"
@@ -329,6 +330,12 @@ LogicalResult EntryConverter::convert(func::FuncOp fn,
         readSizeOnDevice(gpuModule, g, *gk);
       groups.push_back({g, *gk});
     }
+  for (auto [i, sort] : llvm::enumerate(comparatorSorts(fn))) {
+    FailureOr<MergeSortPlan> plan = planMergeSort(sort, name, i);
+    if (failed(plan))
+      return failure();
+    buildMergeSortKernels(gpuModule, *plan);
+  }
 
   // The host function and the entry's description.
   EntrySignature sig = entrySignature(fn);

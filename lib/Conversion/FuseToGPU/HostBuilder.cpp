@@ -57,6 +57,24 @@ void HostBuilder::ifThen(Value cond, function_ref<void()> then) {
   b.setInsertionPointToStart(cont);
 }
 
+void HostBuilder::forEach(Value lo, Value hi,
+                          function_ref<void(Value iv)> body) {
+  Block *cur = b.getBlock();
+  Block *exit = cur->splitBlock(b.getInsertionPoint());
+  Block *header = b.createBlock(exit, {i64()}, {loc});
+  Block *loop = b.createBlock(exit);
+  b.setInsertionPointToEnd(cur);
+  cf::BranchOp::create(b, loc, header, ValueRange{lo});
+  b.setInsertionPointToStart(header);
+  Value iv = header->getArgument(0);
+  Value more = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, iv, hi);
+  cf::CondBranchOp::create(b, loc, more, loop, exit);
+  b.setInsertionPointToStart(loop);
+  body(iv);
+  cf::BranchOp::create(b, loc, header, ValueRange{add(iv, c64(1))});
+  b.setInsertionPointToStart(exit);
+}
+
 Value HostBuilder::slot(Type t) {
   OpBuilder eb = OpBuilder::atBlockBegin(entry);
   return LLVM::AllocaOp::create(

@@ -79,6 +79,8 @@ public:
   void check(Value status);
   /// Runs `then` only when `cond` holds.
   void ifThen(Value cond, function_ref<void()> then);
+  /// `for (iv = lo; iv < hi; ++iv) body(iv)` over i64 (signed compare).
+  void forEach(Value lo, Value hi, function_ref<void(Value iv)> body);
   /// An entry-block stack slot of type `t`.
   Value slot(Type t);
   Value load(Type t, Value p) { return LLVM::LoadOp::create(b, loc, t, p); }

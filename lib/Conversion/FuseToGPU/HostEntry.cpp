@@ -115,6 +115,15 @@ void HostEntry::declareKernels() {
       if (!k.empty())
         kernelNames.push_back(k);
   }
+  // The comparator sorts' kernels, named as EntryConverter built them.
+  for (auto [i, sort] : llvm::enumerate(comparatorSorts(fn))) {
+    FailureOr<MergeSortPlan> p = planMergeSort(sort, fn.getSymName(), i);
+    if (failed(p))
+      continue; // reported when the kernels were built
+    kernelNames.push_back(p->tileKernel);
+    kernelNames.push_back(p->mergeKernel);
+    mergeSorts.try_emplace(sort, *p);
+  }
   for (StringRef k : kernelNames)
     handleGlobals.push_back(
         h.global(("__fuse_fn_" + k).str(), ptrTy, nullptr, false, 8));

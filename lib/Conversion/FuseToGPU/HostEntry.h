@@ -14,6 +14,7 @@
 
 #include "HostBuilder.h"
 #include "KernelGen.h"
+#include "MergeSort.h"
 
 #include "fuse/Dialect/Fuse/Utils/EntrySizeChecks.h"
 
@@ -130,8 +131,11 @@ private:
   void allocateResults(GroupLaunch &l, ArrayRef<SmallVector<Value>> dimsOf,
                        ArrayRef<SmallVector<SizeAttr>> dimSizesOf);
 
-  // A sort between the groups: the runtime's radix sort (HostSort.cpp).
+  // A sort between the groups: the runtime's radix sort, or the kernels of
+  // a comparator sort (HostSort.cpp).
   LogicalResult convertSort(SortOp op);
+  LogicalResult launchMergeSort(SortOp op, ArrayRef<HostTensor> ins,
+                                ArrayRef<Value> outs, Value n);
 
   // The launch of each kernel family (HostLaunch.cpp).
   LogicalResult launch(GroupLaunch &l);
@@ -180,6 +184,8 @@ private:
   LLVM::GlobalOp smGlobal, image, imageSize;
   DenseMap<StringRef, Value> handle;
   bool loaded = false;
+  /// The plans of the comparator sorts (their kernels' names).
+  DenseMap<Operation *, MergeSortPlan> mergeSorts;
 
   // Host values of the old function's values.
   DenseMap<Value, HostTensor> tensors;

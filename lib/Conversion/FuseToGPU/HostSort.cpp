@@ -1,16 +1,19 @@
-//===- HostSort.cpp - fuse.sort through the runtime's radix sort ----------===//
+//===- HostSort.cpp - fuse.sort between the groups
+//-------------------------===//
 //
 // A fuse.sort of the entry is a host step between its groups: the runtime's
 // fuse_sort_ws (CUB's DeviceRadixSort) from the operands' buffers into the
-// results' (the caller's outputs, or temporaries). Its temporary storage
-// is sized by fuse_sort_temp_bytes, pure host arithmetic, and taken like
-// every other temporary (the caller's workspace in NAME_ws), so both forms
+// results' (the caller's outputs, or temporaries); a sort with a comparator
+// region launches its merge-sort kernels instead (MergeSort.h). Its temporary
+// storage is sized by fuse_sort_temp_bytes, pure host arithmetic, and taken
+// like every other temporary (the caller's workspace in NAME_ws), so both forms
 // of the entry can be captured into a CUDA graph. The key order of CUB's
 // radix sort is the one fuse.sort documents, and the CPU lowering's.
 //
 //===----------------------------------------------------------------------===//
 
 #include "HostEntry.h"
+#include "MergeSort.h"
 
 #include "fuse/Dialect/Fuse/IR/FuseOps.h"
 
@@ -56,15 +59,10 @@ std::optional<fuse_dtype_t> runtimeDtype(Type t, bool asUnsigned) {
 } // namespace
 
 LogicalResult HostEntry::convertSort(SortOp op) {
-  if (op.hasComparator())
-    return op.emitOpError("GPU code generation: sorts with a comparator "
-                          "region are not supported on the GPU yet (the "
-                          "runtime's radix sort orders keys by their bits); "
-                          "the CPU pipeline runs them");
   Type keyType = op.getKeys().getType().getElementType();
   std::optional<fuse_dtype_t> keyDtype =
       runtimeDtype(keyType, op.isUnsigned());
-  if (!keyDtype)
+  if (!keyDtype && !op.hasComparator())
     return op.emitOpError("GPU code generation: the runtime's radix sort "
                           "has no ")
            << (op.isUnsigned() ? "unsigned " : "") << keyType << " keys";
@@ -125,6 +123,8 @@ LogicalResult HostEntry::convertSort(SortOp op) {
     tensors[res] = HostTensor{buf, in.dims, in.dimSizes};
   }
 
+  if (op.hasComparator())
+    return launchMergeSort(op, ins, outs, n);
   bool hasValues = static_cast<bool>(op.getValues());
   Value order = h.c32(op.isDescending() ? FUSE_SORT_DESCENDING
                                         : FUSE_SORT_ASCENDING);
@@ -140,6 +140,73 @@ LogicalResult HostEntry::convertSort(SortOp op) {
                    {h.c32(*keyDtype), order, ins[0].ptr, outs[0],
                     h.c32(*valueDtype), hasValues ? ins[1].ptr : null,
                     hasValues ? outs[1] : null, n, temp, bytes, h.stream}));
+  });
+  return success();
+}
+
+LogicalResult HostEntry::launchMergeSort(SortOp op, ArrayRef<HostTensor> ins,
+                                         ArrayRef<Value> outs, Value n) {
+  auto it = mergeSorts.find(op);
+  if (it == mergeSorts.end())
+    return op.emitOpError("GPU code generation: no kernels were built for "
+                          "this comparator sort");
+  const MergeSortPlan &p = it->second;
+  ensureLoaded();
+  bool values = p.hasValues();
+  // Ping-pong between the results and temporaries of their size: the tile
+  // sort writes into `a`, merge pass i reads a (i even) or b and writes the
+  // other; the passes' parity puts the last write into the results.
+  auto bytes = [&](Type t) { return h.mul(n, h.c64(byteWidth(t))); };
+  Value tempKeys = h.allocTemp(bytes(p.keyType));
+  Value tempValues = values ? h.allocTemp(bytes(p.valueType)) : Value();
+  Value tiles = h.ceilDiv(n, h.c64(p.tile()));
+  // passes = ceil(log2(tiles)): 64 - clz(tiles - 1) for tiles > 1.
+  Value clz = LLVM::CountLeadingZerosOp::create(
+      h.b, loc, h.i64(), h.sub(tiles, h.c64(1)), /*is_zero_poison=*/false);
+  Value passes = arith::SelectOp::create(
+      h.b, loc,
+      arith::CmpIOp::create(h.b, loc, arith::CmpIPredicate::sgt, tiles,
+                            h.c64(1)),
+      h.sub(h.c64(64), clz), h.c64(0));
+  Value even = arith::CmpIOp::create(h.b, loc, arith::CmpIPredicate::eq,
+                                     h.andI(passes, h.c64(1)), h.c64(0));
+  auto pick = [&](Value c, Value x, Value y) {
+    return arith::SelectOp::create(h.b, loc, c, x, y).getResult();
+  };
+  Value aKeys = pick(even, outs[0], tempKeys);
+  Value bKeys = pick(even, tempKeys, outs[0]);
+  Value aValues = values ? pick(even, outs[1], tempValues) : Value();
+  Value bValues = values ? pick(even, tempValues, outs[1]) : Value();
+  auto withValues = [&](Value k, Value v, Value k2, Value v2) {
+    SmallVector<Value> args{k};
+    if (values)
+      args.push_back(v);
+    args.push_back(k2);
+    if (values)
+      args.push_back(v2);
+    return args;
+  };
+  Value nonEmpty =
+      arith::CmpIOp::create(h.b, loc, arith::CmpIPredicate::sgt, n, h.c64(0));
+  h.ifThen(nonEmpty, [&] {
+    SmallVector<Value> args =
+        withValues(ins[0].ptr, values ? ins[1].ptr : Value(), aKeys, aValues);
+    args.push_back(n);
+    h.launch(handle[p.tileKernel], tiles, p.blockThreads, args);
+    Value perBlock = h.c64(p.blockThreads * p.mergeItems);
+    Value grid = h.ceilDiv(n, perBlock);
+    h.forEach(h.c64(0), passes, [&](Value pass) {
+      Value fromA = arith::CmpIOp::create(h.b, loc, arith::CmpIPredicate::eq,
+                                          h.andI(pass, h.c64(1)), h.c64(0));
+      SmallVector<Value> margs =
+          withValues(pick(fromA, aKeys, bKeys),
+                     values ? pick(fromA, aValues, bValues) : Value(),
+                     pick(fromA, bKeys, aKeys),
+                     values ? pick(fromA, bValues, aValues) : Value());
+      Value w = arith::ShLIOp::create(h.b, loc, h.c64(p.tile()), pass);
+      margs.append({n, w});
+      h.launch(handle[p.mergeKernel], grid, p.blockThreads, margs);
+    });
   });
   return success();
 }

@@ -1,4 +1,4 @@
-// RUN: fuse-opt %s --fuse-fusion --fuse-tile --convert-fuse-to-gpu | FileCheck %s
+// RUN: fuse-opt %s --split-input-file --fuse-fusion --fuse-tile --convert-fuse-to-gpu | FileCheck %s
 
 // A sort between groups: the keys' group (x * x) and the iota run as
 // kernels, the runtime's radix sort (fuse_sort_ws, its temporary storage
@@ -43,4 +43,39 @@ func.func @argsort_square(%x: tensor<?xf32>) -> (tensor<?xi64>, tensor<f32>) {
 func.func @pairs_i16(%k: tensor<?xi32>, %v: tensor<?xi16>) -> tensor<?xi16> {
   %a, %b = fuse.sort ascending unsigned %k, %v : tensor<?xi32>, tensor<?xi16> -> tensor<?xi32>, tensor<?xi16>
   return %b : tensor<?xi16>
+}
+
+// -----
+
+// A comparator sort runs as generated merge-sort kernels: a tile sort into
+// the results or a temporary (chosen by the parity of the merge passes,
+// ceil(log2(tiles)) of them, so the last pass writes the results), then
+// one merge launch per pass in a host loop, runs of 1024 << pass.
+// CHECK-LABEL: func.func @by_magnitude(
+// CHECK: %[[TILES:.+]] = arith.ceildivsi %arg1, %{{.+}} : i64
+// CHECK: "llvm.intr.ctlz"
+// CHECK: call @fuse_launch
+// CHECK: ^bb{{[0-9]+}}(%[[PASS:.+]]: i64):
+// CHECK: arith.shli %{{.+}}, %[[PASS]] : i64
+// CHECK: call @fuse_launch
+// CHECK: cf.br ^bb
+// CHECK-LABEL: gpu.func @by_magnitude_sort0_tile(
+// CHECK-SAME: kernel
+// CHECK: math.absf
+// CHECK: arith.cmpf olt
+// CHECK: gpu.barrier
+// CHECK-LABEL: gpu.func @by_magnitude_sort0_merge(
+// CHECK: scf.while
+func.func @by_magnitude(%x: tensor<?xf32>) -> (tensor<?xf32>, tensor<?xi64>) {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %x, %c0 : tensor<?xf32>
+  %i = fuse.iota %n : tensor<?xi64>
+  %k, %p = fuse.sort ascending %x, %i : tensor<?xf32>, tensor<?xi64> -> tensor<?xf32>, tensor<?xi64> {
+  ^bb0(%a: f32, %b: f32):
+    %ma = math.absf %a : f32
+    %mb = math.absf %b : f32
+    %lt = arith.cmpf olt, %ma, %mb : f32
+    fuse.yield %lt : i1
+  }
+  return %k, %p : tensor<?xf32>, tensor<?xi64>
 }

@@ -579,8 +579,8 @@ def Fuse_SortOp : Fuse_Op<"sort", [RecursiveMemoryEffects,
     before `a`), equal keys still in input order. The comparator must be a
     strict weak order for the result to be sorted; for any other function
     the results are still a permutation of the operands, in an unspecified
-    order. The CPU lowering runs it as a merge sort; the GPU lowering does
-    not take comparator sorts yet.
+    order. Both lowerings run it as a merge sort (on the GPU, generated
+    kernels instead of the runtime's radix sort).
 
     ```mlir
     // |x| ascending, ties in input order

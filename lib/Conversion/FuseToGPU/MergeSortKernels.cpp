@@ -1,0 +1,388 @@
+//===- MergeSortKernels.cpp - kernels of comparator sorts -----------------===//
+//
+// The `tile` and `merge` kernels of a comparator sort (MergeSort.h). Both
+// index with i64: the tile's positions are below blockThreads * items and
+// become `index` only to address shared memory.
+//
+//===----------------------------------------------------------------------===//
+
+#include "MergeSort.h"
+
+#include "KernelGen.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Transforms/RegionUtils.h"
+
+using namespace mlir;
+
+namespace fuse {
+namespace gpugen {
+
+SmallVector<SortOp> comparatorSorts(func::FuncOp fn) {
+  SmallVector<SortOp> sorts;
+  for (Operation &op : fn.getBody().front())
+    if (auto s = dyn_cast<SortOp>(op); s && s.hasComparator())
+      sorts.push_back(s);
+  return sorts;
+}
+
+FailureOr<MergeSortPlan> planMergeSort(SortOp op, StringRef entry,
+                                       unsigned index) {
+  MergeSortPlan p;
+  p.op = op;
+  p.keyType = op.getKeys().getType().getElementType();
+  if (Value v = op.getValues())
+    p.valueType = cast<RankedTensorType>(v.getType()).getElementType();
+  for (Type t : {p.keyType, p.valueType})
+    if (t && (t.isInteger(1) || !t.isIntOrFloat()))
+      return op.emitOpError("GPU code generation: a comparator sort of ")
+             << t << " elements is not supported (i1 tensors are not "
+             << "stored on the GPU)";
+  llvm::SetVector<Value> outside;
+  getUsedValuesDefinedAbove(op.getComparator(), outside);
+  for (Value v : outside)
+    if (!v.getDefiningOp() ||
+        !v.getDefiningOp()->hasTrait<OpTrait::ConstantLike>())
+      return op.emitOpError("GPU code generation: the comparator region "
+                            "reads a value computed outside it; only "
+                            "constants can be used there on the GPU");
+  std::string prefix = (entry + "_sort" + Twine(index)).str();
+  p.tileKernel = prefix + "_tile";
+  p.mergeKernel = prefix + "_merge";
+  return p;
+}
+
+namespace {
+
+using KeyAt = function_ref<Value(OpBuilder &, Value pos)>;
+/// Writes output `k` (i64): `key`, read from position `from`.
+using EmitFn = function_ref<void(OpBuilder &, Value k, Value key, Value from)>;
+
+Value c64(OpBuilder &b, Location loc, int64_t v) { return cI64(b, loc, v); }
+Value minS(OpBuilder &b, Location loc, Value x, Value y) {
+  return arith::MinSIOp::create(b, loc, x, y);
+}
+Value maxS(OpBuilder &b, Location loc, Value x, Value y) {
+  return arith::MaxSIOp::create(b, loc, x, y);
+}
+Value lt(OpBuilder &b, Location loc, Value x, Value y) {
+  return cmpI(b, loc, arith::CmpIPredicate::slt, x, y);
+}
+
+/// Builds a kernel's pieces: the comparator, global loads and stores.
+struct SortKernelBuilder {
+  const MergeSortPlan &plan;
+  /// The plan's op (its accessors are not const).
+  mutable SortOp op;
+  Location loc;
+
+  /// Whether key `x` goes strictly before key `y` in the sort's order: the
+  /// comparator region inlined (arguments swapped for `descending`).
+  Value before(OpBuilder &b, Value x, Value y) const {
+    if (op.isDescending())
+      std::swap(x, y);
+    Region &comparator = op.getComparator();
+    Block &block = comparator.front();
+    IRMapping map;
+    map.map(block.getArgument(0), x);
+    map.map(block.getArgument(1), y);
+    // Constants the region reads from the function (where canonicalization
+    // hoists them) are cloned into the kernel; planMergeSort rejects any
+    // other value from outside.
+    llvm::SetVector<Value> outside;
+    getUsedValuesDefinedAbove(comparator, outside);
+    for (Value v : outside)
+      map.map(v, b.clone(*v.getDefiningOp())->getResult(0));
+    for (Operation &inner : block.without_terminator())
+      b.clone(inner, map);
+    return map.lookupOrDefault(
+        cast<YieldOp>(block.getTerminator()).getValues()[0]);
+  }
+
+  Value gep(OpBuilder &b, Value base, Type t, Value idx) const {
+    return LLVM::GEPOp::create(b, loc, base.getType(), t, base,
+                               ArrayRef<LLVM::GEPArg>{idx});
+  }
+  Value load(OpBuilder &b, Type t, Value base, Value idx) const {
+    return LLVM::LoadOp::create(b, loc, t, gep(b, base, t, idx), byteWidth(t));
+  }
+  void store(OpBuilder &b, Value v, Value base, Value idx) const {
+    LLVM::StoreOp::create(b, loc, v, gep(b, base, v.getType(), idx),
+                          byteWidth(v.getType()));
+  }
+
+  /// How many of the first `d` outputs of merging [lo, mid) and [mid, hi)
+  /// come from the left run: the first m in [max(0, d - lb), min(d, la))
+  /// whose left key the right key at d - 1 - m goes strictly before (la
+  /// where there is none).
+  Value mergePath(OpBuilder &b, KeyAt keyAt, Value lo, Value mid, Value hi,
+                  Value d) const {
+    Value la = arith::SubIOp::create(b, loc, mid, lo);
+    Value lb = arith::SubIOp::create(b, loc, hi, mid);
+    Value first =
+        maxS(b, loc, c64(b, loc, 0), arith::SubIOp::create(b, loc, d, lb));
+    Value last = minS(b, loc, d, la);
+    Type i64 = b.getI64Type();
+    auto search = scf::WhileOp::create(
+        b, loc, TypeRange{i64, i64}, ValueRange{first, last},
+        [&](OpBuilder &wb, Location l, ValueRange a) {
+          scf::ConditionOp::create(wb, l, lt(wb, l, a[0], a[1]), a);
+        },
+        [&](OpBuilder &wb, Location l, ValueRange a) {
+          Value m = arith::ShRSIOp::create(
+              wb, l, arith::AddIOp::create(wb, l, a[0], a[1]), c64(wb, l, 1));
+          Value left = keyAt(wb, arith::AddIOp::create(wb, l, lo, m));
+          Value rpos = arith::SubIOp::create(
+              wb, l, arith::AddIOp::create(wb, l, mid, d),
+              arith::AddIOp::create(wb, l, m, c64(wb, l, 1)));
+          Value right = keyAt(wb, rpos);
+          Value rightFirst = before(wb, right, left);
+          Value next = arith::AddIOp::create(wb, l, m, c64(wb, l, 1));
+          scf::YieldOp::create(wb, l,
+                               ValueRange{sel(wb, l, rightFirst, a[0], next),
+                                          sel(wb, l, rightFirst, m, a[1])});
+        });
+    return search.getResult(0);
+  }
+
+  /// Outputs [k0, k0 + count) of merging [lo, mid) and [mid, hi) (those
+  /// below hi): a merge-path search for k0, then `count` sequential steps.
+  /// Reads clamp to the runs, so an exhausted run is never read past.
+  void mergeChunk(OpBuilder &b, KeyAt keyAt, EmitFn emit, Value lo, Value mid,
+                  Value hi, Value k0, int64_t count) const {
+    Value one = c64(b, loc, 1);
+    Value la = arith::SubIOp::create(b, loc, mid, lo);
+    Value lb = arith::SubIOp::create(b, loc, hi, mid);
+    Value d0 = arith::SubIOp::create(b, loc, k0, lo);
+    Value i = mergePath(b, keyAt, lo, mid, hi, d0);
+    Value j = arith::SubIOp::create(b, loc, d0, i);
+    Value lastLeft = arith::SubIOp::create(b, loc, mid, one);
+    Value lastAny = arith::SubIOp::create(b, loc, hi, one);
+    for (int64_t s = 0; s < count; ++s) {
+      Value k = arith::AddIOp::create(b, loc, k0, c64(b, loc, s));
+      Value li = minS(b, loc, arith::AddIOp::create(b, loc, lo, i), lastLeft);
+      Value rj = minS(b, loc, arith::AddIOp::create(b, loc, mid, j), lastAny);
+      Value left = keyAt(b, li), right = keyAt(b, rj);
+      Value leftDone = cmpI(b, loc, arith::CmpIPredicate::sge, i, la);
+      Value rightLeft = lt(b, loc, j, lb);
+      Value takeRight = arith::OrIOp::create(
+          b, loc, leftDone,
+          arith::AndIOp::create(b, loc, rightLeft, before(b, right, left)));
+      Value key = sel(b, loc, takeRight, right, left);
+      Value from = sel(b, loc, takeRight, rj, li);
+      scf::IfOp::create(b, loc, lt(b, loc, k, hi),
+                        [&](OpBuilder &ib, Location l) {
+                          emit(ib, k, key, from);
+                          scf::YieldOp::create(ib, l);
+                        });
+      Value step = arith::ExtUIOp::create(b, loc, b.getI64Type(), takeRight);
+      j = arith::AddIOp::create(b, loc, j, step);
+      i = arith::AddIOp::create(b, loc, i,
+                                arith::SubIOp::create(b, loc, one, step));
+    }
+  }
+
+  /// Thread and block ids as i64.
+  Value threadId(OpBuilder &b) const {
+    return toI64(b, loc, gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x));
+  }
+  Value blockId(OpBuilder &b) const {
+    return toI64(b, loc, gpu::BlockIdOp::create(b, loc, gpu::Dimension::x));
+  }
+
+  void buildTile(gpu::GPUModuleOp m) const;
+  void buildMerge(gpu::GPUModuleOp m) const;
+  void sortInRegisters(OpBuilder &b, SmallVector<Value> &keys,
+                       SmallVector<Value> &pos, ArrayRef<Value> valid) const;
+};
+
+/// Sorts `keys` (with their positions `pos`) stably: adjacent
+/// compare-exchanges, bubble-sort order, a pair swapped only when the
+/// second key is valid and strictly before the first (the invalid keys,
+/// past the tile's end, are the last ones).
+void SortKernelBuilder::sortInRegisters(OpBuilder &b, SmallVector<Value> &keys,
+                                        SmallVector<Value> &pos,
+                                        ArrayRef<Value> valid) const {
+  int64_t n = keys.size();
+  for (int64_t pass = n - 1; pass > 0; --pass)
+    for (int64_t a = 0; a < pass; ++a) {
+      Value swap = arith::AndIOp::create(b, loc, valid[a + 1],
+                                         before(b, keys[a + 1], keys[a]));
+      Value k0 = sel(b, loc, swap, keys[a + 1], keys[a]);
+      Value k1 = sel(b, loc, swap, keys[a], keys[a + 1]);
+      Value p0 = sel(b, loc, swap, pos[a + 1], pos[a]);
+      Value p1 = sel(b, loc, swap, pos[a], pos[a + 1]);
+      keys[a] = k0, keys[a + 1] = k1, pos[a] = p0, pos[a + 1] = p1;
+    }
+}
+
+void SortKernelBuilder::buildTile(gpu::GPUModuleOp m) const {
+  MLIRContext *ctx = m.getContext();
+  OpBuilder tb(ctx);
+  Type gptr = globalPtr(ctx), i64 = tb.getI64Type(), i32 = tb.getI32Type();
+  int64_t tile = plan.tile(), items = plan.items, bt = plan.blockThreads;
+  auto wg = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
+  auto keyBuf =
+      MemRefType::get({tile}, plan.keyType, MemRefLayoutAttrInterface{}, wg);
+  auto posBuf = MemRefType::get({tile}, i32, MemRefLayoutAttrInterface{}, wg);
+  // keysIn, [valuesIn], keysOut, [valuesOut], n
+  SmallVector<Type> params{gptr};
+  if (plan.hasValues())
+    params.push_back(gptr);
+  params.push_back(gptr);
+  if (plan.hasValues())
+    params.push_back(gptr);
+  params.push_back(i64);
+  gpu::GPUFuncOp f =
+      createKernel(m, loc, plan.tileKernel, params,
+                   TypeRange{keyBuf, keyBuf, posBuf, posBuf}, bt);
+  Block *entry = &f.getBody().front();
+  OpBuilder b = OpBuilder::atBlockEnd(entry);
+  unsigned a = 0;
+  Value keysIn = f.getArgument(a++);
+  Value valuesIn = plan.hasValues() ? f.getArgument(a++) : Value();
+  Value keysOut = f.getArgument(a++);
+  Value valuesOut = plan.hasValues() ? f.getArgument(a++) : Value();
+  Value n = f.getArgument(a++);
+  ArrayRef<BlockArgument> smem = f.getWorkgroupAttributions();
+  Value keyS[2] = {smem[0], smem[1]}, posS[2] = {smem[2], smem[3]};
+
+  Value tid = threadId(b);
+  Value base = arith::MulIOp::create(b, loc, blockId(b), c64(b, loc, tile));
+  Value cnt =
+      minS(b, loc, c64(b, loc, tile), arith::SubIOp::create(b, loc, n, base));
+  Value c0 = arith::MulIOp::create(b, loc, tid, c64(b, loc, items));
+  auto idx = [&](OpBuilder &ib, Value v) { return toIndex(ib, loc, v); };
+
+  // This thread's run of `items` keys, sorted in registers.
+  SmallVector<Value> keys, pos, valid;
+  Value lastInTile = arith::SubIOp::create(b, loc, cnt, c64(b, loc, 1));
+  for (int64_t s = 0; s < items; ++s) {
+    Value p = arith::AddIOp::create(b, loc, c0, c64(b, loc, s));
+    valid.push_back(lt(b, loc, p, cnt));
+    Value at = arith::AddIOp::create(b, loc, base, minS(b, loc, p, lastInTile));
+    keys.push_back(load(b, plan.keyType, keysIn, at));
+    pos.push_back(arith::TruncIOp::create(b, loc, i32, p));
+  }
+  sortInRegisters(b, keys, pos, valid);
+  for (int64_t s = 0; s < items; ++s)
+    scf::IfOp::create(b, loc, valid[s], [&](OpBuilder &ib, Location l) {
+      Value p = idx(ib, arith::AddIOp::create(ib, l, c0, c64(ib, l, s)));
+      memref::StoreOp::create(ib, l, keys[s], keyS[0], ValueRange{p});
+      memref::StoreOp::create(ib, l, pos[s], posS[0], ValueRange{p});
+      scf::YieldOp::create(ib, l);
+    });
+  gpu::BarrierOp::create(b, loc);
+
+  // Runs of w keys merged into runs of 2w in shared memory, ping-pong.
+  int cur = 0;
+  for (int64_t w = items; w < tile; w *= 2, cur ^= 1) {
+    Value src = keyS[cur], dst = keyS[cur ^ 1];
+    Value srcPos = posS[cur], dstPos = posS[cur ^ 1];
+    scf::IfOp::create(
+        b, loc, lt(b, loc, c0, cnt), [&](OpBuilder &ib, Location l) {
+          Value lo = arith::SubIOp::create(
+              ib, l, c0, arith::RemSIOp::create(ib, l, c0, c64(ib, l, 2 * w)));
+          Value mid =
+              minS(ib, l, arith::AddIOp::create(ib, l, lo, c64(ib, l, w)), cnt);
+          Value hi = minS(
+              ib, l, arith::AddIOp::create(ib, l, lo, c64(ib, l, 2 * w)), cnt);
+          auto keyAt = [&](OpBuilder &kb, Value p) -> Value {
+            return memref::LoadOp::create(kb, l, src, ValueRange{idx(kb, p)});
+          };
+          auto emit = [&](OpBuilder &eb, Value k, Value key, Value from) {
+            Value p = memref::LoadOp::create(eb, l, srcPos,
+                                             ValueRange{idx(eb, from)});
+            memref::StoreOp::create(eb, l, key, dst, ValueRange{idx(eb, k)});
+            memref::StoreOp::create(eb, l, p, dstPos, ValueRange{idx(eb, k)});
+          };
+          mergeChunk(ib, keyAt, emit, lo, mid, hi, c0, items);
+          scf::YieldOp::create(ib, l);
+        });
+    gpu::BarrierOp::create(b, loc);
+  }
+
+  // The sorted tile out, coalesced; values gathered from the positions.
+  for (int64_t s = 0; s < items; ++s) {
+    Value p = arith::AddIOp::create(b, loc, tid, c64(b, loc, s * bt));
+    scf::IfOp::create(
+        b, loc, lt(b, loc, p, cnt), [&](OpBuilder &ib, Location l) {
+          Value at = arith::AddIOp::create(ib, l, base, p);
+          Value key =
+              memref::LoadOp::create(ib, l, keyS[cur], ValueRange{idx(ib, p)});
+          store(ib, key, keysOut, at);
+          if (plan.hasValues()) {
+            Value from = memref::LoadOp::create(ib, l, posS[cur],
+                                                ValueRange{idx(ib, p)});
+            Value src = arith::AddIOp::create(
+                ib, l, base, arith::ExtUIOp::create(ib, l, i64, from));
+            store(ib, load(ib, plan.valueType, valuesIn, src), valuesOut, at);
+          }
+          scf::YieldOp::create(ib, l);
+        });
+  }
+  gpu::ReturnOp::create(b, loc);
+}
+
+void SortKernelBuilder::buildMerge(gpu::GPUModuleOp m) const {
+  MLIRContext *ctx = m.getContext();
+  OpBuilder tb(ctx);
+  Type gptr = globalPtr(ctx), i64 = tb.getI64Type();
+  // keysIn, [valuesIn], keysOut, [valuesOut], n, w
+  SmallVector<Type> params{gptr};
+  if (plan.hasValues())
+    params.push_back(gptr);
+  params.push_back(gptr);
+  if (plan.hasValues())
+    params.push_back(gptr);
+  params.append({i64, i64});
+  gpu::GPUFuncOp f = createKernel(m, loc, plan.mergeKernel, params, TypeRange{},
+                                  plan.blockThreads);
+  OpBuilder b = OpBuilder::atBlockEnd(&f.getBody().front());
+  unsigned a = 0;
+  Value keysIn = f.getArgument(a++);
+  Value valuesIn = plan.hasValues() ? f.getArgument(a++) : Value();
+  Value keysOut = f.getArgument(a++);
+  Value valuesOut = plan.hasValues() ? f.getArgument(a++) : Value();
+  Value n = f.getArgument(a++);
+  Value w = f.getArgument(a++);
+  Value g = arith::AddIOp::create(
+      b, loc,
+      arith::MulIOp::create(b, loc, blockId(b), c64(b, loc, plan.blockThreads)),
+      threadId(b));
+  Value k0 = arith::MulIOp::create(b, loc, g, c64(b, loc, plan.mergeItems));
+  scf::IfOp::create(b, loc, lt(b, loc, k0, n), [&](OpBuilder &ib, Location l) {
+    Value two = arith::AddIOp::create(ib, l, w, w);
+    Value lo = arith::SubIOp::create(ib, l, k0,
+                                     arith::RemSIOp::create(ib, l, k0, two));
+    Value mid = minS(ib, l, arith::AddIOp::create(ib, l, lo, w), n);
+    Value hi = minS(ib, l, arith::AddIOp::create(ib, l, lo, two), n);
+    auto keyAt = [&](OpBuilder &kb, Value p) -> Value {
+      return load(kb, plan.keyType, keysIn, p);
+    };
+    auto emit = [&](OpBuilder &eb, Value k, Value key, Value from) {
+      store(eb, key, keysOut, k);
+      if (plan.hasValues())
+        store(eb, load(eb, plan.valueType, valuesIn, from), valuesOut, k);
+    };
+    mergeChunk(ib, keyAt, emit, lo, mid, hi, k0, plan.mergeItems);
+    scf::YieldOp::create(ib, l);
+  });
+  gpu::ReturnOp::create(b, loc);
+}
+
+} // namespace
+
+void buildMergeSortKernels(gpu::GPUModuleOp m, const MergeSortPlan &plan) {
+  SortOp op = plan.op;
+  SortKernelBuilder k{plan, op, op.getLoc()};
+  k.buildTile(m);
+  k.buildMerge(m);
+}
+
+} // namespace gpugen
+} // namespace fuse

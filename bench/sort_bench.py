@@ -2,7 +2,9 @@
 torch.argsort (stable), np.unique through fuse against torch.unique, and
 the runtime's CUB radix sort called directly
 (fuse_sort_ws through ctypes, temporary storage allocated once), float32
-keys, in one run on one GPU. Per case: the median of REPS calls timed with
+keys; an argsort by a comparator (|a| < |b|: fuse's merge-sort kernels)
+against torch.argsort of the computed key and cuda.compute's merge_sort
+when cuda.compute is installed; in one run on one GPU. Per case: the median of REPS calls timed with
 CUDA events after a warm-up, results checked against torch's, GiB/s of the
 bytes a sort must move at least (keys read and written, indices written),
 and the ratio to the best peer.
@@ -52,6 +54,37 @@ def cub_direct(lib, n, keys, values):
     return run
 
 
+def cuda_compute_merge_sort(x, iota):
+    """cuda.compute's merge_sort of (x, iota) by |a| < |b| (CUB's
+    DeviceMergeSort with a numba-compiled comparator), built once; returns
+    the moved items. None when cuda.compute is missing."""
+    try:
+        import cupy as cp
+        import cuda.compute as cc
+    except Exception as e:  # noqa: BLE001 (a peer that is absent)
+        print("cuda.compute: not available (%s: %s)" % (type(e).__name__, e))
+        return None
+    n = x.numel()
+    dk, di = cp.asarray(x), cp.asarray(iota)
+    ok, oi = cp.empty_like(dk), cp.empty_like(di)
+
+    def less(a, b):
+        return abs(a) < abs(b)
+    try:
+        sorter = cc.make_merge_sort(dk, di, ok, oi, less)
+        temp = cp.empty(max(sorter(None, dk, di, ok, oi, n), 1),
+                        dtype=cp.uint8)
+    except Exception as e:  # noqa: BLE001 (an API that moved)
+        print("cuda.compute: merge_sort failed (%s: %s)"
+              % (type(e).__name__, e))
+        return None
+
+    def run():
+        sorter(temp, dk, di, ok, oi, n)
+        return torch.as_tensor(oi, device="cuda")
+    return run
+
+
 def main():
     lib = ctypes.CDLL(os.environ["FUSE_RUNTIME_LIB"])
     lib.fuse_init()
@@ -65,6 +98,7 @@ def main():
         want_k = torch.sort(x, stable=True).values
         want_i = torch.argsort(x, stable=True)
         want_sq = torch.argsort(x * x, stable=True)
+        want_mag = torch.argsort(x.abs(), stable=True)
         # 1/16 as many distinct values as elements
         d = torch.randint(0, max(n // 16, 1), (n,), device="cuda").float()
         want_u = torch.unique(d)
@@ -86,10 +120,20 @@ def main():
                 ("fuse", lambda: graph_check.jit_argsort_square(x), want_sq),
                 ("torch", lambda: torch.argsort(x * x, stable=True),
                  want_sq)]),
+            # A comparator: fuse's generated merge sort against the same
+            # order as a computed key (radix) and CUB's merge sort.
+            "argsort by |x| <": (n * 12, [
+                ("fuse", lambda: sort_check.by_magnitude_up(x), want_mag),
+                ("torch (key |x|)",
+                 lambda: torch.argsort(x.abs(), stable=True), want_mag),
+                ("cuda.compute", cuda_compute_merge_sort(x, iota),
+                 want_mag)]),
         }
         for case, (nbytes, impls) in cases.items():
             got = {}
             for impl, fn, want in impls:
+                if fn is None:
+                    continue
                 ok = torch.equal(fn(), want)
                 got[impl] = (median_us(fn, REPS), ok)
             best = min(t for k, (t, _) in got.items() if k != "fuse")

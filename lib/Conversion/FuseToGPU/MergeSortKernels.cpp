@@ -194,6 +194,25 @@ struct SortKernelBuilder {
     return toI64(b, loc, gpu::BlockIdOp::create(b, loc, gpu::Dimension::x));
   }
 
+  /// The kernels' first parameters: keysIn, [valuesIn], keysOut,
+  /// [valuesOut] (global pointers; the values' only with values).
+  SmallVector<Type> arrayParams(MLIRContext *ctx) const {
+    Type gptr = globalPtr(ctx);
+    return SmallVector<Type>(plan.hasValues() ? 4 : 2, gptr);
+  }
+  /// Those parameters of `f` (null values without values), and the index
+  /// of the next one.
+  struct Arrays {
+    Value keysIn, valuesIn, keysOut, valuesOut;
+    unsigned next;
+  };
+  Arrays arrays(gpu::GPUFuncOp f) const {
+    if (!plan.hasValues())
+      return {f.getArgument(0), Value(), f.getArgument(1), Value(), 2};
+    return {f.getArgument(0), f.getArgument(1), f.getArgument(2),
+            f.getArgument(3), 4};
+  }
+
   void buildTile(gpu::GPUModuleOp m) const;
   void buildMerge(gpu::GPUModuleOp m) const;
   void sortInRegisters(OpBuilder &b, SmallVector<Value> &keys,
@@ -223,30 +242,23 @@ void SortKernelBuilder::sortInRegisters(OpBuilder &b, SmallVector<Value> &keys,
 void SortKernelBuilder::buildTile(gpu::GPUModuleOp m) const {
   MLIRContext *ctx = m.getContext();
   OpBuilder tb(ctx);
-  Type gptr = globalPtr(ctx), i64 = tb.getI64Type(), i32 = tb.getI32Type();
+  Type i64 = tb.getI64Type(), i32 = tb.getI32Type();
   int64_t tile = plan.tile(), items = plan.items, bt = plan.blockThreads;
   auto wg = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
   auto keyBuf =
       MemRefType::get({tile}, plan.keyType, MemRefLayoutAttrInterface{}, wg);
   auto posBuf = MemRefType::get({tile}, i32, MemRefLayoutAttrInterface{}, wg);
   // keysIn, [valuesIn], keysOut, [valuesOut], n
-  SmallVector<Type> params{gptr};
-  if (plan.hasValues())
-    params.push_back(gptr);
-  params.push_back(gptr);
-  if (plan.hasValues())
-    params.push_back(gptr);
+  SmallVector<Type> params = arrayParams(ctx);
   params.push_back(i64);
   gpu::GPUFuncOp f =
       createKernel(m, loc, plan.tileKernel, params,
                    TypeRange{keyBuf, keyBuf, posBuf, posBuf}, bt);
-  Block *entry = &f.getBody().front();
-  OpBuilder b = OpBuilder::atBlockEnd(entry);
-  unsigned a = 0;
-  Value keysIn = f.getArgument(a++);
-  Value valuesIn = plan.hasValues() ? f.getArgument(a++) : Value();
-  Value keysOut = f.getArgument(a++);
-  Value valuesOut = plan.hasValues() ? f.getArgument(a++) : Value();
+  OpBuilder b = OpBuilder::atBlockEnd(&f.getBody().front());
+  Arrays io = arrays(f);
+  Value keysIn = io.keysIn, valuesIn = io.valuesIn, keysOut = io.keysOut,
+        valuesOut = io.valuesOut;
+  unsigned a = io.next;
   Value n = f.getArgument(a++);
   ArrayRef<BlockArgument> smem = f.getWorkgroupAttributions();
   Value keyS[2] = {smem[0], smem[1]}, posS[2] = {smem[2], smem[3]};
@@ -331,23 +343,17 @@ void SortKernelBuilder::buildTile(gpu::GPUModuleOp m) const {
 void SortKernelBuilder::buildMerge(gpu::GPUModuleOp m) const {
   MLIRContext *ctx = m.getContext();
   OpBuilder tb(ctx);
-  Type gptr = globalPtr(ctx), i64 = tb.getI64Type();
+  Type i64 = tb.getI64Type();
   // keysIn, [valuesIn], keysOut, [valuesOut], n, w
-  SmallVector<Type> params{gptr};
-  if (plan.hasValues())
-    params.push_back(gptr);
-  params.push_back(gptr);
-  if (plan.hasValues())
-    params.push_back(gptr);
+  SmallVector<Type> params = arrayParams(ctx);
   params.append({i64, i64});
   gpu::GPUFuncOp f = createKernel(m, loc, plan.mergeKernel, params, TypeRange{},
                                   plan.blockThreads);
   OpBuilder b = OpBuilder::atBlockEnd(&f.getBody().front());
-  unsigned a = 0;
-  Value keysIn = f.getArgument(a++);
-  Value valuesIn = plan.hasValues() ? f.getArgument(a++) : Value();
-  Value keysOut = f.getArgument(a++);
-  Value valuesOut = plan.hasValues() ? f.getArgument(a++) : Value();
+  Arrays io = arrays(f);
+  Value keysIn = io.keysIn, valuesIn = io.valuesIn, keysOut = io.keysOut,
+        valuesOut = io.valuesOut;
+  unsigned a = io.next;
   Value n = f.getArgument(a++);
   Value w = f.getArgument(a++);
   Value g = arith::AddIOp::create(

@@ -71,6 +71,8 @@ func.func @static_pairs(%k: tensor<5xi32>, %v: tensor<?xf32>) -> (tensor<5xi32>,
 // A comparator region gives the order (|a| < |b|); keys equal under it
 // (-1.5, 1.5, 1.5 and 2.0, -2.0) keep their input order ascending and
 // descending.
+// FUSION-LABEL: func.func @by_magnitude
+// FUSION: fuse.sort ascending %{{.+}}, %{{.+}} {fuse.not_fused = ["a sort is a device-wide algorithm (a merge sort by its comparator over the whole input): it is not fused"]}
 // MAGNITUDE: result #0: float32 array of shape (8,)
 // MAGNITUDE-NEXT: [0.25, 0.5, -0.5, -1.5, 1.5, 1.5, 2, -2]
 // MAGNITUDE: result #1: int64 array of shape (8,)

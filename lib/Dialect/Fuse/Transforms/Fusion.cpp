@@ -199,9 +199,13 @@ std::optional<std::string> singletonKind(Operation *op, GroupKind &kind) {
     kind = GroupKind::SegmentedReduce;
     return std::nullopt;
   }
-  if (isa<SortOp>(op))
-    return std::string("a sort is a device-wide algorithm (a radix sort "
-                       "over the whole input): it is not fused");
+  if (auto sort = dyn_cast<SortOp>(op))
+    return std::string(sort.hasComparator()
+                           ? "a sort is a device-wide algorithm (a merge "
+                             "sort by its comparator over the whole input): "
+                             "it is not fused"
+                           : "a sort is a device-wide algorithm (a radix sort "
+                             "over the whole input): it is not fused");
   return std::string("not a fuse op fusion handles");
 }
 

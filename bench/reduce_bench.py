@@ -39,91 +39,136 @@ def row(case, impl, t, nbytes, best):
 
 def run_case(case, nbytes, impls, check):
     """Times every (name, fn) of impls (None: a peer that is missing);
-    check(name, result) raises on a wrong result. Ratios against the best
-    of the non-fuse implementations."""
+    check(name, result) says whether a result is right (a MISMATCH line
+    when not). Ratios against the best of the non-fuse implementations.
+    Returns whether every check passed."""
+    ok = True
     times = {}
     for name, fn in impls:
         if fn is None:
             continue
-        check(name, fn())
+        ok &= check(name, fn())
         times[name] = median_us(fn, REPS)
     peers = [t for k, t in times.items() if not k.startswith("fuse")]
     best = min(peers) if peers else None
     for name, t in times.items():
         row(case, name, t, nbytes, best)
+    return ok
+
+
+# ---- the data and checks (shared with bench/extra_suite.py) ----------------
+
+def host(v):
+    """A result on the host as a NumPy array: PyTorch tensors, CuPy
+    arrays (.get()) and NumPy values."""
+    if torch.is_tensor(v):
+        return np.asarray(v.cpu())
+    if hasattr(v, "get") and not isinstance(v, (np.ndarray, np.generic)):
+        return np.asarray(v.get())
+    return np.asarray(v)
+
+
+def expect(want):
+    """check(name, result): each scalar of the result (one value or a
+    tuple) equal to want's, else False with a MISMATCH line."""
+    def check(name, got):
+        g = [host(v) for v in (got if isinstance(got, tuple) else (got,))]
+        if any(a.reshape(()).item() != b for a, b in zip(g, want)):
+            print("MISMATCH %s: %r, expected %r" % (name, g, want))
+            return False
+        return True
+    return check
+
+
+def unchecked(name, got):
+    """The check of a result that is timed only (fuse's built-in max
+    beside the combiners: the same bytes, the bandwidth they are held
+    to)."""
+    return True
+
+
+def expect_scan(want_a, want_b):
+    """check(name, (A, B)): both prefix arrays bit for bit."""
+    def check(name, got):
+        g = [host(v) for v in got]
+        if not (np.array_equal(g[0], want_a) and
+                np.array_equal(g[1], want_b)):
+            print("MISMATCH %s" % name)
+            return False
+        return True
+    return check
+
+
+def expect_last_prefix(total):
+    """check(name, prefixes): the last prefix within 1e-4 of the float64
+    total (the sum of |terms| is the total itself)."""
+    def check(name, g):
+        if not abs(float(g[-1]) - total) <= 1e-4 * total:
+            print("MISMATCH %s: %r, expected %r" % (name, float(g[-1]),
+                                                     total))
+            return False
+        return True
+    return check
+
+
+def inputs():
+    """The cases' data: x (float32 with ties and a few NaNs: x_np on the
+    host, x on the GPU), y (x with the NaNs made 0: aminmax's NaN rule is
+    torch's own), the affine maps' a, b (uint32, 2^27 each: a_np, b_np;
+    a, b on the GPU) and xs (the first half of x, NaNs made 0)."""
+    d = {"x_np": rc.data(np.float32, N)}
+    d["x"] = torch.from_numpy(d["x_np"]).cuda()
+    y_np = d["x_np"].copy()
+    y_np[np.isnan(y_np)] = 0
+    d["y_np"], d["y"] = y_np, torch.from_numpy(y_np).cuda()
+    a_np, b_np = rc.affine_data(N // 2)
+    d["a_np"], d["b_np"] = a_np, b_np
+    d["a"] = torch.from_numpy(a_np.view(np.int32)).cuda().view(torch.uint32)
+    d["b"] = torch.from_numpy(b_np.view(np.int32)).cuda().view(torch.uint32)
+    d["xs"] = d["x"][:N // 2].nan_to_num()
+    return d
 
 
 def main():
     print("%-22s %-16s %10s %8s %8s" % ("case", "impl", "us", "GiB/s",
                                          "vs best"))
     ok = True
-    x_np = rc.data(np.float32, N)
-    x = torch.from_numpy(x_np).cuda()
-
-    def expect(want):
-        def check(name, got):
-            nonlocal ok
-            g = [np.asarray(v.cpu() if torch.is_tensor(v) else v)
-                 for v in (got if isinstance(got, tuple) else (got,))]
-            if any(a.reshape(()).item() != b for a, b in zip(g, want)):
-                print("MISMATCH %s: %r, expected %r" % (name, g, want))
-                ok = False
-        return check
+    d = inputs()
+    x_np, x, y_np, y = d["x_np"], d["x"], d["y_np"], d["y"]
     nbytes = N * 4
     amax = int(np.argmax(x_np))
-    run_case("argmax f32 2^28", nbytes, [
+    ok &= run_case("argmax f32 2^28", nbytes, [
         ("fuse argmax", lambda: rc.argmax(x)),
         ("fuse max", lambda: rc.builtin_max(x)),
         ("torch.argmax", lambda: torch.argmax(x)),
         ("torch.compile", compiled(lambda: torch.argmax(x)))],
-        lambda name, g: None if name == "fuse max"
+        lambda name, g: unchecked(name, g) if name == "fuse max"
         else expect([amax])(name, g))
-    run_case("argmin f32 2^28", nbytes, [
+    ok &= run_case("argmin f32 2^28", nbytes, [
         ("fuse argmin", lambda: rc.argmin(x)),
         ("torch.argmin", lambda: torch.argmin(x)),
         ("torch.compile", compiled(lambda: torch.argmin(x)))],
         expect([int(np.argmin(x_np))]))
-    y_np = x_np.copy()
-    y_np[np.isnan(y_np)] = 0        # aminmax's NaN rule is torch's own
-    y = torch.from_numpy(y_np).cuda()
-    run_case("(min, max) f32 2^28", nbytes, [
+    ok &= run_case("(min, max) f32 2^28", nbytes, [
         ("fuse (min, max)", lambda: rc.minmax(y)),
         ("torch.aminmax", lambda: tuple(torch.aminmax(y))),
         ("torch.compile", compiled(lambda: tuple(torch.aminmax(y))))],
         expect([float(y_np.min()), float(y_np.max())]))
-    a_np, b_np = rc.affine_data(N // 2)
-    a = torch.from_numpy(a_np.view(np.int32)).cuda().view(torch.uint32)
-    b = torch.from_numpy(b_np.view(np.int32)).cuda().view(torch.uint32)
-    want = [int(v) for v in rc.affine_ref(a_np, b_np)]
-    run_case("affine u32 pairs 2^27", N * 4, [
+    a, b = d["a"], d["b"]
+    want = [int(v) for v in rc.affine_ref(d["a_np"], d["b_np"])]
+    ok &= run_case("affine u32 pairs 2^27", N * 4, [
         ("fuse affine", lambda: rc.affine(a, b)),
         ("fuse max", lambda: rc.builtin_max(x))],
-        lambda name, g: None if name == "fuse max" else expect(want)(name, g))
-    want_a, want_b = rc.affine_scan_ref(a_np, b_np)
-
-    def check_scan(name, g):
-        nonlocal ok
-        got = [v.cpu().numpy() for v in g]
-        if not (np.array_equal(got[0], want_a) and
-                np.array_equal(got[1], want_b)):
-            print("MISMATCH %s" % name)
-            ok = False
-    run_case("affine scan u32 2^27", N // 2 * 16, [
-        ("fuse affine scan", lambda: rc.affine_scan(a, b))], check_scan)
-    xs = x[:N // 2].nan_to_num()
-    total = float((xs.double() ** 2).sum())
-
-    def check_cumsum(name, g):
-        # The last prefix within 1e-4 of the float64 total (the sum of
-        # |terms| is the total itself).
-        nonlocal ok
-        if not abs(float(g[-1]) - total) <= 1e-4 * total:
-            print("MISMATCH %s: %r, expected %r" % (name, float(g[-1]),
-                                                     total))
-            ok = False
-    run_case("cumsum(x*x) f32 2^27", N // 2 * 8, [
+        lambda name, g: unchecked(name, g) if name == "fuse max"
+        else expect(want)(name, g))
+    ok &= run_case("affine scan u32 2^27", N // 2 * 16, [
+        ("fuse affine scan", lambda: rc.affine_scan(a, b))],
+        expect_scan(*rc.affine_scan_ref(d["a_np"], d["b_np"])))
+    xs = d["xs"]
+    ok &= run_case("cumsum(x*x) f32 2^27", N // 2 * 8, [
         ("fuse cumsum", lambda: workloads.jit_scan(xs)),
-        ("torch.cumsum", lambda: torch.cumsum(xs * xs, 0))], check_cumsum)
+        ("torch.cumsum", lambda: torch.cumsum(xs * xs, 0))],
+        expect_last_prefix(float((xs.double() ** 2).sum())))
     return 0 if ok else 1
 
 

@@ -28,10 +28,18 @@ import rows_check as rc
 WIDTH = 26
 ROWS, COLS = 65536, 4096
 RANK3 = (64, 32, 4096)
+# (dtype, its name in the cases, the unit in its last place)
+DTYPES = ((torch.float32, "f32", 2.0 ** -23),
+          (torch.bfloat16, "bf16", 2.0 ** -7))
 
 
-def bench_dtype(dt, name, eps, gen):
-    ok = True
+def cases(dt, name, eps, gen, compiler=compiled):
+    """The cases of one dtype, one dict at a time (the data of each made
+    when it is reached): its name ("case"), the workload of
+    bench/extra_suite.py ("key"), the bytes it moves, the (name, fn) of
+    every implementation (fn None: a peer that is missing; "copy": the
+    ceiling), check(name, result), the copy's bytes and the input
+    ("inputs": {"x": tensor}). compiler: torch.compile's wrapper."""
     x = (torch.randn(ROWS, COLS, device="cuda", generator=gen) * 3 +
          1).to(dt)
     w = (torch.rand(COLS, device="cuda", generator=gen) + 0.5).to(dt)
@@ -41,21 +49,32 @@ def bench_dtype(dt, name, eps, gen):
     def ln():
         return F.layer_norm(x, (COLS,), w, b, 1e-5)
     want = F.layer_norm(x.float(), (COLS,), w.float(), b.float(), 1e-5)
-    ok &= run_case("layernorm_rows %s" % name, nbytes, [
-        ("fuse", lambda: rc.layernorm_rows(x, w, b)),
-        ("torch eager", ln),
-        ("torch.compile", compiled(ln)),
-        ("copy", lambda: x.clone())], close(want, 16 * eps, 16 * eps),
-        nbytes, WIDTH)
+    yield dict(case="layernorm_rows %s" % name,
+               key="layernorm_rows_" + name, nbytes=nbytes, impls=[
+                   ("fuse", lambda: rc.layernorm_rows(x, w, b)),
+                   ("torch eager", ln),
+                   ("torch.compile", compiler(ln)),
+                   ("copy", lambda: x.clone())],
+               check=close(want, 16 * eps, 16 * eps), copy_bytes=nbytes,
+               inputs={"x": x, "w": w, "b": b})
     y = (torch.randn(*RANK3, device="cuda", generator=gen) * 2).to(dt)
     nbytes = y.numel() * y.element_size() * 2
-    ok &= run_case("softmax rank-3 %s" % name, nbytes, [
-        ("fuse", lambda: rc.softmax_last(y)),
-        ("torch eager", lambda: torch.softmax(y, dim=-1)),
-        ("torch.compile", compiled(lambda: torch.softmax(y, dim=-1))),
-        ("copy", lambda: y.clone())],
-        close(torch.softmax(y.float(), dim=-1), 0.1, 2 * eps), nbytes,
-        WIDTH)
+    yield dict(case="softmax rank-3 %s" % name,
+               key="softmax_rank3_" + name, nbytes=nbytes, impls=[
+                   ("fuse", lambda: rc.softmax_last(y)),
+                   ("torch eager", lambda: torch.softmax(y, dim=-1)),
+                   ("torch.compile",
+                    compiler(lambda: torch.softmax(y, dim=-1))),
+                   ("copy", lambda: y.clone())],
+               check=close(torch.softmax(y.float(), dim=-1), 0.1, 2 * eps),
+               copy_bytes=nbytes, inputs={"x": y})
+
+
+def bench_dtype(dt, name, eps, gen):
+    ok = True
+    for c in cases(dt, name, eps, gen):
+        ok &= run_case(c["case"], c["nbytes"], c["impls"], c["check"],
+                       c["copy_bytes"], WIDTH)
     return ok
 
 
@@ -63,8 +82,7 @@ def main():
     header(WIDTH)
     gen = torch.Generator(device="cuda").manual_seed(0)
     ok = True
-    for dt, name, eps in ((torch.float32, "f32", 2.0 ** -23),
-                          (torch.bfloat16, "bf16", 2.0 ** -7)):
+    for dt, name, eps in DTYPES:
         ok &= bench_dtype(dt, name, eps, gen)
     return 0 if ok else 1
 

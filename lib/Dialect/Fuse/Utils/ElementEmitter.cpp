@@ -47,9 +47,16 @@ void ElementEmitter::clearCache() {
 }
 
 static Value castIndexTo(OpBuilder &b, Location loc, Value idx, Type type) {
-  if (isa<IntegerType>(type))
-    return arith::IndexCastOp::create(b, loc, type, idx);
   Value i64 = arith::IndexCastOp::create(b, loc, b.getI64Type(), idx);
+  if (auto it = dyn_cast<IntegerType>(type)) {
+    // Narrower integers through an explicit trunci: MLIR's canonicalizer
+    // folds index_cast(index_cast(i : index -> i8) -> index) back to i,
+    // dropping the wrap (a histogram of an i8 iota then counted index 256
+    // in bin 256, past a 256-bin buffer).
+    if (it.getWidth() < 64)
+      return arith::TruncIOp::create(b, loc, type, i64);
+    return i64;
+  }
   return arith::SIToFPOp::create(b, loc, type, i64);
 }
 

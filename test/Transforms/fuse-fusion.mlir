@@ -305,3 +305,26 @@ func.func @leave_alone(%x: tensor<?x?xf32>, %a: f32) -> (tensor<?xf32>, f32) {
   %r = fuse.reduce add %x dims [0] : tensor<?x?xf32> -> tensor<?xf32>
   return %r, %b : tensor<?xf32>, f32
 }
+
+// -----
+
+// A row reduction's broadcast that the row group recomputes for its map
+// and that is also returned: the broadcast's own group reads the row
+// group's reduction, so it lands after the row group (groups are placed
+// at their last op, then sorted topologically), not before it.
+// CHECK-LABEL: func @row_broadcast_also_returned
+// CHECK: %[[ROW:.+]]:2 = fuse.group row_reduce
+// CHECK: %[[BC:.+]] = fuse.group elementwise (%[[ROW]]#0, %{{.+}})
+// CHECK: return %[[ROW]]#1, %[[BC]]
+func.func @row_broadcast_also_returned(%x: tensor<?x?xf32>) -> (tensor<?x?xf32>, tensor<?x?xf32>) {
+  %c1 = arith.constant 1 : index
+  %r = fuse.reduce max %x dims [1] : tensor<?x?xf32> -> tensor<?xf32>
+  %n = tensor.dim %x, %c1 : tensor<?x?xf32>
+  %b = fuse.broadcast %r dims [1] (%n) : tensor<?xf32> -> tensor<?x?xf32>
+  %d = fuse.map %b, %x : tensor<?x?xf32>, tensor<?x?xf32> -> tensor<?x?xf32> {
+  ^bb0(%p: f32, %q: f32):
+    %s = arith.subf %q, %p : f32
+    fuse.yield %s : f32
+  }
+  return %d, %b : tensor<?x?xf32>, tensor<?x?xf32>
+}

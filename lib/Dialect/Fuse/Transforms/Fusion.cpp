@@ -18,6 +18,7 @@
 #include "fuse/Dialect/Fuse/Transforms/Passes.h"
 #include "fuse/Dialect/Fuse/Utils/SizeAnalysis.h"
 
+#include "mlir/Analysis/TopologicalSortUtils.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
@@ -782,6 +783,14 @@ void Partitioner::materialise(int &numGroups, int &numFused) {
     ++numGroups;
     numFused += grp.ops.size();
   }
+  // A group lands where its last op was, which can be before a group it
+  // reads: a row reduction's broadcast that is recomputed inside the row
+  // group and also used outside it becomes a group of its own at the
+  // broadcast's place, before the row group (at its map) that now computes
+  // the reduction. The partition has no cycles, so a stable topological
+  // sort of the block puts every group after the ones it reads and leaves
+  // the rest in order.
+  sortTopologically(&block);
 }
 
 struct FuseFusionPass : fuse::impl::FuseFusionPassBase<FuseFusionPass> {

@@ -8,12 +8,12 @@ with combiner regions: an integer kind written as a region, a pair of
 them over (x, x), or keeping the last element), filters, broadcasts of
 reduction results into maps, iota, gathers with in- and out-of-range
 indices, sorts of keys alone or with values, searchsorted, histograms and
-segmented reductions in the wide flavor) over random shapes (0 and 1
-sizes included), avoiding undefined behaviour (integer division only
-unsigned and by `y | 1`, shifts by less than the width, no float-to-int
-conversion; integer add/mul wrap, which arith defines). The generator
-evaluates each program itself with NumPy while it builds it, so it knows
-the expected results.
+segmented reductions in the wide flavor) over random rank-1 and rank-2
+shapes (rank 3 too in the wide flavor; 0 and 1 sizes included), avoiding
+undefined behaviour (integer division only unsigned and by `y | 1`,
+shifts by less than the width, no float-to-int conversion; integer
+add/mul wrap, which arith defines). The generator evaluates each program
+itself with NumPy while it builds it, so it knows the expected results.
 
 Each seed draws a flavor from its own random stream:
   * classic (a third of the seeds, all of them with --classic): dtypes
@@ -27,7 +27,20 @@ Each seed draws a flavor from its own random stream:
     and i1 (maps yielding compares, selects on them, i1 arguments,
     reductions and scans of i1, filters of i1); arguments static, dynamic
     or mixed; a vector argument broadcast along the rows or columns of a
-    matrix; iotas and broadcasts sized by `index` scalar arguments.
+    matrix (of a rank-3 tensor: along the two dimensions it lacks, e.g.
+    a per-column scale); the rows pattern of softmax and layernorm (a
+    built-in reduction over the last dimension broadcast back along it
+    into a map with its input: x - max(x, axis=-1); the GPU pipeline's
+    fuse-collapse-rows turns rank 3 into a matrix's rows); iotas and
+    broadcasts sized by `index` scalar arguments. A quarter of the wide
+    seeds take rank-3 data (sizes such as 3x5x7, 2x1x33, 4x3x0; in the
+    mixed mode static or dynamic dimension by dimension): maps, zips,
+    iotas, histograms and searchsorted needles of rank 3, reductions over
+    any nonempty subset of the three dimensions (built-in kinds or a
+    combiner region), broadcasts of their results back along the reduced
+    dimensions, scans along any dimension; filters, sorts, gathers and
+    segmented reductions (rank 1 only) take the rank-1 values among the
+    results.
 Half precision follows fuse's semantics: each arith op on f16 or bf16 is
 rounded to the type (the backends compute in f32 and round: the same
 bits), math functions are computed in f32 and rounded once, built-in add
@@ -81,6 +94,7 @@ Exits 1 when any seed fails; prints one line per failure and a summary
 `seeds: N passed, N failed (...)`.
 """
 import argparse
+import itertools
 import os
 import random
 import re
@@ -133,6 +147,7 @@ UNS = {8: np.uint8, 16: np.uint16, 32: np.uint32, 64: np.uint64}
 SGN = {8: np.int8, 16: np.int16, 32: np.int32, 64: np.int64}
 SIZES = (0, 1, 1, 2, 3, 5, 8, 17, 64, 100, 257, 1000)
 SIZES2 = (0, 1, 2, 3, 7, 16, 33)
+SIZES3 = (0, 1, 2, 3, 4, 5, 7, 17, 33)   # rank 3: the wide flavor only
 # f32's tolerance scaled to the precision of the others (f16: eps 2^-10,
 # bf16: eps 2^-7, both rounded once from f32 sums and libm results)
 RTOL = {"bf16": 1e-1, "f16": 2e-2, "f32": 2e-4, "f64": 1e-9}
@@ -369,7 +384,8 @@ class Gen:
                      "package (bfloat16); pip install ml_dtypes")
         self.want_mismatch = self.x.random() < 0.25
         self.gpu = gpu          # no i1 arguments or results
-        self.sizes = sizes      # (n, (r, c)): data inputs' sizes forced
+        # data inputs' sizes forced, by rank: (n, (r, c), (b, r, c))
+        self.sizes = sizes
         self.lines = []     # function body
         self.args = []      # Vals of the arguments (tensors and scalars)
         self.pool = []      # Vals usable as operands
@@ -431,9 +447,14 @@ class Gen:
         return s
 
     def make_input(self, dt, shape, static, kind="data"):
+        """A new tensor argument of dt: data of `shape` (kind "data":
+        self.sizes' shape of its rank where given; "shaped": as given), or
+        gather indices (kind "index", shape (n, source size)); `static`:
+        every dimension static or dynamic, or one flag per dimension."""
         r = self.r
         if kind == "data" and self.sizes is not None:
-            shape = (self.sizes[0],) if len(shape) == 1 else self.sizes[1]
+            forced = self.sizes[len(shape) - 1]
+            shape = tuple(forced) if len(shape) > 1 else (forced,)
         rng = np.random.default_rng(r.randrange(1 << 30))
         if kind == "index":
             src_n = shape[1]
@@ -472,9 +493,11 @@ class Gen:
             else:
                 arr = rng.integers(-100, 101, size=shape).astype(NP[dt])
         k = len(self.args)
-        tshape = list(arr.shape) if static else [None] * arr.ndim
-        syms = [f"const {n}" if static else f"in{k} dimension {d}"
-                for d, n in enumerate(arr.shape)]
+        st = list(static) if isinstance(static, (tuple, list)) else \
+            [static] * arr.ndim
+        tshape = [n if s else None for n, s in zip(arr.shape, st)]
+        syms = [f"const {n}" if s else f"in{k} dimension {d}"
+                for d, (n, s) in enumerate(zip(arr.shape, st))]
         name = f"%arg{k}"
         v = Val(name, dt, tshape, arr, True, maxabs(arr), syms=syms)
         self.args.append(v)
@@ -935,6 +958,8 @@ class Gen:
                 "umax"]
 
     def gen_reduce(self):
+        """fuse.reduce of a pool value over all its dimensions or a random
+        nonempty subset of them."""
         r = self.r
         x = r.choice(self.kpool())
         rank = x.arr.ndim
@@ -942,10 +967,17 @@ class Gen:
             return []
         if r.random() < 0.4 or rank == 1:
             dims = None
-            axes = tuple(range(rank))
         else:
             dims = sorted(r.sample(range(rank), r.randint(1, rank)))
-            axes = tuple(dims)
+        return self.reduce_over(x, dims)
+
+    def reduce_over(self, x, dims, regions=True):
+        """fuse.reduce of x over `dims` (None: all, written without
+        `dims`): an argmax-style tuple (rank 1), a sum through a combiner
+        region (unless not `regions`), or a built-in kind."""
+        r = self.r
+        rank = x.arr.ndim
+        axes = tuple(range(rank)) if dims is None else tuple(dims)
         kept = [d for d in range(rank) if d not in axes]
         rts = [x.tshape[d] for d in kept]
         dims_txt = f" dims [{', '.join(map(str, dims))}]" if dims else ""
@@ -959,26 +991,43 @@ class Gen:
                 self.wide and isfloat(x.dt) and
                 np.isnan(f32(x.arr, x.dt)).any()):
             return self.note(self.gen_argmax(x))
-        m = mlir(x.dt)
-        if r.random() < 0.2 and x.dt not in HALFS:
+        if regions and r.random() < 0.2 and x.dt not in HALFS:
             # sum via a combiner region (a user-written add; not over f16
             # or bf16, where a region computes in the type, each step
             # rounded, in an order that differs between backends)
-            init, c = self.scalar_init(x.dt)
-            op = "addf" if isfloat(x.dt) else "addi"
-            self.emit(f"{name} = fuse.reduce {x.name} init({init} : "
-                      f"{m}){dims_txt} : {x.ttype} -> {ttype(x.dt, rts)} {{")
-            acc, e, sm = self.fresh("b"), self.fresh("b"), self.fresh("t")
-            self.emit(f"^bb0({acc}: {m}, {e}: {m}):")
-            self.emit(f"  {sm} = arith.{op} {acc}, {e} : {m}")
-            self.emit(f"  fuse.yield {sm} : {m}")
-            self.emit("}")
-            arr = self.reduce_ref("add", x.arr, axes, c, x.dt)
+            kind, c = "add", self.emit_sum_region(name, x, dims_txt, rts)
             exact = not isfloat(x.dt)
-            return self.note([Val(name, x.dt, rts, arr, exact,
-                                  max(x.scale, maxabs(arr)) * max(count, 1)
-                                  + abs(c), prec=fprec(x.prec, x.dt),
-                                  syms=syms, eqs=eqs, touched=touched)])
+        else:
+            kind, c = self.emit_reduce_kind(name, x, axes, dims_txt, rts)
+            exact = x.exact and (not isfloat(x.dt) or
+                                 kind in ("min", "max"))
+        arr = self.reduce_ref(kind, x.arr, axes, c, x.dt)
+        scale = max(x.scale, maxabs(arr))
+        if kind == "add":
+            scale = scale * max(count, 1) + abs(float(c))
+        return self.note([Val(name, x.dt, rts, arr, exact, scale,
+                              prec=fprec(x.prec, x.dt), syms=syms, eqs=eqs,
+                              touched=touched)])
+
+    def emit_sum_region(self, name, x, dims_txt, rts):
+        """`name` = the sum of x through a combiner region from a random
+        init; returns the init's value."""
+        m = mlir(x.dt)
+        init, c = self.scalar_init(x.dt)
+        op = "addf" if isfloat(x.dt) else "addi"
+        self.emit(f"{name} = fuse.reduce {x.name} init({init} : "
+                  f"{m}){dims_txt} : {x.ttype} -> {ttype(x.dt, rts)} {{")
+        acc, e, sm = self.fresh("b"), self.fresh("b"), self.fresh("t")
+        self.emit(f"^bb0({acc}: {m}, {e}: {m}):")
+        self.emit(f"  {sm} = arith.{op} {acc}, {e} : {m}")
+        self.emit(f"  fuse.yield {sm} : {m}")
+        self.emit("}")
+        return c
+
+    def emit_reduce_kind(self, name, x, axes, dims_txt, rts):
+        """`name` = x reduced over axes with a random built-in kind, with
+        or without an init; returns (kind, the init's value)."""
+        r = self.r
         kind = r.choice(self.kinds_for(x.dt))
         if kind == "mul" and isfloat(x.dt) and x.arr.size:
             # A float product that overflows makes the result depend on
@@ -993,19 +1042,12 @@ class Gen:
                 kind = "max"
         if r.random() < 0.4:
             init, c = self.scalar_init(x.dt)
-            init_txt = f" init({init} : {m})"
+            init_txt = f" init({init} : {mlir(x.dt)})"
         else:
             init_txt, c = "", self.identity(kind, x.dt)
         self.emit(f"{name} = fuse.reduce {kind} {x.name}{init_txt}{dims_txt} "
                   f": {x.ttype} -> {ttype(x.dt, rts)}")
-        arr = self.reduce_ref(kind, x.arr, axes, c, x.dt)
-        exact = x.exact and (not isfloat(x.dt) or kind in ("min", "max"))
-        scale = max(x.scale, maxabs(arr))
-        if kind == "add":
-            scale = scale * max(count, 1) + abs(float(c))
-        return self.note([Val(name, x.dt, rts, arr, exact, scale,
-                              prec=fprec(x.prec, x.dt), syms=syms, eqs=eqs,
-                              touched=touched)])
+        return kind, c
 
     def gen_argmax(self, x):
         """(max value, first index of it) with a custom tuple combiner;
@@ -1431,20 +1473,17 @@ class Gen:
         it with a value of that shape in a map (softmax/variance style)."""
         r = self.r
         pool = self.kpool()
-        reds = [v for v in pool if v.arr.ndim < 2 and
-                any(w.arr.ndim == v.arr.ndim + 1 or
-                    (v.arr.ndim == 0 and w.arr.ndim >= 1) for w in pool)]
+        reds = [v for v in pool if any(w.arr.ndim > v.arr.ndim
+                                       for w in pool)]
         if not reds:
             return []
         s = r.choice(reds)
-        targets = [w for w in pool if w.arr.ndim > s.arr.ndim and
-                   w.arr.ndim - s.arr.ndim <= 2]
-        # pick a target whose kept dims match s
+        # pick a target and new dimensions whose kept dims match s
         opts = []
-        for w in targets:
+        for w in pool:
             k = w.arr.ndim - s.arr.ndim
-            for dims in ([list(range(w.arr.ndim))] if s.arr.ndim == 0 else
-                         [[d] for d in range(w.arr.ndim)] if k == 1 else []):
+            for dims in (itertools.combinations(range(w.arr.ndim), k)
+                         if k > 0 else ()):
                 kept = [d for d in range(w.arr.ndim) if d not in dims]
                 if [w.shape[d] for d in kept] == list(s.shape) and \
                         [w.tshape[d] for d in kept] == list(s.tshape):
@@ -1453,6 +1492,20 @@ class Gen:
             return []
         w, dims = r.choice(opts)
         return self.broadcast_into(s, w, dims)
+
+    def gen_rows(self):
+        """The rows pattern of softmax and layernorm: a value of rank >= 2
+        reduced over its last dimension, the result broadcast back along
+        it and combined with the value in a map (x - max(x, axis=-1));
+        built-in kinds, which the GPU's row kernels take (its
+        fuse-collapse-rows takes rank 3 to a matrix)."""
+        xs = [v for v in self.kpool() if v.arr.ndim >= 2]
+        if not xs:
+            return []
+        x = self.r.choice(xs)
+        last = x.arr.ndim - 1
+        red = self.reduce_over(x, [last], regions=False)
+        return red + self.broadcast_into(red[0], x, [last])
 
     def broadcast_into(self, s, w, dims):
         """fuse.broadcast of s to w's shape (new dimensions `dims`), then
@@ -1588,19 +1641,21 @@ class Gen:
                               touched=touched)])
 
     def gen_vector_broadcast(self):
-        """A new vector argument broadcast along the rows (or columns) of
-        a matrix and combined with it: its length must equal the
-        matrix's columns (rows)."""
+        """A new vector argument broadcast along all but one dimension of
+        a value of rank 2 or 3 and combined with it: its length must equal
+        the dimension it keeps (a matrix's columns or rows; of rank 3 the
+        last dimension, a per-column scale, or one of the leading ones)."""
         r = self.r
-        mats = [v for v in self.kpool() if v.arr.ndim == 2]
+        mats = [v for v in self.kpool() if v.arr.ndim >= 2]
         if not mats:
             return []
         w = r.choice(mats)
-        dim = r.choice([0, 1])          # the dimension the vector lacks
-        kept = 1 - dim
+        nd = w.arr.ndim
+        kept = nd - 1 - r.randrange(nd)    # the vector's dimension
         v = self.make_input(self.data_dtype(), (w.shape[kept],),
                             w.tshape[kept] is not None, kind="shaped")
-        return self.broadcast_into(v, w, [dim])
+        return self.broadcast_into(v, w, [d for d in range(nd)
+                                          if d != kept])
 
     def gen_zip_args(self):
         """A map over two arguments of one shape (a second one made if
@@ -1626,14 +1681,14 @@ class Gen:
         if self.wide and self.want_mismatch:
             static = False  # some size must be dynamic to be broken
         mixed = self.wide and not static and r.random() < 0.25
-        rank = r.choice([1, 1, 2])
+        rank = r.choice([1, 1, 2] + [3] * self.wide)  # classic: 1 or 2
         shape = (r.choice(SIZES),) if rank == 1 else \
-            (r.choice(SIZES2), r.choice(SIZES2))
+            tuple(r.choice(SIZES2 if rank == 2 else SIZES3)
+                  for _ in range(rank))
         for i in range(r.randint(1, 3)):
+            dt = self.data_dtype()
             self.pool.append(self.make_input(
-                self.data_dtype(), shape,
-                static or (mixed and r.random() < 0.5 and
-                           not (i == 0 and self.want_mismatch))))
+                dt, shape, self.input_static(static, mixed, rank, i == 0)))
         made = []
         forced = []
         if self.wide and self.want_mismatch:
@@ -1641,7 +1696,7 @@ class Gen:
             # vector, or an iota sized like what it is zipped with; one of
             # its values is returned, so the equality is live
             gens = [self.gen_zip_args, lambda: self.gen_iota(zip_it=True)]
-            if rank == 2:
+            if rank >= 2:
                 gens.append(self.gen_vector_broadcast)
             forced = r.choice(gens)()
             self.pool.extend(forced)
@@ -1655,6 +1710,8 @@ class Gen:
                 gens += [self.gen_vector_broadcast, self.gen_zip_args,
                          self.gen_sort, self.gen_searchsorted,
                          self.gen_histogram, self.gen_segmented]
+            if self.wide and rank >= 2:
+                gens.append(self.gen_rows)
             g = r.choice(gens)
             new = g()
             self.pool.extend(new)
@@ -1684,6 +1741,19 @@ class Gen:
         text.append("}")
         self.outs = outs
         return "\n".join(text) + "\n", outs
+
+    def input_static(self, static, mixed, rank, first):
+        """Whether a data input's dimensions are static: all of them for
+        a static program; in the mixed mode (the wide flavor) each input
+        at random, or each dimension of a rank-3 input; the first stays
+        dynamic where a size is to be mismatched."""
+        r = self.r
+        if static or not mixed:
+            return static
+        if rank < 3:
+            return r.random() < 0.5 and not (first and self.want_mismatch)
+        dims = tuple(r.random() < 0.5 for _ in range(rank))
+        return False if first and self.want_mismatch else dims
 
     def map_to_int(self, v):
         """An i1 value as i8 (a result the GPU code generator takes)."""

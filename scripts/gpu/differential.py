@@ -8,7 +8,8 @@ scripts/gpu/prepare-differential.sh and scripts/gpu/run-differential.sh.
       (its GPU mode: no i1 arguments or results, no i1 operand of an op
       other than a map) with its data inputs resized to one of a fixed
       list of tile-boundary sizes (1, 31, 4099, 70001, ...; 2-D shapes
-      such as 3x1025, 257x31), `fuse-compile --emit=shared --prefix=fx_`
+      such as 3x1025, 257x31; 3-D ones such as 2x3x1025, 17x3x31),
+      `fuse-compile --emit=shared --prefix=fx_`
       (programs the GPU code generator rejects are listed with their first
       error line in DIR/rejected.txt; only prog.mlir is kept), the CPU
       backend's results (`fuse-run`, fusion on) checked against the
@@ -130,6 +131,12 @@ SHAPES_2D = [(1, 1), (3, 1025), (257, 31), (31, 33), (1, 4099), (4099, 1),
              (7, 1000), (1000, 7), (17, 4097), (1, 31), (31, 1), (64, 64),
              (13, 513), (255, 17), (1, 70001), (2, 3), (9, 4095), (127, 1),
              (1, 0)]
+# rank 3 (the wide flavor's): rows of warp, block and vector boundary
+# lengths under a few batches (fuse-collapse-rows makes them one matrix),
+# empty and unit dimensions
+SHAPES_3D = [(2, 3, 1025), (4, 33, 257), (1, 1, 4099), (3, 0, 5),
+             (17, 3, 31), (64, 2, 33), (1, 129, 129), (8, 8, 1000),
+             (2, 2049, 1), (7, 5, 0), (31, 33, 32), (3, 1, 1), (5, 255, 17)]
 FLOATS = ("bf16", "f16", "f32", "f64")
 EPS = {"bf16": 2.0**-7,
        "f16": float(np.finfo(np.float16).eps),
@@ -188,7 +195,8 @@ def sized_gen(gp, seed):
     i1 tensors at the entry's boundary)."""
     n1 = SIZES_1D[seed % len(SIZES_1D)]
     s2 = SHAPES_2D[seed % len(SHAPES_2D)]
-    return gp.Gen(seed, gpu=True, sizes=(n1, s2))
+    s3 = SHAPES_3D[seed % len(SHAPES_3D)]
+    return gp.Gen(seed, gpu=True, sizes=(n1, s2, s3))
 
 
 def first_error(text):

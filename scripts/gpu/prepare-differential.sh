@@ -2,8 +2,9 @@
 # GPU against CPU on random pipelines (issue #7), CPU-machine half: makes
 # the folder that scripts/gpu/run-differential.sh consumes on the GPU
 # machine. For each seed of scripts/gen-pipelines.py (inputs resized to
-# tile-boundary sizes such as 1, 31, 4099, 70001 and 2-D shapes such as
-# 3x1025, 257x31; see scripts/gpu/differential.py):
+# tile-boundary sizes such as 1, 31, 4099, 70001, 2-D shapes such as
+# 3x1025, 257x31 and 3-D ones such as 2x3x1025, 17x3x31; see
+# scripts/gpu/differential.py):
 #   seedN/prog.mlir             the program (kept for rejected seeds too)
 #   seedN/prog.so prog.json     fuse-compile --emit=shared --prefix=fx_
 #   seedN/data.npz              its inputs and the CPU backend's results

@@ -15,14 +15,20 @@
 
 #include "fuse/Dialect/Fuse/IR/FuseOps.h"
 #include "fuse/Dialect/Fuse/Transforms/Passes.h"
+#include "fuse/Dialect/Fuse/Utils/EntrySizeChecks.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/Transforms/Transforms.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+#include <functional>
+#include <map>
+#include <set>
 
 namespace fuse {
 #define GEN_PASS_DEF_FUSECOLLAPSEROWSPASS
@@ -296,12 +302,74 @@ private:
   llvm::SmallPtrSet<Operation *, 16> done;
 };
 
+/// Whether the checks `after` imply every check of `before`: each
+/// equality of two sizes (or of a size and a constant) holds in `after`'s
+/// classes, and each size `before` requires non-negative is required so
+/// in `after` too.
+bool impliesChecks(ArrayRef<SizeCheck> after, ArrayRef<SizeCheck> before) {
+  // Union-find over the sizes' descriptions ("in0 dimension 1", "in3",
+  // a constant).
+  std::map<std::string, std::string> parent;
+  std::function<std::string(const std::string &)> find =
+      [&](const std::string &x) -> std::string {
+    auto it = parent.find(x);
+    if (it == parent.end() || it->second == x)
+      return x;
+    return it->second = find(it->second);
+  };
+  std::set<std::string> nonNegative;
+  for (const SizeCheck &c : after) {
+    if (c.kind == SizeCheck::Kind::NonNegative)
+      nonNegative.insert(c.lhs.describe());
+    else
+      parent[find(c.lhs.describe())] = find(c.rhs.describe());
+  }
+  return llvm::all_of(before, [&](const SizeCheck &c) {
+    if (c.kind == SizeCheck::Kind::NonNegative)
+      return nonNegative.count(c.lhs.describe()) > 0;
+    return find(c.lhs.describe()) == find(c.rhs.describe());
+  });
+}
+
 struct FuseCollapseRowsPass
     : fuse::impl::FuseCollapseRowsPassBase<FuseCollapseRowsPass> {
   using Base::Base;
 
   void runOnOperation() override {
-    numCollapsed += Rewriter(getOperation()).run();
+    SmallVector<func::FuncOp> fns;
+    getOperation()->walk([&](func::FuncOp fn) {
+      if (!fn.isDeclaration())
+        fns.push_back(fn);
+    });
+    for (func::FuncOp fn : fns)
+      if (failed(collapseKeepingChecks(fn)))
+        return signalPassFailure();
+  }
+
+  /// Collapses the rows of `fn` unless that loses a size equality its
+  /// entry checks (EntrySizeChecks.h): a product of collapsed dimensions
+  /// is not a size the checks can relate to the arguments, so two rank-3
+  /// arguments zipped over their rows would no longer have their leading
+  /// dimensions checked against each other. The rewrite runs on a copy
+  /// and replaces the body only when the copy's checks imply the
+  /// original's.
+  LogicalResult collapseKeepingChecks(func::FuncOp fn) {
+    auto copy = cast<func::FuncOp>(fn->clone());
+    unsigned n = Rewriter(copy).run();
+    if (n == 0 || failed(foldReshapes(copy)) ||
+        !impliesChecks(entrySizeChecks(copy), entrySizeChecks(fn))) {
+      if (n)
+        ++numKept;
+      copy->erase();
+      return success();
+    }
+    fn.getBody().takeBody(copy.getBody());
+    copy->erase();
+    numCollapsed += n;
+    return success();
+  }
+
+  LogicalResult foldReshapes(Operation *root) {
     // Fold expand -> collapse pairs between rewritten ops, and the dims of
     // expanded values (the extents of a later rewritten op read them) into
     // the expand's own sizes.
@@ -315,15 +383,14 @@ struct FuseCollapseRowsPass
     // program's own maps (an identity map into its input), which is the
     // canonicalizer's business, not this pass's.
     SmallVector<Operation *> ops;
-    getOperation()->walk([&](Operation *op) {
+    root->walk([&](Operation *op) {
       if (isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp, tensor::DimOp>(
               op))
         ops.push_back(op);
     });
     GreedyRewriteConfig config;
     config.setStrictness(GreedyRewriteStrictness::ExistingAndNewOps);
-    if (failed(applyOpPatternsGreedily(ops, std::move(patterns), config)))
-      signalPassFailure();
+    return applyOpPatternsGreedily(ops, std::move(patterns), config);
   }
 };
 

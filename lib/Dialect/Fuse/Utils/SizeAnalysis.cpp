@@ -75,6 +75,16 @@ void SizeAnalysis::visit(Operation *op) {
       else
         uniteWithOrigin(*this, arg);
     }
+  } else if (auto c = dyn_cast<tensor::CollapseShapeOp>(op)) {
+    // A dimension that no other joins keeps its size (fuse-collapse-rows'
+    // views); merged ones are products, which the classes do not hold.
+    for (auto [d, group] : llvm::enumerate(c.getReassociationIndices()))
+      if (group.size() == 1)
+        unite({c.getResult(), static_cast<int64_t>(d)}, {c.getSrc(), group[0]});
+  } else if (auto e = dyn_cast<tensor::ExpandShapeOp>(op)) {
+    for (auto [d, group] : llvm::enumerate(e.getReassociationIndices()))
+      if (group.size() == 1)
+        unite({e.getResult(), group[0]}, {e.getSrc(), static_cast<int64_t>(d)});
   } else if (auto dim = dyn_cast<tensor::DimOp>(op)) {
     if (std::optional<int64_t> d = dim.getConstantIndex())
       if (*d >= 0 && *d < rankOf(dim.getSource()))

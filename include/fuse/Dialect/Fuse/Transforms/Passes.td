@@ -145,8 +145,12 @@ def FuseCollapseRowsPass : Pass<"fuse-collapse-rows"> {
     (softmax or layer norm over the last axis of batch x heads x
     columns); the reshapes left at the function's arguments and results
     are views of the same buffers. Other ops, and maps that do not touch
-    a rewritten value, keep their rank. fuse-to-cpu and fuse-to-gpu run
-    it before fuse-fusion (with fusion on).
+    a rewritten value, keep their rank. A function is left as written when
+    collapsing would lose a size equality its entry checks (a product of
+    collapsed dimensions is not a size the checks relate to the
+    arguments: two rank-3 arguments zipped over their rows would no longer
+    have their leading dimensions checked against each other). fuse-to-gpu
+    runs it before fuse-fusion (with fusion on).
 
     Before:
     ```mlir
@@ -161,7 +165,10 @@ def FuseCollapseRowsPass : Pass<"fuse-collapse-rows"> {
   }];
   let statistics = [
     Statistic<"numCollapsed", "collapsed",
-              "Number of rank > 2 row ops rewritten over collapsed rows">
+              "Number of rank > 2 row ops rewritten over collapsed rows">,
+    Statistic<"numKept", "kept",
+              "Number of functions left as written: collapsing would lose "
+              "a size check between arguments">
   ];
   let dependentDialects = ["::fuse::FuseDialect",
                            "::mlir::arith::ArithDialect",

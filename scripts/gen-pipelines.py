@@ -7,7 +7,8 @@ custom combiners, inclusive/exclusive scans (in the wide flavor also
 with combiner regions: an integer kind written as a region, a pair of
 them over (x, x), or keeping the last element), filters, broadcasts of
 reduction results into maps, iota, gathers with in- and out-of-range
-indices, sorts of keys alone or with values, searchsorted, histograms and
+indices, sorts of keys alone or with values (in the wide flavor sometimes
+by a comparator region), searchsorted, histograms and
 segmented reductions in the wide flavor) over random rank-1 and rank-2
 shapes (rank 3 too in the wide flavor; 0 and 1 sizes included), avoiding
 undefined behaviour (integer division only unsigned and by `y | 1`,
@@ -238,6 +239,20 @@ def sort_order(a, dt, descending):
     if not descending:
         return np.argsort(key, kind="stable")
     return (len(key) - 1 - np.argsort(key[::-1], kind="stable"))[::-1]
+
+
+def comparator_order(a, dt, descending):
+    """The permutation of a sort by Gen.emit_comparator's region: stable,
+    floats by (NaN last, |x|), integers by their low three bits; descending
+    by the reversed comparator (NaN first), ties still in input order."""
+    a = np.asarray(a)
+    if isfloat(dt):
+        f = a.astype(np.float64)
+        mag, nan = np.abs(f), np.isnan(f)
+        return np.lexsort((-mag, ~nan)) if descending else \
+            np.lexsort((mag, nan))
+    key = a.astype(np.int64) & 7
+    return np.argsort(7 - key if descending else key, kind="stable")
 
 
 def search_positions(a, v, right):
@@ -1326,18 +1341,52 @@ class Gen:
         if x.exact and others and r.random() < 0.5:
             ins.append(r.choice(others))
         desc = r.random() < 0.5
+        # Wide flavor: sometimes a comparator region orders exact keys (an
+        # inexact key near a tie of |x| could go either way).
+        by = self.wide and x.exact and x.dt != "i1" and r.random() < 0.3
         order = ("descending" if desc else "ascending") + \
-            (" unsigned" if x.dt in UINTS else "")
+            (" unsigned" if x.dt in UINTS and not by else "")
         names = [self.fresh() for _ in ins]
         types = ", ".join(v.ttype for v in ins)
         self.emit(f"{', '.join(names)} = fuse.sort {order} "
-                  f"{', '.join(v.name for v in ins)} : {types} -> {types}")
-        perm = sort_order(x.arr, x.dt, desc)
+                  f"{', '.join(v.name for v in ins)} : {types} -> {types}"
+                  + (" {" if by else ""))
+        if by:
+            self.emit_comparator(x.dt)
+        perm = comparator_order(x.arr, x.dt, desc) if by else \
+            sort_order(x.arr, x.dt, desc)
         syms, pairs = zip_syms(ins)
         syms, eqs, touched = derive(ins, syms, pairs)
         return self.note([Val(nm, v.dt, v.tshape, v.arr[perm].copy(), v.exact,
                               v.scale, prec=v.prec, syms=syms, eqs=eqs,
                               touched=touched) for nm, v in zip(names, ins)])
+
+    def emit_comparator(self, dt):
+        """A sort's comparator region and its closing brace: floats by
+        |a| < |b| with NaN after every number, integers by their low three
+        bits (unsigned); comparator_order is its reference."""
+        m = mlir(dt)
+        a, b = self.fresh("b"), self.fresh("b")
+        t = [self.fresh("t") for _ in range(5)]
+        self.emit(f"^bb0({a}: {m}, {b}: {m}):")
+        if isfloat(dt):
+            self.emit(f"  {t[0]} = math.absf {a} : {m}")
+            self.emit(f"  {t[1]} = math.absf {b} : {m}")
+            self.emit(f"  {t[2]} = arith.cmpf olt, {t[0]}, {t[1]} : {m}")
+            self.emit(f"  {t[3]} = arith.cmpf ord, {a}, {a} : {m}")
+            self.emit(f"  {t[4]} = arith.cmpf uno, {b}, {b} : {m}")
+            nl, lt = self.fresh("t"), self.fresh("t")
+            self.emit(f"  {nl} = arith.andi {t[3]}, {t[4]} : i1")
+            self.emit(f"  {lt} = arith.ori {t[2]}, {nl} : i1")
+        else:
+            seven = self.fresh("k")
+            self.emit(f"  {seven} = arith.constant 7 : {m}")
+            self.emit(f"  {t[0]} = arith.andi {a}, {seven} : {m}")
+            self.emit(f"  {t[1]} = arith.andi {b}, {seven} : {m}")
+            lt = t[2]
+            self.emit(f"  {lt} = arith.cmpi ult, {t[0]}, {t[1]} : {m}")
+        self.emit(f"  fuse.yield {lt} : i1")
+        self.emit("}")
 
     def gen_searchsorted(self):
         """fuse.searchsorted of exact needles of any rank in an exact rank-1

@@ -367,10 +367,17 @@ LogicalResult checkRowGroup(GroupOp group, ArrayRef<ReduceOp> reds) {
   for (ReduceOp r : reds) {
     auto in = tensorTy(r.getInputs()[0]);
     SmallVector<int64_t> rd = r.getReducedDims();
-    if (in.getRank() != 2 || rd.size() != 1 || rd[0] != 1)
-      return r.emitOpError("GPU code generation: a row_reduce group takes "
-                           "reductions over dimension 1 of rank-2 tensors "
-                           "only");
+    if (in.getRank() != 2 || rd.size() != 1 || rd[0] != 1) {
+      std::string dims;
+      llvm::raw_string_ostream os(dims);
+      llvm::interleaveComma(rd, os);
+      return r.emitOpError("GPU code generation: a reduction over dims [")
+             << dims << "] of a rank-" << in.getRank()
+             << " tensor is not supported on the GPU yet (a row_reduce "
+                "group takes dimension 1 of rank-2 tensors, which the last "
+                "dimension of a rank > 2 tensor becomes; a reduction over "
+                "one other dimension takes the line kernel)";
+    }
     if (!r.hasBuiltinKinds())
       return r.emitOpError("GPU code generation: custom combiner regions are "
                            "not supported in row_reduce groups yet; use "

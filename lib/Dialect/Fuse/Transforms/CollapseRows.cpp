@@ -28,6 +28,7 @@
 
 #include <functional>
 #include <map>
+#include <optional>
 #include <set>
 
 namespace fuse {
@@ -156,6 +157,40 @@ bool isRowReduce(ReduceOp op) {
   return t.getRank() > 2 && dims.size() == 1 && dims[0] == t.getRank() - 1;
 }
 
+/// The product of the trailing extents [n, rank) of `t`.
+int64_t trailExtent(RankedTensorType t, int64_t n) {
+  int64_t p = 1;
+  for (int64_t d = n; d < t.getRank(); ++d) {
+    if (t.isDynamicDim(d))
+      return ShapedType::kDynamic;
+    p *= t.getDimSize(d);
+  }
+  return p;
+}
+
+/// A reduction of a rank R > 2 input over dims [0, at) (`reduced` 0: the
+/// columns of the collapsed matrix) or [at, R) (`reduced` 1: its rows),
+/// two or more dims and not all of them.
+struct EdgeSplit {
+  int64_t at;
+  int64_t reduced;
+};
+std::optional<EdgeSplit> edgeSplit(ReduceOp op) {
+  int64_t r = rankedOf(op.getInputs()[0]).getRank();
+  SmallVector<int64_t> dims = op.getReducedDims();
+  int64_t k = dims.size();
+  if (r <= 2 || k < 2 || k >= r)
+    return std::nullopt;
+  bool contiguous = dims.back() - dims.front() == k - 1;
+  if (!contiguous)
+    return std::nullopt;
+  if (dims.front() == 0)
+    return EdgeSplit{k, 0};
+  if (dims.back() == r - 1)
+    return EdgeSplit{r - k, 1};
+  return std::nullopt;
+}
+
 /// A broadcast to rank R > 2 of one value per row (dims) or of one
 /// value per column (rank 1, dims [0, R-2]).
 enum class Along { None, Rows, Columns };
@@ -176,7 +211,10 @@ Along broadcastKind(BroadcastOp op) {
 
 class Rewriter {
 public:
-  explicit Rewriter(Operation *root) : root(root) {}
+  /// With `edgeOnly`, only reductions over a leading or trailing block of
+  /// dimensions (each a view of its own inputs, nothing else reshaped).
+  explicit Rewriter(Operation *root, bool edgeOnly = false)
+      : root(root), edgeOnly(edgeOnly) {}
 
   unsigned run() {
     SmallVector<Operation *> ops;
@@ -203,8 +241,14 @@ private:
   }
 
   bool rewrite(Operation *op) {
-    if (auto r = dyn_cast<ReduceOp>(op))
-      return isRowReduce(r) && rewriteReduce(r);
+    if (auto r = dyn_cast<ReduceOp>(op)) {
+      if (isRowReduce(r) && !edgeOnly)
+        return rewriteReduce(r);
+      std::optional<EdgeSplit> split = edgeSplit(r);
+      return split && rewriteEdgeReduce(r, *split);
+    }
+    if (edgeOnly)
+      return false;
     if (auto bc = dyn_cast<BroadcastOp>(op))
       return broadcastKind(bc) != Along::None && rewriteBroadcast(bc);
     auto m = cast<MapOp>(op);
@@ -228,6 +272,42 @@ private:
     SmallVector<Type> types = collapsedTypes(op->getResults(), false);
     auto n = ReduceOp::create(b, loc, types, ins, op.getInits(),
                               op.getKindsAttr(), b.getDenseI64ArrayAttr({1}));
+    n.getCombiner().takeBody(op.getCombiner());
+    n->setDiscardableAttrs(op->getDiscardableAttrDictionary());
+    finish(op, n, c);
+    return true;
+  }
+
+  /// A reduction over a leading or trailing block of two or more (not
+  /// all) dimensions as a column or row reduction of the matrix
+  /// [d0 * ... * d(s-1), ds * ... * d(R-1)]; its result, one value per kept
+  /// row or column, is expanded back.
+  bool rewriteEdgeReduce(ReduceOp op, EdgeSplit split) {
+    OpBuilder b(op);
+    Collapser c(b);
+    Location loc = op.getLoc();
+    auto t = rankedOf(op.getInputs()[0]);
+    SmallVector<ReassociationIndices> groups(2);
+    for (int64_t d = 0; d < t.getRank(); ++d)
+      groups[d < split.at ? 0 : 1].push_back(d);
+    SmallVector<Value> ins;
+    for (Value v : op.getInputs()) {
+      auto vt = rankedOf(v);
+      SmallVector<int64_t> shape{leadExtent(vt, split.at),
+                                 trailExtent(vt, split.at)};
+      ins.push_back(tensor::CollapseShapeOp::create(
+          b, loc, RankedTensorType::get(shape, vt.getElementType()), v,
+          groups));
+    }
+    SmallVector<Type> types;
+    for (Value r : op->getResults()) {
+      auto rt = rankedOf(r);
+      types.push_back(RankedTensorType::get({leadExtent(rt, rt.getRank())},
+                                            rt.getElementType()));
+    }
+    auto n =
+        ReduceOp::create(b, loc, types, ins, op.getInits(), op.getKindsAttr(),
+                         b.getDenseI64ArrayAttr({split.reduced}));
     n.getCombiner().takeBody(op.getCombiner());
     n->setDiscardableAttrs(op->getDiscardableAttrDictionary());
     finish(op, n, c);
@@ -299,6 +379,7 @@ private:
   }
 
   Operation *root;
+  bool edgeOnly;
   llvm::SmallPtrSet<Operation *, 16> done;
 };
 
@@ -353,19 +434,27 @@ struct FuseCollapseRowsPass
   /// dimensions checked against each other. The rewrite runs on a copy
   /// and replaces the body only when the copy's checks imply the
   /// original's.
+  /// When the whole rewrite would lose a check, the reductions over an
+  /// edge block of dimensions alone are tried (they lose one only when a
+  /// reduction zips several inputs).
   LogicalResult collapseKeepingChecks(func::FuncOp fn) {
-    auto copy = cast<func::FuncOp>(fn->clone());
-    unsigned n = Rewriter(copy).run();
-    if (n == 0 || failed(foldReshapes(copy)) ||
-        !impliesChecks(entrySizeChecks(copy), entrySizeChecks(fn))) {
-      if (n)
-        ++numKept;
+    SmallVector<SizeCheck> checks = entrySizeChecks(fn);
+    for (bool edgeOnly : {false, true}) {
+      auto copy = cast<func::FuncOp>(fn->clone());
+      unsigned n = Rewriter(copy, edgeOnly).run();
+      if (n && succeeded(foldReshapes(copy)) &&
+          impliesChecks(entrySizeChecks(copy), checks)) {
+        fn.getBody().takeBody(copy.getBody());
+        copy->erase();
+        numCollapsed += n;
+        return success();
+      }
       copy->erase();
-      return success();
+      if (n == 0)
+        return success();
+      if (!edgeOnly)
+        ++numKept;
     }
-    fn.getBody().takeBody(copy.getBody());
-    copy->erase();
-    numCollapsed += n;
     return success();
   }
 

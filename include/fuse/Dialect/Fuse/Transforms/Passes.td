@@ -145,11 +145,16 @@ def FuseCollapseRowsPass : Pass<"fuse-collapse-rows"> {
     (softmax or layer norm over the last axis of batch x heads x
     columns); the reshapes left at the function's arguments and results
     are views of the same buffers. Other ops, and maps that do not touch
-    a rewritten value, keep their rank. A function is left as written when
+    a rewritten value, keep their rank. A reduction over a leading or
+    trailing block of two or more (not all) dimensions becomes a column or
+    row reduction of `[d0 * ... * d(s-1), ds * ... * d(R-1)]` (the GPU
+    kernels take those, not reductions over two of three dimensions). A
+    function is left as written when
     collapsing would lose a size equality its entry checks (a product of
     collapsed dimensions is not a size the checks relate to the
     arguments: two rank-3 arguments zipped over their rows would no longer
-    have their leading dimensions checked against each other). fuse-to-gpu
+    have their leading dimensions checked against each other); then the
+    edge-block reductions alone are tried. fuse-to-gpu
     runs it before fuse-fusion (with fusion on).
 
     Before:

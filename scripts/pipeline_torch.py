@@ -35,7 +35,7 @@ Semantics follow docs/dialect.md and gen-pipelines' NumPy reference:
   * dead ops are dropped first (fuse drops them too; an untranslatable
     dead op does not matter).
 Untranslatable: and/or/xor scans of integers wider than i1 (torch has no
-bitwise cumulative op), combiner regions other than one arith op per value
+bitwise cumulative op), sorts by a comparator region (no comparator sort), combiner regions other than one arith op per value
 or the argmax pattern, float-to-int conversions, ops outside the tables.
 
 usage: pipeline_torch.py FILE.mlir | --emit SEED [--gpu] [--classic]
@@ -573,6 +573,9 @@ class Emitter:
         self.ops.append(("filter", h.ins))
 
     def op_sort(self, op, h):
+        if op.body:
+            raise Untranslatable("sort by a comparator region: torch has no "
+                                 "comparator sort")
         ins = [self.tensor(n) for n in h.ins]
         desc = h.words[0] == "descending"
         key = order_key(ins[0][0], ins[0][1], "unsigned" in h.words)

@@ -368,7 +368,7 @@ def bincount_checks(B, numeric, ctx, sizes=SIZES):
             x, w = bincount_data(np.int32, n), bincount_weights(wdt, n)
             chk("weights %s n=%d" % (np.dtype(wdt).name, n),
                 lambda dx=B.dev(x), dw=B.dev(w): bincount_weighted(dx, dw),
-                lambda got, x=x, w=w: check_bincount_weighted(got, x, w,
+                lambda got, x=x, w=w: check_bincount_weighted(H(got), x, w,
                                                               ctx.same))
     x = bincount_data(np.int64, BINCOUNT_BIG)
     w = bincount_weights(np.float64, BINCOUNT_BIG)
@@ -379,7 +379,7 @@ def bincount_checks(B, numeric, ctx, sizes=SIZES):
 
     def deterministic(got):
         ctx.same(H(got[1]), H(got[0]), "second run")
-        check_bincount_weighted(got[0], x, w, ctx.same)
+        check_bincount_weighted(H(got[0]), x, w, ctx.same)
     chk("weights float64 n=%d, two runs" % BINCOUNT_BIG, twice,
         deterministic)
     x, w = bincount_data(np.int16, 31), bincount_weights(np.float32, 31)

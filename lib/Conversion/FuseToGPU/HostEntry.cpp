@@ -121,6 +121,7 @@ void HostEntry::declareKernels() {
     if (failed(p))
       continue; // reported when the kernels were built
     kernelNames.push_back(p->tileKernel);
+    kernelNames.push_back(p->partitionKernel);
     kernelNames.push_back(p->mergeKernel);
     mergeSorts.try_emplace(sort, *p);
   }

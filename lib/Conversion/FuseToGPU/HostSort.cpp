@@ -186,6 +186,8 @@ LogicalResult HostEntry::launchMergeSort(SortOp op, ArrayRef<HostTensor> ins,
       args.push_back(v2);
     return args;
   };
+  Value blocks = h.ceilDiv(n, h.c64(p.mergeTile()));
+  Value splits = h.allocTemp(h.mul(blocks, h.c64(8)));
   Value nonEmpty =
       arith::CmpIOp::create(h.b, loc, arith::CmpIPredicate::sgt, n, h.c64(0));
   h.ifThen(nonEmpty, [&] {
@@ -193,19 +195,22 @@ LogicalResult HostEntry::launchMergeSort(SortOp op, ArrayRef<HostTensor> ins,
         withValues(ins[0].ptr, values ? ins[1].ptr : Value(), aKeys, aValues);
     args.push_back(n);
     h.launch(handle[p.tileKernel], tiles, p.blockThreads, args);
-    Value perBlock = h.c64(p.blockThreads * p.mergeItems);
-    Value grid = h.ceilDiv(n, perBlock);
+    // A pass: the partition kernel's searches (one a merge block) into
+    // `splits`, then the merge blocks.
+    Value searchGrid = h.ceilDiv(blocks, h.c64(p.blockThreads));
     h.forEach(h.c64(0), passes, [&](Value pass) {
       Value fromA = arith::CmpIOp::create(h.b, loc, arith::CmpIPredicate::eq,
                                           h.andI(pass, h.c64(1)), h.c64(0));
+      Value src = pick(fromA, aKeys, bKeys);
+      Value w = arith::ShLIOp::create(h.b, loc, h.c64(p.tile()), pass);
+      h.launch(handle[p.partitionKernel], searchGrid, p.blockThreads,
+               {src, n, w, splits, blocks});
       SmallVector<Value> margs =
-          withValues(pick(fromA, aKeys, bKeys),
-                     values ? pick(fromA, aValues, bValues) : Value(),
+          withValues(src, values ? pick(fromA, aValues, bValues) : Value(),
                      pick(fromA, bKeys, aKeys),
                      values ? pick(fromA, bValues, aValues) : Value());
-      Value w = arith::ShLIOp::create(h.b, loc, h.c64(p.tile()), pass);
-      margs.append({n, w});
-      h.launch(handle[p.mergeKernel], grid, p.blockThreads, margs);
+      margs.append({n, w, splits});
+      h.launch(handle[p.mergeKernel], blocks, p.blockThreads, margs);
     });
   });
   return success();

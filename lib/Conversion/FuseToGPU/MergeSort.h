@@ -9,9 +9,14 @@
 //    order), then the block merges runs of items, 2 items, ... in shared
 //    memory, carrying each key's position in the tile; it writes the keys
 //    and the values gathered from those positions;
-//  * `merge`: one pass over the whole array merges runs of `w` into runs
-//    of 2w (w = tile, 2 tile, ...), `mergeItems` consecutive outputs a
-//    thread.
+//  * `partition` + `merge`: one pass over the whole array merges runs of `w`
+//    into runs of 2w (w = tile, 2 tile, ...). Each block of the merge
+//    kernel writes `mergeTile()` consecutive outputs; the partition kernel
+//    first finds, for every block, how many of the outputs before its first
+//    come from the left run (one thread a block, all searches at once), so
+//    a block loads exactly its inputs, coalesced, into shared memory,
+//    merges them there (`mergeItems` outputs a thread) and stores its
+//    outputs coalesced.
 // Every merge finds a thread's first output by a binary search along its
 // merge path (how many of the first outputs come from the left run), then
 // merges sequentially, the left run's key first unless the right run's is
@@ -42,7 +47,7 @@ struct MergeSortPlan {
   /// Null without values.
   Type valueType;
   /// The kernels' names.
-  std::string tileKernel, mergeKernel;
+  std::string tileKernel, partitionKernel, mergeKernel;
   int64_t blockThreads = 256;
   /// Keys a thread sorts in registers; the tile is blockThreads * items.
   int64_t items = 4;
@@ -50,6 +55,10 @@ struct MergeSortPlan {
   int64_t mergeItems = 8;
 
   int64_t tile() const { return blockThreads * items; }
+  /// Outputs a block of the merge pass writes. A power of two no larger
+  /// than 2 tile(), so it divides every merged run (2w) and a block's
+  /// outputs lie in one pair of runs.
+  int64_t mergeTile() const { return blockThreads * mergeItems; }
   bool hasValues() const { return static_cast<bool>(valueType); }
 };
 
@@ -62,7 +71,7 @@ FailureOr<MergeSortPlan> planMergeSort(SortOp op, StringRef entry,
 /// planMergeSort takes).
 SmallVector<SortOp> comparatorSorts(func::FuncOp fn);
 
-/// Adds the plan's two kernels to `m`.
+/// Adds the plan's three kernels to `m`.
 void buildMergeSortKernels(gpu::GPUModuleOp m, const MergeSortPlan &plan);
 
 } // namespace gpugen

@@ -52,6 +52,7 @@ FailureOr<MergeSortPlan> planMergeSort(SortOp op, StringRef entry,
                             "constants can be used there on the GPU");
   std::string prefix = (entry + "_sort" + Twine(index)).str();
   p.tileKernel = prefix + "_tile";
+  p.partitionKernel = prefix + "_partition";
   p.mergeKernel = prefix + "_merge";
   return p;
 }
@@ -213,7 +214,21 @@ struct SortKernelBuilder {
             f.getArgument(3), 4};
   }
 
+  /// Where a merge pass's run pair around output `k` lies: [lo, mid) and
+  /// [mid, hi) for runs of `w` of `n` keys.
+  struct Pair {
+    Value lo, mid, hi;
+  };
+  Pair pairAt(OpBuilder &b, Value k, Value w, Value n) const {
+    Value two = arith::AddIOp::create(b, loc, w, w);
+    Value lo = arith::SubIOp::create(b, loc, k,
+                                     arith::RemSIOp::create(b, loc, k, two));
+    return {lo, minS(b, loc, arith::AddIOp::create(b, loc, lo, w), n),
+            minS(b, loc, arith::AddIOp::create(b, loc, lo, two), n)};
+  }
+
   void buildTile(gpu::GPUModuleOp m) const;
+  void buildPartition(gpu::GPUModuleOp m) const;
   void buildMerge(gpu::GPUModuleOp m) const;
   void sortInRegisters(OpBuilder &b, SmallVector<Value> &keys,
                        SmallVector<Value> &pos, ArrayRef<Value> valid) const;
@@ -256,10 +271,7 @@ void SortKernelBuilder::buildTile(gpu::GPUModuleOp m) const {
                    TypeRange{keyBuf, keyBuf, posBuf, posBuf}, bt);
   OpBuilder b = OpBuilder::atBlockEnd(&f.getBody().front());
   Arrays io = arrays(f);
-  Value keysIn = io.keysIn, valuesIn = io.valuesIn, keysOut = io.keysOut,
-        valuesOut = io.valuesOut;
-  unsigned a = io.next;
-  Value n = f.getArgument(a++);
+  Value n = f.getArgument(io.next);
   ArrayRef<BlockArgument> smem = f.getWorkgroupAttributions();
   Value keyS[2] = {smem[0], smem[1]}, posS[2] = {smem[2], smem[3]};
 
@@ -277,7 +289,7 @@ void SortKernelBuilder::buildTile(gpu::GPUModuleOp m) const {
     Value p = arith::AddIOp::create(b, loc, c0, c64(b, loc, s));
     valid.push_back(lt(b, loc, p, cnt));
     Value at = arith::AddIOp::create(b, loc, base, minS(b, loc, p, lastInTile));
-    keys.push_back(load(b, plan.keyType, keysIn, at));
+    keys.push_back(load(b, plan.keyType, io.keysIn, at));
     pos.push_back(arith::TruncIOp::create(b, loc, i32, p));
   }
   sortInRegisters(b, keys, pos, valid);
@@ -326,13 +338,14 @@ void SortKernelBuilder::buildTile(gpu::GPUModuleOp m) const {
           Value at = arith::AddIOp::create(ib, l, base, p);
           Value key =
               memref::LoadOp::create(ib, l, keyS[cur], ValueRange{idx(ib, p)});
-          store(ib, key, keysOut, at);
+          store(ib, key, io.keysOut, at);
           if (plan.hasValues()) {
             Value from = memref::LoadOp::create(ib, l, posS[cur],
                                                 ValueRange{idx(ib, p)});
             Value src = arith::AddIOp::create(
                 ib, l, base, arith::ExtUIOp::create(ib, l, i64, from));
-            store(ib, load(ib, plan.valueType, valuesIn, src), valuesOut, at);
+            store(ib, load(ib, plan.valueType, io.valuesIn, src), io.valuesOut,
+                  at);
           }
           scf::YieldOp::create(ib, l);
         });
@@ -340,44 +353,142 @@ void SortKernelBuilder::buildTile(gpu::GPUModuleOp m) const {
   gpu::ReturnOp::create(b, loc);
 }
 
-void SortKernelBuilder::buildMerge(gpu::GPUModuleOp m) const {
+void SortKernelBuilder::buildPartition(gpu::GPUModuleOp m) const {
   MLIRContext *ctx = m.getContext();
-  OpBuilder tb(ctx);
-  Type i64 = tb.getI64Type();
-  // keysIn, [valuesIn], keysOut, [valuesOut], n, w
-  SmallVector<Type> params = arrayParams(ctx);
-  params.append({i64, i64});
-  gpu::GPUFuncOp f = createKernel(m, loc, plan.mergeKernel, params, TypeRange{},
-                                  plan.blockThreads);
+  Type i64 = IntegerType::get(ctx, 64);
+  // keysIn, n, w, splits, blocks
+  gpu::GPUFuncOp f =
+      createKernel(m, loc, plan.partitionKernel,
+                   {globalPtr(ctx), i64, i64, globalPtr(ctx), i64}, TypeRange{},
+                   plan.blockThreads);
   OpBuilder b = OpBuilder::atBlockEnd(&f.getBody().front());
-  Arrays io = arrays(f);
-  Value keysIn = io.keysIn, valuesIn = io.valuesIn, keysOut = io.keysOut,
-        valuesOut = io.valuesOut;
-  unsigned a = io.next;
-  Value n = f.getArgument(a++);
-  Value w = f.getArgument(a++);
+  Value keysIn = f.getArgument(0), n = f.getArgument(1), w = f.getArgument(2),
+        splits = f.getArgument(3), blocks = f.getArgument(4);
   Value g = arith::AddIOp::create(
       b, loc,
       arith::MulIOp::create(b, loc, blockId(b), c64(b, loc, plan.blockThreads)),
       threadId(b));
-  Value k0 = arith::MulIOp::create(b, loc, g, c64(b, loc, plan.mergeItems));
-  scf::IfOp::create(b, loc, lt(b, loc, k0, n), [&](OpBuilder &ib, Location l) {
-    Value two = arith::AddIOp::create(ib, l, w, w);
-    Value lo = arith::SubIOp::create(ib, l, k0,
-                                     arith::RemSIOp::create(ib, l, k0, two));
-    Value mid = minS(ib, l, arith::AddIOp::create(ib, l, lo, w), n);
-    Value hi = minS(ib, l, arith::AddIOp::create(ib, l, lo, two), n);
-    auto keyAt = [&](OpBuilder &kb, Value p) -> Value {
-      return load(kb, plan.keyType, keysIn, p);
-    };
-    auto emit = [&](OpBuilder &eb, Value k, Value key, Value from) {
-      store(eb, key, keysOut, k);
-      if (plan.hasValues())
-        store(eb, load(eb, plan.valueType, valuesIn, from), valuesOut, k);
-    };
-    mergeChunk(ib, keyAt, emit, lo, mid, hi, k0, plan.mergeItems);
-    scf::YieldOp::create(ib, l);
-  });
+  scf::IfOp::create(
+      b, loc, lt(b, loc, g, blocks), [&](OpBuilder &ib, Location l) {
+        Value k = arith::MulIOp::create(ib, l, g, c64(ib, l, plan.mergeTile()));
+        Pair r = pairAt(ib, k, w, n);
+        auto keyAt = [&](OpBuilder &kb, Value p) -> Value {
+          return load(kb, plan.keyType, keysIn, p);
+        };
+        Value d = arith::SubIOp::create(ib, l, k, r.lo);
+        store(ib, mergePath(ib, keyAt, r.lo, r.mid, r.hi, d), splits, g);
+        scf::YieldOp::create(ib, l);
+      });
+  gpu::ReturnOp::create(b, loc);
+}
+
+void SortKernelBuilder::buildMerge(gpu::GPUModuleOp m) const {
+  MLIRContext *ctx = m.getContext();
+  OpBuilder tb(ctx);
+  Type i64 = tb.getI64Type(), i32 = tb.getI32Type();
+  int64_t bt = plan.blockThreads, span = plan.mergeTile();
+  auto wg = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
+  auto keyBuf =
+      MemRefType::get({span}, plan.keyType, MemRefLayoutAttrInterface{}, wg);
+  auto posBuf = MemRefType::get({span}, i32, MemRefLayoutAttrInterface{}, wg);
+  // keysIn, [valuesIn], keysOut, [valuesOut], n, w, splits
+  SmallVector<Type> params = arrayParams(ctx);
+  params.append({i64, i64, globalPtr(ctx)});
+  gpu::GPUFuncOp f = createKernel(m, loc, plan.mergeKernel, params,
+                                  TypeRange{keyBuf, keyBuf, posBuf}, bt);
+  OpBuilder b = OpBuilder::atBlockEnd(&f.getBody().front());
+  Arrays io = arrays(f);
+  unsigned a = io.next;
+  Value n = f.getArgument(a), w = f.getArgument(a + 1),
+        splits = f.getArgument(a + 2);
+  ArrayRef<BlockArgument> smem = f.getWorkgroupAttributions();
+  Value inS = smem[0], outS = smem[1], fromS = smem[2];
+  auto idx = [&](OpBuilder &ib, Value v) { return toIndex(ib, loc, v); };
+
+  // This block's outputs [k0, k1) take left keys [a0, a1) and right keys
+  // [b0, b1) of their run pair.
+  Value blk = blockId(b), tid = threadId(b);
+  Value k0 = arith::MulIOp::create(b, loc, blk, c64(b, loc, span));
+  Pair r = pairAt(b, k0, w, n);
+  Value k1 =
+      minS(b, loc, arith::AddIOp::create(b, loc, k0, c64(b, loc, span)), r.hi);
+  Value i0 = load(b, i64, splits, blk);
+  // The block that ends its pair takes the rest of the left run.
+  Value last = cmpI(b, loc, arith::CmpIPredicate::eq, k1, r.hi);
+  Value la = arith::SubIOp::create(b, loc, r.mid, r.lo);
+  // splits[blk + 1] exists where this block does not end its pair (the
+  // array's last block does), and is read only then.
+  auto readNext = scf::IfOp::create(
+      b, loc, last,
+      [&](OpBuilder &ib, Location l) { scf::YieldOp::create(ib, l, la); },
+      [&](OpBuilder &ib, Location l) {
+        Value nx = arith::AddIOp::create(ib, l, blk, c64(ib, l, 1));
+        scf::YieldOp::create(ib, l, load(ib, i64, splits, nx));
+      });
+  Value i1 = readNext.getResult(0);
+  Value a0 = arith::AddIOp::create(b, loc, r.lo, i0);
+  Value na = arith::SubIOp::create(b, loc, i1, i0);
+  // Right keys before output k0: (k0 - lo) - i0.
+  Value b0 = arith::AddIOp::create(
+      b, loc, r.mid,
+      arith::SubIOp::create(b, loc, arith::SubIOp::create(b, loc, k0, r.lo),
+                            i0));
+  Value cnt = arith::SubIOp::create(b, loc, k1, k0);
+  // Input p of the block (p < cnt): left key p, or right key p - na.
+  auto source = [&](OpBuilder &sb, Value p) {
+    return sel(sb, loc, lt(sb, loc, p, na),
+               arith::AddIOp::create(sb, loc, a0, p),
+               arith::AddIOp::create(sb, loc, b0,
+                                     arith::SubIOp::create(sb, loc, p, na)));
+  };
+  for (int64_t s = 0; s < plan.mergeItems; ++s) {
+    Value p = arith::AddIOp::create(b, loc, tid, c64(b, loc, s * bt));
+    scf::IfOp::create(
+        b, loc, lt(b, loc, p, cnt), [&](OpBuilder &ib, Location l) {
+          Value key = load(ib, plan.keyType, io.keysIn, source(ib, p));
+          memref::StoreOp::create(ib, l, key, inS, ValueRange{idx(ib, p)});
+          scf::YieldOp::create(ib, l);
+        });
+  }
+  gpu::BarrierOp::create(b, loc);
+
+  // Each thread merges mergeItems outputs of the two runs in shared memory.
+  Value t0 = arith::MulIOp::create(b, loc, tid, c64(b, loc, plan.mergeItems));
+  scf::IfOp::create(
+      b, loc, lt(b, loc, t0, cnt), [&](OpBuilder &ib, Location l) {
+        auto keyAt = [&](OpBuilder &kb, Value p) -> Value {
+          return memref::LoadOp::create(kb, l, inS, ValueRange{idx(kb, p)});
+        };
+        auto emit = [&](OpBuilder &eb, Value k, Value key, Value from) {
+          memref::StoreOp::create(eb, l, key, outS, ValueRange{idx(eb, k)});
+          memref::StoreOp::create(eb, l,
+                                  arith::TruncIOp::create(eb, l, i32, from),
+                                  fromS, ValueRange{idx(eb, k)});
+        };
+        mergeChunk(ib, keyAt, emit, c64(ib, l, 0), na, cnt, t0,
+                   plan.mergeItems);
+        scf::YieldOp::create(ib, l);
+      });
+  gpu::BarrierOp::create(b, loc);
+
+  // The outputs out, coalesced; values gathered from the inputs' places.
+  for (int64_t s = 0; s < plan.mergeItems; ++s) {
+    Value p = arith::AddIOp::create(b, loc, tid, c64(b, loc, s * bt));
+    scf::IfOp::create(
+        b, loc, lt(b, loc, p, cnt), [&](OpBuilder &ib, Location l) {
+          Value at = arith::AddIOp::create(ib, l, k0, p);
+          store(ib, memref::LoadOp::create(ib, l, outS, ValueRange{idx(ib, p)}),
+                io.keysOut, at);
+          if (plan.hasValues()) {
+            Value from = arith::ExtUIOp::create(
+                ib, l, i64,
+                memref::LoadOp::create(ib, l, fromS, ValueRange{idx(ib, p)}));
+            store(ib, load(ib, plan.valueType, io.valuesIn, source(ib, from)),
+                  io.valuesOut, at);
+          }
+          scf::YieldOp::create(ib, l);
+        });
+  }
   gpu::ReturnOp::create(b, loc);
 }
 
@@ -387,6 +498,7 @@ void buildMergeSortKernels(gpu::GPUModuleOp m, const MergeSortPlan &plan) {
   SortOp op = plan.op;
   SortKernelBuilder k{plan, op, op.getLoc()};
   k.buildTile(m);
+  k.buildPartition(m);
   k.buildMerge(m);
 }
 

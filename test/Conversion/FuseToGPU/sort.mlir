@@ -50,7 +50,10 @@ func.func @pairs_i16(%k: tensor<?xi32>, %v: tensor<?xi16>) -> tensor<?xi16> {
 // A comparator sort runs as generated merge-sort kernels: a tile sort into
 // the results or a temporary (chosen by the parity of the merge passes,
 // ceil(log2(tiles)) of them, so the last pass writes the results), then
-// one merge launch per pass in a host loop, runs of 1024 << pass.
+// per pass (runs of 1024 << pass) a partition launch (a merge-path search
+// a merge block into the splits temporary) and a merge launch, in a host
+// loop. A merge block loads its inputs into shared memory, merges there
+// and stores coalesced.
 // CHECK-LABEL: func.func @by_magnitude(
 // CHECK: %[[TILES:.+]] = arith.ceildivsi %arg1, %{{.+}} : i64
 // CHECK: "llvm.intr.ctlz"
@@ -58,14 +61,21 @@ func.func @pairs_i16(%k: tensor<?xi32>, %v: tensor<?xi16>) -> tensor<?xi16> {
 // CHECK: ^bb{{[0-9]+}}(%[[PASS:.+]]: i64):
 // CHECK: arith.shli %{{.+}}, %[[PASS]] : i64
 // CHECK: call @fuse_launch
+// CHECK: call @fuse_launch
 // CHECK: cf.br ^bb
 // CHECK-LABEL: gpu.func @by_magnitude_sort0_tile(
 // CHECK-SAME: kernel
 // CHECK: math.absf
 // CHECK: arith.cmpf olt
 // CHECK: gpu.barrier
-// CHECK-LABEL: gpu.func @by_magnitude_sort0_merge(
+// CHECK-LABEL: gpu.func @by_magnitude_sort0_partition(
 // CHECK: scf.while
+// CHECK: math.absf
+// CHECK-LABEL: gpu.func @by_magnitude_sort0_merge(
+// CHECK-SAME: workgroup(%{{.+}} : memref<2048xf32, #gpu.address_space<workgroup>> {{.+}}, %{{.+}} : memref<2048xf32, #gpu.address_space<workgroup>> {{.+}}, %{{.+}} : memref<2048xi32, #gpu.address_space<workgroup>> {{.+}})
+// CHECK: gpu.barrier
+// CHECK: scf.while
+// CHECK: gpu.barrier
 func.func @by_magnitude(%x: tensor<?xf32>) -> (tensor<?xf32>, tensor<?xi64>) {
   %c0 = arith.constant 0 : index
   %n = tensor.dim %x, %c0 : tensor<?xf32>

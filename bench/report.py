@@ -163,13 +163,17 @@ def gaps(by, diag):
             # causes of its own: its exact name only.
             notes.append(f"- **{w}**: " + "; ".join(why) + ". " +
                          cause_text(diag, w))
+    return with_notes(lines, notes, "Rows under their target or the best "
+                      "peer, with the measured gap:", "No row is under its "
+                      "target or under a peer measured in the run.")
+
+
+def with_notes(lines, notes, head, none):
+    """A table's lines, then its notes under `head` (or `none`)."""
     out = "\n".join(lines)
     if notes:
-        out += ("\n\nRows under their target or the best peer, with the "
-                "measured gap:\n\n" + "\n".join(notes))
-    else:
-        out += "\n\nNo row is under its target or under a peer measured in the run."
-    return out
+        return out + "\n\n" + head + "\n\n" + "\n".join(notes)
+    return out + "\n\n" + none
 
 
 def load(paths, skipped=None):
@@ -555,13 +559,9 @@ def extra_targets(by, diag):
         if missed or unchecked:
             notes.append(f"- **{w}**: " + "; ".join(missed + unchecked) +
                          ". " + cause_text(diag, w))
-    out = "\n".join(lines)
-    if notes:
-        out += ("\n\nRows under a target (or with one unchecked), with the "
-                "measured gap:\n\n" + "\n".join(notes))
-    else:
-        out += "\n\nEvery row meets its targets."
-    return out
+    return with_notes(lines, notes, "Rows under a target (or with one "
+                      "unchecked), with the measured gap:",
+                      "Every row meets its targets.")
 
 
 def extra_section(recs, skipped, diag):

@@ -195,14 +195,20 @@ def int_op(name, a, b, dt):
 def cmp_int(pred, a, b, dt):
     if pred in ("eq", "ne"):
         return f"({a} {'==' if pred == 'eq' else '!='} {b})"
-    if dt == "i1":  # true is -1 signed, 1 unsigned
-        conv = (lambda x: f"(-{x}.to(T.int8))") if pred[0] == "s" else \
-            (lambda x: f"{x}.to(T.int8)")
-    elif pred[0] == "u":
-        conv = (lambda x: f"({x} ^ {smin(WIDTH[dt])})")
-    else:
-        conv = (lambda x: x)
+    conv = ordered_int(dt, pred[0] == "u")
     return f"({conv(a)} {CMPI[pred[1:]]} {conv(b)})"
+
+
+def ordered_int(dt, unsigned):
+    """The expression map from an integer of dt to a signed integer
+    ordered as dt is in a signed (`unsigned` false) or unsigned compare:
+    i1 true is -1 signed and 1 unsigned; unsigned flips the sign bit."""
+    if dt == "i1":
+        return (lambda x: f"{x}.to(T.int8)") if unsigned else \
+            (lambda x: f"(-{x}.to(T.int8))")
+    if unsigned:
+        return lambda x: f"({x} ^ {smin(WIDTH[dt])})"
+    return lambda x: x
 
 
 def scalar_op(name, pred, typ, args):
@@ -378,13 +384,7 @@ def arg_key(x, dt, init, pred):
         lo = py_literal(float("-inf" if gt else "inf"))
         k = f"T.where(T.isnan({x}), {lo}, {x})"
         return (k, init) if gt else (f"(-{k})", f"(-{init})")
-    if dt == "i1":
-        f = (lambda v: f"{v}.to(T.int8)") if pred[0] == "u" else \
-            (lambda v: f"(-{v}.to(T.int8))")
-    elif pred[0] == "u":
-        f = (lambda v: f"({v} ^ {smin(WIDTH[dt])})")
-    else:
-        f = (lambda v: v)
+    f = ordered_int(dt, pred[0] == "u")
     k, ki = f(x), f(init)
     return (k, ki) if gt else (f"(~{k})", f"(~{ki})")
 

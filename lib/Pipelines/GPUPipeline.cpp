@@ -157,7 +157,9 @@ void buildFuseGPUFrontend(OpPassManager &pm, const FuseToGPUOptions &options) {
   pm.addPass(createFuseWidenAccumulatorsPass());
   if (!options.fusion)
     return;
-  // Rank > 2 rows as the rows of a matrix, so fusion makes them one pass.
+  // Reductions over scattered dims as a chain the kernels take, then
+  // rank > 2 rows as the rows of a matrix, so fusion makes them one pass.
+  pm.addPass(createFuseSplitReductionsPass());
   pm.addPass(createFuseCollapseRowsPass());
   pm.addPass(createFuseFusionPass());
   std::string why;

@@ -12,6 +12,7 @@
 // PIPE: builtin.module(
 // PIPE-NEXT: fuse-attach-target{chip=sm_80
 // PIPE-NEXT: fuse-widen-accumulators
+// PIPE-NEXT: fuse-split-reductions
 // PIPE-NEXT: fuse-collapse-rows
 // PIPE-NEXT: fuse-fusion
 // RUN: not fuse-opt %s --fuse-attach-target=chip=sm_70 2>&1 | FileCheck %s --check-prefix=BAD

@@ -376,7 +376,9 @@ LogicalResult checkRowGroup(GroupOp group, ArrayRef<ReduceOp> reds) {
              << " tensor is not supported on the GPU yet (a row_reduce "
                 "group takes dimension 1 of rank-2 tensors, which the last "
                 "dimension of a rank > 2 tensor becomes; a reduction over "
-                "one other dimension takes the line kernel)";
+                "one other dimension takes the line kernel, and "
+                "fuse-split-reductions makes a chain of those of one with "
+                "built-in kinds)";
     }
     if (!r.hasBuiltinKinds())
       return r.emitOpError("GPU code generation: custom combiner regions are "

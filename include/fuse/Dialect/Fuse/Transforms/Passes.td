@@ -128,6 +128,39 @@ def FuseWidenAccumulatorsPass : Pass<"fuse-widen-accumulators"> {
                            "::mlir::arith::ArithDialect"];
 }
 
+def FuseSplitReductionsPass : Pass<"fuse-split-reductions"> {
+  let summary = "Split reductions over scattered dimensions into a chain "
+                "the GPU kernels take";
+  let description = [{
+    A `fuse.reduce` with built-in kinds over several (not all) dimensions
+    that are not a leading or trailing block (dims `[0, 2]` of a rank-3
+    tensor) becomes a reduction over its last dimension, from the kinds'
+    identities, then one over the remaining dimensions from the original
+    inits; the second is split again where it still needs it. The GPU
+    kernels take a reduction over one dimension and, after
+    `fuse-collapse-rows`, over a leading or trailing block. Floats are
+    summed in another grouping than one pass over the elements would (as
+    every GPU reduction is); a combiner region is left as written (it need
+    not have an identity), and the GPU rejects it with the reason.
+    fuse-to-gpu runs it before fuse-collapse-rows (with fusion on).
+
+    Before:
+    ```mlir
+    %s = fuse.reduce add %x dims [0, 2] : tensor<?x?x?xf32> -> tensor<?xf32>
+    ```
+    After:
+    ```mlir
+    %r = fuse.reduce add %x dims [2] : tensor<?x?x?xf32> -> tensor<?x?xf32>
+    %s = fuse.reduce add %r dims [0] : tensor<?x?xf32> -> tensor<?xf32>
+    ```
+  }];
+  let statistics = [
+    Statistic<"numSplit", "split",
+              "Number of reductions split off a scattered reduction">
+  ];
+  let dependentDialects = ["::fuse::FuseDialect"];
+}
+
 def FuseCollapseRowsPass : Pass<"fuse-collapse-rows"> {
   let summary = "Compute rank > 2 row reductions over the rows of the "
                 "collapsed matrix";

@@ -36,6 +36,52 @@ def softmax_last(x):
     return e / e.sum(axis=-1, keepdims=True)
 
 
+@fuse.jit
+def scattered_axes(x, k):
+    """Reductions of rank-3 float32 x over two axes (fuse-split-reductions
+    splits (0, 2) on the GPU; (0, 1) and (1, 2) are edge blocks) and of
+    rank-4 int32 k over scattered and interior axes."""
+    return (x.sum(axis=(0, 2)), x.max(axis=(0, 2)), x.sum(axis=(0, 1)),
+            x.sum(axis=(1, 2)), k.max(axis=(1, 2)), k.min(axis=(0, 2, 3)),
+            k.max(axis=(0, 1, 3)))
+
+
+def scattered_ref(x, k):
+    x64 = x.astype(np.float64)
+    return (x64.sum(axis=(0, 2)), x.max(axis=(0, 2)), x64.sum(axis=(0, 1)),
+            x64.sum(axis=(1, 2)), k.max(axis=(1, 2)), k.min(axis=(0, 2, 3)),
+            k.max(axis=(0, 1, 3)))
+
+
+def scattered_verify(B, got, x, k):
+    """Sums within their rounding (n float32 additions for an output of
+    n elements, relative to their sum of |x|), the rest exact."""
+    ref = scattered_ref(x, k)
+    ax = np.abs(x.astype(np.float64))
+    bounds = {0: ax.sum(axis=(0, 2)), 2: ax.sum(axis=(0, 1)),
+              3: ax.sum(axis=(1, 2))}
+    for i, (g, r) in enumerate(zip(got, ref)):
+        g = np.asarray(B.host(g))
+        if g.shape != r.shape:
+            raise Mismatch("result %d: shape %s, expected %s"
+                           % (i, g.shape, r.shape))
+        if i in bounds:
+            tol = bounds[i] * (x.size // max(r.size, 1)) * 2.0 ** -23 + 1e-30
+            bad = np.abs(g.astype(np.float64) - r) > tol
+        else:
+            bad = g != r
+        if bad.any():
+            j = np.flatnonzero(bad.ravel())[0]
+            raise Mismatch("result %d: %d of %d differ (first at %d: %r, "
+                           "expected %r)" % (i, bad.sum(), bad.size, j,
+                                             g.ravel()[j], r.ravel()[j]))
+
+
+SCATTERED_SHAPES = [((1, 1, 1), (1, 1, 1, 1)), ((3, 5, 7), (2, 3, 5, 7)),
+                    ((33, 129, 65), (5, 17, 33, 9)),
+                    ((257, 3, 1030), (3, 2, 1031, 33))]
+
+
 def float_dtypes(B):
     return [np.dtype(np.float32)] + half_dtypes(B)
 
@@ -84,7 +130,7 @@ def near(got, ref, dt, ulps, what):
 
 
 def rows_checks(B, numeric, ctx, ln_shapes=LN_SHAPES,
-                rank3_shapes=RANK3_SHAPES):
+                rank3_shapes=RANK3_SHAPES, scattered_shapes=SCATTERED_SHAPES):
     chk = checker(B, numeric, ctx)
     for dt in float_dtypes(B):
         for r, c in ln_shapes:
@@ -105,3 +151,11 @@ def rows_checks(B, numeric, ctx, ln_shapes=LN_SHAPES,
                 lambda x=x: softmax_last(B.dev(x)),
                 lambda g, x=x, dt=dt: near(B.host(g), softmax_ref(x), dt,
                                            4, "softmax rank 3"))
+    for xs, ks in scattered_shapes:
+        rng = np.random.default_rng(sum(xs))
+        x = rng.standard_normal(xs).astype(np.float32)
+        k = rng.integers(-2 ** 31, 2 ** 31, ks).astype(np.int32)
+        chk("reductions over scattered axes %s / %s" % (
+            "x".join(map(str, xs)), "x".join(map(str, ks))),
+            lambda x=x, k=k: scattered_axes(B.dev(x), B.dev(k)),
+            lambda g, x=x, k=k: scattered_verify(B, g, x, k))

@@ -156,10 +156,27 @@ def test_rows_check_sections_pass_on_the_cpu(capsys):
     passed, failed = gpu_check.passed, gpu_check.failed
     rows_check.rows_checks(CPU, True, gpu_check,
                            ln_shapes=[(1, 1), (3, 129), (20, 300)],
-                           rank3_shapes=[(1, 1, 1), (2, 3, 129)])
+                           rank3_shapes=[(1, 1, 1), (2, 3, 129)],
+                           scattered_shapes=rows_check.SCATTERED_SHAPES[:3])
     out = capsys.readouterr().out
     assert gpu_check.failed - failed == 0, out
-    assert gpu_check.passed - passed == 3 * (3 + 2), out
+    assert gpu_check.passed - passed == 3 * (3 + 2) + 3, out
+
+
+def test_scattered_axes_verify_catches_a_wrong_result():
+    import rows_check
+    from check_util import Mismatch
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((3, 5, 7)).astype(np.float32)
+    k = rng.integers(-9, 9, (2, 3, 5, 7)).astype(np.int32)
+    good = list(rows_check.scattered_ref(x, k))
+    rows_check.scattered_verify(CPU, good, x, k)
+    for i, bad in ((0, good[0] * (1 + 1e-3)), (4, good[4] + 1),
+                   (2, good[3])):
+        wrong = list(good)
+        wrong[i] = bad
+        with pytest.raises(Mismatch):
+            rows_check.scattered_verify(CPU, wrong, x, k)
 
 
 def test_wide_integers_to_bfloat16_round_once():

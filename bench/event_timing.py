@@ -9,8 +9,6 @@ import os
 import statistics
 import sys
 
-import torch
-
 _ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 for _d in (os.path.join(_ROOT, "test", "Python"),
            os.path.join(_ROOT, "python")):
@@ -18,25 +16,34 @@ for _d in (os.path.join(_ROOT, "test", "Python"),
         sys.path.insert(0, _d)
 
 
-def median_us(fn, reps=20):
+def event_times(fn, reps, cuda):
+    """The times of `reps` calls of fn in microseconds, each alone between
+    CUDA events after three warm-up calls; `cuda` is torch.cuda (a
+    stand-in in the tests of bench/extra_suite.py)."""
     for _ in range(3):
         fn()
-    start, end = torch.cuda.Event(True), torch.cuda.Event(True)
+    start, end = cuda.Event(True), cuda.Event(True)
     ts = []
     for _ in range(reps):
-        torch.cuda.synchronize()
+        cuda.synchronize()
         start.record()
         fn()
         end.record()
-        torch.cuda.synchronize()
+        cuda.synchronize()
         ts.append(start.elapsed_time(end) * 1000.0)
-    return statistics.median(ts)
+    return ts
+
+
+def median_us(fn, reps=20):
+    import torch
+    return statistics.median(event_times(fn, reps, torch.cuda))
 
 
 def compiled(fn):
     """torch.compile of the no-argument `fn`, called once; None (with the
     reason printed) when it does not compile: a peer that is missing, not
     a failure of the benchmark."""
+    import torch
     try:
         c = torch.compile(fn)
         c()

@@ -278,7 +278,16 @@ LogicalResult HostEntry::launchSegmentedReduce(GroupLaunch &l) {
                                          mean, h.c64(gk.segmentBlockMinMean));
     Value isShort = arith::CmpIOp::create(h.b, loc, arith::CmpIPredicate::slt,
                                           mean, h.c64(gk.segmentSmallMaxMean));
-    h.ifThen(isLong, [&] { launchWith(gk.segmentBlockKernel, bt); });
+    h.ifThen(isLong, [&] {
+      // The block kernel's counter of segments taken, zeroed.
+      Value counter = h.allocTemp(h.c64(8));
+      h.onDevice([&] {
+        h.check(h.call("fuse_memset", {counter, h.c32(0), h.c64(8), h.stream}));
+      });
+      args.push_back(counter);
+      launchWith(gk.segmentBlockKernel, bt);
+      args.pop_back();
+    });
     h.ifThen(isShort, [&] {
       launchWith(gk.segmentSmallKernel, gk.segmentSmallThreads);
     });

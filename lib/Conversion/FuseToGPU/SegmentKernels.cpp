@@ -8,7 +8,11 @@
 // and loop over the segments grid-stride:
 //  * `segwarp`: a warp per segment;
 //  * `segblock` (built-in kinds only): a block per segment, for long
-//    segments (the host's choice, by the mean segment length);
+//    segments (the host's choice, by the mean segment length). Block b
+//    takes segment b, then the next one not yet taken, from a counter the
+//    host zeroes (one atomic a segment): segments of random lengths in
+//    grid-stride order left some blocks with several times the work of
+//    others;
 //  * `segsmall` (built-in kinds only): 8 lanes a segment, for short ones.
 // Built-in kinds: the T threads of a segment fold the elements lo + t,
 // lo + t + T, ... (the tiling's `unroll` loads in flight per step), then
@@ -337,7 +341,9 @@ SmallVector<Value> foldBuiltin(SegmentKernel &k, OpBuilder &b,
   if (threads == 32)
     return warpFold(b, loc, acc, combineFn);
   return blockFold(
-      b, loc, acc, k.func.getWorkgroupAttributions(),
+      b, loc, acc,
+      ValueRange(k.func.getWorkgroupAttributions())
+          .take_front(seg.getInputs().size()),
       k.tiling.blockThreads / 32,
       [&](OpBuilder &wb) {
         Value t = k.threadId(wb);
@@ -367,16 +373,23 @@ LogicalResult buildSegmentKernel(gpu::GPUModuleOp m, const SegmentPlan &p,
   params.append({i64, i64}); // nseg, n
   params.append(group.getNumResults(), globalPtr(ctx));
   SmallVector<Type> smem;
-  if (perBlock)
+  if (perBlock) {
+    params.push_back(globalPtr(ctx)); // the segment counter
     for (Value in : seg.getInputs())
       smem.push_back(smemType(ctx, tensorTy(in).getElementType()));
+    // The next segment, from thread 0 to the block.
+    smem.push_back(MemRefType::get(
+        {1}, i64, MemRefLayoutAttrInterface{},
+        gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup)));
+  }
   auto f = createKernel(m, loc, kernelName(p, threads), params, smem, bt);
   SegmentKernel k(group, loc, p.tiling);
   k.func = f;
   OpBuilder b = OpBuilder::atBlockBegin(&f.getBody().front());
   k.setUp(b);
   Value nseg = k.extra[0], n = k.extra[1];
-  ValueRange outs = ValueRange(k.extra).drop_front(2);
+  ValueRange outs =
+      ValueRange(k.extra).drop_front(2).take_front(group.getNumResults());
   Value tid = k.threadId(b);
   Value lane = arith::AndIOp::create(b, loc, tid, cI64(b, loc, 31));
   Value place =
@@ -391,9 +404,10 @@ LogicalResult buildSegmentKernel(gpu::GPUModuleOp m, const SegmentPlan &p,
           cI64(b, loc, unit / threads)));
   Value stride =
       arith::MulIOp::create(b, loc, k.gridDim(b), cI64(b, loc, perBlk));
-  scf::ForOp::create(
-      b, loc, firstSeg, nseg, stride, ValueRange{},
-      [&](OpBuilder &lb, Location, Value base, ValueRange) {
+  // One segment (the kSmallThreads groups of a warp: consecutive ones from
+  // `base`).
+  auto segment =
+      [&](OpBuilder &lb, Value base) {
         Value s = base, active = cBool(lb, loc, true);
         if (threads < 32) {
           s = arith::AddIOp::create(
@@ -424,8 +438,48 @@ LogicalResult buildSegmentKernel(gpu::GPUModuleOp m, const SegmentPlan &p,
           scf::YieldOp::create(tb, loc);
         });
         k.em->clearCache();
-        scf::YieldOp::create(lb, loc);
-      });
+      };
+  if (!perBlock) {
+    scf::ForOp::create(b, loc, firstSeg, nseg, stride, ValueRange{},
+                       [&](OpBuilder &lb, Location, Value s, ValueRange) {
+                         segment(lb, s);
+                         scf::YieldOp::create(lb, loc);
+                       });
+  } else {
+    // Segments grid, grid + 1, ... in the order blocks ask for them.
+    Value counter = k.extra.back();
+    Value slot = f.getWorkgroupAttributions().back();
+    Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+    Value grid = k.gridDim(b);
+    auto loop = scf::WhileOp::create(
+        b, loc, TypeRange{b.getI64Type()}, ValueRange{firstSeg},
+        [&](OpBuilder &wb, Location l, ValueRange a) {
+          scf::ConditionOp::create(
+              wb, l, cmpI(wb, l, arith::CmpIPredicate::slt, a[0], nseg), a);
+        },
+        [&](OpBuilder &wb, Location l, ValueRange a) {
+          segment(wb, a[0]);
+          // blockFold's leading barrier orders this write after every
+          // thread read the previous one.
+          scf::IfOp::create(
+              wb, l, cmpI(wb, l, arith::CmpIPredicate::eq, tid, cI64(wb, l, 0)),
+              [&](OpBuilder &tb, Location) {
+                Value taken = LLVM::AtomicRMWOp::create(
+                    tb, l, LLVM::AtomicBinOp::add, counter, cI64(tb, l, 1),
+                    LLVM::AtomicOrdering::monotonic);
+                memref::StoreOp::create(
+                    tb, l, arith::AddIOp::create(tb, l, taken, grid), slot,
+                    ValueRange{zero});
+                scf::YieldOp::create(tb, l);
+              });
+          gpu::BarrierOp::create(wb, l);
+          scf::YieldOp::create(
+              wb, l,
+              ValueRange{memref::LoadOp::create(wb, l, slot, ValueRange{zero})
+                             .getResult()});
+        });
+    (void)loop;
+  }
   gpu::ReturnOp::create(b, loc);
   if (k.failedLeaf)
     return group.emitOpError("GPU code generation: unsupported value in a "

@@ -11,8 +11,12 @@
 // one, so every lane takes part in the shuffles.
 // A combiner region keeps the elements' order: only the warp kernel, whose
 // lanes fold contiguous chunks and combine with shuffle-down steps.
+// The block kernel takes segment b first, then asks a counter for the
+// next one (zeroed by the host, a temporary: the only one).
 // CHECK-LABEL: func.func @csr(
 // CHECK: arith.divsi
+// CHECK: call @fuse_malloc(
+// CHECK: call @fuse_memset(
 // CHECK: call @fuse_launch(
 // CHECK: call @fuse_launch(
 // CHECK: call @fuse_launch(
@@ -41,10 +45,15 @@
 // CHECK: arith.select
 // CHECK: llvm.store
 // CHECK-LABEL: gpu.func @csr_g0_segblock(
-// CHECK-SAME: workgroup(%{{.+}} : memref<32xf32, #gpu.address_space<workgroup>>
+// CHECK-SAME: %arg7: !llvm.ptr<1>, %arg8: !llvm.ptr<1>) workgroup(%{{.+}} : memref<32xf32, #gpu.address_space<workgroup>> {{.+}}, %[[SLOT:.+]] : memref<1xi64, #gpu.address_space<workgroup>>
+// CHECK: scf.while
 // CHECK: gpu.shuffle {{ *}}xor
 // CHECK: gpu.barrier
 // CHECK: llvm.store
+// CHECK: llvm.atomicrmw add %arg8, %{{.+}} monotonic
+// CHECK: memref.store %{{.+}}, %[[SLOT]]
+// CHECK: gpu.barrier
+// CHECK: memref.load %[[SLOT]]
 // CHECK-LABEL: gpu.func @last_g0_segwarp(
 // CHECK: gpu.shuffle {{ *}}down
 // CHECK-NOT: gpu.func @last_g0_segblock

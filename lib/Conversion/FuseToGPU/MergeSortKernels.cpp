@@ -152,7 +152,8 @@ struct SortKernelBuilder {
 
   /// Outputs [k0, k0 + count) of merging [lo, mid) and [mid, hi) (those
   /// below hi): a merge-path search for k0, then `count` sequential steps.
-  /// Reads clamp to the runs, so an exhausted run is never read past.
+  /// Reads clamp to the runs (and to [lo, hi) where one is empty), so an
+  /// exhausted run is never read past.
   void mergeChunk(OpBuilder &b, KeyAt keyAt, EmitFn emit, Value lo, Value mid,
                   Value hi, Value k0, int64_t count) const {
     Value one = c64(b, loc, 1);
@@ -165,7 +166,11 @@ struct SortKernelBuilder {
     Value lastAny = arith::SubIOp::create(b, loc, hi, one);
     for (int64_t s = 0; s < count; ++s) {
       Value k = arith::AddIOp::create(b, loc, k0, c64(b, loc, s));
-      Value li = minS(b, loc, arith::AddIOp::create(b, loc, lo, i), lastLeft);
+      // An empty left run (a merge block's outputs may all come from the
+      // right) reads `lo` instead, never below the inputs.
+      Value li = maxS(
+          b, loc, minS(b, loc, arith::AddIOp::create(b, loc, lo, i), lastLeft),
+          lo);
       Value rj = minS(b, loc, arith::AddIOp::create(b, loc, mid, j), lastAny);
       Value left = keyAt(b, li), right = keyAt(b, rj);
       Value leftDone = cmpI(b, loc, arith::CmpIPredicate::sge, i, la);

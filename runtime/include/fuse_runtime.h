@@ -44,9 +44,19 @@ typedef void *fuse_stream_t;                      /* a CUstream */
 typedef struct fuse_graph_st *fuse_graph_t;       /* an instantiated graph */
 
 typedef enum fuse_dtype {
-  FUSE_F16 = 0, FUSE_BF16 = 1, FUSE_F32 = 2, FUSE_F64 = 3,
-  FUSE_I32 = 4, FUSE_I64 = 5, FUSE_U32 = 6, FUSE_U64 = 7,
-  FUSE_I8 = 8, FUSE_U8 = 9, FUSE_I16 = 10, FUSE_BOOL = 11
+  FUSE_F16 = 0,
+  FUSE_BF16 = 1,
+  FUSE_F32 = 2,
+  FUSE_F64 = 3,
+  FUSE_I32 = 4,
+  FUSE_I64 = 5,
+  FUSE_U32 = 6,
+  FUSE_U64 = 7,
+  FUSE_I8 = 8,
+  FUSE_U8 = 9,
+  FUSE_I16 = 10,
+  FUSE_BOOL = 11,
+  FUSE_U16 = 12
 } fuse_dtype_t;
 
 typedef enum fuse_reduce_op {

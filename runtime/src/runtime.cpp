@@ -200,6 +200,7 @@ size_t dtypeSize(fuse_dtype_t dtype) {
   case FUSE_F16:
   case FUSE_BF16:
   case FUSE_I16:
+  case FUSE_U16:
     return 2;
   case FUSE_F32:
   case FUSE_I32:

@@ -45,6 +45,8 @@ template <typename F> fuse_status_t withKeyType(fuse_dtype_t dtype, F &&f) {
     return f(int8_t());
   case FUSE_I16:
     return f(int16_t());
+  case FUSE_U16:
+    return f(uint16_t());
   default: // FUSE_U8, FUSE_BOOL
     return f(uint8_t());
   }

@@ -17,7 +17,7 @@ from check_util import checker
 
 SIZES = [0, 1, 31, 1000003]
 DTYPES = [np.float32, np.float64, np.int32, np.int64, np.uint32, np.uint8,
-          np.int8, np.uint64]
+          np.int8, np.uint64, np.int16, np.uint16]
 
 
 @fuse.jit

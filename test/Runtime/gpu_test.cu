@@ -127,6 +127,7 @@ INT_TRAITS(uint64_t, FUSE_U64, "u64")
 INT_TRAITS(int8_t, FUSE_I8, "i8")
 INT_TRAITS(uint8_t, FUSE_U8, "u8")
 INT_TRAITS(int16_t, FUSE_I16, "i16")
+INT_TRAITS(uint16_t, FUSE_U16, "u16")
 
 static const char *opName(fuse_reduce_op_t op) {
   static const char *n[] = {"add", "mul", "min", "max"};
@@ -1025,6 +1026,7 @@ static void testAllOpsAtSize(int64_t n) {
   testSort<int8_t>(n, seed);
   testSort<uint8_t>(n, seed);
   testSort<int16_t>(n, seed);
+  testSort<uint16_t>(n, seed);
   testSortWs<float>(n, seed);
   testSortWs<double>(n, seed);
   testSortWs<__half>(n, seed);
@@ -1033,6 +1035,7 @@ static void testAllOpsAtSize(int64_t n) {
   testSortWs<uint32_t>(n, seed);
   testSortWs<int64_t>(n, seed);
   testSortWs<uint64_t>(n, seed);
+  testSortWs<uint16_t>(n, seed);
   testSortWs<uint8_t>(n, seed);
   testSortWs<int8_t>(n, seed);
   testSortWs<int16_t>(n, seed);

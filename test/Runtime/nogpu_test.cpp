@@ -92,11 +92,11 @@ int main(int argc, char **argv) {
                                     FUSE_SORT_ASCENDING, nullptr),
                FUSE_ERROR_INVALID_ARGUMENT, "fuse_sort_temp_bytes: NULL bytes",
                "bytes is NULL");
-  expectStatus(fuse_sort_temp_bytes(static_cast<fuse_dtype_t>(12), FUSE_I32, 0,
+  expectStatus(fuse_sort_temp_bytes(static_cast<fuse_dtype_t>(13), FUSE_I32, 0,
                                     10, FUSE_SORT_ASCENDING, &tb),
                FUSE_ERROR_INVALID_ARGUMENT,
                "fuse_sort_temp_bytes: unknown key dtype",
-               "unknown key dtype 12");
+               "unknown key dtype 13");
   expectStatus(fuse_sort_temp_bytes(FUSE_U8, static_cast<fuse_dtype_t>(-3), 1,
                                     10, FUSE_SORT_DESCENDING, &tb),
                FUSE_ERROR_INVALID_ARGUMENT,

@@ -44,9 +44,7 @@ std::optional<fuse_dtype_t> runtimeDtype(Type t, bool asUnsigned) {
   case 8:
     return asUnsigned ? FUSE_U8 : FUSE_I8;
   case 16:
-    if (asUnsigned)
-      return std::nullopt;
-    return FUSE_I16;
+    return asUnsigned ? FUSE_U16 : FUSE_I16;
   case 32:
     return asUnsigned ? FUSE_U32 : FUSE_I32;
   case 64:

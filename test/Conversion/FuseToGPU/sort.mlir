@@ -36,13 +36,21 @@ func.func @argsort_square(%x: tensor<?xf32>) -> (tensor<?xi64>, tensor<f32>) {
 }
 
 // Values of every width move (16-bit ones as the runtime's signed i16:
-// values are never compared); unsigned 16-bit keys have no runtime dtype.
+// values are never compared); unsigned 16-bit keys sort as FUSE_U16.
 // CHECK-LABEL: func.func @pairs_i16(
 // CHECK: %[[I16:.+]] = arith.constant 10 : i32
 // CHECK: call @fuse_sort_temp_bytes(%{{.+}}, %[[I16]],
 func.func @pairs_i16(%k: tensor<?xi32>, %v: tensor<?xi16>) -> tensor<?xi16> {
   %a, %b = fuse.sort ascending unsigned %k, %v : tensor<?xi32>, tensor<?xi16> -> tensor<?xi32>, tensor<?xi16>
   return %b : tensor<?xi16>
+}
+
+// CHECK-LABEL: func.func @keys_u16(
+// CHECK: %[[U16:.+]] = arith.constant 12 : i32
+// CHECK: call @fuse_sort_temp_bytes(%[[U16]],
+func.func @keys_u16(%k: tensor<?xi16>) -> tensor<?xi16> {
+  %s = fuse.sort descending unsigned %k : tensor<?xi16> -> tensor<?xi16>
+  return %s : tensor<?xi16>
 }
 
 // -----

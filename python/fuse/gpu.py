@@ -84,7 +84,8 @@ FUSE_DTYPE = {np.dtype(np.float32): 2, np.dtype(np.float64): 3,
               np.dtype(np.int32): 4, np.dtype(np.int64): 5,
               np.dtype(np.uint32): 6, np.dtype(np.uint64): 7,
               np.dtype(np.int8): 8, np.dtype(np.uint8): 9,
-              np.dtype(np.int16): 10, np.dtype(np.bool_): 11}
+              np.dtype(np.int16): 10, np.dtype(np.bool_): 11,
+              np.dtype(np.uint16): 12}
 
 _runtime = None
 _runtime_error = None

@@ -196,9 +196,6 @@ static void buildNVVMPipeline(OpPassManager &pm,
   OpPassManager &gpm = pm.nest<gpu::GPUModuleOp>();
   OpPassManager &kernels = gpm.nestAny();
   cleanup(kernels);
-  // Before convert-gpu-to-nvvm: NVPTX converts a wide integer to bf16
-  // through f32, rounding twice.
-  kernels.addPass(createFuseExactIntToBF16Pass());
   kernels.addPass(createSCFToControlFlowPass());
   ConvertGpuOpsToNVVMOpsOptions toNVVM;
   toNVVM.indexBitwidth = 64;

@@ -169,23 +169,6 @@ def FuseExpandArithPass : Pass<"fuse-expand-arith"> {
                            "::mlir::math::MathDialect"];
 }
 
-def FuseExactIntToBF16Pass : Pass<"fuse-exact-int-to-bf16"> {
-  let summary = "Convert integers wider than 24 bits to bf16 with one "
-                "rounding";
-  let description = [{
-    Rewrites `arith.sitofp` / `arith.uitofp` from an integer wider than
-    f32's 24-bit significand to bf16 into integer code and one f32 -> bf16
-    rounding: the magnitude's top 24 bits with a sticky bit for the rest
-    (exact in f32) scaled by a power of two. Converting through an f32
-    rounds twice (16842753 -> 16777216 instead of 16908288); the NVPTX
-    backend does that for `sitofp i32/i64 to bfloat`. The GPU pipeline runs
-    it on the kernels, `fuse-expand-arith` applies the same patterns on the
-    host, so both give NumPy's (correctly rounded) result.
-  }];
-  let dependentDialects = ["::mlir::arith::ArithDialect",
-                           "::mlir::math::MathDialect"];
-}
-
 def FuseGPUModuleToBinaryPass
     : Pass<"fuse-gpu-module-to-binary", "::mlir::ModuleOp"> {
   let summary = "gpu-module-to-binary with a module's kernels compiled in "

@@ -16,7 +16,6 @@
 
 namespace fuse {
 #define GEN_PASS_DEF_FUSEEXPANDARITHPASS
-#define GEN_PASS_DEF_FUSEEXACTINTTOBF16PASS
 #include "fuse/Conversion/Passes.h.inc"
 } // namespace fuse
 
@@ -82,7 +81,7 @@ struct TruncF64ToBF16 : OpRewritePattern<arith::TruncFOp> {
 /// bit for the rest (rounded to odd, exact in f32) scaled by a power of
 /// two, then f32 -> bf16 to nearest even. The f32 step that
 /// arith-emulate-unsupported-floats would take rounds twice (606076929 ->
-/// 0x4E10 instead of 0x4E11), and so does the NVPTX backend's lowering.
+/// 0x4E10 instead of 0x4E11); the GPU converts in one cvt.rn.bf16.
 template <typename OpT> struct IntToBF16 : OpRewritePattern<OpT> {
   using OpRewritePattern<OpT>::OpRewritePattern;
   LogicalResult matchAndRewrite(OpT op,
@@ -150,20 +149,6 @@ struct FuseExpandArithPass
     patterns.add<ExtBF16ToF64, TruncF64ToBF16, IntToBF16<arith::SIToFPOp>,
                  IntToBF16<arith::UIToFPOp>>(&getContext());
     arith::populateExpandBFloat16Patterns(patterns);
-    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
-      signalPassFailure();
-  }
-};
-
-/// The integer -> bf16 patterns alone, for the GPU kernels: the rest of
-/// fuse-expand-arith turns bf16 conversions into integer code the GPU does
-/// not need (it has cvt.rn.bf16.f32).
-struct FuseExactIntToBF16Pass
-    : fuse::impl::FuseExactIntToBF16PassBase<FuseExactIntToBF16Pass> {
-  void runOnOperation() override {
-    RewritePatternSet patterns(&getContext());
-    patterns.add<IntToBF16<arith::SIToFPOp>, IntToBF16<arith::UIToFPOp>>(
-        &getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
   }

@@ -70,17 +70,20 @@ def cuda_compute_merge_sort(x, iota):
 
     def less(a, b):
         return abs(a) < abs(b)
+    # cuda.compute 1.1.1 takes keyword arguments only.
+    arrays = dict(d_in_keys=dk, d_in_values=di, d_out_keys=ok,
+                  d_out_values=oi)
     try:
-        sorter = cc.make_merge_sort(dk, di, ok, oi, less)
-        temp = cp.empty(max(sorter(None, dk, di, ok, oi, n), 1),
-                        dtype=cp.uint8)
+        sorter = cc.make_merge_sort(op=less, **arrays)
+        temp = cp.empty(max(sorter(temp_storage=None, num_items=n, op=less,
+                                   **arrays), 1), dtype=cp.uint8)
     except Exception as e:  # noqa: BLE001 (an API that moved)
         print("cuda.compute: merge_sort failed (%s: %s)"
               % (type(e).__name__, e))
         return None
 
     def run():
-        sorter(temp, dk, di, ok, oi, n)
+        sorter(temp_storage=temp, num_items=n, op=less, **arrays)
         return torch.as_tensor(oi, device="cuda")
     return run
 

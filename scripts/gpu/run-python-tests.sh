@@ -19,19 +19,8 @@ command -v nvcc >/dev/null 2>&1 || export PATH="$PATH:/usr/local/cuda/bin"
 fail() { echo "FAIL $1"; echo "0 passed, 1 failed"; exit 1; }
 
 [ -d "$cache/v1" ] || fail "no prebuilt cache at $cache (run scripts/gpu/prepare-python.sh)"
-rtlib=""
-if [ -d "$root/.device/build-codegen/runtime" ]; then
-  rtlib="$(find "$root/.device/build-codegen/runtime" -name 'libfuse_runtime.so*' -type f | head -1)"
-fi
-if [ -z "$rtlib" ]; then
-  cmake -S "$root/runtime" -B "$build/runtime" -DCMAKE_BUILD_TYPE=Release \
-    -DCMAKE_CUDA_ARCHITECTURES=90 -DFUSE_RUNTIME_BUILD_TESTS=OFF \
-    > "$build/runtime-cmake.log" 2>&1 || fail "runtime: cmake failed (see $build/runtime-cmake.log)"
-  cmake --build "$build/runtime" -j "$(nproc)" --target fuse_runtime \
-    > "$build/runtime-build.log" 2>&1 || fail "runtime: build failed (see $build/runtime-build.log)"
-  rtlib="$(find "$build/runtime" -name 'libfuse_runtime.so*' -type f | head -1)"
-fi
-[ -n "$rtlib" ] || fail "runtime: libfuse_runtime.so not found"
+. "$root/scripts/gpu/runtime-lib.sh"
+find_or_build_runtime "$root" "$build"
 echo "runtime: $rtlib"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT

@@ -44,20 +44,8 @@ python3 -c 'import torch, numpy, ml_dtypes' 2> /dev/null ||
 mkdir -p "$state" "$build"
 state="$(cd "$state" && pwd)"
 
-rtlib=""
-if [ -d "$root/.device/build-codegen/runtime" ]; then
-  rtlib="$(find "$root/.device/build-codegen/runtime" -name 'libfuse_runtime.so*' -type f | head -1)"
-fi
-if [ -z "$rtlib" ]; then
-  command -v nvcc > /dev/null 2>&1 || export PATH="$PATH:/usr/local/cuda/bin"
-  cmake -S "$root/runtime" -B "$build/runtime" -DCMAKE_BUILD_TYPE=Release \
-    -DCMAKE_CUDA_ARCHITECTURES=90 -DFUSE_RUNTIME_BUILD_TESTS=OFF \
-    > "$build/runtime-cmake.log" 2>&1 || fail "runtime: cmake failed (see $build/runtime-cmake.log)"
-  cmake --build "$build/runtime" -j "$(nproc)" --target fuse_runtime \
-    > "$build/runtime-build.log" 2>&1 || fail "runtime: build failed (see $build/runtime-build.log)"
-  rtlib="$(find "$build/runtime" -name 'libfuse_runtime.so*' -type f | head -1)"
-fi
-[ -n "$rtlib" ] || fail "runtime: libfuse_runtime.so not found"
+. "$root/scripts/gpu/runtime-lib.sh"
+find_or_build_runtime "$root" "$build"
 echo "runtime: $rtlib ($(( $(date +%s) - start )) s)"
 
 ngpu=$(nvidia-smi -L 2> /dev/null | grep -c '^GPU')

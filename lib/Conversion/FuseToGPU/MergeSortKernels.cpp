@@ -314,12 +314,7 @@ void SortKernelBuilder::buildTile(gpu::GPUModuleOp m) const {
     Value srcPos = posS[cur], dstPos = posS[cur ^ 1];
     scf::IfOp::create(
         b, loc, lt(b, loc, c0, cnt), [&](OpBuilder &ib, Location l) {
-          Value lo = arith::SubIOp::create(
-              ib, l, c0, arith::RemSIOp::create(ib, l, c0, c64(ib, l, 2 * w)));
-          Value mid =
-              minS(ib, l, arith::AddIOp::create(ib, l, lo, c64(ib, l, w)), cnt);
-          Value hi = minS(
-              ib, l, arith::AddIOp::create(ib, l, lo, c64(ib, l, 2 * w)), cnt);
+          Pair r = pairAt(ib, c0, c64(ib, l, w), cnt);
           auto keyAt = [&](OpBuilder &kb, Value p) -> Value {
             return memref::LoadOp::create(kb, l, src, ValueRange{idx(kb, p)});
           };
@@ -329,7 +324,7 @@ void SortKernelBuilder::buildTile(gpu::GPUModuleOp m) const {
             memref::StoreOp::create(eb, l, key, dst, ValueRange{idx(eb, k)});
             memref::StoreOp::create(eb, l, p, dstPos, ValueRange{idx(eb, k)});
           };
-          mergeChunk(ib, keyAt, emit, lo, mid, hi, c0, items);
+          mergeChunk(ib, keyAt, emit, r.lo, r.mid, r.hi, c0, items);
           scf::YieldOp::create(ib, l);
         });
     gpu::BarrierOp::create(b, loc);

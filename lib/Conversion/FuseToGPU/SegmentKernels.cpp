@@ -402,8 +402,6 @@ LogicalResult buildSegmentKernel(gpu::GPUModuleOp m, const SegmentPlan &p,
       arith::MulIOp::create(
           b, loc, arith::DivUIOp::create(b, loc, tid, cI64(b, loc, unit)),
           cI64(b, loc, unit / threads)));
-  Value stride =
-      arith::MulIOp::create(b, loc, k.gridDim(b), cI64(b, loc, perBlk));
   // One segment (the kSmallThreads groups of a warp: consecutive ones from
   // `base`).
   auto segment =
@@ -440,6 +438,8 @@ LogicalResult buildSegmentKernel(gpu::GPUModuleOp m, const SegmentPlan &p,
         k.em->clearCache();
       };
   if (!perBlock) {
+    Value stride =
+        arith::MulIOp::create(b, loc, k.gridDim(b), cI64(b, loc, perBlk));
     scf::ForOp::create(b, loc, firstSeg, nseg, stride, ValueRange{},
                        [&](OpBuilder &lb, Location, Value s, ValueRange) {
                          segment(lb, s);
@@ -451,7 +451,7 @@ LogicalResult buildSegmentKernel(gpu::GPUModuleOp m, const SegmentPlan &p,
     Value slot = f.getWorkgroupAttributions().back();
     Value zero = arith::ConstantIndexOp::create(b, loc, 0);
     Value grid = k.gridDim(b);
-    auto loop = scf::WhileOp::create(
+    scf::WhileOp::create(
         b, loc, TypeRange{b.getI64Type()}, ValueRange{firstSeg},
         [&](OpBuilder &wb, Location l, ValueRange a) {
           scf::ConditionOp::create(
@@ -478,7 +478,6 @@ LogicalResult buildSegmentKernel(gpu::GPUModuleOp m, const SegmentPlan &p,
               ValueRange{memref::LoadOp::create(wb, l, slot, ValueRange{zero})
                              .getResult()});
         });
-    (void)loop;
   }
   gpu::ReturnOp::create(b, loc);
   if (k.failedLeaf)

@@ -34,6 +34,10 @@ void buildFuseToCPUPipeline(OpPassManager &pm,
   // every op gets its own loop nest (the unfused reference).
   // The numerics of half-precision sums (f32 accumulation), with or
   // without fusion: the unfused reference accumulates as the fused code.
+  // The unfused reference (fusion off) is lowered as written, so that it
+  // also checks the canonicalizations.
+  if (options.fusion)
+    pm.addPass(createFuseBuiltinCombinersPass());
   pm.addPass(createFuseWidenAccumulatorsPass());
   // Not fuse-collapse-rows, as fuse-to-gpu runs: rank > 2 rows stay
   // loop nests of their rank here, which the GPU suites compare with.

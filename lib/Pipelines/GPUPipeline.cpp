@@ -153,6 +153,10 @@ void buildFuseGPUFrontend(OpPassManager &pm, const FuseToGPUOptions &options) {
   target.chip = options.chip;
   target.smCount = options.smCount;
   pm.addPass(createFuseAttachTargetPass(target));
+  // Built-in kinds for the regions that spell them out: the kernels of
+  // row groups and scattered dims take kinds only.
+  if (options.fusion)
+    pm.addPass(createFuseBuiltinCombinersPass());
   // The numerics of half-precision sums (f32 accumulation), as on the CPU.
   pm.addPass(createFuseWidenAccumulatorsPass());
   if (!options.fusion)

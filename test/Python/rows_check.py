@@ -46,6 +46,45 @@ def scattered_axes(x, k):
             k.max(axis=(0, 1, 3)))
 
 
+@fuse.jit
+def rows_computed(x, src, idx, edges):
+    """Row groups whose body computes positions or reads at them: the
+    column index (an iota broadcast along the rows), a gather of a table
+    at an index matrix, a searchsorted in sorted edges, each reduced per
+    row, and a row maximum read back by a rank-2 epilogue."""
+    col = fuse.iota(x.shape[1], np.float32)
+    return ((x * col).sum(axis=1), (fuse.gather(src, idx) * x).sum(axis=1),
+            fuse.searchsorted(edges, x).sum(axis=1),
+            x - (x + col).max(axis=1, keepdims=True))
+
+
+def rows_computed_verify(B, got, x, src, idx, edges):
+    """Sums within n float32 roundings of their sum of |terms|; the counts
+    and the epilogue exact (x + col rounds to float32 once, as here)."""
+    col = np.arange(x.shape[1], dtype=np.float32)
+    inside = (idx >= 0) & (idx < src.size)
+    g = np.where(inside, src[np.clip(idx, 0, src.size - 1)], 0)
+    terms = [x.astype(np.float64) * col, g.astype(np.float64) * x]
+    a, b, c, d = (np.asarray(B.host(v)) for v in got)
+    for name, v, t in (("iota", a, terms[0]), ("gather", b, terms[1])):
+        tol = np.abs(t).sum(axis=1) * x.shape[1] * 2.0 ** -23 + 1e-30
+        if v.shape != (x.shape[0],) or (
+                np.abs(v.astype(np.float64) - t.sum(axis=1)) > tol).any():
+            raise Mismatch("rows with %s: %r, expected %r"
+                           % (name, v[:4], t.sum(axis=1)[:4]))
+    cref = np.searchsorted(edges, x).sum(axis=1)
+    if c.dtype != np.int64 or not np.array_equal(c, cref):
+        raise Mismatch("rows with searchsorted: %r %r, expected %r"
+                       % (c.dtype, c[:4], cref[:4]))
+    dref = x - (x + col).max(axis=1, keepdims=True)
+    if not np.array_equal(d, dref):
+        raise Mismatch("epilogue with iota: %d of %d differ"
+                       % ((d != dref).sum(), d.size))
+
+
+ROWS_COMPUTED_SHAPES = [(1, 1), (5, 33), (1003, 129), (31, 4099), (3, 70001)]
+
+
 def scattered_ref(x, k):
     x64 = x.astype(np.float64)
     return (x64.sum(axis=(0, 2)), x.max(axis=(0, 2)), x64.sum(axis=(0, 1)),
@@ -130,7 +169,8 @@ def near(got, ref, dt, ulps, what):
 
 
 def rows_checks(B, numeric, ctx, ln_shapes=LN_SHAPES,
-                rank3_shapes=RANK3_SHAPES, scattered_shapes=SCATTERED_SHAPES):
+                rank3_shapes=RANK3_SHAPES, scattered_shapes=SCATTERED_SHAPES,
+                rows_computed_shapes=ROWS_COMPUTED_SHAPES):
     chk = checker(B, numeric, ctx)
     for dt in float_dtypes(B):
         for r, c in ln_shapes:
@@ -151,6 +191,17 @@ def rows_checks(B, numeric, ctx, ln_shapes=LN_SHAPES,
                 lambda x=x: softmax_last(B.dev(x)),
                 lambda g, x=x, dt=dt: near(B.host(g), softmax_ref(x), dt,
                                            4, "softmax rank 3"))
+    for r, c in rows_computed_shapes:
+        rng = np.random.default_rng(7 * r + c)
+        x = rng.standard_normal((r, c)).astype(np.float32)
+        src = rng.standard_normal(77).astype(np.float32)
+        idx = rng.integers(-20, 100, (r, c)).astype(np.int32)
+        edges = np.sort(rng.standard_normal(64)).astype(np.float32)
+        chk("rows with iota, gather and searchsorted %dx%d" % (r, c),
+            lambda x=x, src=src, idx=idx, edges=edges: rows_computed(
+                B.dev(x), B.dev(src), B.dev(idx), B.dev(edges)),
+            lambda g, x=x, src=src, idx=idx, edges=edges:
+                rows_computed_verify(B, g, x, src, idx, edges))
     for xs, ks in scattered_shapes:
         rng = np.random.default_rng(sum(xs))
         x = rng.standard_normal(xs).astype(np.float32)

@@ -160,7 +160,29 @@ def test_rows_check_sections_pass_on_the_cpu(capsys):
                            scattered_shapes=rows_check.SCATTERED_SHAPES[:3])
     out = capsys.readouterr().out
     assert gpu_check.failed - failed == 0, out
-    assert gpu_check.passed - passed == 3 * (3 + 2) + 3, out
+    assert gpu_check.passed - passed == (
+        3 * (3 + 2) + 3 + len(rows_check.ROWS_COMPUTED_SHAPES)), out
+
+
+def test_rows_computed_verify_catches_a_wrong_result():
+    import rows_check
+    from check_util import Mismatch
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal((5, 33)).astype(np.float32)
+    src = rng.standard_normal(77).astype(np.float32)
+    idx = rng.integers(-20, 100, (5, 33)).astype(np.int32)
+    edges = np.sort(rng.standard_normal(64)).astype(np.float32)
+    good = list(rows_check.rows_computed(x, src, idx, edges))
+    rows_check.rows_computed_verify(CPU, good, x, src, idx, edges)
+    # Out-of-range indices read 0: a gather that clamped them instead.
+    clamped = np.clip(idx, 0, 76)
+    for i, bad in ((0, good[0] * (1 + 1e-3)),
+                   (1, (src[clamped] * x).sum(axis=1)),
+                   (2, good[2] + 1), (3, good[3] + 1)):
+        wrong = list(good)
+        wrong[i] = bad
+        with pytest.raises(Mismatch):
+            rows_check.rows_computed_verify(CPU, wrong, x, src, idx, edges)
 
 
 def test_scattered_axes_verify_catches_a_wrong_result():

@@ -11,6 +11,7 @@
 // RUN: fuse-opt %s --fuse-to-ptx=chip=sm_80 --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=PIPE
 // PIPE: builtin.module(
 // PIPE-NEXT: fuse-attach-target{chip=sm_80
+// PIPE-NEXT: fuse-builtin-combiners
 // PIPE-NEXT: fuse-widen-accumulators
 // PIPE-NEXT: fuse-split-reductions
 // PIPE-NEXT: fuse-collapse-rows

@@ -398,10 +398,6 @@ LogicalResult checkRowGroup(GroupOp group, ArrayRef<ReduceOp> reds) {
     if (isa<ScanOp, FilterOp, GroupOp>(op))
       return op.emitOpError("GPU code generation: not supported in a "
                             "row_reduce group");
-    if (isa<GatherOp, SearchSortedOp, IotaOp>(op))
-      return op.emitOpError("GPU code generation: gather, searchsorted and "
-                            "iota are not supported in row_reduce groups "
-                            "yet");
     for (Value res : op.getResults())
       if (badRank(res))
         return op.emitOpError("GPU code generation: row_reduce values must "

@@ -14,6 +14,7 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
+#include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
 using namespace fuse;
@@ -129,6 +130,116 @@ void MapOp::getCanonicalizationPatterns(RewritePatternSet &patterns,
 }
 
 //===----------------------------------------------------------------------===//
+// Combiner regions that spell out built-in kinds
+//===----------------------------------------------------------------------===//
+
+/// The built-in kind whose combine (buildCombine) is `op`, or none.
+static std::optional<CombinerKind> combineKindOf(Operation *op) {
+  using K = std::optional<CombinerKind>;
+  return llvm::TypeSwitch<Operation *, K>(op)
+      .Case<arith::AddFOp, arith::AddIOp>(
+          [](auto) { return CombinerKind::Add; })
+      .Case<arith::MulFOp, arith::MulIOp>(
+          [](auto) { return CombinerKind::Mul; })
+      .Case<arith::MinimumFOp, arith::MinSIOp>(
+          [](auto) { return CombinerKind::Min; })
+      .Case<arith::MaximumFOp, arith::MaxSIOp>(
+          [](auto) { return CombinerKind::Max; })
+      .Case<arith::AndIOp>([](auto) { return CombinerKind::And; })
+      .Case<arith::OrIOp>([](auto) { return CombinerKind::Or; })
+      .Case<arith::XOrIOp>([](auto) { return CombinerKind::Xor; })
+      .Case<arith::MinUIOp>([](auto) { return CombinerKind::UMin; })
+      .Case<arith::MaxUIOp>([](auto) { return CombinerKind::UMax; })
+      .Default([](Operation *) { return K(); });
+}
+
+/// The built-in kinds a combiner region of `k` accumulators spells out:
+/// yield value i is one op of a kind on accumulator i and element i, and
+/// the block holds nothing else. Integer ops may take their operands in
+/// either order (each kind is commutative on integers); float ops only as
+/// `acc (+) x`, the built-in combine, since which NaN's payload an op
+/// passes on can depend on the order. f16 and bf16 add and mul are left
+/// alone: built-in kinds accumulate those in f32
+/// (fuse-widen-accumulators), a region in the type itself.
+static std::optional<SmallVector<CombinerKind>> builtinKindsOf(Region &combiner,
+                                                               unsigned k) {
+  if (!combiner.hasOneBlock())
+    return std::nullopt;
+  Block &b = combiner.front();
+  if (b.getNumArguments() != 2 * k ||
+      b.getOperations().size() != static_cast<size_t>(k) + 1)
+    return std::nullopt;
+  auto yield = dyn_cast<YieldOp>(b.getTerminator());
+  if (!yield || yield.getValues().size() != k)
+    return std::nullopt;
+  SmallVector<CombinerKind> kinds;
+  for (unsigned i = 0; i < k; ++i) {
+    Operation *op = yield.getValues()[i].getDefiningOp();
+    if (!op || op->getBlock() != &b || op->getNumOperands() != 2 ||
+        op->getNumResults() != 1 || !op->getResult(0).hasOneUse())
+      return std::nullopt;
+    std::optional<CombinerKind> kind = combineKindOf(op);
+    if (!kind)
+      return std::nullopt;
+    Value acc = b.getArgument(i), x = b.getArgument(k + i);
+    Type t = acc.getType();
+    bool isFloat = isa<FloatType>(t);
+    bool inOrder = op->getOperand(0) == acc && op->getOperand(1) == x;
+    bool swapped = op->getOperand(0) == x && op->getOperand(1) == acc;
+    if (!(inOrder || (!isFloat && swapped)))
+      return std::nullopt;
+    if ((t.isF16() || t.isBF16()) &&
+        (*kind == CombinerKind::Add || *kind == CombinerKind::Mul))
+      return std::nullopt;
+    if (!isKindValidForType(*kind, t))
+      return std::nullopt;
+    kinds.push_back(*kind);
+  }
+  return kinds;
+}
+
+namespace {
+
+/// A combiner region that is one built-in kind per result becomes that
+/// list of kinds, inits kept: both mean `init (+) x0 (+) x1 ...` with the
+/// same ops, and the GPU has kernels for built-in kinds that combiner
+/// regions lack (row groups, scattered dims) or run slower.
+template <typename OpTy> struct CombinerToKinds : OpRewritePattern<OpTy> {
+  CombinerToKinds(MLIRContext *ctx, unsigned *count)
+      : OpRewritePattern<OpTy>(ctx), count(count) {}
+
+  LogicalResult matchAndRewrite(OpTy op,
+                                PatternRewriter &rewriter) const override {
+    if (op.hasBuiltinKinds())
+      return failure();
+    std::optional<SmallVector<CombinerKind>> kinds =
+        builtinKindsOf(op.getCombiner(), op.getInputs().size());
+    if (!kinds)
+      return failure();
+    SmallVector<Attribute> attrs;
+    for (CombinerKind kind : *kinds)
+      attrs.push_back(CombinerKindAttr::get(op.getContext(), kind));
+    rewriter.modifyOpInPlace(
+        op, [&] { op.setKindsAttr(rewriter.getArrayAttr(attrs)); });
+    rewriter.eraseBlock(&op.getCombiner().front());
+    if (count)
+      ++*count;
+    return success();
+  }
+
+  unsigned *count;
+};
+
+} // namespace
+
+void fuse::populateCombinerToKindsPatterns(RewritePatternSet &patterns,
+                                           unsigned *count) {
+  MLIRContext *ctx = patterns.getContext();
+  patterns.add<CombinerToKinds<ReduceOp>, CombinerToKinds<ScanOp>,
+               CombinerToKinds<SegmentedReduceOp>>(ctx, count);
+}
+
+//===----------------------------------------------------------------------===//
 // ReduceOp
 //===----------------------------------------------------------------------===//
 
@@ -193,6 +304,7 @@ struct ReduceNoDimsToMap : OpRewritePattern<ReduceOp> {
 void ReduceOp::getCanonicalizationPatterns(RewritePatternSet &patterns,
                                            MLIRContext *ctx) {
   patterns.add<ReduceNoDimsToMap>(ctx);
+  patterns.add<CombinerToKinds<ReduceOp>>(ctx, nullptr);
 }
 
 //===----------------------------------------------------------------------===//
@@ -241,4 +353,18 @@ OpFoldResult BroadcastOp::fold(FoldAdaptor) {
   if (getDims().empty() && getInput().getType() == getResult().getType())
     return getInput();
   return {};
+}
+
+//===----------------------------------------------------------------------===//
+// ScanOp, SegmentedReduceOp
+//===----------------------------------------------------------------------===//
+
+void ScanOp::getCanonicalizationPatterns(RewritePatternSet &patterns,
+                                         MLIRContext *ctx) {
+  patterns.add<CombinerToKinds<ScanOp>>(ctx, nullptr);
+}
+
+void SegmentedReduceOp::getCanonicalizationPatterns(RewritePatternSet &patterns,
+                                                    MLIRContext *ctx) {
+  patterns.add<CombinerToKinds<SegmentedReduceOp>>(ctx, nullptr);
 }

@@ -59,6 +59,12 @@ bool isKindValidForType(CombinerKind kind, Type type);
 /// mul, the largest value for min, ...). Requires isKindValidForType.
 TypedAttr getKindIdentity(CombinerKind kind, Type type);
 
+/// The rewrite of combiner regions that spell out built-in kinds as those
+/// kinds (reduce, scan, segmented_reduce; fuse-builtin-combiners and the
+/// ops' canonicalizations). `count`, when given, counts the rewrites.
+void populateCombinerToKindsPatterns(mlir::RewritePatternSet &patterns,
+                                     unsigned *count = nullptr);
+
 /// Builds `lhs (+) rhs` for a built-in kind at the builder's point.
 Value buildCombine(OpBuilder &b, Location loc, CombinerKind kind, Value lhs,
                    Value rhs);

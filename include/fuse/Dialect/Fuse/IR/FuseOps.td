@@ -206,6 +206,7 @@ def Fuse_ScanOp : Fuse_Op<"scan", [RecursiveMemoryEffects,
   let hasCustomAssemblyFormat = 1;
   let hasVerifier = 1;
   let hasRegionVerifier = 1;
+  let hasCanonicalizer = 1;
   let extraClassDeclaration = [{
     /// The scanned dimension (the innermost when `dim` is absent).
     int64_t getScanDim();
@@ -488,6 +489,7 @@ def Fuse_SegmentedReduceOp : Fuse_Op<"segmented_reduce",
   let hasCustomAssemblyFormat = 1;
   let hasVerifier = 1;
   let hasRegionVerifier = 1;
+  let hasCanonicalizer = 1;
   let extraClassDeclaration = [{
     /// True when the combiner is a list of built-in kinds.
     bool hasBuiltinKinds() { return getKindsAttr() != nullptr; }

@@ -128,6 +128,44 @@ def FuseWidenAccumulatorsPass : Pass<"fuse-widen-accumulators"> {
                            "::mlir::arith::ArithDialect"];
 }
 
+def FuseBuiltinCombinersPass : Pass<"fuse-builtin-combiners"> {
+  let summary = "Rewrite combiner regions that spell out built-in kinds as "
+                "those kinds";
+  let description = [{
+    A `fuse.reduce`, `fuse.scan` or `fuse.segmented_reduce` whose combiner
+    region yields, for each input i, one built-in op on accumulator i and
+    element i (`arith.addf %acc, %x`, `arith.maxui %x, %acc`, ...) takes
+    that list of kinds instead, its inits kept. Both forms mean
+    `init (+) x0 (+) x1 ...` with the same ops, so the rewrite is exact;
+    the GPU has kernels for built-in kinds that regions lack (row groups,
+    reductions over scattered dims) or run slower. Float ops qualify only
+    as `acc (+) x` (which NaN's payload an op keeps can depend on the
+    order), integer ops in either order; f16 and bf16 add and mul stay
+    regions, since built-in kinds accumulate those in f32
+    (fuse-widen-accumulators). The same rewrite is a canonicalization of
+    the three ops. Every pipeline runs this pass before fusion when fusion
+    is on (the unfused CPU reference lowers regions as written).
+
+    Before:
+    ```mlir
+    %s = fuse.reduce %x init(%z : f32) dims [1] : tensor<?x?xf32> -> tensor<?xf32> {
+    ^bb0(%a: f32, %b: f32):
+      %m = arith.addf %a, %b : f32
+      fuse.yield %m : f32
+    }
+    ```
+    After:
+    ```mlir
+    %s = fuse.reduce add %x init(%z : f32) dims [1] : tensor<?x?xf32> -> tensor<?xf32>
+    ```
+  }];
+  let statistics = [
+    Statistic<"numRewritten", "rewritten",
+              "Number of combiner regions rewritten as built-in kinds">
+  ];
+  let dependentDialects = ["::fuse::FuseDialect"];
+}
+
 def FuseSplitReductionsPass : Pass<"fuse-split-reductions"> {
   let summary = "Split reductions over scattered dimensions into a chain "
                 "the GPU kernels take";

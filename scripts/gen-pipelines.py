@@ -398,7 +398,7 @@ class Gen:
             sys.exit("gen-pipelines.py: the wide flavor needs the ml_dtypes "
                      "package (bfloat16); pip install ml_dtypes")
         self.want_mismatch = self.x.random() < 0.25
-        self.gpu = gpu          # no i1 arguments or results
+        self.gpu = gpu          # no i1 searchsorted tables
         # data inputs' sizes forced, by rank: (n, (r, c), (b, r, c))
         self.sizes = sizes
         self.lines = []     # function body
@@ -417,10 +417,9 @@ class Gen:
         self.lines.append("    " + s)
 
     def kpool(self):
-        """Operands for ops other than maps: in GPU mode no i1 values (the
-        GPU code generator takes no i1 tensors at a group boundary; a map
-        reading one fuses with the map that made it)."""
-        return [v for v in self.pool if not (self.gpu and v.dt == "i1")]
+        """Operands for ops other than maps (every value: the GPU takes i1
+        tensors at group boundaries as bytes, fuse-bool-bytes)."""
+        return list(self.pool)
 
     def note(self, vals):
         for v in vals:
@@ -522,7 +521,7 @@ class Gen:
         r = self.r
         if not self.wide:
             return r.choice(FLOATS + INTS)
-        return r.choice(WIDE + (() if self.gpu else ("i1",)))
+        return r.choice(WIDE + ("i1",))
 
     # -- scalar expression bodies ------------------------------------------
     def const_leaf(self, dt, ctx):
@@ -1262,8 +1261,7 @@ class Gen:
         if not cands:
             return []
         x = r.choice(cands)
-        others = [w for w in self.same_shape(x) if w is not x and
-                  not (self.gpu and w.dt == "i1")]
+        others = [w for w in self.same_shape(x) if w is not x]
         ins = [x] + ([r.choice(others)] if others and r.random() < 0.5 else [])
         blk = [self.fresh("a") for _ in ins]
         t = self.fresh("k")
@@ -1324,8 +1322,7 @@ class Gen:
         another value of its length moved along when the keys are exact
         (an inexact key's order could differ between backends; its sorted
         values differ only within the tolerance)."""
-        cands = [v for v in self.kpool() if v.arr.ndim == 1 and
-                 not (self.gpu and v.dt == "u16")]
+        cands = [v for v in self.kpool() if v.arr.ndim == 1]
         if not cands:
             return []
         return self.gen_sort_of(self.r.choice(cands))
@@ -1333,11 +1330,8 @@ class Gen:
     def gen_sort_of(self, x):
         """gen_sort of the keys x."""
         r = self.r
-        if self.gpu and x.dt == "u16":
-            return [x]  # unsorted: the GPU refuses unsigned 16-bit keys
         ins = [x]
-        others = [w for w in self.same_shape(x) if w is not x and
-                  not (self.gpu and w.dt == "i1")]
+        others = [w for w in self.same_shape(x) if w is not x]
         if x.exact and others and r.random() < 0.5:
             ins.append(r.choice(others))
         desc = r.random() < 0.5
@@ -1765,14 +1759,8 @@ class Gen:
             new = g()
             self.pool.extend(new)
             made.extend(new)
-        if self.gpu:
-            # the GPU code generator takes no i1 tensors at the boundary
-            made = [v for v in made if v.dt != "i1"]
         if not made:
             made = self.gen_map()
-            if self.gpu:
-                made = [v for v in made if v.dt != "i1"] or \
-                    self.map_to_int(made[0])
             self.pool.extend(made)
         k = r.randint(1, min(3, len(made)))
         outs = [made[-1]] + r.sample(made[:-1], min(k - 1, len(made) - 1))
@@ -1803,19 +1791,6 @@ class Gen:
             return r.random() < 0.5 and not (first and self.want_mismatch)
         dims = tuple(r.random() < 0.5 for _ in range(rank))
         return False if first and self.want_mismatch else dims
-
-    def map_to_int(self, v):
-        """An i1 value as i8 (a result the GPU code generator takes)."""
-        a, t = self.fresh("a"), self.fresh("t")
-        name = self.fresh()
-        self.emit(f"{name} = fuse.map {v.name} : {v.ttype} -> "
-                  f"{ttype('i8', v.tshape)} {{")
-        self.emit(f"^bb0({a}: i1):")
-        self.emit(f"  {t} = arith.extui {a} : i1 to i8")
-        self.emit(f"  fuse.yield {t} : i8")
-        self.emit("}")
-        return [Val(name, "i8", v.tshape, v.arr.astype(np.int8), True, 1,
-                    syms=v.syms, eqs=v.eqs, touched=v.touched)]
 
     # -- mismatched sizes ---------------------------------------------------
     def plan_mismatch(self, late=False, rng=None):

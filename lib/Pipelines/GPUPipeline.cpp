@@ -166,6 +166,9 @@ void buildFuseGPUFrontend(OpPassManager &pm, const FuseToGPUOptions &options) {
   pm.addPass(createFuseSplitReductionsPass());
   pm.addPass(createFuseCollapseRowsPass());
   pm.addPass(createFuseFusionPass());
+  // i1 tensors between groups (and at the entry) as bytes, which is what
+  // the kernels load and store.
+  pm.addPass(createFuseBoolBytesPass());
   std::string why;
   FailureOr<std::unique_ptr<Pass>> tile = makeTilePass(options, why);
   // The registered pipelines and fuse-compile check the tile options

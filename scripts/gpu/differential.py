@@ -5,8 +5,8 @@ scripts/gpu/prepare-differential.sh and scripts/gpu/run-differential.sh.
   differential.py prepare --out DIR --seeds A:B [--fuse-compile P]
                           [--fuse-run P]
       (CPU machine) For each seed: the program of scripts/gen-pipelines.py
-      (its GPU mode: no i1 arguments or results, no i1 operand of an op
-      other than a map) with its data inputs resized to one of a fixed
+      (its GPU mode: no i1 table of a searchsorted, which the GPU reads
+      at computed positions and takes in no other element type) with its data inputs resized to one of a fixed
       list of tile-boundary sizes (1, 31, 4099, 70001, ...; 2-D shapes
       such as 3x1025, 257x31; 3-D ones such as 2x3x1025, 17x3x31),
       `fuse-compile --emit=shared --prefix=fx_`
@@ -191,8 +191,8 @@ def sized_gen(gp, seed):
     """The generator's program for `seed`, with every data input of the
     chosen rank given this seed's size (gather indices, and vectors or
     scalars sized after another value, keep theirs), in the generator's
-    GPU mode (no i1 arguments or results: the GPU code generator takes no
-    i1 tensors at the entry's boundary)."""
+    GPU mode (no i1 searchsorted tables, which the GPU code generator
+    rejects; i1 arguments and results are bytes there)."""
     n1 = SIZES_1D[seed % len(SIZES_1D)]
     s2 = SHAPES_2D[seed % len(SHAPES_2D)]
     s3 = SHAPES_3D[seed % len(SHAPES_3D)]

@@ -15,6 +15,7 @@
 
 #include "fuse/Conversion/Passes.h"
 #include "fuse/Dialect/Fuse/IR/FuseOps.h"
+#include "fuse/Dialect/Fuse/Utils/EntryGroups.h"
 #include "fuse/Dialect/Fuse/Utils/SizeAnalysis.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -75,45 +76,8 @@ void hoistRegionDims(func::FuncOp fn) {
 }
 
 //===----------------------------------------------------------------------===//
-// Wrapping loose fuse ops in groups
+// Preparing an entry
 //===----------------------------------------------------------------------===//
-
-GroupKind groupKindFor(Operation *op) {
-  if (auto r = dyn_cast<ReduceOp>(op))
-    return r.isFullReduction() ? GroupKind::Reduce : GroupKind::RowReduce;
-  if (isa<ScanOp>(op))
-    return GroupKind::Scan;
-  if (isa<FilterOp>(op))
-    return GroupKind::Filter;
-  if (isa<HistogramOp>(op))
-    return GroupKind::Histogram;
-  if (isa<SegmentedReduceOp>(op))
-    return GroupKind::SegmentedReduce;
-  return GroupKind::Elementwise;
-}
-
-/// Tensor arguments returned as they are: every result of an entry is
-/// written by a kernel into the caller's output, so each such result
-/// becomes a fuse.map yielding its element (an elementwise copy, grouped by
-/// wrapLooseOps). (fuse's Python GPU trace makes the same copy earlier,
-/// fused with the other results of its shape.)
-void copyReturnedArguments(func::FuncOp fn) {
-  auto ret = cast<func::ReturnOp>(fn.getBody().front().getTerminator());
-  for (OpOperand &use : ret->getOpOperands()) {
-    auto arg = dyn_cast<BlockArgument>(use.get());
-    auto t = arg ? dyn_cast<RankedTensorType>(arg.getType()) : nullptr;
-    if (!t)
-      continue;
-    Location loc = ret.getLoc();
-    OpBuilder b(ret);
-    auto copy = MapOp::create(b, loc, TypeRange{t}, ValueRange{arg});
-    Block *body =
-        b.createBlock(&copy.getBody(), {}, {t.getElementType()}, {loc});
-    b.setInsertionPointToStart(body);
-    YieldOp::create(b, loc, body->getArgument(0));
-    use.set(copy.getResult(0));
-  }
-}
 
 /// Erases the entry's dead scalar ops (a `tensor.dim` nothing reads, as
 /// traced code leaves): the host would compute them, and one of a filter's
@@ -123,35 +87,6 @@ void eraseDeadOps(func::FuncOp fn) {
   for (Operation &op : llvm::make_early_inc_range(llvm::reverse(body)))
     if (isOpTriviallyDead(&op))
       op.erase();
-}
-
-/// Puts each fuse op outside a group into a group of its own (a sort, a
-/// runtime call between the groups, stays).
-void wrapLooseOps(func::FuncOp fn) {
-  SmallVector<Operation *> loose;
-  for (Operation &op : fn.getBody().front())
-    if (isa_and_nonnull<FuseDialect>(op.getDialect()) &&
-        !isa<GroupOp, SortOp>(op))
-      loose.push_back(&op);
-  for (Operation *op : loose) {
-    llvm::SetVector<Value> operands(op->getOperands().begin(),
-                                    op->getOperands().end());
-    llvm::SetVector<Value> captured;
-    for (Region &r : op->getRegions())
-      getUsedValuesDefinedAbove(r, captured);
-    operands.insert(captured.begin(), captured.end());
-    OpBuilder b(op);
-    auto g = GroupOp::create(b, op->getLoc(), op->getResultTypes(),
-                             groupKindFor(op), operands.getArrayRef());
-    Block *body = b.createBlock(&g.getBody());
-    IRMapping map;
-    for (Value v : operands)
-      map.map(v, body->addArgument(v.getType(), v.getLoc()));
-    Operation *clone = b.clone(*op, map);
-    YieldOp::create(b, op->getLoc(), clone->getResults());
-    op->replaceAllUsesWith(g.getResults());
-    op->erase();
-  }
 }
 
 //===----------------------------------------------------------------------===//
@@ -218,8 +153,9 @@ LogicalResult checkEntry(func::FuncOp fn) {
       continue;
     if (isa<tensor::DimOp>(op))
       continue;
-    // Views of the same buffer (fuse-collapse-rows).
-    if (isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(op))
+    // Views of the same buffer (fuse-collapse-rows, fuse-bool-bytes).
+    if (isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(op) ||
+        isByteView(&op))
       continue;
     bool scalarOnly = op.getNumRegions() == 0 &&
                       llvm::none_of(op.getOperandTypes(), [](Type t) {
@@ -236,10 +172,9 @@ LogicalResult checkEntry(func::FuncOp fn) {
   for (BlockArgument a : oldBody.getArguments()) {
     Type t = a.getType();
     if (auto tt = dyn_cast<RankedTensorType>(t)) {
+      // i1 arguments are bytes (fuse-bool-bytes views them as i8; a group
+      // that cannot read them so is rejected at its boundary).
       Type et = tt.getElementType();
-      if (et.isInteger(1))
-        return fn.emitOpError("GPU code generation: i1 tensor arguments are "
-                              "not supported");
       if (!et.isIntOrIndexOrFloat())
         return fn.emitOpError("GPU code generation: unsupported element type ")
                << et << " of tensor argument #" << a.getArgNumber();
@@ -253,8 +188,7 @@ LogicalResult checkEntry(func::FuncOp fn) {
   for (Value r : ret.getOperands()) {
     if (!isa<RankedTensorType>(r.getType()))
       return fn.emitOpError("GPU code generation: results must be tensors");
-    if (auto e = r.getDefiningOp<tensor::ExpandShapeOp>())
-      r = e.getSrc();
+    r = viewedValue(r);
     if (!r.getDefiningOp<GroupOp>() && !r.getDefiningOp<SortOp>())
       return fn.emitOpError("GPU code generation: every result must be "
                             "produced by a fuse.group or a fuse.sort in the "

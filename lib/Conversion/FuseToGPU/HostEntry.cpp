@@ -64,6 +64,18 @@ SmallVector<Attribute> HostEntry::outputs() const {
   return out;
 }
 
+Value viewedValue(Value v) {
+  while (Operation *def = v.getDefiningOp()) {
+    if (auto e = dyn_cast<tensor::ExpandShapeOp>(def))
+      v = e.getSrc();
+    else if (isByteView(def))
+      v = def->getOperand(0);
+    else
+      break;
+  }
+  return v;
+}
+
 LogicalResult HostEntry::build() {
   h.beginBody();
   h.stream = h.entry->getArgument(sig.streamArg);
@@ -211,11 +223,8 @@ void HostEntry::mapArguments() {
   }
   // Which group results are function results (also through an expand:
   // the group writes the caller's buffer, viewed with the result's rank).
-  for (auto [i, r] : llvm::enumerate(ret.getOperands())) {
-    if (auto e = r.getDefiningOp<tensor::ExpandShapeOp>())
-      r = e.getSrc();
-    resultIndex.try_emplace(r, i);
-  }
+  for (auto [i, r] : llvm::enumerate(ret.getOperands()))
+    resultIndex.try_emplace(viewedValue(r), i);
   resultSizes.resize(ret.getNumOperands());
   resultCounts.assign(ret.getNumOperands(), OutputCount::None);
 }
@@ -272,6 +281,16 @@ LogicalResult HostEntry::mapScalarOp(Operation &op) {
   MLIRContext *ctx = fn.getContext();
   if (isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(op))
     return mapReshape(op);
+  if (isByteView(&op)) {
+    // i1 tensors are bytes: the same buffer and sizes.
+    auto it = tensors.find(op.getOperand(0));
+    if (it == tensors.end())
+      return op.emitOpError("GPU code generation: views a tensor the host "
+                            "does not hold");
+    HostTensor view = it->second;
+    tensors[op.getResult(0)] = view;
+    return success();
+  }
   if (auto dim = dyn_cast<tensor::DimOp>(op)) {
     auto it = tensors.find(dim.getSource());
     std::optional<int64_t> c = dim.getConstantIndex();
@@ -624,9 +643,10 @@ LogicalResult HostEntry::storeCounts() {
       return fn.emitOpError("GPU code generation: no count for result #")
              << i;
     wanted.push_back({dst, asked, filter});
-    auto g = r.getDefiningOp<GroupOp>();
+    Value made = viewedValue(r);
+    auto g = made.getDefiningOp<GroupOp>();
     bool own = g && g.getYield()
-                        .getValues()[cast<OpResult>(r).getResultNumber()]
+                        .getValues()[cast<OpResult>(made).getResultNumber()]
                         .getDefiningOp<FilterOp>();
     if (!own) // a filter's own result is counted as kept already
       resultCounts[i] = OutputCount::FromKept;

@@ -219,6 +219,11 @@ private:
   unsigned numMessages = 0;
 };
 
+/// The value whose buffer `v` is: `v` itself, or what a returned
+/// expand_shape (fuse-collapse-rows) or a byte view (fuse-bool-bytes:
+/// an i8 group result viewed as i1) shows, followed back.
+Value viewedValue(Value v);
+
 /// Builds NAME_ws, the workspace form of entry `fn` (HostWorkspace.cpp),
 /// after its host function NAME; `sig` is NAME's signature. Where the form
 /// cannot exist, builds nothing and sets `note` to the reason. Fails only

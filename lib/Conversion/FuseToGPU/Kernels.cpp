@@ -280,8 +280,9 @@ LogicalResult checkBoundaryTypes(GroupOp group) {
     if (auto t = tensorTy(v); t && !isStorable(t.getElementType()))
       return group.emitOpError("GPU code generation: element type ")
              << t.getElementType()
-             << " cannot be read or written by a kernel (i1 tensors must not "
-                "cross a group boundary)";
+             << " cannot be read or written by a kernel (fuse-bool-bytes "
+                "makes i1 tensors bytes at group boundaries, except a "
+                "searchsorted's table and a segmented reduction's inputs)";
   return success();
 }
 

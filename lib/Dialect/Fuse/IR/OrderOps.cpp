@@ -9,6 +9,7 @@
 #include "VerifyText.h"
 #include "fuse/Dialect/Fuse/IR/FuseOps.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/OpImplementation.h"
 
 using namespace mlir;
@@ -185,6 +186,18 @@ bool fuse::isReadAtComputedPositions(OpOperand &use) {
   if (auto s = dyn_cast<SegmentedReduceOp>(owner))
     return use.getOperandNumber() < s.getInputs().size();
   return false;
+}
+
+bool fuse::isByteView(Operation *op) {
+  if (!isa_and_nonnull<arith::ExtUIOp, arith::TruncIOp>(op))
+    return false;
+  auto from = dyn_cast<RankedTensorType>(op->getOperand(0).getType());
+  auto to = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+  if (!from || !to)
+    return false;
+  bool widens = isa<arith::ExtUIOp>(op);
+  return from.getElementType().isInteger(widens ? 1 : 8) &&
+         to.getElementType().isInteger(widens ? 8 : 1);
 }
 
 //===----------------------------------------------------------------------===//

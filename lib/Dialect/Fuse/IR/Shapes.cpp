@@ -81,6 +81,8 @@ DimOrigin fuse::dimOrigin(Value v, int64_t d) {
   Operation *op = r.getOwner();
   if (auto g = dyn_cast<GroupOp>(op))
     return dimOf(g.getYield().getValues()[r.getResultNumber()], d);
+  if (isByteView(op))
+    return dimOf(op->getOperand(0), d);
   if (auto m = dyn_cast<MapOp>(op))
     return m.getInputs().empty() ? DimOrigin() : dimOf(m.getInputs()[0], d);
   if (auto s = dyn_cast<ScanOp>(op))

@@ -85,6 +85,8 @@ void SizeAnalysis::visit(Operation *op) {
     for (auto [d, group] : llvm::enumerate(e.getReassociationIndices()))
       if (group.size() == 1)
         unite({e.getResult(), group[0]}, {e.getSrc(), static_cast<int64_t>(d)});
+  } else if (isByteView(op)) {
+    uniteAll(*this, op->getResult(0), op->getOperand(0));
   } else if (auto dim = dyn_cast<tensor::DimOp>(op)) {
     if (std::optional<int64_t> d = dim.getConstantIndex())
       if (*d >= 0 && *d < rankOf(dim.getSource()))

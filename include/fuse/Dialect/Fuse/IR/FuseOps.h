@@ -52,6 +52,12 @@ bool isElementwiseOp(Operation *op);
 /// materialised and read in place.
 bool isReadAtComputedPositions(OpOperand &use);
 
+/// True for `arith.extui` of an i1 tensor to i8 and `arith.trunci` of an
+/// i8 tensor to i1 (fuse-bool-bytes makes them at the GPU entry's top
+/// level): an i1 tensor in memory is one byte an element, 0 or 1, so each
+/// is the same buffer, a view.
+bool isByteView(mlir::Operation *op);
+
 /// True when `kind` is defined on `type` (and/or/xor need integers).
 bool isKindValidForType(CombinerKind kind, Type type);
 

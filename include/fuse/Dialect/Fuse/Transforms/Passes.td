@@ -128,6 +128,48 @@ def FuseWidenAccumulatorsPass : Pass<"fuse-widen-accumulators"> {
                            "::mlir::arith::ArithDialect"];
 }
 
+def FuseBoolBytesPass : Pass<"fuse-bool-bytes"> {
+  let summary = "Carry i1 tensors across group boundaries as bytes (GPU)";
+  let description = [{
+    GPU kernels load and store whole bytes, and an i1 tensor in memory is
+    one byte an element, 0 or 1 (LLVM's layout of i1, the CPU backend's
+    memrefs, NumPy's and torch's bool). Each i1 tensor a `fuse.group`
+    reads or writes becomes i8 at the group's boundary: inside the body, a
+    map truncates an operand's bytes (a gather or broadcast of it moves
+    the bytes first) and widens a yielded value (a filter's own result
+    compacts bytes instead, its input widened in the prologue). Outside,
+    a function argument becomes bytes through `arith.extui` and a result
+    that leaves for something other than a group through `arith.trunci`,
+    views of the same buffer that the GPU entry maps to it. Operands read
+    at data-dependent positions other than a gather's source, and results
+    of segmented reductions, stay i1, and code generation rejects them.
+    The GPU pipeline runs it after fusion.
+
+    Before:
+    ```mlir
+    %m = fuse.group elementwise (%x) : (tensor<?xf32>) -> tensor<?xi1> {
+    ^bb0(%a: tensor<?xf32>):
+      %c = fuse.map %a : tensor<?xf32> -> tensor<?xi1> { ... arith.cmpf ... }
+      fuse.yield %c : tensor<?xi1>
+    }
+    return %m : tensor<?xi1>
+    ```
+    After:
+    ```mlir
+    %g = fuse.group elementwise (%x) : (tensor<?xf32>) -> tensor<?xi8> {
+    ^bb0(%a: tensor<?xf32>):
+      %c = fuse.map %a : tensor<?xf32> -> tensor<?xi1> { ... arith.cmpf ... }
+      %w = fuse.map %c : tensor<?xi1> -> tensor<?xi8> { arith.extui }
+      fuse.yield %w : tensor<?xi8>
+    }
+    %m = arith.trunci %g : tensor<?xi8> to tensor<?xi1>
+    return %m : tensor<?xi1>
+    ```
+  }];
+  let dependentDialects = ["::fuse::FuseDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
 def FuseBuiltinCombinersPass : Pass<"fuse-builtin-combiners"> {
   let summary = "Rewrite combiner regions that spell out built-in kinds as "
                 "those kinds";

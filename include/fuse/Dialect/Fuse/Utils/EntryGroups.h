@@ -1,0 +1,38 @@
+//===- EntryGroups.h - an entry function as a sequence of groups -*- C++
+//-*-===//
+//
+// The GPU code generator takes an entry function whose tensors are all
+// made by fuse.group ops (and sorts); these steps bring a fused function to
+// that form. convert-fuse-to-gpu runs them first, and fuse-bool-bytes
+// before it rewrites the groups' i1 boundaries, so that every i1 tensor a
+// kernel would read or write is at a group's boundary by then.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FUSE_DIALECT_FUSE_UTILS_ENTRYGROUPS_H
+#define FUSE_DIALECT_FUSE_UTILS_ENTRYGROUPS_H
+
+#include "fuse/Dialect/Fuse/IR/FuseOps.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
+namespace fuse {
+
+/// The group kind that takes `op` alone (a reduce over all dims: reduce,
+/// over some: row_reduce, which the line kernels also serve).
+GroupKind groupKindFor(mlir::Operation *op);
+
+/// Tensor arguments returned as they are: every result of an entry is
+/// written by a kernel into the caller's output, so each such result
+/// becomes a fuse.map yielding its element (an elementwise copy, grouped by
+/// wrapLooseOps). (fuse's Python GPU trace makes the same copy earlier,
+/// fused with the other results of its shape.)
+void copyReturnedArguments(mlir::func::FuncOp fn);
+
+/// Puts each fuse op outside a group into a group of its own (a sort, a
+/// runtime call between the groups, stays).
+void wrapLooseOps(mlir::func::FuncOp fn);
+
+} // namespace fuse
+
+#endif // FUSE_DIALECT_FUSE_UTILS_ENTRYGROUPS_H

@@ -1,0 +1,73 @@
+//===- EntryGroups.cpp - an entry function as a sequence of groups --------===//
+
+#include "fuse/Dialect/Fuse/Utils/EntryGroups.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Transforms/RegionUtils.h"
+#include "llvm/ADT/SetVector.h"
+
+using namespace mlir;
+
+namespace fuse {
+
+GroupKind groupKindFor(Operation *op) {
+  if (auto r = dyn_cast<ReduceOp>(op))
+    return r.isFullReduction() ? GroupKind::Reduce : GroupKind::RowReduce;
+  if (isa<ScanOp>(op))
+    return GroupKind::Scan;
+  if (isa<FilterOp>(op))
+    return GroupKind::Filter;
+  if (isa<HistogramOp>(op))
+    return GroupKind::Histogram;
+  if (isa<SegmentedReduceOp>(op))
+    return GroupKind::SegmentedReduce;
+  return GroupKind::Elementwise;
+}
+
+void copyReturnedArguments(func::FuncOp fn) {
+  auto ret = cast<func::ReturnOp>(fn.getBody().front().getTerminator());
+  for (OpOperand &use : ret->getOpOperands()) {
+    auto arg = dyn_cast<BlockArgument>(use.get());
+    auto t = arg ? dyn_cast<RankedTensorType>(arg.getType()) : nullptr;
+    if (!t)
+      continue;
+    Location loc = ret.getLoc();
+    OpBuilder b(ret);
+    auto copy = MapOp::create(b, loc, TypeRange{t}, ValueRange{arg});
+    Block *body =
+        b.createBlock(&copy.getBody(), {}, {t.getElementType()}, {loc});
+    b.setInsertionPointToStart(body);
+    YieldOp::create(b, loc, body->getArgument(0));
+    use.set(copy.getResult(0));
+  }
+}
+
+void wrapLooseOps(func::FuncOp fn) {
+  SmallVector<Operation *> loose;
+  for (Operation &op : fn.getBody().front())
+    if (isa_and_nonnull<FuseDialect>(op.getDialect()) &&
+        !isa<GroupOp, SortOp>(op))
+      loose.push_back(&op);
+  for (Operation *op : loose) {
+    llvm::SetVector<Value> operands(op->getOperands().begin(),
+                                    op->getOperands().end());
+    llvm::SetVector<Value> captured;
+    for (Region &r : op->getRegions())
+      getUsedValuesDefinedAbove(r, captured);
+    operands.insert(captured.begin(), captured.end());
+    OpBuilder b(op);
+    auto g = GroupOp::create(b, op->getLoc(), op->getResultTypes(),
+                             groupKindFor(op), operands.getArrayRef());
+    Block *body = b.createBlock(&g.getBody());
+    IRMapping map;
+    for (Value v : operands)
+      map.map(v, body->addArgument(v.getType(), v.getLoc()));
+    Operation *clone = b.clone(*op, map);
+    YieldOp::create(b, op->getLoc(), clone->getResults());
+    op->replaceAllUsesWith(g.getResults());
+    op->erase();
+  }
+}
+
+} // namespace fuse

@@ -2,7 +2,7 @@
 // i1 tensors at the entry's boundary and between groups, as bytes
 // (fuse-bool-bytes): the GPU suite's extra program bool_bytes.mlir (an i1
 // argument, map results, a scan feeding a filter, full, row and column
-// reductions) compiles for every group kind, the entry keeps i1 in its
+// reductions, a combiner region over i1) compiles for every group kind, the entry keeps i1 in its
 // signature (int8_t in C, "i1" in the manifest) and the filter result its
 // count; the GPU suite compares its values with the CPU's on the H200.
 // RUN: fuse-compile %S/../Integration/GPU/extra/bool_bytes.mlir --emit=ptx -o %t.ptx
@@ -22,8 +22,9 @@
 // CHECK-LABEL: .entry bool_bytes_g2_partial(
 // CHECK-LABEL: .entry bool_bytes_g3_rows(
 // CHECK-LABEL: .entry bool_bytes_g4_linereduce(
+// CHECK-LABEL: .entry bool_bytes_g5_opartial(
 
-// HEADER: fuse_status_t bool_bytes(const int8_t *in0, int64_t in0_d0, const float *in1, int64_t in1_d0, const int8_t *in2, int64_t in2_d0, int64_t in2_d1, float *out0, int8_t *out1, int8_t *out2, int8_t *out3, int8_t *out4, int8_t *out5, int8_t *out6, int32_t *out7, int64_t *out2_count, fuse_stream_t stream);
+// HEADER: fuse_status_t bool_bytes(const int8_t *in0, int64_t in0_d0, const float *in1, int64_t in1_d0, const int8_t *in2, int64_t in2_d0, int64_t in2_d1, float *out0, int8_t *out1, int8_t *out2, int8_t *out3, int8_t *out4, int8_t *out5, int8_t *out6, int32_t *out7, int8_t *out8, int64_t *out9, int64_t *out2_count, fuse_stream_t stream);
 
 // MANIFEST: "args": [
 // MANIFEST-NEXT: {"dtype":"i1","kind":"tensor","rank":1,

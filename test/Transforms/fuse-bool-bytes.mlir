@@ -101,3 +101,29 @@ func.func @searched(%t: tensor<?xi1>, %v: tensor<?xi1>) -> tensor<?xi64> {
 func.func @returned(%m: tensor<?xi1>) -> tensor<?xi1> {
   return %m : tensor<?xi1>
 }
+
+// -----
+
+// A combiner region over an i1 input and an index: the i1 position as
+// bytes in place (input and init widened, the region truncating its
+// arguments and widening its new accumulator); the index untouched.
+// CHECK-LABEL: func.func @region(
+// CHECK: %[[R:.+]]:2 = fuse.reduce %{{.+}}, %{{.+}} init(%{{.+}}, %{{.+}} : i8, i64) : tensor<?xi8>, tensor<?xi64> -> tensor<i8>, tensor<i64> {
+// CHECK-NEXT: ^bb0(%[[A:.+]]: i8, %{{.+}}: i64, %[[E:.+]]: i8, %{{.+}}: i64):
+// CHECK-DAG: arith.trunci %[[A]] : i8 to i1
+// CHECK-DAG: arith.trunci %[[E]] : i8 to i1
+// CHECK: %[[W:.+]] = arith.extui %{{.+}} : i1 to i8
+// CHECK: fuse.yield %[[W]], %{{.+}} : i8, i64
+// CHECK: fuse.yield %[[R]]#0, %[[R]]#1 : tensor<i8>, tensor<i64>
+func.func @region(%b: tensor<?xi1>, %i: tensor<?xi64>) -> (tensor<i1>, tensor<i64>) {
+  %f = arith.constant false
+  %m = arith.constant -1 : i64
+  %r:2 = fuse.reduce %b, %i init(%f, %m : i1, i64) : tensor<?xi1>, tensor<?xi64> -> tensor<i1>, tensor<i64> {
+  ^bb0(%av: i1, %ai: i64, %bv: i1, %bi: i64):
+    %gt = arith.cmpi ugt, %bv, %av : i1
+    %v = arith.select %gt, %bv, %av : i1
+    %j = arith.select %gt, %bi, %ai : i64
+    fuse.yield %v, %j : i1, i64
+  }
+  return %r#0, %r#1 : tensor<i1>, tensor<i64>
+}

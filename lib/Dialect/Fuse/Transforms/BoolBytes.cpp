@@ -68,6 +68,26 @@ Value castMap(OpBuilder &b, Location loc, Value v, bool toBool) {
   return map.getResult(0);
 }
 
+/// The group's yield of `v` takes `bytes` (the i8 value `v` became, which
+/// may be `v` itself, retyped); every other reader reads a truncating map
+/// of it, made right after it.
+void truncateForReaders(OpBuilder &b, Location loc, Value v, Value bytes) {
+  SmallVector<OpOperand *> readers, yields;
+  for (OpOperand &use : v.getUses()) {
+    Operation *u = use.getOwner();
+    bool groupYield = isa<YieldOp>(u) && isa<GroupOp>(u->getParentOp());
+    (groupYield ? yields : readers).push_back(&use);
+  }
+  for (OpOperand *use : yields)
+    use->set(bytes);
+  if (readers.empty())
+    return;
+  b.setInsertionPointAfterValue(bytes);
+  Value truncated = castMap(b, loc, bytes, /*toBool=*/true);
+  for (OpOperand *use : readers)
+    use->set(truncated);
+}
+
 /// Whether body argument `a` can take bytes: each use reads it at the
 /// element's own position, is a gather's source or a broadcast's input
 /// (element movers, converted after the move), or a tensor.dim.
@@ -207,38 +227,58 @@ void reduceBytes(OpBuilder &b, ReduceOp red) {
   auto nr = ReduceOp::create(b, loc, types, inputs, inits,
                              b.getArrayAttr(kindAttrs), red.getDimsAttr());
   nr->setDiscardableAttrs(red->getDiscardableAttrDictionary());
-  b.setInsertionPointAfter(nr);
   for (unsigned i = 0; i < n; ++i) {
     Value old = red.getResult(i), now = nr.getResult(i);
-    if (old.getType() == now.getType()) {
+    if (old.getType() == now.getType())
       old.replaceAllUsesWith(now);
-      continue;
-    }
-    Value truncated;
-    for (OpOperand &use : llvm::make_early_inc_range(old.getUses())) {
-      if (isa<YieldOp>(use.getOwner())) {
-        use.set(now);
-        continue;
-      }
-      if (!truncated)
-        truncated = castMap(b, loc, now, /*toBool=*/true);
-      use.set(truncated);
-    }
+    else
+      truncateForReaders(b, loc, old, now);
   }
   red.erase();
 }
 
+/// A reduction with a combiner region over i1 inputs, as bytes in place:
+/// those inputs and inits widened, the region's accumulator and element
+/// arguments bytes that it truncates first, its new accumulators widened
+/// (so every byte it makes is 0 or 1).
+void regionReduceBytes(OpBuilder &b, ReduceOp red) {
+  Location loc = red.getLoc();
+  Type i8 = b.getI8Type();
+  unsigned n = red.getInputs().size();
+  Block &comb = red.getCombiner().front();
+  auto yield = cast<YieldOp>(comb.getTerminator());
+  for (unsigned i = 0; i < n; ++i) {
+    if (!boolTensor(red.getInputs()[i].getType()))
+      continue;
+    b.setInsertionPoint(red);
+    red->setOperand(i, castMap(b, loc, red.getInputs()[i], /*toBool=*/false));
+    OpOperand &init = red.getInitsMutable()[i];
+    init.set(arith::ExtUIOp::create(b, loc, i8, init.get()));
+    for (unsigned k : {i, n + i}) {
+      BlockArgument a = comb.getArgument(k);
+      a.setType(i8);
+      b.setInsertionPointToStart(&comb);
+      Value t = arith::TruncIOp::create(b, loc, b.getI1Type(), a);
+      a.replaceAllUsesExcept(t, t.getDefiningOp());
+    }
+    b.setInsertionPoint(yield);
+    yield->setOperand(i,
+                      arith::ExtUIOp::create(b, loc, i8, yield.getValues()[i]));
+    Value res = red.getResult(i);
+    res.setType(withElement(res.getType(), i8));
+    truncateForReaders(b, loc, res, res);
+  }
+}
+
 /// Whether the yielded i1 value `y` can leave as bytes: a filter's own
-/// result, a built-in reduction's (reduceBytes), or anything computed
-/// elementwise or scanned (a map widens it, which the elementwise, reduce,
-/// row and scan kernels take as part of their epilogue).
+/// result, a reduction's (reduceBytes, regionReduceBytes), or anything
+/// computed elementwise or scanned (a map widens it, which the elementwise,
+/// reduce, row and scan kernels take as part of their epilogue).
 bool yieldsAsBytes(Value y) {
   if (ownFilterResult(y) || isa<BlockArgument>(y))
     return true;
   Operation *def = y.getDefiningOp();
-  if (auto red = dyn_cast_or_null<ReduceOp>(def))
-    return red.hasBuiltinKinds();
-  return isElementwiseOp(def) || isa_and_nonnull<ScanOp>(def);
+  return isElementwiseOp(def) || isa_and_nonnull<ReduceOp, ScanOp>(def);
 }
 
 struct FuseBoolBytesPass
@@ -320,7 +360,10 @@ struct FuseBoolBytesPass
         continue;
       }
       if (auto red = y.getDefiningOp<ReduceOp>()) {
-        reduceBytes(b, red);
+        if (red.hasBuiltinKinds())
+          reduceBytes(b, red);
+        else
+          regionReduceBytes(b, red);
         continue;
       }
       b.setInsertionPoint(yield);

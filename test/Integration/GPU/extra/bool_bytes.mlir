@@ -5,9 +5,11 @@
 // result a filter compacts (group to group, and a filter result with its
 // count), full and row reductions of i1 (or, add = parity, signed max =
 // and: reduced as bytes with the kinds that give the same bits), and
-// a column count of an i1 matrix (the line kernel reading the argument).
+// a column count of an i1 matrix (the line kernel reading the argument),
+// and the first true of the argument through a combiner region (the
+// ordered reduce kernels, the region's i1 accumulator as a byte).
 func.func @bool_bytes(%m: tensor<?xi1>, %x: tensor<?xf32>, %r: tensor<?x?xi1>)
-    -> (tensor<?xf32>, tensor<?xi1>, tensor<?xi1>, tensor<i1>, tensor<i1>, tensor<?xi1>, tensor<?xi1>, tensor<?xi32>) {
+    -> (tensor<?xf32>, tensor<?xi1>, tensor<?xi1>, tensor<i1>, tensor<i1>, tensor<?xi1>, tensor<?xi1>, tensor<?xi32>, tensor<i1>, tensor<i64>) {
   %y = fuse.map %m, %x : tensor<?xi1>, tensor<?xf32> -> tensor<?xf32> {
   ^bb0(%a: i1, %b: f32):
     %z = arith.constant 0.0 : f32
@@ -34,5 +36,17 @@ func.func @bool_bytes(%m: tensor<?xi1>, %x: tensor<?xf32>, %r: tensor<?x?xi1>)
     fuse.yield %e : i32
   }
   %cnt = fuse.reduce add %w dims [0] : tensor<?x?xi32> -> tensor<?xi32>
-  return %y, %c, %k#0, %any#0, %any#1, %rows#0, %rows#1, %cnt : tensor<?xf32>, tensor<?xi1>, tensor<?xi1>, tensor<i1>, tensor<i1>, tensor<?xi1>, tensor<?xi1>, tensor<?xi32>
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %m, %c0 : tensor<?xi1>
+  %idx = fuse.iota %n : tensor<?xi64>
+  %f = arith.constant false
+  %none = arith.constant -1 : i64
+  %first:2 = fuse.reduce %m, %idx init(%f, %none : i1, i64) : tensor<?xi1>, tensor<?xi64> -> tensor<i1>, tensor<i64> {
+  ^bb0(%av: i1, %ai: i64, %bv: i1, %bi: i64):
+    %gt = arith.cmpi ugt, %bv, %av : i1
+    %v = arith.select %gt, %bv, %av : i1
+    %j = arith.select %gt, %bi, %ai : i64
+    fuse.yield %v, %j : i1, i64
+  }
+  return %y, %c, %k#0, %any#0, %any#1, %rows#0, %rows#1, %cnt, %first#0, %first#1 : tensor<?xf32>, tensor<?xi1>, tensor<?xi1>, tensor<i1>, tensor<i1>, tensor<?xi1>, tensor<?xi1>, tensor<?xi32>, tensor<i1>, tensor<i64>
 }

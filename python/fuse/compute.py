@@ -368,6 +368,7 @@ def _check_out(a, name, n, dtype=None):
     if _is_dev(a):
         from . import gpu
         d = gpu.device_array(a, name)
+        gpu.check_device(d, a, name)
         size = math.prod(d.shape)
         if size < n:
             raise ValueError("%s: has %d elements but %d are needed"

@@ -140,6 +140,61 @@ def runtime():
     return lib
 
 
+_runtime_device = None
+
+
+def runtime_device():
+    """The CUDA ordinal of the device the runtime runs on (the device
+    current when it was initialised), or None where the runtime is a
+    test's stand-in."""
+    global _runtime_device
+    lib = runtime()
+    if lib is None:
+        return None
+    if _runtime_device is None:
+        d = ctypes.c_int(-1)
+        check(lib.fuse_device_ordinal(ctypes.byref(d)))
+        _runtime_device = d.value
+    return _runtime_device
+
+
+def _array_device(a, ptr, name):
+    """The device ordinal array `a` (data at `ptr`) lives on: its library's
+    attribute, or else the runtime's answer about the pointer."""
+    m = _launch.mode_of(type(a))
+    if m is _launch.TORCH:
+        return a.get_device()
+    if m is _launch.CUPY:
+        return a.device.id
+    d = ctypes.c_int(-1)
+    st = runtime().fuse_pointer_device(ctypes.c_void_p(ptr), ctypes.byref(d))
+    if st != 0:
+        raise TypeError("%s: %s" % (name, runtime().fuse_last_error_message()
+                                    .decode(errors="replace")))
+    return d.value
+
+
+def check_device(d, a, name):
+    """Raises TypeError when array `a` (its DeviceArray `d`) is not on the
+    device the runtime runs on: kernels and their memory must share one
+    device. Nothing to check in compile-only mode, for stand-ins and for
+    empty arrays (no memory)."""
+    if compile_only() or not d.ptr or \
+            _launch.mode_of(type(a)) is _launch.STANDIN:
+        return
+    want = runtime_device()
+    if want is None:
+        return
+    got = _array_device(a, d.ptr, name)
+    if got != want:
+        raise TypeError(
+            "%s is on CUDA device %d, but the fuse runtime runs on device %d "
+            "(the device current when it started): pass arrays of device %d, "
+            "or make device %d current (torch.cuda.set_device, "
+            "cupy.cuda.Device(...).use()) before the process's first GPU "
+            "call" % (name, got, want, want, got))
+
+
 def available():
     """True when the runtime loads and finds a GPU (never raises)."""
     try:
@@ -667,7 +722,9 @@ def gpu_arguments(names, values):
                             "a GPU pipeline takes CUDA arrays (CuPy, PyTorch)"
                             " for all its array arguments" % name)
         if is_device_array(v):
-            out.append(device_array(v, "argument %r" % name))
+            d = device_array(v, "argument %r" % name)
+            check_device(d, v, "argument %r" % name)
+            out.append(d)
             weaks.append(False)
         else:
             a, w = as_input_array(v, name)

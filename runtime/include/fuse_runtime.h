@@ -86,6 +86,15 @@ fuse_status_t fuse_set_size_error(fuse_status_t status, const char *format,
 fuse_status_t fuse_init(void);
 /* Compute capability and SM count of the current device. */
 fuse_status_t fuse_device_info(int *cc_major, int *cc_minor, int *sm_count);
+/* The CUDA ordinal of the device the runtime runs on: the device current
+ * when fuse_init first succeeded. Every pointer given to the runtime or to
+ * a generated entry must be memory of this device. */
+fuse_status_t fuse_device_ordinal(int *ordinal);
+/* The ordinal of the device whose memory `ptr` points into (device or
+ * managed memory); FUSE_ERROR_INVALID_ARGUMENT for host memory or an
+ * address CUDA does not know. For callers that check arrays before a call
+ * (the Python package, on the first call of a signature). */
+fuse_status_t fuse_pointer_device(const void *ptr, int *ordinal);
 
 /* ---- modules and launches --------------------------------------------- */
 

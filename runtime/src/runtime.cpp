@@ -361,6 +361,37 @@ FUSE_API fuse_status_t fuse_device_info(int *cc_major, int *cc_minor,
   return FUSE_SUCCESS;
 }
 
+FUSE_API fuse_status_t fuse_device_ordinal(int *ordinal) {
+  const char *api = "fuse_device_ordinal";
+  if (fuse_status_t st = enter(api))
+    return st;
+  if (!ordinal)
+    return fail(FUSE_ERROR_INVALID_ARGUMENT, "%s: ordinal is NULL", api);
+  *ordinal = device;
+  return FUSE_SUCCESS;
+}
+
+FUSE_API fuse_status_t fuse_pointer_device(const void *ptr, int *ordinal) {
+  const char *api = "fuse_pointer_device";
+  if (fuse_status_t st = enter(api))
+    return st;
+  if (!ordinal)
+    return fail(FUSE_ERROR_INVALID_ARGUMENT, "%s: ordinal is NULL", api);
+  cudaPointerAttributes attr;
+  cudaError_t err = cudaPointerGetAttributes(&attr, ptr);
+  if (err != cudaSuccess) {
+    (void)cudaGetLastError();
+    return fail(FUSE_ERROR_INVALID_ARGUMENT,
+                "%s: %p is not memory CUDA knows (%s)", api, ptr,
+                cudaGetErrorName(err));
+  }
+  if (attr.type != cudaMemoryTypeDevice && attr.type != cudaMemoryTypeManaged)
+    return fail(FUSE_ERROR_INVALID_ARGUMENT,
+                "%s: %p is host memory, not a device's", api, ptr);
+  *ordinal = attr.device;
+  return FUSE_SUCCESS;
+}
+
 // ---- streams ----------------------------------------------------------
 
 FUSE_API fuse_status_t fuse_stream_create(fuse_stream_t *stream) {

@@ -592,6 +592,25 @@ def error_checks(B):
            else "stats went from %s to %s" % (launches, fuse.gpu.stats))
 
 
+def device_checks(B):
+    """The runtime runs on the arrays' device (one GPU here) and places a
+    pointer given without its library (fuse_pointer_device, the check of
+    arrays that are neither PyTorch's nor CuPy's): device memory on that
+    device, host memory refused."""
+    if B.name == "standin":
+        return
+    want = fuse.gpu.runtime_device()
+    d = fuse.gpu.device_array(B.dev(rand(16)), "x")
+    got = fuse.gpu._array_device(object(), d.ptr, "x")
+    report(got == want, "%s the runtime's device (%d) holds a %s array, "
+           "asked by its pointer" % (B.name, want, B.name), "got %r" % got)
+    h = rand(16)
+    expect_error("%s error: host memory asked by its pointer" % B.name,
+                 TypeError, "host memory",
+                 lambda: fuse.gpu._array_device(object(), h.ctypes.data,
+                                                "x"))
+
+
 def cache_checks(B, numeric):
     x = rand(4096)
     dx = B.dev(x)
@@ -759,6 +778,7 @@ def main():
                      lambda: edge_check.unsigned_checks(B, numeric, me),
                      lambda: direct_checks(B, numeric),
                      lambda: error_checks(B),
+                     lambda: device_checks(B),
                      lambda: cache_checks(B, numeric),
                      lambda: stream_checks(B, numeric),
                      lambda: graph_check.graph_checks(B, numeric,

@@ -538,6 +538,24 @@ def test_errors_after_warm_up(torch):
     assert len(torch.launches) == n
 
 
+def test_arrays_of_another_device_than_the_runtimes(torch, monkeypatch):
+    """Arrays (and fuse.compute outputs) on a device other than the one the
+    runtime runs on raise before anything launches, also after a hit on
+    the runtime's device (the signature's device is part of the key)."""
+    monkeypatch.setattr(gpu, "runtime_device", lambda: 0)
+    dot = jit(lambda x, y: (x * y).sum())
+    got = dot(dev(torch, rand(10)), dev(torch, rand(10)))
+    assert np.allclose(host(got), (rand(10) * rand(10)).sum(), rtol=1e-5)
+    n = len(torch.launches)
+    with pytest.raises(TypeError, match="argument 'x' is on CUDA device 1, "
+                       "but the fuse runtime runs on device 0"):
+        dot(dev(torch, rand(10), device=1), dev(torch, rand(10), device=1))
+    out = dev(torch, np.zeros(10, np.float32), device=1)
+    with pytest.raises(TypeError, match="d_out is on CUDA device 1"):
+        fc.unary_transform(dev(torch, rand(10)), out, lambda a: a * 2, 10)
+    assert len(torch.launches) == n
+
+
 def test_generated_checks(torch):
     """The checks a hit runs (generated from the trace's) raise the
     generic messages: a max over an empty row, a Python int outside the

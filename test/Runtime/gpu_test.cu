@@ -1100,6 +1100,29 @@ static bool runAxpy(fuse_function_t fn, fuse_stream_t stream, int64_t n,
   return true;
 }
 
+/// The runtime's device and the device of pointers: its own allocation is
+/// on it; host memory and NULL are refused with a message.
+static void testDevices() {
+  std::printf("-- devices\n");
+  int runtimeDevice = -1, current = -2, of = -3;
+  ok(fuse_device_ordinal(&runtimeDevice), "fuse_device_ordinal");
+  cudaGetDevice(&current);
+  check(runtimeDevice == current, "the runtime runs on the current device",
+        std::to_string(runtimeDevice) + " vs " + std::to_string(current));
+  void *p = nullptr;
+  if (ok(fuse_malloc(&p, 256, nullptr), "malloc for fuse_pointer_device")) {
+    ok(fuse_pointer_device(p, &of), "fuse_pointer_device of device memory");
+    check(of == runtimeDevice, "device memory is on the runtime's device",
+          std::to_string(of));
+    fuse_free(p, nullptr);
+  }
+  int host = 0;
+  expectStatus(fuse_pointer_device(&host, &of), FUSE_ERROR_INVALID_ARGUMENT,
+               "fuse_pointer_device of host memory", {"fuse_pointer_device: "});
+  expectStatus(fuse_device_ordinal(nullptr), FUSE_ERROR_INVALID_ARGUMENT,
+               "fuse_device_ordinal(NULL)", {"ordinal is NULL"});
+}
+
 static void testModules() {
   std::printf("-- modules\n");
   int sm = deviceSM();
@@ -1552,6 +1575,7 @@ int main(int argc, char **argv) {
     for (int64_t n : {0, 1, 31})
       testAllOpsAtSize(n);
     testModules();
+    testDevices();
     testNaN<__half>();
     testNaN<__nv_bfloat16>();
     testNaN<float>();

@@ -121,6 +121,10 @@ int main(int argc, char **argv) {
     int a, b, c;
     expectStatus(fuse_device_info(&a, &b, &c), FUSE_ERROR_NO_DEVICE,
                  "fuse_device_info without a device", "not initialised");
+    expectStatus(fuse_device_ordinal(&a), FUSE_ERROR_NO_DEVICE,
+                 "fuse_device_ordinal without a device", "not initialised");
+    expectStatus(fuse_pointer_device(&a, &b), FUSE_ERROR_NO_DEVICE,
+                 "fuse_pointer_device without a device", "not initialised");
     float f = 0;
     expectStatus(fuse_reduce(FUSE_REDUCE_ADD, FUSE_F32, &f, &f, 1, nullptr),
                  FUSE_ERROR_NO_DEVICE, "fuse_reduce without a device",

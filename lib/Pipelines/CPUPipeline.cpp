@@ -32,12 +32,13 @@ void buildFuseToCPUPipeline(OpPassManager &pm,
   // Fusion partitions the fuse ops into groups; convert-fuse-to-loops then
   // lowers each group as one fused loop nest (GroupToLoops). Without it,
   // every op gets its own loop nest (the unfused reference).
-  // The numerics of half-precision sums (f32 accumulation), with or
-  // without fusion: the unfused reference accumulates as the fused code.
-  // The unfused reference (fusion off) is lowered as written, so that it
-  // also checks the canonicalizations.
+  // Combiner regions that spell out built-in kinds become them, as on the
+  // GPU; with fusion only, so that the unfused reference lowers regions as
+  // written and checks the rewrite.
   if (options.fusion)
     pm.addPass(createFuseBuiltinCombinersPass());
+  // The numerics of half-precision sums (f32 accumulation), with or
+  // without fusion: the unfused reference accumulates as the fused code.
   pm.addPass(createFuseWidenAccumulatorsPass());
   // Not fuse-collapse-rows, as fuse-to-gpu runs: rank > 2 rows stay
   // loop nests of their rank here, which the GPU suites compare with.

@@ -324,6 +324,15 @@ def comparator_sort_checks(B, numeric, ctx):
     chk("compute.merge_sort pairs n=%d" % n, lambda: merge_sort_into(
         dx, B.empty((n,), np.float64), di, B.empty((n,), np.int64)),
         lambda g: ctx.exact(H(g[1]), np.argsort(x, kind="stable")))
+    # 4-byte items move with their keys at every pass (the 8-byte ones
+    # above as positions, gathered by the last pass).
+    x32 = x.astype(np.float32)
+    i32 = np.arange(n, dtype=np.int32)[::-1].copy()
+    dx32, di32 = B.dev(x32), B.dev(i32)
+    chk("compute.merge_sort f32 pairs, int32 items n=%d" % n,
+        lambda: merge_sort_into(dx32, B.empty((n,), np.float32), di32,
+                                B.empty((n,), np.int32)),
+        lambda g: ctx.exact(H(g[1]), i32[np.argsort(x32, kind="stable")]))
     chk("compute.merge_sort GREATER n=%d" % n, lambda: merge_sort_into(
         dx, B.empty((n,), np.float64), op=fuse.OpKind.GREATER),
         lambda g: ctx.exact(np.asarray(H(g)).view(np.uint8),

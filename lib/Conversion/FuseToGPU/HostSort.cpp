@@ -22,6 +22,8 @@
 
 #include "fuse_runtime.h"
 
+#include <limits>
+
 namespace fuse {
 namespace gpugen {
 
@@ -151,31 +153,45 @@ LogicalResult HostEntry::launchMergeSort(SortOp op, ArrayRef<HostTensor> ins,
   const MergeSortPlan &p = it->second;
   ensureLoaded();
   bool values = p.hasValues();
-  // Ping-pong between the results and temporaries of their size: the tile
-  // sort writes into `a`, merge pass i reads a (i even) or b and writes the
-  // other; the passes' parity puts the last write into the results.
   auto bytes = [&](Type t) { return h.mul(n, h.c64(byteWidth(t))); };
-  Value tempKeys = h.allocTemp(bytes(p.keyType));
-  Value tempValues = values ? h.allocTemp(bytes(p.valueType)) : Value();
+  auto pick = [&](Value c, Value x, Value y) {
+    return arith::SelectOp::create(h.b, loc, c, x, y).getResult();
+  };
+  auto cmp = [&](arith::CmpIPredicate pred, Value x, Value y) {
+    return arith::CmpIOp::create(h.b, loc, pred, x, y).getResult();
+  };
   Value tiles = h.ceilDiv(n, h.c64(p.tile()));
   // passes = ceil(log2(tiles)): 64 - clz(tiles - 1) for tiles > 1.
   Value clz = LLVM::CountLeadingZerosOp::create(
       h.b, loc, h.i64(), h.sub(tiles, h.c64(1)), /*is_zero_poison=*/false);
-  Value passes = arith::SelectOp::create(
-      h.b, loc,
-      arith::CmpIOp::create(h.b, loc, arith::CmpIPredicate::sgt, tiles,
-                            h.c64(1)),
-      h.sub(h.c64(64), clz), h.c64(0));
-  Value even = arith::CmpIOp::create(h.b, loc, arith::CmpIPredicate::eq,
-                                     h.andI(passes, h.c64(1)), h.c64(0));
-  auto pick = [&](Value c, Value x, Value y) {
-    return arith::SelectOp::create(h.b, loc, c, x, y).getResult();
-  };
+  Value passes = pick(cmp(arith::CmpIPredicate::sgt, tiles, h.c64(1)),
+                      h.sub(h.c64(64), clz), h.c64(0));
+  // Keys ping-pong between the results and a temporary: the tile sort
+  // writes into `a`, merge pass i reads a (i even) or b and writes the
+  // other; the passes' parity puts the last write into the results.
+  Value even =
+      cmp(arith::CmpIPredicate::eq, h.andI(passes, h.c64(1)), h.c64(0));
+  Value tempKeys = h.allocTemp(bytes(p.keyType));
   Value aKeys = pick(even, outs[0], tempKeys);
   Value bKeys = pick(even, tempKeys, outs[0]);
-  Value aValues = values ? pick(even, outs[1], tempValues) : Value();
-  Value bValues = values ? pick(even, tempValues, outs[1]) : Value();
-  auto withValues = [&](Value k, Value v, Value k2, Value v2) {
+  // Beside them the values, in the same way, or, carrying positions (wide
+  // values, at least one pass, positions below 2^31), positions in two
+  // temporaries, the last pass gathering the values into the results.
+  Value positions = h.c1(false);
+  if (p.carriesPositions())
+    positions = h.andI(cmp(arith::CmpIPredicate::sgt, passes, h.c64(0)),
+                       cmp(arith::CmpIPredicate::sle, n,
+                           h.c64(std::numeric_limits<int32_t>::max())));
+  Value aCarry, bCarry;
+  if (values) {
+    Value posBytes = h.mul(n, h.c64(4));
+    Value temp1 = h.allocTemp(pick(positions, posBytes, bytes(p.valueType)));
+    Value temp2 = h.allocTemp(pick(positions, posBytes, h.c64(0)));
+    aCarry = pick(positions, temp1, pick(even, outs[1], temp1));
+    bCarry = pick(positions, temp2, pick(even, temp1, outs[1]));
+  }
+  auto mode = [&](CarryMode m) { return h.c64(static_cast<int64_t>(m)); };
+  auto arrays = [&](Value k, Value v, Value k2, Value v2) {
     SmallVector<Value> args{k};
     if (values)
       args.push_back(v);
@@ -186,28 +202,42 @@ LogicalResult HostEntry::launchMergeSort(SortOp op, ArrayRef<HostTensor> ins,
   };
   Value blocks = h.ceilDiv(n, h.c64(p.mergeTile()));
   Value splits = h.allocTemp(h.mul(blocks, h.c64(8)));
-  Value nonEmpty =
-      arith::CmpIOp::create(h.b, loc, arith::CmpIPredicate::sgt, n, h.c64(0));
-  h.ifThen(nonEmpty, [&] {
+  h.ifThen(cmp(arith::CmpIPredicate::sgt, n, h.c64(0)), [&] {
     SmallVector<Value> args =
-        withValues(ins[0].ptr, values ? ins[1].ptr : Value(), aKeys, aValues);
+        arrays(ins[0].ptr, values ? ins[1].ptr : Value(), aKeys, aCarry);
     args.push_back(n);
+    if (p.carriesPositions())
+      args.push_back(
+          pick(positions, mode(CarryMode::Positions), mode(CarryMode::Values)));
     h.launch(handle[p.tileKernel], tiles, p.blockThreads, args);
     // A pass: the partition kernel's searches (one a merge block) into
     // `splits`, then the merge blocks.
     Value searchGrid = h.ceilDiv(blocks, h.c64(p.blockThreads));
     h.forEach(h.c64(0), passes, [&](Value pass) {
-      Value fromA = arith::CmpIOp::create(h.b, loc, arith::CmpIPredicate::eq,
-                                          h.andI(pass, h.c64(1)), h.c64(0));
+      Value fromA =
+          cmp(arith::CmpIPredicate::eq, h.andI(pass, h.c64(1)), h.c64(0));
       Value src = pick(fromA, aKeys, bKeys);
       Value w = arith::ShLIOp::create(h.b, loc, h.c64(p.tile()), pass);
       h.launch(handle[p.partitionKernel], searchGrid, p.blockThreads,
                {src, n, w, splits, blocks});
+      Value carryOut;
+      Value gather;
+      if (values) {
+        carryOut = pick(fromA, bCarry, aCarry);
+        gather = h.andI(positions, cmp(arith::CmpIPredicate::eq, pass,
+                                       h.sub(passes, h.c64(1))));
+        carryOut = pick(gather, outs[1], carryOut);
+      }
       SmallVector<Value> margs =
-          withValues(src, values ? pick(fromA, aValues, bValues) : Value(),
-                     pick(fromA, bKeys, aKeys),
-                     values ? pick(fromA, bValues, aValues) : Value());
+          arrays(src, values ? pick(fromA, aCarry, bCarry) : Value(),
+                 pick(fromA, bKeys, aKeys), carryOut);
       margs.append({n, w, splits});
+      if (p.carriesPositions()) {
+        margs.push_back(pick(gather, mode(CarryMode::GatherValues),
+                             pick(positions, mode(CarryMode::Positions),
+                                  mode(CarryMode::Values))));
+        margs.push_back(ins[1].ptr);
+      }
       h.launch(handle[p.mergeKernel], blocks, p.blockThreads, margs);
     });
   });

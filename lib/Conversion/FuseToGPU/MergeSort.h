@@ -17,6 +17,12 @@
 //    a block loads exactly its inputs, coalesced, into shared memory,
 //    merges them there (`mergeItems` outputs a thread) and stores its
 //    outputs coalesced.
+//  * values wider than 4 bytes are not moved by every pass: the tile kernel
+//    writes each key's source position (i32), the merge passes move those,
+//    and the last pass gathers the values from the input by position
+//    (CarryMode). Each pass then moves 8 bytes an element instead of 12 or
+//    16, for one gather at the end. Arrays of 2^31 or more elements carry
+//    the values (the positions would not fit), chosen on the host.
 // Every merge finds a thread's first output by a binary search along its
 // merge path (how many of the first outputs come from the left run), then
 // merges sequentially, the left run's key first unless the right run's is
@@ -41,6 +47,17 @@
 namespace fuse {
 namespace gpugen {
 
+/// What the merge passes move beside the keys (a kernel parameter, i64).
+enum class CarryMode : int64_t {
+  /// The values, read and written at every pass.
+  Values = 0,
+  /// Each key's position in the input (i32).
+  Positions = 1,
+  /// Positions read, the values at those positions of the input written:
+  /// the last pass of a sort that carries positions.
+  GatherValues = 2,
+};
+
 struct MergeSortPlan {
   SortOp op;
   Type keyType;
@@ -60,6 +77,11 @@ struct MergeSortPlan {
   /// outputs lie in one pair of runs.
   int64_t mergeTile() const { return blockThreads * mergeItems; }
   bool hasValues() const { return static_cast<bool>(valueType); }
+  /// Whether the kernels can carry positions instead of the values (values
+  /// wider than a position); they then take a CarryMode parameter.
+  bool carriesPositions() const {
+    return hasValues() && valueType.getIntOrFloatBitWidth() > 32;
+  }
 };
 
 /// The plan of comparator sort `op` (the `index`-th sort of entry `entry`),

@@ -2,7 +2,9 @@
 //
 // The `tile` and `merge` kernels of a comparator sort (MergeSort.h). Both
 // index with i64: the tile's positions are below blockThreads * items and
-// become `index` only to address shared memory.
+// become `index` only to address shared memory. A sort that can carry
+// positions (MergeSortPlan::carriesPositions) gets its output loops once a
+// CarryMode, under a branch on the kernel's mode parameter (uniform).
 //
 //===----------------------------------------------------------------------===//
 
@@ -232,6 +234,29 @@ struct SortKernelBuilder {
             minS(b, loc, arith::AddIOp::create(b, loc, lo, two), n)};
   }
 
+  /// Emits `body` once for each of `modes` the kernel can run in: only
+  /// for the first where the plan never carries positions, else under
+  /// branches on `mode` (the kernel's CarryMode parameter).
+  void forEachMode(OpBuilder &b, Value mode, ArrayRef<CarryMode> modes,
+                   function_ref<void(OpBuilder &, CarryMode)> body) const {
+    if (!plan.carriesPositions() || modes.size() == 1) {
+      body(b, modes.front());
+      return;
+    }
+    Value is = cmpI(b, loc, arith::CmpIPredicate::eq, mode,
+                    c64(b, loc, static_cast<int64_t>(modes.front())));
+    scf::IfOp::create(
+        b, loc, is,
+        [&](OpBuilder &ib, Location l) {
+          body(ib, modes.front());
+          scf::YieldOp::create(ib, l);
+        },
+        [&](OpBuilder &eb, Location l) {
+          forEachMode(eb, mode, modes.drop_front(), body);
+          scf::YieldOp::create(eb, l);
+        });
+  }
+
   void buildTile(gpu::GPUModuleOp m) const;
   void buildPartition(gpu::GPUModuleOp m) const;
   void buildMerge(gpu::GPUModuleOp m) const;
@@ -268,15 +293,19 @@ void SortKernelBuilder::buildTile(gpu::GPUModuleOp m) const {
   auto keyBuf =
       MemRefType::get({tile}, plan.keyType, MemRefLayoutAttrInterface{}, wg);
   auto posBuf = MemRefType::get({tile}, i32, MemRefLayoutAttrInterface{}, wg);
-  // keysIn, [valuesIn], keysOut, [valuesOut], n
+  // keysIn, [valuesIn], keysOut, [valuesOut], n, [mode]: in mode
+  // Positions, valuesOut receives i32 positions.
   SmallVector<Type> params = arrayParams(ctx);
   params.push_back(i64);
+  if (plan.carriesPositions())
+    params.push_back(i64);
   gpu::GPUFuncOp f =
       createKernel(m, loc, plan.tileKernel, params,
                    TypeRange{keyBuf, keyBuf, posBuf, posBuf}, bt);
   OpBuilder b = OpBuilder::atBlockEnd(&f.getBody().front());
   Arrays io = arrays(f);
   Value n = f.getArgument(io.next);
+  Value mode = plan.carriesPositions() ? f.getArgument(io.next + 1) : Value();
   ArrayRef<BlockArgument> smem = f.getWorkgroupAttributions();
   Value keyS[2] = {smem[0], smem[1]}, posS[2] = {smem[2], smem[3]};
 
@@ -330,26 +359,33 @@ void SortKernelBuilder::buildTile(gpu::GPUModuleOp m) const {
     gpu::BarrierOp::create(b, loc);
   }
 
-  // The sorted tile out, coalesced; values gathered from the positions.
-  for (int64_t s = 0; s < items; ++s) {
-    Value p = arith::AddIOp::create(b, loc, tid, c64(b, loc, s * bt));
-    scf::IfOp::create(
-        b, loc, lt(b, loc, p, cnt), [&](OpBuilder &ib, Location l) {
-          Value at = arith::AddIOp::create(ib, l, base, p);
-          Value key =
-              memref::LoadOp::create(ib, l, keyS[cur], ValueRange{idx(ib, p)});
-          store(ib, key, io.keysOut, at);
-          if (plan.hasValues()) {
-            Value from = memref::LoadOp::create(ib, l, posS[cur],
-                                                ValueRange{idx(ib, p)});
-            Value src = arith::AddIOp::create(
-                ib, l, base, arith::ExtUIOp::create(ib, l, i64, from));
-            store(ib, load(ib, plan.valueType, io.valuesIn, src), io.valuesOut,
-                  at);
-          }
-          scf::YieldOp::create(ib, l);
-        });
-  }
+  // The sorted tile out, coalesced; values gathered from the positions (or
+  // the positions in the input written).
+  auto storeTile = [&](OpBuilder &ob, CarryMode carry) {
+    for (int64_t s = 0; s < items; ++s) {
+      Value p = arith::AddIOp::create(ob, loc, tid, c64(ob, loc, s * bt));
+      scf::IfOp::create(
+          ob, loc, lt(ob, loc, p, cnt), [&](OpBuilder &ib, Location l) {
+            Value at = arith::AddIOp::create(ib, l, base, p);
+            Value key = memref::LoadOp::create(ib, l, keyS[cur],
+                                               ValueRange{idx(ib, p)});
+            store(ib, key, io.keysOut, at);
+            if (plan.hasValues()) {
+              Value from = memref::LoadOp::create(ib, l, posS[cur],
+                                                  ValueRange{idx(ib, p)});
+              Value src = arith::AddIOp::create(
+                  ib, l, base, arith::ExtUIOp::create(ib, l, i64, from));
+              store(ib,
+                    carry == CarryMode::Positions
+                        ? arith::TruncIOp::create(ib, l, i32, src)
+                        : load(ib, plan.valueType, io.valuesIn, src),
+                    io.valuesOut, at);
+            }
+            scf::YieldOp::create(ib, l);
+          });
+    }
+  };
+  forEachMode(b, mode, {CarryMode::Values, CarryMode::Positions}, storeTile);
   gpu::ReturnOp::create(b, loc);
 }
 
@@ -391,9 +427,14 @@ void SortKernelBuilder::buildMerge(gpu::GPUModuleOp m) const {
   auto keyBuf =
       MemRefType::get({span}, plan.keyType, MemRefLayoutAttrInterface{}, wg);
   auto posBuf = MemRefType::get({span}, i32, MemRefLayoutAttrInterface{}, wg);
-  // keysIn, [valuesIn], keysOut, [valuesOut], n, w, splits
+  // keysIn, [valuesIn], keysOut, [valuesOut], n, w, splits, [mode,
+  // values]: in mode Positions, valuesIn and valuesOut hold i32 positions;
+  // in GatherValues, valuesIn positions and valuesOut the values at those
+  // positions of `values` (the sort's input).
   SmallVector<Type> params = arrayParams(ctx);
   params.append({i64, i64, globalPtr(ctx)});
+  if (plan.carriesPositions())
+    params.append({i64, globalPtr(ctx)});
   gpu::GPUFuncOp f = createKernel(m, loc, plan.mergeKernel, params,
                                   TypeRange{keyBuf, keyBuf, posBuf}, bt);
   OpBuilder b = OpBuilder::atBlockEnd(&f.getBody().front());
@@ -401,6 +442,8 @@ void SortKernelBuilder::buildMerge(gpu::GPUModuleOp m) const {
   unsigned a = io.next;
   Value n = f.getArgument(a), w = f.getArgument(a + 1),
         splits = f.getArgument(a + 2);
+  Value mode = plan.carriesPositions() ? f.getArgument(a + 3) : Value();
+  Value values = plan.carriesPositions() ? f.getArgument(a + 4) : Value();
   ArrayRef<BlockArgument> smem = f.getWorkgroupAttributions();
   Value inS = smem[0], outS = smem[1], fromS = smem[2];
   auto idx = [&](OpBuilder &ib, Value v) { return toIndex(ib, loc, v); };
@@ -471,24 +514,42 @@ void SortKernelBuilder::buildMerge(gpu::GPUModuleOp m) const {
       });
   gpu::BarrierOp::create(b, loc);
 
-  // The outputs out, coalesced; values gathered from the inputs' places.
-  for (int64_t s = 0; s < plan.mergeItems; ++s) {
-    Value p = arith::AddIOp::create(b, loc, tid, c64(b, loc, s * bt));
-    scf::IfOp::create(
-        b, loc, lt(b, loc, p, cnt), [&](OpBuilder &ib, Location l) {
-          Value at = arith::AddIOp::create(ib, l, k0, p);
-          store(ib, memref::LoadOp::create(ib, l, outS, ValueRange{idx(ib, p)}),
-                io.keysOut, at);
-          if (plan.hasValues()) {
-            Value from = arith::ExtUIOp::create(
-                ib, l, i64,
-                memref::LoadOp::create(ib, l, fromS, ValueRange{idx(ib, p)}));
-            store(ib, load(ib, plan.valueType, io.valuesIn, source(ib, from)),
-                  io.valuesOut, at);
-          }
-          scf::YieldOp::create(ib, l);
-        });
-  }
+  // The outputs out, coalesced; values (or positions) gathered from the
+  // inputs' places.
+  auto storeOutputs = [&](OpBuilder &ob, CarryMode carry) {
+    for (int64_t s = 0; s < plan.mergeItems; ++s) {
+      Value p = arith::AddIOp::create(ob, loc, tid, c64(ob, loc, s * bt));
+      scf::IfOp::create(
+          ob, loc, lt(ob, loc, p, cnt), [&](OpBuilder &ib, Location l) {
+            Value at = arith::AddIOp::create(ib, l, k0, p);
+            store(ib,
+                  memref::LoadOp::create(ib, l, outS, ValueRange{idx(ib, p)}),
+                  io.keysOut, at);
+            if (plan.hasValues()) {
+              Value from =
+                  source(ib, arith::ExtUIOp::create(
+                                 ib, l, i64,
+                                 memref::LoadOp::create(
+                                     ib, l, fromS, ValueRange{idx(ib, p)})));
+              Value v;
+              if (carry == CarryMode::Values)
+                v = load(ib, plan.valueType, io.valuesIn, from);
+              else if (carry == CarryMode::Positions)
+                v = load(ib, i32, io.valuesIn, from);
+              else
+                v = load(ib, plan.valueType, values,
+                         arith::ExtUIOp::create(
+                             ib, l, i64, load(ib, i32, io.valuesIn, from)));
+              store(ib, v, io.valuesOut, at);
+            }
+            scf::YieldOp::create(ib, l);
+          });
+    }
+  };
+  forEachMode(
+      b, mode,
+      {CarryMode::Values, CarryMode::Positions, CarryMode::GatherValues},
+      storeOutputs);
   gpu::ReturnOp::create(b, loc);
 }
 

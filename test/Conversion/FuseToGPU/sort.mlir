@@ -61,10 +61,14 @@ func.func @keys_u16(%k: tensor<?xi16>) -> tensor<?xi16> {
 // per pass (runs of 1024 << pass) a partition launch (a merge-path search
 // a merge block into the splits temporary) and a merge launch, in a host
 // loop. A merge block loads its inputs into shared memory, merges there
-// and stores coalesced.
+// and stores coalesced. The i64 values are not moved by the passes: the
+// tile sort writes positions (below 2^31 elements), the passes move them
+// and the last gathers the values (the kernels' mode and values
+// parameters).
 // CHECK-LABEL: func.func @by_magnitude(
 // CHECK: %[[TILES:.+]] = arith.ceildivsi %arg1, %{{.+}} : i64
 // CHECK: "llvm.intr.ctlz"
+// CHECK: arith.cmpi sle, %arg1, %{{.+}} : i64
 // CHECK: call @fuse_launch
 // CHECK: ^bb{{[0-9]+}}(%[[PASS:.+]]: i64):
 // CHECK: arith.shli %{{.+}}, %[[PASS]] : i64
@@ -80,7 +84,7 @@ func.func @keys_u16(%k: tensor<?xi16>) -> tensor<?xi16> {
 // CHECK: scf.while
 // CHECK: math.absf
 // CHECK-LABEL: gpu.func @by_magnitude_sort0_merge(
-// CHECK-SAME: workgroup(%{{.+}} : memref<2048xf32, #gpu.address_space<workgroup>> {{.+}}, %{{.+}} : memref<2048xf32, #gpu.address_space<workgroup>> {{.+}}, %{{.+}} : memref<2048xi32, #gpu.address_space<workgroup>> {{.+}})
+// CHECK-SAME: %{{[a-z0-9]+}}: !llvm.ptr<1>, %{{[a-z0-9]+}}: i64, %{{[a-z0-9]+}}: !llvm.ptr<1>) workgroup(%{{.+}} : memref<2048xf32, #gpu.address_space<workgroup>> {{.+}}, %{{.+}} : memref<2048xf32, #gpu.address_space<workgroup>> {{.+}}, %{{.+}} : memref<2048xi32, #gpu.address_space<workgroup>> {{.+}})
 // CHECK: gpu.barrier
 // CHECK: scf.while
 // CHECK: gpu.barrier

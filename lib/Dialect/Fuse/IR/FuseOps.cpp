@@ -210,6 +210,18 @@ Value fuse::buildCombine(OpBuilder &b, Location loc, CombinerKind kind,
 // MapOp
 //===----------------------------------------------------------------------===//
 
+Value fuse::buildElementwiseMap(
+    OpBuilder &b, Location loc, Value input, Type to,
+    function_ref<Value(OpBuilder &, Location, Value)> body) {
+  auto t = cast<RankedTensorType>(input.getType());
+  auto map = MapOp::create(b, loc, TypeRange{t.clone(to)}, ValueRange{input});
+  // The guard first: createBlock moves the insertion point into the block.
+  OpBuilder::InsertionGuard g(b);
+  Block *blk = b.createBlock(&map.getBody(), {}, {t.getElementType()}, {loc});
+  YieldOp::create(b, loc, body(b, loc, blk->getArgument(0)));
+  return map.getResult(0);
+}
+
 YieldOp MapOp::getYield() {
   return cast<YieldOp>(getBody().front().getTerminator());
 }

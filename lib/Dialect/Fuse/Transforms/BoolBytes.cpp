@@ -55,17 +55,13 @@ RankedTensorType withElement(Type t, Type et) {
 
 /// `fuse.map %v { arith.trunci | arith.extui }`: i8 <-> i1, elementwise.
 Value castMap(OpBuilder &b, Location loc, Value v, bool toBool) {
-  auto t = cast<RankedTensorType>(v.getType());
-  Type from = t.getElementType();
   Type to = toBool ? b.getI1Type() : b.getI8Type();
-  auto map = MapOp::create(b, loc, TypeRange{t.clone(to)}, ValueRange{v});
-  OpBuilder::InsertionGuard g(b);
-  Block *blk = b.createBlock(&map.getBody(), {}, {from}, {loc});
-  Value x = blk->getArgument(0);
-  Value y = toBool ? arith::TruncIOp::create(b, loc, to, x).getResult()
-                   : arith::ExtUIOp::create(b, loc, to, x).getResult();
-  YieldOp::create(b, loc, y);
-  return map.getResult(0);
+  return buildElementwiseMap(b, loc, v, to,
+                             [&](OpBuilder &mb, Location l, Value x) -> Value {
+                               if (toBool)
+                                 return arith::TruncIOp::create(mb, l, to, x);
+                               return arith::ExtUIOp::create(mb, l, to, x);
+                             });
 }
 
 /// The group's yield of `v` takes `bytes` (the i8 value `v` became, which

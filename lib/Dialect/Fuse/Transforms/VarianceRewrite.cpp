@@ -147,15 +147,10 @@ void eraseDeadProducers(Operation *op);
 
 /// `t` (f16/bf16 elements) widened to `ft` elementwise.
 Value widen(OpBuilder &b, Location loc, Value t, FloatType ft) {
-  auto tt = cast<RankedTensorType>(t.getType());
-  auto map = MapOp::create(b, loc, TypeRange{tt.clone(ft)}, ValueRange{t});
-  // The guard first: createBlock moves the insertion point into the block.
-  OpBuilder::InsertionGuard g(b);
-  Block *blk = b.createBlock(&map.getBody(), {}, {tt.getElementType()}, {loc});
-  YieldOp::create(
-      b, loc,
-      arith::ExtFOp::create(b, loc, ft, blk->getArgument(0)).getResult());
-  return map.getResult(0);
+  return buildElementwiseMap(b, loc, t, ft,
+                             [&](OpBuilder &mb, Location l, Value x) -> Value {
+                               return arith::ExtFOp::create(mb, l, ft, x);
+                             });
 }
 
 /// Rewrites the matched variance reduction `r` (see Passes.td):

@@ -34,17 +34,15 @@ bool widens(CombinerKind k) {
 
 /// `fuse.map %v { extf | truncf }` to element type `to`.
 Value convertMap(OpBuilder &b, Location loc, Value v, Type to) {
-  auto t = cast<RankedTensorType>(v.getType());
-  Type from = t.getElementType();
-  auto map = MapOp::create(b, loc, TypeRange{t.clone(to)}, ValueRange{v});
-  OpBuilder::InsertionGuard g(b);
-  Block *blk = b.createBlock(&map.getBody(), {}, {from}, {loc});
-  Value x = blk->getArgument(0);
-  Value y = to.getIntOrFloatBitWidth() > from.getIntOrFloatBitWidth()
-                ? arith::ExtFOp::create(b, loc, to, x).getResult()
-                : arith::TruncFOp::create(b, loc, to, x).getResult();
-  YieldOp::create(b, loc, y);
-  return map.getResult(0);
+  unsigned from = cast<RankedTensorType>(v.getType())
+                      .getElementType()
+                      .getIntOrFloatBitWidth();
+  return buildElementwiseMap(b, loc, v, to,
+                             [&](OpBuilder &mb, Location l, Value x) -> Value {
+                               if (to.getIntOrFloatBitWidth() > from)
+                                 return arith::ExtFOp::create(mb, l, to, x);
+                               return arith::TruncFOp::create(mb, l, to, x);
+                             });
 }
 
 /// Widens, in place, input `i` of `op` (a reduce, scan or segmented

@@ -34,12 +34,9 @@ void copyReturnedArguments(func::FuncOp fn) {
       continue;
     Location loc = ret.getLoc();
     OpBuilder b(ret);
-    auto copy = MapOp::create(b, loc, TypeRange{t}, ValueRange{arg});
-    Block *body =
-        b.createBlock(&copy.getBody(), {}, {t.getElementType()}, {loc});
-    b.setInsertionPointToStart(body);
-    YieldOp::create(b, loc, body->getArgument(0));
-    use.set(copy.getResult(0));
+    use.set(
+        buildElementwiseMap(b, loc, arg, t.getElementType(),
+                            [](OpBuilder &, Location, Value x) { return x; }));
   }
 }
 

@@ -75,6 +75,13 @@ void populateCombinerToKindsPatterns(mlir::RewritePatternSet &patterns,
 Value buildCombine(OpBuilder &b, Location loc, CombinerKind kind, Value lhs,
                    Value rhs);
 
+/// A fuse.map of the one tensor `input` into elements of type `to`, its
+/// body yielding `body(x)` for the element x; returns the map's result.
+/// The builder's insertion point is kept (after the map).
+Value buildElementwiseMap(
+    OpBuilder &b, Location loc, Value input, Type to,
+    llvm::function_ref<Value(OpBuilder &, Location, Value)> body);
+
 } // namespace fuse
 
 #endif // FUSE_DIALECT_FUSE_IR_FUSEOPS_H

@@ -7,7 +7,11 @@
 // thread folding each line of the outer x len x inner view in order and
 // writing the result at the line's flat index in the reduced shape. The
 // host launches it whenever there are lines, also over an empty reduced
-// dimension (every result is the init).
+// dimension (every result is the init). Too few lines to fill the GPU
+// (columns sums of few columns) are split: the host picks chunks of at
+// least 64 elements until lines * chunks reaches 2^18, the line-reduce
+// kernel folds each chunk into partials and the line-combine kernel folds
+// each line's partials in order from the init.
 // test/Integration/GPU/extra/reduce_lines.mlir compares GPU and CPU values
 // (scripts/gpu). A full reduction of a rank-2 tensor through a combiner
 // region takes the ordered reduce kernels, which read the flat index (was
@@ -26,12 +30,21 @@
 // CHECK-DAG: div.u64
 // CHECK-DAG: add.rn.f32
 // CHECK-DAG: st.global.b32
+// CHECK-LABEL: .entry col_sums_g0_linecombine(
+// CHECK-DAG: ld.global.b32
+// CHECK-DAG: add.rn.f32
+// CHECK-DAG: st.global.b32
 // CHECK-LABEL: .entry row_custom_g0_linereduce(
 // CHECK: abs.f32
 // CHECK: setp.ge.f32
 // CHECK: selp.f32
 
 // HOST-LABEL: func.func @col_sums(
+// HOST: arith.cmpi sgt
+// HOST: arith.ceildivsi %c262144_i64
+// HOST: arith.divsi %arg1, %c64_i64
+// HOST: call @fuse_malloc
+// HOST: call @fuse_launch
 // HOST: arith.cmpi sgt
 // HOST: call @fuse_launch
 // HOST-LABEL: func.func @row_custom(

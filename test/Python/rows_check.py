@@ -1,8 +1,9 @@
 """GPU checks of row pipelines beyond the benchmark's softmax: layer norm
 over rows with a per-column scale and bias (row groups with extra vector
 inputs), and softmax over the last axis of rank-3 arrays (batch x heads x
-columns); float32, float16 and bfloat16 (CuPy: no bfloat16); run by
-gpu_check.py, and on the CPU backend by test_half.py.
+columns); float32, float16 and bfloat16 (CuPy: no bfloat16); reductions
+over a leading or middle axis (the line kernels, lines split into
+chunks); run by gpu_check.py, and on the CPU backend by test_half.py.
 
 The references round as the pipelines do, step by step in the array's
 type (NumPy's float16 and ml_dtypes' bfloat16 arithmetic round each
@@ -83,6 +84,47 @@ def rows_computed_verify(B, got, x, src, idx, edges):
 
 
 ROWS_COMPUTED_SHAPES = [(1, 1), (5, 33), (1003, 129), (31, 4099), (3, 70001)]
+
+
+@fuse.jit
+def leading_axes(x, k):
+    """Reductions of float32 x over its first axis (sums, maxima, means)
+    and of int32 k over its middle one: line reductions, each line split
+    into chunks folded apart when there are too few lines to fill the
+    GPU (the host's choice from the sizes)."""
+    return x.sum(axis=0), x.max(axis=0), x.mean(axis=0), k.sum(axis=1)
+
+
+def leading_verify(B, got, x, k):
+    """Sums and means within their rounding (n float32 additions relative
+    to the sum of |x| along the axis), maxima and integer sums exact."""
+    x64 = x.astype(np.float64)
+    n = max(x.shape[0], 1)
+    bound = np.abs(x64).sum(axis=0) * n * 2.0 ** -23 + 1e-30
+    ref = (x64.sum(axis=0), x.max(axis=0) if x.shape[0] else None,
+           x64.sum(axis=0) / n, k.astype(np.int64).sum(axis=1))
+    tols = (bound, None, bound / n, None)
+    for i, (g, r, tol) in enumerate(zip(got, ref, tols)):
+        if r is None:
+            continue
+        g = np.asarray(B.host(g))
+        if g.shape != r.shape:
+            raise Mismatch("result %d: shape %s, expected %s"
+                           % (i, g.shape, r.shape))
+        bad = (np.abs(g.astype(np.float64) - r) > tol) if tol is not None \
+            else g != r
+        if bad.any():
+            j = np.flatnonzero(bad.ravel())[0]
+            raise Mismatch("result %d: %d of %d differ (first at %d: %r, "
+                           "expected %r)" % (i, bad.sum(), bad.size, j,
+                                             g.ravel()[j], r.ravel()[j]))
+
+
+# (x's shape, k's shape): one chunk a line (many lines, or short ones),
+# and lines split into up to thousands of chunks, the last one shorter.
+LEADING_SHAPES = [((1, 1), (1, 1, 1)), ((3, 5), (3, 1, 7)),
+                  ((1000, 37), (2, 5000, 3)), ((70001, 3), (1, 70001, 2)),
+                  ((4099, 1025), (5, 129, 4096))]
 
 
 def scattered_ref(x, k):
@@ -170,8 +212,17 @@ def near(got, ref, dt, ulps, what):
 
 def rows_checks(B, numeric, ctx, ln_shapes=LN_SHAPES,
                 rank3_shapes=RANK3_SHAPES, scattered_shapes=SCATTERED_SHAPES,
-                rows_computed_shapes=ROWS_COMPUTED_SHAPES):
+                rows_computed_shapes=ROWS_COMPUTED_SHAPES,
+                leading_shapes=LEADING_SHAPES):
     chk = checker(B, numeric, ctx)
+    for xs, ks in leading_shapes:
+        rng = np.random.default_rng(sum(xs) + sum(ks))
+        x = (rng.standard_normal(xs) * 4).astype(np.float32)
+        k = rng.integers(-2 ** 31, 2 ** 31, ks).astype(np.int32)
+        chk("reductions over a leading axis %s / %s" % (
+            "x".join(map(str, xs)), "x".join(map(str, ks))),
+            lambda x=x, k=k: leading_axes(B.dev(x), B.dev(k)),
+            lambda g, x=x, k=k: leading_verify(B, g, x, k))
     for dt in float_dtypes(B):
         for r, c in ln_shapes:
             rng = np.random.default_rng(r + c)

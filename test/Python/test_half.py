@@ -157,11 +157,27 @@ def test_rows_check_sections_pass_on_the_cpu(capsys):
     rows_check.rows_checks(CPU, True, gpu_check,
                            ln_shapes=[(1, 1), (3, 129), (20, 300)],
                            rank3_shapes=[(1, 1, 1), (2, 3, 129)],
-                           scattered_shapes=rows_check.SCATTERED_SHAPES[:3])
+                           scattered_shapes=rows_check.SCATTERED_SHAPES[:3],
+                           leading_shapes=rows_check.LEADING_SHAPES[:4])
     out = capsys.readouterr().out
     assert gpu_check.failed - failed == 0, out
     assert gpu_check.passed - passed == (
-        3 * (3 + 2) + 3 + len(rows_check.ROWS_COMPUTED_SHAPES)), out
+        3 * (3 + 2) + 3 + len(rows_check.ROWS_COMPUTED_SHAPES) + 4), out
+
+
+def test_leading_verify_catches_a_wrong_result():
+    import rows_check
+    from check_util import Mismatch
+    rng = np.random.default_rng(2)
+    x = rng.standard_normal((300, 7)).astype(np.float32)
+    k = rng.integers(-9, 9, (2, 40, 3)).astype(np.int32)
+    good = list(rows_check.leading_axes(x, k))
+    rows_check.leading_verify(CPU, good, x, k)
+    for i, bump in ((0, 0.1), (1, 1e-6), (2, 1e-3), (3, 1)):
+        bad = [np.array(g, copy=True) for g in good]
+        bad[i].flat[1] += bump
+        with pytest.raises(Mismatch, match="result %d" % i):
+            rows_check.leading_verify(CPU, bad, x, k)
 
 
 def test_rows_computed_verify_catches_a_wrong_result():

@@ -123,7 +123,8 @@ void HostEntry::declareKernels() {
     for (const std::string &k :
          {gk.finishKernel, gk.narrowKernel, gk.narrowScalarKernel,
           gk.longKernel, gk.stagedKernel, gk.stagedWideKernel,
-          gk.globalCountKernel, gk.segmentBlockKernel, gk.segmentSmallKernel})
+          gk.globalCountKernel, gk.segmentBlockKernel, gk.segmentSmallKernel,
+          gk.lineCombineKernel})
       if (!k.empty())
         kernelNames.push_back(k);
   }

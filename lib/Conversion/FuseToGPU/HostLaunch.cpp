@@ -576,13 +576,47 @@ LogicalResult HostEntry::launchLine(GroupLaunch &l) {
         h.b, loc, nonEmpty,
         arith::CmpIOp::create(h.b, loc, arith::CmpIPredicate::sgt, len,
                               h.c64(0)));
+  auto gridFor = [&](Value threads) {
+    return h.maxI(h.minI(h.ceilDiv(threads, h.c64(bt)), l.maxGrid), h.c64(1));
+  };
+  if (isScan || gk.lineCombineKernel.empty()) {
+    h.ifThen(nonEmpty, [&] {
+      SmallVector<Value> args(l.common);
+      args.append({lines, len, inner});
+      args.append(l.outs);
+      launchKernel(l, handle[gk.kernel], gridFor(lines), bt, args);
+    });
+    return success();
+  }
+  // Too few lines to fill the GPU: each split into chunks (never empty; one
+  // chunk over an empty dimension, which writes the init).
   h.ifThen(nonEmpty, [&] {
-    Value grid =
-        h.maxI(h.minI(h.ceilDiv(lines, h.c64(bt)), l.maxGrid), h.c64(1));
+    Value want = h.ceilDiv(h.c64(gk.lineSplitThreads), lines);
+    Value most =
+        h.maxI(arith::DivSIOp::create(h.b, loc, len, h.c64(gk.lineMinChunk)),
+               h.c64(1));
+    Value chunkLen =
+        h.maxI(h.ceilDiv(len, h.maxI(h.minI(want, most), h.c64(1))), h.c64(1));
+    Value chunks = h.maxI(h.ceilDiv(len, chunkLen), h.c64(1));
+    Value split = arith::CmpIOp::create(h.b, loc, arith::CmpIPredicate::sgt,
+                                        chunks, h.c64(1));
+    Value work = h.mul(lines, chunks);
+    SmallVector<Value> partials;
+    for (Type t : gk.partialTypes)
+      partials.push_back(h.allocTemp(arith::SelectOp::create(
+          h.b, loc, split, h.mul(work, h.c64(byteWidth(t))), h.c64(0))));
     SmallVector<Value> args(l.common);
-    args.append({lines, len, inner});
+    args.append({lines, len, inner, chunkLen, chunks});
+    args.append(partials);
     args.append(l.outs);
-    launchKernel(l, handle[gk.kernel], grid, bt, args);
+    launchKernel(l, handle[gk.kernel], gridFor(work), bt, args);
+    h.ifThen(split, [&] {
+      SmallVector<Value> cargs(l.common);
+      cargs.append({lines, len, inner, chunks});
+      cargs.append(partials);
+      cargs.append(l.outs);
+      launchKernel(l, handle[gk.lineCombineKernel], gridFor(lines), bt, cargs);
+    });
   });
   return success();
 }

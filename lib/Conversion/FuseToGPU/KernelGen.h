@@ -396,9 +396,15 @@ enum class GroupPlan {
   Histogram,
   /// A lone partial reduction the row kernels do not take (a reduced
   /// dimension other than the last of a rank-2 tensor, or a custom
-  /// combiner; LineKernels.cpp, buildLineReduce): one kernel, params
-  /// common, lines, len, inner, out ptrs; one thread folds each of the
-  /// outer * inner lines along the reduced dimension in order.
+  /// combiner; LineKernels.cpp, buildLineReduce): kernel `kernel`, params
+  /// common, lines, len, inner, [chunkLen, chunks, partial ptrs], out
+  /// ptrs; one thread folds each of the outer * inner lines along the
+  /// reduced dimension in order. With `lineCombineKernel` (accumulators
+  /// that can be stored), the host may split each line into `chunks`
+  /// chunks of chunkLen (the last shorter): a thread folds a chunk into
+  /// partials (of partialTypes, lines * chunks each), and
+  /// `lineCombineKernel` (params common, lines, len, inner, chunks,
+  /// partial ptrs, out ptrs) folds each line's partials in order.
   LineReduce,
   /// segmented_reduce groups (SegmentKernels.cpp): kernel `kernel` (a warp
   /// per segment) or, for built-in kinds, `segmentBlockKernel` (a block
@@ -414,9 +420,16 @@ struct GroupKernels {
   GroupPlan plan;
   std::string kernel;       // the (first) kernel's name
   std::string finishKernel; // Reduce only
+  std::string lineCombineKernel; // LineReduce with split lines only
+  /// LineReduce with lineCombineKernel: the host splits lines into chunks
+  /// until lines * chunks reaches lineSplitThreads, no chunk shorter than
+  /// lineMinChunk elements (sizes alone decide, so a result's rounding
+  /// does not depend on the GPU).
+  int64_t lineSplitThreads = 0, lineMinChunk = 0;
   /// Vector width (elements) of the flat kernels; 1 means scalar only.
   int64_t vectorWidth = 1;
-  /// Reduce: element type of each partial (one per full-reduction result).
+  /// Reduce: element type of each partial (one per full-reduction result);
+  /// LineReduce with lineCombineKernel: of each accumulator.
   SmallVector<Type> partialTypes;
   /// Scan/Filter: elements per tile and the look-back value types.
   int64_t tileItems = 0;

@@ -67,11 +67,14 @@ struct LineStart {
   std::unique_ptr<LineKernel> k;
   std::optional<OpBuilder> b;
   Value lines, len, inner;
+  /// The parameters of `more` (after inner, before the out pointers).
+  SmallVector<Value> more;
   SmallVector<Value> outs, init;
 };
 
 LineStart startLineKernel(gpu::GPUModuleOp m, GroupOp group, Operation *op,
-                          std::string name, GroupPlan plan, Tiling tiling) {
+                          std::string name, GroupPlan plan, Tiling tiling,
+                          TypeRange more = {}) {
   Location loc = group.getLoc();
   MLIRContext *ctx = group.getContext();
   tiling.blockThreads = 256;
@@ -88,6 +91,7 @@ LineStart startLineKernel(gpu::GPUModuleOp m, GroupOp group, Operation *op,
   auto i64 = IntegerType::get(ctx, 64);
   SmallVector<Type> params = commonParams(group);
   params.append({i64, i64, i64}); // lines, len, inner
+  params.append(more.begin(), more.end());
   params.append(group.getNumResults(), globalPtr(ctx));
   auto f = createKernel(m, loc, ls.gk.kernel, params, {}, tiling.blockThreads);
   ls.k = std::make_unique<LineKernel>(group, loc, tiling);
@@ -99,7 +103,8 @@ LineStart startLineKernel(gpu::GPUModuleOp m, GroupOp group, Operation *op,
   ls.lines = k.extra[0];
   ls.len = k.extra[1];
   ls.inner = k.extra[2];
-  ls.outs.assign(k.extra.begin() + 3, k.extra.end());
+  ls.more.assign(k.extra.begin() + 3, k.extra.begin() + 3 + more.size());
+  ls.outs.assign(k.extra.begin() + 3 + more.size(), k.extra.end());
   ls.init = emitInitialAccumulators(
       b, loc, op, [&k, &b](Value v) { return k.scalar(b, v); });
   return ls;
@@ -144,6 +149,121 @@ ValueRange foldLine(LineStart &ls, OpBuilder &b, Operation *op,
         scf::YieldOp::create(wb, wl, next);
       });
   return walk.getResults();
+}
+
+/// Folds `op`'s inputs over elements [from, to) of the line starting at
+/// flat index `base`, from `acc`: `unroll` elements an iteration, whose
+/// inputs are all read before they are combined in order (independent
+/// loads in flight), then the rest one by one. `visit` (optional) runs
+/// while each element is the current one. Returns the accumulators.
+SmallVector<Value>
+foldRange(LineStart &ls, OpBuilder &b, Operation *op, ValueRange inputs,
+          Value base, Value from, Value to, ValueRange acc, int64_t unroll,
+          function_ref<void(OpBuilder &, Value flat)> visit) {
+  LineKernel &k = *ls.k;
+  Location loc = k.loc;
+  auto scalarFn = [&](OpBuilder &sb) {
+    return [&k, &sb](Value v) { return k.scalar(sb, v); };
+  };
+  // Makes element kk the current one: its inputs, after `visit`.
+  auto enter = [&](OpBuilder &eb, Value kk) {
+    Value flat = arith::AddIOp::create(
+        eb, loc, base, arith::MulIOp::create(eb, loc, kk, ls.inner));
+    enterFlat(k, eb, flat);
+    SmallVector<Value> xs;
+    for (Value in : inputs)
+      xs.push_back(k.element(eb, in, {k.laneIndex}));
+    if (visit)
+      visit(eb, flat);
+    return xs;
+  };
+  Value u = cI64(b, loc, unroll);
+  Value count = arith::SubIOp::create(b, loc, to, from);
+  Value whole = arith::AddIOp::create(
+      b, loc, from,
+      arith::MulIOp::create(b, loc, arith::DivSIOp::create(b, loc, count, u),
+                            u));
+  auto main = scf::ForOp::create(
+      b, loc, from, whole, u, acc,
+      [&](OpBuilder &wb, Location wl, Value kk, ValueRange a) {
+        SmallVector<SmallVector<Value>> xs;
+        for (int64_t j = 0; j < unroll; ++j)
+          xs.push_back(
+              enter(wb, arith::AddIOp::create(wb, wl, kk, cI64(wb, wl, j))));
+        SmallVector<Value> next(a);
+        for (ArrayRef<Value> x : xs)
+          next = emitCombine(wb, wl, op, next, x, scalarFn(wb));
+        scf::YieldOp::create(wb, wl, next);
+      });
+  auto rest = scf::ForOp::create(
+      b, loc, whole, to, cI64(b, loc, 1), main.getResults(),
+      [&](OpBuilder &wb, Location wl, Value kk, ValueRange a) {
+        SmallVector<Value> x = enter(wb, kk);
+        scf::YieldOp::create(wb, wl,
+                             emitCombine(wb, wl, op, a, x, scalarFn(wb)));
+      });
+  k.em->clearCache();
+  return SmallVector<Value>(rest.getResults());
+}
+
+/// Whether the accumulators of `red` can be stored as partials (int of 8
+/// to 64 bits, or float).
+bool storableAccumulators(ReduceOp red) {
+  return llvm::all_of(red.getResultTypes(), [](Type t) {
+    Type e = cast<RankedTensorType>(t).getElementType();
+    if (auto it = dyn_cast<IntegerType>(e))
+      return it.getWidth() >= 8 && it.getWidth() <= 64;
+    return isa<FloatType>(e);
+  });
+}
+
+/// The kernel folding a split line reduction's partials (GroupKernels::
+/// lineCombineKernel): params common, lines, len, inner, chunks, one
+/// partial pointer per accumulator, out pointers. A thread folds line
+/// l's partials at c * lines + l, c = 0 ... chunks - 1, in order from the
+/// init, and stores the group's results at the line as the one-pass
+/// kernel does.
+LogicalResult buildLineCombine(gpu::GPUModuleOp m, GroupOp group, ReduceOp red,
+                               StringRef name, ArrayRef<unsigned> sideOuts,
+                               const Tiling &tiling) {
+  MLIRContext *ctx = group.getContext();
+  SmallVector<Type> more{IntegerType::get(ctx, 64)};
+  more.append(red.getNumResults(), globalPtr(ctx));
+  LineStart ls = startLineKernel(m, group, red, name.str(),
+                                 GroupPlan::LineReduce, tiling, more);
+  LineKernel &k = *ls.k;
+  OpBuilder &b = *ls.b;
+  Location loc = k.loc;
+  Value chunks = ls.more[0];
+  auto yields = group.getYield().getValues();
+  forLines(
+      k, b, ls.lines, ls.len, ls.inner, [&](OpBuilder &lb, Value line, Value) {
+        auto fold = scf::ForOp::create(
+            lb, loc, cI64(lb, loc, 0), chunks, cI64(lb, loc, 1), ls.init,
+            [&](OpBuilder &wb, Location wl, Value c, ValueRange acc) {
+              Value at = arith::AddIOp::create(
+                  wb, wl, arith::MulIOp::create(wb, wl, c, ls.lines), line);
+              SmallVector<Value> xs;
+              for (auto [j, r] : llvm::enumerate(red.getResults()))
+                xs.push_back(k.load(wb, tensorTy(r).getElementType(),
+                                    ls.more[1 + j], at));
+              scf::YieldOp::create(
+                  wb, wl, emitCombine(wb, wl, red, acc, xs, [&](Value v) {
+                    return k.scalar(wb, v);
+                  }));
+            });
+        enterFlat(k, lb, line);
+        for (auto [r, v] : llvm::zip(red.getResults(), fold.getResults()))
+          k.leaves[r] = v;
+        for (auto [j, y] : llvm::enumerate(yields))
+          if (!llvm::is_contained(sideOuts, j))
+            k.store(lb, k.element(lb, y, {k.laneIndex}), ls.outs[j], line);
+      });
+  gpu::ReturnOp::create(b, loc);
+  if (k.failedLeaf)
+    return group.emitOpError("GPU code generation: unsupported value in a "
+                             "row_reduce group body");
+  return success();
 }
 
 } // namespace
@@ -253,34 +373,111 @@ FailureOr<GroupKernels> buildLineReduce(gpu::GPUModuleOp m, GroupOp group,
     return failure();
   handled = true;
 
-  LineStart ls = startLineKernel(m, group, red,
-                                 (prefix + "_linereduce").str(),
-                                 GroupPlan::LineReduce, tiling);
+  // Lines split into chunks (the host's choice, when there are too few
+  // lines to fill the GPU) need accumulators that can be stored.
+  bool split = storableAccumulators(red);
+  MLIRContext *ctx = group.getContext();
+  Type i64 = IntegerType::get(ctx, 64);
+  SmallVector<Type> more;
+  if (split) {
+    more.append({i64, i64}); // chunkLen, chunks
+    more.append(red.getNumResults(), globalPtr(ctx));
+  }
+  LineStart ls = startLineKernel(m, group, red, (prefix + "_linereduce").str(),
+                                 GroupPlan::LineReduce, tiling, more);
   LineKernel &k = *ls.k;
   OpBuilder &b = *ls.b;
   auto yields = group.getYield().getValues();
-  forLines(k, b, ls.lines, ls.len, ls.inner,
-           [&](OpBuilder &lb, Value line, Value base) {
-             ValueRange total = foldLine(
-                 ls, lb, red, red.getInputs(), base,
-                 [&](OpBuilder &wb, Value flat, ValueRange, ValueRange) {
-                   for (unsigned j : sideOuts)
-                     k.store(wb, k.element(wb, yields[j], {k.laneIndex}),
-                             ls.outs[j], flat);
-                 });
-             // The reduction's results at the line's flat index in the reduced
-             // shape.
-             enterFlat(k, lb, line);
-             for (auto [r, v] : llvm::zip(red.getResults(), total))
-               k.leaves[r] = v;
-             for (auto [j, y] : llvm::enumerate(yields))
-               if (!llvm::is_contained(sideOuts, j))
-                 k.store(lb, k.element(lb, y, {k.laneIndex}), ls.outs[j], line);
-           });
+  auto storeSide = [&](OpBuilder &wb, Value flat) {
+    for (unsigned j : sideOuts)
+      k.store(wb, k.element(wb, yields[j], {k.laneIndex}), ls.outs[j], flat);
+  };
+  // One thread a line: the line folded from the init, the group's results
+  // stored at its flat index in the reduced shape.
+  auto wholeLines = [&](OpBuilder &wb) {
+    forLines(
+        k, wb, ls.lines, ls.len, ls.inner,
+        [&](OpBuilder &lb, Value line, Value base) {
+          ValueRange total = foldLine(ls, lb, red, red.getInputs(), base,
+                                      [&](OpBuilder &sb, Value flat, ValueRange,
+                                          ValueRange) { storeSide(sb, flat); });
+          enterFlat(k, lb, line);
+          for (auto [r, v] : llvm::zip(red.getResults(), total))
+            k.leaves[r] = v;
+          for (auto [j, y] : llvm::enumerate(yields))
+            if (!llvm::is_contained(sideOuts, j))
+              k.store(lb, k.element(lb, y, {k.laneIndex}), ls.outs[j], line);
+        });
+  };
+  if (!split) {
+    wholeLines(b);
+  } else {
+    // chunks > 1: a thread a (line, chunk), lines fastest (a warp's
+    // threads read consecutive addresses when inner > 1); the chunk's
+    // elements [c * chunkLen, min(len, (c + 1) * chunkLen)) folded from
+    // the first, the accumulators stored as partials at c * lines + line
+    // for the combine kernel. Chunks are never empty (the host's split).
+    Value chunkLen = ls.more[0], chunks = ls.more[1];
+    Value single =
+        cmpI(b, loc, arith::CmpIPredicate::eq, chunks, cI64(b, loc, 1));
+    scf::IfOp::create(
+        b, loc, single,
+        [&](OpBuilder &ib, Location l) {
+          wholeLines(ib);
+          scf::YieldOp::create(ib, l);
+        },
+        [&](OpBuilder &eb, Location l) {
+          auto [gtid, stride] = k.gridStride(eb);
+          Value work = arith::MulIOp::create(eb, l, ls.lines, chunks);
+          Value lenInner = arith::MulIOp::create(eb, l, ls.len, ls.inner);
+          scf::ForOp::create(
+              eb, l, gtid, work, stride, ValueRange{},
+              [&](OpBuilder &lb, Location ll, Value t, ValueRange) {
+                Value line = arith::RemUIOp::create(lb, ll, t, ls.lines);
+                Value c = arith::DivUIOp::create(lb, ll, t, ls.lines);
+                Value o = arith::DivUIOp::create(lb, ll, line, ls.inner);
+                Value i = arith::RemUIOp::create(lb, ll, line, ls.inner);
+                Value base = arith::AddIOp::create(
+                    lb, ll, arith::MulIOp::create(lb, ll, o, lenInner), i);
+                Value k0 = arith::MulIOp::create(lb, ll, c, chunkLen);
+                Value k1 = arith::MinSIOp::create(
+                    lb, ll, ls.len,
+                    arith::AddIOp::create(lb, ll, k0, chunkLen));
+                Value flat0 = arith::AddIOp::create(
+                    lb, ll, base, arith::MulIOp::create(lb, ll, k0, ls.inner));
+                enterFlat(k, lb, flat0);
+                SmallVector<Value> first;
+                for (Value in : red.getInputs())
+                  first.push_back(k.element(lb, in, {k.laneIndex}));
+                storeSide(lb, flat0);
+                SmallVector<Value> acc = foldRange(
+                    ls, lb, red, red.getInputs(), base,
+                    arith::AddIOp::create(lb, ll, k0, cI64(lb, ll, 1)), k1,
+                    first, /*unroll=*/4, storeSide);
+                for (auto [j, a] : llvm::enumerate(acc))
+                  k.store(lb, a, ls.more[2 + j], t);
+                scf::YieldOp::create(lb, ll);
+              });
+          scf::YieldOp::create(eb, l);
+        });
+  }
   gpu::ReturnOp::create(b, loc);
   if (k.failedLeaf)
     return group.emitOpError("GPU code generation: unsupported value in a "
                              "row_reduce group body");
+  if (split) {
+    ls.gk.lineCombineKernel = (prefix + "_linecombine").str();
+    // About the threads an H100/H200 keeps resident (132 SMs x 2048) so
+    // that column sums of few columns keep loads in flight; chunks of 64
+    // or more keep the partials' traffic under 1/64 of the input's.
+    ls.gk.lineSplitThreads = int64_t(1) << 18;
+    ls.gk.lineMinChunk = 64;
+    for (Value r : red.getResults())
+      ls.gk.partialTypes.push_back(tensorTy(r).getElementType());
+    if (failed(buildLineCombine(m, group, red, ls.gk.lineCombineKernel,
+                                sideOuts, tiling)))
+      return failure();
+  }
   return ls.gk;
 }
 } // namespace gpugen

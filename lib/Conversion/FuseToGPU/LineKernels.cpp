@@ -121,6 +121,22 @@ void storeResults(LineStart &ls, OpBuilder &b, ValueRange opResults,
     k.store(b, k.element(b, y, {k.laneIndex}), out, at);
 }
 
+/// Makes element `kk` of the line starting at flat index `base` the
+/// kernel's current element; returns its flat index (base + kk * inner)
+/// and the elements of `inputs` there.
+std::pair<Value, SmallVector<Value>> enterElement(LineStart &ls, OpBuilder &b,
+                                                  ValueRange inputs, Value base,
+                                                  Value kk) {
+  LineKernel &k = *ls.k;
+  Value flat = arith::AddIOp::create(
+      b, k.loc, base, arith::MulIOp::create(b, k.loc, kk, ls.inner));
+  enterFlat(k, b, flat);
+  SmallVector<Value> xs;
+  for (Value in : inputs)
+    xs.push_back(k.element(b, in, {k.laneIndex}));
+  return {flat, xs};
+}
+
 /// Folds `op`'s inputs (a fuse.scan's or fuse.reduce's) along the line
 /// starting at flat index `base`, in order from ls.init: element k, at
 /// base + k * inner, becomes the kernel's current element, and `step`
@@ -136,12 +152,7 @@ ValueRange foldLine(LineStart &ls, OpBuilder &b, Operation *op,
   auto walk = scf::ForOp::create(
       b, loc, cI64(b, loc, 0), ls.len, cI64(b, loc, 1), ls.init,
       [&](OpBuilder &wb, Location wl, Value kk, ValueRange acc) {
-        Value flat = arith::AddIOp::create(
-            wb, wl, base, arith::MulIOp::create(wb, wl, kk, ls.inner));
-        enterFlat(k, wb, flat);
-        SmallVector<Value> xs;
-        for (Value in : inputs)
-          xs.push_back(k.element(wb, in, {k.laneIndex}));
+        auto [flat, xs] = enterElement(ls, wb, inputs, base, kk);
         SmallVector<Value> next = emitCombine(
             wb, wl, op, acc, xs, [&](Value v) { return k.scalar(wb, v); });
         if (step)
@@ -167,12 +178,7 @@ foldRange(LineStart &ls, OpBuilder &b, Operation *op, ValueRange inputs,
   };
   // Makes element kk the current one: its inputs, after `visit`.
   auto enter = [&](OpBuilder &eb, Value kk) {
-    Value flat = arith::AddIOp::create(
-        eb, loc, base, arith::MulIOp::create(eb, loc, kk, ls.inner));
-    enterFlat(k, eb, flat);
-    SmallVector<Value> xs;
-    for (Value in : inputs)
-      xs.push_back(k.element(eb, in, {k.laneIndex}));
+    auto [flat, xs] = enterElement(ls, eb, inputs, base, kk);
     if (visit)
       visit(eb, flat);
     return xs;
@@ -443,12 +449,8 @@ FailureOr<GroupKernels> buildLineReduce(gpu::GPUModuleOp m, GroupOp group,
                 Value k1 = arith::MinSIOp::create(
                     lb, ll, ls.len,
                     arith::AddIOp::create(lb, ll, k0, chunkLen));
-                Value flat0 = arith::AddIOp::create(
-                    lb, ll, base, arith::MulIOp::create(lb, ll, k0, ls.inner));
-                enterFlat(k, lb, flat0);
-                SmallVector<Value> first;
-                for (Value in : red.getInputs())
-                  first.push_back(k.element(lb, in, {k.laneIndex}));
+                auto [flat0, first] =
+                    enterElement(ls, lb, red.getInputs(), base, k0);
                 storeSide(lb, flat0);
                 SmallVector<Value> acc = foldRange(
                     ls, lb, red, red.getInputs(), base,

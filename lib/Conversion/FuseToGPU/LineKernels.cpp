@@ -418,49 +418,70 @@ FailureOr<GroupKernels> buildLineReduce(gpu::GPUModuleOp m, GroupOp group,
   if (!split) {
     wholeLines(b);
   } else {
-    // chunks > 1: a thread a (line, chunk), lines fastest (a warp's
-    // threads read consecutive addresses when inner > 1); the chunk's
-    // elements [c * chunkLen, min(len, (c + 1) * chunkLen)) folded from
-    // the first, the accumulators stored as partials at c * lines + line
-    // for the combine kernel. Chunks are never empty (the host's split).
+    // A thread a (line, chunk), lines fastest (a warp's threads read
+    // consecutive addresses when inner > 1), over the chunk's elements
+    // [c * chunkLen, min(len, (c + 1) * chunkLen)). One fold loop serves
+    // both forms, which keeps the kernel (and its compile time) small:
+    // a line in one chunk (chunks = 1, also over an empty dimension)
+    // folds from the init and stores the group's results at the line;
+    // split lines (never an empty chunk: the host's split) fold from the
+    // chunk's first element and store the accumulators as partials at
+    // c * lines + line for the combine kernel.
     Value chunkLen = ls.more[0], chunks = ls.more[1];
     Value single =
         cmpI(b, loc, arith::CmpIPredicate::eq, chunks, cI64(b, loc, 1));
-    scf::IfOp::create(
-        b, loc, single,
-        [&](OpBuilder &ib, Location l) {
-          wholeLines(ib);
-          scf::YieldOp::create(ib, l);
-        },
-        [&](OpBuilder &eb, Location l) {
-          auto [gtid, stride] = k.gridStride(eb);
-          Value work = arith::MulIOp::create(eb, l, ls.lines, chunks);
-          Value lenInner = arith::MulIOp::create(eb, l, ls.len, ls.inner);
-          scf::ForOp::create(
-              eb, l, gtid, work, stride, ValueRange{},
-              [&](OpBuilder &lb, Location ll, Value t, ValueRange) {
-                Value line = arith::RemUIOp::create(lb, ll, t, ls.lines);
-                Value c = arith::DivUIOp::create(lb, ll, t, ls.lines);
-                Value o = arith::DivUIOp::create(lb, ll, line, ls.inner);
-                Value i = arith::RemUIOp::create(lb, ll, line, ls.inner);
-                Value base = arith::AddIOp::create(
-                    lb, ll, arith::MulIOp::create(lb, ll, o, lenInner), i);
-                Value k0 = arith::MulIOp::create(lb, ll, c, chunkLen);
-                Value k1 = arith::MinSIOp::create(
-                    lb, ll, ls.len,
-                    arith::AddIOp::create(lb, ll, k0, chunkLen));
+    auto [gtid, stride] = k.gridStride(b);
+    Value work = arith::MulIOp::create(b, loc, ls.lines, chunks);
+    Value lenInner = arith::MulIOp::create(b, loc, ls.len, ls.inner);
+    scf::ForOp::create(
+        b, loc, gtid, work, stride, ValueRange{},
+        [&](OpBuilder &lb, Location ll, Value t, ValueRange) {
+          Value line = arith::RemUIOp::create(lb, ll, t, ls.lines);
+          Value c = arith::DivUIOp::create(lb, ll, t, ls.lines);
+          Value o = arith::DivUIOp::create(lb, ll, line, ls.inner);
+          Value i = arith::RemUIOp::create(lb, ll, line, ls.inner);
+          Value base = arith::AddIOp::create(
+              lb, ll, arith::MulIOp::create(lb, ll, o, lenInner), i);
+          Value k0 = arith::MulIOp::create(lb, ll, c, chunkLen);
+          Value k1 = arith::MinSIOp::create(
+              lb, ll, ls.len, arith::AddIOp::create(lb, ll, k0, chunkLen));
+          auto start = scf::IfOp::create(
+              lb, ll, single,
+              [&](OpBuilder &ib, Location il) {
+                scf::YieldOp::create(ib, il, ls.init);
+              },
+              [&](OpBuilder &eb, Location el) {
                 auto [flat0, first] =
-                    enterElement(ls, lb, red.getInputs(), base, k0);
-                storeSide(lb, flat0);
-                SmallVector<Value> acc = foldRange(
-                    ls, lb, red, red.getInputs(), base,
-                    arith::AddIOp::create(lb, ll, k0, cI64(lb, ll, 1)), k1,
-                    first, /*unroll=*/4, storeSide);
-                for (auto [j, a] : llvm::enumerate(acc))
-                  k.store(lb, a, ls.more[2 + j], t);
-                scf::YieldOp::create(lb, ll);
+                    enterElement(ls, eb, red.getInputs(), base, k0);
+                storeSide(eb, flat0);
+                scf::YieldOp::create(eb, el, first);
               });
-          scf::YieldOp::create(eb, l);
+          k.em->clearCache();
+          Value from = arith::SelectOp::create(
+              lb, ll, single, k0,
+              arith::AddIOp::create(lb, ll, k0, cI64(lb, ll, 1)));
+          SmallVector<Value> acc =
+              foldRange(ls, lb, red, red.getInputs(), base, from, k1,
+                        start.getResults(), /*unroll=*/4, storeSide);
+          scf::IfOp::create(
+              lb, ll, single,
+              [&](OpBuilder &ib, Location il) {
+                enterFlat(k, ib, line);
+                for (auto [r, v] : llvm::zip(red.getResults(), acc))
+                  k.leaves[r] = v;
+                for (auto [j, y] : llvm::enumerate(yields))
+                  if (!llvm::is_contained(sideOuts, j))
+                    k.store(ib, k.element(ib, y, {k.laneIndex}), ls.outs[j],
+                            line);
+                scf::YieldOp::create(ib, il);
+              },
+              [&](OpBuilder &eb, Location el) {
+                for (auto [j, a] : llvm::enumerate(acc))
+                  k.store(eb, a, ls.more[2 + j], t);
+                scf::YieldOp::create(eb, el);
+              });
+          k.em->clearCache();
+          scf::YieldOp::create(lb, ll);
         });
   }
   gpu::ReturnOp::create(b, loc);

@@ -139,15 +139,26 @@ func.func @custom_rows(%x: tensor<?x?xf32>) -> tensor<?xf32> {
 // -----
 
 // A custom-combiner row reduction returned beside an elementwise value of
-// its input: the line kernel stores that value at each element it folds,
-// and the reduction at the line's index.
+// its input: the line kernel stores that value at each element it folds
+// (a split line's first element, then four elements an iteration, then
+// the rest), and the reduction at the line's index or, for a split line,
+// its chunk's partial.
 // CHECK-LABEL: module attributes
 // CHECK: gpu.func @rows_and_squares_g0_linereduce(
 // CHECK: scf.for
+// CHECK: scf.if
+// CHECK: } else {
+// CHECK: %[[FIRST:.*]] = arith.mulf
+// CHECK: llvm.store %[[FIRST]], %{{.*}} : f32, !llvm.ptr<1>
+// CHECK: scf.for {{.*}} step %c4_i64
 // CHECK: %[[SQ:.*]] = arith.mulf
-// CHECK: arith.subf %{{.*}}, %[[SQ]]
 // CHECK: llvm.store %[[SQ]], %{{.*}} : f32, !llvm.ptr<1>
+// CHECK: arith.subf %{{.*}}, %[[SQ]]
 // CHECK: scf.yield
+// CHECK: scf.for
+// CHECK: scf.if
+// CHECK: llvm.store %{{.*}} : f32, !llvm.ptr<1>
+// CHECK: } else {
 // CHECK: llvm.store %{{.*}} : f32, !llvm.ptr<1>
 func.func @rows_and_squares(%x: tensor<?x?xf32>) -> (tensor<?xf32>, tensor<?x?xf32>) {
   %y:2 = fuse.group row_reduce (%x) : (tensor<?x?xf32>) -> (tensor<?xf32>, tensor<?x?xf32>) {

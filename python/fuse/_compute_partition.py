@@ -33,8 +33,7 @@ def _device_counts(d_num_selected_out):
     """The two count elements as 8-byte DeviceArrays, where the
     capture-safe form writes the counts on the device."""
     from . import gpu
-    d = gpu.device_array(d_num_selected_out, "d_num_selected_out")
-    gpu.check_device(d, d_num_selected_out, "d_num_selected_out")
+    d = gpu.checked_device_array(d_num_selected_out, "d_num_selected_out")
     if d.dtype not in _COUNT_TYPES:
         raise TypeError("d_num_selected_out: with temp_storage the counts "
                         "are written on the device as 8 bytes each: "

@@ -26,8 +26,8 @@ class _Temp:
         if temp_storage is not None:
             from . import gpu
             if gpu.is_device_array(temp_storage):
-                self.storage = gpu.device_array(temp_storage, "temp_storage")
-                gpu.check_device(self.storage, temp_storage, "temp_storage")
+                self.storage = gpu.checked_device_array(temp_storage,
+                                                        "temp_storage")
             elif isinstance(temp_storage, np.ndarray):
                 self.storage = temp_storage    # a CPU call: not used
             else:

@@ -367,8 +367,7 @@ def _check_out(a, name, n, dtype=None):
     (None for a NumPy one)."""
     if _is_dev(a):
         from . import gpu
-        d = gpu.device_array(a, name)
-        gpu.check_device(d, a, name)
+        d = gpu.checked_device_array(a, name)
         size = math.prod(d.shape)
         if size < n:
             raise ValueError("%s: has %d elements but %d are needed"

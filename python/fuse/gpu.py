@@ -174,17 +174,18 @@ def _array_device(a, ptr, name):
     return d.value
 
 
-def check_device(d, a, name):
-    """Raises TypeError when array `a` (its DeviceArray `d`) is not on the
-    device the runtime runs on: kernels and their memory must share one
-    device. Nothing to check in compile-only mode, for stand-ins and for
-    empty arrays (no memory)."""
+def checked_device_array(a, name):
+    """device_array(a, name) of an array that kernels will touch; raises
+    TypeError when it is not on the device the runtime runs on: kernels
+    and their memory must share one device. Nothing to check in
+    compile-only mode, for stand-ins and for empty arrays (no memory)."""
+    d = device_array(a, name)
     if compile_only() or not d.ptr or \
             _launch.mode_of(type(a)) is _launch.STANDIN:
-        return
+        return d
     want = runtime_device()
     if want is None:
-        return
+        return d
     got = _array_device(a, d.ptr, name)
     if got != want:
         raise TypeError(
@@ -193,6 +194,7 @@ def check_device(d, a, name):
             "or make device %d current (torch.cuda.set_device, "
             "cupy.cuda.Device(...).use()) before the process's first GPU "
             "call" % (name, got, want, want, got))
+    return d
 
 
 def available():
@@ -722,9 +724,7 @@ def gpu_arguments(names, values):
                             "a GPU pipeline takes CUDA arrays (CuPy, PyTorch)"
                             " for all its array arguments" % name)
         if is_device_array(v):
-            d = device_array(v, "argument %r" % name)
-            check_device(d, v, "argument %r" % name)
-            out.append(d)
+            out.append(checked_device_array(v, "argument %r" % name))
             weaks.append(False)
         else:
             a, w = as_input_array(v, name)

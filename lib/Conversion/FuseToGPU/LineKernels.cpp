@@ -110,15 +110,26 @@ LineStart startLineKernel(gpu::GPUModuleOp m, GroupOp group, Operation *op,
   return ls;
 }
 
-/// Stores the group's results at flat index `at` of the current element,
-/// with `vals` as the values of `opResults` (the scan's or reduction's).
+/// Stores the group's results (but those numbered in `skip`) at flat
+/// index `at` of the current element, with `vals` as the values of
+/// `opResults` (the scan's or reduction's).
 void storeResults(LineStart &ls, OpBuilder &b, ValueRange opResults,
-                  ValueRange vals, Value at) {
+                  ValueRange vals, Value at, ArrayRef<unsigned> skip = {}) {
   LineKernel &k = *ls.k;
   for (auto [r, v] : llvm::zip(opResults, vals))
     k.leaves[r] = v;
-  for (auto [y, out] : llvm::zip(k.group.getYield().getValues(), ls.outs))
-    k.store(b, k.element(b, y, {k.laneIndex}), out, at);
+  for (auto [j, y] : llvm::enumerate(k.group.getYield().getValues()))
+    if (!llvm::is_contained(skip, j))
+      k.store(b, k.element(b, y, {k.laneIndex}), ls.outs[j], at);
+}
+
+/// Stores a line reduction's results (the group's but the side results,
+/// elementwise over its input) at `line`, its flat index in the reduced
+/// shape, with `acc` as the reduction's values.
+void storeLineResults(LineStart &ls, OpBuilder &b, ReduceOp red, ValueRange acc,
+                      ArrayRef<unsigned> sideOuts, Value line) {
+  enterFlat(*ls.k, b, line);
+  storeResults(ls, b, red.getResults(), acc, line, sideOuts);
 }
 
 /// Makes element `kk` of the line starting at flat index `base` the
@@ -241,7 +252,6 @@ LogicalResult buildLineCombine(gpu::GPUModuleOp m, GroupOp group, ReduceOp red,
   OpBuilder &b = *ls.b;
   Location loc = k.loc;
   Value chunks = ls.more[0];
-  auto yields = group.getYield().getValues();
   forLines(
       k, b, ls.lines, ls.len, ls.inner, [&](OpBuilder &lb, Value line, Value) {
         auto fold = scf::ForOp::create(
@@ -258,12 +268,7 @@ LogicalResult buildLineCombine(gpu::GPUModuleOp m, GroupOp group, ReduceOp red,
                     return k.scalar(wb, v);
                   }));
             });
-        enterFlat(k, lb, line);
-        for (auto [r, v] : llvm::zip(red.getResults(), fold.getResults()))
-          k.leaves[r] = v;
-        for (auto [j, y] : llvm::enumerate(yields))
-          if (!llvm::is_contained(sideOuts, j))
-            k.store(lb, k.element(lb, y, {k.laneIndex}), ls.outs[j], line);
+        storeLineResults(ls, lb, red, fold.getResults(), sideOuts, line);
       });
   gpu::ReturnOp::create(b, loc);
   if (k.failedLeaf)
@@ -407,12 +412,7 @@ FailureOr<GroupKernels> buildLineReduce(gpu::GPUModuleOp m, GroupOp group,
           ValueRange total = foldLine(ls, lb, red, red.getInputs(), base,
                                       [&](OpBuilder &sb, Value flat, ValueRange,
                                           ValueRange) { storeSide(sb, flat); });
-          enterFlat(k, lb, line);
-          for (auto [r, v] : llvm::zip(red.getResults(), total))
-            k.leaves[r] = v;
-          for (auto [j, y] : llvm::enumerate(yields))
-            if (!llvm::is_contained(sideOuts, j))
-              k.store(lb, k.element(lb, y, {k.laneIndex}), ls.outs[j], line);
+          storeLineResults(ls, lb, red, total, sideOuts, line);
         });
   };
   if (!split) {
@@ -466,13 +466,7 @@ FailureOr<GroupKernels> buildLineReduce(gpu::GPUModuleOp m, GroupOp group,
           scf::IfOp::create(
               lb, ll, single,
               [&](OpBuilder &ib, Location il) {
-                enterFlat(k, ib, line);
-                for (auto [r, v] : llvm::zip(red.getResults(), acc))
-                  k.leaves[r] = v;
-                for (auto [j, y] : llvm::enumerate(yields))
-                  if (!llvm::is_contained(sideOuts, j))
-                    k.store(ib, k.element(ib, y, {k.laneIndex}), ls.outs[j],
-                            line);
+                storeLineResults(ls, ib, red, acc, sideOuts, line);
                 scf::YieldOp::create(ib, il);
               },
               [&](OpBuilder &eb, Location el) {

@@ -1,6 +1,8 @@
 """Row pipelines beyond the benchmark's softmax: layer norm over 65536 x
 4096 rows with a per-column scale and bias, and softmax over the last
-axis of a 64 x 32 x 4096 array, in float32 and bfloat16; fuse (@fuse.jit
+axis of a 64 x 32 x 4096 array, in float32 and bfloat16, and column
+statistics (sum, max and mean over the first axis) of float32 arrays
+with many and with few columns; fuse (@fuse.jit
 on PyTorch CUDA tensors) against torch eager (torch.nn.functional's
 layer_norm and softmax) and torch.compile on the same dtype, with a clone
 of the input as the copy ceiling, in one run on one GPU. Per case: the
@@ -70,6 +72,51 @@ def cases(dt, name, eps, gen, compiler=compiled):
                copy_bytes=nbytes, inputs={"x": y})
 
 
+# Column statistics: shapes with many lines (each thread a column) and
+# with few (each column split into chunks folded apart, then combined).
+COLUMN_SHAPES = ((65536, 4096), (1 << 22, 64), (1 << 24, 16))
+
+
+def column_check(x):
+    """check(name, result) for rc.leading_axes' (sum, max, mean, k sum)
+    over axis 0 of float32 x: sums and means within n float32 roundings
+    of the sum of |x| along the column, maxima exact."""
+    x64 = x.double()
+    n = x.shape[0]
+    bound = x64.abs().sum(0) * n * 2.0 ** -23
+    want = (x64.sum(0), x.amax(0).double(), x64.sum(0) / n)
+
+    def check(name, got):
+        bad = 0
+        for g, w, tol in zip(got, want, (bound, 0 * bound, bound / n)):
+            bad += int(((g.double() - w).abs() > tol).sum())
+        if bad:
+            print("MISMATCH %s: %d values off" % (name, bad))
+        return not bad
+    return check
+
+
+def column_cases(gen, compiler=compiled):
+    """Sums, maxima and means over the first axis of float32 arrays
+    (rc.leading_axes; its int32 operand a single element), against
+    torch's three reductions eager and compiled."""
+    k = torch.ones(1, 1, 1, device="cuda", dtype=torch.int32)
+    for shape in COLUMN_SHAPES:
+        x = torch.randn(*shape, device="cuda", generator=gen) * 3 + 1
+        nbytes = x.numel() * 4
+
+        def stats(x=x):
+            return x.sum(0), x.amax(0), x.mean(0), k.sum(1)
+        yield dict(case="column stats %dx%d" % shape,
+                   key="column_stats_%dx%d" % shape, nbytes=nbytes,
+                   impls=[("fuse", lambda x=x: rc.leading_axes(x, k)),
+                          ("torch eager", stats),
+                          ("torch.compile", compiler(stats)),
+                          ("copy", lambda x=x: x.clone())],
+                   check=column_check(x), copy_bytes=2 * nbytes,
+                   inputs={"x": x})
+
+
 def bench_dtype(dt, name, eps, gen):
     ok = True
     for c in cases(dt, name, eps, gen):
@@ -84,6 +131,9 @@ def main():
     ok = True
     for dt, name, eps in DTYPES:
         ok &= bench_dtype(dt, name, eps, gen)
+    for c in column_cases(gen):
+        ok &= run_case(c["case"], c["nbytes"], c["impls"], c["check"],
+                       c["copy_bytes"], WIDTH)
     return 0 if ok else 1
 
 

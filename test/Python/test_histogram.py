@@ -20,6 +20,7 @@ import fuse
 import fuse.compute as fc
 import histogram_check as H
 from fuse._compute_histogram import cpp_common_type, int_arithmetic_type
+from fuse._histogram import _exact_f32_edges
 from fuse._tools import find_fuse_opt
 from histogram_check import (DTYPES, EVEN, FIXED_EDGES, SIZES, by_edges,
                              by_edges_density, by_fixed_edges,
@@ -115,6 +116,39 @@ def test_constant_ranges_wide_and_narrow_bins(dt, lo, hi):
         got = fuse.jit(lambda a: np.histogram(a, bins, (lo, hi))[0])(x)
         np.testing.assert_array_equal(got, np.histogram(x, bins,
                                                         (lo, hi))[0])
+
+
+def test_float32_edges_exact_where_chosen():
+    """Where _exact_f32_edges returns (start, step), float32 arithmetic
+    gives NumPy's edges bit for bit, both rounded twice (multiply, add) and
+    once (a fused multiply-add, modelled in float64 where the product is
+    exact); ranges whose edges it would round differently get None."""
+    f32, f64 = np.dtype(np.float32), np.dtype(np.float64)
+    g = np.random.default_rng(3)
+    chosen = 0
+    cases = [(-4, 4, 256), (0, 16, 256), (-1.5, 2.25, 256), (0, 1, 1 << 20),
+             (0, 1, 100), (0.1, 0.7, 7), (1e6, 1e6 + 3, 1000)]
+    for _ in range(300):
+        lo = float(g.integers(-64, 64)) / 2.0 ** g.integers(0, 12)
+        hi = lo + float(g.integers(1, 4096)) / 2.0 ** g.integers(0, 12)
+        bins = int(2 ** g.integers(0, 13) if g.random() < 0.7 else
+                   g.integers(1, 5000))
+        cases.append((lo, hi, bins))
+    for lo, hi, bins in cases:
+        ref = np.linspace(lo, hi, bins + 1, dtype=f32)
+        got = _exact_f32_edges(lo, hi, bins, f32, f64)
+        if got is None:
+            continue
+        chosen += 1
+        start, step = got
+        k = np.arange(bins + 1).astype(np.float32)
+        np.testing.assert_array_equal(k * step + start, ref)
+        fma = (k.astype(np.float64) * np.float64(step) +
+               np.float64(start)).astype(np.float32)
+        np.testing.assert_array_equal(fma, ref)
+    assert chosen > 50
+    assert _exact_f32_edges(0, 1, 100, f32, f64) is None
+    assert _exact_f32_edges(-4, 4, 256, f64, f64) is None
 
 
 def test_equal_values_widen_the_range():

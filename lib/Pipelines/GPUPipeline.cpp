@@ -159,6 +159,8 @@ void buildFuseGPUFrontend(OpPassManager &pm, const FuseToGPUOptions &options) {
     pm.addPass(createFuseBuiltinCombinersPass());
   // The numerics of half-precision sums (f32 accumulation), as on the CPU.
   pm.addPass(createFuseWidenAccumulatorsPass());
+  // Argsorts make their own positions instead of reading an iota.
+  pm.addPass(createFuseSortPositionsPass());
   if (!options.fusion)
     return;
   // Reductions over scattered dims as a chain the kernels take, then

@@ -242,6 +242,24 @@ fuse_status_t fuse_sort_ws(fuse_dtype_t key_dtype, fuse_sort_order_t order,
                            void *values_out, int64_t n, void *temp,
                            size_t temp_bytes, fuse_stream_t stream);
 
+/* The bytes of temporary storage fuse_argsort_ws needs for n keys of
+ * key_dtype in `order`: host arithmetic only, as fuse_sort_temp_bytes
+ * (same checks; 0 for n == 0). */
+fuse_status_t fuse_argsort_temp_bytes(fuse_dtype_t key_dtype, int64_t n,
+                                      fuse_sort_order_t order, size_t *bytes);
+/* fuse_sort_ws of keys_in into keys_out that writes, beside each sorted
+ * key, its position in keys_in (int64_t; 0 <= position < n), with no
+ * positions array to read: the argsort of a stable sort in fuse_sort_ws's
+ * orders. Below 2^31 elements the positions move through CUB as 4-byte
+ * words and are widened at the end (a third fewer bytes each pass than
+ * 8-byte values); from 2^31 on as 8-byte words. Never allocates or
+ * synchronises (temp: at least fuse_argsort_temp_bytes's answer); the
+ * errors of fuse_sort_ws, positions_out taking values_out's place. */
+fuse_status_t fuse_argsort_ws(fuse_dtype_t key_dtype, fuse_sort_order_t order,
+                              const void *keys_in, void *keys_out,
+                              int64_t *positions_out, int64_t n, void *temp,
+                              size_t temp_bytes, fuse_stream_t stream);
+
 /* ---- additions (not used by generated code) ---------------------------- */
 
 /* Returns every cached block of the caching allocator to CUDA (after a

@@ -216,6 +216,17 @@ inline Status sortWs(fuse_dtype_t keyDtype, fuse_sort_order_t order,
   return Status(fuse_sort_ws(keyDtype, order, keysIn, keysOut, valueDtype,
                              valuesIn, valuesOut, n, temp, tempBytes, stream));
 }
+inline Status argsortTempBytes(fuse_dtype_t keyDtype, int64_t n,
+                               fuse_sort_order_t order, size_t *bytes) {
+  return Status(fuse_argsort_temp_bytes(keyDtype, n, order, bytes));
+}
+inline Status argsortWs(fuse_dtype_t keyDtype, fuse_sort_order_t order,
+                        const void *keysIn, void *keysOut,
+                        int64_t *positionsOut, int64_t n, void *temp,
+                        size_t tempBytes, fuse_stream_t stream = nullptr) {
+  return Status(fuse_argsort_ws(keyDtype, order, keysIn, keysOut, positionsOut,
+                                n, temp, tempBytes, stream));
+}
 
 } // namespace fuse
 

@@ -151,6 +151,12 @@ struct SortArgs {
 fuse_status_t sortKeys(const SortArgs &a, void *temp, size_t &bytes);
 fuse_status_t sortPairsAscending(const SortArgs &a, void *temp, size_t &bytes);
 fuse_status_t sortPairsDescending(const SortArgs &a, void *temp, size_t &bytes);
+// Argsort's kernels (argsort.cu): p[i] = i for i < n, as 4-byte words
+// (wide == false) or 8-byte ones; out[i] = in[i] widened from 4 to 8 bytes.
+fuse_status_t launchPositions(void *p, bool wide, int64_t n,
+                              cudaStream_t stream, const char *api);
+fuse_status_t launchWidenPositions(const uint32_t *in, int64_t *out, int64_t n,
+                                   cudaStream_t stream, const char *api);
 inline fuse_status_t radixSort(const SortArgs &a, void *temp, size_t &bytes) {
   if (a.valueSize == 0)
     return sortKeys(a, temp, bytes);

@@ -227,3 +227,134 @@ FUSE_API fuse_status_t fuse_sort_ws(fuse_dtype_t key_dtype,
   return afterLaunch(st, api, "cub::DeviceRadixSort");
 }
 
+// The temporary storage of fuse_argsort_ws for n > 0 elements, from a base
+// aligned to 256 bytes (up to 255 bytes of the caller's storage skipped):
+// the positions CUB reads, below 2^31 elements also the 4-byte positions it
+// writes (widened into the caller's int64 array at the end), then CUB's own
+// storage, each part starting on a 256-byte boundary.
+namespace {
+struct ArgsortLayout {
+  bool narrow = true;
+  size_t posIn = 0, posOut = 0, cub = 0, cubBytes = 0, total = 0;
+};
+} // namespace
+
+static size_t alignUp(size_t v) { return (v + 255) & ~size_t(255); }
+
+static fuse_status_t argsortLayout(fuse_dtype_t keyDtype, bool descending,
+                                   int64_t n, const char *api,
+                                   ArgsortLayout &l) {
+  l.narrow = n <= INT32_MAX;
+  size_t width = l.narrow ? 4 : 8;
+  size_t posBytes = alignUp(static_cast<size_t>(n) * width);
+  l.posIn = 0;
+  l.posOut = posBytes;
+  l.cub = l.narrow ? 2 * posBytes : posBytes;
+  SortArgs a{
+      keyDtype, descending,          nullptr, nullptr, width, nullptr, nullptr,
+      n,        cudaStreamPerThread, api};
+  if (fuse_status_t s = radixSort(a, nullptr, l.cubBytes))
+    return s;
+  l.total = 255 + l.cub + l.cubBytes;
+  return FUSE_SUCCESS;
+}
+
+FUSE_API fuse_status_t fuse_argsort_temp_bytes(fuse_dtype_t key_dtype,
+                                               int64_t n,
+                                               fuse_sort_order_t order,
+                                               size_t *bytes) {
+  const char *api = "fuse_argsort_temp_bytes";
+  clearError();
+  if (!bytes)
+    return fail(FUSE_ERROR_INVALID_ARGUMENT, "%s: bytes is NULL", api);
+  *bytes = 0;
+  size_t ks = 0, vs = 0;
+  if (fuse_status_t s =
+          checkSortKinds(key_dtype, true, FUSE_I64, order, n, api, ks, vs))
+    return s;
+  if (fuse_status_t s = enter(api))
+    return s;
+  if (n == 0)
+    return FUSE_SUCCESS;
+  ArgsortLayout l;
+  if (fuse_status_t s =
+          argsortLayout(key_dtype, order == FUSE_SORT_DESCENDING, n, api, l))
+    return s;
+  *bytes = l.total;
+  return FUSE_SUCCESS;
+}
+
+FUSE_API fuse_status_t fuse_argsort_ws(fuse_dtype_t key_dtype,
+                                       fuse_sort_order_t order,
+                                       const void *keys_in, void *keys_out,
+                                       int64_t *positions_out, int64_t n,
+                                       void *temp, size_t temp_bytes,
+                                       fuse_stream_t stream) {
+  const char *api = "fuse_argsort_ws";
+  if (fuse_status_t s = enter(api))
+    return s;
+  size_t ks = 0, vs = 0;
+  if (fuse_status_t s =
+          checkSortKinds(key_dtype, true, FUSE_I64, order, n, api, ks, vs))
+    return s;
+  if (n == 0)
+    return FUSE_SUCCESS;
+  if (fuse_status_t s = checkPointer(keys_in, ks, api, "keys_in"))
+    return s;
+  if (fuse_status_t s = checkPointer(keys_out, ks, api, "keys_out"))
+    return s;
+  if (fuse_status_t s = checkPointer(positions_out, 8, api, "positions_out"))
+    return s;
+  bool descending = order == FUSE_SORT_DESCENDING;
+  ArgsortLayout l;
+  if (fuse_status_t s = argsortLayout(key_dtype, descending, n, api, l))
+    return s;
+  if (!temp)
+    return fail(FUSE_ERROR_INVALID_ARGUMENT,
+                "%s: temp is NULL; sorting %lld elements needs %zu bytes of "
+                "temporary storage (fuse_argsort_temp_bytes)",
+                api, static_cast<long long>(n), l.total);
+  if (temp_bytes < l.total)
+    return fail(FUSE_ERROR_INVALID_ARGUMENT,
+                "%s: temp_bytes is %zu but sorting %lld elements needs %zu "
+                "bytes of temporary storage (fuse_argsort_temp_bytes)",
+                api, temp_bytes, static_cast<long long>(n), l.total);
+  struct Range {
+    const void *p;
+    size_t bytes;
+    const char *name;
+  };
+  size_t kb = static_cast<size_t>(n) * ks, pb = static_cast<size_t>(n) * 8;
+  const Range keysOut{keys_out, kb, "keys_out"},
+      posOut{positions_out, pb, "positions_out"},
+      keysIn{keys_in, kb, "keys_in"}, tempR{temp, l.total, "temp"};
+  const Range pairsToCheck[][2] = {{keysOut, keysIn}, {posOut, keysIn},
+                                   {keysOut, posOut}, {tempR, keysOut},
+                                   {tempR, posOut},   {tempR, keysIn}};
+  for (const auto &pr : pairsToCheck)
+    if (overlaps(pr[0].p, pr[0].bytes, pr[1].p, pr[1].bytes))
+      return fail(FUSE_ERROR_INVALID_ARGUMENT,
+                  "%s: %s [%p, +%zu bytes) overlaps %s [%p, +%zu bytes); the "
+                  "sort is out of place",
+                  api, pr[0].name, pr[0].p, pr[0].bytes, pr[1].name, pr[1].p,
+                  pr[1].bytes);
+  cudaStream_t st = toStream(stream);
+  char *base =
+      reinterpret_cast<char *>(alignUp(reinterpret_cast<uintptr_t>(temp)));
+  void *posIn = base + l.posIn;
+  void *posSorted = l.narrow ? static_cast<void *>(base + l.posOut)
+                             : static_cast<void *>(positions_out);
+  if (fuse_status_t s = launchPositions(posIn, !l.narrow, n, st, api))
+    return s;
+  SortArgs a{key_dtype, descending, keys_in, keys_out, l.narrow ? 4u : 8u,
+             posIn,     posSorted,  n,       st,       api};
+  size_t cubBytes = l.cubBytes;
+  if (fuse_status_t s = radixSort(a, base + l.cub, cubBytes))
+    return s;
+  if (fuse_status_t s = afterLaunch(st, api, "cub::DeviceRadixSort"))
+    return s;
+  if (!l.narrow)
+    return FUSE_SUCCESS;
+  return launchWidenPositions(static_cast<const uint32_t *>(posSorted),
+                              positions_out, n, st, api);
+}

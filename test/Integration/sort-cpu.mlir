@@ -18,6 +18,10 @@
 // RUN: fuse-run %s --entry=by_magnitude --arg=%t/m.npy --print | FileCheck %s --check-prefix=MAGNITUDE
 // RUN: fuse-run %s --entry=by_magnitude --no-fusion --arg=%t/m.npy --print | FileCheck %s --check-prefix=MAGNITUDE
 // RUN: fuse-run %s --entry=by_magnitude_down --arg=%t/m.npy --print | FileCheck %s --check-prefix=MAGDOWN
+// The `positions` form gives what the iota form gives.
+// RUN: fuse-run %s --entry=positions_down --arg=%t/k.npy --print | FileCheck %s --check-prefix=DOWN
+// RUN: fuse-run %s --entry=positions_by_magnitude --arg=%t/m.npy --print | FileCheck %s --check-prefix=MAGNITUDE
+// RUN: fuse-run %s --entry=positions_static --arg=%t/s.npy --print | FileCheck %s --check-prefix=POSSTATIC
 
 // KEYS: result #0: float32 array of shape (8,)
 // KEYS-NEXT: [nan, -inf, -0, 0, 1.5, 1.5, inf, nan]
@@ -102,4 +106,29 @@ func.func @by_magnitude_down(%x: tensor<?xf32>) -> tensor<?xf32> {
     fuse.yield %lt : i1
   }
   return %k : tensor<?xf32>
+}
+
+func.func @positions_down(%x: tensor<?xf32>) -> (tensor<?xf32>, tensor<?xi64>) {
+  %k, %p = fuse.sort descending positions %x : tensor<?xf32> -> tensor<?xf32>, tensor<?xi64>
+  return %k, %p : tensor<?xf32>, tensor<?xi64>
+}
+
+func.func @positions_by_magnitude(%x: tensor<?xf32>) -> (tensor<?xf32>, tensor<?xi64>) {
+  %k, %p = fuse.sort ascending positions %x : tensor<?xf32> -> tensor<?xf32>, tensor<?xi64> {
+  ^bb0(%a: f32, %b: f32):
+    %ma = math.absf %a : f32
+    %mb = math.absf %b : f32
+    %lt = arith.cmpf olt, %ma, %mb : f32
+    fuse.yield %lt : i1
+  }
+  return %k, %p : tensor<?xf32>, tensor<?xi64>
+}
+
+// POSSTATIC: result #0: int32 array of shape (5,)
+// POSSTATIC-NEXT: [0, 1, 1, 3, 3]
+// POSSTATIC: result #1: int64 array of shape (5,)
+// POSSTATIC-NEXT: [3, 1, 4, 0, 2]
+func.func @positions_static(%k: tensor<5xi32>) -> (tensor<5xi32>, tensor<5xi64>) {
+  %a, %b = fuse.sort ascending positions %k : tensor<5xi32> -> tensor<5xi32>, tensor<5xi64>
+  return %a, %b : tensor<5xi32>, tensor<5xi64>
 }

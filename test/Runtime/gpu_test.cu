@@ -819,6 +819,135 @@ template <typename K> static void testSortWs(int64_t n, uint64_t seed) {
   }
 }
 
+// fuse_argsort_ws, ascending and descending, against std::stable_sort
+// with docLess: the keys bitwise and each key's input position (int64).
+// The temporary storage is exactly fuse_argsort_temp_bytes's answer at an
+// odd address, followed by a guard that must stay untouched.
+template <typename K> static void testArgsortWs(int64_t n, uint64_t seed) {
+  const fuse_dtype_t dt = Traits<K>::dtype;
+  std::string base = std::string("argsort_ws ") + Traits<K>::name() +
+                     " n=" + std::to_string(n);
+  Rng r(seed ^ 0xa5a5);
+  std::vector<K> h(n);
+  for (int64_t i = 0; i < n; ++i)
+    h[i] = genSortKey<K>(r);
+  DeviceArray<K> kin, kout;
+  DeviceArray<int64_t> pout;
+  if (!kin.alloc(n + 1) || !kout.alloc(n + 1) || !pout.alloc(n + 1))
+    return;
+  if (n && !ok(fuse_memcpy_htod(kin.p, h.data(), n * sizeof(K), nullptr), "up"))
+    return;
+  for (int desc = 0; desc < 2; ++desc) {
+    fuse_sort_order_t order = desc ? FUSE_SORT_DESCENDING : FUSE_SORT_ASCENDING;
+    std::string t = base + (desc ? " descending" : " ascending");
+    std::vector<int64_t> perm(n);
+    for (int64_t i = 0; i < n; ++i)
+      perm[i] = i;
+    std::stable_sort(perm.begin(), perm.end(), [&](int64_t a, int64_t b) {
+      return desc ? docLess(h[b], h[a]) : docLess(h[a], h[b]);
+    });
+    size_t bytes = 12345;
+    if (!ok(fuse_argsort_temp_bytes(dt, n, order, &bytes),
+            t + ": fuse_argsort_temp_bytes"))
+      continue;
+    if (n == 0) {
+      check(bytes == 0, t + ": no temporary storage for n = 0",
+            std::to_string(bytes) + " bytes");
+      expectStatus(fuse_argsort_ws(dt, order, nullptr, nullptr, nullptr, 0,
+                                   nullptr, 0, nullptr),
+                   FUSE_SUCCESS, t + ": n = 0 with NULL pointers");
+      continue;
+    }
+    const size_t off = 3, guard = 256;
+    DeviceArray<uint8_t> tb;
+    if (!tb.alloc(off + bytes + guard) ||
+        !ok(fuse_memset(tb.p, 0xa5, off + bytes + guard, nullptr), "memset") ||
+        !ok(fuse_memset(pout.p, 0xff, n * 8, nullptr), "memset"))
+      continue;
+    if (!ok(fuse_argsort_ws(dt, order, kin.p, kout.p, pout.p, n, tb.p + off,
+                            bytes, nullptr),
+            t))
+      continue;
+    std::vector<K> gk(n);
+    std::vector<int64_t> gp(n);
+    std::vector<uint8_t> gg(guard);
+    if (!ok(fuse_memcpy_dtoh(gk.data(), kout.p, n * sizeof(K), nullptr),
+            "dl") ||
+        !ok(fuse_memcpy_dtoh(gp.data(), pout.p, n * 8, nullptr), "dl") ||
+        !ok(fuse_memcpy_dtoh(gg.data(), tb.p + off + bytes, guard, nullptr),
+            "dl"))
+      continue;
+    int64_t bad = -1;
+    for (int64_t i = 0; i < n && bad < 0; ++i)
+      if (gp[i] != perm[i] || keyBits(gk[i]) != keyBits(h[perm[i]]))
+        bad = i;
+    std::string detail;
+    if (bad >= 0)
+      detail = "first mismatch at " + std::to_string(bad) + ": position " +
+               std::to_string(gp[bad]) + " key " + hexBits(keyBits(gk[bad])) +
+               ", want " + std::to_string(perm[bad]);
+    check(bad < 0, t + " gives the stable order's positions", detail);
+    check(
+        std::all_of(gg.begin(), gg.end(), [](uint8_t b) { return b == 0xa5; }),
+        t + ": nothing written past temp + temp_bytes");
+  }
+}
+
+// fuse_argsort_ws's own checks: a short or NULL temp, a NULL or misaligned
+// positions_out, outputs overlapping each other or the keys.
+static void testArgsortWsErrors() {
+  std::printf("-- argsort_ws argument checks\n");
+  const int64_t n = 100000;
+  DeviceArray<float> k, ko;
+  DeviceArray<int64_t> po;
+  DeviceArray<uint8_t> temp;
+  size_t bytes = 0;
+  const fuse_sort_order_t asc = FUSE_SORT_ASCENDING;
+  if (!k.alloc(n) || !ko.alloc(n) || !po.alloc(n) ||
+      !ok(fuse_argsort_temp_bytes(FUSE_F32, n, asc, &bytes),
+          "fuse_argsort_temp_bytes") ||
+      !temp.alloc(bytes))
+    return;
+  check(bytes > 2 * n * 4, "argsort temp bytes hold both position arrays",
+        std::to_string(bytes));
+  std::string small = std::to_string(bytes - 1), need = std::to_string(bytes);
+  expectStatus(fuse_argsort_ws(FUSE_F32, asc, k.p, ko.p, po.p, n, temp.p,
+                               bytes - 1, nullptr),
+               FUSE_ERROR_INVALID_ARGUMENT,
+               "argsort_ws: temp_bytes one byte short names both counts",
+               {"fuse_argsort_ws", small.c_str(), need.c_str()});
+  expectStatus(fuse_argsort_ws(FUSE_F32, asc, k.p, ko.p, po.p, n, nullptr,
+                               bytes, nullptr),
+               FUSE_ERROR_INVALID_ARGUMENT, "argsort_ws: NULL temp",
+               {"temp is NULL"});
+  expectStatus(fuse_argsort_ws(FUSE_F32, asc, k.p, ko.p, nullptr, n, temp.p,
+                               bytes, nullptr),
+               FUSE_ERROR_INVALID_ARGUMENT, "argsort_ws: NULL positions_out",
+               {"positions_out is NULL"});
+  expectStatus(fuse_argsort_ws(FUSE_F32, asc, k.p, ko.p,
+                               reinterpret_cast<int64_t *>(
+                                   reinterpret_cast<char *>(po.p) + 4),
+                               n - 1, temp.p, bytes, nullptr),
+               FUSE_ERROR_INVALID_ARGUMENT, "argsort_ws: misaligned positions",
+               {"positions_out", "not aligned to 8"});
+  expectStatus(fuse_argsort_ws(FUSE_F32, asc, k.p, ko.p,
+                               reinterpret_cast<int64_t *>(ko.p), n / 2, temp.p,
+                               bytes, nullptr),
+               FUSE_ERROR_INVALID_ARGUMENT,
+               "argsort_ws: keys_out overlaps positions_out",
+               {"keys_out", "overlaps positions_out"});
+  expectStatus(fuse_argsort_ws(FUSE_F32, asc, k.p, ko.p, po.p, n,
+                               reinterpret_cast<uint8_t *>(k.p), bytes,
+                               nullptr),
+               FUSE_ERROR_INVALID_ARGUMENT, "argsort_ws: temp overlaps keys_in",
+               {"temp", "overlaps keys_in"});
+  size_t b = 7;
+  expectStatus(fuse_argsort_temp_bytes(FUSE_F32, -5, asc, &b),
+               FUSE_ERROR_INVALID_ARGUMENT, "argsort_temp_bytes: n < 0",
+               {"fuse_argsort_temp_bytes", "negative"});
+  check(b == 0, "argsort_temp_bytes: *bytes is 0 after an error");
+}
+
 // fuse_sort_ws and fuse_sort_temp_bytes refuse bad arguments before
 // queueing anything, with messages that name the argument (and, for a
 // small temp, both byte counts).
@@ -1039,6 +1168,12 @@ static void testAllOpsAtSize(int64_t n) {
   testSortWs<uint8_t>(n, seed);
   testSortWs<int8_t>(n, seed);
   testSortWs<int16_t>(n, seed);
+  testArgsortWs<float>(n, seed);
+  testArgsortWs<double>(n, seed);
+  testArgsortWs<__half>(n, seed);
+  testArgsortWs<int32_t>(n, seed);
+  testArgsortWs<uint64_t>(n, seed);
+  testArgsortWs<int8_t>(n, seed);
 }
 
 // f32 at 2^28: reduce add/min/max, inclusive add scan, select, sort.
@@ -1581,6 +1716,7 @@ int main(int argc, char **argv) {
     testNaN<float>();
     testNaN<double>();
     testSortWsErrors();
+    testArgsortWsErrors();
     testAllocator();
     testGraphs();
   }

@@ -106,6 +106,26 @@ int main(int argc, char **argv) {
                                     static_cast<fuse_sort_order_t>(5), &tb),
                FUSE_ERROR_INVALID_ARGUMENT,
                "fuse_sort_temp_bytes: unknown order", "unknown sort order 5");
+  // fuse_argsort_temp_bytes likewise.
+  tb = 99;
+  expectStatus(fuse_argsort_temp_bytes(FUSE_F32, -1, FUSE_SORT_ASCENDING, &tb),
+               FUSE_ERROR_INVALID_ARGUMENT, "fuse_argsort_temp_bytes: n < 0",
+               "fuse_argsort_temp_bytes: negative element count n = -1");
+  check(tb == 0, "fuse_argsort_temp_bytes: *bytes is 0 after an error");
+  expectStatus(
+      fuse_argsort_temp_bytes(FUSE_F32, 10, FUSE_SORT_ASCENDING, nullptr),
+      FUSE_ERROR_INVALID_ARGUMENT, "fuse_argsort_temp_bytes: NULL bytes",
+      "bytes is NULL");
+  expectStatus(fuse_argsort_temp_bytes(static_cast<fuse_dtype_t>(13), 10,
+                                       FUSE_SORT_ASCENDING, &tb),
+               FUSE_ERROR_INVALID_ARGUMENT,
+               "fuse_argsort_temp_bytes: unknown key dtype",
+               "unknown key dtype 13");
+  expectStatus(fuse_argsort_temp_bytes(FUSE_F64, 10,
+                                       static_cast<fuse_sort_order_t>(5), &tb),
+               FUSE_ERROR_INVALID_ARGUMENT,
+               "fuse_argsort_temp_bytes: unknown order",
+               "unknown sort order 5");
 
   fuse_status_t s = fuse_init();
   if (!expectDevice) {

@@ -13,6 +13,7 @@
 // PIPE-NEXT: fuse-attach-target{chip=sm_80
 // PIPE-NEXT: fuse-builtin-combiners
 // PIPE-NEXT: fuse-widen-accumulators
+// PIPE-NEXT: fuse-sort-positions
 // PIPE-NEXT: fuse-split-reductions
 // PIPE-NEXT: fuse-collapse-rows
 // PIPE-NEXT: fuse-fusion

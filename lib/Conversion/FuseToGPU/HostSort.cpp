@@ -96,7 +96,8 @@ LogicalResult HostEntry::convertSort(SortOp op) {
   // else temporaries.
   SmallVector<Value> outs;
   for (auto [j, res] : llvm::enumerate(op.getResults())) {
-    const HostTensor &in = ins[j];
+    // The positions (no operand) have the keys' length.
+    const HostTensor &in = ins[std::min<size_t>(j, ins.size() - 1)];
     Value buf;
     auto ri = resultIndex.find(res);
     if (ri != resultIndex.end()) {
@@ -125,9 +126,24 @@ LogicalResult HostEntry::convertSort(SortOp op) {
 
   if (op.hasComparator())
     return launchMergeSort(op, ins, outs, n);
-  bool hasValues = static_cast<bool>(op.getValues());
   Value order = h.c32(op.isDescending() ? FUSE_SORT_DESCENDING
                                         : FUSE_SORT_ASCENDING);
+  if (op.hasPositions()) {
+    // The runtime makes the positions and moves them as 4-byte words
+    // below 2^31 elements.
+    Value bytesSlot = h.slot(h.i64());
+    h.check(h.call("fuse_argsort_temp_bytes",
+                   {h.c32(*keyDtype), n, order, bytesSlot}));
+    Value bytes = h.load(h.i64(), bytesSlot);
+    Value temp = h.allocTemp(bytes);
+    h.onDevice([&] {
+      h.check(h.call("fuse_argsort_ws",
+                     {h.c32(*keyDtype), order, ins[0].ptr, outs[0], outs[1], n,
+                      temp, bytes, h.stream}));
+    });
+    return success();
+  }
+  bool hasValues = static_cast<bool>(op.getValues());
   Value bytesSlot = h.slot(h.i64());
   h.check(h.call("fuse_sort_temp_bytes",
                  {h.c32(*keyDtype), h.c32(*valueDtype), h.c32(hasValues), n,
@@ -202,13 +218,20 @@ LogicalResult HostEntry::launchMergeSort(SortOp op, ArrayRef<HostTensor> ins,
   };
   Value blocks = h.ceilDiv(n, h.c64(p.mergeTile()));
   Value splits = h.allocTemp(h.mul(blocks, h.c64(8)));
+  // The values the kernels read: none for a positions sort, which makes
+  // its own (WidePositions where the others read values).
+  Value valuesIn;
+  if (values)
+    valuesIn =
+        p.positions ? LLVM::ZeroOp::create(h.b, loc, h.ptrTy()) : ins[1].ptr;
+  CarryMode direct = p.positions ? CarryMode::WidePositions : CarryMode::Values;
+  CarryMode lastPass =
+      p.positions ? CarryMode::WidePositions : CarryMode::GatherValues;
   h.ifThen(cmp(arith::CmpIPredicate::sgt, n, h.c64(0)), [&] {
-    SmallVector<Value> args =
-        arrays(ins[0].ptr, values ? ins[1].ptr : Value(), aKeys, aCarry);
+    SmallVector<Value> args = arrays(ins[0].ptr, valuesIn, aKeys, aCarry);
     args.push_back(n);
     if (p.carriesPositions())
-      args.push_back(
-          pick(positions, mode(CarryMode::Positions), mode(CarryMode::Values)));
+      args.push_back(pick(positions, mode(CarryMode::Positions), mode(direct)));
     h.launch(handle[p.tileKernel], tiles, p.blockThreads, args);
     // A pass: the partition kernel's searches (one a merge block) into
     // `splits`, then the merge blocks.
@@ -233,10 +256,10 @@ LogicalResult HostEntry::launchMergeSort(SortOp op, ArrayRef<HostTensor> ins,
                  pick(fromA, bKeys, aKeys), carryOut);
       margs.append({n, w, splits});
       if (p.carriesPositions()) {
-        margs.push_back(pick(gather, mode(CarryMode::GatherValues),
+        margs.push_back(pick(gather, mode(lastPass),
                              pick(positions, mode(CarryMode::Positions),
                                   mode(CarryMode::Values))));
-        margs.push_back(ins[1].ptr);
+        margs.push_back(valuesIn);
       }
       h.launch(handle[p.mergeKernel], blocks, p.blockThreads, margs);
     });

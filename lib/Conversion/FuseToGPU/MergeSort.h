@@ -17,6 +17,8 @@
 //    a block loads exactly its inputs, coalesced, into shared memory,
 //    merges them there (`mergeItems` outputs a thread) and stores its
 //    outputs coalesced.
+//  * a `positions` sort has no values to read: the kernels write each
+//    key's input position, as i64 in the result (CarryMode::WidePositions);
 //  * values wider than 4 bytes are not moved by every pass: the tile kernel
 //    writes each key's source position (i32), the merge passes move those,
 //    and the last pass gathers the values from the input by position
@@ -56,13 +58,19 @@ enum class CarryMode : int64_t {
   /// Positions read, the values at those positions of the input written:
   /// the last pass of a sort that carries positions.
   GatherValues = 2,
+  /// Positions written as i64 (a `positions` sort's result): the tile
+  /// kernel's own, or a merge pass's i32 positions widened (its last pass).
+  WidePositions = 3,
 };
 
 struct MergeSortPlan {
   SortOp op;
   Type keyType;
-  /// Null without values.
+  /// Null without values; i64 for a `positions` sort.
   Type valueType;
+  /// A `positions` sort: no values operand, the kernels make the i64
+  /// positions (WidePositions where GatherValues or Values would read one).
+  bool positions = false;
   /// The kernels' names.
   std::string tileKernel, partitionKernel, mergeKernel;
   int64_t blockThreads = 256;

@@ -37,8 +37,9 @@ FailureOr<MergeSortPlan> planMergeSort(SortOp op, StringRef entry,
   MergeSortPlan p;
   p.op = op;
   p.keyType = op.getKeys().getType().getElementType();
-  if (Value v = op.getValues())
+  if (Value v = op.getCarried())
     p.valueType = cast<RankedTensorType>(v.getType()).getElementType();
+  p.positions = op.hasPositions();
   for (Type t : {p.keyType, p.valueType})
     if (t && (t.isInteger(1) || !t.isIntOrFloat()))
       return op.emitOpError("GPU code generation: a comparator sort of ")
@@ -375,17 +376,23 @@ void SortKernelBuilder::buildTile(gpu::GPUModuleOp m) const {
                                                   ValueRange{idx(ib, p)});
               Value src = arith::AddIOp::create(
                   ib, l, base, arith::ExtUIOp::create(ib, l, i64, from));
-              store(ib,
-                    carry == CarryMode::Positions
-                        ? arith::TruncIOp::create(ib, l, i32, src)
-                        : load(ib, plan.valueType, io.valuesIn, src),
-                    io.valuesOut, at);
+              Value v;
+              if (carry == CarryMode::Positions)
+                v = arith::TruncIOp::create(ib, l, i32, src);
+              else if (carry == CarryMode::WidePositions)
+                v = src;
+              else
+                v = load(ib, plan.valueType, io.valuesIn, src);
+              store(ib, v, io.valuesOut, at);
             }
             scf::YieldOp::create(ib, l);
           });
     }
   };
-  forEachMode(b, mode, {CarryMode::Values, CarryMode::Positions}, storeTile);
+  // A positions sort writes its i64 positions where another reads values.
+  CarryMode direct =
+      plan.positions ? CarryMode::WidePositions : CarryMode::Values;
+  forEachMode(b, mode, {direct, CarryMode::Positions}, storeTile);
   gpu::ReturnOp::create(b, loc);
 }
 
@@ -536,6 +543,9 @@ void SortKernelBuilder::buildMerge(gpu::GPUModuleOp m) const {
                 v = load(ib, plan.valueType, io.valuesIn, from);
               else if (carry == CarryMode::Positions)
                 v = load(ib, i32, io.valuesIn, from);
+              else if (carry == CarryMode::WidePositions)
+                v = arith::ExtUIOp::create(ib, l, i64,
+                                           load(ib, i32, io.valuesIn, from));
               else
                 v = load(ib, plan.valueType, values,
                          arith::ExtUIOp::create(
@@ -546,10 +556,10 @@ void SortKernelBuilder::buildMerge(gpu::GPUModuleOp m) const {
           });
     }
   };
-  forEachMode(
-      b, mode,
-      {CarryMode::Values, CarryMode::Positions, CarryMode::GatherValues},
-      storeOutputs);
+  CarryMode lastPass =
+      plan.positions ? CarryMode::WidePositions : CarryMode::GatherValues;
+  forEachMode(b, mode, {CarryMode::Values, CarryMode::Positions, lastPass},
+              storeOutputs);
   gpu::ReturnOp::create(b, loc);
 }
 

@@ -1,4 +1,6 @@
 // RUN: fuse-opt %s --split-input-file --fuse-fusion --fuse-tile --convert-fuse-to-gpu | FileCheck %s
+// RUN: fuse-opt %s --split-input-file --fuse-sort-positions --fuse-fusion --fuse-tile --convert-fuse-to-gpu | FileCheck %s --check-prefix=POS
+// RUN: fuse-opt %s --split-input-file --fuse-sort-positions | FileCheck %s --check-prefix=REWRITE
 
 // A sort between groups: the keys' group (x * x) and the iota run as
 // kernels, the runtime's radix sort (fuse_sort_ws, its temporary storage
@@ -21,6 +23,19 @@
 // CHECK: call @fuse_sort_ws(
 // CHECK-NOT: call @fuse_malloc
 // CHECK: return
+// With fuse-sort-positions the iota is gone (one kernel, x * x, before
+// the sort) and the runtime's argsort writes the positions into the
+// caller's output.
+// REWRITE-LABEL: func.func @argsort_square(
+// REWRITE-NOT: fuse.iota
+// REWRITE: fuse.sort descending positions %{{.+}} : tensor<?xf32> -> tensor<?xf32>, tensor<?xi64>
+// POS-LABEL: func.func @argsort_square(
+// POS: call @fuse_launch
+// POS-NOT: call @fuse_launch
+// POS: call @fuse_argsort_temp_bytes(%{{.+}}, %arg1, %{{.+}}, %{{.+}}) : (i32, i64, i32, !llvm.ptr) -> i32
+// POS-NOT: call @fuse_launch
+// POS: call @fuse_argsort_ws(%{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %arg2, %arg1, %{{.+}}, %{{.+}}, %arg4)
+// POS: call @fuse_launch
 func.func @argsort_square(%x: tensor<?xf32>) -> (tensor<?xi64>, tensor<f32>) {
   %c0 = arith.constant 0 : index
   %n = tensor.dim %x, %c0 : tensor<?xf32>
@@ -37,6 +52,16 @@ func.func @argsort_square(%x: tensor<?xf32>) -> (tensor<?xi64>, tensor<f32>) {
 
 // Values of every width move (16-bit ones as the runtime's signed i16:
 // values are never compared); unsigned 16-bit keys sort as FUSE_U16.
+// An iota of another length stays values.
+// REWRITE-LABEL: func.func @iota_of_another_length(
+// REWRITE: fuse.iota
+// REWRITE: fuse.sort ascending %{{.+}}, %{{.+}} : tensor<?xf32>, tensor<?xi64>
+func.func @iota_of_another_length(%x: tensor<?xf32>, %n: index) -> tensor<?xi64> {
+  %i = fuse.iota %n : tensor<?xi64>
+  %k, %p = fuse.sort ascending %x, %i : tensor<?xf32>, tensor<?xi64> -> tensor<?xf32>, tensor<?xi64>
+  return %p : tensor<?xi64>
+}
+
 // CHECK-LABEL: func.func @pairs_i16(
 // CHECK: %[[I16:.+]] = arith.constant 10 : i32
 // CHECK: call @fuse_sort_temp_bytes(%{{.+}}, %[[I16]],
@@ -88,6 +113,15 @@ func.func @keys_u16(%k: tensor<?xi16>) -> tensor<?xi16> {
 // CHECK: gpu.barrier
 // CHECK: scf.while
 // CHECK: gpu.barrier
+// A positions merge sort reads no values: the host passes null for them,
+// and no iota kernel runs before the tile sort.
+// POS-LABEL: func.func @by_magnitude(
+// POS: llvm.mlir.zero
+// POS-NOT: call @fuse_launch
+// POS: "llvm.intr.ctlz"
+// POS: call @fuse_launch
+// POS-LABEL: gpu.func @by_magnitude_sort0_tile(
+// POS: arith.extui %{{.+}} : i32 to i64
 func.func @by_magnitude(%x: tensor<?xf32>) -> (tensor<?xf32>, tensor<?xi64>) {
   %c0 = arith.constant 0 : index
   %n = tensor.dim %x, %c0 : tensor<?xf32>

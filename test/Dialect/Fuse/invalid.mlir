@@ -933,6 +933,33 @@ func.func @sort_result_type(%k: tensor<?xf32>) {
 
 // -----
 
+// sort_c3 (the positions)
+func.func @sort_positions_type(%k: tensor<?xf32>) {
+  // expected-error @+1 {{'fuse.sort' op result #1 holds the positions, of type 'tensor<?xi64>', but it has 'tensor<?xi32>'}}
+  %0:2 = fuse.sort ascending positions %k : tensor<?xf32> -> tensor<?xf32>, tensor<?xi32>
+  return
+}
+
+// -----
+
+// sort_c3 (no positions result)
+func.func @sort_positions_missing(%k: tensor<?xf32>) {
+  // expected-error @+1 {{'fuse.sort' op has 1 results for 1 operands (keys and optional values) and the positions}}
+  %0 = fuse.sort ascending positions %k : tensor<?xf32> -> tensor<?xf32>
+  return
+}
+
+// -----
+
+// sort_c7
+func.func @sort_positions_and_values(%k: tensor<?xf32>, %v: tensor<?xi64>) {
+  // expected-error @+1 {{'fuse.sort' op `positions` moves the keys' positions instead of a values operand; drop one}}
+  %0:3 = fuse.sort ascending positions %k, %v : tensor<?xf32>, tensor<?xi64> -> tensor<?xf32>, tensor<?xi64>, tensor<?xi64>
+  return
+}
+
+// -----
+
 // sort_c4
 func.func @sort_unsigned_floats(%k: tensor<?xf32>) {
   // expected-error @+1 {{'fuse.sort' op `unsigned` orders integer keys, but the keys are 'f32'}}

@@ -324,11 +324,15 @@ func.func @segmented_reduce(%x: tensor<?xf32>, %y: tensor<?xi32>, %i: tensor<?xi
 // CHECK: fuse.sort descending %{{.+}}, %{{.+}} : tensor<?xf32>, tensor<?xi64> -> tensor<?xf32>, tensor<?xi64>
 // CHECK: fuse.sort ascending unsigned %{{.+}} : tensor<?xi32> -> tensor<?xi32>
 // CHECK: fuse.sort descending %{{.+}} : tensor<8xi1> -> tensor<8xi1>
-func.func @sort(%k: tensor<?xf32>, %i: tensor<?xi64>, %u: tensor<?xi32>, %b: tensor<8xi1>) {
+// CHECK: fuse.sort ascending positions %{{.+}} : tensor<?xf32> -> tensor<?xf32>, tensor<?xi64>
+// CHECK: fuse.sort descending unsigned positions %{{.+}} : tensor<8xi32> -> tensor<8xi32>, tensor<8xi64>
+func.func @sort(%k: tensor<?xf32>, %i: tensor<?xi64>, %u: tensor<?xi32>, %b: tensor<8xi1>, %w: tensor<8xi32>) {
   %0 = fuse.sort ascending %k : tensor<?xf32> -> tensor<?xf32>
   %1:2 = fuse.sort descending %k, %i : tensor<?xf32>, tensor<?xi64> -> tensor<?xf32>, tensor<?xi64>
   %2 = fuse.sort ascending unsigned %u : tensor<?xi32> -> tensor<?xi32>
   %3 = fuse.sort descending %b {integer_order = #fuse.integer_order<signed>} : tensor<8xi1> -> tensor<8xi1>
+  %4:2 = fuse.sort ascending positions %k : tensor<?xf32> -> tensor<?xf32>, tensor<?xi64>
+  %5:2 = fuse.sort descending unsigned %w {carry = #fuse.sort_carry<positions>} : tensor<8xi32> -> tensor<8xi32>, tensor<8xi64>
   return
 }
 

@@ -55,7 +55,7 @@ static void printOrderWords(OpAsmPrinter &p, StringRef word, bool isUnsigned) {
 // SortOp
 //===----------------------------------------------------------------------===//
 
-// fuse.sort ORDER [unsigned] %keys [, %values] attr-dict
+// fuse.sort ORDER [unsigned] [positions] %keys [, %values] attr-dict
 //     : KEYS_TYPE [, VALUES_TYPE] -> RESULT_TYPES [COMPARATOR_REGION]
 ParseResult SortOp::parse(OpAsmParser &parser, OperationState &state) {
   if (parseOrderWords<SortOrderAttr, SortOrder>(
@@ -63,6 +63,10 @@ ParseResult SortOp::parse(OpAsmParser &parser, OperationState &state) {
           getIntegerOrderAttrName(state.name), symbolizeSortOrder,
           "the sort order `ascending` or `descending`"))
     return failure();
+  if (succeeded(parser.parseOptionalKeyword("positions")))
+    state.addAttribute(
+        getCarryAttrName(state.name),
+        SortCarryAttr::get(parser.getContext(), SortCarry::Positions));
   SmallVector<OpAsmParser::UnresolvedOperand> operands;
   SmallVector<Type> types, resultTypes;
   SMLoc operandsLoc = parser.getCurrentLocation();
@@ -82,9 +86,12 @@ ParseResult SortOp::parse(OpAsmParser &parser, OperationState &state) {
 
 void SortOp::print(OpAsmPrinter &p) {
   printOrderWords(p, stringifySortOrder(getOrder()), isUnsigned());
+  if (hasPositions())
+    p << " positions";
   p << ' ' << getOperation()->getOperands();
-  p.printOptionalAttrDict((*this)->getAttrs(),
-                          {getOrderAttrName(), getIntegerOrderAttrName()});
+  p.printOptionalAttrDict(
+      (*this)->getAttrs(),
+      {getOrderAttrName(), getIntegerOrderAttrName(), getCarryAttrName()});
   p << " : " << getOperation()->getOperandTypes() << " -> "
     << getOperation()->getResultTypes();
   if (hasComparator()) {
@@ -111,16 +118,31 @@ LogicalResult SortOp::verify() {
                            << " do not match the keys' shape "
                            << shapeString(keys.getShape());
   }
-  // sort_c3: one result per operand, of its type.
-  if (getResults().size() != getNumOperands())
+  // sort_c7: positions replace a values operand.
+  if (hasPositions() && getValues())
+    return emitOpError() << "`positions` moves the keys' positions instead "
+                            "of a values operand; drop one";
+  // sort_c3: one result per operand, of its type; the positions after the
+  // keys.
+  unsigned expected = getNumOperands() + (hasPositions() ? 1 : 0);
+  if (getResults().size() != expected)
     return emitOpError() << "has " << getResults().size() << " results for "
                          << getNumOperands()
-                         << " operands (keys and optional values)";
-  for (auto [i, operand, result] : llvm::enumerate(getOperands(), getResults()))
+                         << " operands (keys and optional values)"
+                         << (hasPositions() ? " and the positions" : "");
+  for (auto [i, operand, result] : llvm::enumerate(
+           getOperands(), getResults().take_front(getNumOperands())))
     if (operand.getType() != result.getType())
       return emitOpError() << "result #" << i << " has type "
                            << result.getType() << ", but its operand has "
                            << operand.getType();
+  if (hasPositions()) {
+    auto want = RankedTensorType::get(keys.getShape(),
+                                      IntegerType::get(getContext(), 64));
+    if (getResults()[1].getType() != want)
+      return emitOpError() << "result #1 holds the positions, of type " << want
+                           << ", but it has " << getResults()[1].getType();
+  }
   // sort_c4: `unsigned` orders integers only, and only without a
   // comparator (which gives the order itself).
   if (isUnsigned() && hasComparator())

@@ -85,6 +85,24 @@ def Fuse_SortOrderAttr : EnumAttr<Fuse_Dialect, Fuse_SortOrder, "sort_order"> {
   let assemblyFormat = "`<` $value `>`";
 }
 
+// What a `fuse.sort` moves beside its keys: the values operand (if any),
+// or each key's position in the input (an argsort: no operand, an i64
+// result), which the lowerings produce themselves.
+def Fuse_SortCarryOperand : I32EnumAttrCase<"Operand", 0, "operand">;
+def Fuse_SortCarryPositions : I32EnumAttrCase<"Positions", 1, "positions">;
+
+def Fuse_SortCarry : I32EnumAttr<"SortCarry",
+    "what a sort moves beside its keys",
+    [Fuse_SortCarryOperand, Fuse_SortCarryPositions]> {
+  let genSpecializedAttr = 0;
+  let cppNamespace = "::fuse";
+}
+
+// Printed bare in `fuse.sort` (`fuse.sort ascending positions %k ...`).
+def Fuse_SortCarryAttr : EnumAttr<Fuse_Dialect, Fuse_SortCarry, "sort_carry"> {
+  let assemblyFormat = "`<` $value `>`";
+}
+
 // How a sort compares integer keys (integers are signless, as in
 // `fuse.reduce`'s `min`/`umin`).
 def Fuse_IntegersSigned : I32EnumAttrCase<"Signed", 0, "signed">;

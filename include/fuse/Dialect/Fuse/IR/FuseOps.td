@@ -549,8 +549,12 @@ def Fuse_SortOp : Fuse_Op<"sort", [RecursiveMemoryEffects,
   let description = [{
     Sorts a rank-1 tensor of keys, ascending or descending, and moves an
     optional tensor of values of the same length with them. The sort is
-    stable in both orders: equal keys keep their input order (so
-    `fuse.sort` of keys and `fuse.iota` is an argsort). Fusion leaves it
+    stable in both orders: equal keys keep their input order. With
+    `positions` there is no values operand: the second result is each
+    sorted key's position in the input (`i64`), an argsort, which the
+    lowerings produce without reading a tensor of positions; it is what
+    `fuse.sort` of the keys and `fuse.iota` gives (the GPU pipeline's
+    fuse-sort-positions rewrites that form into this one). Fusion leaves it
     outside the fused groups: it is a device-wide algorithm, which the GPU
     lowering runs through the runtime's radix sort (CUB) between the
     groups, and the CPU lowering as a merge sort.
@@ -560,6 +564,8 @@ def Fuse_SortOp : Fuse_Op<"sort", [RecursiveMemoryEffects,
     %sk, %perm = fuse.sort descending %k, %i
         : tensor<?xf32>, tensor<?xi64> -> tensor<?xf32>, tensor<?xi64>
     %u = fuse.sort ascending unsigned %w : tensor<?xi32> -> tensor<?xi32>
+    %sk2, %pos = fuse.sort ascending positions %k
+        : tensor<?xf32> -> tensor<?xf32>, tensor<?xi64>
     ```
 
     Key order (the order of CUB's radix sort, which the GPU lowering
@@ -599,18 +605,22 @@ def Fuse_SortOp : Fuse_Op<"sort", [RecursiveMemoryEffects,
     Constraints (verifier tags):
     - (sort_c1) the keys have rank 1;
     - (sort_c2) the values, when given, have rank 1 and the keys' length;
-    - (sort_c3) one result per operand, each of its operand's type;
+    - (sort_c3) one result per operand, each of its operand's type, and
+      with `positions` a second, `i64` one of the keys' shape;
     - (sort_c4) `unsigned` only with integer keys, and not with a
       comparator;
     - (sort_c5) the comparator region, when given, has one block taking two
       arguments of the keys' element type;
-    - (sort_c6) the comparator ends in `fuse.yield` of one `i1`.
+    - (sort_c6) the comparator ends in `fuse.yield` of one `i1`;
+    - (sort_c7) `positions` only without a values operand.
   }];
   let arguments = (ins Fuse_Tensor:$keys, Optional<Fuse_Tensor>:$values,
       DefaultValuedAttr<Fuse_SortOrderAttr,
                         "::fuse::SortOrder::Ascending">:$order,
       DefaultValuedAttr<Fuse_IntegerOrderAttr,
-                        "::fuse::IntegerOrder::Signed">:$integer_order);
+                        "::fuse::IntegerOrder::Signed">:$integer_order,
+      DefaultValuedAttr<Fuse_SortCarryAttr,
+                        "::fuse::SortCarry::Operand">:$carry);
   let results = (outs Variadic<Fuse_Tensor>:$results);
   let regions = (region AnyRegion:$comparator);
   let hasCustomAssemblyFormat = 1;
@@ -619,6 +629,14 @@ def Fuse_SortOp : Fuse_Op<"sort", [RecursiveMemoryEffects,
   let extraClassDeclaration = [{
     bool isDescending() { return getOrder() == SortOrder::Descending; }
     bool isUnsigned() { return getIntegerOrder() == IntegerOrder::Unsigned; }
+    /// True when the second result is the keys' input positions (no
+    /// values operand).
+    bool hasPositions() { return getCarry() == SortCarry::Positions; }
+    /// The result that moves with the keys (the values' or the
+    /// positions'), or null for keys alone.
+    ::mlir::Value getCarried() {
+      return getResults().size() > 1 ? getResults()[1] : ::mlir::Value();
+    }
     /// True when a comparator region gives the key order.
     bool hasComparator() { return !getComparator().empty(); }
   }];

@@ -170,6 +170,35 @@ def FuseBoolBytesPass : Pass<"fuse-bool-bytes"> {
                            "::mlir::arith::ArithDialect"];
 }
 
+def FuseSortPositionsPass : Pass<"fuse-sort-positions"> {
+  let summary = "Sort by keys with their positions instead of an iota "
+                "tensor (GPU)";
+  let description = [{
+    A `fuse.sort` whose values are a `fuse.iota` (i64, rank 1) of the
+    keys' length (the same size by the shape rules: static and equal, or
+    both following one dimension) becomes a `positions` sort: the same
+    results, but no tensor of positions is written for the sort to read,
+    and the GPU lowerings move the positions as 4-byte words below 2^31
+    elements (the radix sort's passes and the merge sort's), widening them
+    at the end. The GPU pipeline runs it first (the CPU lowering builds
+    the same iota either way).
+
+    Before:
+    ```mlir
+    %n = tensor.dim %k, %c0 : tensor<?xf32>
+    %i = fuse.iota %n : tensor<?xi64>
+    %s, %p = fuse.sort ascending %k, %i
+        : tensor<?xf32>, tensor<?xi64> -> tensor<?xf32>, tensor<?xi64>
+    ```
+    After:
+    ```mlir
+    %s, %p = fuse.sort ascending positions %k
+        : tensor<?xf32> -> tensor<?xf32>, tensor<?xi64>
+    ```
+  }];
+  let dependentDialects = ["::fuse::FuseDialect"];
+}
+
 def FuseBuiltinCombinersPass : Pass<"fuse-builtin-combiners"> {
   let summary = "Rewrite combiner regions that spell out built-in kinds as "
                 "those kinds";

@@ -44,8 +44,12 @@ void buildFuseToCPUPipeline(OpPassManager &pm,
   // loop nests of their rank here, which the GPU suites compare with.
   // (Collapsing them would also need memref.expand_shape of two dynamic
   // sizes in a group, on which MLIR 22's expand-strided-metadata crashes.)
-  if (options.fusion)
+  // Partial reductions of one tensor over the same dims read it once, as
+  // on the GPU (each result computed as before).
+  if (options.fusion) {
+    pm.addPass(createFuseMergeReductionsPass());
     pm.addPass(createFuseFusionPass());
+  }
   pm.addPass(createConvertFuseToLoopsPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());

@@ -167,6 +167,8 @@ void buildFuseGPUFrontend(OpPassManager &pm, const FuseToGPUOptions &options) {
   // rank > 2 rows as the rows of a matrix, so fusion makes them one pass.
   pm.addPass(createFuseSplitReductionsPass());
   pm.addPass(createFuseCollapseRowsPass());
+  // Partial reductions of one tensor over the same dims read it once.
+  pm.addPass(createFuseMergeReductionsPass());
   pm.addPass(createFuseFusionPass());
   // i1 tensors between groups (and at the entry) as bytes, which is what
   // the kernels load and store.

@@ -16,6 +16,7 @@
 // PIPE-NEXT: fuse-sort-positions
 // PIPE-NEXT: fuse-split-reductions
 // PIPE-NEXT: fuse-collapse-rows
+// PIPE-NEXT: fuse-merge-reductions
 // PIPE-NEXT: fuse-fusion
 // PIPE-NEXT: fuse-bool-bytes
 // RUN: not fuse-opt %s --fuse-attach-target=chip=sm_70 2>&1 | FileCheck %s --check-prefix=BAD

@@ -199,6 +199,36 @@ def FuseSortPositionsPass : Pass<"fuse-sort-positions"> {
   let dependentDialects = ["::fuse::FuseDialect"];
 }
 
+def FuseMergeReductionsPass : Pass<"fuse-merge-reductions"> {
+  let summary = "Merge partial reductions of one tensor over the same "
+                "dimensions into one fuse.reduce";
+  let description = [{
+    Partial reductions that fusion leaves to themselves (any but full
+    reductions and the rows of a rank-2 tensor: column sums, reductions
+    over a middle dimension) each read their input once. Reductions with
+    built-in kinds and no inits whose first input is the same tensor,
+    reduced over the same dimensions, become one `fuse.reduce` with every
+    input and kind: independent sibling reductions done in one pass, so
+    the input is read once (`x.sum(0)`, `x.max(0)` and `x.mean(0)`: one
+    pass instead of three). Each result is computed exactly as before.
+    The merged op takes the place of the first of them; a later one joins
+    only when its inputs are defined before that place. Both pipelines run
+    it before fusion when fusion is on.
+
+    Before:
+    ```mlir
+    %s = fuse.reduce add %x dims [0] : tensor<?x?xf32> -> tensor<?xf32>
+    %m = fuse.reduce max %x dims [0] : tensor<?x?xf32> -> tensor<?xf32>
+    ```
+    After:
+    ```mlir
+    %s, %m = fuse.reduce add, max %x, %x dims [0]
+        : tensor<?x?xf32>, tensor<?x?xf32> -> tensor<?xf32>, tensor<?xf32>
+    ```
+  }];
+  let dependentDialects = ["::fuse::FuseDialect"];
+}
+
 def FuseBuiltinCombinersPass : Pass<"fuse-builtin-combiners"> {
   let summary = "Rewrite combiner regions that spell out built-in kinds as "
                 "those kinds";

@@ -170,6 +170,30 @@ func.func @rows_wide_result(%x: tensor<5000x1000xf32>) -> tensor<5000x1000xf32> 
 
 // -----
 
+// The same with a per-column scale (layer norm's shape): the vector the
+// rows broadcast does not count toward the 64 bytes, so a thread still
+// holds 16 f32 of the row (rows of 4096 in registers), not 8.
+// CHECK-LABEL: func @rows_scaled
+// CHECK: fuse.tiling = #fuse.tiling<blockThreads = 256, grid = 1056, itemsPerThread = 16, vectorWidth = 4, narrowRows = 1>
+func.func @rows_scaled(%x: tensor<5000x1000xf32>, %w: tensor<1000xf32>) -> tensor<5000x1000xf32> {
+  %s = fuse.group row_reduce (%x, %w) : (tensor<5000x1000xf32>, tensor<1000xf32>) -> tensor<5000x1000xf32> {
+  ^bb0(%a: tensor<5000x1000xf32>, %v: tensor<1000xf32>):
+    %m = fuse.reduce max %a dims [1] : tensor<5000x1000xf32> -> tensor<5000xf32>
+    %mb = fuse.broadcast %m dims [1] : tensor<5000xf32> -> tensor<5000x1000xf32>
+    %wb = fuse.broadcast %v dims [0] : tensor<1000xf32> -> tensor<5000x1000xf32>
+    %d = fuse.map %a, %mb, %wb : tensor<5000x1000xf32>, tensor<5000x1000xf32>, tensor<5000x1000xf32> -> tensor<5000x1000xf32> {
+    ^bb0(%u: f32, %t: f32, %c: f32):
+      %e = arith.subf %u, %t : f32
+      %f = arith.mulf %e, %c : f32
+      fuse.yield %f : f32
+    }
+    fuse.yield %d : tensor<5000x1000xf32>
+  }
+  return %s : tensor<5000x1000xf32>
+}
+
+// -----
+
 // Elementwise, dynamic: one 16-byte vector per thread and as many blocks as
 // that takes, sized on the host (grid 0).
 // CHECK-LABEL: func @ew_dyn

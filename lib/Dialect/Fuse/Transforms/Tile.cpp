@@ -99,6 +99,11 @@ struct FuseTilePass : fuse::impl::FuseTilePassBase<FuseTilePass> {
   /// static.
   struct Footprint {
     int64_t widest = 1, inputBytes = 0;
+    /// inputBytes of the operands of the iteration space's rank only: a
+    /// row group's rows, not the vectors broadcast along them (a scale
+    /// and a bias a column), which the cache serves and which hold no
+    /// register per item.
+    int64_t streamBytes = 0;
     /// Bytes a scan or filter tile holds per item (the most of its
     /// loaded operands, scanned or filtered values and results).
     int64_t heldBytes = 0;
@@ -156,6 +161,10 @@ struct FuseTilePass : fuse::impl::FuseTilePassBase<FuseTilePass> {
           (!fp.domain || t.getRank() > fp.domain.getRank()))
         fp.domain = t;
     }
+    for (Value v : body.getArguments())
+      if (auto t = dyn_cast<RankedTensorType>(v.getType());
+          t && fp.domain && t.getRank() == fp.domain.getRank())
+        fp.streamBytes += eltBytes(t);
     // Scan and filter tiles hold every item of the thread in registers
     // (the loaded operands, the scanned or filtered values, the results
     // until they are stored): an item costs the most of the three (an i64
@@ -204,7 +213,12 @@ struct FuseTilePass : fuse::impl::FuseTilePassBase<FuseTilePass> {
                       vw) *
                   vw);
     };
-    items = itemsFor(64, fp.inputBytes);
+    // Row groups count their rows' bytes only: layer norm's scale and
+    // bias vectors would otherwise halve the f32 items (8, 2048 columns
+    // in registers) and send 4096-column rows to the staged path.
+    const int64_t loadBytes =
+        kind == GroupKind::RowReduce ? fp.streamBytes : fp.inputBytes;
+    items = itemsFor(64, loadBytes);
     // Scans: tiles of 512 threads x 128 bytes of loads a thread (32 f32),
     // held in registers (one block per SM, 128 registers a thread): a
     // quarter of the look-backs of 256-thread tiles; measured faster than
@@ -230,7 +244,7 @@ struct FuseTilePass : fuse::impl::FuseTilePassBase<FuseTilePass> {
     // with rank-2 results keep 64 bytes: their mapped values stay live to
     // the stores, and more items a thread spilled.
     if (kind == GroupKind::RowReduce && !fp.rowWideResults) {
-      int64_t rowItems = std::min<int64_t>(itemsFor(128, fp.inputBytes), 32);
+      int64_t rowItems = std::min<int64_t>(itemsFor(128, loadBytes), 32);
       items = std::max(items, rowItems / vw * vw);
     }
     // With rank-2 results the mapped values take a register each whatever

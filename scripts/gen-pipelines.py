@@ -7,8 +7,8 @@ custom combiners, inclusive/exclusive scans (in the wide flavor also
 with combiner regions: an integer kind written as a region, a pair of
 them over (x, x), or keeping the last element), filters, broadcasts of
 reduction results into maps, iota, gathers with in- and out-of-range
-indices, sorts of keys alone or with values (in the wide flavor sometimes
-by a comparator region), searchsorted, histograms and
+indices, sorts of keys alone, with values or with their positions (in
+the wide flavor sometimes by a comparator region), searchsorted, histograms and
 segmented reductions in the wide flavor) over random rank-1 and rank-2
 shapes (rank 3 too in the wide flavor; 0 and 1 sizes included), avoiding
 undefined behaviour (integer division only unsigned and by `y | 1`,
@@ -1338,12 +1338,16 @@ class Gen:
         # Wide flavor: sometimes a comparator region orders exact keys (an
         # inexact key near a tie of |x| could go either way).
         by = self.wide and x.exact and x.dt != "i1" and r.random() < 0.3
+        # Exact keys alone: sometimes their positions too (an argsort).
+        pos = len(ins) == 1 and x.exact and r.random() < 0.3
         order = ("descending" if desc else "ascending") + \
-            (" unsigned" if x.dt in UINTS and not by else "")
-        names = [self.fresh() for _ in ins]
+            (" unsigned" if x.dt in UINTS and not by else "") + \
+            (" positions" if pos else "")
+        names = [self.fresh() for _ in range(len(ins) + pos)]
         types = ", ".join(v.ttype for v in ins)
+        results = types + (", " + ttype("i64", x.tshape) if pos else "")
         self.emit(f"{', '.join(names)} = fuse.sort {order} "
-                  f"{', '.join(v.name for v in ins)} : {types} -> {types}"
+                  f"{', '.join(v.name for v in ins)} : {types} -> {results}"
                   + (" {" if by else ""))
         if by:
             self.emit_comparator(x.dt)
@@ -1351,9 +1355,14 @@ class Gen:
             sort_order(x.arr, x.dt, desc)
         syms, pairs = zip_syms(ins)
         syms, eqs, touched = derive(ins, syms, pairs)
-        return self.note([Val(nm, v.dt, v.tshape, v.arr[perm].copy(), v.exact,
-                              v.scale, prec=v.prec, syms=syms, eqs=eqs,
-                              touched=touched) for nm, v in zip(names, ins)])
+        vals = [Val(nm, v.dt, v.tshape, v.arr[perm].copy(), v.exact, v.scale,
+                    prec=v.prec, syms=syms, eqs=eqs, touched=touched)
+                for nm, v in zip(names, ins)]
+        if pos:
+            p = np.asarray(perm, np.int64)
+            vals.append(Val(names[-1], "i64", x.tshape, p, True, maxabs(p),
+                            syms=syms, eqs=eqs, touched=touched))
+        return self.note(vals)
 
     def emit_comparator(self, dt):
         """A sort's comparator region and its closing brace: floats by

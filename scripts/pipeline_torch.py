@@ -579,7 +579,13 @@ class Emitter:
         ins = [self.tensor(n) for n in h.ins]
         desc = h.words[0] == "descending"
         key = order_key(ins[0][0], ins[0][1], "unsigned" in h.words)
-        if key is None and len(ins) == 1:  # signed integers sort themselves
+        if "positions" in h.words:
+            k, p = self.name(op.results[0]), self.name(op.results[1])
+            self.line(f"{k}, {p} = _argsort({key or ins[0][0]}, {desc}, "
+                      f"{ins[0][0]})")
+            self.py[op.results[0]], self.vals[op.results[0]] = k, ins[0][1]
+            self.py[op.results[1]], self.vals[op.results[1]] = p, "i64"
+        elif key is None and len(ins) == 1:  # signed integers sort themselves
             self.define(op.results[0], ins[0][1], f"T.sort({ins[0][0]}, "
                         f"stable=True, descending={desc}).values")
         else:

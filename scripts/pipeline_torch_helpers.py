@@ -137,6 +137,12 @@ def _sort(key, desc, *xs):
     p = T.sort(key, stable=True, descending=desc).indices
     return tuple(x[p] for x in xs)
 '''),
+    "_argsort": ((), '''
+def _argsort(key, desc, x):
+    # a positions sort: the keys and each one's input position (int64)
+    p = T.sort(key, stable=True, descending=desc).indices
+    return x[p], p
+'''),
     "_hist": ((), '''
 def _hist(x, bins, dt):
     # values read as signed; those outside [0, bins) go to an extra bin

@@ -136,7 +136,8 @@ def run_seed(g):
 # seeds whose programs a wrong helper fails (gathers out of range, exclusive
 # scans, reductions with an init, histograms, bitwise folds of odd
 # lengths, unsigned division), then a stride of the rest
-SEEDS = [6, 25, 43, 48, 49, 53, 57, 118, 119, 138, 207] + list(range(0, 80, 3))
+SEEDS = [6, 25, 43, 48, 49, 53, 57, 108, 118, 119, 138, 207, 208] + \
+    list(range(0, 80, 3))
 
 
 @pytest.mark.parametrize("gpu", [False, True])

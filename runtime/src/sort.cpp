@@ -9,6 +9,8 @@
 #include "internal.h"
 
 #include <cstdint>
+#include <initializer_list>
+#include <utility>
 
 using namespace fuse_rt;
 
@@ -64,6 +66,28 @@ static fuse_status_t checkSortPointers(const void *keys_in,
   if (fuse_status_t s = checkPointer(values_in, vs, api, "values_in"))
     return s;
   return checkPointer(values_out, vs, api, "values_out");
+}
+
+// A buffer an out-of-place sort reads or writes, for checkDisjoint.
+struct ByteRange {
+  const void *p;
+  size_t bytes;
+  const char *name;
+};
+
+// FUSE_ERROR_INVALID_ARGUMENT naming the first of `pairs` whose buffers
+// overlap (CUB reads the inputs while it writes the outputs and its
+// temporaries, in several passes), with `hint` after the reason.
+static fuse_status_t
+checkDisjoint(const char *api, const char *hint,
+              std::initializer_list<std::pair<ByteRange, ByteRange>> pairs) {
+  for (const auto &[a, b] : pairs)
+    if (overlaps(a.p, a.bytes, b.p, b.bytes))
+      return fail(FUSE_ERROR_INVALID_ARGUMENT,
+                  "%s: %s [%p, +%zu bytes) overlaps %s [%p, +%zu bytes); the "
+                  "sort is out of place%s",
+                  api, a.name, a.p, a.bytes, b.name, b.p, b.bytes, hint);
+  return FUSE_SUCCESS;
 }
 
 // Sorts with temporary storage from the caching allocator (fuse_sort).
@@ -202,26 +226,22 @@ FUSE_API fuse_status_t fuse_sort_ws(fuse_dtype_t key_dtype,
   // CUB reads the inputs while it writes the outputs and its temporaries
   // (the part of temp it uses: the first `need` bytes), in several passes:
   // no output may overlap any other buffer.
-  struct Range {
-    const void *p;
-    size_t bytes;
-    const char *name;
-  };
   size_t kb = static_cast<size_t>(n) * ks, vb = static_cast<size_t>(n) * vs;
-  const Range keysOut{keys_out, kb, "keys_out"},
+  const ByteRange keysOut{keys_out, kb, "keys_out"},
       valuesOut{values_out, vb, "values_out"}, tempR{temp, need, "temp"},
       keysIn{keys_in, kb, "keys_in"}, valuesIn{values_in, vb, "values_in"};
-  const Range pairsToCheck[][2] = {
-      {keysOut, keysIn},   {valuesOut, valuesIn}, {keysOut, valuesOut},
-      {keysOut, valuesIn}, {valuesOut, keysIn},   {tempR, keysOut},
-      {tempR, valuesOut},  {tempR, keysIn},       {tempR, valuesIn}};
-  for (const auto &pr : pairsToCheck)
-    if (overlaps(pr[0].p, pr[0].bytes, pr[1].p, pr[1].bytes))
-      return fail(FUSE_ERROR_INVALID_ARGUMENT,
-                  "%s: %s [%p, +%zu bytes) overlaps %s [%p, +%zu bytes); the "
-                  "sort is out of place (fuse_sort sorts in place)",
-                  api, pr[0].name, pr[0].p, pr[0].bytes, pr[1].name, pr[1].p,
-                  pr[1].bytes);
+  if (fuse_status_t s = checkDisjoint(
+          api, " (fuse_sort sorts in place)",
+          {{keysOut, keysIn},
+           {valuesOut, valuesIn},
+           {keysOut, valuesOut},
+           {keysOut, valuesIn},
+           {valuesOut, keysIn},
+           {tempR, keysOut},
+           {tempR, valuesOut},
+           {tempR, keysIn},
+           {tempR, valuesIn}}))
+    return s;
   if (fuse_status_t s = radixSort(a, temp, temp_bytes))
     return s;
   return afterLaunch(st, api, "cub::DeviceRadixSort");
@@ -319,25 +339,18 @@ FUSE_API fuse_status_t fuse_argsort_ws(fuse_dtype_t key_dtype,
                 "%s: temp_bytes is %zu but sorting %lld elements needs %zu "
                 "bytes of temporary storage (fuse_argsort_temp_bytes)",
                 api, temp_bytes, static_cast<long long>(n), l.total);
-  struct Range {
-    const void *p;
-    size_t bytes;
-    const char *name;
-  };
   size_t kb = static_cast<size_t>(n) * ks, pb = static_cast<size_t>(n) * 8;
-  const Range keysOut{keys_out, kb, "keys_out"},
+  const ByteRange keysOut{keys_out, kb, "keys_out"},
       posOut{positions_out, pb, "positions_out"},
       keysIn{keys_in, kb, "keys_in"}, tempR{temp, l.total, "temp"};
-  const Range pairsToCheck[][2] = {{keysOut, keysIn}, {posOut, keysIn},
-                                   {keysOut, posOut}, {tempR, keysOut},
-                                   {tempR, posOut},   {tempR, keysIn}};
-  for (const auto &pr : pairsToCheck)
-    if (overlaps(pr[0].p, pr[0].bytes, pr[1].p, pr[1].bytes))
-      return fail(FUSE_ERROR_INVALID_ARGUMENT,
-                  "%s: %s [%p, +%zu bytes) overlaps %s [%p, +%zu bytes); the "
-                  "sort is out of place",
-                  api, pr[0].name, pr[0].p, pr[0].bytes, pr[1].name, pr[1].p,
-                  pr[1].bytes);
+  if (fuse_status_t s = checkDisjoint(api, "",
+                                      {{keysOut, keysIn},
+                                       {posOut, keysIn},
+                                       {keysOut, posOut},
+                                       {tempR, keysOut},
+                                       {tempR, posOut},
+                                       {tempR, keysIn}}))
+    return s;
   cudaStream_t st = toStream(stream);
   char *base =
       reinterpret_cast<char *>(alignUp(reinterpret_cast<uintptr_t>(temp)));

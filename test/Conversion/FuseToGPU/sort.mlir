@@ -62,6 +62,23 @@ func.func @iota_of_another_length(%x: tensor<?xf32>, %n: index) -> tensor<?xi64>
   return %p : tensor<?xi64>
 }
 
+// Static lengths: equal ones rewrite; a static iota beside dynamic keys
+// (its length not known to match) stays values; an iota read elsewhere
+// stays for that reader.
+// REWRITE-LABEL: func.func @static_lengths(
+// REWRITE: %[[I:.+]] = fuse.iota : tensor<8xi64>
+// REWRITE: fuse.sort ascending positions %arg0 : tensor<8xf32> -> tensor<8xf32>, tensor<8xi64>
+// REWRITE: fuse.sort ascending %arg1, %[[I]] : tensor<?xf32>, tensor<8xi64>
+// REWRITE: fuse.sort descending positions %arg0 : tensor<8xf32> -> tensor<8xf32>, tensor<8xi64>
+// REWRITE: return {{.*}}%[[I]]
+func.func @static_lengths(%x: tensor<8xf32>, %y: tensor<?xf32>) -> (tensor<8xi64>, tensor<8xi64>, tensor<8xi64>, tensor<8xi64>) {
+  %i = fuse.iota : tensor<8xi64>
+  %a, %p = fuse.sort ascending %x, %i : tensor<8xf32>, tensor<8xi64> -> tensor<8xf32>, tensor<8xi64>
+  %b, %q = fuse.sort ascending %y, %i : tensor<?xf32>, tensor<8xi64> -> tensor<?xf32>, tensor<8xi64>
+  %c, %r = fuse.sort descending %x, %i : tensor<8xf32>, tensor<8xi64> -> tensor<8xf32>, tensor<8xi64>
+  return %p, %q, %r, %i : tensor<8xi64>, tensor<8xi64>, tensor<8xi64>, tensor<8xi64>
+}
+
 // CHECK-LABEL: func.func @pairs_i16(
 // CHECK: %[[I16:.+]] = arith.constant 10 : i32
 // CHECK: call @fuse_sort_temp_bytes(%{{.+}}, %[[I16]],

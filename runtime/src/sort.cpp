@@ -90,6 +90,34 @@ checkDisjoint(const char *api, const char *hint,
   return FUSE_SUCCESS;
 }
 
+// The start of a size query (fuse_sort_temp_bytes, fuse_argsort_temp_bytes):
+// `bytes` must be given, and is 0 until the answer.
+static fuse_status_t startSizeQuery(size_t *bytes, const char *api) {
+  clearError();
+  if (!bytes)
+    return fail(FUSE_ERROR_INVALID_ARGUMENT, "%s: bytes is NULL", api);
+  *bytes = 0;
+  return FUSE_SUCCESS;
+}
+
+// The caller's temporary storage of a sort of n elements: non-NULL and at
+// least `need` bytes, the answer of `query` (the messages name both).
+static fuse_status_t checkTempStorage(const void *temp, size_t tempBytes,
+                                      size_t need, int64_t n, const char *api,
+                                      const char *query) {
+  if (!temp)
+    return fail(FUSE_ERROR_INVALID_ARGUMENT,
+                "%s: temp is NULL; sorting %lld elements needs %zu bytes of "
+                "temporary storage (%s)",
+                api, static_cast<long long>(n), need, query);
+  if (tempBytes < need)
+    return fail(FUSE_ERROR_INVALID_ARGUMENT,
+                "%s: temp_bytes is %zu but sorting %lld elements needs %zu "
+                "bytes of temporary storage (%s)",
+                api, tempBytes, static_cast<long long>(n), need, query);
+  return FUSE_SUCCESS;
+}
+
 // Sorts with temporary storage from the caching allocator (fuse_sort).
 static fuse_status_t sortAllocating(const SortArgs &a) {
   size_t bytes = 0;
@@ -164,10 +192,8 @@ FUSE_API fuse_status_t fuse_sort_temp_bytes(fuse_dtype_t key_dtype,
   const char *api = "fuse_sort_temp_bytes";
   // The arguments are checked before the device is touched (even before
   // fuse_init): they need none.
-  clearError();
-  if (!bytes)
-    return fail(FUSE_ERROR_INVALID_ARGUMENT, "%s: bytes is NULL", api);
-  *bytes = 0;
+  if (fuse_status_t s = startSizeQuery(bytes, api))
+    return s;
   size_t ks = 0, vs = 0;
   if (fuse_status_t s = checkSortKinds(key_dtype, has_values != 0, value_dtype,
                                        order, n, api, ks, vs))
@@ -213,16 +239,9 @@ FUSE_API fuse_status_t fuse_sort_ws(fuse_dtype_t key_dtype,
   size_t need = 0;
   if (fuse_status_t s = radixSort(a, nullptr, need))
     return s;
-  if (!temp)
-    return fail(FUSE_ERROR_INVALID_ARGUMENT,
-                "%s: temp is NULL; sorting %lld elements needs %zu bytes of "
-                "temporary storage (fuse_sort_temp_bytes)",
-                api, static_cast<long long>(n), need);
-  if (temp_bytes < need)
-    return fail(FUSE_ERROR_INVALID_ARGUMENT,
-                "%s: temp_bytes is %zu but sorting %lld elements needs %zu "
-                "bytes of temporary storage (fuse_sort_temp_bytes)",
-                api, temp_bytes, static_cast<long long>(n), need);
+  if (fuse_status_t s = checkTempStorage(temp, temp_bytes, need, n, api,
+                                         "fuse_sort_temp_bytes"))
+    return s;
   // CUB reads the inputs while it writes the outputs and its temporaries
   // (the part of temp it uses: the first `need` bytes), in several passes:
   // no output may overlap any other buffer.
@@ -255,7 +274,9 @@ FUSE_API fuse_status_t fuse_sort_ws(fuse_dtype_t key_dtype,
 namespace {
 struct ArgsortLayout {
   bool narrow = true;
-  size_t posIn = 0, posOut = 0, cub = 0, cubBytes = 0, total = 0;
+  /// Offsets from the aligned base (the positions CUB reads are at 0).
+  size_t posOut = 0, cub = 0;
+  size_t cubBytes = 0, total = 0;
 };
 } // namespace
 
@@ -267,7 +288,6 @@ static fuse_status_t argsortLayout(fuse_dtype_t keyDtype, bool descending,
   l.narrow = n <= INT32_MAX;
   size_t width = l.narrow ? 4 : 8;
   size_t posBytes = alignUp(static_cast<size_t>(n) * width);
-  l.posIn = 0;
   l.posOut = posBytes;
   l.cub = l.narrow ? 2 * posBytes : posBytes;
   SortArgs a{
@@ -284,10 +304,8 @@ FUSE_API fuse_status_t fuse_argsort_temp_bytes(fuse_dtype_t key_dtype,
                                                fuse_sort_order_t order,
                                                size_t *bytes) {
   const char *api = "fuse_argsort_temp_bytes";
-  clearError();
-  if (!bytes)
-    return fail(FUSE_ERROR_INVALID_ARGUMENT, "%s: bytes is NULL", api);
-  *bytes = 0;
+  if (fuse_status_t s = startSizeQuery(bytes, api))
+    return s;
   size_t ks = 0, vs = 0;
   if (fuse_status_t s =
           checkSortKinds(key_dtype, true, FUSE_I64, order, n, api, ks, vs))
@@ -329,16 +347,9 @@ FUSE_API fuse_status_t fuse_argsort_ws(fuse_dtype_t key_dtype,
   ArgsortLayout l;
   if (fuse_status_t s = argsortLayout(key_dtype, descending, n, api, l))
     return s;
-  if (!temp)
-    return fail(FUSE_ERROR_INVALID_ARGUMENT,
-                "%s: temp is NULL; sorting %lld elements needs %zu bytes of "
-                "temporary storage (fuse_argsort_temp_bytes)",
-                api, static_cast<long long>(n), l.total);
-  if (temp_bytes < l.total)
-    return fail(FUSE_ERROR_INVALID_ARGUMENT,
-                "%s: temp_bytes is %zu but sorting %lld elements needs %zu "
-                "bytes of temporary storage (fuse_argsort_temp_bytes)",
-                api, temp_bytes, static_cast<long long>(n), l.total);
+  if (fuse_status_t s = checkTempStorage(temp, temp_bytes, l.total, n, api,
+                                         "fuse_argsort_temp_bytes"))
+    return s;
   size_t kb = static_cast<size_t>(n) * ks, pb = static_cast<size_t>(n) * 8;
   const ByteRange keysOut{keys_out, kb, "keys_out"},
       posOut{positions_out, pb, "positions_out"},
@@ -354,7 +365,7 @@ FUSE_API fuse_status_t fuse_argsort_ws(fuse_dtype_t key_dtype,
   cudaStream_t st = toStream(stream);
   char *base =
       reinterpret_cast<char *>(alignUp(reinterpret_cast<uintptr_t>(temp)));
-  void *posIn = base + l.posIn;
+  void *posIn = base;
   void *posSorted = l.narrow ? static_cast<void *>(base + l.posOut)
                              : static_cast<void *>(positions_out);
   if (fuse_status_t s = launchPositions(posIn, !l.narrow, n, st, api))

@@ -234,6 +234,16 @@ bool ReduceOp::isFullReduction() {
          tensorTypeOf(getInputs().front()).getRank();
 }
 
+ReduceShape fuse::reduceShape(ReduceOp r) {
+  if (r.isFullReduction())
+    return ReduceShape::Full;
+  auto t = cast<RankedTensorType>(r.getInputs()[0].getType());
+  SmallVector<int64_t> dims = r.getReducedDims();
+  if (t.getRank() == 2 && dims.size() == 1 && dims[0] == 1)
+    return ReduceShape::Rows;
+  return ReduceShape::Other;
+}
+
 CombinerKind ReduceOp::getKind(unsigned i) {
   return cast<CombinerKindAttr>(getKindsAttr()[i]).getValue();
 }

@@ -64,18 +64,6 @@ int64_t bodyOpCount(MapOp map) {
   return n;
 }
 
-/// True for a full reduction, or a reduction over the last dim of rank 2.
-enum class ReduceShape { Full, Rows, Other };
-ReduceShape reduceShape(ReduceOp r) {
-  if (r.isFullReduction())
-    return ReduceShape::Full;
-  auto t = cast<RankedTensorType>(r.getInputs()[0].getType());
-  SmallVector<int64_t> dims = r.getReducedDims();
-  if (t.getRank() == 2 && dims.size() == 1 && dims[0] == 1)
-    return ReduceShape::Rows;
-  return ReduceShape::Other;
-}
-
 //===----------------------------------------------------------------------===//
 // Partitioning
 //===----------------------------------------------------------------------===//

@@ -23,14 +23,11 @@ using namespace fuse;
 
 namespace {
 
-/// A reduction this pass may merge: built-in kinds, no inits, partial and
-/// not the rows of a rank-2 tensor (which fusion groups with siblings).
+/// A reduction this pass may merge: built-in kinds, no inits, of the shape
+/// fusion leaves alone (full reductions and rows it groups with siblings).
 bool mergeable(ReduceOp r) {
-  if (!r.hasBuiltinKinds() || !r.getInits().empty() || r.isFullReduction())
-    return false;
-  int64_t rank = cast<RankedTensorType>(r.getInputs()[0].getType()).getRank();
-  SmallVector<int64_t> dims = r.getReducedDims();
-  return !(rank == 2 && dims.size() == 1 && dims[0] == 1);
+  return r.hasBuiltinKinds() && r.getInits().empty() &&
+         reduceShape(r) == ReduceShape::Other;
 }
 
 /// Whether `v` is defined before `op` in op's block (or is an argument of

@@ -46,6 +46,13 @@ namespace fuse {
 /// in any group and the element emitter inlines them.
 bool isElementwiseOp(Operation *op);
 
+/// How a fuse.reduce's reduced dims lie: all of them (Full), the last of
+/// a rank-2 input (Rows: the row kernels' shape), or any other set (Other:
+/// the per-op lowering, the GPU's line kernels). Fusion groups the first
+/// two; fuse-merge-reductions merges siblings of the third.
+enum class ReduceShape { Full, Rows, Other };
+ReduceShape reduceShape(ReduceOp r);
+
 /// True when `use` reads its tensor at positions computed from data (a
 /// gather's source, a searchsorted's sorted tensor, a segmented_reduce's
 /// inputs) rather than at the element's own indices: the tensor is

@@ -12,7 +12,10 @@ mismatch), GiB/s of the bytes the job must move (the input read once,
 the output written once; the vectors are negligible), the ratio of the
 best peer's time to each.
 
-    FUSE_CACHE_DIR=... python3 bench/rows_bench.py
+    FUSE_CACHE_DIR=... python3 bench/rows_bench.py [WORD ...]
+
+With WORDs, only the cases whose name contains one of them run (e.g.
+"column" for the column statistics).
 
 Uses the pipelines of test/Python/rows_check.py, which
 scripts/gpu/prepare-python.sh puts in the cache."""
@@ -117,25 +120,28 @@ def column_cases(gen, compiler=compiled):
                    inputs={"x": x})
 
 
-def bench_dtype(dt, name, eps, gen):
-    ok = True
-    for c in cases(dt, name, eps, gen):
-        ok &= run_case(c["case"], c["nbytes"], c["impls"], c["check"],
-                       c["copy_bytes"], WIDTH)
-    return ok
-
-
-def main():
+def main(words):
     header(WIDTH)
     gen = torch.Generator(device="cuda").manual_seed(0)
     ok = True
+
+    def wanted(case):
+        return not words or any(w in case for w in words)
+    # The cases' data is made when a case is reached: generators of
+    # unwanted dtypes are not started.
     for dt, name, eps in DTYPES:
-        ok &= bench_dtype(dt, name, eps, gen)
+        if not words or any(wanted("%s %s" % (k, name))
+                            for k in ("layernorm_rows", "softmax")):
+            for c in cases(dt, name, eps, gen):
+                if wanted(c["case"]):
+                    ok &= run_case(c["case"], c["nbytes"], c["impls"],
+                                   c["check"], c["copy_bytes"], WIDTH)
     for c in column_cases(gen):
-        ok &= run_case(c["case"], c["nbytes"], c["impls"], c["check"],
-                       c["copy_bytes"], WIDTH)
+        if wanted(c["case"]):
+            ok &= run_case(c["case"], c["nbytes"], c["impls"], c["check"],
+                           c["copy_bytes"], WIDTH)
     return 0 if ok else 1
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(sys.argv[1:]))

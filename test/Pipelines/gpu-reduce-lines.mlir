@@ -11,7 +11,12 @@
 // (columns sums of few columns) are split: the host picks chunks of at
 // least 64 elements until lines * chunks reaches 2^18, the line-reduce
 // kernel folds each chunk into partials and the line-combine kernel folds
-// each line's partials in order from the init.
+// each line's partials in order from the init (built-in kinds: a warp a
+// line, lanes over the chunks, then butterflies). Built-in kinds also get
+// the tile kernel, which the host picks instead where inner <= 256 and
+// an outer slice holds at least 16 x 256 elements: a block a run of rows,
+// 256 / inner whole rows a step, 1024 runs in all
+// (test/Integration/GPU/extra/reduce_lines_tile.mlir).
 // test/Integration/GPU/extra/reduce_lines.mlir compares GPU and CPU values
 // (scripts/gpu). A full reduction of a rank-2 tensor through a combiner
 // region takes the ordered reduce kernels, which read the flat index (was
@@ -32,8 +37,14 @@
 // CHECK-DAG: st.global.b32
 // CHECK-LABEL: .entry col_sums_g0_linecombine(
 // CHECK-DAG: ld.global.b32
+// CHECK-DAG: shfl.sync.bfly
 // CHECK-DAG: add.rn.f32
 // CHECK-DAG: st.global.b32
+// CHECK-LABEL: .entry col_sums_g0_linetile(
+// CHECK: .minnctapersm 8
+// CHECK-DAG: bar.sync
+// CHECK-DAG: st.shared.b32
+// CHECK-DAG: ld.shared.b32
 // CHECK-LABEL: .entry row_custom_g0_linereduce(
 // CHECK: abs.f32
 // CHECK: setp.ge.f32
@@ -41,11 +52,16 @@
 
 // HOST-LABEL: func.func @col_sums(
 // HOST: arith.cmpi sgt
-// HOST: arith.ceildivsi %c262144_i64
 // HOST: arith.divsi %arg1, %c64_i64
+// HOST: arith.ceildivsi %c262144_i64
+// HOST: arith.cmpi sge, %{{.*}}, %c4096_i64
+// HOST: arith.cmpi sle, %{{.*}}, %c256_i64
+// HOST: arith.ceildivsi %c1024_i64
+// HOST: arith.select %{{.*}} : !llvm.ptr
+// HOST: arith.cmpi sgt
 // HOST: call @fuse_malloc
 // HOST: call @fuse_launch
-// HOST: arith.cmpi sgt
+// HOST: arith.muli %{{.*}}, %c32_i64
 // HOST: call @fuse_launch
 // HOST-LABEL: func.func @row_custom(
 

@@ -295,14 +295,14 @@ func.func @variance(%x: tensor<?xf32>) -> tensor<f32> {
 
 // -----
 
-// Non-fuse ops are left alone; a partial reduction over dims [0] stays
-// outside groups with the reason attached.
+// Non-fuse ops are left alone; a reduction over several dimensions but
+// not all stays outside groups with the reason attached.
 // CHECK-LABEL: func @leave_alone
 // CHECK: arith.addf
-// CHECK: fuse.reduce add %{{.*}} dims [0] {fuse.not_fused = ["a partial reduction other than over the last dimension
-func.func @leave_alone(%x: tensor<?x?xf32>, %a: f32) -> (tensor<?xf32>, f32) {
+// CHECK: fuse.reduce add %{{.*}} dims [0, 2] {fuse.not_fused = ["a reduction over several dimensions but not all is left to the per-op lowering"]}
+func.func @leave_alone(%x: tensor<?x?x?xf32>, %a: f32) -> (tensor<?xf32>, f32) {
   %b = arith.addf %a, %a : f32
-  %r = fuse.reduce add %x dims [0] : tensor<?x?xf32> -> tensor<?xf32>
+  %r = fuse.reduce add %x dims [0, 2] : tensor<?x?x?xf32> -> tensor<?xf32>
   return %r, %b : tensor<?xf32>, f32
 }
 
@@ -327,4 +327,60 @@ func.func @row_broadcast_also_returned(%x: tensor<?x?xf32>) -> (tensor<?x?xf32>,
     fuse.yield %s : f32
   }
   return %d, %b : tensor<?x?xf32>, tensor<?x?xf32>
+}
+
+// -----
+
+// A reduction along one dimension (column sums: not the last of a rank-2
+// tensor) joins the elementwise group computing its input: a line_reduce
+// group that reads x once and returns the squares it also computes.
+// CHECK-LABEL: func @column_sums_of_squares
+// CHECK: %[[G:.+]]:2 = fuse.group line_reduce (%{{.*}}) : (tensor<?x?xf32>) -> (tensor<?x?xf32>, tensor<?xf32>)
+// CHECK: fuse.map
+// CHECK: fuse.reduce add %{{.*}} dims [0]
+// CHECK-NOT: fuse.group
+// CHECK: return %[[G]]#1, %[[G]]#0
+func.func @column_sums_of_squares(%x: tensor<?x?xf32>) -> (tensor<?xf32>, tensor<?x?xf32>) {
+  %sq = fuse.map %x : tensor<?x?xf32> -> tensor<?x?xf32> {
+  ^bb0(%a: f32):
+    %m = arith.mulf %a, %a : f32
+    fuse.yield %m : f32
+  }
+  %s = fuse.reduce add %sq dims [0] : tensor<?x?xf32> -> tensor<?xf32>
+  return %s, %sq : tensor<?xf32>, tensor<?x?xf32>
+}
+
+// -----
+
+// A line_reduce group holds one reduction: a second one over the same map
+// (an init: not merged by fuse-merge-reductions) recomputes the cheap map
+// in a group of its own; a map over the column sums (another space)
+// starts an elementwise group; a reduction over the middle dimension of a
+// rank-3 tensor is a line_reduce group too.
+// CHECK-LABEL: func @line_reduce_limits
+// CHECK: %[[A:.+]] = fuse.group line_reduce
+// CHECK: math.exp
+// CHECK: fuse.reduce max %{{.*}} dims [0]
+// CHECK: %[[B:.+]] = fuse.group line_reduce (%{{.*}}) {fuse.not_fused = ["not fused with fuse.reduce {{.*}}: a reduction along one dimension (a line_reduce group) cannot join a line_reduce group"]}
+// CHECK: math.exp
+// CHECK: fuse.reduce add %{{.*}} init(%{{.*}} : f32) dims [0]
+// CHECK: fuse.group elementwise (%[[B]]) {fuse.not_fused = ["not fused with fuse.map {{.*}}: iterates over a different space than producer group (line_reduce)"]}
+// CHECK: fuse.group line_reduce
+// CHECK: fuse.reduce min %{{.*}} dims [1]
+func.func @line_reduce_limits(%x: tensor<?x?xf32>, %y: tensor<?x?x?xf32>) -> (tensor<?xf32>, tensor<?xf32>, tensor<?x?xf32>) {
+  %e = fuse.map %x : tensor<?x?xf32> -> tensor<?x?xf32> {
+  ^bb0(%a: f32):
+    %m = math.exp %a : f32
+    fuse.yield %m : f32
+  }
+  %mx = fuse.reduce max %e dims [0] : tensor<?x?xf32> -> tensor<?xf32>
+  %one = arith.constant 1.0 : f32
+  %s = fuse.reduce add %e init(%one : f32) dims [0] : tensor<?x?xf32> -> tensor<?xf32>
+  %h = fuse.map %s : tensor<?xf32> -> tensor<?xf32> {
+  ^bb0(%a: f32):
+    %m = arith.mulf %a, %a : f32
+    fuse.yield %m : f32
+  }
+  %mid = fuse.reduce min %y dims [1] : tensor<?x?x?xf32> -> tensor<?x?xf32>
+  return %mx, %h, %mid : tensor<?xf32>, tensor<?xf32>, tensor<?x?xf32>
 }

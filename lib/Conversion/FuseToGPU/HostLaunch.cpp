@@ -591,16 +591,46 @@ LogicalResult HostEntry::launchLine(GroupLaunch &l) {
   // Too few lines to fill the GPU: each split into chunks (never empty; one
   // chunk over an empty dimension, which writes the init).
   h.ifThen(nonEmpty, [&] {
-    Value want = h.ceilDiv(h.c64(gk.lineSplitThreads), lines);
-    Value most =
-        h.maxI(arith::DivSIOp::create(h.b, loc, len, h.c64(gk.lineMinChunk)),
-               h.c64(1));
-    Value chunkLen =
-        h.maxI(h.ceilDiv(len, h.maxI(h.minI(want, most), h.c64(1))), h.c64(1));
-    Value chunks = h.maxI(h.ceilDiv(len, chunkLen), h.c64(1));
+    // chunks = clamp(want, 1, most) rounded to whole chunks of chunkLen.
+    auto chunking = [&](Value want, Value most) -> std::pair<Value, Value> {
+      Value chunkLen = h.maxI(
+          h.ceilDiv(len, h.maxI(h.minI(want, most), h.c64(1))), h.c64(1));
+      return {chunkLen, h.maxI(h.ceilDiv(len, chunkLen), h.c64(1))};
+    };
+    // A thread a (line, chunk): lines * chunks reach lineSplitThreads.
+    auto [chunkLen, chunks] =
+        chunking(h.ceilDiv(h.c64(gk.lineSplitThreads), lines),
+                 arith::DivSIOp::create(h.b, loc, len, h.c64(gk.lineMinChunk)));
+    Value work = h.mul(lines, chunks);
+    Value kernel = handle[gk.kernel];
+    Value grid = gridFor(work);
+    if (!gk.lineTileKernel.empty()) {
+      // A block a (outer slice, chunk) where a line is at most a block
+      // wide and the slices hold lineTileMinItems a thread.
+      int64_t tb = gk.lineTileThreads;
+      Value sliceItems = h.mul(len, inner);
+      Value tile = h.andI(
+          arith::CmpIOp::create(h.b, loc, arith::CmpIPredicate::sle, inner,
+                                h.c64(tb)),
+          arith::CmpIOp::create(h.b, loc, arith::CmpIPredicate::sge, sliceItems,
+                                h.c64(tb * gk.lineTileMinItems)));
+      auto [tileLen, tileChunks] =
+          chunking(h.ceilDiv(h.c64(gk.lineSplitThreads / tb), outer),
+                   arith::DivSIOp::create(h.b, loc, sliceItems,
+                                          h.c64(tb * gk.lineTileMinItems)));
+      Value tileGrid =
+          h.maxI(h.minI(h.mul(outer, tileChunks), l.maxGrid), h.c64(1));
+      auto pick = [&](Value a, Value b) {
+        return arith::SelectOp::create(h.b, loc, tile, a, b).getResult();
+      };
+      chunkLen = pick(tileLen, chunkLen);
+      chunks = pick(tileChunks, chunks);
+      work = h.mul(lines, chunks);
+      kernel = pick(handle[gk.lineTileKernel], kernel);
+      grid = pick(tileGrid, grid);
+    }
     Value split = arith::CmpIOp::create(h.b, loc, arith::CmpIPredicate::sgt,
                                         chunks, h.c64(1));
-    Value work = h.mul(lines, chunks);
     SmallVector<Value> partials;
     for (Type t : gk.partialTypes)
       partials.push_back(h.allocTemp(arith::SelectOp::create(
@@ -609,13 +639,15 @@ LogicalResult HostEntry::launchLine(GroupLaunch &l) {
     args.append({lines, len, inner, chunkLen, chunks});
     args.append(partials);
     args.append(l.outs);
-    launchKernel(l, handle[gk.kernel], gridFor(work), bt, args);
+    launchKernel(l, kernel, grid, bt, args);
     h.ifThen(split, [&] {
       SmallVector<Value> cargs(l.common);
       cargs.append({lines, len, inner, chunks});
       cargs.append(partials);
       cargs.append(l.outs);
-      launchKernel(l, handle[gk.lineCombineKernel], gridFor(lines), bt, cargs);
+      launchKernel(l, handle[gk.lineCombineKernel],
+                   gridFor(h.mul(lines, h.c64(gk.lineCombineLanes))), bt,
+                   cargs);
     });
   });
   return success();

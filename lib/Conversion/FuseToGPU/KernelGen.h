@@ -426,6 +426,18 @@ struct GroupKernels {
   /// lineMinChunk elements (sizes alone decide, so a result's rounding
   /// does not depend on the GPU).
   int64_t lineSplitThreads = 0, lineMinChunk = 0;
+  /// LineReduce with built-in kinds and split lines: the tile kernel (same
+  /// params as the split kernel), which the host launches instead where
+  /// inner <= lineTileThreads (its block size) and a line's elements over
+  /// the outer slices fill lineTileMinItems a thread of a block: a block
+  /// per (outer slice, chunk), lineSplitThreads / lineTileThreads blocks
+  /// in all, no chunk below lineTileMinItems a thread.
+  std::string lineTileKernel;
+  int64_t lineTileThreads = 0, lineTileMinItems = 0;
+  /// LineReduce with lineCombineKernel: threads folding one line's
+  /// partials (1, or a warp for built-in kinds); the host launches lines
+  /// x lineCombineLanes threads.
+  int64_t lineCombineLanes = 1;
   /// Vector width (elements) of the flat kernels; 1 means scalar only.
   int64_t vectorWidth = 1;
   /// Reduce: element type of each partial (one per full-reduction result);
@@ -552,10 +564,12 @@ FailureOr<GroupKernels> buildLineScan(gpu::GPUModuleOp gpuModule,
                                       GroupOp group, ScanOp scan,
                                       StringRef prefix, Tiling tiling);
 
-/// The line-reduce kernel of a row_reduce group that holds one partial
-/// reduction over one dimension and nothing else, when the row kernels
-/// cannot take it (LineKernels.cpp); failure() with no diagnostic
-/// (`handled` false) when the group is not of that form.
+/// The line-reduce kernels of a group that holds one partial reduction
+/// over one dimension, the other ops elementwise over its input's shape
+/// (a line_reduce group, or a row_reduce group whose reduction the row
+/// kernels cannot take: a combiner region; LineKernels.cpp); failure()
+/// with no diagnostic (`handled` false) when the group is not of that
+/// form.
 FailureOr<GroupKernels> buildLineReduce(gpu::GPUModuleOp gpuModule,
                                         GroupOp group, StringRef prefix,
                                         const Tiling &tiling, bool &handled);

@@ -838,6 +838,17 @@ FailureOr<GroupKernels> buildGroupKernels(gpu::GPUModuleOp m, GroupOp group,
   }
   if (kind == GroupKind::RowReduce)
     return buildRowReduceKernels(m, group, prefix, tiling);
+  if (kind == GroupKind::LineReduce) {
+    bool handled = false;
+    FailureOr<GroupKernels> line =
+        buildLineReduce(m, group, prefix, tiling, handled);
+    if (!handled)
+      return group.emitOpError("GPU code generation: a line_reduce group "
+                               "takes one reduction along one dimension of "
+                               "a rank >= 2 tensor, the other ops "
+                               "elementwise over its input's shape");
+    return line;
+  }
   if (kind == GroupKind::Scan)
     return buildScanGroup(m, group, prefix, tiling);
   if (kind == GroupKind::Histogram) {

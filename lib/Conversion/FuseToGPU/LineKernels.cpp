@@ -8,8 +8,10 @@
 //===----------------------------------------------------------------------===//
 
 #include "KernelGen.h"
+#include "RowKernels.h"
 #include "fuse/Dialect/Fuse/Utils/ElementEmitter.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -21,6 +23,10 @@ namespace fuse {
 namespace gpugen {
 
 namespace {
+
+/// Threads of a line kernel's block; the tile kernel (buildLineTile) takes
+/// lines of up to this many elements (inner).
+constexpr int64_t kLineThreads = 256;
 
 /// A line-scan kernel under construction: tensors of the group's one shape
 /// are addressed at their flat index (flatLanes).
@@ -74,10 +80,10 @@ struct LineStart {
 
 LineStart startLineKernel(gpu::GPUModuleOp m, GroupOp group, Operation *op,
                           std::string name, GroupPlan plan, Tiling tiling,
-                          TypeRange more = {}) {
+                          TypeRange more = {}, TypeRange workgroup = {}) {
   Location loc = group.getLoc();
   MLIRContext *ctx = group.getContext();
-  tiling.blockThreads = 256;
+  tiling.blockThreads = kLineThreads;
   LineStart ls;
   ls.gk.plan = plan;
   ls.gk.tiling = tiling;
@@ -93,7 +99,8 @@ LineStart startLineKernel(gpu::GPUModuleOp m, GroupOp group, Operation *op,
   params.append({i64, i64, i64}); // lines, len, inner
   params.append(more.begin(), more.end());
   params.append(group.getNumResults(), globalPtr(ctx));
-  auto f = createKernel(m, loc, ls.gk.kernel, params, {}, tiling.blockThreads);
+  auto f = createKernel(m, loc, ls.gk.kernel, params, workgroup,
+                        tiling.blockThreads);
   ls.k = std::make_unique<LineKernel>(group, loc, tiling);
   LineKernel &k = *ls.k;
   k.func = f;
@@ -236,13 +243,18 @@ bool storableAccumulators(ReduceOp red) {
 
 /// The kernel folding a split line reduction's partials (GroupKernels::
 /// lineCombineKernel): params common, lines, len, inner, chunks, one
-/// partial pointer per accumulator, out pointers. A thread folds line
-/// l's partials at c * lines + l, c = 0 ... chunks - 1, in order from the
-/// init, and stores the group's results at the line as the one-pass
-/// kernel does.
+/// partial pointer per accumulator, out pointers. Line l's partials are at
+/// c * lines + l, c = 0 ... chunks - 1. Combiner regions: a thread folds a
+/// line's partials in order from the init. Built-in kinds (commutative,
+/// with identities; lineCombineLanes = 32): a warp a line, lane j folding
+/// chunks j, j + 32, ... from the identity, then xor butterflies (a fixed
+/// tree) and init (+) total; a thread a line would wait on one load after
+/// another (column sums of 16 columns in 1024 chunks: 110 us on an H100,
+/// against the tile kernel's 730). Either stores the group's results at
+/// the line as the one-pass kernel does.
 LogicalResult buildLineCombine(gpu::GPUModuleOp m, GroupOp group, ReduceOp red,
                                StringRef name, ArrayRef<unsigned> sideOuts,
-                               const Tiling &tiling) {
+                               const Tiling &tiling, bool warpPerLine) {
   MLIRContext *ctx = group.getContext();
   SmallVector<Type> more{IntegerType::get(ctx, 64)};
   more.append(red.getNumResults(), globalPtr(ctx));
@@ -252,23 +264,232 @@ LogicalResult buildLineCombine(gpu::GPUModuleOp m, GroupOp group, ReduceOp red,
   OpBuilder &b = *ls.b;
   Location loc = k.loc;
   Value chunks = ls.more[0];
-  forLines(
-      k, b, ls.lines, ls.len, ls.inner, [&](OpBuilder &lb, Value line, Value) {
-        auto fold = scf::ForOp::create(
-            lb, loc, cI64(lb, loc, 0), chunks, cI64(lb, loc, 1), ls.init,
-            [&](OpBuilder &wb, Location wl, Value c, ValueRange acc) {
-              Value at = arith::AddIOp::create(
-                  wb, wl, arith::MulIOp::create(wb, wl, c, ls.lines), line);
-              SmallVector<Value> xs;
-              for (auto [j, r] : llvm::enumerate(red.getResults()))
-                xs.push_back(k.load(wb, tensorTy(r).getElementType(),
-                                    ls.more[1 + j], at));
-              scf::YieldOp::create(
-                  wb, wl, emitCombine(wb, wl, red, acc, xs, [&](Value v) {
-                    return k.scalar(wb, v);
-                  }));
+  auto scalarFn = [&](OpBuilder &sb) {
+    return [&k, &sb](Value v) { return k.scalar(sb, v); };
+  };
+  // Folds partials c = from, from + step, ... < chunks of `line` from acc.
+  auto foldPartials = [&](OpBuilder &fb, Value line, Value from, Value step,
+                          ValueRange acc) {
+    return scf::ForOp::create(
+               fb, loc, from, chunks, step, acc,
+               [&](OpBuilder &wb, Location wl, Value c, ValueRange a) {
+                 Value at = arith::AddIOp::create(
+                     wb, wl, arith::MulIOp::create(wb, wl, c, ls.lines), line);
+                 SmallVector<Value> xs;
+                 for (auto [j, r] : llvm::enumerate(red.getResults()))
+                   xs.push_back(k.load(wb, tensorTy(r).getElementType(),
+                                       ls.more[1 + j], at));
+                 scf::YieldOp::create(
+                     wb, wl, emitCombine(wb, wl, red, a, xs, scalarFn(wb)));
+               })
+        .getResults();
+  };
+  if (!warpPerLine) {
+    forLines(k, b, ls.lines, ls.len, ls.inner,
+             [&](OpBuilder &lb, Value line, Value) {
+               ValueRange total = foldPartials(lb, line, cI64(lb, loc, 0),
+                                               cI64(lb, loc, 1), ls.init);
+               storeLineResults(ls, lb, red, total, sideOuts, line);
+             });
+  } else {
+    auto [gtid, stride] = k.gridStride(b);
+    Value w32 = cI64(b, loc, 32);
+    Value lane = arith::RemUIOp::create(b, loc, gtid, w32);
+    Value isLead =
+        cmpI(b, loc, arith::CmpIPredicate::eq, lane, cI64(b, loc, 0));
+    scf::ForOp::create(
+        b, loc, arith::DivUIOp::create(b, loc, gtid, w32), ls.lines,
+        arith::DivUIOp::create(b, loc, stride, w32), ValueRange{},
+        [&](OpBuilder &lb, Location ll, Value line, ValueRange) {
+          SmallVector<Value> part(
+              foldPartials(lb, line, lane, w32, startValues(lb, ll, red)));
+          SmallVector<Value> total = warpFold(
+              lb, ll, part, [&](OpBuilder &cb, ValueRange a, ValueRange x) {
+                return emitCombine(cb, ll, red, a, x, scalarFn(cb));
+              });
+          scf::IfOp::create(lb, ll, isLead, [&](OpBuilder &ib, Location il) {
+            if (!red.getInits().empty())
+              total = emitCombine(ib, il, red, ls.init, total, scalarFn(ib));
+            storeLineResults(ls, ib, red, total, sideOuts, line);
+            k.em->clearCache();
+            scf::YieldOp::create(ib, il);
+          });
+          k.em->clearCache();
+          scf::YieldOp::create(lb, ll);
+        });
+  }
+  gpu::ReturnOp::create(b, loc);
+  if (k.failedLeaf)
+    return group.emitOpError("GPU code generation: unsupported value in a "
+                             "row_reduce group body");
+  return success();
+}
+
+/// The tile kernel of a split line reduction with built-in kinds over few
+/// columns (GroupKernels::lineTileKernel): params as the split kernel's
+/// (common, lines, len, inner, chunkLen, chunks, partial ptrs, out ptrs).
+/// A block takes work item (o, c): rows [c * chunkLen, min(len, (c + 1) *
+/// chunkLen)) of outer slice o, a contiguous run of memory. Its threads
+/// cover R = blockThreads / inner whole rows a step (thread t: column
+/// t % inner, row offset t / inner), so a warp reads consecutive
+/// addresses and the block walks its run front to back like a flat
+/// reduction, where a thread per line would keep lines * chunks slow
+/// streams of inner * bytes apart. Built-in kinds are commutative and have
+/// identities: each thread folds its rows from the identity, and thread
+/// column t folds the R row offsets' values through shared memory in
+/// order. One chunk (chunks = 1) stores the group's results (init (+)
+/// total); split lines store partials at c * lines + line for the combine
+/// kernel, as the split kernel does.
+LogicalResult buildLineTile(gpu::GPUModuleOp m, GroupOp group, ReduceOp red,
+                            StringRef name, ArrayRef<unsigned> sideOuts,
+                            const Tiling &tiling, int64_t unroll) {
+  MLIRContext *ctx = group.getContext();
+  Type i64 = IntegerType::get(ctx, 64);
+  SmallVector<Type> more{i64, i64}; // chunkLen, chunks
+  more.append(red.getNumResults(), globalPtr(ctx));
+  Tiling t = tiling;
+  t.blockThreads = kLineThreads;
+  auto wg = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
+  SmallVector<Type> smemTypes;
+  for (Value r : red.getResults())
+    smemTypes.push_back(MemRefType::get({t.blockThreads},
+                                        tensorTy(r).getElementType(),
+                                        MemRefLayoutAttrInterface(), wg));
+  LineStart ls = startLineKernel(m, group, red, name.str(),
+                                 GroupPlan::LineReduce, t, more, smemTypes);
+  LineKernel &k = *ls.k;
+  OpBuilder &b = *ls.b;
+  Location loc = k.loc;
+  // A block a run: the host launches about as many runs as an SM holds
+  // blocks of 256 threads (2048 / 256) on 132 SMs, so all of them must be
+  // resident at once. Without the hint ptxas took 40 registers (6 blocks
+  // an SM): a second, partial wave, and column sums of 16 columns ran at
+  // half the bandwidth (730 us for 1 GiB on an H100).
+  k.func->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(),
+                  b.getI32IntegerAttr(2048 / kLineThreads));
+  auto smem = k.func.getWorkgroupAttributions();
+  Value chunkLen = ls.more[0], chunks = ls.more[1];
+  auto yields = group.getYield().getValues();
+  auto scalarFn = [&](OpBuilder &sb) {
+    return [&k, &sb](Value v) { return k.scalar(sb, v); };
+  };
+  Value bt = cI64(b, loc, t.blockThreads);
+  Value tid = k.threadId(b);
+  Value rowsStep = arith::DivUIOp::create(b, loc, bt, ls.inner);
+  Value col = arith::RemUIOp::create(b, loc, tid, ls.inner);
+  Value ro = arith::DivUIOp::create(b, loc, tid, ls.inner);
+  Value active = cmpI(b, loc, arith::CmpIPredicate::ult, ro, rowsStep);
+  Value outer = arith::DivUIOp::create(b, loc, ls.lines, ls.inner);
+  Value items = arith::MulIOp::create(b, loc, outer, chunks);
+  Value lenInner = arith::MulIOp::create(b, loc, ls.len, ls.inner);
+  Value single =
+      cmpI(b, loc, arith::CmpIPredicate::eq, chunks, cI64(b, loc, 1));
+  Value tidIdx = toIndex(b, loc, tid);
+  scf::ForOp::create(
+      b, loc, k.blockId(b), items, k.gridDim(b), ValueRange{},
+      [&](OpBuilder &lb, Location ll, Value w, ValueRange) {
+        Value o = arith::DivUIOp::create(lb, ll, w, chunks);
+        Value c = arith::RemUIOp::create(lb, ll, w, chunks);
+        Value k0 = arith::MulIOp::create(lb, ll, c, chunkLen);
+        Value k1 = arith::MinSIOp::create(
+            lb, ll, ls.len, arith::AddIOp::create(lb, ll, k0, chunkLen));
+        Value first = arith::AddIOp::create(lb, ll, k0, ro);
+        // Rows first, first + R, ... below k1: none for an inactive thread
+        // or a run shorter than the thread's row offset.
+        Value left = arith::SubIOp::create(lb, ll, k1, first);
+        Value has = arith::AndIOp::create(
+            lb, ll, active,
+            cmpI(lb, ll, arith::CmpIPredicate::sgt, left, cI64(lb, ll, 0)));
+        Value cnt =
+            sel(lb, ll, has, arith::CeilDivSIOp::create(lb, ll, left, rowsStep),
+                cI64(lb, ll, 0));
+        Value base = arith::AddIOp::create(
+            lb, ll, arith::MulIOp::create(lb, ll, o, lenInner), col);
+        // Element j of the thread: its inputs (side results stored).
+        auto enter = [&](OpBuilder &eb, Value j) {
+          Location el = k.loc;
+          Value row = arith::AddIOp::create(
+              eb, el, first, arith::MulIOp::create(eb, el, j, rowsStep));
+          auto [flat, xs] = enterElement(ls, eb, red.getInputs(), base, row);
+          for (unsigned s : sideOuts)
+            k.store(eb, k.element(eb, yields[s], {k.laneIndex}), ls.outs[s],
+                    flat);
+          return xs;
+        };
+        Value u = cI64(lb, ll, unroll);
+        Value whole = arith::MulIOp::create(
+            lb, ll, arith::DivSIOp::create(lb, ll, cnt, u), u);
+        auto main = scf::ForOp::create(
+            lb, ll, cI64(lb, ll, 0), whole, u, startValues(lb, ll, red),
+            [&](OpBuilder &wb, Location wl, Value j, ValueRange a) {
+              SmallVector<SmallVector<Value>> xs;
+              for (int64_t q = 0; q < unroll; ++q)
+                xs.push_back(enter(
+                    wb, arith::AddIOp::create(wb, wl, j, cI64(wb, wl, q))));
+              SmallVector<Value> next(a);
+              for (ArrayRef<Value> x : xs)
+                next = emitCombine(wb, wl, red, next, x, scalarFn(wb));
+              scf::YieldOp::create(wb, wl, next);
             });
-        storeLineResults(ls, lb, red, fold.getResults(), sideOuts, line);
+        auto rest = scf::ForOp::create(
+            lb, ll, whole, cnt, cI64(lb, ll, 1), main.getResults(),
+            [&](OpBuilder &wb, Location wl, Value j, ValueRange a) {
+              SmallVector<Value> x = enter(wb, j);
+              scf::YieldOp::create(
+                  wb, wl, emitCombine(wb, wl, red, a, x, scalarFn(wb)));
+            });
+        k.em->clearCache();
+        // The block's rows of each column, in row-offset order (the leading
+        // barrier protects the previous item's reads).
+        gpu::BarrierOp::create(lb, ll);
+        for (auto [j, a] : llvm::enumerate(rest.getResults()))
+          memref::StoreOp::create(lb, ll, a, smem[j], ValueRange{tidIdx});
+        gpu::BarrierOp::create(lb, ll);
+        Value mine = cmpI(lb, ll, arith::CmpIPredicate::ult, tid, ls.inner);
+        scf::IfOp::create(lb, ll, mine, [&](OpBuilder &ib, Location il) {
+          SmallVector<Value> init;
+          for (BlockArgument s : smem)
+            init.push_back(
+                memref::LoadOp::create(ib, il, s, ValueRange{tidIdx}));
+          auto fold = scf::ForOp::create(
+              ib, il, cI64(ib, il, 1), rowsStep, cI64(ib, il, 1), init,
+              [&](OpBuilder &fb, Location fl, Value r, ValueRange a) {
+                Value at = toIndex(
+                    fb, fl,
+                    arith::AddIOp::create(
+                        fb, fl, arith::MulIOp::create(fb, fl, r, ls.inner),
+                        tid));
+                SmallVector<Value> x;
+                for (BlockArgument s : smem)
+                  x.push_back(
+                      memref::LoadOp::create(fb, fl, s, ValueRange{at}));
+                scf::YieldOp::create(
+                    fb, fl, emitCombine(fb, fl, red, a, x, scalarFn(fb)));
+              });
+          Value line = arith::AddIOp::create(
+              ib, il, arith::MulIOp::create(ib, il, o, ls.inner), tid);
+          scf::IfOp::create(
+              ib, il, single,
+              [&](OpBuilder &sb, Location sl) {
+                SmallVector<Value> total(fold.getResults());
+                if (!red.getInits().empty())
+                  total =
+                      emitCombine(sb, sl, red, ls.init, total, scalarFn(sb));
+                storeLineResults(ls, sb, red, total, sideOuts, line);
+                scf::YieldOp::create(sb, sl);
+              },
+              [&](OpBuilder &pb, Location pl) {
+                Value at = arith::AddIOp::create(
+                    pb, pl, arith::MulIOp::create(pb, pl, c, ls.lines), line);
+                for (auto [j, a] : llvm::enumerate(fold.getResults()))
+                  k.store(pb, a, ls.more[2 + j], at);
+                scf::YieldOp::create(pb, pl);
+              });
+          k.em->clearCache();
+          scf::YieldOp::create(ib, il);
+        });
+        k.em->clearCache();
+        scf::YieldOp::create(lb, ll);
       });
   gpu::ReturnOp::create(b, loc);
   if (k.failedLeaf)
@@ -491,9 +712,21 @@ FailureOr<GroupKernels> buildLineReduce(gpu::GPUModuleOp m, GroupOp group,
     ls.gk.lineMinChunk = 64;
     for (Value r : red.getResults())
       ls.gk.partialTypes.push_back(tensorTy(r).getElementType());
+    bool builtin = red.hasBuiltinKinds();
+    ls.gk.lineCombineLanes = builtin ? 32 : 1;
     if (failed(buildLineCombine(m, group, red, ls.gk.lineCombineKernel,
-                                sideOuts, tiling)))
+                                sideOuts, tiling, /*warpPerLine=*/builtin)))
       return failure();
+    // Built-in kinds over lines of at most a block's threads also get the
+    // tile kernel (the host picks it by the sizes).
+    if (builtin) {
+      ls.gk.lineTileKernel = (prefix + "_linetile").str();
+      ls.gk.lineTileThreads = kLineThreads;
+      ls.gk.lineTileMinItems = 16;
+      if (failed(buildLineTile(m, group, red, ls.gk.lineTileKernel, sideOuts,
+                               tiling, /*unroll=*/8)))
+        return failure();
+    }
   }
   return ls.gk;
 }

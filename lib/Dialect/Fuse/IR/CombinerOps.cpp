@@ -239,9 +239,11 @@ ReduceShape fuse::reduceShape(ReduceOp r) {
     return ReduceShape::Full;
   auto t = cast<RankedTensorType>(r.getInputs()[0].getType());
   SmallVector<int64_t> dims = r.getReducedDims();
-  if (t.getRank() == 2 && dims.size() == 1 && dims[0] == 1)
+  if (dims.size() != 1)
+    return ReduceShape::Other;
+  if (t.getRank() == 2 && dims[0] == 1)
     return ReduceShape::Rows;
-  return ReduceShape::Other;
+  return ReduceShape::Lines;
 }
 
 CombinerKind ReduceOp::getKind(unsigned i) {

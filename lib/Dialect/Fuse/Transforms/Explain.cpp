@@ -194,6 +194,11 @@ Traffic groupTraffic(Model &m, GroupOp group) {
         if (ty.getRank() == 2 && ty.isDynamicDim(1))
           t.note = "each row is read once when it fits on chip (dynamic "
                    "row length: checked at run time)";
+  } else if (kind == GroupKind::LineReduce) {
+    t.kernels = 1;
+    t.note = "a thread a line, or a block a run of rows; lines too few to "
+             "fill the GPU are split, their partials combined by a second "
+             "kernel";
   } else if (kind == GroupKind::Scan || kind == GroupKind::Filter) {
     t.kernels = 1;
     t.note = "single pass with decoupled look-back";

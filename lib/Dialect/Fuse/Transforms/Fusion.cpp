@@ -166,10 +166,12 @@ std::optional<std::string> singletonKind(Operation *op, GroupKind &kind) {
     case ReduceShape::Rows:
       kind = GroupKind::RowReduce;
       return std::nullopt;
+    case ReduceShape::Lines:
+      kind = GroupKind::LineReduce;
+      return std::nullopt;
     case ReduceShape::Other:
-      return std::string("a partial reduction other than over the last "
-                         "dimension of a rank-2 tensor is left to the "
-                         "per-op lowering");
+      return std::string("a reduction over several dimensions but not all "
+                         "is left to the per-op lowering");
     }
   }
   if (isa<ScanOp>(op)) {
@@ -214,7 +216,8 @@ std::optional<GroupKind> mergeKinds(GroupKind a, GroupKind b) {
   if (b == GroupKind::Elementwise || a == b) {
     if (a == b &&
         (a == GroupKind::Scan || a == GroupKind::Filter ||
-         a == GroupKind::Histogram || a == GroupKind::SegmentedReduce))
+         a == GroupKind::Histogram || a == GroupKind::SegmentedReduce ||
+         a == GroupKind::LineReduce))
       return std::nullopt;
     return a;
   }
@@ -357,8 +360,18 @@ std::optional<std::string> Partitioner::joinKind(int g, Operation *op,
         return "a row reduction cannot join a " + name(grp.kind) + " group";
       kind = GroupKind::RowReduce;
       return std::nullopt;
+    case ReduceShape::Lines:
+      // The line kernels fold one reduction, its input computed at each
+      // element it reads.
+      if (grp.kind != GroupKind::Elementwise)
+        return "a reduction along one dimension (a line_reduce group) "
+               "cannot join a " +
+               name(grp.kind) + " group";
+      kind = GroupKind::LineReduce;
+      return std::nullopt;
     case ReduceShape::Other:
-      return std::string("partial reductions are not fused");
+      return std::string("reductions over several dimensions but not all "
+                         "are not fused");
     }
   }
   if (auto seg = dyn_cast<SegmentedReduceOp>(op)) {

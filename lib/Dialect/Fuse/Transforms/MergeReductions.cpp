@@ -23,11 +23,13 @@ using namespace fuse;
 
 namespace {
 
-/// A reduction this pass may merge: built-in kinds, no inits, of the shape
-/// fusion leaves alone (full reductions and rows it groups with siblings).
+/// A reduction this pass may merge: built-in kinds, no inits, of the
+/// shapes fusion does not group with siblings (a line_reduce group holds
+/// one reduction; full reductions and rows it groups with siblings).
 bool mergeable(ReduceOp r) {
+  ReduceShape s = reduceShape(r);
   return r.hasBuiltinKinds() && r.getInits().empty() &&
-         reduceShape(r) == ReduceShape::Other;
+         (s == ReduceShape::Lines || s == ReduceShape::Other);
 }
 
 /// Whether `v` is defined before `op` in op's block (or is an argument of

@@ -12,8 +12,17 @@ using namespace mlir;
 namespace fuse {
 
 GroupKind groupKindFor(Operation *op) {
-  if (auto r = dyn_cast<ReduceOp>(op))
-    return r.isFullReduction() ? GroupKind::Reduce : GroupKind::RowReduce;
+  if (auto r = dyn_cast<ReduceOp>(op)) {
+    switch (reduceShape(r)) {
+    case ReduceShape::Full:
+      return GroupKind::Reduce;
+    case ReduceShape::Lines:
+      return GroupKind::LineReduce;
+    case ReduceShape::Rows:
+    case ReduceShape::Other:
+      return GroupKind::RowReduce;
+    }
+  }
   if (isa<ScanOp>(op))
     return GroupKind::Scan;
   if (isa<FilterOp>(op))

@@ -147,11 +147,12 @@ def Fuse_GroupFilter : I32EnumAttrCase<"Filter", 4, "filter">;
 def Fuse_GroupHistogram : I32EnumAttrCase<"Histogram", 5, "histogram">;
 def Fuse_GroupSegmentedReduce
     : I32EnumAttrCase<"SegmentedReduce", 6, "segmented_reduce">;
+def Fuse_GroupLineReduce : I32EnumAttrCase<"LineReduce", 7, "line_reduce">;
 
 def Fuse_GroupKind : I32EnumAttr<"GroupKind", "pattern of a fused group",
     [Fuse_GroupElementwise, Fuse_GroupReduce, Fuse_GroupRowReduce,
      Fuse_GroupScan, Fuse_GroupFilter, Fuse_GroupHistogram,
-     Fuse_GroupSegmentedReduce]> {
+     Fuse_GroupSegmentedReduce, Fuse_GroupLineReduce]> {
   let genSpecializedAttr = 0;
   let cppNamespace = "::fuse";
 }

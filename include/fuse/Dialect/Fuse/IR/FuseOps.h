@@ -47,10 +47,11 @@ namespace fuse {
 bool isElementwiseOp(Operation *op);
 
 /// How a fuse.reduce's reduced dims lie: all of them (Full), the last of
-/// a rank-2 input (Rows: the row kernels' shape), or any other set (Other:
-/// the per-op lowering, the GPU's line kernels). Fusion groups the first
-/// two; fuse-merge-reductions merges siblings of the third.
-enum class ReduceShape { Full, Rows, Other };
+/// a rank-2 input (Rows: the row kernels' shape), any other single
+/// dimension (Lines: the GPU's line kernels, a line_reduce group), or
+/// several but not all (Other: the per-op lowering). Fusion groups the
+/// first three; fuse-merge-reductions merges siblings of the last two.
+enum class ReduceShape { Full, Rows, Lines, Other };
 ReduceShape reduceShape(ReduceOp r);
 
 /// True when `use` reads its tensor at positions computed from data (a

@@ -664,8 +664,12 @@ def Fuse_GroupOp : Fuse_Op<"group", [IsolatedFromAbove, SingleBlock,
     `row_reduce` (reductions over the inner dimension, plus maps over the
     same rows that read them, e.g. softmax), `scan` (an elementwise
     prologue, the scan, an elementwise epilogue), `filter` (an
-    elementwise prologue and the compaction) and `histogram` (an
-    elementwise prologue computing bin indices and the counting).
+    elementwise prologue and the compaction), `histogram` (an
+    elementwise prologue computing bin indices and the counting),
+    `segmented_reduce` (an elementwise prologue over the segment offsets
+    and the segments' reductions) and `line_reduce` (one reduction along
+    a single dimension other than a rank-2 tensor's last, e.g. column
+    sums, with an elementwise prologue over its input's shape).
 
     ```mlir
     %s = fuse.group reduce (%x) : (tensor<?xf32>) -> tensor<f32> {

@@ -41,7 +41,7 @@
 // CHECK-DAG: add.rn.f32
 // CHECK-DAG: st.global.b32
 // CHECK-LABEL: .entry col_sums_g0_linetile(
-// CHECK: .minnctapersm 8
+// CHECK: .minnctapersm 4
 // CHECK-DAG: bar.sync
 // CHECK-DAG: st.shared.b32
 // CHECK-DAG: ld.shared.b32

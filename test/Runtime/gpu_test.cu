@@ -936,9 +936,11 @@ static void testArgsortWsErrors() {
                FUSE_ERROR_INVALID_ARGUMENT,
                "argsort_ws: keys_out overlaps positions_out",
                {"keys_out", "overlaps positions_out"});
-  expectStatus(fuse_argsort_ws(FUSE_F32, asc, k.p, ko.p, po.p, n,
-                               reinterpret_cast<uint8_t *>(k.p), bytes,
-                               nullptr),
+  // The keys inside the temporary storage (temp placed at k.p would also
+  // reach keys_out, allocated after k, which is checked first).
+  expectStatus(fuse_argsort_ws(FUSE_F32, asc,
+                               reinterpret_cast<const float *>(temp.p), ko.p,
+                               po.p, n, temp.p, bytes, nullptr),
                FUSE_ERROR_INVALID_ARGUMENT, "argsort_ws: temp overlaps keys_in",
                {"temp", "overlaps keys_in"});
   size_t b = 7;

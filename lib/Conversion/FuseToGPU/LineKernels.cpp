@@ -139,6 +139,39 @@ void storeLineResults(LineStart &ls, OpBuilder &b, ReduceOp red, ValueRange acc,
   storeResults(ls, b, red.getResults(), acc, line, sideOuts);
 }
 
+/// Stores the group's results at `line` with `total` (the line's fold from
+/// the identity) combined after the reduction's inits, if it has any.
+void storeTotal(LineStart &ls, OpBuilder &b, ReduceOp red,
+                SmallVector<Value> total, ArrayRef<unsigned> sideOuts,
+                Value line) {
+  LineKernel &k = *ls.k;
+  if (!red.getInits().empty())
+    total = emitCombine(b, k.loc, red, ls.init, total,
+                        [&](Value v) { return k.scalar(b, v); });
+  storeLineResults(ls, b, red, total, sideOuts, line);
+}
+
+/// Stores the side results (`sideOuts`: the group's elementwise results
+/// over the reduction's input) at flat index `flat`, the current element.
+void storeSideResults(LineStart &ls, OpBuilder &b, ArrayRef<unsigned> sideOuts,
+                      Value flat) {
+  LineKernel &k = *ls.k;
+  auto yields = k.group.getYield().getValues();
+  for (unsigned j : sideOuts)
+    k.store(b, k.element(b, yields[j], {k.laneIndex}), ls.outs[j], flat);
+}
+
+/// Ends a line kernel: its return, and the error for a value in the body
+/// that the element emitter could not produce.
+LogicalResult finishLineKernel(LineStart &ls) {
+  LineKernel &k = *ls.k;
+  gpu::ReturnOp::create(*ls.b, k.loc);
+  if (k.failedLeaf)
+    return k.group.emitOpError("GPU code generation: unsupported value in a ")
+           << stringifyGroupKind(k.group.getKind()) << " group body";
+  return success();
+}
+
 /// Makes element `kk` of the line starting at flat index `base` the
 /// kernel's current element; returns its flat index (base + kk * inner)
 /// and the elements of `inputs` there.
@@ -308,9 +341,7 @@ LogicalResult buildLineCombine(gpu::GPUModuleOp m, GroupOp group, ReduceOp red,
                 return emitCombine(cb, ll, red, a, x, scalarFn(cb));
               });
           scf::IfOp::create(lb, ll, isLead, [&](OpBuilder &ib, Location il) {
-            if (!red.getInits().empty())
-              total = emitCombine(ib, il, red, ls.init, total, scalarFn(ib));
-            storeLineResults(ls, ib, red, total, sideOuts, line);
+            storeTotal(ls, ib, red, total, sideOuts, line);
             k.em->clearCache();
             scf::YieldOp::create(ib, il);
           });
@@ -318,11 +349,7 @@ LogicalResult buildLineCombine(gpu::GPUModuleOp m, GroupOp group, ReduceOp red,
           scf::YieldOp::create(lb, ll);
         });
   }
-  gpu::ReturnOp::create(b, loc);
-  if (k.failedLeaf)
-    return group.emitOpError("GPU code generation: unsupported value in a "
-                             "row_reduce group body");
-  return success();
+  return finishLineKernel(ls);
 }
 
 /// The tile kernel of a split line reduction with built-in kinds over few
@@ -371,7 +398,6 @@ LogicalResult buildLineTile(gpu::GPUModuleOp m, GroupOp group, ReduceOp red,
                   b.getI32IntegerAttr(4));
   auto smem = k.func.getWorkgroupAttributions();
   Value chunkLen = ls.more[0], chunks = ls.more[1];
-  auto yields = group.getYield().getValues();
   auto scalarFn = [&](OpBuilder &sb) {
     return [&k, &sb](Value v) { return k.scalar(sb, v); };
   };
@@ -397,9 +423,7 @@ LogicalResult buildLineTile(gpu::GPUModuleOp m, GroupOp group, ReduceOp red,
         // The thread's element at `row`: its inputs (side results stored).
         auto enterRow = [&](OpBuilder &eb, Value row) {
           auto [flat, xs] = enterElement(ls, eb, red.getInputs(), base, row);
-          for (unsigned s : sideOuts)
-            k.store(eb, k.element(eb, yields[s], {k.laneIndex}), ls.outs[s],
-                    flat);
+          storeSideResults(ls, eb, sideOuts, flat);
           return xs;
         };
         // Folds rows first, first + R, ... (cnt of them) from `acc`:
@@ -488,11 +512,7 @@ LogicalResult buildLineTile(gpu::GPUModuleOp m, GroupOp group, ReduceOp red,
           scf::IfOp::create(
               ib, il, single,
               [&](OpBuilder &sb, Location sl) {
-                SmallVector<Value> total(fold.getResults());
-                if (!red.getInits().empty())
-                  total =
-                      emitCombine(sb, sl, red, ls.init, total, scalarFn(sb));
-                storeLineResults(ls, sb, red, total, sideOuts, line);
+                storeTotal(ls, sb, red, fold.getResults(), sideOuts, line);
                 scf::YieldOp::create(sb, sl);
               },
               [&](OpBuilder &pb, Location pl) {
@@ -508,11 +528,7 @@ LogicalResult buildLineTile(gpu::GPUModuleOp m, GroupOp group, ReduceOp red,
         k.em->clearCache();
         scf::YieldOp::create(lb, ll);
       });
-  gpu::ReturnOp::create(b, loc);
-  if (k.failedLeaf)
-    return group.emitOpError("GPU code generation: unsupported value in a "
-                             "row_reduce group body");
-  return success();
+  return finishLineKernel(ls);
 }
 
 } // namespace
@@ -527,7 +543,6 @@ LogicalResult buildLineTile(gpu::GPUModuleOp m, GroupOp group, ReduceOp red,
 FailureOr<GroupKernels> buildLineScan(gpu::GPUModuleOp m, GroupOp group,
                                       ScanOp scan, StringRef prefix,
                                       Tiling tiling) {
-  Location loc = group.getLoc();
   Block &body = group.getBody().front();
   for (Operation &op : body)
     if (isa<ReduceOp>(op))
@@ -561,13 +576,10 @@ FailureOr<GroupKernels> buildLineScan(gpu::GPUModuleOp m, GroupOp group,
                             exclusive ? acc : next, flat);
              });
   });
-  gpu::ReturnOp::create(b, loc);
-  if (k.failedLeaf)
-    return group.emitOpError("GPU code generation: unsupported value in a "
-                             "scan group body");
+  if (failed(finishLineKernel(ls)))
+    return failure();
   return ls.gk;
 }
-
 
 FailureOr<GroupKernels> buildLineReduce(gpu::GPUModuleOp m, GroupOp group,
                                         StringRef prefix, const Tiling &tiling,
@@ -636,10 +648,8 @@ FailureOr<GroupKernels> buildLineReduce(gpu::GPUModuleOp m, GroupOp group,
                                  GroupPlan::LineReduce, tiling, more);
   LineKernel &k = *ls.k;
   OpBuilder &b = *ls.b;
-  auto yields = group.getYield().getValues();
   auto storeSide = [&](OpBuilder &wb, Value flat) {
-    for (unsigned j : sideOuts)
-      k.store(wb, k.element(wb, yields[j], {k.laneIndex}), ls.outs[j], flat);
+    storeSideResults(ls, wb, sideOuts, flat);
   };
   // One thread a line: the line folded from the init, the group's results
   // stored at its flat index in the reduced shape.
@@ -716,10 +726,8 @@ FailureOr<GroupKernels> buildLineReduce(gpu::GPUModuleOp m, GroupOp group,
           scf::YieldOp::create(lb, ll);
         });
   }
-  gpu::ReturnOp::create(b, loc);
-  if (k.failedLeaf)
-    return group.emitOpError("GPU code generation: unsupported value in a "
-                             "row_reduce group body");
+  if (failed(finishLineKernel(ls)))
+    return failure();
   if (split) {
     ls.gk.lineCombineKernel = (prefix + "_linecombine").str();
     // About the threads an H100/H200 keeps resident (132 SMs x 2048) so

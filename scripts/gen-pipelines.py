@@ -41,7 +41,10 @@ Each seed draws a flavor from its own random stream:
     combiner region), broadcasts of their results back along the reduced
     dimensions, scans along any dimension; filters, sorts, gathers and
     segmented reductions (rank 1 only) take the rank-1 values among the
-    results.
+    results. A third of the wide seeds of rank 2 or 3 take tall data
+    (600 or 1500 rows of 7 to 37 columns; 1 or 2 x 600 or 1500 x 7 or
+    16), whose reductions along a leading dimension take the GPU's tile
+    kernel (a block a run of rows; at least 16 x 256 elements a slice).
 Half precision follows fuse's semantics: each arith op on f16 or bf16 is
 rounded to the type (the backends compute in f32 and round: the same
 bits), math functions are computed in f32 and rounded once, built-in add
@@ -149,6 +152,10 @@ SGN = {8: np.int8, 16: np.int16, 32: np.int32, 64: np.int64}
 SIZES = (0, 1, 1, 2, 3, 5, 8, 17, 64, 100, 257, 1000)
 SIZES2 = (0, 1, 2, 3, 7, 16, 33)
 SIZES3 = (0, 1, 2, 3, 4, 5, 7, 17, 33)   # rank 3: the wide flavor only
+# Tall data (the wide flavor): rows and columns of rank 2, the columns of
+# rank 3 the first three.
+TALL_ROWS = (600, 1500)
+TALL_COLS = (7, 16, 37)
 # f32's tolerance scaled to the precision of the others (f16: eps 2^-10,
 # bf16: eps 2^-7, both rounded once from f32 sums and libm results)
 RTOL = {"bf16": 1e-1, "f16": 2e-2, "f32": 2e-4, "f64": 1e-9}
@@ -393,6 +400,9 @@ class Gen:
         # their own, so a classic seed's program is the one this generator
         # made before the wide flavor and the mismatched cases existed.
         self.x = random.Random(f"gen-pipelines flavor {seed}")
+        # Tall shapes from a stream of their own: the program stream is
+        # the same as without them.
+        self.tall = random.Random(f"gen-pipelines tall {seed}")
         self.wide = self.x.random() < 2 / 3 and not classic
         if self.wide and ml_dtypes is None:
             sys.exit("gen-pipelines.py: the wide flavor needs the ml_dtypes "
@@ -1737,6 +1747,11 @@ class Gen:
         shape = (r.choice(SIZES),) if rank == 1 else \
             tuple(r.choice(SIZES2 if rank == 2 else SIZES3)
                   for _ in range(rank))
+        t = self.tall
+        if self.wide and rank >= 2 and t.random() < 1 / 3:
+            shape = (t.choice(TALL_ROWS), t.choice(TALL_COLS)) if rank == 2 \
+                else (t.choice((1, 2)), t.choice(TALL_ROWS),
+                      t.choice(TALL_COLS[:2]))
         for i in range(r.randint(1, 3)):
             dt = self.data_dtype()
             self.pool.append(self.make_input(

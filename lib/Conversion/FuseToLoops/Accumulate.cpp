@@ -27,6 +27,35 @@ SmallVector<Value> fuse::inlineBody(OpBuilder &b, Region &region,
       yield.getValues(), [&](Value v) { return map.lookupOrDefault(v); }));
 }
 
+SmallVector<Value> fuse::dynamicSizes(RankedTensorType type, ValueRange sizes) {
+  SmallVector<Value> dyn;
+  for (int64_t d = 0; d < type.getRank(); ++d)
+    if (type.isDynamicDim(d))
+      dyn.push_back(sizes[d]);
+  return dyn;
+}
+
+SmallVector<Value> fuse::buildElementwise(OpBuilder &b, Location loc,
+                                          TypeRange resultTypes,
+                                          ValueRange sizes,
+                                          ElementFn elements) {
+  SmallVector<Value> empties;
+  for (Type t : resultTypes) {
+    auto rt = cast<RankedTensorType>(t);
+    empties.push_back(
+        tensor::EmptyOp::create(b, loc, rt, dynamicSizes(rt, sizes)));
+  }
+  return buildLoopNest(b, loc, sizes, empties,
+                       [&](OpBuilder &nb, ValueRange ivs, ValueRange iters) {
+                         SmallVector<Value> vals = elements(nb, loc, ivs);
+                         SmallVector<Value> next;
+                         for (auto [v, t] : llvm::zip_equal(vals, iters))
+                           next.push_back(
+                               tensor::InsertOp::create(nb, loc, v, t, ivs));
+                         return next;
+                       });
+}
+
 template <typename OpTy> static bool blockedFold(OpTy reduce) {
   bool anyFloat = llvm::any_of(reduce.getInputs(), [](Value in) {
     return isa<FloatType>(

@@ -51,6 +51,17 @@ FailureOr<SmallVector<Value>> buildFailableLoopNest(OpBuilder &b, Location loc,
                                                     ValueRange iters,
                                                     FailableLoopNestFn body);
 
+/// The dynamic sizes of `type` picked out of all `sizes`.
+SmallVector<Value> dynamicSizes(RankedTensorType type, ValueRange sizes);
+
+/// Builds tensors of `resultTypes`, all of shape `sizes`, where `elements`
+/// gives the scalars at each index (a loop nest inserting them).
+using ElementFn =
+    function_ref<SmallVector<Value>(OpBuilder &, Location, ValueRange ivs)>;
+SmallVector<Value> buildElementwise(OpBuilder &b, Location loc,
+                                    TypeRange resultTypes, ValueRange sizes,
+                                    ElementFn elements);
+
 /// Elements per chunk of a blocked reduction.
 constexpr int64_t kReduceBlock = 1024;
 

@@ -52,15 +52,6 @@ SmallVector<Value> resultSizes(OpBuilder &b, Location loc, Operation *op) {
   return sizes;
 }
 
-/// The dynamic sizes of `type` picked out of all `sizes`.
-SmallVector<Value> dynamicSizes(RankedTensorType type, ValueRange sizes) {
-  SmallVector<Value> dyn;
-  for (int64_t d = 0; d < type.getRank(); ++d)
-    if (type.isDynamicDim(d))
-      dyn.push_back(sizes[d]);
-  return dyn;
-}
-
 /// Builds a loop nest over `sizes` (outermost first) carrying `iterArgs`.
 /// `body` gets the induction variables and the current iter values and
 /// returns the next ones. Returns the final values. With no sizes, `body`
@@ -73,30 +64,6 @@ SmallVector<Value> buildNest(OpBuilder &b, Location loc, ValueRange sizes,
                        [&](OpBuilder &nb, ValueRange ivs, ValueRange iters) {
                          return body(nb, loc, ivs, iters);
                        });
-}
-
-/// Builds tensors of `resultTypes`, all of shape `sizes`, where `elements`
-/// gives the scalars at each index.
-using ElementFn =
-    function_ref<SmallVector<Value>(OpBuilder &, Location, ValueRange)>;
-SmallVector<Value> buildElementwise(OpBuilder &b, Location loc,
-                                    TypeRange resultTypes, ValueRange sizes,
-                                    ElementFn elements) {
-  SmallVector<Value> empties;
-  for (Type t : resultTypes) {
-    auto rt = cast<RankedTensorType>(t);
-    empties.push_back(
-        tensor::EmptyOp::create(b, loc, rt, dynamicSizes(rt, sizes)));
-  }
-  return buildNest(
-      b, loc, sizes, empties,
-      [&](OpBuilder &nb, Location l, ValueRange ivs, ValueRange iters) {
-        SmallVector<Value> vals = elements(nb, l, ivs);
-        SmallVector<Value> next;
-        for (auto [v, t] : llvm::zip_equal(vals, iters))
-          next.push_back(tensor::InsertOp::create(nb, l, v, t, ivs));
-        return next;
-      });
 }
 
 /// Initial accumulators of a reduce or scan: its inits or the identities.

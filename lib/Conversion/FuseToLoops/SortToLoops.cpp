@@ -161,19 +161,13 @@ struct SortToLoops : OpRewritePattern<SortOp> {
           b, loc, cast<RankedTensorType>(operand.getType()), ValueRange{},
           operand));
     // An argsort's positions start as 0, 1, ..., n - 1.
-    if (op.hasPositions()) {
-      auto t = cast<RankedTensorType>(op.getCarried().getType());
-      Value empty = tensor::EmptyOp::create(
-          b, loc, t, t.isDynamicDim(0) ? ValueRange{n} : ValueRange{});
-      init.push_back(buildLoopNest(
-          b, loc, ValueRange{n}, ValueRange{empty},
-          [&](OpBuilder &nb, ValueRange ivs, ValueRange iters) {
-            Value p =
-                arith::IndexCastOp::create(nb, loc, nb.getI64Type(), ivs[0]);
+    if (op.hasPositions())
+      init.push_back(buildElementwise(
+          b, loc, op.getCarried().getType(), ValueRange{n},
+          [](OpBuilder &nb, Location l, ValueRange ivs) {
             return SmallVector<Value>{
-                tensor::InsertOp::create(nb, loc, p, iters[0], ivs)};
+                arith::IndexCastOp::create(nb, l, nb.getI64Type(), ivs[0])};
           })[0]);
-    }
     auto passes = scf::ForOp::create(
         b, loc, zero, passCount(b, loc, n), one, init,
         [&](OpBuilder &pb, Location l, Value p, ValueRange src) {

@@ -19,7 +19,9 @@ reason printed and recorded).
   (cuda.compute has no bfloat16: its peer runs on float16 only).
 - Rows (bench/rows_bench.py's cases): layer norm over 65536 x 4096 rows
   with a per-column scale and bias, softmax over the last axis of 64 x 32
-  x 4096, float32 and bfloat16.
+  x 4096, float32 and bfloat16; column statistics (sum, max and mean over
+  the first axis) of 1 GiB of float32 as 65536 x 4096, 4194304 x 64 and
+  16777216 x 16.
 - The copy ceiling of each element type: a clone and a copy_ into a
   preallocated tensor of 2^28 elements (copy_f32 also stands for uint32:
   the same 4-byte elements).
@@ -88,6 +90,9 @@ WORKLOADS = [
     ("softmax_rank3_f32", "f32", "softmax over the last axis of 64 x 32 x 4096 float32"),
     ("layernorm_rows_bf16", "bf16", "layer norm over 65536 x 4096 bfloat16 rows"),
     ("softmax_rank3_bf16", "bf16", "softmax over the last axis of 64 x 32 x 4096 bfloat16"),
+    ("column_stats_65536x4096", "f32", "sum, max and mean over axis 0 of 65536 x 4096 float32"),
+    ("column_stats_4194304x64", "f32", "sum, max and mean over axis 0 of 4194304 x 64 float32"),
+    ("column_stats_16777216x16", "f32", "sum, max and mean over axis 0 of 16777216 x 16 float32"),
     ("copy_f32", "f32", "copy of 2^28 float32 (the ceiling of 4-byte elements)"),
     ("copy_bf16", "bf16", "copy of 2^28 bfloat16 (the ceiling)"),
     ("copy_f16", "f16", "copy of 2^28 float16 (the ceiling)"),
@@ -106,7 +111,8 @@ PIPELINES = [("combiner_check", f, [("float32", 1)]) for f in (
     for f, r in (("sumsq", 1), ("chain", 1), ("softmax_rows", 2))] + [
     (m, f, a) for t in ("float32", "bfloat16") for m, f, a in (
         ("rows_check", "layernorm_rows", [(t, 2), (t, 1), (t, 1)]),
-        ("rows_check", "softmax_last", [(t, 3)]))]
+        ("rows_check", "softmax_last", [(t, 3)]))] + [
+    ("rows_check", "leading_axes", [("float32", 2), ("int32", 3)])]
 
 
 # ---- records (pure Python: bench/report.py's input) -------------------------
@@ -674,7 +680,7 @@ def halves(s):
 
 def rows(s):
     """rows_bench.py's cases (no CUB peer: it has no row softmax or layer
-    norm)."""
+    norm, nor a strided column reduction)."""
     gen = torch.Generator(device="cuda").manual_seed(0)
     for dt, name, eps in wb.DTYPES:
         if not any(s.want(k + "_" + name) for k in
@@ -683,6 +689,12 @@ def rows(s):
         for c in wb.cases(dt, name, eps, gen, s.compiler):
             if s.want(c["key"]):
                 s.bench_case(c, NO_ALGO)
+        torch.cuda.empty_cache()
+    # Column statistics: torch has no single call for the three (no CUB
+    # peer either: its segmented reduce takes segments, not strides).
+    for c in wb.column_cases(gen, s.compiler):
+        if s.want(c["key"]):
+            s.bench_case(c, NO_ALGO)
         torch.cuda.empty_cache()
 
 

@@ -277,9 +277,9 @@ def test_extra_suite_pipelines_trace(tmp_path):
         text=True, env=env, timeout=120)
     assert res.returncode == 1, res.stdout + res.stderr
     fails = [l for l in res.stdout.splitlines() if l.startswith("FAIL")]
-    assert len(fails) == len(es.PIPELINES) == 17
+    assert len(fails) == len(es.PIPELINES) == 18
     assert all("GPUCacheMissError" in l for l in fails), fails
-    assert "17 pipelines, 17 failed" in res.stdout
+    assert "18 pipelines, 18 failed" in res.stdout
 
 
 class _Event:

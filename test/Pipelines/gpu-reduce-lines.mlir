@@ -9,13 +9,14 @@
 // host launches it whenever there are lines, also over an empty reduced
 // dimension (every result is the init). Too few lines to fill the GPU
 // (columns sums of few columns) are split: the host picks chunks of at
-// least 64 elements until lines * chunks reaches 2^18, the line-reduce
+// least 64 elements until lines * chunks reaches the threads the target
+// keeps resident (sm_90: 132 SMs x 2048 = 270336), the line-reduce
 // kernel folds each chunk into partials and the line-combine kernel folds
 // each line's partials in order from the init (built-in kinds: a warp a
 // line, lanes over the chunks, then butterflies). Built-in kinds also get
 // the tile kernel, which the host picks instead where inner <= 256 and
 // an outer slice holds at least 16 x 256 elements: a block a run of rows,
-// 256 / inner whole rows a step, 1024 runs in all
+// 256 / inner whole rows a step, 270336 / 256 = 1056 runs in all
 // (test/Integration/GPU/extra/reduce_lines_tile.mlir).
 // test/Integration/GPU/extra/reduce_lines.mlir compares GPU and CPU values
 // (scripts/gpu). A full reduction of a rank-2 tensor through a combiner
@@ -53,10 +54,10 @@
 // HOST-LABEL: func.func @col_sums(
 // HOST: arith.cmpi sgt
 // HOST: arith.divsi %arg1, %c64_i64
-// HOST: arith.ceildivsi %c262144_i64
+// HOST: arith.ceildivsi %c270336_i64
 // HOST: arith.cmpi sge, %{{.*}}, %c4096_i64
 // HOST: arith.cmpi sle, %{{.*}}, %c256_i64
-// HOST: arith.ceildivsi %c1024_i64
+// HOST: arith.ceildivsi %c1056_i64
 // HOST: arith.select %{{.*}} : !llvm.ptr
 // HOST: arith.cmpi sgt
 // HOST: call @fuse_malloc

@@ -513,9 +513,11 @@ LogicalResult HostEntry::launchScanOrFilter(GroupLaunch &l) {
       args.push_back(count);
     args.append(l.outs);
     // Blocks loop over tiles (TileMachinery.cpp, runTiles): as many as
-    // fit on the GPU at once (2048 threads per SM), or one per tile.
+    // fit on the GPU at once (the target's threads per SM), or one per
+    // tile.
+    int64_t perSM = TargetAttr::lookup(l.g).getMaxThreadsPerSM();
     Value resident = h.mul(h.maxI(h.smCount, h.c64(1)),
-                           h.c64(std::max<int64_t>(2048 / bt, 1)));
+                           h.c64(std::max<int64_t>(perSM / bt, 1)));
     Value grid = gk.tiling.grid > 0 ? h.c64(gk.tiling.grid) : resident;
     launchKernel(l, handle[gk.kernel], h.minI(ntiles, grid), bt, args,
                  gk.dynamicSharedBytes);

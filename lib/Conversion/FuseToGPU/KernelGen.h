@@ -372,7 +372,8 @@ enum class GroupPlan {
   RowReduce,
   /// scan groups (ScanKernels.cpp, on TileKernels.h): one kernel, params
   /// common, n, ntiles, i32 aligned, ws ptr, out ptrs; ntiles = ceil(n /
-  /// tileItems), grid = min(ntiles, SMs * 2048 / block_threads) blocks
+  /// tileItems), grid = min(ntiles, SMs * threads an SM holds /
+  /// block_threads) blocks
   /// looping over tiles (runTiles, TileMachinery.cpp).
   /// `ws` holds an i32 tile counter (16 bytes), ntiles 8-byte status
   /// words (rounded up to 16 bytes), both zeroed by the host, then for each

@@ -9,6 +9,7 @@
 
 #include "KernelGen.h"
 #include "RowKernels.h"
+#include "fuse/Dialect/Fuse/IR/FuseDialect.h"
 #include "fuse/Dialect/Fuse/Utils/ElementEmitter.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -387,15 +388,18 @@ LogicalResult buildLineTile(gpu::GPUModuleOp m, GroupOp group, ReduceOp red,
   LineKernel &k = *ls.k;
   OpBuilder &b = *ls.b;
   Location loc = k.loc;
-  // Sixteen rows a thread in flight (the caller's unroll) with 4 blocks an
-  // SM (64 registers; 1024 runs are two waves on 132 SMs). Measured on an
-  // H100 (1 GiB f32, column sums, maxima and means of 16, 64 and 256
-  // columns, fuse-run-aot medians): 381-389 us; 8 rows at 8 blocks an SM
-  // (32 registers, spills) 492-499; 8 rows at 6 blocks 419-421; 4 rows at
-  // 8 blocks 407-414; runs interleaved by tiles of R x 8 rows (the blocks
-  // reading neighbouring tiles at a time) 436-460.
+  // Sixteen rows a thread in flight (the caller's unroll) with half the
+  // threads an SM holds (4 blocks of 256 on sm_90, 64 registers; the runs
+  // are two waves). Measured on an H100 (1 GiB f32, column sums, maxima
+  // and means of 16, 64 and 256 columns, fuse-run-aot medians, 1024 runs):
+  // 381-389 us; 8 rows at 8 blocks an SM (32 registers, spills) 492-499;
+  // 8 rows at 6 blocks 419-421; 4 rows at 8 blocks 407-414; runs
+  // interleaved by tiles of R x 8 rows (the blocks reading neighbouring
+  // tiles at a time) 436-460.
+  int64_t blocksPerSM = std::max<int64_t>(
+      1, TargetAttr::lookup(group).getMaxThreadsPerSM() / (2 * kLineThreads));
   k.func->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(),
-                  b.getI32IntegerAttr(4));
+                  b.getI32IntegerAttr(blocksPerSM));
   auto smem = k.func.getWorkgroupAttributions();
   Value chunkLen = ls.more[0], chunks = ls.more[1];
   auto scalarFn = [&](OpBuilder &sb) {
@@ -730,10 +734,11 @@ FailureOr<GroupKernels> buildLineReduce(gpu::GPUModuleOp m, GroupOp group,
     return failure();
   if (split) {
     ls.gk.lineCombineKernel = (prefix + "_linecombine").str();
-    // About the threads an H100/H200 keeps resident (132 SMs x 2048) so
-    // that column sums of few columns keep loads in flight; chunks of 64
-    // or more keep the partials' traffic under 1/64 of the input's.
-    ls.gk.lineSplitThreads = int64_t(1) << 18;
+    // The threads the target keeps resident (H100/H200: 132 SMs x 2048),
+    // so that column sums of few columns keep loads in flight; chunks of
+    // 64 or more keep the partials' traffic under 1/64 of the input's.
+    TargetAttr target = TargetAttr::lookup(group);
+    ls.gk.lineSplitThreads = target.getSmCount() * target.getMaxThreadsPerSM();
     ls.gk.lineMinChunk = 64;
     for (Value r : red.getResults())
       ls.gk.partialTypes.push_back(tensorTy(r).getElementType());

@@ -587,6 +587,7 @@ void RowKernelBuilder::setOccupancyHint(gpu::GPUFuncOp f) {
     words = std::max(words, w);
   }
   int64_t regs = held + 16 * words + (rank2Out ? 8 * words : 0);
+  TargetAttr target = TargetAttr::lookup(f);
   auto blocksFor = [&](int64_t r) -> int64_t {
     if (r > 255)
       return 0; // (no hint)
@@ -594,8 +595,9 @@ void RowKernelBuilder::setOccupancyHint(gpu::GPUFuncOp f) {
     if (path == RowPath::StagedWide)
       return 1;
     int64_t perWarp = llvm::alignTo(r * 32, 256);
-    return std::min<int64_t>(65536 / (perWarp * (bt / 32)),
-                             std::max<int64_t>(1, 2048 / bt));
+    return std::min<int64_t>(
+        target.getRegistersPerSM() / (perWarp * (bt / 32)),
+        std::max<int64_t>(1, target.getMaxThreadsPerSM() / bt));
   };
   int64_t blocks = blocksFor(regs);
   if (path == RowPath::Narrow) {

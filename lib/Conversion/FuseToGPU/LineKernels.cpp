@@ -214,26 +214,20 @@ ValueRange foldLine(LineStart &ls, OpBuilder &b, Operation *op,
   return walk.getResults();
 }
 
-/// Folds `op`'s inputs over elements [from, to) of the line starting at
-/// flat index `base`, from `acc`: `unroll` elements an iteration, whose
-/// inputs are all read before they are combined in order (independent
-/// loads in flight), then the rest one by one. `visit` (optional) runs
-/// while each element is the current one. Returns the accumulators.
-SmallVector<Value>
-foldRange(LineStart &ls, OpBuilder &b, Operation *op, ValueRange inputs,
-          Value base, Value from, Value to, ValueRange acc, int64_t unroll,
-          function_ref<void(OpBuilder &, Value flat)> visit) {
-  LineKernel &k = *ls.k;
+/// Makes element `idx` the kernel's current one and returns `op`'s
+/// inputs there.
+using EnterFn = function_ref<SmallVector<Value>(OpBuilder &, Value idx)>;
+
+/// Folds `op`'s elements idx = from .. to - 1 from `acc` in order:
+/// `unroll` elements an iteration, whose inputs (`enter`) are all read
+/// before they are combined (independent loads in flight), then the rest
+/// one by one. Returns the accumulators.
+SmallVector<Value> foldUnrolled(LineKernel &k, OpBuilder &b, Operation *op,
+                                Value from, Value to, ValueRange acc,
+                                int64_t unroll, EnterFn enter) {
   Location loc = k.loc;
   auto scalarFn = [&](OpBuilder &sb) {
     return [&k, &sb](Value v) { return k.scalar(sb, v); };
-  };
-  // Makes element kk the current one: its inputs, after `visit`.
-  auto enter = [&](OpBuilder &eb, Value kk) {
-    auto [flat, xs] = enterElement(ls, eb, inputs, base, kk);
-    if (visit)
-      visit(eb, flat);
-    return xs;
   };
   Value u = cI64(b, loc, unroll);
   Value count = arith::SubIOp::create(b, loc, to, from);
@@ -243,11 +237,11 @@ foldRange(LineStart &ls, OpBuilder &b, Operation *op, ValueRange inputs,
                             u));
   auto main = scf::ForOp::create(
       b, loc, from, whole, u, acc,
-      [&](OpBuilder &wb, Location wl, Value kk, ValueRange a) {
+      [&](OpBuilder &wb, Location wl, Value idx, ValueRange a) {
         SmallVector<SmallVector<Value>> xs;
         for (int64_t j = 0; j < unroll; ++j)
           xs.push_back(
-              enter(wb, arith::AddIOp::create(wb, wl, kk, cI64(wb, wl, j))));
+              enter(wb, arith::AddIOp::create(wb, wl, idx, cI64(wb, wl, j))));
         SmallVector<Value> next(a);
         for (ArrayRef<Value> x : xs)
           next = emitCombine(wb, wl, op, next, x, scalarFn(wb));
@@ -255,13 +249,29 @@ foldRange(LineStart &ls, OpBuilder &b, Operation *op, ValueRange inputs,
       });
   auto rest = scf::ForOp::create(
       b, loc, whole, to, cI64(b, loc, 1), main.getResults(),
-      [&](OpBuilder &wb, Location wl, Value kk, ValueRange a) {
-        SmallVector<Value> x = enter(wb, kk);
+      [&](OpBuilder &wb, Location wl, Value idx, ValueRange a) {
+        SmallVector<Value> x = enter(wb, idx);
         scf::YieldOp::create(wb, wl,
                              emitCombine(wb, wl, op, a, x, scalarFn(wb)));
       });
   k.em->clearCache();
   return SmallVector<Value>(rest.getResults());
+}
+
+/// Folds `op`'s inputs over elements [from, to) of the line starting at
+/// flat index `base`, from `acc` (foldUnrolled). `visit` (optional) runs
+/// while each element is the current one.
+SmallVector<Value>
+foldRange(LineStart &ls, OpBuilder &b, Operation *op, ValueRange inputs,
+          Value base, Value from, Value to, ValueRange acc, int64_t unroll,
+          function_ref<void(OpBuilder &, Value flat)> visit) {
+  return foldUnrolled(
+      *ls.k, b, op, from, to, acc, unroll, [&](OpBuilder &eb, Value kk) {
+        auto [flat, xs] = enterElement(ls, eb, inputs, base, kk);
+        if (visit)
+          visit(eb, flat);
+        return xs;
+      });
 }
 
 /// Whether the accumulators of `red` can be stored as partials (int of 8
@@ -430,40 +440,17 @@ LogicalResult buildLineTile(gpu::GPUModuleOp m, GroupOp group, ReduceOp red,
           storeSideResults(ls, eb, sideOuts, flat);
           return xs;
         };
-        // Folds rows first, first + R, ... (cnt of them) from `acc`:
-        // `unroll` rows' inputs read before they are combined.
+        // Folds rows first, first + R, ... (cnt of them) from `acc`.
         auto foldRows = [&](OpBuilder &fb, Value first, Value cnt,
                             ValueRange acc, int64_t unroll) {
-          Location fl = k.loc;
-          auto rowAt = [&](OpBuilder &eb, Value j) {
-            return arith::AddIOp::create(
-                eb, fl, first, arith::MulIOp::create(eb, fl, j, rowsStep));
-          };
-          Value u = cI64(fb, fl, unroll);
-          Value whole = arith::MulIOp::create(
-              fb, fl, arith::DivSIOp::create(fb, fl, cnt, u), u);
-          auto main = scf::ForOp::create(
-              fb, fl, cI64(fb, fl, 0), whole, u, acc,
-              [&](OpBuilder &wb, Location wl, Value j, ValueRange a) {
-                SmallVector<SmallVector<Value>> xs;
-                for (int64_t q = 0; q < unroll; ++q)
-                  xs.push_back(
-                      enterRow(wb, rowAt(wb, arith::AddIOp::create(
-                                                 wb, wl, j, cI64(wb, wl, q)))));
-                SmallVector<Value> next(a);
-                for (ArrayRef<Value> x : xs)
-                  next = emitCombine(wb, wl, red, next, x, scalarFn(wb));
-                scf::YieldOp::create(wb, wl, next);
+          return foldUnrolled(
+              k, fb, red, cI64(fb, ll, 0), cnt, acc, unroll,
+              [&](OpBuilder &eb, Value j) {
+                return enterRow(
+                    eb, arith::AddIOp::create(
+                            eb, ll, first,
+                            arith::MulIOp::create(eb, ll, j, rowsStep)));
               });
-          auto rest = scf::ForOp::create(
-              fb, fl, whole, cnt, cI64(fb, fl, 1), main.getResults(),
-              [&](OpBuilder &wb, Location wl, Value j, ValueRange a) {
-                SmallVector<Value> x = enterRow(wb, rowAt(wb, j));
-                scf::YieldOp::create(
-                    wb, wl, emitCombine(wb, wl, red, a, x, scalarFn(wb)));
-              });
-          k.em->clearCache();
-          return SmallVector<Value>(rest.getResults());
         };
         // Rows first, first + R, ... below `end`: none for an inactive
         // thread or a run shorter than the thread's row offset.

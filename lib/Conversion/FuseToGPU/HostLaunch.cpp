@@ -609,7 +609,7 @@ LogicalResult HostEntry::launchLine(GroupLaunch &l) {
     if (!gk.lineTileKernel.empty()) {
       // A block a (outer slice, chunk) where a line is at most a block
       // wide and the slices hold lineTileMinItems a thread.
-      int64_t tb = gk.lineTileThreads;
+      int64_t tb = bt; // the tile kernel's block, as the split kernel's
       Value sliceItems = h.mul(len, inner);
       Value tile = h.andI(
           arith::CmpIOp::create(h.b, loc, arith::CmpIPredicate::sle, inner,

@@ -428,13 +428,13 @@ struct GroupKernels {
   /// does not depend on the GPU).
   int64_t lineSplitThreads = 0, lineMinChunk = 0;
   /// LineReduce with built-in kinds and split lines: the tile kernel (same
-  /// params as the split kernel), which the host launches instead where
-  /// inner <= lineTileThreads (its block size) and a line's elements over
-  /// the outer slices fill lineTileMinItems a thread of a block: a block
-  /// per (outer slice, chunk), lineSplitThreads / lineTileThreads blocks
-  /// in all, no chunk below lineTileMinItems a thread.
+  /// params and block size as the split kernel), which the host launches
+  /// instead where inner <= the block's threads and a line's elements
+  /// over the outer slices fill lineTileMinItems a thread of a block: a
+  /// block per (outer slice, chunk), lineSplitThreads / block threads
+  /// blocks in all, no chunk below lineTileMinItems a thread.
   std::string lineTileKernel;
-  int64_t lineTileThreads = 0, lineTileMinItems = 0;
+  int64_t lineTileMinItems = 0;
   /// LineReduce with lineCombineKernel: threads folding one line's
   /// partials (1, or a warp for built-in kinds); the host launches lines
   /// x lineCombineLanes threads.

@@ -385,16 +385,15 @@ LogicalResult buildLineTile(gpu::GPUModuleOp m, GroupOp group, ReduceOp red,
   Type i64 = IntegerType::get(ctx, 64);
   SmallVector<Type> more{i64, i64}; // chunkLen, chunks
   more.append(red.getNumResults(), globalPtr(ctx));
-  Tiling t = tiling;
-  t.blockThreads = kLineThreads;
   auto wg = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
   SmallVector<Type> smemTypes;
   for (Value r : red.getResults())
-    smemTypes.push_back(MemRefType::get({t.blockThreads},
+    smemTypes.push_back(MemRefType::get({kLineThreads},
                                         tensorTy(r).getElementType(),
                                         MemRefLayoutAttrInterface(), wg));
-  LineStart ls = startLineKernel(m, group, red, name.str(),
-                                 GroupPlan::LineReduce, t, more, smemTypes);
+  LineStart ls =
+      startLineKernel(m, group, red, name.str(), GroupPlan::LineReduce, tiling,
+                      more, smemTypes);
   LineKernel &k = *ls.k;
   OpBuilder &b = *ls.b;
   Location loc = k.loc;
@@ -415,7 +414,7 @@ LogicalResult buildLineTile(gpu::GPUModuleOp m, GroupOp group, ReduceOp red,
   auto scalarFn = [&](OpBuilder &sb) {
     return [&k, &sb](Value v) { return k.scalar(sb, v); };
   };
-  Value bt = cI64(b, loc, t.blockThreads);
+  Value bt = cI64(b, loc, kLineThreads);
   Value tid = k.threadId(b);
   Value rowsStep = arith::DivUIOp::create(b, loc, bt, ls.inner);
   Value col = arith::RemUIOp::create(b, loc, tid, ls.inner);
@@ -442,7 +441,7 @@ LogicalResult buildLineTile(gpu::GPUModuleOp m, GroupOp group, ReduceOp red,
         };
         // Folds rows first, first + R, ... (cnt of them) from `acc`.
         auto foldRows = [&](OpBuilder &fb, Value first, Value cnt,
-                            ValueRange acc, int64_t unroll) {
+                            ValueRange acc) {
           return foldUnrolled(
               k, fb, red, cI64(fb, ll, 0), cnt, acc, unroll,
               [&](OpBuilder &eb, Value j) {
@@ -467,9 +466,8 @@ LogicalResult buildLineTile(gpu::GPUModuleOp m, GroupOp group, ReduceOp red,
         Value k1 = arith::MinSIOp::create(
             lb, ll, ls.len, arith::AddIOp::create(lb, ll, k0, chunkLen));
         Value first = arith::AddIOp::create(lb, ll, k0, ro);
-        SmallVector<Value> folded =
-            foldRows(lb, first, rowsBelow(lb, first, k1),
-                     startValues(lb, ll, red), unroll);
+        SmallVector<Value> folded = foldRows(
+            lb, first, rowsBelow(lb, first, k1), startValues(lb, ll, red));
         k.em->clearCache();
         // The block's rows of each column, in row-offset order (the leading
         // barrier protects the previous item's reads).
@@ -738,7 +736,6 @@ FailureOr<GroupKernels> buildLineReduce(gpu::GPUModuleOp m, GroupOp group,
     // tile kernel (the host picks it by the sizes).
     if (builtin) {
       ls.gk.lineTileKernel = (prefix + "_linetile").str();
-      ls.gk.lineTileThreads = kLineThreads;
       ls.gk.lineTileMinItems = 16;
       if (failed(buildLineTile(m, group, red, ls.gk.lineTileKernel, sideOuts,
                                tiling, /*unroll=*/16)))

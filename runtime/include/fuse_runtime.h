@@ -142,6 +142,11 @@ fuse_status_t fuse_memcpy_dtod(void *dst, const void *src, size_t bytes,
                                fuse_stream_t stream);
 fuse_status_t fuse_memset(void *dst, int value, size_t bytes,
                           fuse_stream_t stream);
+/* *dst = min(max(*src, 0), capacity), both 8-byte device words, in stream
+ * order (capture-safe): how a generated entry's workspace form returns the
+ * count of results sized by a fuse.prefix, whose count the caller gave. */
+fuse_status_t fuse_count_clamp(int64_t *dst, const int64_t *src,
+                               int64_t capacity, fuse_stream_t stream);
 
 /* ---- CUDA graphs ---------------------------------------------------- */
 /* Capture the work queued on `stream` (a created stream, not NULL) between

@@ -1,9 +1,10 @@
-//===- argsort.cu - the positions an argsort sorts -------------*- CUDA -*-===//
+//===- argsort.cu - the runtime's own small kernels ------------*- CUDA -*-===//
 //
 // fuse_argsort_ws (sort.cpp) sorts each key with its position: these
 // kernels write the positions 0..n-1 for CUB to move, and widen the moved
 // 4-byte positions into the caller's int64 array. Grid-stride loops with
 // 64-bit indices, so any n launches one bounded grid.
+// fuse_count_clamp (runtime.cpp) copies a count clamped to a capacity.
 //
 //===----------------------------------------------------------------------===//
 #include "internal.h"
@@ -43,7 +44,20 @@ fuse_status_t launched(cudaStream_t stream, const char *api, const char *what) {
   return afterLaunch(stream, api, what);
 }
 
+__global__ void clampKernel(int64_t *dst, const int64_t *src,
+                            int64_t capacity) {
+  int64_t n = *src;
+  *dst = n < 0 ? 0 : (n > capacity ? capacity : n);
+}
+
 } // namespace
+
+fuse_status_t launchCountClamp(int64_t *dst, const int64_t *src,
+                               int64_t capacity, cudaStream_t stream,
+                               const char *api) {
+  clampKernel<<<1, 1, 0, stream>>>(dst, src, capacity);
+  return launched(stream, api, "the count clamp kernel");
+}
 
 fuse_status_t launchPositions(void *p, bool wide, int64_t n,
                               cudaStream_t stream, const char *api) {

@@ -157,6 +157,10 @@ fuse_status_t launchPositions(void *p, bool wide, int64_t n,
                               cudaStream_t stream, const char *api);
 fuse_status_t launchWidenPositions(const uint32_t *in, int64_t *out, int64_t n,
                                    cudaStream_t stream, const char *api);
+// *dst = clamp(*src, 0, capacity), one thread (argsort.cu).
+fuse_status_t launchCountClamp(int64_t *dst, const int64_t *src,
+                               int64_t capacity, cudaStream_t stream,
+                               const char *api);
 inline fuse_status_t radixSort(const SortArgs &a, void *temp, size_t &bytes) {
   if (a.valueSize == 0)
     return sortKeys(a, temp, bytes);

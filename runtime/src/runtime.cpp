@@ -528,6 +528,22 @@ FUSE_API fuse_status_t fuse_memcpy_dtod(void *dst, const void *src,
               "fuse_memcpy_dtod");
 }
 
+FUSE_API fuse_status_t fuse_count_clamp(int64_t *dst, const int64_t *src,
+                                        int64_t capacity,
+                                        fuse_stream_t stream) {
+  const char *api = "fuse_count_clamp";
+  if (fuse_status_t s = enter(api))
+    return s;
+  if (capacity < 0)
+    return fail(FUSE_ERROR_INVALID_ARGUMENT, "%s: capacity %lld is negative",
+                api, static_cast<long long>(capacity));
+  if (fuse_status_t s = checkPointer(dst, alignof(int64_t), api, "dst"))
+    return s;
+  if (fuse_status_t s = checkPointer(src, alignof(int64_t), api, "src"))
+    return s;
+  return launchCountClamp(dst, src, capacity, toStream(stream), api);
+}
+
 FUSE_API fuse_status_t fuse_memset(void *dst, int value, size_t bytes,
                                    fuse_stream_t stream) {
   const char *api = "fuse_memset";

@@ -321,7 +321,8 @@ for shape in 1x1 3x5 1000x1024 4096x1000 64x65536 8x1000000; do
   graph_case "softmax-$shape" 2 "$art/shared/softmax_rows.json" "rand:$shape"
   graph_case "logsumexp-$shape" 2 "$art/shared/logsumexp_rows.json" "rand:$shape"
 done
-# Extra programs: with a filter, NAME_ws where the manifest names it, and
+# Extra programs: with a filter or a prefix (a count on the device),
+# NAME_ws where the manifest names it, and
 # NAME too unless a result has a filter's count (read on the host; steps
 # after a filter read it on the device); without NAME_ws (a size the host
 # needs is a filter's count), refused.
@@ -331,7 +332,7 @@ for f in "$root"/test/Integration/GPU/extra/*.mlir; do
   [ -f "$json" ] || continue # reported in section 4
   args=()
   for a in $(ls "$art/extra/$name.cpu"/arg*.npy | sort -V); do args+=("$a"); done
-  if ! grep -q 'fuse.filter' "$f"; then
+  if ! grep -qE 'fuse\.(filter|prefix)' "$f"; then
     graph_case "extra $name" 2 "$json" "${args[@]}"
   elif grep -q '"workspace_packed": "' "$json"; then
     graph_case "extra $name" "$(grep -q '"filter":true' "$json" && echo 1 || echo 2)" "$json" "${args[@]}"

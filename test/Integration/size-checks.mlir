@@ -128,6 +128,20 @@ func.func @keptzip(%x: tensor<?xf32>, %y: tensor<?xf32>) -> tensor<?xf32> {
   return %m : tensor<?xf32>
 }
 
+// A prefix zipped with an argument: likewise, its count is in memory.
+// RUN: fuse-run %s --entry prefixzip --arg rand:6 --arg scalar:4 --arg rand:4 2>&1 | FileCheck %s --check-prefix=PREFIX
+// RUN: fuse-compile %s --emit=header -o %t/prefixzip.h 2>&1 | FileCheck %s --check-prefix=PREFIX
+// PREFIX: size-checks.mlir:[[@LINE+2]]:8: warning: 'prefixzip': in2 dimension 0 must equal the number of elements this prefix takes (they are combined); that number is known only while the pipeline runs, so it is not checked: another size reads past the argument or leaves results unset
+func.func @prefixzip(%x: tensor<?xf32>, %n: tensor<i64>, %y: tensor<?xf32>) -> tensor<?xf32> {
+  %p = fuse.prefix %x, %n : tensor<?xf32>, tensor<i64> -> tensor<?xf32>
+  %m = fuse.map %p, %y : tensor<?xf32>, tensor<?xf32> -> tensor<?xf32> {
+  ^bb0(%a: f32, %b: f32):
+    %s = arith.addf %a, %b : f32
+    fuse.yield %s : f32
+  }
+  return %m : tensor<?xf32>
+}
+
 // A sort's values move with its keys: their lengths must match (the
 // values' length once went unchecked, and the sort read past them).
 // RUN: not fuse-run %s --entry pairs --arg rand:5 --arg rand:7 2>&1 | FileCheck %s --check-prefix=PAIRS

@@ -66,7 +66,7 @@ func.func @multi_block(%x: tensor<?xf32>) -> tensor<?xf32> {
 // Between groups the host runs scalar code only: no tensor op.
 func.func @tensor_op_on_host(%x: tensor<?xf32>) -> f32 {
   %s = fuse.reduce add %x : tensor<?xf32> -> tensor<f32>
-  // expected-error @+1 {{GPU code generation: unsupported op in an entry function (expected fuse.group, fuse.sort, scalar ops, tensor.dim or tensor reshapes)}}
+  // expected-error @+1 {{GPU code generation: unsupported op in an entry function (expected fuse.group, fuse.sort, fuse.prefix, scalar ops, tensor.dim or tensor reshapes)}}
   %e = tensor.extract %s[] : tensor<f32>
   return %e : f32
 }

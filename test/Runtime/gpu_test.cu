@@ -1411,6 +1411,31 @@ void stats(size_t *c, size_t *l, uint64_t *h, uint64_t *m) {
   ok(fuse_allocator_stats(c, l, h, m), "fuse_allocator_stats");
 }
 
+// fuse_count_clamp: how an entry's workspace form returns a prefix's count.
+static void testCountClamp() {
+  std::printf("-- count clamp\n");
+  DeviceArray<int64_t> src, dst;
+  if (!src.alloc(3) || !dst.alloc(3))
+    return;
+  const int64_t in[3] = {-5, 7, 1000};
+  if (!ok(fuse_memcpy_htod(src.p, in, sizeof in, nullptr), "htod"))
+    return;
+  for (int i = 0; i < 3; ++i)
+    ok(fuse_count_clamp(dst.p + i, src.p + i, 10, nullptr), "count clamp");
+  int64_t out[3] = {-1, -1, -1};
+  ok(fuse_memcpy_dtoh(out, dst.p, sizeof out, nullptr), "dtoh");
+  check(out[0] == 0 && out[1] == 7 && out[2] == 10,
+        "fuse_count_clamp clamps to [0, capacity]",
+        std::to_string(out[0]) + " " + std::to_string(out[1]) + " " +
+            std::to_string(out[2]));
+  expectStatus(fuse_count_clamp(dst.p, src.p, -1, nullptr),
+               FUSE_ERROR_INVALID_ARGUMENT, "count clamp: negative capacity",
+               {"fuse_count_clamp", "negative"});
+  expectStatus(fuse_count_clamp(nullptr, src.p, 1, nullptr),
+               FUSE_ERROR_INVALID_ARGUMENT, "count clamp: NULL dst",
+               {"fuse_count_clamp", "dst"});
+}
+
 static void testAllocator() {
   std::printf("-- allocator\n");
   if (const char *mode = std::getenv("FUSE_ALLOCATOR"))
@@ -1720,6 +1745,7 @@ int main(int argc, char **argv) {
     testSortWsErrors();
     testArgsortWsErrors();
     testAllocator();
+    testCountClamp();
     testGraphs();
   }
   if (mode == "full") {

@@ -75,6 +75,9 @@ int main(int argc, char **argv) {
   check(p == nullptr, "fuse_malloc before fuse_init leaves *ptr NULL");
   expectStatus(fuse_malloc(nullptr, 16, nullptr), FUSE_ERROR_INVALID_ARGUMENT,
                "fuse_malloc(NULL) is an invalid argument", "ptr is NULL");
+  expectStatus(fuse_count_clamp(nullptr, nullptr, 0, nullptr),
+               FUSE_ERROR_NO_DEVICE, "fuse_count_clamp before fuse_init",
+               "fuse_count_clamp");
   expectStatus(fuse_stream_create(nullptr), FUSE_ERROR_INVALID_ARGUMENT,
                "fuse_stream_create(NULL) is an invalid argument", "NULL");
   check(std::string(fuse_status_name(FUSE_ERROR_POISONED)) ==

@@ -108,7 +108,8 @@ static cl::list<std::string> argSpecs(
     cl::desc("One per entry argument, in order. SPEC is PATH.npy, "
              "rand:SHAPE (SHAPE: 1000003, 64x4096, 0, or 'scalar' for rank "
              "0; floats uniform in [-1,1) and never 0, integers uniform in "
-             "[-100,100], i1 random bits) or scalar:VALUE for a non-tensor "
+             "[-100,100], i1 random bits) or scalar:VALUE for a non-tensor or "
+             "rank-0 tensor "
              "argument"),
     cl::value_desc("SPEC"), cl::cat(runCat));
 

@@ -453,9 +453,11 @@ HostArray parseScalar(const Slot &slot, const std::string &text,
 HostArray makeInput(const Slot &slot, const std::string &spec, Rng &rng,
                     const std::string &what) {
   if (startsWith(spec, "scalar:")) {
-    if (slot.isTensor)
-      fail(what + ": " + slot.typeText +
-           " is a tensor: give PATH.npy or rand:SHAPE, not scalar:VALUE");
+    // A rank-0 tensor holds one value too (a fuse.prefix count).
+    if (slot.isTensor && slot.rank() != 0)
+      fail(what + ": " + slot.typeText + " is a tensor of rank " +
+           std::to_string(slot.rank()) +
+           ": give PATH.npy or rand:SHAPE, not scalar:VALUE");
     return parseScalar(slot, spec.substr(7), what);
   }
   if (!slot.isTensor)

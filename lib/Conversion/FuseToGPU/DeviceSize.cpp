@@ -46,7 +46,8 @@ void rewriteKernel(gpu::GPUFuncOp f, GroupOp group, const GroupKernels &gk,
   Block &entry = f.getBody().front();
   OpBuilder b = OpBuilder::atBlockBegin(&entry);
   Type i64 = IntegerType::get(ctx, 64);
-  Value n = LLVM::LoadOp::create(b, loc, i64, entry.getArgument(countArg), 8);
+  // The rank-1 operands' sizes: the capacity the host launched for.
+  SmallVector<BlockArgument> sizes;
   unsigned p = 0;
   for (Value operand : group.getOperands()) {
     auto t = tensorTy(operand);
@@ -56,9 +57,20 @@ void rewriteKernel(gpu::GPUFuncOp f, GroupOp group, const GroupKernels &gk,
     }
     ++p; // the pointer
     if (t.getRank() == 1)
-      entry.getArgument(p).replaceAllUsesWith(n);
+      sizes.push_back(entry.getArgument(p));
     p += t.getRank();
   }
+  assert(!sizes.empty() && "canTakeSizeOnDevice found a sized operand");
+  // A filter's count is within [0, capacity]; a prefix's count is the
+  // caller's, so it is clamped there: no kernel reads past the buffers.
+  Value loaded =
+      LLVM::LoadOp::create(b, loc, i64, entry.getArgument(countArg), 8);
+  auto atMost = arith::MinSIOp::create(
+      b, loc, arith::MaxSIOp::create(b, loc, loaded, cI64(b, loc, 0)),
+      sizes.front());
+  Value n = atMost;
+  for (BlockArgument s : sizes)
+    s.replaceAllUsesExcept(n, atMost);
   if (finish)
     return;
   BlockArgument len = entry.getArgument(p), second = entry.getArgument(p + 1);

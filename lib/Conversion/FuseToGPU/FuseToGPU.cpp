@@ -153,8 +153,9 @@ LogicalResult checkEntry(func::FuncOp fn) {
       continue;
     if (isa<tensor::DimOp>(op))
       continue;
-    // Views of the same buffer (fuse-collapse-rows, fuse-bool-bytes).
-    if (isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(op) ||
+    // Views of the same buffer (fuse-collapse-rows, fuse-bool-bytes, a
+    // prefix sized by a count on the device).
+    if (isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp, PrefixOp>(op) ||
         isByteView(&op))
       continue;
     bool scalarOnly = op.getNumRegions() == 0 &&
@@ -166,8 +167,9 @@ LogicalResult checkEntry(func::FuncOp fn) {
                       });
     if (!scalarOnly)
       return op.emitOpError("GPU code generation: unsupported op in an entry "
-                            "function (expected fuse.group, fuse.sort, scalar "
-                            "ops, tensor.dim or tensor reshapes)");
+                            "function (expected fuse.group, fuse.sort, "
+                            "fuse.prefix, scalar ops, tensor.dim or tensor "
+                            "reshapes)");
   }
   for (BlockArgument a : oldBody.getArguments()) {
     Type t = a.getType();

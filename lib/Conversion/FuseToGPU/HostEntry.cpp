@@ -277,11 +277,28 @@ LogicalResult HostEntry::mapReshape(Operation &op) {
   return success();
 }
 
+/// A prefix is its source's buffer, sized by the source (the capacity)
+/// until the host needs its length; the count is a device buffer, which
+/// the kernels that take it read (DeviceSize.cpp), as they read a
+/// filter's count.
+LogicalResult HostEntry::mapPrefix(PrefixOp op) {
+  auto src = tensors.find(op.getSource());
+  auto count = tensors.find(op.getCount());
+  if (src == tensors.end() || count == tensors.end())
+    return op.emitOpError("GPU code generation: a prefix of a tensor the "
+                          "host does not hold");
+  tensors[op.getResult()] = src->second;
+  filterCount[op] = {count->second.ptr, src->second.dims[0]};
+  return success();
+}
+
 /// The host value of `op`, a tensor.dim or a scalar op of the entry.
 LogicalResult HostEntry::mapScalarOp(Operation &op) {
   MLIRContext *ctx = fn.getContext();
   if (isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(op))
     return mapReshape(op);
+  if (auto p = dyn_cast<PrefixOp>(op))
+    return mapPrefix(p);
   if (isByteView(&op)) {
     // i1 tensors are bytes: the same buffer and sizes.
     auto it = tensors.find(op.getOperand(0));
@@ -654,12 +671,16 @@ LogicalResult HostEntry::storeCounts() {
   }
   if (sig.workspaceForm()) {
     // Device pointers: each count is copied in stream order.
+    // A prefix's count is clamped to its source on the way.
     for (const Wanted &w : wanted)
       h.ifThen(w.asked, [&] {
         h.onDevice([&] {
-          h.check(h.call("fuse_memcpy_dtod",
-                         {w.dst, filterCount[w.filter].device, h.c64(8),
-                          h.stream}));
+          const DeviceCount &c = filterCount[w.filter];
+          h.check(isa<PrefixOp>(w.filter)
+                      ? h.call("fuse_count_clamp",
+                               {w.dst, c.device, c.capacity, h.stream})
+                      : h.call("fuse_memcpy_dtod",
+                               {w.dst, c.device, h.c64(8), h.stream}));
         });
       });
     return success();
@@ -699,13 +720,16 @@ LogicalResult HostEntry::needHostSize(Value v, const Twine &use) {
   if (!filter || hostFilterCount.count(filter))
     return success();
   if (sig.workspaceForm())
-    return blockWorkspace("the size of a filter's result is known only on "
-                          "the device, and " +
-                          use);
+    return blockWorkspace(Twine(isa<PrefixOp>(filter)
+                                    ? "the length of a prefix (its count) "
+                                    : "the size of a filter's result ") +
+                          "is known only on the device, and " + use);
   auto dev = filterCount.find(filter);
   if (dev == filterCount.end())
     return fn.emitOpError("GPU code generation: a filter's count is used "
                           "before the filter runs");
+  // A prefix's count can be the first thing the entry reads on the device.
+  ensureLoaded();
   Value count = readCount(dev->second);
   hostFilterCount[filter] = count;
   for (auto &[t, ht] : tensors)
@@ -726,7 +750,8 @@ Value HostEntry::readCount(const DeviceCount &count) {
         h.call("fuse_memcpy_dtoh", {slot, count.device, h.c64(8), h.stream}));
     h.check(h.call("fuse_stream_synchronize", {h.stream}));
   });
-  return h.load(h.i64(), slot);
+  // A filter's count is within [0, capacity]; a prefix's is clamped there.
+  return h.minI(h.maxI(h.load(h.i64(), slot), h.c64(0)), count.capacity);
 }
 
 // Normal exit and the failure exit both free the temporaries.

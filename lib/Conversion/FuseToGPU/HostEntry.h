@@ -108,6 +108,7 @@ private:
   void mapArguments();
   LogicalResult mapScalarOp(Operation &op);
   LogicalResult mapReshape(Operation &op);
+  LogicalResult mapPrefix(PrefixOp op);
 
   // Argument checks (HostEntry.cpp).
   Value extentBytes(RankedTensorType t, ArrayRef<Value> dims);
@@ -205,6 +206,7 @@ private:
   struct DeviceCount {
     Value device;   // the count's 8 bytes on the device
     Value capacity; // the filter's input size: 0 means no count to read
+                    // (a prefix's count is clamped to [0, capacity])
   };
   DenseMap<Operation *, DeviceCount> filterCount;
   DenseMap<Operation *, Value> hostFilterCount;

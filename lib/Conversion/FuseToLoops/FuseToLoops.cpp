@@ -323,6 +323,28 @@ Value castIndex(OpBuilder &b, Location loc, Value idx, Type type) {
   return arith::SIToFPOp::create(b, loc, type, i64);
 }
 
+/// The first clamp(count, 0, size) elements: a slice of the source.
+struct PrefixToSlice : OpRewritePattern<PrefixOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(PrefixOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value size = tensor::DimOp::create(rewriter, loc, op.getSource(), 0);
+    Value count = arith::IndexCastOp::create(
+        rewriter, loc, rewriter.getIndexType(),
+        tensor::ExtractOp::create(rewriter, loc, op.getCount(), ValueRange{}));
+    Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
+    Value n = arith::MinSIOp::create(
+        rewriter, loc, arith::MaxSIOp::create(rewriter, loc, count, zero),
+        size);
+    rewriter.replaceOpWithNewOp<tensor::ExtractSliceOp>(
+        op, op.getResult().getType(), op.getSource(), ValueRange{},
+        ValueRange{n}, ValueRange{}, ArrayRef<int64_t>{0},
+        ArrayRef<int64_t>{ShapedType::kDynamic}, ArrayRef<int64_t>{1});
+    return success();
+  }
+};
+
 struct IotaToLoops : OpRewritePattern<IotaOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(IotaOp op,
@@ -493,10 +515,11 @@ struct ConvertFuseToLoopsPass
 } // namespace
 
 void fuse::populateFuseToLoopsPatterns(RewritePatternSet &patterns) {
-  patterns.add<MapToLoops, ReduceToLoops, ScanToLoops, FilterToLoops,
-               IotaToLoops, GatherToLoops, SearchSortedToLoops,
-               HistogramToLoops, SegmentedReduceToLoops, BroadcastToLoops>(
-      patterns.getContext());
+  patterns
+      .add<MapToLoops, ReduceToLoops, ScanToLoops, FilterToLoops, IotaToLoops,
+           GatherToLoops, SearchSortedToLoops, HistogramToLoops,
+           SegmentedReduceToLoops, BroadcastToLoops, PrefixToSlice>(
+          patterns.getContext());
   populateFuseGroupToLoopsPatterns(patterns);
   populateSortToLoopsPatterns(patterns);
 }

@@ -70,13 +70,15 @@ func.func @select(%x: tensor<?xf32>) -> tensor<?xf32> {
 }
 
 // The reduction after the filter: its kernels take the count's device
-// address last and read their length there (the filter's count piece is
-// zeroed first, in case no tile runs); the host sizes the launch by the
-// capacity, so neither form waits for the device.
+// address last and read their length there, clamped to the capacity (the
+// filter's count piece is zeroed first, in case no tile runs); the host
+// sizes the launch by the capacity, so neither form waits for the device.
 // (in, in_d0, n, nchunks, partial, out, single, count)
 // KERNEL-LABEL: gpu.func @select_sum_g1_partial(
 // KERNEL-SAME: %arg0: !llvm.ptr<1>, %arg1: i64, %arg2: i64, %arg3: i64, %arg4: !llvm.ptr<1>, %arg5: !llvm.ptr<1>, %arg6: i32, %arg7: !llvm.ptr<1>)
-// KERNEL-NEXT: %[[N:.*]] = llvm.load %arg7 {alignment = 8 : i64} : !llvm.ptr<1> -> i64
+// KERNEL-NEXT: %[[LOAD:.*]] = llvm.load %arg7 {alignment = 8 : i64} : !llvm.ptr<1> -> i64
+// KERNEL: %[[LO:.*]] = arith.maxsi %[[LOAD]], %{{.*}} : i64
+// KERNEL: %[[N:.*]] = arith.minsi %[[LO]], %arg1 : i64
 // KERNEL: arith.divsi %[[N]], %c4_i64
 // KERNEL: arith.cmpi ne, %arg3
 // KERNEL-LABEL: gpu.func @select_sum_g1_finish(

@@ -668,6 +668,42 @@ func.func @iota_i1() {
 
 // -----
 
+// prefix_c1
+func.func @prefix_rank2(%x: tensor<?x4xf32>, %n: tensor<i64>) {
+  // expected-error @+1 {{'fuse.prefix' op requires a rank-1 source, but it has rank 2}}
+  %0 = fuse.prefix %x, %n : tensor<?x4xf32>, tensor<i64> -> tensor<?xf32>
+  return
+}
+
+// -----
+
+// prefix_c2 (static result)
+func.func @prefix_static_result(%x: tensor<8xf32>, %n: tensor<i64>) {
+  // expected-error @+1 {{'fuse.prefix' op result must be 'tensor<?xf32>', but is 'tensor<8xf32>'}}
+  %0 = fuse.prefix %x, %n : tensor<8xf32>, tensor<i64> -> tensor<8xf32>
+  return
+}
+
+// -----
+
+// prefix_c2 (element type)
+func.func @prefix_result_type(%x: tensor<?xf32>, %n: tensor<i64>) {
+  // expected-error @+1 {{'fuse.prefix' op result must be 'tensor<?xf32>', but is 'tensor<?xi32>'}}
+  %0 = fuse.prefix %x, %n : tensor<?xf32>, tensor<i64> -> tensor<?xi32>
+  return
+}
+
+// -----
+
+// the count is a rank-0 i64 tensor (ODS)
+func.func @prefix_count_type(%x: tensor<?xf32>, %n: tensor<1xi64>) {
+  // expected-error @+1 {{'fuse.prefix' op operand #1 must be 0D tensor of 64-bit signless integer values}}
+  %0 = fuse.prefix %x, %n : tensor<?xf32>, tensor<1xi64> -> tensor<?xf32>
+  return
+}
+
+// -----
+
 // gather_c1
 func.func @gather_rank2_source(%s: tensor<?x?xf32>, %i: tensor<?xi64>) {
   // expected-error @+1 {{'fuse.gather' op requires a rank-1 source, but it has rank 2}}

@@ -206,6 +206,16 @@ func.func @iotas(%n: index, %m: index) {
   return
 }
 
+// Prefixes of a static and a dynamic source, of i1 elements too.
+// CHECK-LABEL: func.func @prefixes
+// CHECK: fuse.prefix %{{.+}}, %{{.+}} : tensor<?xf32>, tensor<i64> -> tensor<?xf32>
+// CHECK: fuse.prefix %{{.+}}, %{{.+}} : tensor<8xi1>, tensor<i64> -> tensor<?xi1>
+func.func @prefixes(%x: tensor<?xf32>, %b: tensor<8xi1>, %n: tensor<i64>) {
+  %0 = fuse.prefix %x, %n : tensor<?xf32>, tensor<i64> -> tensor<?xf32>
+  %1 = fuse.prefix %b, %n : tensor<8xi1>, tensor<i64> -> tensor<?xi1>
+  return
+}
+
 // Gathers with i32 and i64 indices, rank-2 indices, rank-0 indices.
 // CHECK-LABEL: func.func @gathers
 // CHECK: fuse.gather %{{.+}}[%{{.+}}] : tensor<?xf32>, tensor<?xi64> -> tensor<?xf32>

@@ -297,6 +297,25 @@ LogicalResult FilterOp::verifyRegions() {
 }
 
 //===----------------------------------------------------------------------===//
+// PrefixOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult PrefixOp::verify() {
+  auto st = tensorTypeOf(getSource());
+  // prefix_c1: a rank-1 source.
+  if (st.getRank() != 1)
+    return emitOpError() << "requires a rank-1 source, but it has rank "
+                         << st.getRank();
+  // prefix_c2: the result is tensor<?xT> of the source's elements.
+  auto want =
+      RankedTensorType::get({ShapedType::kDynamic}, st.getElementType());
+  if (tensorTypeOf(getResult()) != want)
+    return emitOpError() << "result must be " << want << ", but is "
+                         << getResult().getType();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // IotaOp
 //===----------------------------------------------------------------------===//
 

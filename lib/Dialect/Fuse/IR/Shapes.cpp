@@ -89,6 +89,8 @@ DimOrigin fuse::dimOrigin(Value v, int64_t d) {
     return dimOf(s.getInputs()[0], d);
   if (auto f = dyn_cast<FilterOp>(op))
     return dimOf(f.getInputs()[0], d, /*bound=*/true);
+  if (auto p = dyn_cast<PrefixOp>(op))
+    return dimOf(p.getSource(), d, /*bound=*/true);
   if (auto g = dyn_cast<GatherOp>(op))
     return dimOf(g.getIndices(), d);
   if (auto s = dyn_cast<SearchSortedOp>(op))

@@ -249,6 +249,18 @@ struct FuseExplainPass : fuse::impl::FuseExplainPassBase<FuseExplainPass> {
           (op->getParentOp() &&
            isa_and_nonnull<FuseDialect>(op->getParentOp()->getDialect())))
         return WalkResult::skip();
+      if (isa<PrefixOp>(op)) {
+        // A view of its source: no pass and no bytes of its own.
+        auto diag = emitRemark(op->getLoc());
+        diag << "fuse.prefix: a view of its source's first elements, no "
+                "pass";
+        if (ArrayAttr reasons =
+                FuseDialect::NotFusedAttrHelper(op->getContext()).getAttr(op))
+          for (Attribute r : reasons)
+            if (auto s = dyn_cast<StringAttr>(r))
+              diag << "\n  not fused: " << s.getValue();
+        return WalkResult::skip();
+      }
       Traffic t;
       std::string head, fused;
       if (auto group = dyn_cast<GroupOp>(op)) {

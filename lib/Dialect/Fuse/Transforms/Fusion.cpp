@@ -197,6 +197,10 @@ std::optional<std::string> singletonKind(Operation *op, GroupKind &kind) {
                              "it is not fused"
                            : "a sort is a device-wide algorithm (a radix sort "
                              "over the whole input): it is not fused");
+  if (isa<PrefixOp>(op))
+    return std::string("a prefix is a view of its source's buffer, of a "
+                       "length held in memory (on the GPU the kernels that "
+                       "read it load the count): no pass of its own");
   return std::string("not a fuse op fusion handles");
 }
 

@@ -37,14 +37,14 @@ GroupKind groupKindFor(Operation *op) {
 void copyReturnedArguments(func::FuncOp fn) {
   auto ret = cast<func::ReturnOp>(fn.getBody().front().getTerminator());
   for (OpOperand &use : ret->getOpOperands()) {
-    auto arg = dyn_cast<BlockArgument>(use.get());
-    auto t = arg ? dyn_cast<RankedTensorType>(arg.getType()) : nullptr;
-    if (!t)
+    Value v = use.get();
+    auto t = dyn_cast<RankedTensorType>(v.getType());
+    if (!t || !(isa<BlockArgument>(v) || v.getDefiningOp<PrefixOp>()))
       continue;
     Location loc = ret.getLoc();
     OpBuilder b(ret);
     use.set(
-        buildElementwiseMap(b, loc, arg, t.getElementType(),
+        buildElementwiseMap(b, loc, v, t.getElementType(),
                             [](OpBuilder &, Location, Value x) { return x; }));
   }
 }
@@ -53,7 +53,7 @@ void wrapLooseOps(func::FuncOp fn) {
   SmallVector<Operation *> loose;
   for (Operation &op : fn.getBody().front())
     if (isa_and_nonnull<FuseDialect>(op.getDialect()) &&
-        !isa<GroupOp, SortOp>(op))
+        !isa<GroupOp, SortOp, PrefixOp>(op))
       loose.push_back(&op);
   for (Operation *op : loose) {
     llvm::SetVector<Value> operands(op->getOperands().begin(),

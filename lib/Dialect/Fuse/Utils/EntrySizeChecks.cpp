@@ -155,9 +155,10 @@ SmallVector<UncheckedSize> fuse::entryUncheckedSizes(func::FuncOp fn) {
     return out;
   SizeAnalysis sizes(fn);
   DenseMap<SizeAnalysis::Dim, Operation *> kept;
-  fn.walk([&](FilterOp f) {
-    for (Value r : f.getResults())
-      kept.try_emplace(sizes.leader(r, 0), f);
+  fn.walk([&](Operation *op) {
+    if (isa<FilterOp, PrefixOp>(op))
+      for (Value r : op->getResults())
+        kept.try_emplace(sizes.leader(r, 0), op);
   });
   forEachBoundarySize(fn, sizes,
                       [&](const BoundarySize &b, SizeAnalysis::Dim key) {
@@ -171,8 +172,10 @@ void fuse::warnUncheckedSizes(func::FuncOp fn) {
   for (const UncheckedSize &u : entryUncheckedSizes(fn))
     u.filter->emitWarning()
         << "'" << fn.getSymName() << "': " << u.size.describe()
-        << " must equal the number of elements this filter keeps (they are "
-           "combined); that number is known only while the pipeline runs, "
+        << " must equal the number of elements this "
+        << (isa<PrefixOp>(u.filter) ? "prefix takes" : "filter keeps")
+        << " (they are combined); that number is known only while the "
+           "pipeline runs, "
            "so it is not checked: another size reads past the argument or "
            "leaves results unset";
 }

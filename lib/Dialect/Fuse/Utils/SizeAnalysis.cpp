@@ -145,7 +145,7 @@ Value fuse::filterCountSource(Value v) {
   // result as their (only) dimension.
   while (v) {
     Operation *def = v.getDefiningOp();
-    if (isa_and_nonnull<FilterOp>(def))
+    if (isa_and_nonnull<FilterOp, PrefixOp>(def))
       return v;
     DimOrigin o = dimOrigin(v, 0);
     if (o.kind == DimOrigin::Kind::Dim &&

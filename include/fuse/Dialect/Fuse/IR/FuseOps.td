@@ -258,6 +258,42 @@ def Fuse_FilterOp : Fuse_Op<"filter", [RecursiveMemoryEffects]> {
 }
 
 //===----------------------------------------------------------------------===//
+// fuse.prefix
+//===----------------------------------------------------------------------===//
+
+def Fuse_PrefixOp : Fuse_Op<"prefix", [Pure]> {
+  let summary = "the first `count` elements of a rank-1 tensor";
+  let description = [{
+    `y = source[0 : clamp(count, 0, size(source))]`, where `count` is a
+    rank-0 `i64` tensor: a size that lives where the tensors live. On the
+    GPU it is a device buffer, so a pipeline can take the kept elements of
+    an earlier pipeline's filter (its buffer, of the filter's capacity)
+    and the count that filter wrote to device memory (`NAME_ws`), and run
+    on them without the host reading the count: the kernels read it, as
+    they read a filter's count inside one pipeline. A count below 0 takes
+    nothing and one past the source takes all of it, so no kernel reads
+    outside the source's buffer.
+
+    ```mlir
+    %kept = fuse.prefix %buf, %n : tensor<?xf32>, tensor<i64> -> tensor<?xf32>
+    %s = fuse.reduce add %kept : tensor<?xf32> -> tensor<f32>
+    ```
+
+    Constraints (verifier tags):
+    - (prefix_c1) the source has rank 1;
+    - (prefix_c2) the result is `tensor<?xT>` with the source's element
+      type `T`.
+  }];
+  let arguments = (ins Fuse_Tensor:$source, 0DTensorOf<[I64]>:$count);
+  let results = (outs Fuse_Tensor:$result);
+  let assemblyFormat = [{
+    $source `,` $count attr-dict `:` type($source) `,` type($count) `->`
+    type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
 // fuse.iota
 //===----------------------------------------------------------------------===//
 

@@ -22,11 +22,12 @@ namespace fuse {
 /// over some: row_reduce, which the line kernels also serve).
 GroupKind groupKindFor(mlir::Operation *op);
 
-/// Tensor arguments returned as they are: every result of an entry is
-/// written by a kernel into the caller's output, so each such result
-/// becomes a fuse.map yielding its element (an elementwise copy, grouped by
-/// wrapLooseOps). (fuse's Python GPU trace makes the same copy earlier,
-/// fused with the other results of its shape.)
+/// Tensor arguments and fuse.prefix results (views of a source's buffer)
+/// returned as they are: every result of an entry is written by a kernel
+/// into the caller's output, so each such result becomes a fuse.map yielding
+/// its element (an elementwise copy, grouped by wrapLooseOps). (fuse's Python
+/// GPU trace makes the same copy earlier, fused with the other results of its
+/// shape.)
 void copyReturnedArguments(mlir::func::FuncOp fn);
 
 /// Puts each fuse op outside a group into a group of its own (a sort, a

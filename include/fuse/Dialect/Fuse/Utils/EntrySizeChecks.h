@@ -60,9 +60,10 @@ struct SizeCheck {
 /// count) are not checked here.
 SmallVector<SizeCheck> entrySizeChecks(mlir::func::FuncOp fn);
 
-/// A size the caller passes that must equal a fuse.filter's kept count (a
-/// kept value zipped with an argument): known only after the filter runs,
-/// so no entry checks it. The tools warn about each at the filter.
+/// A size the caller passes that must equal a fuse.filter's kept count or
+/// a fuse.prefix's count (a value of that length zipped with an argument):
+/// known only on the device, so no entry checks it. The tools warn about
+/// each at the filter or prefix.
 struct UncheckedSize {
   mlir::Operation *filter;
   BoundarySize size;

@@ -43,15 +43,16 @@ private:
   mutable llvm::EquivalenceClasses<Dim> classes;
 };
 
-/// The fuse.filter result whose kept count is the (leading) size of `v`,
-/// or null. Follows what keeps a shape: fuse.group results to the value
-/// their body yields, group block arguments to the group's operands, map
-/// and scan to their first input, gather to its indices. Before and after
-/// fusion alike: results sized this way get a count in the AOT ABI.
+/// The fuse.filter result whose kept count, or the fuse.prefix result
+/// whose count operand, is the (leading) size of `v`, or null: a size the
+/// GPU holds in device memory. Follows what keeps a shape: fuse.group results
+/// to the value their body yields, group block arguments to the group's
+/// operands, map and scan to their first input, gather to its indices. Before
+/// and after fusion alike: results sized this way get a count in the AOT ABI.
 Value filterCountSource(Value v);
 
-/// The fuse.filter op whose kept count sizes `v` (filterCountSource's
-/// defining op), or null.
+/// The fuse.filter or fuse.prefix op whose count sizes `v`
+/// (filterCountSource's defining op), or null.
 Operation *countingFilter(Value v);
 
 } // namespace fuse

@@ -13,10 +13,14 @@
 #      checked, then timed (CUDA events, median of SWEEP_REPS);
 #   4. report: one line a program, the distribution of torch.compile/fuse,
 #      the 5 lowest, the targets, "N passed, N failed".
-# One call stops starting programs after SWEEP_BUDGET_S seconds; the state
-# folder keeps what was done, so the next call goes on (the machine keeps
-# ignored folders between calls while it is held). With $OUT set, the
-# report and the JSON lines are copied there.
+# One call stops starting programs after SWEEP_BUDGET_S seconds, and stops
+# the phase in flight at its deadline (half the budget for the warm phase,
+# all of it for the timing: a 2^26-element program's inputs and compile
+# can take minutes, so waiting for the one in flight could outrun the
+# command's limit and lose the report); the state folder keeps what was
+# done, so the next call goes on (the machine keeps ignored folders
+# between calls while it is held). With $OUT set, the report, the JSON
+# lines and the phases' logs are copied there.
 # Usage: scripts/gpu/run-sweep.sh [SWEEP_DIR] [BUILD_DIR]
 #   SWEEP_DIR  default .device/sweep
 #   BUILD_DIR  default .device/build-sweep (the runtime, if no
@@ -36,6 +40,8 @@ state="${SWEEP_STATE:-$root/.device/sweep-run}"
 budget="${SWEEP_BUDGET_S:-480}"
 start=$(date +%s)
 fail() { echo "FAIL $1"; echo "0 passed, 1 failed"; exit 1; }
+# Seconds from now to `start + $1` (at least 1).
+until_s() { local t=$((start + $1 - $(date +%s))); echo $((t > 1 ? t : 1)); }
 
 [ -f "$dir/summary.json" ] || fail "$dir/summary.json missing (run scripts/gpu/prepare-sweep.sh)"
 python3 -c 'import torch, numpy, ml_dtypes' 2> /dev/null ||
@@ -56,8 +62,11 @@ export TORCHINDUCTOR_CACHE_DIR="$state/inductor" TRITON_CACHE_DIR="$state/triton
 sweep=(python3 "$root/bench/random_sweep.py")
 jobs="${SWEEP_WARM_JOBS:-4}"
 if [ "$jobs" -gt 0 ]; then
-  "${sweep[@]}" warm "$dir" --state "$state" --jobs $((jobs * ngpu)) \
-    --gpus "$ngpu" --deadline $((start + budget / 2)) > "$state/warm.log" 2>&1
+  # timeout signals its whole process group: the pool's workers too.
+  timeout -k 10 "$(until_s $((budget / 2)))" \
+    "${sweep[@]}" warm "$dir" --state "$state" --jobs $((jobs * ngpu)) \
+    --gpus "$ngpu" --deadline $((start + budget / 2)) > "$state/warm.log" 2>&1 ||
+    echo "warm: stopped at its deadline" >> "$state/warm.log"
   echo "$(tail -1 "$state/warm.log") ($(( $(date +%s) - start )) s)"
   # Inductor picks among a kernel's configs by timing them on its first
   # call and caches the pick; those timings shared the GPU with the other
@@ -71,10 +80,13 @@ fi
 shard() {
   local rc
   while :; do
-    CUDA_VISIBLE_DEVICES=$1 "${sweep[@]}" run "$dir" --runtime "$rtlib" \
+    CUDA_VISIBLE_DEVICES=$1 timeout -k 10 "$(until_s "$budget")" \
+      "${sweep[@]}" run "$dir" --runtime "$rtlib" \
       --state "$state" --shard "$1/$ngpu" --reps "${SWEEP_REPS:-25}" \
       --deadline $((start + budget)) >> "$state/run-$1.log" 2>&1
     rc=$?
+    # Stopped at the deadline: the program in flight is timed next call.
+    [ $rc -eq 124 ] || [ $rc -eq 137 ] && return 2
     [ $rc -eq 75 ] && [ "$(date +%s)" -lt $((start + budget)) ] && continue
     return $rc
   done
@@ -96,7 +108,8 @@ rc=$?
 cat "$state/report.txt"
 if [ -n "${OUT:-}" ]; then
   mkdir -p "$OUT"
-  cp "$state"/report.txt "$state"/results-*.jsonl "$state"/gpu.txt "$OUT"/ 2> /dev/null
+  cp "$state"/report.txt "$state"/results-*.jsonl "$state"/gpu.txt \
+    "$state"/warm.log "$state"/run-*.log "$OUT"/ 2> /dev/null
 fi
 echo "sweep call: $(( $(date +%s) - start )) s"
 if grep -q '^partial: ' "$state/report.txt"; then

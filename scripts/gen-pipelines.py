@@ -9,7 +9,9 @@ them over (x, x), or keeping the last element), filters, broadcasts of
 reduction results into maps, iota, gathers with in- and out-of-range
 indices, sorts of keys alone, with values or with their positions (in
 the wide flavor sometimes by a comparator region), searchsorted, histograms and
-segmented reductions in the wide flavor) over random rank-1 and rank-2
+segmented reductions in the wide flavor; prefixes of a rank-1 value by a
+count the program sums, which may be negative or past the end, as an
+extra result) over random rank-1 and rank-2
 shapes (rank 3 too in the wide flavor; 0 and 1 sizes included), avoiding
 undefined behaviour (integer division only unsigned and by `y | 1`,
 shifts by less than the width, no float-to-int conversion; integer
@@ -403,6 +405,8 @@ class Gen:
         # Tall shapes from a stream of their own: the program stream is
         # the same as without them.
         self.tall = random.Random(f"gen-pipelines tall {seed}")
+        # Prefixes too: appended after the program's own results.
+        self.pre = random.Random(f"gen-pipelines prefix {seed}")
         self.wide = self.x.random() < 2 / 3 and not classic
         if self.wide and ml_dtypes is None:
             sys.exit("gen-pipelines.py: the wide flavor needs the ml_dtypes "
@@ -1327,6 +1331,50 @@ class Gen:
                               v.scale, prec=v.prec, syms=syms, eqs=eqs,
                               touched=touched) for nm, v in zip(names, ins)])
 
+    def gen_prefix(self, x, src):
+        """fuse.prefix of x by a count the program computes: the sum over
+        src of a per element where it is positive (true, for i1) and b
+        elsewhere, which may be negative or past x's length (both
+        clamped). The count is a rank-0 tensor, on the GPU a device word
+        the prefix's steps read there. Drawn from its own stream."""
+        rp = self.pre
+        a, b = rp.choice([(1, 0), (2, 0), (1, -1), (0, 0), (3, 1)])
+        blk, p, t = self.fresh("a"), self.fresh("p"), self.fresh("k")
+        ca, cb, s = self.fresh("c"), self.fresh("c"), self.fresh("s")
+        if isfloat(src.dt):
+            body = [f"{t} = arith.constant 0.0 : {src.dt}",
+                    f"{p} = arith.cmpf ogt, {blk}, {t} : {src.dt}"]
+            mask = cmp_ref("ogt", src.arr, 0.0, src.dt)
+        elif src.dt == "i1":
+            body, p = [], blk
+            mask = src.arr.astype(bool)
+        else:
+            m = mlir(src.dt)
+            body = [f"{t} = arith.constant 0 : {m}",
+                    f"{p} = arith.cmpi sgt, {blk}, {t} : {m}"]
+            mask = cmp_ref("sgt", src.arr, 0, src.dt)
+        body += [f"{ca} = arith.constant {a} : i64",
+                 f"{cb} = arith.constant {b} : i64",
+                 f"{s} = arith.select {p}, {ca}, {cb} : i64"]
+        per, n, y = self.fresh(), self.fresh(), self.fresh()
+        ptype = ttype("i64", src.tshape)
+        self.emit(f"{per} = fuse.map {src.name} : {src.ttype} -> {ptype} {{")
+        self.emit(f"^bb0({blk}: {mlir(src.dt)}):")
+        for line in body:
+            self.emit("  " + line)
+        self.emit(f"  fuse.yield {s} : i64")
+        self.emit("}")
+        self.emit(f"{n} = fuse.reduce add {per} : {ptype} -> tensor<i64>")
+        rtype = ttype(x.dt, [None])
+        self.emit(f"{y} = fuse.prefix {x.name}, {n} : {x.ttype}, "
+                  f"tensor<i64> -> {rtype}")
+        count = int(np.where(np.asarray(mask), a, b).astype(np.int64).sum())
+        k = max(0, min(count, x.arr.shape[0]))
+        self.nfilter += 1
+        return Val(y, x.dt, [None], x.arr[:k].copy(), x.exact, x.scale,
+                   prec=x.prec, syms=[f"filter {self.nfilter}"],
+                   eqs=x.eqs | src.eqs, touched=x.touched | src.touched)
+
     def gen_sort(self):
         """fuse.sort of a rank-1 value, ascending or descending, with
         another value of its length moved along when the keys are exact
@@ -1791,6 +1839,10 @@ class Gen:
         forced = [v for v in forced if v in made and v.eqs]
         if forced and not any(v in outs for v in forced):
             outs.append(forced[-1])
+        ranked1 = [v for v in made if v.arr.ndim == 1]
+        if ranked1 and self.pre.random() < 0.2:
+            outs.append(self.gen_prefix(self.pre.choice(ranked1),
+                                        self.pre.choice(ranked1)))
         sig = ", ".join(f"{a.name}: "
                         f"{'index' if a.kind == 'scalar' else a.ttype}"
                         for a in self.args)

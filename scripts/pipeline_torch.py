@@ -668,6 +668,14 @@ class Emitter:
         self.define(op.results[0], dt, ar)
         self.ops.append(("iota", op.results))
 
+    def op_prefix(self, op, h):
+        # the count is clamped to the source, as fuse does; slicing by it
+        # reads it on the host (torch has no device-sized view)
+        (x, dt), (n, _) = self.tensor(h.ins[0]), self.tensor(h.ins[1])
+        self.define(op.results[0], dt,
+                    f"{x}[:int(T.clamp({n}, 0, {x}.shape[0]))]")
+        self.ops.append(("prefix", h.ins))
+
     def op_gather(self, op, h):
         (s, dt), (i, _) = self.tensor(h.ins[0]), self.tensor(h.ins[1])
         self.define(op.results[0], dt, f"_gather({s}, {i})")

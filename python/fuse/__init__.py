@@ -15,8 +15,8 @@ from ._cache import cache_root
 from ._cpu import CompileError, clear_memory_cache, stats
 from ._jit import JitFunction, Pipeline, jit
 from ._sym import (SymArray, filter_ as filter, gather, iota, map_ as map,
-                   maximum, minimum, reduce, scan, unary_float as _unary_float,
-                   where)
+                   maximum, minimum, prefix, reduce, scan,
+                   unary_float as _unary_float, where)
 from ._tools import ToolNotFoundError
 from ._algorithms import (argsort, run_length_encode, searchsorted, sort,
                           unique)
@@ -61,7 +61,7 @@ def abs(x):  # noqa: A001 (mirrors numpy.abs)
 
 __all__ = ["jit", "JitFunction", "Pipeline", "SymArray", "argmax", "argmin",
            "argsort", "bincount", "filter",
-           "gather", "histogram", "iota", "run_length_encode", "searchsorted", "sort", "unique", "map", "maximum", "minimum", "reduce", "scan", "where",
+           "gather", "histogram", "iota", "prefix", "run_length_encode", "searchsorted", "sort", "unique", "map", "maximum", "minimum", "reduce", "scan", "where",
            "segment_sum", "segment_prod", "segment_min", "segment_max",
            "segment_reduce", "reduce_by_key", "topk", "partition",
            "exp", "log", "sqrt", "tanh", "relu", "abs", "compute", "OpKind", "gpu",

@@ -172,11 +172,18 @@ class Pipeline:
         return tuple(outs)
 
 
+def on_device(a):
+    """Whether a traced argument is a device array (not a host number,
+    which GPU tracing gets as a 0-d NumPy array)."""
+    return not isinstance(a, np.ndarray)
+
+
 def trace(fn, names, arrays, weaks, gpu=False, fastmath=""):
     """Traces fn into a Pipeline. `arrays` need only .dtype and .ndim.
 
-    gpu=True traces for fuse-compile (the GPU target): 0-d arguments are
-    scalars passed by value, and results that are sizes (x.shape[i], a
+    gpu=True traces for fuse-compile (the GPU target): 0-d numbers are
+    scalars passed by value (0-d device arrays stay in device memory:
+    a fuse.prefix count), and results that are sizes (x.shape[i], a
     filter's count) are not IR results but computed by the caller from the
     input shapes or the entry's filter counts (Pipeline.gpu_results).
     fastmath: the `fastmath<...>` flags (fastmath_flags) put on the float
@@ -188,7 +195,7 @@ def trace(fn, names, arrays, weaks, gpu=False, fastmath=""):
         for i, (a, w) in enumerate(zip(arrays, weaks)):
             tv = TensorVal("%%arg%d" % i, a.dtype,
                            [Sym("input", (i, d)) for d in range(a.ndim)],
-                           scalar=gpu and a.ndim == 0)
+                           scalar=gpu and a.ndim == 0 and not on_device(a))
             ctx.args.append(tv)
             if tv.scalar and T.is_half(a.dtype):
                 # C passes no half by value: the entry takes the scalar as
@@ -339,7 +346,9 @@ class JitFunction:
 
     def _pipeline(self, names, arrays, weaks, gpu=False):
         key = tuple((a.dtype.str, a.ndim, w) for a, w in zip(arrays, weaks))
-        key += (("gpu",) if gpu else ())
+        if gpu:  # a 0-d device array is a pointer, a number a value
+            key += (("gpu",) + tuple(a.ndim == 0 and on_device(a)
+                                     for a in arrays),)
         with self._lock:
             p = self._specs.get(key)
             if p is None:

@@ -297,7 +297,13 @@ def as_sym(v, what):
         if v.op == "size":
             return v.sym
         if v.ndim == 0 and T.kind(v.dtype) in "su":
-            return Sym("scalar", materialize(v).tv)
+            tv = materialize(v).tv
+            if current().gpu and not tv.scalar and tv.ssa.startswith("%arg"):
+                raise TypeError(
+                    "%s: a 0-d device array is a value in device memory; a "
+                    "size must be known on the host (pass a Python int)"
+                    % what)
+            return Sym("scalar", tv)
     raise TypeError("%s: expected a size (an int, x.shape[i] or a 0-d "
                     "integer array), got %r" % (what, v))
 
@@ -992,6 +998,38 @@ def filter_(xs, predicate):
     count.src = (tvs[id(ins_unique[0].tv)], 0)
     outs = [leaf(tvs[id(lf.tv)]) for lf in leaves]
     return outs[0] if single else tuple(outs)
+
+
+def prefix(x, n):
+    """The first n elements of a rank-1 array, where n is a 0-d int64 array:
+    a count in memory (on the GPU a device word, such as the count a filter
+    of an earlier call left there: fuse.compute's select writes one to
+    d_num_selected_out, whose `.reshape(())` is such an array), so the
+    count never comes to the host. n is clamped to [0, len(x)]."""
+    ctx = current()
+    if isinstance(n, (numbers.Number, np.generic)):
+        raise TypeError("fuse.prefix: n must be an array (a count in "
+                        "memory), not the number %r" % (n,))
+    x, n = wrap(x), wrap(n)
+    if x.ndim != 1:
+        raise ValueError("fuse.prefix: x must have rank 1, got rank %d"
+                         % x.ndim)
+    if n.ndim != 0 or n.dtype != np.dtype(np.int64):
+        raise TypeError("fuse.prefix: n must be a 0-d int64 array (a count "
+                        "in memory), got %s of rank %d" % (n.dtype, n.ndim))
+    s, c = materialize(x), materialize(n)
+    if c.tv.scalar:
+        raise TypeError("fuse.prefix: n must be an array (a count in "
+                        "memory); on the GPU a 0-d device array, not a "
+                        "number passed by value")
+    count = Sym("tensor", None)
+    r = ctx.fresh("p")
+    ctx.emit("%s = fuse.prefix %s, %s : %s, %s -> %s" % (
+        r, s.tv.ssa, c.tv.ssa, s.tv.type, c.tv.type,
+        T.tensor_type(s.tv.storage, 1)))
+    tv = TensorVal(r, x.dtype, [count])
+    count.src = (tv, 0)
+    return leaf(tv)
 
 
 def gather(source, indices):

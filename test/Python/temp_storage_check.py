@@ -9,6 +9,9 @@ calls (the same kernels and launches), select's count on the device in an
 int64 array, fuse allocates no output, and a storage too small or
 misaligned, a d_out of another dtype or an int32 count are clear errors. On
 PyTorch the reducer is also captured into a CUDA graph and replayed.
+Select's count on the device then sizes a @fuse.jit pipeline through
+fuse.prefix: the kept elements are summed without the count coming to the
+host.
 """
 
 import numpy as np
@@ -18,6 +21,12 @@ import fuse.compute as fc
 from fuse import OpKind
 
 import graph_check
+
+
+@fuse.jit
+def jit_kept_sum(buf, n):
+    """The sum of buf's first n elements, n a count on the device."""
+    return fuse.prefix(buf, n).sum()
 
 
 def _bits(a):
@@ -120,6 +129,20 @@ def temp_storage_checks(B, numeric, ctx):
         _exact(ctx, H(o)[:got], kept)
     ctx.run_check("%s temp_storage select (count on the device)" % B.name,
                   run_select, v_select)
+
+    def run_chain():
+        o = B.empty((n,), f32)
+        cnt = B.dev(np.zeros(1, i64))
+        sel = fc.make_select(dx, o, cnt, lambda a: a > 0)
+        sel(storage(sel(None, dx, o, cnt, n)), dx, o, cnt, n)
+        return jit_kept_sum(o, cnt.reshape(()))
+
+    def v_chain(s):
+        if numeric:
+            ctx.close(H(s), np.sum(kept.astype(np.float64)),
+                      ctx.sum_rtol(kept.size))
+    ctx.run_check("%s select, then fuse.prefix of its count on the device "
+                  "summed" % B.name, run_chain, v_chain)
 
     if not numeric:
         return

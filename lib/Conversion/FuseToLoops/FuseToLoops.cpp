@@ -329,6 +329,14 @@ struct PrefixToSlice : OpRewritePattern<PrefixOp> {
   LogicalResult matchAndRewrite(PrefixOp op,
                                 PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
+    RankedTensorType st = op.getSource().getType();
+    if (st.getDimSize(0) == 0) {
+      // Nothing to take (a slice of a static empty tensor is invalid IR).
+      Value none = tensor::EmptyOp::create(rewriter, loc, ArrayRef<int64_t>{0},
+                                           st.getElementType());
+      rewriter.replaceOpWithNewOp<tensor::CastOp>(op, op.getType(), none);
+      return success();
+    }
     Value size = tensor::DimOp::create(rewriter, loc, op.getSource(), 0);
     Value count = arith::IndexCastOp::create(
         rewriter, loc, rewriter.getIndexType(),

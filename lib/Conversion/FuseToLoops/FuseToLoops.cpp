@@ -103,6 +103,16 @@ SmallVector<Value> extractAll(OpBuilder &b, Location loc, ValueRange tensors,
   return out;
 }
 
+/// The first `n` elements of rank-1 `t` (n <= its size), as `type`.
+Value firstElements(OpBuilder &b, Location loc, RankedTensorType type, Value t,
+                    Value n) {
+  return tensor::ExtractSliceOp::create(
+      b, loc, type, t, ValueRange{}, ValueRange{n}, ValueRange{},
+      b.getDenseI64ArrayAttr({0}),
+      b.getDenseI64ArrayAttr({ShapedType::kDynamic}),
+      b.getDenseI64ArrayAttr({1}));
+}
+
 //===----------------------------------------------------------------------===//
 // Patterns
 //===----------------------------------------------------------------------===//
@@ -304,12 +314,8 @@ struct FilterToLoops : OpRewritePattern<FilterOp> {
     for (auto [t, type] :
          llvm::zip_equal(ArrayRef<Value>(fin).drop_front(),
                          op.getResultTypes()))
-      results.push_back(tensor::ExtractSliceOp::create(
-          rewriter, loc, cast<RankedTensorType>(type), t, ValueRange{},
-          ValueRange{fin[0]}, ValueRange{},
-          rewriter.getDenseI64ArrayAttr({0}),
-          rewriter.getDenseI64ArrayAttr({ShapedType::kDynamic}),
-          rewriter.getDenseI64ArrayAttr({1})));
+      results.push_back(firstElements(rewriter, loc,
+                                      cast<RankedTensorType>(type), t, fin[0]));
     rewriter.replaceOp(op, results);
     return success();
   }
@@ -345,10 +351,8 @@ struct PrefixToSlice : OpRewritePattern<PrefixOp> {
     Value n = arith::MinSIOp::create(
         rewriter, loc, arith::MaxSIOp::create(rewriter, loc, count, zero),
         size);
-    rewriter.replaceOpWithNewOp<tensor::ExtractSliceOp>(
-        op, op.getResult().getType(), op.getSource(), ValueRange{},
-        ValueRange{n}, ValueRange{}, ArrayRef<int64_t>{0},
-        ArrayRef<int64_t>{ShapedType::kDynamic}, ArrayRef<int64_t>{1});
+    rewriter.replaceOp(
+        op, firstElements(rewriter, loc, op.getType(), op.getSource(), n));
     return success();
   }
 };

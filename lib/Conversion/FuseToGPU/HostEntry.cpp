@@ -280,8 +280,12 @@ LogicalResult HostEntry::mapReshape(Operation &op) {
 /// A prefix is its source's buffer, sized by the source (the capacity)
 /// until the host needs its length; the count is a device buffer, which
 /// the kernels that take it read (DeviceSize.cpp), as they read a
-/// filter's count.
+/// filter's count. The count is clamped to the source's length, so a
+/// source whose own length is on the device (a filter's kept elements,
+/// another prefix) is read on the host first: one count a step.
 LogicalResult HostEntry::mapPrefix(PrefixOp op) {
+  if (failed(needHostSize(op.getSource(), "a prefix of it is taken")))
+    return failure();
   auto src = tensors.find(op.getSource());
   auto count = tensors.find(op.getCount());
   if (src == tensors.end() || count == tensors.end())

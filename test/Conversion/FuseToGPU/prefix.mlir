@@ -12,7 +12,7 @@
 // needs the count on the host: NAME reads it, and there is no workspace
 // form.
 
-// CHECK: #fuse.entry<name = "steps", {{.*}}count = from_kept>], workspace = available>, #fuse.entry<name = "sum_only", {{.*}}count = none>], workspace = available>, #fuse.entry<name = "zip_other", {{.*}}workspace = none, workspace_note = "the length of a prefix (its count) is known only on the device, and a later step reads it">
+// CHECK: #fuse.entry<name = "steps", {{.*}}count = from_kept>], workspace = available>, #fuse.entry<name = "sum_only", {{.*}}count = none>], workspace = available>, #fuse.entry<name = "zip_other", {{.*}}workspace = none, workspace_note = "the length of a prefix (its count) is known only on the device, and a later step reads it">, #fuse.entry<name = "prefix_of_kept", {{.*}}workspace = none, workspace_note = "the size of a filter's result is known only on the device, and a prefix of it is taken">
 
 // The allocating form reads the count only for the returned counts, and
 // clamps it to the source's size.
@@ -82,6 +82,31 @@ func.func @zip_other(%x: tensor<?xf32>, %n: tensor<i64>, %y: tensor<?xf32>) -> t
   %d = fuse.map %p, %y : tensor<?xf32>, tensor<?xf32> -> tensor<?xf32> {
   ^bb0(%a: f32, %b: f32):
     %m = arith.addf %a, %b : f32
+    fuse.yield %m : f32
+  }
+  return %d : tensor<?xf32>
+}
+
+// A prefix of a filter's kept elements is clamped to their count, which
+// the host reads first (the capacity would let a larger count take stale
+// elements); so there is no workspace form.
+// CHECK-LABEL: func.func @prefix_of_kept(
+// CHECK: call @fuse_launch
+// CHECK: call @fuse_memcpy_dtoh
+// CHECK: call @fuse_stream_synchronize
+// CHECK: %[[KEPT:.*]] = arith.minsi
+// CHECK: arith.minsi %{{.*}}, %[[KEPT]] : i64
+func.func @prefix_of_kept(%x: tensor<?xf32>, %n: tensor<i64>) -> tensor<?xf32> {
+  %k = fuse.filter %x : tensor<?xf32> -> tensor<?xf32> {
+  ^bb0(%a: f32):
+    %t = arith.constant 0.0 : f32
+    %q = arith.cmpf ogt, %a, %t : f32
+    fuse.yield %q : i1
+  }
+  %p = fuse.prefix %k, %n : tensor<?xf32>, tensor<i64> -> tensor<?xf32>
+  %d = fuse.map %p : tensor<?xf32> -> tensor<?xf32> {
+  ^bb0(%a: f32):
+    %m = arith.addf %a, %a : f32
     fuse.yield %m : f32
   }
   return %d : tensor<?xf32>

@@ -160,7 +160,7 @@ def _sample_dtype(d_samples, n):
 
 @C._streamed
 def histogram_even(d_samples, d_histogram, num_output_levels, lower_level,
-                   upper_level, num_samples, stream=None):
+                   upper_level, num_samples, stream=None, *, _temp=C._OWN):
     """d_histogram[b] = the number of samples among d_samples[:num_samples]
     in bin b of num_output_levels - 1 even bins over [lower_level,
     upper_level) (upper EXCLUSIVE), for b < num_output_levels - 1;
@@ -216,4 +216,6 @@ def histogram_even(d_samples, d_histogram, num_output_levels, lower_level,
         counts = count_bins(b, (current().index_of(sym), sym),
                             _COUNTS[out_t])
         return S.cast(counts, out_t)
-    C._write(d_histogram, C._run(plan, build, d_histogram, stream, dd), bins)
+    return C._finish(d_histogram,
+                     C._run(plan, build, d_histogram, stream, dd, _temp),
+                     bins, _temp, dd)

@@ -72,7 +72,8 @@ class SortOrder(enum.Enum):
 
 @C._streamed
 def radix_sort(*, d_in_keys, d_out_keys, d_in_values=None, d_out_values=None,
-               num_items, order, begin_bit=None, end_bit=None, stream=None):
+               num_items, order, begin_bit=None, end_bit=None, stream=None,
+               _temp=C._OWN):
     """Sorts d_in_keys[:num_items] into d_out_keys, stably, and moves
     d_in_values along into d_out_values when given; cuda.compute's
     arguments. The order is fuse.sort's (CUB's radix order: -0.0 equal to
@@ -87,13 +88,14 @@ def radix_sort(*, d_in_keys, d_out_keys, d_in_values=None, d_out_values=None,
         raise TypeError("radix_sort: only the keys' full width is sorted "
                         "(begin_bit 0, end_bit %d), got %r and %r"
                         % (bits, begin_bit, end_bit))
-    _sort_into("radix_sort", d_in_keys, d_in_values, d_out_keys, d_out_values,
-               num_items, stream, order is SortOrder.DESCENDING, None)
+    return _sort_into("radix_sort", d_in_keys, d_in_values, d_out_keys,
+                      d_out_values, num_items, stream,
+                      order is SortOrder.DESCENDING, None, _temp)
 
 
 @C._streamed
 def merge_sort(d_in_keys, d_in_items, d_out_keys, d_out_items, op, num_items,
-               stream=None):
+               stream=None, *, _temp=C._OWN):
     """Sorts d_in_keys[:num_items] into d_out_keys by op, stably, and moves
     d_in_items along into d_out_items when given (both None otherwise);
     cuda.compute's arguments. op is OpKind.LESS, OpKind.GREATER or a
@@ -102,15 +104,16 @@ def merge_sort(d_in_keys, d_in_items, d_out_keys, d_out_items, op, num_items,
     other keep their input order). d_in_keys may be an iterator. The GPU
     runs the generated merge sort of fuse.sort's comparator form."""
     less = C._binary_fn(op, "merge_sort")
-    _sort_into("merge_sort", d_in_keys, d_in_items, d_out_keys, d_out_items,
-               num_items, stream, False, less)
+    return _sort_into("merge_sort", d_in_keys, d_in_items, d_out_keys,
+                      d_out_items, num_items, stream, False, less, _temp)
 
 
 def _sort_into(what, d_in_keys, d_in_values, d_out_keys, d_out_values,
-               num_items, stream, desc, less):
+               num_items, stream, desc, less, temp):
     """radix_sort's and merge_sort's common part: the argument checks, the
     traced fuse.sort (in fuse.sort's key order, or by `less`) and the
-    writes into d_out_keys and d_out_values."""
+    writes into d_out_keys and d_out_values. temp: the object form's
+    _Temp (compute._run), which writes both outputs straight."""
     n = C._num_items(num_items)
     if (d_in_values is None) != (d_out_values is None):
         items = "items" if what == "merge_sort" else "values"
@@ -122,8 +125,8 @@ def _sort_into(what, d_in_keys, d_in_values, d_out_keys, d_out_values,
     vals = None if d_in_values is None else C._plan_input(
         d_in_values, plan, n, "d_in_values")
     dk = C._check_out(d_out_keys, "d_out_keys", n)
-    if vals is not None:
-        C._check_out(d_out_values, "d_out_values", n)
+    dv = None if vals is None else C._check_out(d_out_values,
+                                                 "d_out_values", n)
     for src, out, name in ((d_in_keys, d_out_keys, "keys"),
                            (d_in_values, d_out_values, "values")):
         if src is not None and not isinstance(src, C._Iterator) and \
@@ -141,7 +144,11 @@ def _sort_into(what, d_in_keys, d_in_values, d_out_keys, d_out_values,
         v = S.cast(S.wrap(C._as_scalars(vals(params, nsym), what)),
                    C._dtype(d_out_values))
         return tuple(_sorted(k, v, desc, what, less))
-    r = C._run(plan, build, d_out_keys, stream, dk)
+    # The caller's storage: every result straight into its output.
+    direct = dk if vals is None or temp is C._OWN else {0: dk, 1: dv}
+    r = C._run(plan, build, d_out_keys, stream, direct, temp)
+    if C._answered(temp, dk):
+        return r
     if vals is None:
         C._write(d_out_keys, r, n)
         return

@@ -162,3 +162,96 @@ def make_three_way_partition(d_in, d_first_part_out, d_second_part_out,
             d_num_selected_out, select_first_part_op, select_second_part_op,
             num_items, stream, _temp=_Temp(temp_storage))
     return partitioner
+
+
+def make_radix_sort(*, d_in_keys, d_out_keys, d_in_values, d_out_values,
+                    order, compute_capability=None):
+    """sorter(*, temp_storage, d_in_keys, d_out_keys, d_in_values,
+    d_out_values, num_items, begin_bit=None, end_bit=None, stream=None)
+    (cuda.compute 1.1.1's keywords): radix_sort in `order` with the
+    caller's temporary storage; keys and values go straight into their
+    outputs. compute_capability is accepted and not used."""
+    from . import compute as C
+
+    def sorter(*, temp_storage, d_in_keys, d_out_keys, d_in_values,
+               d_out_values, num_items, begin_bit=None, end_bit=None,
+               stream=None):
+        return C.radix_sort(d_in_keys=d_in_keys, d_out_keys=d_out_keys,
+                            d_in_values=d_in_values,
+                            d_out_values=d_out_values, num_items=num_items,
+                            order=order, begin_bit=begin_bit,
+                            end_bit=end_bit, stream=stream,
+                            _temp=_Temp(temp_storage))
+    return sorter
+
+
+def make_merge_sort(*, d_in_keys, d_in_values=None, d_out_keys,
+                    d_out_values=None, op, compute_capability=None):
+    """sorter(*, temp_storage, d_in_keys, d_in_values, d_out_keys,
+    d_out_values, num_items, op, stream=None) (cuda.compute 1.1.1's
+    keywords): merge_sort with the caller's temporary storage."""
+    from . import compute as C
+    C._binary_fn(op, "make_merge_sort")
+
+    def sorter(*, temp_storage, d_in_keys, d_in_values, d_out_keys,
+               d_out_values, num_items, op, stream=None):
+        return C.merge_sort(d_in_keys, d_in_values, d_out_keys, d_out_values,
+                            op, num_items, stream, _temp=_Temp(temp_storage))
+    return sorter
+
+
+def _one(h, name):
+    """cuda.compute's object form passes a level as a 1-element array."""
+    a = np.asarray(h)
+    if a.size != 1:
+        raise ValueError("%s: expected one value, got %d" % (name, a.size))
+    return a.reshape(-1)[0]
+
+
+def make_histogram_even(*, d_samples, d_histogram, h_num_output_levels,
+                        h_lower_level, h_upper_level, num_samples,
+                        compute_capability=None):
+    """histogram(*, temp_storage, d_samples, d_histogram,
+    h_num_output_levels, h_lower_level, h_upper_level, num_samples,
+    stream=None) (cuda.compute 1.1.1's keywords; the levels as 1-element
+    host arrays): histogram_even with the caller's temporary storage."""
+    from . import compute as C
+
+    def histogram(*, temp_storage, d_samples, d_histogram,
+                  h_num_output_levels, h_lower_level, h_upper_level,
+                  num_samples, stream=None):
+        return C.histogram_even(
+            d_samples, d_histogram,
+            int(_one(h_num_output_levels, "h_num_output_levels")),
+            _one(h_lower_level, "h_lower_level"),
+            _one(h_upper_level, "h_upper_level"), num_samples, stream,
+            _temp=_Temp(temp_storage))
+    return histogram
+
+
+def _make_search(name, comp):
+    from . import compute as C
+    algorithm = getattr(C, name)
+    made = comp
+
+    def searcher(*, d_data, num_items, d_values, num_values, d_out,
+                 comp=None, stream=None):
+        return algorithm(d_data=d_data, num_items=num_items,
+                         d_values=d_values, num_values=num_values,
+                         d_out=d_out, comp=made if comp is None else comp,
+                         stream=stream)
+    return searcher
+
+
+def make_lower_bound(*, d_data, d_values, d_out, comp=None,
+                     compute_capability=None):
+    """searcher(*, d_data, num_items, d_values, num_values, d_out,
+    comp=None, stream=None): lower_bound as an object (cuda.compute's; a
+    binary search needs no temporary storage)."""
+    return _make_search("lower_bound", comp)
+
+
+def make_upper_bound(*, d_data, d_values, d_out, comp=None,
+                     compute_capability=None):
+    """As make_lower_bound, for upper_bound."""
+    return _make_search("upper_bound", comp)

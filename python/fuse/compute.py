@@ -43,9 +43,11 @@ from . import _sym as S
 from . import _types as T
 from ._ir import Sym, current
 from ._compute_temp import (make_exclusive_scan,  # noqa: F401
-                            make_inclusive_scan, make_reduce_into,
+                            make_histogram_even, make_inclusive_scan,
+                            make_lower_bound, make_merge_sort,
+                            make_radix_sort, make_reduce_into,
                             make_segmented_reduce, make_select,
-                            make_three_way_partition)
+                            make_three_way_partition, make_upper_bound)
 from ._fnkey import fn_key
 from ._jit import as_input_array, trace
 

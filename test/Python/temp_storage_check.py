@@ -11,7 +11,8 @@ misaligned, a d_out of another dtype or an int32 count are clear errors. On
 PyTorch the reducer is also captured into a CUDA graph and replayed.
 Select's count on the device then sizes a @fuse.jit pipeline through
 fuse.prefix: the kept elements are summed without the count coming to the
-host.
+host. make_radix_sort (pairs) and make_histogram_even write their outputs
+straight with the caller's storage too.
 """
 
 import numpy as np
@@ -143,6 +144,55 @@ def temp_storage_checks(B, numeric, ctx):
                       ctx.sum_rtol(kept.size))
     ctx.run_check("%s select, then fuse.prefix of its count on the device "
                   "summed" % B.name, run_chain, v_chain)
+
+    # A radix sort of pairs and a histogram: outputs written straight.
+    def run_sort():
+        ok, ov = B.empty((n,), i32), B.empty((n,), i64)
+        a = dict(d_in_keys=dxi, d_out_keys=ok, d_in_values=dpos,
+                 d_out_values=ov, num_items=n)
+        rs = fc.make_radix_sort(order=fc.SortOrder.ASCENDING, **{
+            k: a[k] for k in ("d_in_keys", "d_out_keys", "d_in_values",
+                              "d_out_values")})
+        nbytes = rs(temp_storage=None, **a)
+        with ctx.CountAllocs() as c:
+            r = rs(temp_storage=storage(nbytes), **a)
+        return r, (ok, ov), c.n
+
+    def v_sort(res):
+        r, (ok, ov), nallocs = res
+        if r is not None or nallocs:
+            raise ctx.Mismatch("returned %r, %d outputs allocated"
+                               % (r, nallocs))
+        if numeric:
+            order = np.argsort(xi, kind="stable")
+            _exact(ctx, H(ok), xi[order])
+            _exact(ctx, H(ov), order)
+
+    def run_hist():
+        h = B.empty((256,), i32)
+        kw = dict(d_samples=dx, d_histogram=h,
+                  h_num_output_levels=np.array([257], np.int32),
+                  h_lower_level=np.array([-1.0], f32),
+                  h_upper_level=np.array([1.0], f32), num_samples=n)
+        hist = fc.make_histogram_even(**kw)
+        nbytes = hist(temp_storage=None, **kw)
+        with ctx.CountAllocs() as c:
+            r = hist(temp_storage=storage(nbytes), **kw)
+        return r, h, c.n
+
+    def v_hist(res):
+        r, h, nallocs = res
+        if r is not None or nallocs:
+            raise ctx.Mismatch("returned %r, %d outputs allocated"
+                               % (r, nallocs))
+        if numeric:
+            _exact(ctx, H(h), np.histogram(x, bins=256, range=(-1.0, 1.0))[0]
+                   .astype(np.int32))
+    dpos = B.dev(np.arange(n, dtype=i64))
+    ctx.run_check("%s temp_storage radix_sort pairs" % B.name, run_sort,
+                  v_sort)
+    ctx.run_check("%s temp_storage histogram_even" % B.name, run_hist,
+                  v_hist)
 
     if not numeric:
         return

@@ -1,5 +1,7 @@
 """fuse.compute's object form (make_reduce_into, make_inclusive_scan,
-make_exclusive_scan, make_select, make_segmented_reduce), called as
+make_exclusive_scan, make_select, make_segmented_reduce, make_radix_sort,
+make_merge_sort, make_histogram_even, make_lower_bound, make_upper_bound),
+called as
 cuda.compute's are, with temp_storage first, on NumPy arrays: the CPU
 backend runs, temp_storage None asks the bytes (1 on the CPU, where the
 storage is not used), and the call gives the plain algorithm's results.
@@ -79,3 +81,55 @@ def test_errors():
     with pytest.raises(ValueError, match="d_out: has 1 elements but 10"):
         sc = fc.make_inclusive_scan(x, out, OpKind.PLUS, None)
         sc(None, x, out, 10, None)
+
+
+@pytest.mark.parametrize("n", [0, 1, 31, 1000])
+def test_radix_and_merge_sorts(n):
+    rng = np.random.default_rng(n)
+    k = rng.integers(-50, 50, n).astype(np.int32)
+    v = np.arange(n, dtype=np.int64)
+    ok, ov = np.empty(n, np.int32), np.empty(n, np.int64)
+    rs = fc.make_radix_sort(d_in_keys=k, d_out_keys=ok, d_in_values=v,
+                            d_out_values=ov, order=fc.SortOrder.DESCENDING)
+    args = dict(d_in_keys=k, d_out_keys=ok, d_in_values=v, d_out_values=ov,
+                num_items=n)
+    nbytes = rs(temp_storage=None, **args)
+    assert nbytes == 1
+    assert rs(temp_storage=storage(nbytes), **args) is None
+    order = np.argsort(-k.astype(np.int64), kind="stable")
+    np.testing.assert_array_equal(ok, k[order])
+    np.testing.assert_array_equal(ov, order)
+    keys_only = np.empty(n, np.int32)
+    ms = fc.make_merge_sort(d_in_keys=k, d_out_keys=keys_only,
+                            op=lambda a, b: abs(a) < abs(b))
+    margs = dict(d_in_keys=k, d_in_values=None, d_out_keys=keys_only,
+                 d_out_values=None, num_items=n,
+                 op=lambda a, b: abs(a) < abs(b))
+    ms(temp_storage=storage(ms(temp_storage=None, **margs)), **margs)
+    np.testing.assert_array_equal(
+        keys_only, k[np.argsort(np.abs(k), kind="stable")])
+
+
+def test_histogram_even_and_binary_search_objects():
+    x = rand(10007, seed=3)
+    h = np.full(9, -1, np.int32)   # 8 bins; the last element stays
+    kw = dict(d_samples=x, d_histogram=h,
+              h_num_output_levels=np.array([9], np.int32),
+              h_lower_level=np.array([-1.0], np.float32),
+              h_upper_level=np.array([1.0], np.float32), num_samples=x.size)
+    hist = fc.make_histogram_even(**kw)
+    assert hist(temp_storage=None, **kw) == 1
+    assert hist(temp_storage=storage(1), **kw) is None
+    want = np.histogram(x, bins=8, range=(-1.0, 1.0))[0]
+    np.testing.assert_array_equal(h[:8], want)
+    assert h[8] == -1
+    data = np.sort(rand(1000, seed=4))
+    vals = rand(333, seed=5)
+    lo, hi = np.empty(333, np.int64), np.empty(333, np.int64)
+    for make, out, side in ((fc.make_lower_bound, lo, "left"),
+                            (fc.make_upper_bound, hi, "right")):
+        s = make(d_data=data, d_values=vals, d_out=out)
+        s(d_data=data, num_items=data.size, d_values=vals,
+          num_values=vals.size, d_out=out)
+        np.testing.assert_array_equal(out, np.searchsorted(data, vals,
+                                                           side=side))

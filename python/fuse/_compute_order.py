@@ -158,7 +158,8 @@ def _sort_into(what, d_in_keys, d_in_values, d_out_keys, d_out_values,
 
 @C._streamed
 def unique_by_key(*, d_in_keys, d_in_items, d_out_keys, d_out_items,
-                  d_out_num_selected, op, num_items, stream=None):
+                  d_out_num_selected, op, num_items, stream=None,
+                  _temp=C._OWN):
     """Keeps the first key and its item of every run of consecutive keys
     that op (an equality: OpKind.EQUAL_TO or a function of the previous key
     and the key) calls equal, in order, in d_out_keys and d_out_items, and
@@ -166,9 +167,11 @@ def unique_by_key(*, d_in_keys, d_in_items, d_out_keys, d_out_items,
     key is compared with the one before it and the kept pairs compacted."""
     n = C._num_items(num_items)
     eq = C._binary_fn(op, "unique_by_key")
-    C._check_out(d_out_num_selected, "d_out_num_selected", 1)
+    dc = C._check_out(d_out_num_selected, "d_out_num_selected", 1)
     dk = C._check_out(d_out_keys, "d_out_keys", 0)
-    C._check_out(d_out_items, "d_out_items", 0)
+    di = C._check_out(d_out_items, "d_out_items", 0)
+    if _temp is not C._OWN and dc is not None:
+        _temp.counts = {0: C._device_count(dc, "d_out_num_selected")}
     plan = C._new_plan(n)
     plan.depends("unique_by_key", op)
     keys = C._plan_input(d_in_keys, plan, n, "d_in_keys")
@@ -181,7 +184,12 @@ def unique_by_key(*, d_in_keys, d_in_items, d_out_keys, d_out_items,
         _, keep = run_starts(k, eq, "unique_by_key")
         kk, kv = S.filter_((k, v), lambda a, b: keep)
         return kk, kv, kk.shape[0]
-    kk, kv, count = C._run(plan, build, d_out_keys, stream, dk)
+    # The caller's storage: both outputs straight, the count on the device.
+    r = C._run(plan, build, d_out_keys, stream,
+               dk if _temp is C._OWN else {0: dk, 1: di}, _temp)
+    if C._answered(_temp, dk):
+        return r
+    kk, kv, count = r
     C._write_selected(d_out_keys, kk, count, "d_out_keys")
     C._write_selected(d_out_items, kv, count, "d_out_items")
     d_out_num_selected.reshape(-1)[0] = count

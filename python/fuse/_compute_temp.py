@@ -255,3 +255,24 @@ def make_upper_bound(*, d_data, d_values, d_out, comp=None,
                      compute_capability=None):
     """As make_lower_bound, for upper_bound."""
     return _make_search("upper_bound", comp)
+
+
+def make_unique_by_key(*, d_in_keys, d_in_items, d_out_keys, d_out_items,
+                       d_out_num_selected, op, compute_capability=None):
+    """uniquer(*, temp_storage, d_in_keys, d_in_items, d_out_keys,
+    d_out_items, d_out_num_selected, op, num_items, stream=None)
+    (cuda.compute 1.1.1's keywords): unique_by_key with the caller's
+    temporary storage; the kept keys and items go straight into their
+    outputs (of num_items elements) and the count into d_out_num_selected
+    (int64 or uint64) on the device."""
+    from . import compute as C
+    C._binary_fn(op, "make_unique_by_key")
+
+    def uniquer(*, temp_storage, d_in_keys, d_in_items, d_out_keys,
+                d_out_items, d_out_num_selected, op, num_items, stream=None):
+        return C.unique_by_key(d_in_keys=d_in_keys, d_in_items=d_in_items,
+                               d_out_keys=d_out_keys, d_out_items=d_out_items,
+                               d_out_num_selected=d_out_num_selected, op=op,
+                               num_items=num_items, stream=stream,
+                               _temp=_Temp(temp_storage))
+    return uniquer

@@ -47,7 +47,8 @@ from ._compute_temp import (make_exclusive_scan,  # noqa: F401
                             make_lower_bound, make_merge_sort,
                             make_radix_sort, make_reduce_into,
                             make_segmented_reduce, make_select,
-                            make_three_way_partition, make_upper_bound)
+                            make_three_way_partition, make_unique_by_key,
+                            make_upper_bound)
 from ._fnkey import fn_key
 from ._jit import as_input_array, trace
 
@@ -732,12 +733,7 @@ def select(d_in, d_out, d_num_selected_out, cond, num_items, stream=None, *,
     dc = _check_out(d_num_selected_out, "d_num_selected_out", 1)
     dd = _check_out(d_out, "d_out", 0)
     if _temp is not _OWN and dc is not None:
-        # The capture-safe form writes the count on the device, 8 bytes.
-        if dc.dtype not in (np.dtype(np.int64), np.dtype(np.uint64)):
-            raise TypeError("d_num_selected_out: with temp_storage the "
-                            "count is written on the device as 8 bytes: "
-                            "expected int64 or uint64, got %s" % dc.dtype)
-        _temp.counts = {0: dc}
+        _temp.counts = {0: _device_count(dc, "d_num_selected_out")}
     plan = _new_plan(n)
     plan.depends("select", cond)
     src = _plan_input(d_in, plan, n, "d_in")
@@ -755,6 +751,16 @@ def select(d_in, d_out, d_num_selected_out, cond, num_items, stream=None, *,
     y, count = r
     _write_selected(d_out, y, count, "d_out")
     d_num_selected_out.reshape(-1)[0] = count
+
+
+def _device_count(dc, name):
+    """dc (a DeviceArray), checked as the capture-safe form's count: it is
+    written on the device as 8 bytes."""
+    if dc.dtype not in (np.dtype(np.int64), np.dtype(np.uint64)):
+        raise TypeError("%s: with temp_storage the count is written on the "
+                        "device as 8 bytes: expected int64 or uint64, got %s"
+                        % (name, dc.dtype))
+    return dc
 
 
 def _write_selected(out, values, count, name):

@@ -11,8 +11,9 @@ misaligned, a d_out of another dtype or an int32 count are clear errors. On
 PyTorch the reducer is also captured into a CUDA graph and replayed.
 Select's count on the device then sizes a @fuse.jit pipeline through
 fuse.prefix: the kept elements are summed without the count coming to the
-host. make_radix_sort (pairs) and make_histogram_even write their outputs
-straight with the caller's storage too.
+host. make_radix_sort (pairs), make_unique_by_key (its count on the
+device) and make_histogram_even write their outputs straight with the
+caller's storage too.
 """
 
 import numpy as np
@@ -188,7 +189,37 @@ def temp_storage_checks(B, numeric, ctx):
         if numeric:
             _exact(ctx, H(h), np.histogram(x, bins=256, range=(-1.0, 1.0))[0]
                    .astype(np.int32))
+    ks = np.sort(xi)
+    dks = B.dev(ks)
+
+    def run_unique():
+        ok, ov = B.empty((n,), i32), B.empty((n,), i64)
+        cnt = B.dev(np.zeros(1, i64))
+        kw = dict(d_in_keys=dks, d_in_items=dpos, d_out_keys=ok,
+                  d_out_items=ov, d_out_num_selected=cnt,
+                  op=OpKind.EQUAL_TO)
+        u = fc.make_unique_by_key(**kw)
+        nbytes = u(temp_storage=None, num_items=n, **kw)
+        with ctx.CountAllocs() as c:
+            r = u(temp_storage=storage(nbytes), num_items=n, **kw)
+        return r, (ok, ov, cnt), c.n
+
+    def v_unique(res):
+        r, (ok, ov, cnt), nallocs = res
+        if r is not None or nallocs:
+            raise ctx.Mismatch("returned %r, %d outputs allocated"
+                               % (r, nallocs))
+        if numeric:
+            first = np.flatnonzero(np.r_[True, ks[1:] != ks[:-1]])
+            got = int(H(cnt)[0])
+            if got != first.size:
+                raise ctx.Mismatch("count %d, expected %d"
+                                   % (got, first.size))
+            _exact(ctx, H(ok)[:got], ks[first])
+            _exact(ctx, H(ov)[:got], first)
     dpos = B.dev(np.arange(n, dtype=i64))
+    ctx.run_check("%s temp_storage unique_by_key (count on the device)"
+                  % B.name, run_unique, v_unique)
     ctx.run_check("%s temp_storage radix_sort pairs" % B.name, run_sort,
                   v_sort)
     ctx.run_check("%s temp_storage histogram_even" % B.name, run_hist,

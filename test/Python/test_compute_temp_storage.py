@@ -133,3 +133,22 @@ def test_histogram_even_and_binary_search_objects():
           num_values=vals.size, d_out=out)
         np.testing.assert_array_equal(out, np.searchsorted(data, vals,
                                                            side=side))
+
+
+@pytest.mark.parametrize("n", [0, 1, 31, 1000])
+def test_unique_by_key(n):
+    k = np.sort(np.random.default_rng(n).integers(0, 40, n)).astype(np.int32)
+    items = np.arange(n, dtype=np.float32)
+    ok, oi = np.zeros(n, np.int32), np.zeros(n, np.float32)
+    cnt = np.zeros(1, np.int64)
+    kw = dict(d_in_keys=k, d_in_items=items, d_out_keys=ok, d_out_items=oi,
+              d_out_num_selected=cnt, op=OpKind.EQUAL_TO)
+    u = fc.make_unique_by_key(**kw)
+    nbytes = u(temp_storage=None, num_items=n, **kw)
+    assert nbytes == 1 and cnt[0] == 0
+    assert u(temp_storage=storage(nbytes), num_items=n, **kw) is None
+    first = np.flatnonzero(np.r_[True, k[1:] != k[:-1]]) if n else \
+        np.array([], np.int64)
+    assert cnt[0] == first.size
+    np.testing.assert_array_equal(ok[:first.size], k[first])
+    np.testing.assert_array_equal(oi[:first.size], items[first])

@@ -274,6 +274,10 @@ expect_error "error: size mismatch" "FUSE_ERROR_INVALID_ARGUMENT: fx_dot: size m
   "$aot" "$art/shared/dot.json" --arg rand:1000 --arg rand:10
 expect_error "error: size mismatch, large" "FUSE_ERROR_INVALID_ARGUMENT: fx_dot: size mismatch: in1 dimension 0 is 1 but in0 dimension 0 is 100000000" \
   "$aot" "$art/shared/dot.json" --arg rand:100000000 --arg rand:1
+# A prefix zipped with an argument: their sizes are compared once the entry
+# reads the count (a count past the end is clamped to the source first).
+expect_error "error: size mismatch with a prefix" "FUSE_ERROR_INVALID_ARGUMENT: fx_prefix_clamped: size mismatch: in2 dimension 0 is 999 but the prefix takes 1000 elements" \
+  "$aot" "$art/extra/prefix_clamped.json" --arg rand:1000 --arg scalar:5000 --arg rand:999
 expect_error "error: hidden device" "FUSE_ERROR_NO_DEVICE" \
   env CUDA_VISIBLE_DEVICES= "$aot" "$art/shared/sumsq.json" --arg rand:3
 if text="$("$aot" "$art/shared/sumsq.json" --arg rand:1000003 --repeat 20 --print 2>&1)" &&

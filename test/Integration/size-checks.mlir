@@ -112,7 +112,7 @@ func.func @pick(%x: tensor<?xf32>, %k: tensor<?xf32>) -> tensor<?xf32> {
 // pipeline runs as written).
 // RUN: fuse-run %s --entry keptzip --arg rand:4 --arg rand:4 2>&1 | FileCheck %s --check-prefix=KEPT
 // RUN: fuse-compile %s --emit=header -o %t/keptzip.h 2>&1 | FileCheck %s --check-prefix=KEPT
-// KEPT: size-checks.mlir:[[@LINE+3]]:8: warning: 'keptzip': in1 dimension 0 must equal the number of elements this filter keeps (they are combined); that number is known only while the pipeline runs, so it is not checked: another size reads past the argument or leaves results unset
+// KEPT: size-checks.mlir:[[@LINE+3]]:8: warning: 'keptzip': in1 dimension 0 must equal the number of elements this filter keeps (they are combined); that number is known only while the pipeline runs, so it is not checked before the call (the GPU entry checks it once it reads the number, the CPU backend does not): another size reads past the argument or leaves results unset
 func.func @keptzip(%x: tensor<?xf32>, %y: tensor<?xf32>) -> tensor<?xf32> {
   %z = arith.constant -2.0 : f32
   %k = fuse.filter %x : tensor<?xf32> -> tensor<?xf32> {
@@ -131,7 +131,7 @@ func.func @keptzip(%x: tensor<?xf32>, %y: tensor<?xf32>) -> tensor<?xf32> {
 // A prefix zipped with an argument: likewise, its count is in memory.
 // RUN: fuse-run %s --entry prefixzip --arg rand:6 --arg scalar:4 --arg rand:4 2>&1 | FileCheck %s --check-prefix=PREFIX
 // RUN: fuse-compile %s --emit=header -o %t/prefixzip.h 2>&1 | FileCheck %s --check-prefix=PREFIX
-// PREFIX: size-checks.mlir:[[@LINE+2]]:8: warning: 'prefixzip': in2 dimension 0 must equal the number of elements this prefix takes (they are combined); that number is known only while the pipeline runs, so it is not checked: another size reads past the argument or leaves results unset
+// PREFIX: size-checks.mlir:[[@LINE+2]]:8: warning: 'prefixzip': in2 dimension 0 must equal the number of elements this prefix takes (they are combined); that number is known only while the pipeline runs, so it is not checked before the call (the GPU entry checks it once it reads the number, the CPU backend does not): another size reads past the argument or leaves results unset
 func.func @prefixzip(%x: tensor<?xf32>, %n: tensor<i64>, %y: tensor<?xf32>) -> tensor<?xf32> {
   %p = fuse.prefix %x, %n : tensor<?xf32>, tensor<i64> -> tensor<?xf32>
   %m = fuse.map %p, %y : tensor<?xf32>, tensor<?xf32> -> tensor<?xf32> {

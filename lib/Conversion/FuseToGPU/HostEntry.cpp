@@ -736,10 +736,30 @@ LogicalResult HostEntry::needHostSize(Value v, const Twine &use) {
   ensureLoaded();
   Value count = readCount(dev->second);
   hostFilterCount[filter] = count;
+  checkAgainstCount(filter, count);
   for (auto &[t, ht] : tensors)
     if (ht.dims.size() == 1 && countingFilter(t) == filter)
       ht.dims = {count};
   return success();
+}
+
+// The sizes the caller passed that must equal this count (a value of its
+// length zipped with an argument), which no check before the call could
+// compare: checked once the host holds the count, before any step uses it.
+void HostEntry::checkAgainstCount(Operation *filter, Value count) {
+  for (const UncheckedSize &u : entryUncheckedSizes(fn)) {
+    if (u.filter != filter)
+      continue;
+    Value given = boundaryValue(u.size);
+    Value bad =
+        arith::CmpIOp::create(h.b, loc, arith::CmpIPredicate::ne, given, count);
+    auto g = messageGlobal(u.messageFormat(name));
+    h.ifThen(bad, [&] {
+      h.check(h.call("fuse_set_size_error",
+                     {h.c32(1 /*FUSE_ERROR_INVALID_ARGUMENT*/), h.addressOf(g),
+                      given, count}));
+    });
+  }
 }
 
 // A filter's count on the host: copied from the device once the stream is

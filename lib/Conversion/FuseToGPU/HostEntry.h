@@ -213,6 +213,7 @@ private:
   std::string workspaceBlocker;
   LogicalResult blockWorkspace(const Twine &why);
   LogicalResult needHostSize(Value v, const Twine &use);
+  void checkAgainstCount(Operation *filter, Value count);
   Value readCount(const DeviceCount &count);
 
   // The caller's buffers checked so far, and the check messages.

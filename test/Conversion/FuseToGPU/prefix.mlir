@@ -13,6 +13,8 @@
 // form.
 
 // CHECK: #fuse.entry<name = "steps", {{.*}}count = from_kept>], workspace = available>, #fuse.entry<name = "sum_only", {{.*}}count = none>], workspace = available>, #fuse.entry<name = "zip_other", {{.*}}workspace = none, workspace_note = "the length of a prefix (its count) is known only on the device, and a later step reads it">, #fuse.entry<name = "prefix_of_kept", {{.*}}workspace = none, workspace_note = "the size of a filter's result is known only on the device, and a prefix of it is taken">
+// The message of the zip's check (two %lld: the size given, the count).
+// CHECK: "zip_other: size mismatch: in2 dimension 0 is %lld but the prefix takes %lld elements; the pipeline combines them, so they must be equal\00"
 
 // The allocating form reads the count only for the returned counts, and
 // clamps it to the source's size.
@@ -67,15 +69,18 @@ func.func @sum_only(%x: tensor<?xf32>, %n: tensor<i64>) -> tensor<f32> {
 }
 
 // Zipped with %y: the count is read (after the runtime is initialised: it
-// is the first thing the entry reads on the device) and clamped. That it
-// equals %y's size is not checked, as for a filter's count; the tools warn
-// (test/Integration/size-checks.mlir).
+// is the first thing the entry reads on the device), clamped, and
+// compared with %y's size before the step that combines them (no check
+// before the call could: the tools warn, test/Integration/size-checks.mlir).
 // CHECK-LABEL: func.func @zip_other(
+// CHECK-SAME: %{{.*}}: !llvm.ptr, %{{.*}}: i64, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %[[YN:[a-z0-9]+]]: i64,
 // CHECK: call @fuse_init
 // CHECK: call @fuse_memcpy_dtoh
 // CHECK: call @fuse_stream_synchronize
 // CHECK: arith.maxsi
-// CHECK: arith.minsi
+// CHECK: %[[N:.*]] = arith.minsi
+// CHECK: arith.cmpi ne, %[[YN]], %[[N]] : i64
+// CHECK: call @fuse_set_size_error(%{{.*}}, %{{.*}}, %[[YN]], %[[N]])
 // CHECK: call @fuse_launch
 func.func @zip_other(%x: tensor<?xf32>, %n: tensor<i64>, %y: tensor<?xf32>) -> tensor<?xf32> {
   %p = fuse.prefix %x, %n : tensor<?xf32>, tensor<i64> -> tensor<?xf32>

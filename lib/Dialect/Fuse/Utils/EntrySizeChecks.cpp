@@ -50,6 +50,13 @@ std::string SizeCheck::messageFormat(StringRef entry) const {
          " is %lld; the pipeline combines them, so they must be equal";
 }
 
+std::string UncheckedSize::messageFormat(StringRef entry) const {
+  return escapePercent(entry) + ": size mismatch: " + size.describe() +
+         " is %lld but the " +
+         (isa<PrefixOp>(filter) ? "prefix takes" : "filter keeps") +
+         " %lld elements; the pipeline combines them, so they must be equal";
+}
+
 std::string SizeCheck::message(StringRef entry, int64_t lhsValue,
                                int64_t rhsValue) const {
   std::string format = messageFormat(entry);
@@ -175,7 +182,8 @@ void fuse::warnUncheckedSizes(func::FuncOp fn) {
         << " must equal the number of elements this "
         << (isa<PrefixOp>(u.filter) ? "prefix takes" : "filter keeps")
         << " (they are combined); that number is known only while the "
-           "pipeline runs, "
-           "so it is not checked: another size reads past the argument or "
-           "leaves results unset";
+           "pipeline runs, so it is not checked before the call (the GPU "
+           "entry checks it once it reads the number, the CPU backend does "
+           "not): another size reads past the argument or leaves results "
+           "unset";
 }

@@ -62,11 +62,16 @@ SmallVector<SizeCheck> entrySizeChecks(mlir::func::FuncOp fn);
 
 /// A size the caller passes that must equal a fuse.filter's kept count or
 /// a fuse.prefix's count (a value of that length zipped with an argument):
-/// known only on the device, so no entry checks it. The tools warn about
+/// known only on the device, so no check before the call compares it: the
+/// GPU entry's allocating form checks it once it reads the count (a zip of
+/// sizes makes it read), the CPU backend does not. The tools warn about
 /// each at the filter or prefix.
 struct UncheckedSize {
   mlir::Operation *filter;
   BoundarySize size;
+  /// A printf format with the size as given and the count (two %lld),
+  /// for the GPU entry's check once it reads the count.
+  std::string messageFormat(llvm::StringRef entry) const;
 };
 SmallVector<UncheckedSize> entryUncheckedSizes(mlir::func::FuncOp fn);
 

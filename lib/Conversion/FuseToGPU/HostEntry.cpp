@@ -418,6 +418,18 @@ void HostEntry::rejectIf(Value cond, const std::string &message) {
   h.rejectIf(cond, messageGlobal(message));
 }
 
+// Returns FUSE_ERROR_INVALID_ARGUMENT when `cond` holds, the runtime
+// formatting `format` (two %lld) with sizes `a` and `b`.
+void HostEntry::rejectSizes(Value cond, const std::string &format, Value a,
+                            Value b) {
+  auto g = messageGlobal(format);
+  h.ifThen(cond, [&] {
+    h.check(
+        h.call("fuse_set_size_error", {h.c32(1 /*FUSE_ERROR_INVALID_ARGUMENT*/),
+                                       h.addressOf(g), a, b}));
+  });
+}
+
 // A NULL buffer that is not empty.
 void HostEntry::rejectNull(const Extent &x) {
   Value isNull = arith::CmpIOp::create(h.b, loc, arith::CmpIPredicate::eq,
@@ -460,12 +472,7 @@ void HostEntry::checkArguments() {
             ? arith::CmpIOp::create(h.b, loc, arith::CmpIPredicate::slt, l,
                                     h.c64(0))
             : arith::CmpIOp::create(h.b, loc, arith::CmpIPredicate::ne, l, r);
-    auto g = messageGlobal(c.messageFormat(name));
-    h.ifThen(bad, [&] {
-      h.check(h.call(
-          "fuse_set_size_error",
-          {h.c32(1 /*FUSE_ERROR_INVALID_ARGUMENT*/), h.addressOf(g), l, r}));
-    });
+    rejectSizes(bad, c.messageFormat(name), l, r);
   }
 }
 
@@ -753,12 +760,7 @@ void HostEntry::checkAgainstCount(Operation *filter, Value count) {
     Value given = boundaryValue(u.size);
     Value bad =
         arith::CmpIOp::create(h.b, loc, arith::CmpIPredicate::ne, given, count);
-    auto g = messageGlobal(u.messageFormat(name));
-    h.ifThen(bad, [&] {
-      h.check(h.call("fuse_set_size_error",
-                     {h.c32(1 /*FUSE_ERROR_INVALID_ARGUMENT*/), h.addressOf(g),
-                      given, count}));
-    });
+    rejectSizes(bad, u.messageFormat(name), given, count);
   }
 }
 

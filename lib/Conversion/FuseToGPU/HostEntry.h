@@ -117,6 +117,7 @@ private:
   Value sameBuffer(const Extent &x, const Extent &y);
   LLVM::GlobalOp messageGlobal(const std::string &message);
   void rejectIf(Value cond, const std::string &message);
+  void rejectSizes(Value cond, const std::string &format, Value a, Value b);
   void rejectNull(const Extent &x);
   Value boundaryValue(const BoundarySize &bs);
   void checkArguments();

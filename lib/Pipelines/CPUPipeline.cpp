@@ -29,6 +29,9 @@ namespace fuse {
 
 void buildFuseToCPUPipeline(OpPassManager &pm,
                             const FuseToCPUOptions &options) {
+  // A size combined with a filter's or prefix's count is checked once the
+  // count exists; before fusion, which sees only the entry's own ops.
+  pm.addPass(createFuseCPUCountChecksPass());
   // Fusion partitions the fuse ops into groups; convert-fuse-to-loops then
   // lowers each group as one fused loop nest (GroupToLoops). Without it,
   // every op gets its own loop nest (the unfused reference).
@@ -58,6 +61,11 @@ void buildFuseToCPUPipeline(OpPassManager &pm,
   bufferization::OneShotBufferizePassOptions bufferize;
   bufferize.bufferizeFunctionBoundaries = true;
   bufferize.functionBoundaryTypeConversion =
+      bufferization::LayoutMapOption::IdentityLayoutMap;
+  // A cast of a static empty tensor (a failed count check's result,
+  // fuse-cpu-count-checks) keeps the identity layout too; with a layout of
+  // any strides the `scf.if` it leaves would need a copy into the result.
+  bufferize.unknownTypeConversion =
       bufferization::LayoutMapOption::IdentityLayoutMap;
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
   bufferization::BufferDeallocationPipelineOptions dealloc;

@@ -14,6 +14,7 @@
 // GPU-DAG: @__fuse_msg_ramp_{{[0-9]+}}("ramp: invalid size: in1 is %lld, but it sizes a tensor and cannot be negative\00")
 // GPU-DAG: @__fuse_msg_fixed_{{[0-9]+}}("fixed: size mismatch: in1 dimension 0 is %lld but the pipeline's type says %lld\00")
 // GPU-DAG: @__fuse_msg_pick_{{[0-9]+}}("pick: size mismatch: in1 dimension 0 is %lld but in0 dimension 0 is %lld;
+// GPU-DAG: @__fuse_msg_keptpair_{{[0-9]+}}("keptpair: size mismatch: the filter at {{.*}}size-checks.mlir:{{[0-9]+}}:8 keeps %lld elements but the filter at {{.*}}size-checks.mlir:{{[0-9]+}}:8 keeps %lld; the pipeline combines them, so they must be equal\00")
 // GPU-LABEL: func.func @dot(%arg0: !llvm.ptr
 // GPU: arith.cmpi ne, %arg3, %arg1 : i64
 // GPU: call @fuse_set_size_error(%{{.*}}, %{{.*}}, %arg3, %arg1) : (i32, !llvm.ptr, i64, i64) -> i32
@@ -108,11 +109,22 @@ func.func @pick(%x: tensor<?xf32>, %k: tensor<?xf32>) -> tensor<?xf32> {
 
 // A kept value zipped with an argument: the argument's length must equal
 // the filter's count, known only while running. Not checked up front, so
-// fuse-run and fuse-compile warn at the filter (with matching sizes the
-// pipeline runs as written).
-// RUN: fuse-run %s --entry keptzip --arg rand:4 --arg rand:4 2>&1 | FileCheck %s --check-prefix=KEPT
+// fuse-run and fuse-compile warn at the filter; the CPU entry checks it
+// after the filter (fuse-cpu-count-checks), fused and unfused, and a
+// mismatch is fuse-run's error with both sizes, whichever is larger.
+// With matching sizes the pipeline runs as written.
+// RUN: fuse-run %s --entry keptzip --arg rand:4 --arg rand:4 --print 2>&1 | FileCheck %s --check-prefixes=KEPT,KEPTOK
 // RUN: fuse-compile %s --emit=header -o %t/keptzip.h 2>&1 | FileCheck %s --check-prefix=KEPT
-// KEPT: size-checks.mlir:[[@LINE+3]]:8: warning: 'keptzip': in1 dimension 0 must equal the number of elements this filter keeps (they are combined); that number is known only while the pipeline runs, so it is not checked before the call (the GPU entry checks it once it reads the number, the CPU backend does not): another size reads past the argument or leaves results unset
+// KEPT: size-checks.mlir:[[@LINE+12]]:8: warning: 'keptzip': in1 dimension 0 must equal the number of elements this filter keeps (they are combined); that number is known only while the pipeline runs, so it is checked then, not before the call: another size fails the call with a size mismatch after the steps before it have run
+// KEPTOK: result #0: float32 array of shape (4,)
+// RUN: not fuse-run %s --entry keptzip --arg rand:4 --arg rand:3 2>&1 | FileCheck %s --check-prefix=KEPTSHORT
+// RUN: not fuse-run %s --entry keptzip --arg rand:4 --arg rand:3 --no-fusion 2>&1 | FileCheck %s --check-prefix=KEPTSHORT
+// KEPTSHORT: fuse-run: keptzip: size mismatch: in1 dimension 0 is 3 but the filter keeps 4 elements; the pipeline combines them, so they must be equal
+// KEPTSHORT-NOT: result #0
+// RUN: not fuse-run %s --entry keptzip --arg rand:4 --arg rand:100000000 2>&1 | FileCheck %s --check-prefix=KEPTLONG
+// KEPTLONG: fuse-run: keptzip: size mismatch: in1 dimension 0 is 100000000 but the filter keeps 4 elements;
+// RUN: not fuse-run %s --entry keptzip --arg rand:0 --arg rand:1 2>&1 | FileCheck %s --check-prefix=KEPTNONE
+// KEPTNONE: fuse-run: keptzip: size mismatch: in1 dimension 0 is 1 but the filter keeps 0 elements;
 func.func @keptzip(%x: tensor<?xf32>, %y: tensor<?xf32>) -> tensor<?xf32> {
   %z = arith.constant -2.0 : f32
   %k = fuse.filter %x : tensor<?xf32> -> tensor<?xf32> {
@@ -128,10 +140,16 @@ func.func @keptzip(%x: tensor<?xf32>, %y: tensor<?xf32>) -> tensor<?xf32> {
   return %m : tensor<?xf32>
 }
 
-// A prefix zipped with an argument: likewise, its count is in memory.
+// A prefix zipped with an argument: likewise, its count is in memory
+// (clamped to the source's size before the check: 40 takes 6).
 // RUN: fuse-run %s --entry prefixzip --arg rand:6 --arg scalar:4 --arg rand:4 2>&1 | FileCheck %s --check-prefix=PREFIX
 // RUN: fuse-compile %s --emit=header -o %t/prefixzip.h 2>&1 | FileCheck %s --check-prefix=PREFIX
-// PREFIX: size-checks.mlir:[[@LINE+2]]:8: warning: 'prefixzip': in2 dimension 0 must equal the number of elements this prefix takes (they are combined); that number is known only while the pipeline runs, so it is not checked before the call (the GPU entry checks it once it reads the number, the CPU backend does not): another size reads past the argument or leaves results unset
+// PREFIX: size-checks.mlir:[[@LINE+7]]:8: warning: 'prefixzip': in2 dimension 0 must equal the number of elements this prefix takes (they are combined); that number is known only while the pipeline runs, so it is checked then, not before the call: another size fails the call with a size mismatch after the steps before it have run
+// RUN: not fuse-run %s --entry prefixzip --arg rand:6 --arg scalar:4 --arg rand:5 2>&1 | FileCheck %s --check-prefix=PREFIXBAD
+// RUN: not fuse-run %s --entry prefixzip --arg rand:6 --arg scalar:4 --arg rand:5 --no-fusion 2>&1 | FileCheck %s --check-prefix=PREFIXBAD
+// PREFIXBAD: fuse-run: prefixzip: size mismatch: in2 dimension 0 is 5 but the prefix takes 4 elements; the pipeline combines them, so they must be equal
+// RUN: not fuse-run %s --entry prefixzip --arg rand:6 --arg scalar:40 --arg rand:40 2>&1 | FileCheck %s --check-prefix=PREFIXCLAMP
+// PREFIXCLAMP: fuse-run: prefixzip: size mismatch: in2 dimension 0 is 40 but the prefix takes 6 elements;
 func.func @prefixzip(%x: tensor<?xf32>, %n: tensor<i64>, %y: tensor<?xf32>) -> tensor<?xf32> {
   %p = fuse.prefix %x, %n : tensor<?xf32>, tensor<i64> -> tensor<?xf32>
   %m = fuse.map %p, %y : tensor<?xf32>, tensor<?xf32> -> tensor<?xf32> {
@@ -150,4 +168,38 @@ func.func @prefixzip(%x: tensor<?xf32>, %n: tensor<i64>, %y: tensor<?xf32>) -> t
 func.func @pairs(%k: tensor<?xf32>, %v: tensor<?xf32>) -> tensor<?xf32> {
   %sk, %sv = fuse.sort ascending %k, %v : tensor<?xf32>, tensor<?xf32> -> tensor<?xf32>, tensor<?xf32>
   return %sv : tensor<?xf32>
+}
+
+// Two filters' kept values zipped: the two counts must be equal, and both
+// exist only once the filters ran. fuse-run and fuse-compile warn at the
+// second filter; the CPU entry checks after it, the GPU entry once its
+// host code has read both counts (GPU-DAG above). Both filters here keep
+// every element, so the counts are the inputs' sizes.
+// RUN: fuse-run %s --entry keptpair --arg rand:5 --arg rand:5 --print 2>&1 | FileCheck %s --check-prefixes=PAIRWARN,PAIROK
+// PAIRWARN: size-checks.mlir:[[@LINE+15]]:8: warning: 'keptpair': the number of elements this filter keeps must equal the number the filter at {{.*}}size-checks.mlir:[[@LINE+10]]:8 keeps (they are combined); both are known only while the pipeline runs, so they are checked then: different numbers fail the call with a size mismatch after the steps before it have run
+// PAIROK: result #0: float32 array of shape (5,)
+// RUN: not fuse-run %s --entry keptpair --arg rand:5 --arg rand:7 2>&1 | FileCheck %s --check-prefix=PAIR
+// RUN: not fuse-run %s --entry keptpair --arg rand:5 --arg rand:7 --no-fusion 2>&1 | FileCheck %s --check-prefix=PAIR
+// PAIR: fuse-run: keptpair: size mismatch: the filter at {{.*}}size-checks.mlir:[[@LINE+6]]:8 keeps 5 elements but the filter at {{.*}}size-checks.mlir:[[@LINE+11]]:8 keeps 7; the pipeline combines them, so they must be equal
+// PAIR-NOT: result #0
+// RUN: not fuse-run %s --entry keptpair --arg rand:1000003 --arg rand:0 2>&1 | FileCheck %s --check-prefix=PAIR0
+// PAIR0: fuse-run: keptpair: size mismatch: the filter at {{.*}} keeps 1000003 elements but the filter at {{.*}} keeps 0;
+func.func @keptpair(%x: tensor<?xf32>, %y: tensor<?xf32>) -> tensor<?xf32> {
+  %z = arith.constant -2.0 : f32
+  %k = fuse.filter %x : tensor<?xf32> -> tensor<?xf32> {
+  ^bb0(%a: f32):
+    %p = arith.cmpf ogt, %a, %z : f32
+    fuse.yield %p : i1
+  }
+  %j = fuse.filter %y : tensor<?xf32> -> tensor<?xf32> {
+  ^bb0(%a: f32):
+    %p = arith.cmpf ogt, %a, %z : f32
+    fuse.yield %p : i1
+  }
+  %m = fuse.map %k, %j : tensor<?xf32>, tensor<?xf32> -> tensor<?xf32> {
+  ^bb0(%a: f32, %b: f32):
+    %s = arith.subf %a, %b : f32
+    fuse.yield %s : f32
+  }
+  return %m : tensor<?xf32>
 }

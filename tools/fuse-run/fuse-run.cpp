@@ -353,6 +353,21 @@ extern "C" void *fuseRunCheckedMalloc(size_t bytes) {
   return p;
 }
 
+/// The message of a failed run-time size check (fuse-cpu-count-checks):
+/// the entry reports it here and returns empty results, which the call
+/// below turns into fuse-run's error.
+thread_local std::string sizeError;
+
+extern "C" void fuse_cpu_size_error(const char *format, int64_t size,
+                                    int64_t count) {
+  if (!sizeError.empty())
+    return;
+  int n = std::snprintf(nullptr, 0, format, (long long)size, (long long)count);
+  sizeError.assign(n > 0 ? n : 0, '\0');
+  std::snprintf(sizeError.data(), sizeError.size() + 1, format, (long long)size,
+                (long long)count);
+}
+
 //===----------------------------------------------------------------------===//
 // Calling the JIT-compiled entry
 //===----------------------------------------------------------------------===//
@@ -438,8 +453,11 @@ struct Invocation {
     }
     allocationFailure = &onFailure;
     llvm::scope_exit done([] { allocationFailure = nullptr; });
+    sizeError.clear();
     if (llvm::Error err = engine.invokePacked(name, packed))
       fail("calling '" + name + "' failed: " + llvm::toString(std::move(err)));
+    if (!sizeError.empty())
+      fail(sizeError);
   }
 
   const uint8_t *resultBytes(size_t i) const {
@@ -736,7 +754,8 @@ static void checkLoweredSignature(ModuleOp module, const std::string &name,
 }
 
 /// JIT-compiles the lowered `module` for the host at -O3, with libm bound
-/// explicitly and malloc checked (fuseRunCheckedMalloc).
+/// explicitly, malloc checked (fuseRunCheckedMalloc) and the size-error
+/// hook of fuse-cpu-count-checks bound.
 static std::unique_ptr<ExecutionEngine> createEngine(ModuleOp module) {
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
@@ -761,6 +780,9 @@ static std::unique_ptr<ExecutionEngine> createEngine(ModuleOp module) {
     llvm::orc::SymbolMap map;
     map[interner("malloc")] = {
         llvm::orc::ExecutorAddr::fromPtr(&fuseRunCheckedMalloc),
+        llvm::JITSymbolFlags::Exported};
+    map[interner("fuse_cpu_size_error")] = {
+        llvm::orc::ExecutorAddr::fromPtr(&fuse_cpu_size_error),
         llvm::JITSymbolFlags::Exported};
     return map;
   });

@@ -40,6 +40,65 @@ def ConvertFuseToLoopsPass : Pass<"convert-fuse-to-loops"> {
                            "::mlir::tensor::TensorDialect"];
 }
 
+def FuseCPUCountChecksPass
+    : Pass<"fuse-cpu-count-checks", "::mlir::ModuleOp"> {
+  let summary = "Check argument sizes against filter and prefix counts "
+                "at run time (the CPU path)";
+  let description = [{
+    A size the caller passes that the pipeline combines with a
+    `fuse.filter`'s kept count or a `fuse.prefix`'s count (e.g. a map of
+    the kept values and an argument) cannot be checked before the call:
+    the count exists only once the filter or prefix has run. fuse-to-cpu
+    runs this pass first. Right after the filter or prefix it compares the
+    count with each such size; on a mismatch the entry calls
+
+    ```c
+    void fuse_cpu_size_error(const char *format, int64_t size, int64_t count);
+    ```
+
+    (`format` a printf format of the message, e.g. "keptzip: size
+    mismatch: in1 dimension 0 is %lld but the filter keeps %lld elements;
+    the pipeline combines them, so they must be equal") and returns
+    empty results (every dynamic dimension 0, scalars 0) without running
+    the rest of the pipeline, so nothing reads past an argument. The
+    code that links the entries defines the function: fuse-run reports
+    the message and exits 1; an embedder records it and discards the
+    results. The GPU entries make the same check in their host code.
+
+    Before:
+    ```mlir
+    %k = fuse.filter %x : tensor<?xf32> -> tensor<?xf32> {...}
+    %m = fuse.map %k, %y : tensor<?xf32>, tensor<?xf32> -> tensor<?xf32> {...}
+    return %m : tensor<?xf32>
+    ```
+    After:
+    ```mlir
+    %k = fuse.filter %x : tensor<?xf32> -> tensor<?xf32> {...}
+    %n = tensor.dim %k, %c0 : tensor<?xf32>
+    %s = tensor.dim %y, %c0 : tensor<?xf32>
+    %bad = arith.cmpi ne, %s, %n : index
+    %r = scf.if %bad -> (tensor<?xf32>) {
+      func.call @fuse_cpu_size_error(%msg, %s64, %n64) : (!llvm.ptr, i64, i64) -> ()
+      %e = tensor.empty(%c0) : tensor<?xf32>
+      scf.yield %e : tensor<?xf32>
+    } else {
+      %m = fuse.map %k, %y : ... {...}
+      scf.yield %m : tensor<?xf32>
+    }
+    return %r : tensor<?xf32>
+    ```
+  }];
+  let statistics = [
+    Statistic<"numChecks", "checks", "Number of run-time count checks">
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::bufferization::BufferizationDialect",
+                           "::mlir::func::FuncDialect",
+                           "::mlir::LLVM::LLVMDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def FuseAttachTargetPass : Pass<"fuse-attach-target", "::mlir::ModuleOp"> {
   let summary = "Put the target GPU's description on the module";
   let description = [{

@@ -751,8 +751,10 @@ LogicalResult HostEntry::needHostSize(Value v, const Twine &use) {
 }
 
 // The sizes the caller passed that must equal this count (a value of its
-// length zipped with an argument), which no check before the call could
-// compare: checked once the host holds the count, before any step uses it.
+// length zipped with an argument), and the other counts it must equal (two
+// filters' kept values zipped), which no check before the call could
+// compare: checked once the host holds the count (and the other one),
+// before any step uses them.
 void HostEntry::checkAgainstCount(Operation *filter, Value count) {
   for (const UncheckedSize &u : entryUncheckedSizes(fn)) {
     if (u.filter != filter)
@@ -761,6 +763,19 @@ void HostEntry::checkAgainstCount(Operation *filter, Value count) {
     Value bad =
         arith::CmpIOp::create(h.b, loc, arith::CmpIPredicate::ne, given, count);
     rejectSizes(bad, u.messageFormat(name), given, count);
+  }
+  // Two counts combined: checked once the host holds both.
+  for (const CountPair &p : entryCountPairs(fn)) {
+    if (p.first != filter && p.second != filter)
+      continue;
+    auto other = hostFilterCount.find(p.first == filter ? p.second : p.first);
+    if (other == hostFilterCount.end())
+      continue;
+    Value second = p.second == filter ? count : other->second;
+    Value first = p.first == filter ? count : other->second;
+    Value bad = arith::CmpIOp::create(h.b, loc, arith::CmpIPredicate::ne,
+                                      second, first);
+    rejectSizes(bad, p.messageFormat(name), first, second);
   }
 }
 

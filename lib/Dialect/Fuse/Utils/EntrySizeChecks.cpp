@@ -37,6 +37,34 @@ static std::string escapePercent(StringRef text) {
   return out;
 }
 
+/// "filter keeps" or "prefix takes", as messages say what a count is.
+static StringRef countVerb(Operation *op) {
+  return isa<PrefixOp>(op) ? "prefix takes" : "filter keeps";
+}
+
+/// Where `op` is, as "file:line:col", or "" where its location has none.
+static std::string where(Operation *op) {
+  auto loc = dyn_cast<FileLineColLoc>(op->getLoc());
+  if (!loc) {
+    if (auto named = dyn_cast<NameLoc>(op->getLoc()))
+      loc = dyn_cast<FileLineColLoc>(named.getChildLoc());
+  }
+  if (!loc)
+    return "";
+  return (loc.getFilename().getValue() + ":" + Twine(loc.getLine()) + ":" +
+          Twine(loc.getColumn()))
+      .str();
+}
+
+/// "the filter at f.mlir:3:8 keeps" (or without the place).
+static std::string countSubject(Operation *op) {
+  StringRef verb = countVerb(op);
+  auto [noun, action] = verb.split(' ');
+  std::string at = where(op);
+  return "the " + noun.str() + (at.empty() ? "" : " at " + at) + " " +
+         action.str();
+}
+
 std::string SizeCheck::messageFormat(StringRef entry) const {
   std::string head = escapePercent(entry) + ": ";
   if (kind == Kind::NonNegative)
@@ -52,9 +80,15 @@ std::string SizeCheck::messageFormat(StringRef entry) const {
 
 std::string UncheckedSize::messageFormat(StringRef entry) const {
   return escapePercent(entry) + ": size mismatch: " + size.describe() +
-         " is %lld but the " +
-         (isa<PrefixOp>(filter) ? "prefix takes" : "filter keeps") +
+         " is %lld but the " + countVerb(filter).str() +
          " %lld elements; the pipeline combines them, so they must be equal";
+}
+
+std::string CountPair::messageFormat(StringRef entry) const {
+  return escapePercent(entry) +
+         ": size mismatch: " + escapePercent(countSubject(first)) +
+         " %lld elements but " + escapePercent(countSubject(second)) +
+         " %lld; the pipeline combines them, so they must be equal";
 }
 
 std::string SizeCheck::message(StringRef entry, int64_t lhsValue,
@@ -175,6 +209,22 @@ SmallVector<UncheckedSize> fuse::entryUncheckedSizes(func::FuncOp fn) {
   return out;
 }
 
+SmallVector<CountPair> fuse::entryCountPairs(func::FuncOp fn) {
+  SmallVector<CountPair> out;
+  if (fn.isDeclaration())
+    return out;
+  SizeAnalysis sizes(fn);
+  llvm::MapVector<SizeAnalysis::Dim, SmallVector<Operation *>> counts;
+  fn.walk([&](Operation *op) {
+    if (isa<FilterOp, PrefixOp>(op))
+      counts[sizes.leader(op->getResult(0), 0)].push_back(op);
+  });
+  for (auto &[key, ops] : counts)
+    for (Operation *op : llvm::drop_begin(ops))
+      out.push_back({ops.front(), op});
+  return out;
+}
+
 void fuse::warnUncheckedSizes(func::FuncOp fn) {
   for (const UncheckedSize &u : entryUncheckedSizes(fn))
     u.filter->emitWarning()
@@ -182,8 +232,15 @@ void fuse::warnUncheckedSizes(func::FuncOp fn) {
         << " must equal the number of elements this "
         << (isa<PrefixOp>(u.filter) ? "prefix takes" : "filter keeps")
         << " (they are combined); that number is known only while the "
-           "pipeline runs, so it is not checked before the call (the GPU "
-           "entry checks it once it reads the number, the CPU backend does "
-           "not): another size reads past the argument or leaves results "
-           "unset";
+           "pipeline runs, so it is checked then, not before the call: "
+           "another size fails the call with a size mismatch after the "
+           "steps before it have run";
+  for (const CountPair &p : entryCountPairs(fn))
+    p.second->emitWarning()
+        << "'" << fn.getSymName() << "': the number of elements this "
+        << (isa<PrefixOp>(p.second) ? "prefix takes" : "filter keeps")
+        << " must equal the number " << countSubject(p.first)
+        << " (they are combined); both are known only while the pipeline "
+           "runs, so they are checked then: different numbers fail the "
+           "call with a size mismatch after the steps before it have run";
 }

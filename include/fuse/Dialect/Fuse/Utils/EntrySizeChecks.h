@@ -62,10 +62,11 @@ SmallVector<SizeCheck> entrySizeChecks(mlir::func::FuncOp fn);
 
 /// A size the caller passes that must equal a fuse.filter's kept count or
 /// a fuse.prefix's count (a value of that length zipped with an argument):
-/// known only on the device, so no check before the call compares it: the
-/// GPU entry's allocating form checks it once it reads the count (a zip of
-/// sizes makes it read), the CPU backend does not. The tools warn about
-/// each at the filter or prefix.
+/// known only while the entry runs, so no check before the call compares
+/// it: the GPU entry checks it once it reads the count (a zip of sizes
+/// makes it read; such an entry has no workspace form), the CPU entries
+/// right after the filter or prefix (fuse-cpu-count-checks). The tools
+/// warn about each at the filter or prefix.
 struct UncheckedSize {
   mlir::Operation *filter;
   BoundarySize size;
@@ -75,7 +76,19 @@ struct UncheckedSize {
 };
 SmallVector<UncheckedSize> entryUncheckedSizes(mlir::func::FuncOp fn);
 
-/// Emits a warning at the filter for each of entryUncheckedSizes(fn).
+/// Two counts (filters' kept counts or prefixes' counts) that the entry
+/// combines (a map of two filters' kept values): they must be equal, and
+/// both are known only while the entry runs. `first` comes first in the
+/// entry; the check runs once `second`'s count exists.
+struct CountPair {
+  mlir::Operation *first, *second;
+  /// A printf format with `first`'s count and `second`'s (two %lld).
+  std::string messageFormat(llvm::StringRef entry) const;
+};
+SmallVector<CountPair> entryCountPairs(mlir::func::FuncOp fn);
+
+/// Emits a warning at the filter for each of entryUncheckedSizes(fn) and
+/// entryCountPairs(fn).
 void warnUncheckedSizes(mlir::func::FuncOp fn);
 
 } // namespace fuse

@@ -86,6 +86,24 @@ SmallVector<Value> warpFold(
   return accs;
 }
 
+SmallVector<Value> foldSmemColumn(OpBuilder &b, Location loc, ValueRange bufs,
+                                  Value lo, Value hi, Value width, Value col,
+                                  ValueRange init, CombineFn combine) {
+  auto fold = scf::ForOp::create(
+      b, loc, lo, hi, cI64(b, loc, 1), init,
+      [&](OpBuilder &fb, Location l, Value r, ValueRange a) {
+        Value at =
+            toIndex(fb, l,
+                    arith::AddIOp::create(
+                        fb, l, arith::MulIOp::create(fb, l, r, width), col));
+        SmallVector<Value> x;
+        for (Value buf : bufs)
+          x.push_back(memref::LoadOp::create(fb, l, buf, ValueRange{at}));
+        scf::YieldOp::create(fb, l, combine(fb, a, x));
+      });
+  return SmallVector<Value>(fold.getResults());
+}
+
 Value selectNarrowGroup(OpBuilder &b, Location loc, arith::CmpIPredicate le,
                         Value cols, Value need, int64_t blockThreads,
                         int64_t minThreads, int64_t smallCols,

@@ -68,6 +68,15 @@ SmallVector<Value> warpFold(
     OpBuilder &b, Location loc, SmallVector<Value> accs, CombineFn combine,
     function_ref<Value(OpBuilder &, int64_t offset)> keepStep = {});
 
+/// Folds column `col` of row-major shared-memory buffers (`bufs`, one per
+/// accumulator, rows of `width` elements) over the rows [lo, hi), in row
+/// order, into `init`: init (+) row lo (+) ... (+) row hi - 1. The tile
+/// kernel's fold of a block's row offsets and the look-back's fold of
+/// stashed windows are this loop. lo, hi, width and col are i64.
+SmallVector<Value> foldSmemColumn(OpBuilder &b, Location loc, ValueRange bufs,
+                                  Value lo, Value hi, Value width, Value col,
+                                  ValueRange init, CombineFn combine);
+
 /// Narrow rows (RowReduce): the group size R that the kernel and the host
 /// both choose from `cols` and need = ceil(cols / C): the smallest power of
 /// two p from `minThreads` up to blockThreads / 2 with need <= p and, for

@@ -481,33 +481,23 @@ LogicalResult buildLineTile(gpu::GPUModuleOp m, GroupOp group, ReduceOp red,
           for (BlockArgument s : smem)
             init.push_back(
                 memref::LoadOp::create(ib, il, s, ValueRange{tidIdx}));
-          auto fold = scf::ForOp::create(
-              ib, il, cI64(ib, il, 1), rowsStep, cI64(ib, il, 1), init,
-              [&](OpBuilder &fb, Location fl, Value r, ValueRange a) {
-                Value at = toIndex(
-                    fb, fl,
-                    arith::AddIOp::create(
-                        fb, fl, arith::MulIOp::create(fb, fl, r, ls.inner),
-                        tid));
-                SmallVector<Value> x;
-                for (BlockArgument s : smem)
-                  x.push_back(
-                      memref::LoadOp::create(fb, fl, s, ValueRange{at}));
-                scf::YieldOp::create(
-                    fb, fl, emitCombine(fb, fl, red, a, x, scalarFn(fb)));
+          SmallVector<Value> fold = foldSmemColumn(
+              ib, il, smem, cI64(ib, il, 1), rowsStep, ls.inner, tid, init,
+              [&](OpBuilder &fb, ValueRange a, ValueRange x) {
+                return emitCombine(fb, il, red, a, x, scalarFn(fb));
               });
           Value line = arith::AddIOp::create(
               ib, il, arith::MulIOp::create(ib, il, o, ls.inner), tid);
           scf::IfOp::create(
               ib, il, single,
               [&](OpBuilder &sb, Location sl) {
-                storeTotal(ls, sb, red, fold.getResults(), sideOuts, line);
+                storeTotal(ls, sb, red, fold, sideOuts, line);
                 scf::YieldOp::create(sb, sl);
               },
               [&](OpBuilder &pb, Location pl) {
                 Value at = arith::AddIOp::create(
                     pb, pl, arith::MulIOp::create(pb, pl, c, ls.lines), line);
-                for (auto [j, a] : llvm::enumerate(fold.getResults()))
+                for (auto [j, a] : llvm::enumerate(fold))
                   k.store(pb, a, ls.more[2 + j], at);
                 scf::YieldOp::create(pb, pl);
               });

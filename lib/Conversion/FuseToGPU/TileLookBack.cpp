@@ -245,20 +245,12 @@ SmallVector<Value> TileMachinery::foldLookBack(OpBuilder &b, Value lane,
     // and a butterfly combines the lanes.
     Value mineOk = cmpI(b, loc, arith::CmpIPredicate::sle, lane, nearest);
     SmallVector<Value> mine = selAll(b, loc, mineOk, vals, identity);
-    auto cols = scf::ForOp::create(
-        b, loc, cI64(b, loc, 0), nw, cI64(b, loc, 1), mine,
-        [&](OpBuilder &fb, Location l, Value w, ValueRange a) {
-          Value at = toIndex(
-              fb, l,
-              arith::AddIOp::create(
-                  fb, l, arith::MulIOp::create(fb, l, w, cI64(fb, l, 32)),
-                  lane));
-          SmallVector<Value> x;
-          for (Value st : smStash)
-            x.push_back(memref::LoadOp::create(fb, l, st, ValueRange{at}));
-          scf::YieldOp::create(fb, l, combine(fb, a, x));
+    SmallVector<Value> cols = foldSmemColumn(
+        b, loc, smStash, cI64(b, loc, 0), nw, cI64(b, loc, 32), lane, mine,
+        [&](OpBuilder &fb, ValueRange a, ValueRange x) {
+          return combine(fb, a, x);
         });
-    return warpFold(b, loc, SmallVector<Value>(cols.getResults()),
+    return warpFold(b, loc, cols,
                     [&](OpBuilder &cb, ValueRange a, ValueRange x) {
                       return combine(cb, a, x);
                     });

@@ -2163,7 +2163,34 @@ def arg_flags(g, d, arrays=None, prefix="in"):
     return argv
 
 
-def run_seed(seed, tools, workdir, keep, classic=False, late=False):
+def run_sharded(tools, prog, argv, d, outs, shards, tally):
+    """fuse-run --shards: the program on `shards` shards (fuse-shard), which
+    fuse-run checks against its unsharded run, and its results against the
+    reference. A program fuse-shard cannot split ("cannot run sharded") is
+    tallied as refused; any other failure is an error (returned)."""
+    od = os.path.join(d, "sharded")
+    shutil.rmtree(od, ignore_errors=True)
+    p = subprocess.run([tools["run"], prog, "--entry", "main", "--out", od,
+                        f"--shards={shards}"] + argv,
+                       capture_output=True, text=True, timeout=300)
+    if p.returncode != 0:
+        if "cannot run sharded" in p.stderr:
+            tally["refused"] += 1
+            return []
+        return [f"fuse-run --shards={shards} exit {p.returncode}: "
+                + (p.stderr.strip() or p.stdout.strip())[-2000:]]
+    tally["sharded"] += 1
+    errs = []
+    for i, v in enumerate(outs):
+        m = compare(np.load(os.path.join(od, f"result{i}.npy")), v,
+                    f"sharded result{i} vs numpy")
+        if m:
+            errs.append(m)
+    return errs
+
+
+def run_seed(seed, tools, workdir, keep, classic=False, late=False,
+             shards=0, tally=None):
     g = Gen(seed, classic=classic)
     text, outs = g.build()
     d = os.path.join(workdir, f"seed{seed}")
@@ -2196,6 +2223,8 @@ def run_seed(seed, tools, workdir, keep, classic=False, late=False):
                 m = compare(got, v, f"{mode} result{i} vs numpy")
                 if m:
                     errs.append(m)
+        if shards and "fused" in results:
+            errs += run_sharded(tools, prog, argv, d, outs, shards, tally)
         if len(results) == 2:
             for i, (a, b) in enumerate(zip(results["fused"],
                                            results["unfused"])):
@@ -2249,6 +2278,11 @@ def main():
     ap.add_argument("--classic", action="store_true",
                     help="every seed in the classic flavor (f32 f64 i32 "
                     "i64, the programs made before the wide flavor)")
+    ap.add_argument("--shards", type=int, default=0, metavar="N",
+                    help="also run each program on N shards (fuse-run "
+                    "--shards) against its unsharded run and the reference; "
+                    "programs fuse-shard cannot split are counted as "
+                    "refused")
     ap.add_argument("--late-mismatch", action="store_true",
                     help="break only equalities that hold through a "
                     "filter's kept count (checked once the filter ran)")
@@ -2260,11 +2294,13 @@ def main():
     workdir = args.workdir or tempfile.mkdtemp(prefix="fuse-gen-")
     os.makedirs(workdir, exist_ok=True)
     passed = failed = mismatched = 0
+    tally = {"sharded": 0, "refused": 0}
     t0 = time.time()
     for seed in parse_seeds(args.seeds):
         try:
             errs, d, mm = run_seed(seed, tools, workdir, args.keep,
-                                   args.classic, args.late_mismatch)
+                                   args.classic, args.late_mismatch,
+                                   args.shards, tally)
             mismatched += mm
         except subprocess.TimeoutExpired as e:
             errs, d = [f"timeout: {e}"], os.path.join(workdir, f"seed{seed}")
@@ -2275,6 +2311,9 @@ def main():
                 print("  " + e.replace("\n", "\n    "))
         else:
             passed += 1
+    if args.shards:
+        print(f"sharded: {tally['sharded']} ran on {args.shards} shards, "
+              f"{tally['refused']} refused by fuse-shard")
     print(f"seeds: {passed} passed, {failed} failed ({mismatched} with a "
           f"mismatched-size run; {time.time() - t0:.1f} s)")
     if not args.workdir and failed == 0:

@@ -32,6 +32,9 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "HostSymbols.h"
+#include "Shards.h"
+
 #include "fuse/AOT/AOTCompile.h"
 #include "fuse/ToolSupport/HostArray.h"
 #include "fuse/ToolSupport/Npy.h"
@@ -39,7 +42,9 @@
 #include "fuse/ToolSupport/AOTRunner.h"
 #endif
 
+#include "fuse/Dialect/Fuse/Transforms/Passes.h"
 #include "fuse/Dialect/Fuse/Utils/EntrySizeChecks.h"
+#include "fuse/Dialect/Fuse/Utils/ShardPlan.h"
 #include "fuse/Dialect/Fuse/Utils/SizeAnalysis.h"
 #include "fuse/InitAll.h"
 #include "fuse/Pipelines/Pipelines.h"
@@ -168,6 +173,17 @@ static cl::opt<std::string>
                      "DIR/<entry>.so and DIR/<entry>.json and keep them"),
             cl::value_desc("DIR"), cl::cat(runCat));
 
+static cl::opt<unsigned> shardCount(
+    "shards",
+    cl::desc("Also run the entry sharded over N shards on N threads "
+             "(fuse-shard: each shard takes its part of the split "
+             "arguments, the leading dimension of the first tensor argument "
+             "and every size tied to it, and the shards meet in "
+             "fuse.all_gather), join the shards' results and check them "
+             "against the unsharded run; printed and saved results are the "
+             "sharded run's"),
+    cl::value_desc("N"), cl::init(0), cl::cat(runCat));
+
 static cl::opt<bool>
     dumpLLVM("dump-llvm",
              cl::desc("Print the lowered LLVM-dialect module on stdout and "
@@ -196,9 +212,12 @@ static std::string typeString(Type type) {
 
 namespace {
 
+using run::allocationFailure;
 using run::Elem;
+using run::failedAllocationBytes;
 using run::HostArray;
 using run::kMaxRank;
+using run::sizeError;
 using run::Slot;
 using run::widthOf;
 
@@ -335,39 +354,6 @@ void checkByteSizes(func::FuncOp entry, const std::vector<HostArray> &inputs) {
   });
 }
 
-/// Where the generated code's malloc fails (a size too large for this
-/// machine), the call is abandoned by longjmp back to Invocation::call,
-/// which reports the size: the code would otherwise write through a null
-/// pointer. The JIT-compiled code holds no resources of its own to
-/// release; what it allocated before is lost with the process, which then
-/// exits.
-thread_local jmp_buf *allocationFailure = nullptr;
-thread_local size_t failedAllocationBytes = 0;
-
-extern "C" void *fuseRunCheckedMalloc(size_t bytes) {
-  void *p = std::malloc(bytes);
-  if (!p && bytes && allocationFailure) {
-    failedAllocationBytes = bytes;
-    longjmp(*allocationFailure, 1);
-  }
-  return p;
-}
-
-/// The message of a failed run-time size check (fuse-cpu-count-checks):
-/// the entry reports it here and returns empty results, which the call
-/// below turns into fuse-run's error.
-thread_local std::string sizeError;
-
-extern "C" void fuse_cpu_size_error(const char *format, int64_t size,
-                                    int64_t count) {
-  if (!sizeError.empty())
-    return;
-  int n = std::snprintf(nullptr, 0, format, (long long)size, (long long)count);
-  sizeError.assign(n > 0 ? n : 0, '\0');
-  std::snprintf(sizeError.data(), sizeError.size() + 1, format, (long long)size,
-                (long long)count);
-}
-
 //===----------------------------------------------------------------------===//
 // Calling the JIT-compiled entry
 //===----------------------------------------------------------------------===//
@@ -439,6 +425,17 @@ struct Invocation {
 
   /// Calls the packed wrapper once; results stay in resultStorage.
   void call(ExecutionEngine &engine, StringRef name) {
+    call(name, [&](SmallVectorImpl<void *> &packed) {
+      if (llvm::Error err = engine.invokePacked(name, packed))
+        fail("calling '" + name +
+             "' failed: " + llvm::toString(std::move(err)));
+    });
+  }
+
+  /// Calls the packed wrapper through `invoke` (the engine, or a function
+  /// pointer looked up once where several threads call it).
+  void call(StringRef name,
+            function_ref<void(SmallVectorImpl<void *> &)> invoke) {
     std::fill(resultStorage.begin(), resultStorage.end(), 0);
     SmallVector<void *> packed;
     for (uint64_t &p : params)
@@ -454,8 +451,7 @@ struct Invocation {
     allocationFailure = &onFailure;
     llvm::scope_exit done([] { allocationFailure = nullptr; });
     sizeError.clear();
-    if (llvm::Error err = engine.invokePacked(name, packed))
-      fail("calling '" + name + "' failed: " + llvm::toString(std::move(err)));
+    invoke(packed);
     if (!sizeError.empty())
       fail(sizeError);
   }
@@ -525,56 +521,6 @@ struct Invocation {
     }
   }
 };
-
-/// libm functions the lowered code may call (math-to-llvm intrinsics and
-/// math-to-libm calls), bound explicitly so they resolve even where the
-/// process symbol search does not see libm.
-llvm::orc::SymbolMap libmSymbols(llvm::orc::MangleAndInterner interner) {
-  llvm::orc::SymbolMap map;
-  auto add = [&](const char *name, auto *fn) {
-    map[interner(name)] = {llvm::orc::ExecutorAddr::fromPtr(fn),
-                           llvm::JITSymbolFlags::Exported};
-  };
-  using F1 = float (*)(float);
-  using D1 = double (*)(double);
-  using F2 = float (*)(float, float);
-  using D2 = double (*)(double, double);
-  add("expf", static_cast<F1>(::expf));
-  add("exp", static_cast<D1>(::exp));
-  add("exp2f", static_cast<F1>(::exp2f));
-  add("exp2", static_cast<D1>(::exp2));
-  add("expm1f", static_cast<F1>(::expm1f));
-  add("expm1", static_cast<D1>(::expm1));
-  add("logf", static_cast<F1>(::logf));
-  add("log", static_cast<D1>(::log));
-  add("log2f", static_cast<F1>(::log2f));
-  add("log2", static_cast<D1>(::log2));
-  add("log10f", static_cast<F1>(::log10f));
-  add("log10", static_cast<D1>(::log10));
-  add("log1pf", static_cast<F1>(::log1pf));
-  add("log1p", static_cast<D1>(::log1p));
-  add("sqrtf", static_cast<F1>(::sqrtf));
-  add("sqrt", static_cast<D1>(::sqrt));
-  add("tanhf", static_cast<F1>(::tanhf));
-  add("tanh", static_cast<D1>(::tanh));
-  add("sinf", static_cast<F1>(::sinf));
-  add("sin", static_cast<D1>(::sin));
-  add("cosf", static_cast<F1>(::cosf));
-  add("cos", static_cast<D1>(::cos));
-  add("tanf", static_cast<F1>(::tanf));
-  add("tan", static_cast<D1>(::tan));
-  add("atanf", static_cast<F1>(::atanf));
-  add("atan", static_cast<D1>(::atan));
-  add("erff", static_cast<F1>(::erff));
-  add("erf", static_cast<D1>(::erf));
-  add("powf", static_cast<F2>(::powf));
-  add("pow", static_cast<D2>(::pow));
-  add("atan2f", static_cast<F2>(::atan2f));
-  add("atan2", static_cast<D2>(::atan2));
-  add("fmodf", static_cast<F2>(::fmodf));
-  add("fmod", static_cast<D2>(::fmod));
-  return map;
-}
 
 } // namespace
 
@@ -775,17 +721,8 @@ static std::unique_ptr<ExecutionEngine> createEngine(ModuleOp module) {
   if (!engineOr)
     fail("JIT compilation failed: " + llvm::toString(engineOr.takeError()));
   std::unique_ptr<ExecutionEngine> engine = std::move(*engineOr);
-  engine->registerSymbols(libmSymbols);
-  engine->registerSymbols([](llvm::orc::MangleAndInterner interner) {
-    llvm::orc::SymbolMap map;
-    map[interner("malloc")] = {
-        llvm::orc::ExecutorAddr::fromPtr(&fuseRunCheckedMalloc),
-        llvm::JITSymbolFlags::Exported};
-    map[interner("fuse_cpu_size_error")] = {
-        llvm::orc::ExecutorAddr::fromPtr(&fuse_cpu_size_error),
-        llvm::JITSymbolFlags::Exported};
-    return map;
-  });
+  engine->registerSymbols(run::hostSymbols);
+  engine->registerSymbols(shards::symbols);
   engine->initialize();
   return engine;
 }
@@ -817,6 +754,63 @@ static void callAndReport(Invocation &inv, ExecutionEngine &engine,
     llvm::outs() << run::formatTimes(ms);
   }
   llvm::outs().flush();
+}
+
+/// --shards=N: the unsharded run, then the entry rewritten by fuse-shard
+/// on N threads, each on its part of the split arguments; checks the
+/// joined results against the unsharded run's, then prints and saves them.
+static void runSharded(MLIRContext &context, ModuleOp module,
+                       func::FuncOp entry, const std::string &name,
+                       const std::vector<Slot> &argSlots,
+                       const std::vector<Slot> &resultSlots,
+                       const std::vector<HostArray> &inputs) {
+  unsigned n = shardCount;
+  FailureOr<ShardPlan> plan = planShards(entry);
+  if (failed(plan))
+    fail("'" + name + "' cannot run sharded");
+  OwningOpRef<ModuleOp> sharded = module.clone();
+  // The entry alone: fuse-shard rewrites every public function.
+  for (auto f : llvm::make_early_inc_range(sharded->getOps<func::FuncOp>()))
+    if (f.getName() != name && !f.isDeclaration())
+      f.erase();
+  PassManager pm(&context);
+  pm.addPass(createFuseShardPass());
+  if (failed(pm.run(*sharded)))
+    fail("'" + name + "' cannot run sharded");
+  lowerForCPU(context, *sharded, sharded->lookupSymbol<func::FuncOp>(name));
+  lowerForCPU(context, module, entry);
+
+  Invocation inv(argSlots, resultSlots, inputs);
+  checkLoweredSignature(module, name, inv);
+  std::unique_ptr<ExecutionEngine> engine = createEngine(module);
+  inv.call(*engine, name);
+  std::vector<HostArray> whole = inv.collect();
+  inv.freeResults();
+
+  checkLoweredSignature(*sharded, name, inv);
+  std::unique_ptr<ExecutionEngine> shardEngine = createEngine(*sharded);
+  auto fn = shardEngine->lookupPacked(name);
+  if (!fn)
+    fail("'" + name + "' not found: " + llvm::toString(fn.takeError()));
+  std::vector<std::vector<HostArray>> parts(n), outs(n);
+  for (unsigned r = 0; r < n; ++r)
+    for (auto [i, in] : llvm::enumerate(inputs))
+      parts[r].push_back(plan->splitArgs[i] ? shards::part(in, r, n) : in);
+  shards::runAll(n, [&](unsigned r) {
+    Invocation mine(argSlots, resultSlots, parts[r]);
+    mine.call(name,
+              [&](SmallVectorImpl<void *> &packed) { (*fn)(packed.data()); });
+    outs[r] = mine.collect();
+    mine.freeResults();
+  });
+  std::vector<HostArray> joined = shards::join(outs, plan->splitResults);
+  std::string report = shards::compare(joined, whole, plan->splitResults, n);
+  if (printResults)
+    llvm::outs() << run::formatResults(joined);
+  llvm::outs() << "shards: " << n << "\n" << report;
+  llvm::outs().flush();
+  if (!outDir.empty())
+    run::saveResults(joined, outDir);
 }
 
 int main(int argc, char **argv) {
@@ -868,6 +862,9 @@ int main(int argc, char **argv) {
 
   std::vector<std::string> specs(argSpecs.begin(), argSpecs.end());
   if (gpu) {
+    if (shardCount > 0)
+      fail("--shards simulates the shards on the CPU; it does not go with "
+           "--gpu");
     if (dumpLLVM)
       fail("--dump-llvm shows the CPU pipeline; it does not go with --gpu");
     // Bad arguments fail before compiling (and before the GPU).
@@ -880,6 +877,13 @@ int main(int argc, char **argv) {
   std::vector<HostArray> inputs;
   if (!dumpLLVM)
     inputs = loadInputs(entry, name, argSlots, specs);
+
+  if (shardCount > 0) {
+    if (dumpLLVM || repeat > 0)
+      fail("--shards does not go with --dump-llvm or --repeat");
+    runSharded(context, *module, entry, name, argSlots, resultSlots, inputs);
+    return 0;
+  }
 
   lowerForCPU(context, *module, entry);
   if (dumpLLVM) {

@@ -6,6 +6,9 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Pass/Pass.h"
@@ -30,6 +33,11 @@ void populateFuseGroupToLoopsPatterns(mlir::RewritePatternSet &patterns);
 /// Adds the pattern that lowers fuse.sort to a merge sort over tensors
 /// (SortToLoops.cpp). populateFuseToLoopsPatterns includes it.
 void populateSortToLoopsPatterns(mlir::RewritePatternSet &patterns);
+
+/// Adds the patterns that lower fuse.shard_rank and fuse.all_gather to
+/// calls of the sharded run's hooks (ShardToCalls.cpp).
+/// populateFuseToLoopsPatterns includes them.
+void populateShardToCallsPatterns(mlir::RewritePatternSet &patterns);
 
 #define GEN_PASS_REGISTRATION
 #include "fuse/Conversion/Passes.h.inc"

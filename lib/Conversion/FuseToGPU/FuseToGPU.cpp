@@ -243,6 +243,18 @@ LogicalResult EntryConverter::convert(func::FuncOp fn,
   if (fn.getBody().getBlocks().size() != 1)
     return fn.emitOpError("GPU code generation: entry functions must have "
                           "one block");
+  // A sharded entry (fuse-shard) needs collectives between GPUs, which
+  // the runtime does not have yet.
+  Operation *collective = nullptr;
+  fn.walk([&](Operation *op) {
+    if (!collective && isa<ShardRankOp, AllGatherOp>(op))
+      collective = op;
+  });
+  if (collective)
+    return collective->emitOpError(
+        "GPU code generation: a sharded entry's collectives do not run on "
+        "the GPU yet (`fuse-run --shards=N` runs sharded entries on the "
+        "CPU)");
   copyReturnedArguments(fn);
   eraseDeadOps(fn);
   wrapLooseOps(fn);

@@ -534,4 +534,5 @@ void fuse::populateFuseToLoopsPatterns(RewritePatternSet &patterns) {
           patterns.getContext());
   populateFuseGroupToLoopsPatterns(patterns);
   populateSortToLoopsPatterns(patterns);
+  populateShardToCallsPatterns(patterns);
 }

@@ -668,6 +668,24 @@ func.func @iota_i1() {
 
 // -----
 
+// all_gather_c1 (no leading dimension)
+func.func @all_gather_same_type(%x: tensor<?xf32>) {
+  // expected-error @+1 {{'fuse.all_gather' op result must be 'tensor<?x?xf32>' (the input's type with a leading dimension of the shard count), but is 'tensor<?xf32>'}}
+  %0 = fuse.all_gather %x : tensor<?xf32> -> tensor<?xf32>
+  return
+}
+
+// -----
+
+// all_gather_c1 (a static shard count)
+func.func @all_gather_static(%x: tensor<f32>) {
+  // expected-error @+1 {{'fuse.all_gather' op result must be 'tensor<?xf32>' (the input's type with a leading dimension of the shard count), but is 'tensor<4xf32>'}}
+  %0 = fuse.all_gather %x : tensor<f32> -> tensor<4xf32>
+  return
+}
+
+// -----
+
 // prefix_c1
 func.func @prefix_rank2(%x: tensor<?x4xf32>, %n: tensor<i64>) {
   // expected-error @+1 {{'fuse.prefix' op requires a rank-1 source, but it has rank 2}}

@@ -207,6 +207,17 @@ func.func @iotas(%n: index, %m: index) {
 }
 
 // Prefixes of a static and a dynamic source, of i1 elements too.
+// CHECK-LABEL: func.func @shards
+// CHECK: %[[R:.+]], %[[C:.+]] = fuse.shard_rank
+// CHECK: fuse.all_gather %{{.+}} : tensor<f32> -> tensor<?xf32>
+// CHECK: fuse.all_gather %{{.+}} : tensor<3x?xi8> -> tensor<?x3x?xi8>
+func.func @shards(%s: tensor<f32>, %m: tensor<3x?xi8>) -> index {
+  %rank, %count = fuse.shard_rank
+  %0 = fuse.all_gather %s : tensor<f32> -> tensor<?xf32>
+  %1 = fuse.all_gather %m : tensor<3x?xi8> -> tensor<?x3x?xi8>
+  return %rank : index
+}
+
 // CHECK-LABEL: func.func @prefixes
 // CHECK: fuse.prefix %{{.+}}, %{{.+}} : tensor<?xf32>, tensor<i64> -> tensor<?xf32>
 // CHECK: fuse.prefix %{{.+}}, %{{.+}} : tensor<8xi1>, tensor<i64> -> tensor<?xi1>

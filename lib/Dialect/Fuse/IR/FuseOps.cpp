@@ -316,6 +316,24 @@ LogicalResult PrefixOp::verify() {
 }
 
 //===----------------------------------------------------------------------===//
+// AllGatherOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult AllGatherOp::verify() {
+  auto in = tensorTypeOf(getInput());
+  SmallVector<int64_t> shape{ShapedType::kDynamic};
+  llvm::append_range(shape, in.getShape());
+  auto want = RankedTensorType::get(shape, in.getElementType());
+  // all_gather_c1: the input's type under a dynamic leading dimension.
+  if (tensorTypeOf(getResult()) != want)
+    return emitOpError() << "result must be " << want << " (the input's type "
+                         << "with a leading dimension of the shard count), "
+                            "but is "
+                         << getResult().getType();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // IotaOp
 //===----------------------------------------------------------------------===//
 

@@ -53,7 +53,7 @@ void wrapLooseOps(func::FuncOp fn) {
   SmallVector<Operation *> loose;
   for (Operation &op : fn.getBody().front())
     if (isa_and_nonnull<FuseDialect>(op.getDialect()) &&
-        !isa<GroupOp, SortOp, PrefixOp>(op))
+        !isa<GroupOp, SortOp, PrefixOp, ShardRankOp, AllGatherOp>(op))
       loose.push_back(&op);
   for (Operation *op : loose) {
     llvm::SetVector<Value> operands(op->getOperands().begin(),

@@ -761,4 +761,51 @@ def Fuse_YieldOp : Fuse_Op<"yield", [Pure, Terminator, ReturnLike,
   let builders = [OpBuilder<(ins), [{ /* nothing to yield */ }]>];
 }
 
+//===----------------------------------------------------------------------===//
+// Sharded entries: fuse.shard_rank, fuse.all_gather
+//===----------------------------------------------------------------------===//
+
+def Fuse_ShardRankOp : Fuse_Op<"shard_rank", [Pure]> {
+  let summary = "this shard's index and the number of shards";
+  let description = [{
+    In an entry that fuse-shard rewrote to run on every shard of its data
+    (one copy a device, each on its own part), the index of the shard this
+    copy runs on (0 .. count - 1) and the number of shards. Outside a
+    sharded run the index is 0 and the count 1.
+
+    ```mlir
+    %rank, %count = fuse.shard_rank
+    ```
+  }];
+  let results = (outs Index:$rank, Index:$count);
+  let assemblyFormat = "attr-dict";
+}
+
+def Fuse_AllGatherOp : Fuse_Op<"all_gather", [Pure]> {
+  let summary = "every shard's value, stacked in shard order";
+  let description = [{
+    A collective of the shards of a sharded entry: each shard passes a
+    tensor of one shape (the same on every shard) and receives all of
+    them, shard 0 first, along a new leading dimension of size the number
+    of shards. Every shard runs the same entry, so every shard reaches
+    the same collectives in the same order. Cross-shard reductions fold
+    the gathered values in shard order, so a result does not depend on
+    which shard finished first.
+
+    ```mlir
+    %all = fuse.all_gather %partial : tensor<f32> -> tensor<?xf32>
+    ```
+
+    Constraints (verifier tags):
+    - (all_gather_c1) the result is the input's type with a dynamic
+      leading dimension added.
+  }];
+  let arguments = (ins Fuse_Tensor:$input);
+  let results = (outs Fuse_Tensor:$result);
+  let assemblyFormat = [{
+    $input attr-dict `:` type($input) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
 #endif // FUSE_DIALECT_FUSE_IR_FUSEOPS_TD

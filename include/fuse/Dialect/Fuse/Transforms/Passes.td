@@ -371,6 +371,56 @@ def FuseFastMathPass : Pass<"fuse-fastmath"> {
   ];
 }
 
+def FuseShardPass : Pass<"fuse-shard", "::mlir::ModuleOp"> {
+  let summary = "Rewrite entries to run once a shard, each on its part of "
+                "the data";
+  let description = [{
+    Rewrites every public entry into the program that each of G shards
+    runs on its own contiguous part of the split data (ShardPlan.h: the
+    leading dimension of one argument, rows of a 2-d one, and every size
+    tied to it). The same IR serves any G: the shard's index and the count
+    come from `fuse.shard_rank`, and shards meet only in `fuse.all_gather`.
+
+    - Maps, broadcasts, filters, row groups and anything that does not
+      cross the split dimension run as written on the local part; a
+      filter's kept elements stay split.
+    - A reduction over the split dimension (built-in kinds) reduces the
+      local part (the init on shard 0 only), gathers the partial results
+      and folds them in shard order, so every shard holds the result and
+      the bits do not depend on timing. A histogram of split indices sums
+      the shards' counts the same way.
+    - A scan along the split dimension (rank 1, built-in kinds) scans the
+      local part, gathers the shards' totals and combines the fold of the
+      totals of the shards before it into every element.
+    - An iota along the split dimension adds the shard's start (the sizes
+      of the shards before it); a `tensor.dim` of a split size is the
+      local size where it sizes a tensor and the total elsewhere (a mean
+      divides by the total).
+    - Results split along the leading dimension are the shard's part; the
+      others are the same on every shard.
+
+    Floating-point reductions and scans associate differently for each G;
+    for a given G the results are the same run to run. Entries that
+    cannot run sharded get an error at the op: a combiner region over the
+    split dimension, a sort, gather, prefix, searchsorted table or
+    segmented reduction of split data, a scan of rank 2 or more along it,
+    an element read (`tensor.extract`) of split data, or a split size that
+    is static or not leading.
+  }];
+  let options = [
+    Option<"splitArg", "split-arg", "int64_t", /*default=*/"-1",
+           "The argument whose leading dimension is split (-1: the first "
+           "tensor argument of rank 1 or more)">
+  ];
+  let statistics = [
+    Statistic<"numCollectives", "collectives",
+              "Number of all_gather ops made">
+  ];
+  let dependentDialects = ["::fuse::FuseDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def FuseExplainPass : Pass<"fuse-explain"> {
   let summary = "Report the predicted memory traffic of every fused group";
   let description = [{

@@ -1,0 +1,116 @@
+//===- ShardToCalls.cpp - the shard ops on the CPU: runtime hooks ---------===//
+//
+// A sharded entry (fuse-shard) runs once a shard; on the CPU the program
+// that links it provides the collectives as three C functions:
+//
+//   int64_t fuse_shard_rank(void);   // this shard, 0 .. count - 1
+//   int64_t fuse_shard_count(void);  // the number of shards
+//   void fuse_shard_all_gather(const void *send, int64_t bytes, void *recv);
+//
+// all_gather copies every shard's `bytes` bytes into `recv`, shard 0 first,
+// and returns once every shard's have been copied. fuse-run defines them:
+// one thread a shard with --shards=N, and a single shard otherwise.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fuse/Conversion/Passes.h"
+
+#include "fuse/Dialect/Fuse/IR/FuseOps.h"
+
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/PatternMatch.h"
+
+using namespace mlir;
+using namespace fuse;
+
+namespace {
+
+/// The declaration of hook `name` in `op`'s module, made if missing.
+func::FuncOp hook(PatternRewriter &rewriter, Operation *op, StringRef name,
+                  FunctionType type) {
+  auto module = op->getParentOfType<ModuleOp>();
+  if (auto f = module.lookupSymbol<func::FuncOp>(name))
+    return f;
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPointToStart(module.getBody());
+  auto f = func::FuncOp::create(rewriter, op->getLoc(), name, type);
+  f.setPrivate();
+  return f;
+}
+
+Value callI64(PatternRewriter &rewriter, Operation *op, StringRef name) {
+  Location loc = op->getLoc();
+  auto type = rewriter.getFunctionType({}, {rewriter.getI64Type()});
+  Value v = func::CallOp::create(rewriter, loc, hook(rewriter, op, name, type),
+                                 ValueRange{})
+                .getResult(0);
+  return arith::IndexCastOp::create(rewriter, loc, rewriter.getIndexType(), v);
+}
+
+struct ShardRankToCalls : OpRewritePattern<ShardRankOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ShardRankOp op,
+                                PatternRewriter &rewriter) const override {
+    Value rank = callI64(rewriter, op, "fuse_shard_rank");
+    Value count = callI64(rewriter, op, "fuse_shard_count");
+    rewriter.replaceOp(op, {rank, count});
+    return success();
+  }
+};
+
+/// The address of `buffer`'s first element as an LLVM pointer.
+Value addressOf(PatternRewriter &rewriter, Location loc, Value buffer) {
+  Value idx =
+      memref::ExtractAlignedPointerAsIndexOp::create(rewriter, loc, buffer);
+  Value i64 =
+      arith::IndexCastOp::create(rewriter, loc, rewriter.getI64Type(), idx);
+  return LLVM::IntToPtrOp::create(
+      rewriter, loc, LLVM::LLVMPointerType::get(rewriter.getContext()), i64);
+}
+
+struct AllGatherToCall : OpRewritePattern<AllGatherOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(AllGatherOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto in = cast<RankedTensorType>(op.getInput().getType());
+    auto out = cast<RankedTensorType>(op.getResult().getType());
+    Type elem = in.getElementType();
+    // Buffers hold i1 as a byte an element (LLVM's layout), halves as 2.
+    int64_t width = std::max<int64_t>(1, elem.getIntOrFloatBitWidth() / 8);
+    Value bytes = arith::ConstantIndexOp::create(rewriter, loc, width);
+    SmallVector<Value> outSizes{callI64(rewriter, op, "fuse_shard_count")};
+    for (int64_t d = 0; d < in.getRank(); ++d) {
+      Value n = tensor::DimOp::create(rewriter, loc, op.getInput(), d);
+      bytes = arith::MulIOp::create(rewriter, loc, bytes, n);
+      if (in.isDynamicDim(d))
+        outSizes.push_back(n);
+    }
+    auto inBuf = MemRefType::get(in.getShape(), elem);
+    Value send =
+        bufferization::ToBufferOp::create(rewriter, loc, inBuf, op.getInput(),
+                                          /*readOnly=*/true);
+    Value recv = memref::AllocOp::create(
+        rewriter, loc, MemRefType::get(out.getShape(), elem), outSizes);
+    auto ptr = LLVM::LLVMPointerType::get(rewriter.getContext());
+    auto type = rewriter.getFunctionType({ptr, rewriter.getI64Type(), ptr}, {});
+    func::CallOp::create(
+        rewriter, loc, hook(rewriter, op, "fuse_shard_all_gather", type),
+        ValueRange{addressOf(rewriter, loc, send),
+                   arith::IndexCastOp::create(rewriter, loc,
+                                              rewriter.getI64Type(), bytes),
+                   addressOf(rewriter, loc, recv)});
+    rewriter.replaceOpWithNewOp<bufferization::ToTensorOp>(
+        op, out, recv, /*restrict=*/true, /*writable=*/true);
+    return success();
+  }
+};
+
+} // namespace
+
+void fuse::populateShardToCallsPatterns(RewritePatternSet &patterns) {
+  patterns.add<ShardRankToCalls, AllGatherToCall>(patterns.getContext());
+}

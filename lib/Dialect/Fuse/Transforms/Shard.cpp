@@ -1,0 +1,345 @@
+//===- Shard.cpp - entries that run once a shard --------------------------===//
+//
+// See FuseShardPass in Passes.td and ShardPlan.h. Each op that crosses the
+// split dimension becomes its local form plus a combination of the shards'
+// partial results through `fuse.all_gather`, folded in shard order:
+//
+//   reduce over the split dim    local reduce (init on shard 0) -> gather
+//                                -> reduce over the shards
+//   scan along the split dim     local scan (init on shard 0); local total
+//                                -> gather -> fold of the shards before ->
+//                                combined into every element (a map)
+//   histogram of split indices   local counts -> gather -> sum
+//   iota along the split dim     + the shard's start (sizes gathered)
+//   tensor.dim of a split size   the local size where it sizes a tensor,
+//                                the total (sizes gathered) elsewhere
+//
+// The collectives are ordinary fuse ops on small tensors, so fusion and
+// the backends treat the folds as any other reduction.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fuse/Dialect/Fuse/IR/FuseOps.h"
+#include "fuse/Dialect/Fuse/Transforms/Passes.h"
+#include "fuse/Dialect/Fuse/Utils/ShardPlan.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Builders.h"
+
+namespace fuse {
+#define GEN_PASS_DEF_FUSESHARDPASS
+#include "fuse/Dialect/Fuse/Transforms/Passes.h.inc"
+} // namespace fuse
+
+using namespace mlir;
+using namespace fuse;
+
+namespace {
+
+RankedTensorType scalarTensor(Type elem) {
+  return RankedTensorType::get({}, elem);
+}
+
+/// The uses of `v` that `keep` selects, taken before new uses are made.
+SmallVector<OpOperand *> usesOf(Value v,
+                                function_ref<bool(OpOperand &)> keep = {}) {
+  SmallVector<OpOperand *> out;
+  for (OpOperand &use : v.getUses())
+    if (!keep || keep(use))
+      out.push_back(&use);
+  return out;
+}
+
+class Sharder {
+public:
+  Sharder(func::FuncOp fn, ShardPlan &plan)
+      : fn(fn), plan(plan), b(fn.getContext()) {}
+
+  LogicalResult run();
+  unsigned collectives = 0;
+
+private:
+  LogicalResult visit(Operation *op);
+  LogicalResult reduce(ReduceOp op);
+  LogicalResult scan(ScanOp op);
+  void histogram(HistogramOp op);
+  void iota(IotaOp op);
+  void dim(tensor::DimOp op);
+
+  /// fuse.shard_rank, made once at the top of the entry.
+  Value rank() { return shardRank.getRank(); }
+  /// `v` on shard 0, the identity of `kind` on the others.
+  Value onFirstShard(Location loc, Value v, CombinerKind kind);
+  /// The fold, in shard order, of every shard's `partial` (its type).
+  Value foldShards(Location loc, Value partial, CombinerKind kind);
+  /// The fold of the `partial` (rank 0) of the shards before this one
+  /// (the identity on shard 0).
+  Value foldBefore(Location loc, Value partial, CombinerKind kind);
+  /// A local size as a rank-0 i64 tensor.
+  Value sizeTensor(Location loc, Value size);
+  /// `combine(kind, offset, y)` for every element of rank-1 `y`.
+  Value combineInto(Location loc, Value offset, Value y, CombinerKind kind);
+
+  func::FuncOp fn;
+  /// Values made here that replace split ones join their classes.
+  ShardPlan &plan;
+  OpBuilder b;
+  ShardRankOp shardRank;
+};
+
+LogicalResult Sharder::run() {
+  Block &body = fn.getBody().front();
+  b.setInsertionPointToStart(&body);
+  shardRank = ShardRankOp::create(b, fn.getLoc());
+  for (Operation &op : llvm::make_early_inc_range(body.without_terminator()))
+    if (&op != shardRank && failed(visit(&op)))
+      return failure();
+  return success();
+}
+
+LogicalResult Sharder::visit(Operation *op) {
+  auto splitOperand = [&]() {
+    return llvm::any_of(op->getOperands(),
+                        [&](Value v) { return plan.isSplit(v); });
+  };
+  auto refuse = [&](const Twine &what) {
+    return op->emitError() << "cannot run sharded: " << what;
+  };
+  if (auto r = dyn_cast<ReduceOp>(op))
+    return reduce(r);
+  if (auto s = dyn_cast<ScanOp>(op))
+    return scan(s);
+  if (auto h = dyn_cast<HistogramOp>(op)) {
+    if (plan.isSplit(h.getIndices()))
+      histogram(h);
+    return success();
+  }
+  if (auto i = dyn_cast<IotaOp>(op)) {
+    if (plan.isSplit(i.getResult()) && i.getIotaDim() == 0)
+      iota(i);
+    return success();
+  }
+  if (auto d = dyn_cast<tensor::DimOp>(op)) {
+    std::optional<int64_t> k = d.getConstantIndex();
+    if (k && plan.isSplitDim(d.getSource(), *k))
+      this->dim(d);
+    return success();
+  }
+  if (isa<MapOp, BroadcastOp, FilterOp>(op))
+    return success();
+  if (auto g = dyn_cast<GatherOp>(op)) {
+    if (plan.isSplit(g.getSource()))
+      return refuse("the source of a gather is split (each shard has only "
+                    "its part of it)");
+    return success();
+  }
+  if (auto s = dyn_cast<SearchSortedOp>(op)) {
+    if (plan.isSplit(s.getSorted()))
+      return refuse("the sorted table of a searchsorted is split");
+    return success();
+  }
+  if (isa<SortOp, SegmentedReduceOp, PrefixOp, GroupOp>(op) && splitOperand())
+    return refuse(Twine("'") + op->getName().getStringRef() +
+                  "' of split data is not sharded yet");
+  if (splitOperand())
+    return refuse(Twine("'") + op->getName().getStringRef() +
+                  "' reads split data at positions of the whole array");
+  return success();
+}
+
+Value Sharder::onFirstShard(Location loc, Value v, CombinerKind kind) {
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value first =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, rank(), zero);
+  Value id =
+      arith::ConstantOp::create(b, loc, getKindIdentity(kind, v.getType()));
+  return arith::SelectOp::create(b, loc, first, v, id);
+}
+
+Value Sharder::foldShards(Location loc, Value partial, CombinerKind kind) {
+  auto t = cast<RankedTensorType>(partial.getType());
+  SmallVector<int64_t> shape{ShapedType::kDynamic};
+  llvm::append_range(shape, t.getShape());
+  Value all = AllGatherOp::create(
+      b, loc, RankedTensorType::get(shape, t.getElementType()), partial);
+  ++collectives;
+  return ReduceOp::create(
+             b, loc, TypeRange{t}, ValueRange{all}, ValueRange{},
+             b.getArrayAttr({CombinerKindAttr::get(b.getContext(), kind)}),
+             b.getDenseI64ArrayAttr({0}))
+      .getResult(0);
+}
+
+Value Sharder::foldBefore(Location loc, Value partial, CombinerKind kind) {
+  auto t = cast<RankedTensorType>(partial.getType());
+  auto vec = RankedTensorType::get({ShapedType::kDynamic}, t.getElementType());
+  Value all = AllGatherOp::create(b, loc, vec, partial);
+  ++collectives;
+  Value before = PrefixOp::create(b, loc, vec, all, sizeTensor(loc, rank()));
+  return ReduceOp::create(
+             b, loc, TypeRange{t}, ValueRange{before}, ValueRange{},
+             b.getArrayAttr({CombinerKindAttr::get(b.getContext(), kind)}),
+             DenseI64ArrayAttr())
+      .getResult(0);
+}
+
+Value Sharder::sizeTensor(Location loc, Value size) {
+  Value i64 = arith::IndexCastOp::create(b, loc, b.getI64Type(), size);
+  return tensor::FromElementsOp::create(b, loc, scalarTensor(b.getI64Type()),
+                                        ValueRange{i64});
+}
+
+Value Sharder::combineInto(Location loc, Value offset, Value y,
+                           CombinerKind kind) {
+  auto t = cast<RankedTensorType>(y.getType());
+  Value n = tensor::DimOp::create(b, loc, y, 0);
+  Value spread = BroadcastOp::create(
+      b, loc, t, offset, b.getDenseI64ArrayAttr({0}), ValueRange{n});
+  auto map = MapOp::create(b, loc, TypeRange{t}, ValueRange{spread, y});
+  Type elem = t.getElementType();
+  Block *blk = b.createBlock(&map.getBody(), {}, {elem, elem}, {loc, loc});
+  OpBuilder::InsertionGuard g(b);
+  b.setInsertionPointToStart(blk);
+  YieldOp::create(
+      b, loc,
+      buildCombine(b, loc, kind, blk->getArgument(0), blk->getArgument(1)));
+  return map.getResult(0);
+}
+
+LogicalResult Sharder::reduce(ReduceOp op) {
+  if (!plan.isSplit(op.getInputs().front()) ||
+      !llvm::is_contained(op.getReducedDims(), 0))
+    return success();
+  if (!op.hasBuiltinKinds())
+    return op.emitError()
+           << "cannot run sharded: a combiner region over the split "
+              "dimension is not sharded yet (built-in kinds are)";
+  b.setInsertionPoint(op);
+  Location loc = op.getLoc();
+  for (auto [i, init] : llvm::enumerate(op.getInitsMutable()))
+    init.set(onFirstShard(loc, init.get(), op.getKind(i)));
+  b.setInsertionPointAfter(op);
+  for (auto [i, r] : llvm::enumerate(op.getResults())) {
+    SmallVector<OpOperand *> uses = usesOf(r);
+    Value total = foldShards(loc, r, op.getKind(i));
+    for (OpOperand *use : uses)
+      use->set(total);
+  }
+  return success();
+}
+
+LogicalResult Sharder::scan(ScanOp op) {
+  if (!plan.isSplit(op.getInputs().front()) || op.getScanDim() != 0)
+    return success();
+  if (!op.hasBuiltinKinds())
+    return op.emitError()
+           << "cannot run sharded: a combiner region along the split "
+              "dimension is not sharded yet (built-in kinds are)";
+  if (cast<RankedTensorType>(op.getInputs().front().getType()).getRank() != 1)
+    return op.emitError() << "cannot run sharded: a scan of rank 2 or more "
+                             "along the split dimension is not sharded yet";
+  b.setInsertionPoint(op);
+  Location loc = op.getLoc();
+  for (auto [i, init] : llvm::enumerate(op.getInitsMutable()))
+    init.set(onFirstShard(loc, init.get(), op.getKind(i)));
+  // The shard's total: what an inclusive scan ends with (the init too).
+  SmallVector<Type> scalars;
+  for (Value in : op.getInputs())
+    scalars.push_back(
+        scalarTensor(cast<RankedTensorType>(in.getType()).getElementType()));
+  auto totals = ReduceOp::create(b, loc, scalars, op.getInputs(), op.getInits(),
+                                 op.getKindsAttr(), DenseI64ArrayAttr());
+  b.setInsertionPointAfter(op);
+  for (auto [i, r] : llvm::enumerate(op.getResults())) {
+    SmallVector<OpOperand *> uses = usesOf(r);
+    Value before = foldBefore(loc, totals.getResult(i), op.getKind(i));
+    Value y = combineInto(loc, before, r, op.getKind(i));
+    plan.sizes->unite({y, 0}, {r, 0});
+    for (OpOperand *use : uses)
+      use->set(y);
+  }
+  return success();
+}
+
+void Sharder::histogram(HistogramOp op) {
+  b.setInsertionPointAfter(op);
+  SmallVector<OpOperand *> uses = usesOf(op.getResult());
+  Value total = foldShards(op.getLoc(), op.getResult(), CombinerKind::Add);
+  for (OpOperand *use : uses)
+    use->set(total);
+}
+
+void Sharder::iota(IotaOp op) {
+  b.setInsertionPoint(op);
+  Location loc = op.getLoc();
+  auto t = op.getResult().getType();
+  auto it = t.clone(b.getI64Type());
+  auto local = IotaOp::create(b, loc, it, op.getSizes(), op.getDimAttr());
+  Value n = tensor::DimOp::create(b, loc, local.getResult(), 0);
+  Value start = tensor::ExtractOp::create(
+      b, loc, foldBefore(loc, sizeTensor(loc, n), CombinerKind::Add),
+      ValueRange{});
+  Type elem = t.getElementType();
+  Value global =
+      buildElementwiseMap(b, loc, local.getResult(), elem,
+                          [&](OpBuilder &mb, Location l, Value i) -> Value {
+                            Value g = arith::AddIOp::create(mb, l, i, start);
+                            if (isa<FloatType>(elem))
+                              return arith::SIToFPOp::create(mb, l, elem, g);
+                            if (isa<IndexType>(elem))
+                              return arith::IndexCastOp::create(mb, l, elem, g);
+                            unsigned w = elem.getIntOrFloatBitWidth();
+                            if (w < 64)
+                              return arith::TruncIOp::create(mb, l, elem, g);
+                            return g;
+                          });
+  // The local iota stays split; the old op is left dead (canonicalization
+  // removes it) so that no erased value stays in the size classes.
+  plan.sizes->unite({global, 0}, {op.getResult(), 0});
+  plan.sizes->unite({local.getResult(), 0}, {op.getResult(), 0});
+  op.getResult().replaceAllUsesWith(global);
+}
+
+void Sharder::dim(tensor::DimOp op) {
+  // Sizes of tensors stay local; every other use (arithmetic, in bodies
+  // too) sees the whole array's size.
+  SmallVector<OpOperand *> total = usesOf(op.getResult(), [](OpOperand &use) {
+    return !isa<BroadcastOp, IotaOp, HistogramOp, tensor::EmptyOp>(
+        use.getOwner());
+  });
+  if (total.empty())
+    return;
+  b.setInsertionPointAfter(op);
+  Location loc = op.getLoc();
+  Value sum = tensor::ExtractOp::create(
+      b, loc,
+      foldShards(loc, sizeTensor(loc, op.getResult()), CombinerKind::Add),
+      ValueRange{});
+  Value n = arith::IndexCastOp::create(b, loc, b.getIndexType(), sum);
+  for (OpOperand *use : total)
+    use->set(n);
+}
+
+struct FuseShardPass : fuse::impl::FuseShardPassBase<FuseShardPass> {
+  using Base::Base;
+  void runOnOperation() override {
+    for (auto fn : getOperation().getOps<func::FuncOp>()) {
+      if (fn.isDeclaration() || !fn.isPublic())
+        continue;
+      std::optional<unsigned> arg;
+      if (splitArg >= 0)
+        arg = unsigned(splitArg);
+      FailureOr<ShardPlan> plan = planShards(fn, arg);
+      if (failed(plan))
+        return signalPassFailure();
+      Sharder s(fn, *plan);
+      if (failed(s.run()))
+        return signalPassFailure();
+      numCollectives += s.collectives;
+    }
+  }
+};
+
+} // namespace

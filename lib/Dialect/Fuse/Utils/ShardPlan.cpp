@@ -1,0 +1,96 @@
+//===- ShardPlan.cpp - which values of an entry are split into shards -----===//
+
+#include "fuse/Dialect/Fuse/Utils/ShardPlan.h"
+#include "fuse/Dialect/Fuse/IR/FuseOps.h"
+
+#include "mlir/IR/BuiltinTypes.h"
+
+using namespace mlir;
+using namespace fuse;
+
+bool ShardPlan::isSplitDim(Value v, int64_t d) const {
+  SizeAnalysis::Dim mine = sizes->leader(v, d);
+  return llvm::any_of(classes, [&](const SizeAnalysis::Dim &c) {
+    return sizes->leader(c.first, c.second) == mine;
+  });
+}
+
+bool ShardPlan::isSplit(Value v) const {
+  auto t = dyn_cast<RankedTensorType>(v.getType());
+  return t && t.getRank() >= 1 && isSplitDim(v, 0);
+}
+
+/// Checks that the split sizes appear only as dynamic leading dimensions.
+static LogicalResult checkValue(const ShardPlan &plan, Value v, Operation *at) {
+  auto t = dyn_cast<RankedTensorType>(v.getType());
+  if (!t)
+    return success();
+  for (int64_t d = 0; d < t.getRank(); ++d) {
+    if (!plan.isSplitDim(v, d))
+      continue;
+    if (d > 0)
+      return at->emitError()
+             << "cannot run sharded: dimension " << d << " of " << t
+             << " is the split size (shards split leading dimensions: "
+                "elements of 1-d arrays, rows of 2-d ones)";
+    if (!t.isDynamicDim(0))
+      return at->emitError()
+             << "cannot run sharded: the split size is static here (" << t
+             << "); each shard has its own size";
+  }
+  return success();
+}
+
+FailureOr<ShardPlan> fuse::planShards(func::FuncOp fn,
+                                      std::optional<unsigned> splitArg) {
+  ShardPlan plan;
+  plan.sizes = std::make_unique<SizeAnalysis>(fn);
+  Block &body = fn.getBody().front();
+  if (!splitArg) {
+    for (BlockArgument a : body.getArguments()) {
+      auto t = dyn_cast<RankedTensorType>(a.getType());
+      if (t && t.getRank() >= 1) {
+        splitArg = a.getArgNumber();
+        break;
+      }
+    }
+  }
+  if (splitArg) {
+    if (*splitArg >= body.getNumArguments())
+      return fn.emitError()
+             << "cannot run sharded: no argument #" << *splitArg << " to split";
+    BlockArgument a = body.getArgument(*splitArg);
+    auto t = dyn_cast<RankedTensorType>(a.getType());
+    if (!t || t.getRank() < 1)
+      return fn.emitError() << "cannot run sharded: argument #" << *splitArg
+                            << " is not a tensor of rank 1 or more";
+    plan.classes.push_back({a, 0});
+  }
+  // Kept elements of split values are split too (each shard keeps its own).
+  fn.walk([&](FilterOp f) {
+    if (plan.isSplit(f.getInputs().front()))
+      plan.classes.push_back({f->getResult(0), 0});
+  });
+
+  for (BlockArgument a : body.getArguments()) {
+    if (isa<IndexType>(a.getType()) && plan.isSplitDim(a, -1))
+      return fn.emitError()
+             << "cannot run sharded: `index` argument #" << a.getArgNumber()
+             << " is the split size (a shard's size is its "
+                "part of the data)";
+    if (failed(checkValue(plan, a, fn)))
+      return failure();
+    plan.splitArgs.push_back(plan.isSplit(a));
+  }
+  WalkResult walk = fn.walk([&](Operation *op) {
+    for (Value r : op->getResults())
+      if (failed(checkValue(plan, r, op)))
+        return WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  if (walk.wasInterrupted())
+    return failure();
+  for (Value r : body.getTerminator()->getOperands())
+    plan.splitResults.push_back(plan.isSplit(r));
+  return plan;
+}

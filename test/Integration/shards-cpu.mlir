@@ -1,0 +1,100 @@
+// fuse-run --shards=N: the entry rewritten by fuse-shard runs on N threads,
+// each shard on its part of the split arguments, the shards meeting in
+// fuse.all_gather; fuse-run joins the shards' results (split ones along
+// the leading dimension; the others must be the same on every shard) and
+// checks them against the unsharded run: integers exactly, floats to
+// within a tolerance of the result's largest magnitude. More shards than
+// elements leave some shards empty.
+//
+// RUN: fuse-run %s --entry colsum --arg rand:1001x5 --shards=7 | FileCheck %s --check-prefix=COL
+// COL: shards: 7
+// COL-NEXT: result #0: the same on every shard, matches the unsharded run (largest difference {{.*}} of its largest magnitude)
+//
+// Scans with an init (on shard 0 only) and exclusive, a reduction with an
+// init; integers, so exact. 3 elements on 8 shards: 5 empty shards.
+// RUN: fuse-run %s --entry scan_init --arg rand:1000 --shards=5 | FileCheck %s --check-prefix=SCAN
+// RUN: fuse-run %s --entry scan_init --arg rand:3 --shards=8 | FileCheck %s --check-prefix=SCAN
+// RUN: fuse-run %s --entry scan_init --arg rand:0 --shards=2 | FileCheck %s --check-prefix=SCAN
+// SCAN: result #0: split, matches the unsharded run
+// SCAN-NEXT: result #1: split, matches the unsharded run
+// SCAN-NEXT: result #2: the same on every shard, matches the unsharded run
+//
+// An iota along the split dimension: each shard starts where the shards
+// before it end.
+// RUN: fuse-run %s --entry ramp --arg rand:100003 --shards=6 | FileCheck %s --check-prefix=RAMP
+// RAMP: result #0: split, matches the unsharded run (largest difference 0 of its largest magnitude)
+//
+// Kept elements stay split (each shard keeps its own); their sum is
+// gathered.
+// RUN: fuse-run %s --entry keptsum --arg rand:100003 --shards=6 --print | FileCheck %s --check-prefix=KEPT
+// KEPT: result #0: int64 array of shape ([[N:[0-9]+]],)
+// KEPT: result #1: int64 array of shape ()
+// KEPT: shards: 6
+// KEPT-NEXT: result #0: split, matches the unsharded run
+// KEPT-NEXT: result #1: the same on every shard, matches the unsharded run
+//
+// Counts of split indices are summed over the shards.
+// RUN: fuse-run %s --entry hist --arg rand:100003 --shards=4 --out %t.hist | FileCheck %s --check-prefix=HIST
+// RUN: test -f %t.hist/result0.npy
+// HIST: result #0: the same on every shard, matches the unsharded run
+//
+// What fuse-shard cannot split yet is an error at the op, and --shards is
+// a CPU simulation.
+// RUN: not fuse-run %S/../Transforms/shard.mlir --entry argmax --arg rand:10 --arg rand:10 --shards=2 2>&1 | FileCheck %s --check-prefix=REFUSE
+// REFUSE: error: cannot run sharded: a combiner region over the split dimension is not sharded yet (built-in kinds are)
+// REFUSE: fuse-run: 'argmax' cannot run sharded
+// RUN: not fuse-run %s --entry hist --arg rand:10 --shards=2 --gpu 2>&1 | FileCheck %s --check-prefix=GPU
+// GPU: fuse-run: --shards simulates the shards on the CPU; it does not go with --gpu
+//
+// The examples: maps, reductions, variance (the total size in the mean),
+// a scan, a filter, and row groups (local).
+// RUN: fuse-run %fuse_src_root/examples/variance.mlir --arg rand:1000003 --shards=4 | FileCheck %s --check-prefix=EX1
+// RUN: fuse-run %fuse_src_root/examples/scan.mlir --arg rand:1000003 --shards=3 | FileCheck %s --check-prefix=EX1
+// RUN: fuse-run %fuse_src_root/examples/select.mlir --arg rand:1000003 --shards=3 | FileCheck %s --check-prefix=EX1
+// RUN: fuse-run %fuse_src_root/examples/dot.mlir --arg rand:1000003 --arg rand:1000003 --shards=2 | FileCheck %s --check-prefix=EX1
+// RUN: fuse-run %fuse_src_root/examples/softmax_rows.mlir --arg rand:1001x37 --shards=3 | FileCheck %s --check-prefix=EX1
+// EX1: shards: {{[0-9]+}}
+// EX1-NEXT: result #0: {{.*}}matches the unsharded run
+
+func.func @colsum(%m: tensor<?x?xf32>) -> tensor<?xf32> {
+  %s = fuse.reduce add %m dims [0] : tensor<?x?xf32> -> tensor<?xf32>
+  return %s : tensor<?xf32>
+}
+func.func @scan_init(%x: tensor<?xi32>) -> (tensor<?xi32>, tensor<?xi32>, tensor<i32>) {
+  %c5 = arith.constant 5 : i32
+  %y = fuse.scan inclusive add %x init(%c5 : i32) : tensor<?xi32> -> tensor<?xi32>
+  %e = fuse.scan exclusive max %x : tensor<?xi32> -> tensor<?xi32>
+  %m = fuse.reduce min %x init(%c5 : i32) : tensor<?xi32> -> tensor<i32>
+  return %y, %e, %m : tensor<?xi32>, tensor<?xi32>, tensor<i32>
+}
+func.func @ramp(%x: tensor<?xf32>) -> tensor<?xf32> {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %x, %c0 : tensor<?xf32>
+  %i = fuse.iota %n : tensor<?xf32>
+  %y = fuse.map %x, %i : tensor<?xf32>, tensor<?xf32> -> tensor<?xf32> {
+  ^bb0(%a: f32, %b: f32):
+    %s = arith.addf %a, %b : f32
+    fuse.yield %s : f32
+  }
+  return %y : tensor<?xf32>
+}
+func.func @keptsum(%x: tensor<?xi64>) -> (tensor<?xi64>, tensor<i64>) {
+  %z = arith.constant 0 : i64
+  %k = fuse.filter %x : tensor<?xi64> -> tensor<?xi64> {
+  ^bb0(%a: i64):
+    %p = arith.cmpi sgt, %a, %z : i64
+    fuse.yield %p : i1
+  }
+  %s = fuse.reduce add %k : tensor<?xi64> -> tensor<i64>
+  return %k, %s : tensor<?xi64>, tensor<i64>
+}
+func.func @hist(%x: tensor<?xi64>) -> tensor<200xi64> {
+  %c100 = arith.constant 100 : i64
+  %b = fuse.map %x : tensor<?xi64> -> tensor<?xi64> {
+  ^bb0(%a: i64):
+    %s = arith.addi %a, %c100 : i64
+    fuse.yield %s : i64
+  }
+  %h = fuse.histogram %b : tensor<?xi64> -> tensor<200xi64>
+  return %h : tensor<200xi64>
+}

@@ -1,0 +1,153 @@
+// fuse-shard: each entry becomes the program every shard runs on its part
+// of the split data (the leading dimension of the first tensor argument and
+// every size tied to it); shards meet only in fuse.all_gather, and folds
+// of the shards' partial results run in shard order.
+// RUN: fuse-opt %s --fuse-shard --split-input-file --verify-diagnostics | FileCheck %s
+
+// A full reduction: local partial, gathered, folded; the map stays local.
+// CHECK-LABEL: func.func @sumsq
+// CHECK: %[[RANK:.+]], %{{.+}} = fuse.shard_rank
+// CHECK: %[[SQ:.+]] = fuse.map %arg0
+// CHECK: %[[P:.+]] = fuse.reduce add %[[SQ]] : tensor<?xf32> -> tensor<f32>
+// CHECK: %[[ALL:.+]] = fuse.all_gather %[[P]] : tensor<f32> -> tensor<?xf32>
+// CHECK: %[[T:.+]] = fuse.reduce add %[[ALL]] dims [0] : tensor<?xf32> -> tensor<f32>
+// CHECK: return %[[T]]
+func.func @sumsq(%x: tensor<?xf32>) -> tensor<f32> {
+  %sq = fuse.map %x : tensor<?xf32> -> tensor<?xf32> {
+  ^bb0(%a: f32):
+    %m = arith.mulf %a, %a : f32
+    fuse.yield %m : f32
+  }
+  %s = fuse.reduce add %sq : tensor<?xf32> -> tensor<f32>
+  return %s : tensor<f32>
+}
+
+// -----
+
+// A mean divides by the whole size (gathered), while the broadcast keeps
+// the local size; an init counts on shard 0 only.
+// CHECK-LABEL: func.func @mean
+// CHECK: %[[RANK:.+]], %{{.+}} = fuse.shard_rank
+// CHECK: %[[N:.+]] = tensor.dim %arg0
+// CHECK: %[[N64:.+]] = arith.index_cast %[[N]] : index to i64
+// CHECK: %[[NT:.+]] = tensor.from_elements %[[N64]] : tensor<i64>
+// CHECK: %[[NS:.+]] = fuse.all_gather %[[NT]] : tensor<i64> -> tensor<?xi64>
+// CHECK: %[[TOT:.+]] = fuse.reduce add %[[NS]] dims [0]
+// CHECK: %[[E:.+]] = tensor.extract %[[TOT]][]
+// CHECK: %[[G:.+]] = arith.index_cast %[[E]] : i64 to index
+// CHECK: arith.index_cast %[[G]] : index to i64
+// CHECK: %[[FIRST:.+]] = arith.cmpi eq, %[[RANK]], %{{.+}} : index
+// CHECK: %[[INIT:.+]] = arith.select %[[FIRST]], %{{.+}}, %{{.+}} : f32
+// CHECK: fuse.reduce add %arg0 init(%[[INIT]] : f32)
+// CHECK: fuse.broadcast %{{.+}} dims [0] (%[[N]])
+func.func @mean(%x: tensor<?xf32>) -> tensor<?xf32> {
+  %c0 = arith.constant 0 : index
+  %one = arith.constant 1.0 : f32
+  %n = tensor.dim %x, %c0 : tensor<?xf32>
+  %ni = arith.index_cast %n : index to i64
+  %nf = arith.uitofp %ni : i64 to f32
+  %s = fuse.reduce add %x init(%one : f32) : tensor<?xf32> -> tensor<f32>
+  %sb = fuse.broadcast %s dims [0] (%n) : tensor<f32> -> tensor<?xf32>
+  %d = fuse.map %x, %sb : tensor<?xf32>, tensor<?xf32> -> tensor<?xf32> {
+  ^bb0(%a: f32, %t: f32):
+    %mean = arith.divf %t, %nf : f32
+    %r = arith.subf %a, %mean : f32
+    fuse.yield %r : f32
+  }
+  return %d : tensor<?xf32>
+}
+
+// -----
+
+// A scan: local scan, the shard's total, the fold of the totals of the
+// shards before it (a prefix of the gathered totals), combined into every
+// element.
+// CHECK-LABEL: func.func @cumsum
+// CHECK: %[[RANK:.+]], %{{.+}} = fuse.shard_rank
+// CHECK: %[[TOT:.+]] = fuse.reduce add %arg0 : tensor<?xi32> -> tensor<i32>
+// CHECK: %[[Y:.+]] = fuse.scan inclusive add %arg0
+// CHECK: %[[ALL:.+]] = fuse.all_gather %[[TOT]] : tensor<i32> -> tensor<?xi32>
+// CHECK: %[[R64:.+]] = arith.index_cast %[[RANK]] : index to i64
+// CHECK: %[[RT:.+]] = tensor.from_elements %[[R64]] : tensor<i64>
+// CHECK: %[[BEFORE:.+]] = fuse.prefix %[[ALL]], %[[RT]]
+// CHECK: %[[OFF:.+]] = fuse.reduce add %[[BEFORE]] : tensor<?xi32> -> tensor<i32>
+// CHECK: %[[B:.+]] = fuse.broadcast %[[OFF]] dims [0]
+// CHECK: %[[FIX:.+]] = fuse.map %[[B]], %[[Y]]
+// CHECK: arith.addi
+// CHECK: return %[[FIX]]
+func.func @cumsum(%x: tensor<?xi32>) -> tensor<?xi32> {
+  %y = fuse.scan inclusive add %x : tensor<?xi32> -> tensor<?xi32>
+  return %y : tensor<?xi32>
+}
+
+// -----
+
+// An iota along the split dimension starts at the shard's start; rows
+// reduced along their own dimension need no collective.
+// CHECK-LABEL: func.func @ramp_rows
+// CHECK: %[[I:.+]] = fuse.iota %{{.+}} : tensor<?xi64>
+// CHECK: fuse.all_gather %{{.+}} : tensor<i64> -> tensor<?xi64>
+// CHECK: fuse.prefix
+// CHECK: %[[START:.+]] = tensor.extract
+// CHECK: fuse.map %[[I]] : tensor<?xi64> -> tensor<?xf32>
+// CHECK: arith.addi %{{.+}}, %[[START]] : i64
+// CHECK: arith.sitofp
+// CHECK: fuse.reduce max %arg0 dims [1]
+// CHECK-NOT: fuse.all_gather
+// CHECK: return
+func.func @ramp_rows(%m: tensor<?x?xf32>) -> (tensor<?xf32>, tensor<?xf32>) {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %m, %c0 : tensor<?x?xf32>
+  %i = fuse.iota %n : tensor<?xf32>
+  %r = fuse.reduce max %m dims [1] : tensor<?x?xf32> -> tensor<?xf32>
+  return %i, %r : tensor<?xf32>, tensor<?xf32>
+}
+
+// -----
+
+// A custom combiner over the split dimension is refused at the op.
+func.func @argmax(%x: tensor<?xf32>, %i: tensor<?xi64>) -> (tensor<f32>, tensor<i64>) {
+  %ninf = arith.constant 0xFF800000 : f32
+  %c0 = arith.constant 0 : i64
+  // expected-error @+1 {{cannot run sharded: a combiner region over the split dimension is not sharded yet (built-in kinds are)}}
+  %v, %j = fuse.reduce %x, %i init(%ninf, %c0 : f32, i64) : tensor<?xf32>, tensor<?xi64> -> tensor<f32>, tensor<i64> {
+  ^bb0(%av: f32, %ai: i64, %bv: f32, %bi: i64):
+    %gt = arith.cmpf ogt, %bv, %av : f32
+    %v2 = arith.select %gt, %bv, %av : f32
+    %i2 = arith.select %gt, %bi, %ai : i64
+    fuse.yield %v2, %i2 : f32, i64
+  }
+  return %v, %j : tensor<f32>, tensor<i64>
+}
+
+// -----
+
+// A gather from split data would need the other shards' parts.
+func.func @gather_split(%x: tensor<?xf32>, %i: tensor<?xi64>) -> tensor<?xf32> {
+  // expected-error @+1 {{cannot run sharded: the source of a gather is split (each shard has only its part of it)}}
+  %g = fuse.gather %x[%i] : tensor<?xf32>, tensor<?xi64> -> tensor<?xf32>
+  return %g : tensor<?xf32>
+}
+
+// -----
+
+// A static split size: each shard has its own size.
+// expected-error @+1 {{cannot run sharded: the split size is static here ('tensor<8xf32>'); each shard has its own size}}
+func.func @static(%x: tensor<8xf32>) -> tensor<f32> {
+  %s = fuse.reduce add %x : tensor<8xf32> -> tensor<f32>
+  return %s : tensor<f32>
+}
+
+// -----
+
+// An index argument that is the split size.
+// expected-error @+1 {{cannot run sharded: `index` argument #1 is the split size (a shard's size is its part of the data)}}
+func.func @sized(%x: tensor<?xf32>, %n: index) -> tensor<?xf32> {
+  %i = fuse.iota %n : tensor<?xf32>
+  %y = fuse.map %x, %i : tensor<?xf32>, tensor<?xf32> -> tensor<?xf32> {
+  ^bb0(%a: f32, %b: f32):
+    %s = arith.addf %a, %b : f32
+    fuse.yield %s : f32
+  }
+  return %y : tensor<?xf32>
+}

@@ -38,6 +38,12 @@
 // RUN: test -f %t.hist/result0.npy
 // HIST: result #0: the same on every shard, matches the unsharded run
 //
+// An `index` argument that is the split size: each shard gets its own
+// rows' count; a mean divides by the total.
+// RUN: fuse-run %S/../Transforms/shard.mlir --entry sized --arg rand:10007 --arg scalar:10007 --shards=3 | FileCheck %s --check-prefix=SIZED
+// SIZED: result #0: split, matches the unsharded run
+// SIZED-NEXT: result #1: the same on every shard, matches the unsharded run
+//
 // What fuse-shard cannot split yet is an error at the op, and --shards is
 // a CPU simulation.
 // RUN: not fuse-run %S/../Transforms/shard.mlir --entry argmax --arg rand:10 --arg rand:10 --shards=2 2>&1 | FileCheck %s --check-prefix=REFUSE

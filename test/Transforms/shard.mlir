@@ -140,14 +140,33 @@ func.func @static(%x: tensor<8xf32>) -> tensor<f32> {
 
 // -----
 
-// An index argument that is the split size.
-// expected-error @+1 {{cannot run sharded: `index` argument #1 is the split size (a shard's size is its part of the data)}}
-func.func @sized(%x: tensor<?xf32>, %n: index) -> tensor<?xf32> {
+// An `index` argument that is the split size is the shard's own size
+// (fuse-run passes each shard its rows): it sizes the local iota, and its
+// arithmetic use (a mean's divisor) sees the total over the shards.
+// CHECK-LABEL: func.func @sized
+// CHECK: %{{.+}}, %{{.+}} = fuse.shard_rank
+// CHECK: %[[L:.+]] = arith.index_cast %arg1 : index to i64
+// CHECK: %[[LT:.+]] = tensor.from_elements %[[L]] : tensor<i64>
+// CHECK: fuse.all_gather %[[LT]]
+// CHECK: %[[SUM:.+]] = fuse.reduce add
+// CHECK: %[[E:.+]] = tensor.extract %[[SUM]][]
+// CHECK: %[[TOT:.+]] = arith.index_cast %[[E]] : i64 to index
+// CHECK: fuse.iota %arg1 : tensor<?xi64>
+// CHECK: arith.index_cast %[[TOT]] : index to i64
+func.func @sized(%x: tensor<?xf32>, %n: index) -> (tensor<?xf32>, tensor<f32>) {
   %i = fuse.iota %n : tensor<?xf32>
   %y = fuse.map %x, %i : tensor<?xf32>, tensor<?xf32> -> tensor<?xf32> {
   ^bb0(%a: f32, %b: f32):
     %s = arith.addf %a, %b : f32
     fuse.yield %s : f32
   }
-  return %y : tensor<?xf32>
+  %ni = arith.index_cast %n : index to i64
+  %nf = arith.sitofp %ni : i64 to f32
+  %t = fuse.reduce add %x : tensor<?xf32> -> tensor<f32>
+  %m = fuse.map %t : tensor<f32> -> tensor<f32> {
+  ^bb0(%a: f32):
+    %d = arith.divf %a, %nf : f32
+    fuse.yield %d : f32
+  }
+  return %y, %m : tensor<?xf32>, tensor<f32>
 }

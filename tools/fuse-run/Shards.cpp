@@ -97,6 +97,10 @@ HostArray shards::part(const HostArray &a, unsigned r, unsigned n) {
   return p;
 }
 
+void shards::setSize(HostArray &a, int64_t size) {
+  storeInt(a.elem, size, a.data.data());
+}
+
 void shards::runAll(unsigned n, llvm::function_ref<void(unsigned)> body) {
   Group g;
   g.count = n;

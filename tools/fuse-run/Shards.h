@@ -30,6 +30,9 @@ llvm::orc::SymbolMap symbols(llvm::orc::MangleAndInterner interner);
 /// [size * r / n, size * (r + 1) / n).
 run::HostArray part(const run::HostArray &a, unsigned r, unsigned n);
 
+/// Sets scalar `a` (an `index` argument) to `size`.
+void setSize(run::HostArray &a, int64_t size);
+
 /// Runs body(r) for every shard r of n, each on its own thread, as shard r
 /// of one sharded run; returns when all have returned.
 void runAll(unsigned n, llvm::function_ref<void(unsigned)> body);

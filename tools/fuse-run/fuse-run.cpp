@@ -793,9 +793,14 @@ static void runSharded(MLIRContext &context, ModuleOp module,
   if (!fn)
     fail("'" + name + "' not found: " + llvm::toString(fn.takeError()));
   std::vector<std::vector<HostArray>> parts(n), outs(n);
-  for (unsigned r = 0; r < n; ++r)
+  for (unsigned r = 0; r < n; ++r) {
     for (auto [i, in] : llvm::enumerate(inputs))
       parts[r].push_back(plan->splitArgs[i] ? shards::part(in, r, n) : in);
+    // `index` arguments that are the split size: the shard's own rows.
+    for (auto [i, local] : llvm::enumerate(plan->localSizeArgs))
+      if (local)
+        shards::setSize(parts[r][i], parts[r][*plan->splitArg].shape.at(0));
+  }
   shards::runAll(n, [&](unsigned r) {
     Invocation mine(argSlots, resultSlots, parts[r]);
     mine.call(name,

@@ -67,6 +67,9 @@ private:
   void histogram(HistogramOp op);
   void iota(IotaOp op);
   void dim(tensor::DimOp op);
+  /// Replaces the uses of local size `size` other than tensor sizes by the
+  /// total over the shards, made at the builder's insertion point.
+  void totalWhereArithmetic(Value size, Location loc);
 
   /// fuse.shard_rank, made once at the top of the entry.
   Value rank() { return shardRank.getRank(); }
@@ -93,6 +96,10 @@ LogicalResult Sharder::run() {
   Block &body = fn.getBody().front();
   b.setInsertionPointToStart(&body);
   shardRank = ShardRankOp::create(b, fn.getLoc());
+  // An `index` argument that is the split size is the shard's own size.
+  for (auto [a, local] : llvm::zip(body.getArguments(), plan.localSizeArgs))
+    if (local)
+      totalWhereArithmetic(a, fn.getLoc());
   for (Operation &op : llvm::make_early_inc_range(body.without_terminator()))
     if (&op != shardRank && failed(visit(&op)))
       return failure();
@@ -303,19 +310,21 @@ void Sharder::iota(IotaOp op) {
 }
 
 void Sharder::dim(tensor::DimOp op) {
+  b.setInsertionPointAfter(op);
+  totalWhereArithmetic(op.getResult(), op.getLoc());
+}
+
+void Sharder::totalWhereArithmetic(Value size, Location loc) {
   // Sizes of tensors stay local; every other use (arithmetic, in bodies
   // too) sees the whole array's size.
-  SmallVector<OpOperand *> total = usesOf(op.getResult(), [](OpOperand &use) {
+  SmallVector<OpOperand *> total = usesOf(size, [](OpOperand &use) {
     return !isa<BroadcastOp, IotaOp, HistogramOp, tensor::EmptyOp>(
         use.getOwner());
   });
   if (total.empty())
     return;
-  b.setInsertionPointAfter(op);
-  Location loc = op.getLoc();
   Value sum = tensor::ExtractOp::create(
-      b, loc,
-      foldShards(loc, sizeTensor(loc, op.getResult()), CombinerKind::Add),
+      b, loc, foldShards(loc, sizeTensor(loc, size), CombinerKind::Add),
       ValueRange{});
   Value n = arith::IndexCastOp::create(b, loc, b.getIndexType(), sum);
   for (OpOperand *use : total)

@@ -72,12 +72,18 @@ FailureOr<ShardPlan> fuse::planShards(func::FuncOp fn,
       plan.classes.push_back({f->getResult(0), 0});
   });
 
+  plan.splitArg = splitArg;
   for (BlockArgument a : body.getArguments()) {
-    if (isa<IndexType>(a.getType()) && plan.isSplitDim(a, -1))
+    bool localSize = isa<IndexType>(a.getType()) && plan.isSplitDim(a, -1);
+    SizeAnalysis::Dim primary =
+        plan.classes.empty() ? SizeAnalysis::Dim() : plan.classes.front();
+    if (localSize && plan.sizes->leader(a, -1) !=
+                         plan.sizes->leader(primary.first, primary.second))
       return fn.emitError()
              << "cannot run sharded: `index` argument #" << a.getArgNumber()
-             << " is the split size (a shard's size is its "
-                "part of the data)";
+             << " is the size of a filter's kept elements, "
+                "which each shard knows only once it ran";
+    plan.localSizeArgs.push_back(localSize);
     if (failed(checkValue(plan, a, fn)))
       return failure();
     plan.splitArgs.push_back(plan.isSplit(a));

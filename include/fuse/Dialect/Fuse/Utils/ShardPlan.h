@@ -28,9 +28,14 @@ struct ShardPlan {
   /// A member of each split size's class (a leader can change when a pass
   /// unites classes; members stay members).
   SmallVector<SizeAnalysis::Dim> classes;
+  /// The argument whose leading dimension is split, if any.
+  std::optional<unsigned> splitArg;
   /// Per argument / result: split along its leading dimension, or the same
   /// on every shard.
   SmallVector<bool> splitArgs, splitResults;
+  /// Per argument: an `index` argument that is the split size, which each
+  /// shard passes as its own part's size (the rows it holds of splitArg).
+  SmallVector<bool> localSizeArgs;
 
   /// Whether `v` is a tensor split along its leading dimension.
   bool isSplit(Value v) const;
@@ -42,7 +47,7 @@ struct ShardPlan {
 /// tensor argument of rank 1 or more; none: nothing is split). Errors,
 /// emitted at the op or argument, where the entry cannot run sharded: a
 /// split size that is not a leading dimension, a static split size, or an
-/// `index` argument that is a split size.
+/// `index` argument that is a filter's kept count.
 FailureOr<ShardPlan> planShards(mlir::func::FuncOp fn,
                                 std::optional<unsigned> splitArg = {});
 

@@ -44,11 +44,26 @@
 // SIZED: result #0: split, matches the unsharded run
 // SIZED-NEXT: result #1: the same on every shard, matches the unsharded run
 //
+// Combiner regions over the split dimension: an argmax (13 shards of 1003
+// elements), an affine-map composition scanned inclusively and
+// exclusively (not commutative; 6 shards of 3 elements), column maxima.
+// RUN: fuse-run %s --entry argmax --arg rand:1003 --arg rand:1003 --shards=13 | FileCheck %s --check-prefix=ARGMAX
+// ARGMAX: result #0: the same on every shard, matches the unsharded run
+// ARGMAX-NEXT: result #1: the same on every shard, matches the unsharded run
+// RUN: fuse-run %s --entry affine --arg rand:57 --arg rand:57 --shards=5 | FileCheck %s --check-prefix=AFFINE
+// RUN: fuse-run %s --entry affine --arg rand:3 --arg rand:3 --shards=6 | FileCheck %s --check-prefix=AFFINE
+// AFFINE: result #0: split, matches the unsharded run
+// AFFINE-NEXT: result #1: split, matches the unsharded run
+// AFFINE-NEXT: result #2: split, matches the unsharded run
+// AFFINE-NEXT: result #3: split, matches the unsharded run
+// RUN: fuse-run %s --entry colmax --arg rand:1001x7 --shards=6 | FileCheck %s --check-prefix=COLMAX
+// COLMAX: result #0: the same on every shard, matches the unsharded run
+//
 // What fuse-shard cannot split yet is an error at the op, and --shards is
 // a CPU simulation.
-// RUN: not fuse-run %S/../Transforms/shard.mlir --entry argmax --arg rand:10 --arg rand:10 --shards=2 2>&1 | FileCheck %s --check-prefix=REFUSE
-// REFUSE: error: cannot run sharded: a combiner region over the split dimension is not sharded yet (built-in kinds are)
-// REFUSE: fuse-run: 'argmax' cannot run sharded
+// RUN: not fuse-run %S/../Transforms/shard.mlir --entry gather_split --arg rand:10 --arg rand:10 --shards=2 2>&1 | FileCheck %s --check-prefix=REFUSE
+// REFUSE: error: cannot run sharded: the source of a gather is split (each shard has only its part of it)
+// REFUSE: fuse-run: 'gather_split' cannot run sharded
 // RUN: not fuse-run %s --entry hist --arg rand:10 --shards=2 --gpu 2>&1 | FileCheck %s --check-prefix=GPU
 // GPU: fuse-run: --shards simulates the shards on the CPU; it does not go with --gpu
 //
@@ -103,4 +118,44 @@ func.func @hist(%x: tensor<?xi64>) -> tensor<200xi64> {
   }
   %h = fuse.histogram %b : tensor<?xi64> -> tensor<200xi64>
   return %h : tensor<200xi64>
+}
+func.func @argmax(%x: tensor<?xf32>, %i: tensor<?xi64>) -> (tensor<f32>, tensor<i64>) {
+  %ninf = arith.constant 0xFF800000 : f32
+  %c0 = arith.constant 0 : i64
+  %v, %j = fuse.reduce %x, %i init(%ninf, %c0 : f32, i64) : tensor<?xf32>, tensor<?xi64> -> tensor<f32>, tensor<i64> {
+  ^bb0(%av: f32, %ai: i64, %bv: f32, %bi: i64):
+    %gt = arith.cmpf ogt, %bv, %av : f32
+    %v2 = arith.select %gt, %bv, %av : f32
+    %i2 = arith.select %gt, %bi, %ai : i64
+    fuse.yield %v2, %i2 : f32, i64
+  }
+  return %v, %j : tensor<f32>, tensor<i64>
+}
+func.func @affine(%a: tensor<?xi64>, %b: tensor<?xi64>) -> (tensor<?xi64>, tensor<?xi64>, tensor<?xi64>, tensor<?xi64>) {
+  %one = arith.constant 1 : i64
+  %zero = arith.constant 0 : i64
+  %p, %q = fuse.scan inclusive %a, %b init(%one, %zero : i64, i64) : tensor<?xi64>, tensor<?xi64> -> tensor<?xi64>, tensor<?xi64> {
+  ^bb0(%a1: i64, %b1: i64, %a2: i64, %b2: i64):
+    %m = arith.muli %a2, %a1 : i64
+    %t = arith.muli %a2, %b1 : i64
+    %s = arith.addi %t, %b2 : i64
+    fuse.yield %m, %s : i64, i64
+  }
+  %e, %f = fuse.scan exclusive %a, %b init(%one, %zero : i64, i64) : tensor<?xi64>, tensor<?xi64> -> tensor<?xi64>, tensor<?xi64> {
+  ^bb0(%a1: i64, %b1: i64, %a2: i64, %b2: i64):
+    %m = arith.muli %a2, %a1 : i64
+    %t = arith.muli %a2, %b1 : i64
+    %s = arith.addi %t, %b2 : i64
+    fuse.yield %m, %s : i64, i64
+  }
+  return %p, %q, %e, %f : tensor<?xi64>, tensor<?xi64>, tensor<?xi64>, tensor<?xi64>
+}
+func.func @colmax(%m: tensor<?x?xf32>) -> tensor<?xf32> {
+  %ninf = arith.constant 0xFF800000 : f32
+  %r = fuse.reduce %m init(%ninf : f32) dims [0] : tensor<?x?xf32> -> tensor<?xf32> {
+  ^bb0(%a: f32, %b: f32):
+    %c = arith.maximumf %a, %b : f32
+    fuse.yield %c : f32
+  }
+  return %r : tensor<?xf32>
 }

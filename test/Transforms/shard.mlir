@@ -105,11 +105,30 @@ func.func @ramp_rows(%m: tensor<?x?xf32>) -> (tensor<?xf32>, tensor<?xf32>) {
 
 // -----
 
-// A custom combiner over the split dimension is refused at the op.
+// A combiner region over the split dimension: values carry a "present"
+// flag (the region has no identity: shards other than the first start
+// from nothing, and an empty shard has no partial result), the init is
+// present on shard 0 only, and the region is lifted to the pairs.
+// CHECK-LABEL: func.func @argmax
+// CHECK: %[[RANK:.+]], %{{.+}} = fuse.shard_rank
+// CHECK: %[[FLAGS:.+]] = fuse.map %arg0 : tensor<?xf32> -> tensor<?xi1>
+// CHECK: %[[FIRST:.+]] = arith.cmpi eq, %[[RANK]]
+// CHECK: %[[V0:.+]] = arith.select %[[FIRST]], %{{.+}}, %{{.+}} : f32
+// CHECK: %[[I0:.+]] = arith.select %[[FIRST]], %{{.+}}, %{{.+}} : i64
+// CHECK: %[[L:.+]]:3 = fuse.reduce %arg0, %arg1, %[[FLAGS]] init(%[[V0]], %[[I0]], %[[FIRST]] : f32, i64, i1)
+// CHECK: ^bb0(%{{.+}}: f32, %{{.+}}: i64, %[[AP:.+]]: i1, %{{.+}}: f32, %{{.+}}: i64, %[[XP:.+]]: i1):
+// CHECK: arith.cmpf ogt
+// CHECK: arith.select %[[XP]]
+// CHECK: arith.select %[[AP]]
+// CHECK: arith.ori %[[AP]], %[[XP]] : i1
+// CHECK: %[[G0:.+]] = fuse.all_gather %[[L]]#0 : tensor<f32> -> tensor<?xf32>
+// CHECK: %[[G1:.+]] = fuse.all_gather %[[L]]#1 : tensor<i64> -> tensor<?xi64>
+// CHECK: %[[G2:.+]] = fuse.all_gather %[[L]]#2 : tensor<i1> -> tensor<?xi1>
+// CHECK: %[[T:.+]]:3 = fuse.reduce %[[G0]], %[[G1]], %[[G2]] init({{.*}}) dims [0]
+// CHECK: return %[[T]]#0, %[[T]]#1
 func.func @argmax(%x: tensor<?xf32>, %i: tensor<?xi64>) -> (tensor<f32>, tensor<i64>) {
   %ninf = arith.constant 0xFF800000 : f32
   %c0 = arith.constant 0 : i64
-  // expected-error @+1 {{cannot run sharded: a combiner region over the split dimension is not sharded yet (built-in kinds are)}}
   %v, %j = fuse.reduce %x, %i init(%ninf, %c0 : f32, i64) : tensor<?xf32>, tensor<?xi64> -> tensor<f32>, tensor<i64> {
   ^bb0(%av: f32, %ai: i64, %bv: f32, %bi: i64):
     %gt = arith.cmpf ogt, %bv, %av : f32

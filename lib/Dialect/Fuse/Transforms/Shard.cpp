@@ -19,9 +19,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "fuse/Dialect/Fuse/IR/FuseOps.h"
+#include "ShardRewrite.h"
+
 #include "fuse/Dialect/Fuse/Transforms/Passes.h"
-#include "fuse/Dialect/Fuse/Utils/ShardPlan.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -52,47 +52,9 @@ SmallVector<OpOperand *> usesOf(Value v,
   return out;
 }
 
-class Sharder {
-public:
-  Sharder(func::FuncOp fn, ShardPlan &plan)
-      : fn(fn), plan(plan), b(fn.getContext()) {}
+} // namespace
 
-  LogicalResult run();
-  unsigned collectives = 0;
-
-private:
-  LogicalResult visit(Operation *op);
-  LogicalResult reduce(ReduceOp op);
-  LogicalResult scan(ScanOp op);
-  void histogram(HistogramOp op);
-  void iota(IotaOp op);
-  void dim(tensor::DimOp op);
-  /// Replaces the uses of local size `size` other than tensor sizes by the
-  /// total over the shards, made at the builder's insertion point.
-  void totalWhereArithmetic(Value size, Location loc);
-
-  /// fuse.shard_rank, made once at the top of the entry.
-  Value rank() { return shardRank.getRank(); }
-  /// `v` on shard 0, the identity of `kind` on the others.
-  Value onFirstShard(Location loc, Value v, CombinerKind kind);
-  /// The fold, in shard order, of every shard's `partial` (its type).
-  Value foldShards(Location loc, Value partial, CombinerKind kind);
-  /// The fold of the `partial` (rank 0) of the shards before this one
-  /// (the identity on shard 0).
-  Value foldBefore(Location loc, Value partial, CombinerKind kind);
-  /// A local size as a rank-0 i64 tensor.
-  Value sizeTensor(Location loc, Value size);
-  /// `combine(kind, offset, y)` for every element of rank-1 `y`.
-  Value combineInto(Location loc, Value offset, Value y, CombinerKind kind);
-
-  func::FuncOp fn;
-  /// Values made here that replace split ones join their classes.
-  ShardPlan &plan;
-  OpBuilder b;
-  ShardRankOp shardRank;
-};
-
-LogicalResult Sharder::run() {
+LogicalResult ShardRewriter::run() {
   Block &body = fn.getBody().front();
   b.setInsertionPointToStart(&body);
   shardRank = ShardRankOp::create(b, fn.getLoc());
@@ -103,10 +65,17 @@ LogicalResult Sharder::run() {
   for (Operation &op : llvm::make_early_inc_range(body.without_terminator()))
     if (&op != shardRank && failed(visit(&op)))
       return failure();
+  for (Operation *op : llvm::reverse(replaced))
+    op->erase();
   return success();
 }
 
-LogicalResult Sharder::visit(Operation *op) {
+Value ShardRewriter::onFirstShard(Location loc) {
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, rank(), zero);
+}
+
+LogicalResult ShardRewriter::visit(Operation *op) {
   auto splitOperand = [&]() {
     return llvm::any_of(op->getOperands(),
                         [&](Value v) { return plan.isSplit(v); });
@@ -156,16 +125,15 @@ LogicalResult Sharder::visit(Operation *op) {
   return success();
 }
 
-Value Sharder::onFirstShard(Location loc, Value v, CombinerKind kind) {
-  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
-  Value first =
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, rank(), zero);
+Value ShardRewriter::onFirstShard(Location loc, Value v, CombinerKind kind) {
+  Value first = onFirstShard(loc);
   Value id =
       arith::ConstantOp::create(b, loc, getKindIdentity(kind, v.getType()));
   return arith::SelectOp::create(b, loc, first, v, id);
 }
 
-Value Sharder::foldShards(Location loc, Value partial, CombinerKind kind) {
+Value ShardRewriter::foldShards(Location loc, Value partial,
+                                CombinerKind kind) {
   auto t = cast<RankedTensorType>(partial.getType());
   SmallVector<int64_t> shape{ShapedType::kDynamic};
   llvm::append_range(shape, t.getShape());
@@ -179,7 +147,8 @@ Value Sharder::foldShards(Location loc, Value partial, CombinerKind kind) {
       .getResult(0);
 }
 
-Value Sharder::foldBefore(Location loc, Value partial, CombinerKind kind) {
+Value ShardRewriter::foldBefore(Location loc, Value partial,
+                                CombinerKind kind) {
   auto t = cast<RankedTensorType>(partial.getType());
   auto vec = RankedTensorType::get({ShapedType::kDynamic}, t.getElementType());
   Value all = AllGatherOp::create(b, loc, vec, partial);
@@ -192,14 +161,14 @@ Value Sharder::foldBefore(Location loc, Value partial, CombinerKind kind) {
       .getResult(0);
 }
 
-Value Sharder::sizeTensor(Location loc, Value size) {
+Value ShardRewriter::sizeTensor(Location loc, Value size) {
   Value i64 = arith::IndexCastOp::create(b, loc, b.getI64Type(), size);
   return tensor::FromElementsOp::create(b, loc, scalarTensor(b.getI64Type()),
                                         ValueRange{i64});
 }
 
-Value Sharder::combineInto(Location loc, Value offset, Value y,
-                           CombinerKind kind) {
+Value ShardRewriter::combineInto(Location loc, Value offset, Value y,
+                                 CombinerKind kind) {
   auto t = cast<RankedTensorType>(y.getType());
   Value n = tensor::DimOp::create(b, loc, y, 0);
   Value spread = BroadcastOp::create(
@@ -215,14 +184,12 @@ Value Sharder::combineInto(Location loc, Value offset, Value y,
   return map.getResult(0);
 }
 
-LogicalResult Sharder::reduce(ReduceOp op) {
+LogicalResult ShardRewriter::reduce(ReduceOp op) {
   if (!plan.isSplit(op.getInputs().front()) ||
       !llvm::is_contained(op.getReducedDims(), 0))
     return success();
   if (!op.hasBuiltinKinds())
-    return op.emitError()
-           << "cannot run sharded: a combiner region over the split "
-              "dimension is not sharded yet (built-in kinds are)";
+    return regionReduce(op);
   b.setInsertionPoint(op);
   Location loc = op.getLoc();
   for (auto [i, init] : llvm::enumerate(op.getInitsMutable()))
@@ -237,16 +204,14 @@ LogicalResult Sharder::reduce(ReduceOp op) {
   return success();
 }
 
-LogicalResult Sharder::scan(ScanOp op) {
+LogicalResult ShardRewriter::scan(ScanOp op) {
   if (!plan.isSplit(op.getInputs().front()) || op.getScanDim() != 0)
     return success();
-  if (!op.hasBuiltinKinds())
-    return op.emitError()
-           << "cannot run sharded: a combiner region along the split "
-              "dimension is not sharded yet (built-in kinds are)";
   if (cast<RankedTensorType>(op.getInputs().front().getType()).getRank() != 1)
     return op.emitError() << "cannot run sharded: a scan of rank 2 or more "
                              "along the split dimension is not sharded yet";
+  if (!op.hasBuiltinKinds())
+    return regionScan(op);
   b.setInsertionPoint(op);
   Location loc = op.getLoc();
   for (auto [i, init] : llvm::enumerate(op.getInitsMutable()))
@@ -270,7 +235,7 @@ LogicalResult Sharder::scan(ScanOp op) {
   return success();
 }
 
-void Sharder::histogram(HistogramOp op) {
+void ShardRewriter::histogram(HistogramOp op) {
   b.setInsertionPointAfter(op);
   SmallVector<OpOperand *> uses = usesOf(op.getResult());
   Value total = foldShards(op.getLoc(), op.getResult(), CombinerKind::Add);
@@ -278,7 +243,7 @@ void Sharder::histogram(HistogramOp op) {
     use->set(total);
 }
 
-void Sharder::iota(IotaOp op) {
+void ShardRewriter::iota(IotaOp op) {
   b.setInsertionPoint(op);
   Location loc = op.getLoc();
   auto t = op.getResult().getType();
@@ -302,19 +267,19 @@ void Sharder::iota(IotaOp op) {
                               return arith::TruncIOp::create(mb, l, elem, g);
                             return g;
                           });
-  // The local iota stays split; the old op is left dead (canonicalization
-  // removes it) so that no erased value stays in the size classes.
+  // The local iota stays split.
   plan.sizes->unite({global, 0}, {op.getResult(), 0});
   plan.sizes->unite({local.getResult(), 0}, {op.getResult(), 0});
   op.getResult().replaceAllUsesWith(global);
+  replaced.push_back(op);
 }
 
-void Sharder::dim(tensor::DimOp op) {
+void ShardRewriter::dim(tensor::DimOp op) {
   b.setInsertionPointAfter(op);
   totalWhereArithmetic(op.getResult(), op.getLoc());
 }
 
-void Sharder::totalWhereArithmetic(Value size, Location loc) {
+void ShardRewriter::totalWhereArithmetic(Value size, Location loc) {
   // Sizes of tensors stay local; every other use (arithmetic, in bodies
   // too) sees the whole array's size.
   SmallVector<OpOperand *> total = usesOf(size, [](OpOperand &use) {
@@ -331,6 +296,8 @@ void Sharder::totalWhereArithmetic(Value size, Location loc) {
     use->set(n);
 }
 
+namespace {
+
 struct FuseShardPass : fuse::impl::FuseShardPassBase<FuseShardPass> {
   using Base::Base;
   void runOnOperation() override {
@@ -343,7 +310,7 @@ struct FuseShardPass : fuse::impl::FuseShardPassBase<FuseShardPass> {
       FailureOr<ShardPlan> plan = planShards(fn, arg);
       if (failed(plan))
         return signalPassFailure();
-      Sharder s(fn, *plan);
+      ShardRewriter s(fn, *plan);
       if (failed(s.run()))
         return signalPassFailure();
       numCollectives += s.collectives;

@@ -384,14 +384,17 @@ def FuseShardPass : Pass<"fuse-shard", "::mlir::ModuleOp"> {
     - Maps, broadcasts, filters, row groups and anything that does not
       cross the split dimension run as written on the local part; a
       filter's kept elements stay split.
-    - A reduction over the split dimension (built-in kinds) reduces the
-      local part (the init on shard 0 only), gathers the partial results
-      and folds them in shard order, so every shard holds the result and
-      the bits do not depend on timing. A histogram of split indices sums
-      the shards' counts the same way.
-    - A scan along the split dimension (rank 1, built-in kinds) scans the
-      local part, gathers the shards' totals and combines the fold of the
-      totals of the shards before it into every element.
+    - A reduction over the split dimension reduces the local part (the
+      init on shard 0 only), gathers the partial results and folds them in
+      shard order, so every shard holds the result and the bits do not
+      depend on timing. A histogram of split indices sums the shards'
+      counts the same way.
+    - A scan along the split dimension (rank 1) scans the local part,
+      gathers the shards' totals and combines the fold of the totals of
+      the shards before it into every element.
+    - Combiner regions have no identity, so their values carry a
+      "present" flag and the region is lifted to the pairs (an absent
+      value is the identity); built-in kinds use their identity.
     - An iota along the split dimension adds the shard's start (the sizes
       of the shards before it); a `tensor.dim` of a split size is the
       local size where it sizes a tensor and the total elsewhere (a mean
@@ -401,11 +404,11 @@ def FuseShardPass : Pass<"fuse-shard", "::mlir::ModuleOp"> {
 
     Floating-point reductions and scans associate differently for each G;
     for a given G the results are the same run to run. Entries that
-    cannot run sharded get an error at the op: a combiner region over the
-    split dimension, a sort, gather, prefix, searchsorted table or
-    segmented reduction of split data, a scan of rank 2 or more along it,
-    an element read (`tensor.extract`) of split data, or a split size that
-    is static or not leading.
+    cannot run sharded get an error at the op: a sort, gather, prefix,
+    searchsorted table or segmented reduction of split data, a scan of
+    rank 2 or more along the split dimension, an element read
+    (`tensor.extract`) of split data, or a split size that is static or
+    not leading.
   }];
   let options = [
     Option<"splitArg", "split-arg", "int64_t", /*default=*/"-1",

@@ -1,0 +1,81 @@
+//===- ShardRewrite.h - fuse-shard's rewrite of one entry -------*- C++ -*-===//
+//
+// The rewrite of an entry into the program each shard runs (Shard.cpp;
+// combiner regions in ShardRegions.cpp). Values made here that replace
+// split ones join their size classes in the plan.
+//
+//===----------------------------------------------------------------------===//
+#ifndef FUSE_TRANSFORMS_SHARDREWRITE_H
+#define FUSE_TRANSFORMS_SHARDREWRITE_H
+
+#include "fuse/Dialect/Fuse/IR/FuseOps.h"
+#include "fuse/Dialect/Fuse/Utils/ShardPlan.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Builders.h"
+
+namespace fuse {
+
+class ShardRewriter {
+public:
+  ShardRewriter(func::FuncOp fn, ShardPlan &plan)
+      : b(fn.getContext()), plan(plan), fn(fn) {}
+
+  /// Rewrites the entry; then erases the ops it replaced (kept until the
+  /// end so that no erased value stays in the size classes).
+  LogicalResult run();
+  unsigned collectives = 0;
+
+  // Combiner regions (ShardRegions.cpp).
+  LogicalResult regionReduce(ReduceOp op);
+  LogicalResult regionScan(ScanOp op);
+  /// A fuse.reduce of `inputs` by the lifted form of `comb`.
+  SmallVector<Value> liftedReduce(Location loc, ValueRange inputs,
+                                  ValueRange inits, DenseI64ArrayAttr dims,
+                                  Region &comb, TypeRange types);
+  /// fuse.all_gather of each of `vals`.
+  SmallVector<Value> gatherAll(Location loc, ValueRange vals);
+  /// Whether this is shard 0 (i1).
+  Value onFirstShard(Location loc);
+  /// This shard's index as a rank-0 i64 tensor: the number of shards
+  /// before it (a fuse.prefix count).
+  Value shardCountBefore(Location loc) { return sizeTensor(loc, rank()); }
+
+  OpBuilder b;
+  ShardPlan &plan;
+  /// Ops replaced by their sharded forms, erased at the end of run().
+  SmallVector<Operation *> replaced;
+
+private:
+  LogicalResult visit(Operation *op);
+  LogicalResult reduce(ReduceOp op);
+  LogicalResult scan(ScanOp op);
+  void histogram(HistogramOp op);
+  void iota(IotaOp op);
+  void dim(tensor::DimOp op);
+  /// Replaces the uses of local size `size` other than tensor sizes by the
+  /// total over the shards, made at the builder's insertion point.
+  void totalWhereArithmetic(Value size, Location loc);
+
+  /// fuse.shard_rank, made once at the top of the entry.
+  Value rank() { return shardRank.getRank(); }
+  /// `v` on shard 0, the identity of `kind` on the others.
+  Value onFirstShard(Location loc, Value v, CombinerKind kind);
+  /// The fold, in shard order, of every shard's `partial` (its type).
+  Value foldShards(Location loc, Value partial, CombinerKind kind);
+  /// The fold of the `partial` (rank 0) of the shards before this one
+  /// (the identity on shard 0).
+  Value foldBefore(Location loc, Value partial, CombinerKind kind);
+  /// A local size as a rank-0 i64 tensor.
+  Value sizeTensor(Location loc, Value size);
+  /// `combine(kind, offset, y)` for every element of rank-1 `y`.
+  Value combineInto(Location loc, Value offset, Value y, CombinerKind kind);
+
+  func::FuncOp fn;
+  ShardRankOp shardRank;
+};
+
+} // namespace fuse
+
+#endif // FUSE_TRANSFORMS_SHARDREWRITE_H

@@ -91,12 +91,17 @@ For each seed:
      a float; not an argument's own dtype): an f32 result widened to f64
      carries f32 rounding and gets f32's tolerance, a bf16 one widened to
      f32 bf16's;
-  4. the mismatched-size case, where the seed has one, must be rejected.
+  4. the mismatched-size case, where the seed has one, must be rejected;
+  5. with --shards N, `fuse-run --shards=N` (the program rewritten by
+     fuse-shard, on N shards) must match fuse-run's unsharded run and the
+     reference; a program fuse-shard refuses ("cannot run sharded") is
+     counted, not failed.
 
 usage:
   gen-pipelines.py --emit SEED             print program SEED and exit
   gen-pipelines.py --seeds A:B|S,S,... [--fuse-opt P] [--fuse-run P]
                    [--workdir DIR] [--keep] [--classic] [--late-mismatch]
+                   [--shards N]
 Exits 1 when any seed fails; prints one line per failure and a summary
 `seeds: N passed, N failed (...)`.
 """

@@ -66,6 +66,8 @@
 // REFUSE: fuse-run: 'gather_split' cannot run sharded
 // RUN: not fuse-run %s --entry hist --arg rand:10 --shards=2 --gpu 2>&1 | FileCheck %s --check-prefix=GPU
 // GPU: fuse-run: --shards simulates the shards on the CPU; it does not go with --gpu
+// RUN: not fuse-run %s --entry hist --arg rand:10 --shards=5000 2>&1 | FileCheck %s --check-prefix=MANY
+// MANY: fuse-run: --shards=5000: at most 1024 shards (each runs on a thread of its own)
 //
 // The examples: maps, reductions, variance (the total size in the mean),
 // a scan, a filter, and row groups (local).

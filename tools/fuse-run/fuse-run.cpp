@@ -886,6 +886,10 @@ int main(int argc, char **argv) {
   if (shardCount > 0) {
     if (dumpLLVM || repeat > 0)
       fail("--shards does not go with --dump-llvm or --repeat");
+    // A thread a shard.
+    if (shardCount > 1024)
+      fail("--shards=" + std::to_string(shardCount) +
+           ": at most 1024 shards (each runs on a thread of its own)");
     runSharded(context, *module, entry, name, argSlots, resultSlots, inputs);
     return 0;
   }

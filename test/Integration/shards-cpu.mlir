@@ -61,9 +61,17 @@
 //
 // What fuse-shard cannot split yet is an error at the op, and --shards is
 // a CPU simulation.
-// RUN: not fuse-run %S/../Transforms/shard.mlir --entry gather_split --arg rand:10 --arg rand:10 --shards=2 2>&1 | FileCheck %s --check-prefix=REFUSE
-// REFUSE: error: cannot run sharded: the source of a gather is split (each shard has only its part of it)
-// REFUSE: fuse-run: 'gather_split' cannot run sharded
+// RUN: not fuse-run %S/../Transforms/shard.mlir --entry prefix_split --arg rand:10 --arg scalar:3 --shards=2 2>&1 | FileCheck %s --check-prefix=REFUSE
+// REFUSE: error: cannot run sharded: 'fuse.prefix' of split data is not sharded yet
+// REFUSE: fuse-run: 'prefix_split' cannot run sharded
+//
+// Ops that read split data at positions of the whole array read it whole
+// (fuse.all_concat): a gather, a sort (each shard keeps its part of the
+// sorted array; 5 shards of 11 elements).
+// RUN: fuse-run %s --entry whole --arg rand:11 --shards=5 | FileCheck %s --check-prefix=WHOLE
+// WHOLE: result #0: split, matches the unsharded run
+// WHOLE-NEXT: result #1: split, matches the unsharded run
+// WHOLE-NEXT: result #2: split, matches the unsharded run
 // RUN: not fuse-run %s --entry hist --arg rand:10 --shards=2 --gpu 2>&1 | FileCheck %s --check-prefix=GPU
 // GPU: fuse-run: --shards simulates the shards on the CPU; it does not go with --gpu
 // RUN: not fuse-run %s --entry hist --arg rand:10 --shards=5000 2>&1 | FileCheck %s --check-prefix=MANY
@@ -160,4 +168,21 @@ func.func @colmax(%m: tensor<?x?xf32>) -> tensor<?xf32> {
     fuse.yield %c : f32
   }
   return %r : tensor<?xf32>
+}
+func.func @whole(%x: tensor<?xf32>) -> (tensor<?xf32>, tensor<?xf32>, tensor<?xi64>) {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %x, %c0 : tensor<?xf32>
+  %i = fuse.iota %n : tensor<?xi64>
+  // x reversed: x[n - 1 - i], positions of the whole array
+  %r = fuse.map %i : tensor<?xi64> -> tensor<?xi64> {
+  ^bb0(%a: i64):
+    %ni = arith.index_cast %n : index to i64
+    %m = arith.subi %ni, %a : i64
+    %one = arith.constant 1 : i64
+    %j = arith.subi %m, %one : i64
+    fuse.yield %j : i64
+  }
+  %g = fuse.gather %x[%r] : tensor<?xf32>, tensor<?xi64> -> tensor<?xf32>
+  %s, %p = fuse.sort ascending %x, %i : tensor<?xf32>, tensor<?xi64> -> tensor<?xf32>, tensor<?xi64>
+  return %g, %s, %p : tensor<?xf32>, tensor<?xf32>, tensor<?xi64>
 }

@@ -141,11 +141,32 @@ func.func @argmax(%x: tensor<?xf32>, %i: tensor<?xi64>) -> (tensor<f32>, tensor<
 
 // -----
 
-// A gather from split data would need the other shards' parts.
-func.func @gather_split(%x: tensor<?xf32>, %i: tensor<?xi64>) -> tensor<?xf32> {
-  // expected-error @+1 {{cannot run sharded: the source of a gather is split (each shard has only its part of it)}}
+// A gather from split data reads the whole array (fuse.all_concat); a sort
+// of split keys sorts the whole array and keeps its own part, a gather at
+// the shard's start + i.
+// CHECK-LABEL: func.func @gather_split
+// CHECK: %[[WHOLE:.+]] = fuse.all_concat %arg0 : tensor<?xf32> -> tensor<?xf32>
+// CHECK: fuse.gather %[[WHOLE]][%arg1]
+// CHECK: %[[N:.+]] = tensor.dim %arg0
+// CHECK: %[[K:.+]] = fuse.all_concat %arg0
+// CHECK: %[[S:.+]] = fuse.sort ascending %[[K]]
+// CHECK: fuse.all_gather
+// CHECK: %[[I:.+]] = fuse.iota %[[N]] : tensor<?xi64>
+// CHECK: %[[AT:.+]] = fuse.map %[[I]]
+// CHECK: fuse.gather %[[S]][%[[AT]]]
+func.func @gather_split(%x: tensor<?xf32>, %i: tensor<?xi64>) -> (tensor<?xf32>, tensor<?xf32>) {
   %g = fuse.gather %x[%i] : tensor<?xf32>, tensor<?xi64> -> tensor<?xf32>
-  return %g : tensor<?xf32>
+  %s = fuse.sort ascending %x : tensor<?xf32> -> tensor<?xf32>
+  return %g, %s : tensor<?xf32>, tensor<?xf32>
+}
+
+// -----
+
+// A prefix of split data (its count is of the whole array) is refused.
+func.func @prefix_split(%x: tensor<?xf32>, %n: tensor<i64>) -> tensor<?xf32> {
+  // expected-error @+1 {{cannot run sharded: 'fuse.prefix' of split data is not sharded yet}}
+  %p = fuse.prefix %x, %n : tensor<?xf32>, tensor<i64> -> tensor<?xf32>
+  return %p : tensor<?xf32>
 }
 
 // -----

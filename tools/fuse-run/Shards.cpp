@@ -72,6 +72,43 @@ extern "C" void fuse_shard_all_gather(const void *send, int64_t bytes,
   group->barrier(lock);
 }
 
+extern "C" int64_t fuse_shard_all_concat_size(int64_t rows) {
+  if (!group)
+    return rows;
+  std::unique_lock<std::mutex> lock(group->mutex);
+  group->bytes[myRank] = rows;
+  group->barrier(lock);
+  int64_t total = 0;
+  for (unsigned r = 0; r < group->count; ++r)
+    total += group->bytes[r];
+  // Nobody reuses the slots before all have summed them.
+  group->barrier(lock);
+  return total;
+}
+
+extern "C" void fuse_shard_all_concat(const void *send, int64_t bytes,
+                                      void *recv) {
+  if (!group) {
+    if (bytes)
+      std::memcpy(recv, send, size_t(bytes));
+    return;
+  }
+  std::unique_lock<std::mutex> lock(group->mutex);
+  group->send[myRank] = send;
+  group->bytes[myRank] = bytes;
+  group->barrier(lock);
+  lock.unlock();
+  size_t at = 0;
+  for (unsigned r = 0; r < group->count; ++r) {
+    if (group->bytes[r])
+      std::memcpy(static_cast<uint8_t *>(recv) + at, group->send[r],
+                  size_t(group->bytes[r]));
+    at += size_t(group->bytes[r]);
+  }
+  lock.lock();
+  group->barrier(lock);
+}
+
 } // namespace
 
 llvm::orc::SymbolMap shards::symbols(llvm::orc::MangleAndInterner interner) {
@@ -83,6 +120,8 @@ llvm::orc::SymbolMap shards::symbols(llvm::orc::MangleAndInterner interner) {
   add("fuse_shard_rank", &fuse_shard_rank);
   add("fuse_shard_count", &fuse_shard_count);
   add("fuse_shard_all_gather", &fuse_shard_all_gather);
+  add("fuse_shard_all_concat_size", &fuse_shard_all_concat_size);
+  add("fuse_shard_all_concat", &fuse_shard_all_concat);
   return map;
 }
 

@@ -247,7 +247,7 @@ LogicalResult EntryConverter::convert(func::FuncOp fn,
   // the runtime does not have yet.
   Operation *collective = nullptr;
   fn.walk([&](Operation *op) {
-    if (!collective && isa<ShardRankOp, AllGatherOp>(op))
+    if (!collective && isa<ShardRankOp, AllGatherOp, AllConcatOp>(op))
       collective = op;
   });
   if (collective)

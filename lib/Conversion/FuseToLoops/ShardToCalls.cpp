@@ -1,15 +1,21 @@
 //===- ShardToCalls.cpp - the shard ops on the CPU: runtime hooks ---------===//
 //
 // A sharded entry (fuse-shard) runs once a shard; on the CPU the program
-// that links it provides the collectives as three C functions:
+// that links it provides the collectives as C functions:
 //
 //   int64_t fuse_shard_rank(void);   // this shard, 0 .. count - 1
 //   int64_t fuse_shard_count(void);  // the number of shards
 //   void fuse_shard_all_gather(const void *send, int64_t bytes, void *recv);
 //
+//   int64_t fuse_shard_all_concat_size(int64_t rows);
+//   void fuse_shard_all_concat(const void *send, int64_t bytes, void *recv);
+//
 // all_gather copies every shard's `bytes` bytes into `recv`, shard 0 first,
-// and returns once every shard's have been copied. fuse-run defines them:
-// one thread a shard with --shards=N, and a single shard otherwise.
+// and returns once every shard's have been copied. all_concat_size returns
+// the sum of every shard's `rows`, and all_concat copies every shard's
+// bytes (each its own count) into `recv` one after the other, shard 0
+// first. fuse-run defines them: one thread a shard with --shards=N, and a
+// single shard otherwise.
 //
 //===----------------------------------------------------------------------===//
 
@@ -21,6 +27,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/PatternMatch.h"
 
 using namespace mlir;
@@ -109,8 +116,62 @@ struct AllGatherToCall : OpRewritePattern<AllGatherOp> {
   }
 };
 
+/// fuse_shard_all_concat_size (every shard's leading size, summed: the
+/// whole array's) sizes the result; fuse_shard_all_concat fills it.
+struct AllConcatToCalls : OpRewritePattern<AllConcatOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(AllConcatOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto in = cast<RankedTensorType>(op.getInput().getType());
+    auto out = cast<RankedTensorType>(op.getResult().getType());
+    Type elem = in.getElementType();
+    Type i64 = rewriter.getI64Type();
+    int64_t width = std::max<int64_t>(1, elem.getIntOrFloatBitWidth() / 8);
+    // Bytes of a row (the dimensions after the leading one).
+    Value rowBytes = arith::ConstantIndexOp::create(rewriter, loc, width);
+    SmallVector<Value> rest;
+    for (int64_t d = 1; d < in.getRank(); ++d) {
+      Value n = tensor::DimOp::create(rewriter, loc, op.getInput(), d);
+      rowBytes = arith::MulIOp::create(rewriter, loc, rowBytes, n);
+      if (in.isDynamicDim(d))
+        rest.push_back(n);
+    }
+    Value rows = tensor::DimOp::create(rewriter, loc, op.getInput(), 0);
+    Value bytes = arith::IndexCastOp::create(
+        rewriter, loc, i64,
+        arith::MulIOp::create(rewriter, loc, rows, rowBytes));
+    auto sizeType = rewriter.getFunctionType({i64}, {i64});
+    Value total =
+        func::CallOp::create(
+            rewriter, loc,
+            hook(rewriter, op, "fuse_shard_all_concat_size", sizeType),
+            ValueRange{arith::IndexCastOp::create(rewriter, loc, i64, rows)})
+            .getResult(0);
+    Value totalRows = arith::IndexCastOp::create(
+        rewriter, loc, rewriter.getIndexType(), total);
+    SmallVector<Value> outSizes{totalRows};
+    outSizes.append(rest);
+    Value send = bufferization::ToBufferOp::create(
+        rewriter, loc, MemRefType::get(in.getShape(), elem), op.getInput(),
+        /*readOnly=*/true);
+    Value recv = memref::AllocOp::create(
+        rewriter, loc, MemRefType::get(out.getShape(), elem), outSizes);
+    auto ptr = LLVM::LLVMPointerType::get(rewriter.getContext());
+    auto type = rewriter.getFunctionType({ptr, i64, ptr}, {});
+    func::CallOp::create(rewriter, loc,
+                         hook(rewriter, op, "fuse_shard_all_concat", type),
+                         ValueRange{addressOf(rewriter, loc, send), bytes,
+                                    addressOf(rewriter, loc, recv)});
+    rewriter.replaceOpWithNewOp<bufferization::ToTensorOp>(
+        op, out, recv, /*restrict=*/true, /*writable=*/true);
+    return success();
+  }
+};
+
 } // namespace
 
 void fuse::populateShardToCallsPatterns(RewritePatternSet &patterns) {
-  patterns.add<ShardRankToCalls, AllGatherToCall>(patterns.getContext());
+  patterns.add<ShardRankToCalls, AllGatherToCall, AllConcatToCalls>(
+      patterns.getContext());
 }

@@ -686,6 +686,24 @@ func.func @all_gather_static(%x: tensor<f32>) {
 
 // -----
 
+// all_concat_c1
+func.func @all_concat_rank0(%x: tensor<f32>) {
+  // expected-error @+1 {{'fuse.all_concat' op requires an input of rank 1 or more (parts along the leading dimension), but it has rank 0}}
+  %0 = fuse.all_concat %x : tensor<f32> -> tensor<f32>
+  return
+}
+
+// -----
+
+// all_concat_c2
+func.func @all_concat_static(%x: tensor<4x3xf32>) {
+  // expected-error @+1 {{'fuse.all_concat' op result must be 'tensor<?x3xf32>' (the input's type with a dynamic leading dimension), but is 'tensor<4x3xf32>'}}
+  %0 = fuse.all_concat %x : tensor<4x3xf32> -> tensor<4x3xf32>
+  return
+}
+
+// -----
+
 // prefix_c1
 func.func @prefix_rank2(%x: tensor<?x4xf32>, %n: tensor<i64>) {
   // expected-error @+1 {{'fuse.prefix' op requires a rank-1 source, but it has rank 2}}

@@ -211,10 +211,12 @@ func.func @iotas(%n: index, %m: index) {
 // CHECK: %[[R:.+]], %[[C:.+]] = fuse.shard_rank
 // CHECK: fuse.all_gather %{{.+}} : tensor<f32> -> tensor<?xf32>
 // CHECK: fuse.all_gather %{{.+}} : tensor<3x?xi8> -> tensor<?x3x?xi8>
+// CHECK: fuse.all_concat %{{.+}} : tensor<3x?xi8> -> tensor<?x?xi8>
 func.func @shards(%s: tensor<f32>, %m: tensor<3x?xi8>) -> index {
   %rank, %count = fuse.shard_rank
   %0 = fuse.all_gather %s : tensor<f32> -> tensor<?xf32>
   %1 = fuse.all_gather %m : tensor<3x?xi8> -> tensor<?x3x?xi8>
+  %2 = fuse.all_concat %m : tensor<3x?xi8> -> tensor<?x?xi8>
   return %rank : index
 }
 

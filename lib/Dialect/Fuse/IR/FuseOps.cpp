@@ -333,6 +333,24 @@ LogicalResult AllGatherOp::verify() {
   return success();
 }
 
+LogicalResult AllConcatOp::verify() {
+  auto in = tensorTypeOf(getInput());
+  // all_concat_c1: rank 1 or more.
+  if (in.getRank() < 1)
+    return emitOpError() << "requires an input of rank 1 or more (parts "
+                            "along the leading dimension), but it has rank 0";
+  SmallVector<int64_t> shape(in.getShape());
+  shape[0] = ShapedType::kDynamic;
+  auto want = RankedTensorType::get(shape, in.getElementType());
+  // all_concat_c2: the input's type, leading dimension dynamic.
+  if (tensorTypeOf(getResult()) != want)
+    return emitOpError() << "result must be " << want
+                         << " (the input's type with a dynamic leading "
+                            "dimension), but is "
+                         << getResult().getType();
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // IotaOp
 //===----------------------------------------------------------------------===//

@@ -527,7 +527,7 @@ void Partitioner::visit(Operation *op) {
   // The collectives of a sharded entry (and the shard's index) are no
   // pass over memory: they stay outside groups.
   if (!isa_and_nonnull<FuseDialect>(op->getDialect()) || isLeaf(op) ||
-      isa<GroupOp, YieldOp, ShardRankOp, AllGatherOp>(op))
+      isa<GroupOp, YieldOp, ShardRankOp, AllGatherOp, AllConcatOp>(op))
     return;
   GroupKind ownKind = GroupKind::Elementwise; // set by singletonKind
   if (std::optional<std::string> r = singletonKind(op, ownKind)) {

@@ -105,24 +105,87 @@ LogicalResult ShardRewriter::visit(Operation *op) {
   }
   if (isa<MapOp, BroadcastOp, FilterOp>(op))
     return success();
+  // Ops that read split data at positions of the whole array read the
+  // whole array (fuse.all_concat): a gather's source, a searchsorted's
+  // table, a segmented reduction's inputs, an element read.
   if (auto g = dyn_cast<GatherOp>(op)) {
-    if (plan.isSplit(g.getSource()))
-      return refuse("the source of a gather is split (each shard has only "
-                    "its part of it)");
+    wholeOperand(g.getSourceMutable());
     return success();
   }
   if (auto s = dyn_cast<SearchSortedOp>(op)) {
-    if (plan.isSplit(s.getSorted()))
-      return refuse("the sorted table of a searchsorted is split");
+    wholeOperand(s.getSortedMutable());
     return success();
   }
-  if (isa<SortOp, SegmentedReduceOp, PrefixOp, GroupOp>(op) && splitOperand())
+  if (auto s = dyn_cast<SegmentedReduceOp>(op)) {
+    for (OpOperand &in : s.getInputsMutable())
+      wholeOperand(in);
+    return success();
+  }
+  if (auto e = dyn_cast<tensor::ExtractOp>(op)) {
+    wholeOperand(e.getTensorMutable());
+    return success();
+  }
+  if (auto s = dyn_cast<SortOp>(op)) {
+    if (plan.isSplit(s.getKeys()))
+      sort(s);
+    return success();
+  }
+  if (isa<PrefixOp, GroupOp>(op) && splitOperand())
     return refuse(Twine("'") + op->getName().getStringRef() +
                   "' of split data is not sharded yet");
   if (splitOperand())
     return refuse(Twine("'") + op->getName().getStringRef() +
                   "' reads split data at positions of the whole array");
   return success();
+}
+
+void ShardRewriter::wholeOperand(OpOperand &use) {
+  Value v = use.get();
+  if (!plan.isSplit(v))
+    return;
+  b.setInsertionPoint(use.getOwner());
+  use.set(allConcat(use.getOwner()->getLoc(), v));
+}
+
+Value ShardRewriter::allConcat(Location loc, Value v) {
+  auto t = cast<RankedTensorType>(v.getType());
+  SmallVector<int64_t> shape(t.getShape());
+  shape[0] = ShapedType::kDynamic;
+  ++collectives;
+  return AllConcatOp::create(b, loc, t.clone(shape), v);
+}
+
+void ShardRewriter::sort(SortOp op) {
+  // Each shard sorts the whole array and keeps its own part of the result
+  // (the sizes of the parts do not change); positions a sort returns are
+  // positions in the whole array.
+  Location loc = op.getLoc();
+  b.setInsertionPoint(op);
+  Value keys = op.getKeys();
+  Value n = tensor::DimOp::create(b, loc, keys, 0);
+  op.getKeysMutable().assign(allConcat(loc, keys));
+  if (Value vals = op.getValues())
+    op.getValuesMutable().assign(allConcat(loc, vals));
+  b.setInsertionPointAfter(op);
+  Value start = tensor::ExtractOp::create(
+      b, loc, foldBefore(loc, sizeTensor(loc, n), CombinerKind::Add),
+      ValueRange{});
+  // The part: a gather at start + i (a fresh array, not a view of the
+  // sorted one).
+  auto idxType = RankedTensorType::get({ShapedType::kDynamic}, b.getI64Type());
+  Value local = IotaOp::create(b, loc, idxType, ValueRange{n}, IntegerAttr());
+  Value at = buildElementwiseMap(
+      b, loc, local, b.getI64Type(), [&](OpBuilder &mb, Location l, Value i) {
+        return arith::AddIOp::create(mb, l, i, start).getResult();
+      });
+  for (Value r : op.getResults()) {
+    SmallVector<OpOperand *> uses = usesOf(r);
+    auto t = cast<RankedTensorType>(r.getType());
+    Value part = GatherOp::create(b, loc, t, r, at);
+    plan.sizes->unite({part, 0}, {keys, 0});
+    for (OpOperand *use : uses)
+      use->set(part);
+  }
 }
 
 Value ShardRewriter::onFirstShard(Location loc, Value v, CombinerKind kind) {

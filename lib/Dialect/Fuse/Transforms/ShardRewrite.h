@@ -54,6 +54,11 @@ private:
   void histogram(HistogramOp op);
   void iota(IotaOp op);
   void dim(tensor::DimOp op);
+  void sort(SortOp op);
+  /// Makes `use` read the whole array where it reads a split value.
+  void wholeOperand(OpOperand &use);
+  /// fuse.all_concat of split `v`, at the builder's insertion point.
+  Value allConcat(Location loc, Value v);
   /// Replaces the uses of local size `size` other than tensor sizes by the
   /// total over the shards, made at the builder's insertion point.
   void totalWhereArithmetic(Value size, Location loc);

@@ -53,7 +53,8 @@ void wrapLooseOps(func::FuncOp fn) {
   SmallVector<Operation *> loose;
   for (Operation &op : fn.getBody().front())
     if (isa_and_nonnull<FuseDialect>(op.getDialect()) &&
-        !isa<GroupOp, SortOp, PrefixOp, ShardRankOp, AllGatherOp>(op))
+        !isa<GroupOp, SortOp, PrefixOp, ShardRankOp, AllGatherOp, AllConcatOp>(
+            op))
       loose.push_back(&op);
   for (Operation *op : loose) {
     llvm::SetVector<Value> operands(op->getOperands().begin(),

@@ -808,4 +808,31 @@ def Fuse_AllGatherOp : Fuse_Op<"all_gather", [Pure]> {
   let hasVerifier = 1;
 }
 
+def Fuse_AllConcatOp : Fuse_Op<"all_concat", [Pure]> {
+  let summary = "every shard's part, concatenated in shard order";
+  let description = [{
+    A collective of the shards of a sharded entry: each shard passes its
+    part of an array split along the leading dimension (the parts' leading
+    sizes may differ, the other dimensions may not) and receives the
+    whole array, shard 0's part first. fuse-shard uses it where an op
+    reads split data at positions of the whole array (a gather's source,
+    a sort's keys).
+
+    ```mlir
+    %whole = fuse.all_concat %part : tensor<?xf32> -> tensor<?xf32>
+    ```
+
+    Constraints (verifier tags):
+    - (all_concat_c1) the input has rank 1 or more;
+    - (all_concat_c2) the result is the input's type with a dynamic
+      leading dimension.
+  }];
+  let arguments = (ins Fuse_Tensor:$input);
+  let results = (outs Fuse_Tensor:$result);
+  let assemblyFormat = [{
+    $input attr-dict `:` type($input) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
 #endif // FUSE_DIALECT_FUSE_IR_FUSEOPS_TD

@@ -379,7 +379,8 @@ def FuseShardPass : Pass<"fuse-shard", "::mlir::ModuleOp"> {
     runs on its own contiguous part of the split data (ShardPlan.h: the
     leading dimension of one argument, rows of a 2-d one, and every size
     tied to it). The same IR serves any G: the shard's index and the count
-    come from `fuse.shard_rank`, and shards meet only in `fuse.all_gather`.
+    come from `fuse.shard_rank`, and shards meet only in `fuse.all_gather`
+    and `fuse.all_concat`.
 
     - Maps, broadcasts, filters, row groups and anything that does not
       cross the split dimension run as written on the local part; a
@@ -395,6 +396,11 @@ def FuseShardPass : Pass<"fuse-shard", "::mlir::ModuleOp"> {
     - Combiner regions have no identity, so their values carry a
       "present" flag and the region is lifted to the pairs (an absent
       value is the identity); built-in kinds use their identity.
+    - An op that reads split data at positions of the whole array (a
+      gather's source, a searchsorted's table, a segmented reduction's
+      inputs, `tensor.extract`) reads the whole array, `fuse.all_concat`
+      of the parts. A sort of split keys sorts the whole array on every
+      shard, and each keeps its own part.
     - An iota along the split dimension adds the shard's start (the sizes
       of the shards before it); a `tensor.dim` of a split size is the
       local size where it sizes a tensor and the total elsewhere (a mean
@@ -404,11 +410,9 @@ def FuseShardPass : Pass<"fuse-shard", "::mlir::ModuleOp"> {
 
     Floating-point reductions and scans associate differently for each G;
     for a given G the results are the same run to run. Entries that
-    cannot run sharded get an error at the op: a sort, gather, prefix,
-    searchsorted table or segmented reduction of split data, a scan of
-    rank 2 or more along the split dimension, an element read
-    (`tensor.extract`) of split data, or a split size that is static or
-    not leading.
+    cannot run sharded get an error at the op: a prefix of split data, a
+    scan of rank 2 or more along the split dimension, or a split size that
+    is static or not leading.
   }];
   let options = [
     Option<"splitArg", "split-arg", "int64_t", /*default=*/"-1",

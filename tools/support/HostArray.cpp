@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 #include <sys/stat.h>
 
 namespace fuse {
@@ -25,6 +26,11 @@ void setProgramName(const char *name) { gProgram = name; }
 const char *programName() { return gProgram; }
 
 void fail(const std::string &message) {
+  // One message and one exit where several threads fail at once (the
+  // shards of fuse-run --shards); the others wait here until it exits.
+  // (Never destroyed: exit runs while it is held.)
+  static std::mutex *once = new std::mutex;
+  once->lock();
   std::fflush(stdout);
   std::fprintf(stderr, "%s: %s\n", gProgram, message.c_str());
   std::exit(1);

@@ -45,8 +45,12 @@ thread_local unsigned myRank = 0;
 extern "C" int64_t fuse_shard_rank() { return group ? myRank : 0; }
 extern "C" int64_t fuse_shard_count() { return group ? group->count : 1; }
 
-extern "C" void fuse_shard_all_gather(const void *send, int64_t bytes,
-                                      void *recv) {
+/// Copies every shard's `bytes` bytes (each its own count) into `recv`
+/// one after the other, shard 0 first; returns once every shard has
+/// copied. With `sameSize`, the name of a collective whose shards must
+/// all pass one count (an error otherwise).
+void concatShards(const void *send, int64_t bytes, void *recv,
+                  const char *sameSize) {
   if (!group) {
     if (bytes)
       std::memcpy(recv, send, size_t(bytes));
@@ -56,20 +60,29 @@ extern "C" void fuse_shard_all_gather(const void *send, int64_t bytes,
   group->send[myRank] = send;
   group->bytes[myRank] = bytes;
   group->barrier(lock);
-  for (unsigned r = 0; r < group->count; ++r)
+  for (unsigned r = 0; sameSize && r < group->count; ++r)
     if (group->bytes[r] != bytes)
-      fail("fuse.all_gather: shard " + std::to_string(r) + " passed " +
+      fail(std::string(sameSize) + ": shard " + std::to_string(r) + " passed " +
            std::to_string(group->bytes[r]) + " bytes but shard " +
            std::to_string(myRank) + " passed " + std::to_string(bytes) +
-           " (every shard gathers a value of one shape)");
+           " (every shard gathers a value of one "
+           "shape)");
   lock.unlock();
-  for (unsigned r = 0; r < group->count; ++r)
-    if (bytes)
-      std::memcpy(static_cast<uint8_t *>(recv) + size_t(r) * size_t(bytes),
-                  group->send[r], size_t(bytes));
+  size_t at = 0;
+  for (unsigned r = 0; r < group->count; ++r) {
+    if (group->bytes[r])
+      std::memcpy(static_cast<uint8_t *>(recv) + at, group->send[r],
+                  size_t(group->bytes[r]));
+    at += size_t(group->bytes[r]);
+  }
   // Nobody returns (and frees or reuses its buffer) before all have read.
   lock.lock();
   group->barrier(lock);
+}
+
+extern "C" void fuse_shard_all_gather(const void *send, int64_t bytes,
+                                      void *recv) {
+  concatShards(send, bytes, recv, "fuse.all_gather");
 }
 
 extern "C" int64_t fuse_shard_all_concat_size(int64_t rows) {
@@ -88,25 +101,7 @@ extern "C" int64_t fuse_shard_all_concat_size(int64_t rows) {
 
 extern "C" void fuse_shard_all_concat(const void *send, int64_t bytes,
                                       void *recv) {
-  if (!group) {
-    if (bytes)
-      std::memcpy(recv, send, size_t(bytes));
-    return;
-  }
-  std::unique_lock<std::mutex> lock(group->mutex);
-  group->send[myRank] = send;
-  group->bytes[myRank] = bytes;
-  group->barrier(lock);
-  lock.unlock();
-  size_t at = 0;
-  for (unsigned r = 0; r < group->count; ++r) {
-    if (group->bytes[r])
-      std::memcpy(static_cast<uint8_t *>(recv) + at, group->send[r],
-                  size_t(group->bytes[r]));
-    at += size_t(group->bytes[r]);
-  }
-  lock.lock();
-  group->barrier(lock);
+  concatShards(send, bytes, recv, nullptr);
 }
 
 } // namespace

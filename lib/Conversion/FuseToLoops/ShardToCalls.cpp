@@ -78,40 +78,57 @@ Value addressOf(PatternRewriter &rewriter, Location loc, Value buffer) {
       rewriter, loc, LLVM::LLVMPointerType::get(rewriter.getContext()), i64);
 }
 
+/// The bytes of dimensions [from, rank) of `t` (its element width times
+/// their sizes); the dynamic ones among those sizes go to `dynamic`.
+Value bytesFrom(PatternRewriter &rewriter, Location loc, Value t, int64_t from,
+                SmallVectorImpl<Value> &dynamic) {
+  auto type = cast<RankedTensorType>(t.getType());
+  // Buffers hold i1 as a byte an element (LLVM's layout), halves as 2.
+  int64_t width =
+      std::max<int64_t>(1, type.getElementType().getIntOrFloatBitWidth() / 8);
+  Value bytes = arith::ConstantIndexOp::create(rewriter, loc, width);
+  for (int64_t d = from; d < type.getRank(); ++d) {
+    Value n = tensor::DimOp::create(rewriter, loc, t, d);
+    bytes = arith::MulIOp::create(rewriter, loc, bytes, n);
+    if (type.isDynamicDim(d))
+      dynamic.push_back(n);
+  }
+  return bytes;
+}
+
+/// Replaces `op` by a buffer of `op`'s result type (sizes `outSizes`) that
+/// hook `name`(send, bytes, recv) fills from `input`'s buffer.
+void replaceByExchange(PatternRewriter &rewriter, Operation *op, StringRef name,
+                       Value input, ValueRange outSizes, Value bytes) {
+  Location loc = op->getLoc();
+  auto in = cast<RankedTensorType>(input.getType());
+  auto out = cast<RankedTensorType>(op->getResult(0).getType());
+  Value send = bufferization::ToBufferOp::create(
+      rewriter, loc, MemRefType::get(in.getShape(), in.getElementType()), input,
+      /*readOnly=*/true);
+  Value recv = memref::AllocOp::create(
+      rewriter, loc, MemRefType::get(out.getShape(), out.getElementType()),
+      outSizes);
+  auto ptr = LLVM::LLVMPointerType::get(rewriter.getContext());
+  Type i64 = rewriter.getI64Type();
+  func::CallOp::create(
+      rewriter, loc,
+      hook(rewriter, op, name, rewriter.getFunctionType({ptr, i64, ptr}, {})),
+      ValueRange{addressOf(rewriter, loc, send),
+                 arith::IndexCastOp::create(rewriter, loc, i64, bytes),
+                 addressOf(rewriter, loc, recv)});
+  rewriter.replaceOpWithNewOp<bufferization::ToTensorOp>(
+      op, out, recv, /*restrict=*/true, /*writable=*/true);
+}
+
 struct AllGatherToCall : OpRewritePattern<AllGatherOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(AllGatherOp op,
                                 PatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    auto in = cast<RankedTensorType>(op.getInput().getType());
-    auto out = cast<RankedTensorType>(op.getResult().getType());
-    Type elem = in.getElementType();
-    // Buffers hold i1 as a byte an element (LLVM's layout), halves as 2.
-    int64_t width = std::max<int64_t>(1, elem.getIntOrFloatBitWidth() / 8);
-    Value bytes = arith::ConstantIndexOp::create(rewriter, loc, width);
     SmallVector<Value> outSizes{callI64(rewriter, op, "fuse_shard_count")};
-    for (int64_t d = 0; d < in.getRank(); ++d) {
-      Value n = tensor::DimOp::create(rewriter, loc, op.getInput(), d);
-      bytes = arith::MulIOp::create(rewriter, loc, bytes, n);
-      if (in.isDynamicDim(d))
-        outSizes.push_back(n);
-    }
-    auto inBuf = MemRefType::get(in.getShape(), elem);
-    Value send =
-        bufferization::ToBufferOp::create(rewriter, loc, inBuf, op.getInput(),
-                                          /*readOnly=*/true);
-    Value recv = memref::AllocOp::create(
-        rewriter, loc, MemRefType::get(out.getShape(), elem), outSizes);
-    auto ptr = LLVM::LLVMPointerType::get(rewriter.getContext());
-    auto type = rewriter.getFunctionType({ptr, rewriter.getI64Type(), ptr}, {});
-    func::CallOp::create(
-        rewriter, loc, hook(rewriter, op, "fuse_shard_all_gather", type),
-        ValueRange{addressOf(rewriter, loc, send),
-                   arith::IndexCastOp::create(rewriter, loc,
-                                              rewriter.getI64Type(), bytes),
-                   addressOf(rewriter, loc, recv)});
-    rewriter.replaceOpWithNewOp<bufferization::ToTensorOp>(
-        op, out, recv, /*restrict=*/true, /*writable=*/true);
+    Value bytes = bytesFrom(rewriter, op.getLoc(), op.getInput(), 0, outSizes);
+    replaceByExchange(rewriter, op, "fuse_shard_all_gather", op.getInput(),
+                      outSizes, bytes);
     return success();
   }
 };
@@ -123,48 +140,23 @@ struct AllConcatToCalls : OpRewritePattern<AllConcatOp> {
   LogicalResult matchAndRewrite(AllConcatOp op,
                                 PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    auto in = cast<RankedTensorType>(op.getInput().getType());
-    auto out = cast<RankedTensorType>(op.getResult().getType());
-    Type elem = in.getElementType();
     Type i64 = rewriter.getI64Type();
-    int64_t width = std::max<int64_t>(1, elem.getIntOrFloatBitWidth() / 8);
-    // Bytes of a row (the dimensions after the leading one).
-    Value rowBytes = arith::ConstantIndexOp::create(rewriter, loc, width);
     SmallVector<Value> rest;
-    for (int64_t d = 1; d < in.getRank(); ++d) {
-      Value n = tensor::DimOp::create(rewriter, loc, op.getInput(), d);
-      rowBytes = arith::MulIOp::create(rewriter, loc, rowBytes, n);
-      if (in.isDynamicDim(d))
-        rest.push_back(n);
-    }
+    Value rowBytes = bytesFrom(rewriter, loc, op.getInput(), 1, rest);
     Value rows = tensor::DimOp::create(rewriter, loc, op.getInput(), 0);
-    Value bytes = arith::IndexCastOp::create(
-        rewriter, loc, i64,
-        arith::MulIOp::create(rewriter, loc, rows, rowBytes));
-    auto sizeType = rewriter.getFunctionType({i64}, {i64});
     Value total =
         func::CallOp::create(
             rewriter, loc,
-            hook(rewriter, op, "fuse_shard_all_concat_size", sizeType),
+            hook(rewriter, op, "fuse_shard_all_concat_size",
+                 rewriter.getFunctionType({i64}, {i64})),
             ValueRange{arith::IndexCastOp::create(rewriter, loc, i64, rows)})
             .getResult(0);
-    Value totalRows = arith::IndexCastOp::create(
-        rewriter, loc, rewriter.getIndexType(), total);
-    SmallVector<Value> outSizes{totalRows};
+    SmallVector<Value> outSizes{arith::IndexCastOp::create(
+        rewriter, loc, rewriter.getIndexType(), total)};
     outSizes.append(rest);
-    Value send = bufferization::ToBufferOp::create(
-        rewriter, loc, MemRefType::get(in.getShape(), elem), op.getInput(),
-        /*readOnly=*/true);
-    Value recv = memref::AllocOp::create(
-        rewriter, loc, MemRefType::get(out.getShape(), elem), outSizes);
-    auto ptr = LLVM::LLVMPointerType::get(rewriter.getContext());
-    auto type = rewriter.getFunctionType({ptr, i64, ptr}, {});
-    func::CallOp::create(rewriter, loc,
-                         hook(rewriter, op, "fuse_shard_all_concat", type),
-                         ValueRange{addressOf(rewriter, loc, send), bytes,
-                                    addressOf(rewriter, loc, recv)});
-    rewriter.replaceOpWithNewOp<bufferization::ToTensorOp>(
-        op, out, recv, /*restrict=*/true, /*writable=*/true);
+    replaceByExchange(rewriter, op, "fuse_shard_all_concat", op.getInput(),
+                      outSizes,
+                      arith::MulIOp::create(rewriter, loc, rows, rowBytes));
     return success();
   }
 };

@@ -197,14 +197,10 @@ Value ShardRewriter::onFirstShard(Location loc, Value v, CombinerKind kind) {
 
 Value ShardRewriter::foldShards(Location loc, Value partial,
                                 CombinerKind kind) {
-  auto t = cast<RankedTensorType>(partial.getType());
-  SmallVector<int64_t> shape{ShapedType::kDynamic};
-  llvm::append_range(shape, t.getShape());
-  Value all = AllGatherOp::create(
-      b, loc, RankedTensorType::get(shape, t.getElementType()), partial);
-  ++collectives;
+  Value all = gatherAll(loc, partial).front();
   return ReduceOp::create(
-             b, loc, TypeRange{t}, ValueRange{all}, ValueRange{},
+             b, loc, TypeRange{partial.getType()}, ValueRange{all},
+             ValueRange{},
              b.getArrayAttr({CombinerKindAttr::get(b.getContext(), kind)}),
              b.getDenseI64ArrayAttr({0}))
       .getResult(0);
@@ -212,13 +208,12 @@ Value ShardRewriter::foldShards(Location loc, Value partial,
 
 Value ShardRewriter::foldBefore(Location loc, Value partial,
                                 CombinerKind kind) {
-  auto t = cast<RankedTensorType>(partial.getType());
-  auto vec = RankedTensorType::get({ShapedType::kDynamic}, t.getElementType());
-  Value all = AllGatherOp::create(b, loc, vec, partial);
-  ++collectives;
-  Value before = PrefixOp::create(b, loc, vec, all, sizeTensor(loc, rank()));
+  Value all = gatherAll(loc, partial).front();
+  Value before =
+      PrefixOp::create(b, loc, all.getType(), all, shardCountBefore(loc));
   return ReduceOp::create(
-             b, loc, TypeRange{t}, ValueRange{before}, ValueRange{},
+             b, loc, TypeRange{partial.getType()}, ValueRange{before},
+             ValueRange{},
              b.getArrayAttr({CombinerKindAttr::get(b.getContext(), kind)}),
              DenseI64ArrayAttr())
       .getResult(0);

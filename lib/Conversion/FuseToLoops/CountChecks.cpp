@@ -71,6 +71,8 @@ struct FuseCPUCountChecksPass
     : fuse::impl::FuseCPUCountChecksPassBase<FuseCPUCountChecksPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    // A pass instance may run on several modules.
+    checks.clear();
     unsigned messages = 0;
     for (auto fn : llvm::to_vector(module.getOps<func::FuncOp>())) {
       if (fn.isDeclaration() ||

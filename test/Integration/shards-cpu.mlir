@@ -44,6 +44,15 @@
 // SIZED: result #0: split, matches the unsharded run
 // SIZED-NEXT: result #1: the same on every shard, matches the unsharded run
 //
+// Static split sizes: each shard its own rows, a constant array read at
+// the shard's part, iotas and a broadcast sized by the local rows, and the
+// size constant the total in a mean (8 rows on 1, 3 and 11 shards).
+// RUN: fuse-run %S/../Transforms/shard.mlir --entry static --arg rand:8 --shards=3 | FileCheck %s --check-prefix=STATIC
+// RUN: fuse-run %S/../Transforms/shard.mlir --entry static --arg rand:8 --shards=11 | FileCheck %s --check-prefix=STATIC
+// RUN: fuse-run %S/../Transforms/shard.mlir --entry static --arg rand:8 --shards=1 | FileCheck %s --check-prefix=STATIC
+// STATIC: result #0: split, matches the unsharded run
+// STATIC-NEXT: result #1: the same on every shard, matches the unsharded run
+//
 // Combiner regions over the split dimension: an argmax (13 shards of 1003
 // elements), an affine-map composition scanned inclusively and
 // exclusively (not commutative; 6 shards of 3 elements), column maxima.

@@ -171,11 +171,62 @@ func.func @prefix_split(%x: tensor<?xf32>, %n: tensor<i64>) -> tensor<?xf32> {
 
 // -----
 
-// A static split size: each shard has its own size.
-// expected-error @+1 {{cannot run sharded: the split size is static here ('tensor<8xf32>'); each shard has its own size}}
-func.func @static(%x: tensor<8xf32>) -> tensor<f32> {
+// Static split sizes become dynamic (each shard has its own rows): the
+// argument, the results and the values between them. An iota and a
+// broadcast that took the size from their type take the local rows; a
+// constant array tied to the split data is whole on every shard, so each
+// reads its own part of it; an `index` constant that is the split size
+// sizes tensors with the local rows and stays the total in arithmetic.
+// CHECK-LABEL: func.func @static(%arg0: tensor<?xf32>) -> (tensor<?xf32>, f32)
+// CHECK: %[[W:.+]] = arith.constant dense<{{.*}}> : tensor<8xf32>
+// CHECK: %[[AT:.+]] = fuse.map
+// CHECK: %[[PART:.+]] = fuse.gather %[[W]][%[[AT]]] : tensor<8xf32>, tensor<?xi64> -> tensor<?xf32>
+// CHECK: %[[C8:.+]] = arith.constant 8 : index
+// CHECK: %[[R1:.+]] = tensor.dim %arg0
+// CHECK: fuse.iota %[[R1]] : tensor<?xi64>
+// CHECK: %[[R2:.+]] = tensor.dim %arg0
+// CHECK: fuse.iota %[[R2]] : tensor<?xi64>
+// CHECK: %[[R3:.+]] = tensor.dim %arg0
+// CHECK: fuse.broadcast %{{.+}} dims [0] (%[[R3]]) : tensor<f32> -> tensor<?xf32>
+// CHECK: fuse.map %arg0, %[[PART]], {{.*}} -> tensor<?xf32>
+// CHECK: arith.index_cast %[[C8]] : index to i64
+// CHECK: return {{.*}} : tensor<?xf32>, f32
+func.func @static(%x: tensor<8xf32>) -> (tensor<8xf32>, f32) {
+  %w = arith.constant dense<[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0]> : tensor<8xf32>
+  %c8 = arith.constant 8 : index
+  %i = fuse.iota : tensor<8xf32>
+  %j = fuse.iota %c8 : tensor<?xf32>
   %s = fuse.reduce add %x : tensor<8xf32> -> tensor<f32>
-  return %s : tensor<f32>
+  %b = fuse.broadcast %s dims [0] : tensor<f32> -> tensor<8xf32>
+  %y = fuse.map %x, %w, %i, %j, %b : tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<?xf32>, tensor<8xf32> -> tensor<8xf32> {
+  ^bb0(%a: f32, %c: f32, %d: f32, %e: f32, %f: f32):
+    %0 = arith.mulf %a, %c : f32
+    %1 = arith.addf %0, %d : f32
+    %2 = arith.addf %1, %e : f32
+    %3 = arith.subf %2, %f : f32
+    fuse.yield %3 : f32
+  }
+  %n = arith.index_cast %c8 : index to i64
+  %nf = arith.sitofp %n : i64 to f32
+  %r0 = fuse.reduce add %y : tensor<8xf32> -> tensor<f32>
+  %e = tensor.extract %r0[] : tensor<f32>
+  %r = arith.divf %e, %nf : f32
+  return %y, %r : tensor<8xf32>, f32
+}
+
+// -----
+
+// A constant of rank 2 tied to the split rows cannot be cut into parts
+// (a gather reads rank-1 arrays).
+func.func @static_rows(%x: tensor<4x3xf32>) -> tensor<4x3xf32> {
+  // expected-error @+1 {{cannot run sharded: this array of rank 2 or more has the split rows but no split input}}
+  %w = arith.constant dense<1.0> : tensor<4x3xf32>
+  %y = fuse.map %x, %w : tensor<4x3xf32>, tensor<4x3xf32> -> tensor<4x3xf32> {
+  ^bb0(%a: f32, %c: f32):
+    %0 = arith.mulf %a, %c : f32
+    fuse.yield %0 : f32
+  }
+  return %y : tensor<4x3xf32>
 }
 
 // -----

@@ -58,6 +58,8 @@ LogicalResult ShardRewriter::run() {
   Block &body = fn.getBody().front();
   b.setInsertionPointToStart(&body);
   shardRank = ShardRankOp::create(b, fn.getLoc());
+  if (plan.splitArg && failed(dynamicSplitSizes()))
+    return failure();
   // An `index` argument that is the split size is the shard's own size.
   for (auto [a, local] : llvm::zip(body.getArguments(), plan.localSizeArgs))
     if (local)
@@ -67,6 +69,9 @@ LogicalResult ShardRewriter::run() {
       return failure();
   for (Operation *op : llvm::reverse(replaced))
     op->erase();
+  // Split results are dynamic now.
+  fn.setType(FunctionType::get(fn.getContext(), body.getArgumentTypes(),
+                               body.getTerminator()->getOperandTypes()));
   return success();
 }
 
@@ -83,6 +88,8 @@ LogicalResult ShardRewriter::visit(Operation *op) {
   auto refuse = [&](const Twine &what) {
     return op->emitError() << "cannot run sharded: " << what;
   };
+  if (plan.splitArg && failed(wholeArrays(op)))
+    return failure();
   if (auto r = dyn_cast<ReduceOp>(op))
     return reduce(r);
   if (auto s = dyn_cast<ScanOp>(op))
@@ -167,22 +174,10 @@ void ShardRewriter::sort(SortOp op) {
   if (Value vals = op.getValues())
     op.getValuesMutable().assign(allConcat(loc, vals));
   b.setInsertionPointAfter(op);
-  Value start = tensor::ExtractOp::create(
-      b, loc, foldBefore(loc, sizeTensor(loc, n), CombinerKind::Add),
-      ValueRange{});
-  // The part: a gather at start + i (a fresh array, not a view of the
-  // sorted one).
-  auto idxType = RankedTensorType::get({ShapedType::kDynamic}, b.getI64Type());
-  Value local = IotaOp::create(b, loc, idxType, ValueRange{n}, IntegerAttr());
-  Value at = buildElementwiseMap(
-      b, loc, local, b.getI64Type(), [&](OpBuilder &mb, Location l, Value i) {
-        return arith::AddIOp::create(mb, l, i, start).getResult();
-      });
+  Value at = partIndices(loc, n);
   for (Value r : op.getResults()) {
     SmallVector<OpOperand *> uses = usesOf(r);
-    auto t = cast<RankedTensorType>(r.getType());
-    Value part = GatherOp::create(b, loc, t, r, at);
-    plan.sizes->unite({part, 0}, {keys, 0});
+    Value part = gatherPart(loc, r, at, {keys, 0});
     for (OpOperand *use : uses)
       use->set(part);
   }

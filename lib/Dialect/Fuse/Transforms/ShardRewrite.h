@@ -1,7 +1,8 @@
 //===- ShardRewrite.h - fuse-shard's rewrite of one entry -------*- C++ -*-===//
 //
 // The rewrite of an entry into the program each shard runs (Shard.cpp;
-// combiner regions in ShardRegions.cpp). Values made here that replace
+// combiner regions in ShardRegions.cpp, static split sizes and whole
+// arrays in ShardSizes.cpp). Values made here that replace
 // split ones join their size classes in the plan.
 //
 //===----------------------------------------------------------------------===//
@@ -49,6 +50,25 @@ public:
 
 private:
   LogicalResult visit(Operation *op);
+  // Static split sizes and whole arrays (ShardSizes.cpp).
+  /// Makes every static split size dynamic, with size operands where an
+  /// op took it from its type.
+  LogicalResult dynamicSplitSizes();
+  /// Replaces the arrays `op` makes from nothing split by this shard's
+  /// part, and an `index` constant that is the split size by the local
+  /// rows where it sizes a tensor.
+  LogicalResult wholeArrays(Operation *op);
+  /// The local rows of the split argument, at the builder's point.
+  Value localRows(Location loc);
+  /// Whether dimension `d` of `v` is the split argument's rows (not a
+  /// filter's kept count).
+  bool inPrimaryClass(Value v, int64_t d) const;
+  /// The positions in the whole array of this shard's `rows` elements.
+  Value partIndices(Location loc, Value rows);
+  /// Rank-1 `whole` read at `at`: the shard's part, sized as `rowsOf`.
+  Value gatherPart(Location loc, Value whole, Value at,
+                   SizeAnalysis::Dim rowsOf);
+
   LogicalResult reduce(ReduceOp op);
   LogicalResult scan(ScanOp op);
   void histogram(HistogramOp op);

@@ -20,7 +20,8 @@ bool ShardPlan::isSplit(Value v) const {
   return t && t.getRank() >= 1 && isSplitDim(v, 0);
 }
 
-/// Checks that the split sizes appear only as dynamic leading dimensions.
+/// Checks that the split sizes appear only as leading dimensions (fuse-shard
+/// makes static ones dynamic).
 static LogicalResult checkValue(const ShardPlan &plan, Value v, Operation *at) {
   auto t = dyn_cast<RankedTensorType>(v.getType());
   if (!t)
@@ -33,10 +34,6 @@ static LogicalResult checkValue(const ShardPlan &plan, Value v, Operation *at) {
              << "cannot run sharded: dimension " << d << " of " << t
              << " is the split size (shards split leading dimensions: "
                 "elements of 1-d arrays, rows of 2-d ones)";
-    if (!t.isDynamicDim(0))
-      return at->emitError()
-             << "cannot run sharded: the split size is static here (" << t
-             << "); each shard has its own size";
   }
   return success();
 }

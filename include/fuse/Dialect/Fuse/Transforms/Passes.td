@@ -405,14 +405,20 @@ def FuseShardPass : Pass<"fuse-shard", "::mlir::ModuleOp"> {
       of the shards before it); a `tensor.dim` of a split size is the
       local size where it sizes a tensor and the total elsewhere (a mean
       divides by the total).
+    - Static split sizes become dynamic (each shard holds its own rows);
+      an iota, broadcast or `tensor.empty` that took the size from its
+      type takes the local rows. A rank-1 array that no split value feeds
+      but that the pipeline ties to the split size (a constant zipped
+      with split data) is whole on every shard, and each reads its own
+      part of it.
     - Results split along the leading dimension are the shard's part; the
       others are the same on every shard.
 
     Floating-point reductions and scans associate differently for each G;
     for a given G the results are the same run to run. Entries that
     cannot run sharded get an error at the op: a prefix of split data, a
-    scan of rank 2 or more along the split dimension, or a split size that
-    is static or not leading.
+    scan of rank 2 or more along the split dimension, a constant of rank 2
+    or more tied to the split rows, or a split size that is not leading.
   }];
   let options = [
     Option<"splitArg", "split-arg", "int64_t", /*default=*/"-1",

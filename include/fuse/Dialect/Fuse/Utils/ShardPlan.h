@@ -46,7 +46,7 @@ struct ShardPlan {
 /// The plan of `fn`, splitting argument `splitArg` (default: the first
 /// tensor argument of rank 1 or more; none: nothing is split). Errors,
 /// emitted at the op or argument, where the entry cannot run sharded: a
-/// split size that is not a leading dimension, a static split size, or an
+/// split size that is not a leading dimension, or an
 /// `index` argument that is a filter's kept count.
 FailureOr<ShardPlan> planShards(mlir::func::FuncOp fn,
                                 std::optional<unsigned> splitArg = {});

@@ -53,6 +53,20 @@
 // STATIC: result #0: split, matches the unsharded run
 // STATIC-NEXT: result #1: the same on every shard, matches the unsharded run
 //
+// A prefix of split data: the first n elements of the whole array, each
+// shard its own of them; counts inside a shard, at the ends, past the
+// end, negative and the most negative.
+// RUN: fuse-run %S/../Transforms/shard.mlir --entry prefix_split --arg rand:1000 --arg scalar:500 --shards=7 | FileCheck %s --check-prefix=PREFIX
+// RUN: fuse-run %S/../Transforms/shard.mlir --entry prefix_split --arg rand:1000 --arg scalar:1000 --shards=7 | FileCheck %s --check-prefix=PREFIX
+// RUN: fuse-run %S/../Transforms/shard.mlir --entry prefix_split --arg rand:1000 --arg scalar:3000 --shards=3 | FileCheck %s --check-prefix=PREFIX
+// RUN: fuse-run %S/../Transforms/shard.mlir --entry prefix_split --arg rand:10 --arg scalar:1 --shards=16 | FileCheck %s --check-prefix=PREFIX
+// RUN: fuse-run %S/../Transforms/shard.mlir --entry prefix_split --arg rand:1000 --arg scalar:-3 --shards=4 | FileCheck %s --check-prefix=PREFIX
+// RUN: fuse-run %S/../Transforms/shard.mlir --entry prefix_split --arg rand:1000 --arg scalar:-9223372036854775808 --shards=4 --print | FileCheck %s --check-prefix=PREFIX0
+// PREFIX: result #0: split, matches the unsharded run
+// PREFIX-NEXT: result #1: the same on every shard, matches the unsharded run
+// PREFIX0: result #0: float32 array of shape (0,)
+// PREFIX0: result #0: split, matches the unsharded run
+//
 // Combiner regions over the split dimension: an argmax (13 shards of 1003
 // elements), an affine-map composition scanned inclusively and
 // exclusively (not commutative; 6 shards of 3 elements), column maxima.
@@ -70,9 +84,9 @@
 //
 // What fuse-shard cannot split yet is an error at the op, and --shards is
 // a CPU simulation.
-// RUN: not fuse-run %S/../Transforms/shard.mlir --entry prefix_split --arg rand:10 --arg scalar:3 --shards=2 2>&1 | FileCheck %s --check-prefix=REFUSE
-// REFUSE: error: cannot run sharded: 'fuse.prefix' of split data is not sharded yet
-// REFUSE: fuse-run: 'prefix_split' cannot run sharded
+// RUN: not fuse-run %S/../Transforms/shard.mlir --entry scan_rows --arg rand:10x4 --shards=2 2>&1 | FileCheck %s --check-prefix=REFUSE
+// REFUSE: error: cannot run sharded: a scan of rank 2 or more along the split dimension is not sharded yet
+// REFUSE: fuse-run: 'scan_rows' cannot run sharded
 //
 // Ops that read split data at positions of the whole array read it whole
 // (fuse.all_concat): a gather, a sort (each shard keeps its part of the

@@ -162,11 +162,33 @@ func.func @gather_split(%x: tensor<?xf32>, %i: tensor<?xi64>) -> (tensor<?xf32>,
 
 // -----
 
-// A prefix of split data (its count is of the whole array) is refused.
-func.func @prefix_split(%x: tensor<?xf32>, %n: tensor<i64>) -> tensor<?xf32> {
-  // expected-error @+1 {{cannot run sharded: 'fuse.prefix' of split data is not sharded yet}}
+// A prefix of split data: its count is of the whole array, so each shard
+// takes its local elements before the count less its start (the rows of
+// the shards before it); the count is clamped at 0 first so the
+// difference cannot wrap, and the op clamps to the local rows. The
+// result stays split.
+// CHECK-LABEL: func.func @prefix_split
+// CHECK: %[[ROWS:.+]] = tensor.dim %arg0
+// CHECK: %[[ROWS64:.+]] = arith.index_cast %[[ROWS]] : index to i64
+// CHECK: %[[RT:.+]] = tensor.from_elements %[[ROWS64]]
+// CHECK: %[[ALL:.+]] = fuse.all_gather %[[RT]]
+// CHECK: %[[BEFORE:.+]] = fuse.prefix %[[ALL]]
+// CHECK: %[[SUM:.+]] = fuse.reduce add %[[BEFORE]]
+// CHECK: %[[START:.+]] = tensor.extract %[[SUM]][]
+// CHECK: %[[N:.+]] = tensor.extract %arg1[]
+// CHECK: %[[NP:.+]] = arith.maxsi %[[N]], %{{.+}} : i64
+// CHECK: %[[LOCAL:.+]] = arith.subi %[[NP]], %[[START]] : i64
+// CHECK: %[[LT:.+]] = tensor.from_elements %[[LOCAL]] : tensor<i64>
+// CHECK: fuse.prefix %arg0, %[[LT]] : tensor<?xf32>, tensor<i64> -> tensor<?xf32>
+func.func @prefix_split(%x: tensor<?xf32>, %n: tensor<i64>) -> (tensor<?xf32>, tensor<f32>) {
   %p = fuse.prefix %x, %n : tensor<?xf32>, tensor<i64> -> tensor<?xf32>
-  return %p : tensor<?xf32>
+  %y = fuse.map %p : tensor<?xf32> -> tensor<?xf32> {
+  ^bb0(%a: f32):
+    %0 = arith.mulf %a, %a : f32
+    fuse.yield %0 : f32
+  }
+  %s = fuse.reduce add %y : tensor<?xf32> -> tensor<f32>
+  return %y, %s : tensor<?xf32>, tensor<f32>
 }
 
 // -----
@@ -227,6 +249,15 @@ func.func @static_rows(%x: tensor<4x3xf32>) -> tensor<4x3xf32> {
     fuse.yield %0 : f32
   }
   return %y : tensor<4x3xf32>
+}
+
+// -----
+
+// A scan of rows along the split dimension is refused.
+func.func @scan_rows(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  // expected-error @+1 {{cannot run sharded: a scan of rank 2 or more along the split dimension is not sharded yet}}
+  %y = fuse.scan inclusive add %x dim 0 : tensor<?x4xf32> -> tensor<?x4xf32>
+  return %y : tensor<?x4xf32>
 }
 
 // -----

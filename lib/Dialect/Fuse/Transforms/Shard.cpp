@@ -11,6 +11,7 @@
 //                                combined into every element (a map)
 //   histogram of split indices   local counts -> gather -> sum
 //   iota along the split dim     + the shard's start (sizes gathered)
+//   prefix of split data         the count less the shard's start
 //   tensor.dim of a split size   the local size where it sizes a tensor,
 //                                the total (sizes gathered) elsewhere
 //
@@ -137,7 +138,12 @@ LogicalResult ShardRewriter::visit(Operation *op) {
       sort(s);
     return success();
   }
-  if (isa<PrefixOp, GroupOp>(op) && splitOperand())
+  if (auto p = dyn_cast<PrefixOp>(op)) {
+    if (plan.isSplit(p.getSource()))
+      prefix(p);
+    return success();
+  }
+  if (isa<GroupOp>(op) && splitOperand())
     return refuse(Twine("'") + op->getName().getStringRef() +
                   "' of split data is not sharded yet");
   if (splitOperand())
@@ -286,6 +292,26 @@ LogicalResult ShardRewriter::scan(ScanOp op) {
       use->set(y);
   }
   return success();
+}
+
+void ShardRewriter::prefix(PrefixOp op) {
+  // The whole array's first `count` elements: on each shard, its local
+  // elements before `count - start` (the op clamps to [0, rows]), so the
+  // result stays split.
+  Location loc = op.getLoc();
+  b.setInsertionPoint(op);
+  Value rows = tensor::DimOp::create(b, loc, op.getSource(), 0);
+  Value start = tensor::ExtractOp::create(
+      b, loc, foldBefore(loc, sizeTensor(loc, rows), CombinerKind::Add),
+      ValueRange{});
+  Value count = tensor::ExtractOp::create(b, loc, op.getCount(), ValueRange{});
+  // A negative count takes nothing; clamped first so that the difference
+  // cannot wrap.
+  Value zero = arith::ConstantIntOp::create(b, loc, b.getI64Type(), 0);
+  count = arith::MaxSIOp::create(b, loc, count, zero);
+  Value local = arith::SubIOp::create(b, loc, count, start);
+  op.getCountMutable().assign(tensor::FromElementsOp::create(
+      b, loc, scalarTensor(b.getI64Type()), ValueRange{local}));
 }
 
 void ShardRewriter::histogram(HistogramOp op) {

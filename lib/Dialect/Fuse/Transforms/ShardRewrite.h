@@ -72,6 +72,7 @@ private:
   LogicalResult reduce(ReduceOp op);
   LogicalResult scan(ScanOp op);
   void histogram(HistogramOp op);
+  void prefix(PrefixOp op);
   void iota(IotaOp op);
   void dim(tensor::DimOp op);
   void sort(SortOp op);

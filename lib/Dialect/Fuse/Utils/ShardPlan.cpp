@@ -63,10 +63,14 @@ FailureOr<ShardPlan> fuse::planShards(func::FuncOp fn,
                             << " is not a tensor of rank 1 or more";
     plan.classes.push_back({a, 0});
   }
-  // Kept elements of split values are split too (each shard keeps its own).
-  fn.walk([&](FilterOp f) {
-    if (plan.isSplit(f.getInputs().front()))
+  // Kept elements and prefixes of split values are split too (each shard
+  // keeps its own).
+  fn.walk([&](Operation *op) {
+    if (auto f = dyn_cast<FilterOp>(op);
+        f && plan.isSplit(f.getInputs().front()))
       plan.classes.push_back({f->getResult(0), 0});
+    if (auto p = dyn_cast<PrefixOp>(op); p && plan.isSplit(p.getSource()))
+      plan.classes.push_back({p.getResult(), 0});
   });
 
   plan.splitArg = splitArg;

@@ -411,14 +411,17 @@ def FuseShardPass : Pass<"fuse-shard", "::mlir::ModuleOp"> {
       but that the pipeline ties to the split size (a constant zipped
       with split data) is whole on every shard, and each reads its own
       part of it.
+    - A prefix of split data (the whole array's first `count` elements)
+      takes the local elements before `count` less the shard's start;
+      its result stays split.
     - Results split along the leading dimension are the shard's part; the
       others are the same on every shard.
 
     Floating-point reductions and scans associate differently for each G;
     for a given G the results are the same run to run. Entries that
-    cannot run sharded get an error at the op: a prefix of split data, a
-    scan of rank 2 or more along the split dimension, a constant of rank 2
-    or more tied to the split rows, or a split size that is not leading.
+    cannot run sharded get an error at the op: a scan of rank 2 or more
+    along the split dimension, a constant of rank 2 or more tied to the
+    split rows, or a split size that is not leading.
   }];
   let options = [
     Option<"splitArg", "split-arg", "int64_t", /*default=*/"-1",

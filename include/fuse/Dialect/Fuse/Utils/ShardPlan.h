@@ -6,10 +6,10 @@
 // which sizes are split: the leading dimension of one tensor argument
 // (the first of rank 1 or more unless told otherwise) and every size the
 // pipeline ties to it (SizeAnalysis' classes), plus the kept counts of
-// filters of split values. A value is split when its leading dimension is
-// one of those sizes; the other values are the same on every shard.
-// fuse-shard rewrites the entry by the plan and fuse-run --shards splits
-// the arguments and joins the results by it.
+// filters and the counts of prefixes of split values. A value is split when its
+// leading dimension is one of those sizes; the other values are the same on
+// every shard. fuse-shard rewrites the entry by the plan and fuse-run --shards
+// splits the arguments and joins the results by it.
 //
 //===----------------------------------------------------------------------===//
 #ifndef FUSE_DIALECT_FUSE_UTILS_SHARDPLAN_H

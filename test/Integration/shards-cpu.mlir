@@ -67,6 +67,20 @@
 // PREFIX0: result #0: float32 array of shape (0,)
 // PREFIX0: result #0: split, matches the unsharded run
 //
+// Scans of rows along the split dimension (a column at a time): the
+// totals are a row a shard, and the rows of the shards from this one on
+// are masked to the identity (built-in kinds) or marked absent (regions;
+// the affine-map composition is not commutative). 13 rows on 1 to 40
+// shards.
+// RUN: fuse-run %s --entry scan_rows --arg rand:13x4 --arg rand:13x4 --shards=1 | FileCheck %s --check-prefix=ROWSCAN
+// RUN: fuse-run %s --entry scan_rows --arg rand:13x4 --arg rand:13x4 --shards=3 | FileCheck %s --check-prefix=ROWSCAN
+// RUN: fuse-run %s --entry scan_rows --arg rand:13x4 --arg rand:13x4 --shards=40 | FileCheck %s --check-prefix=ROWSCAN
+// RUN: fuse-run %s --entry scan_rows --arg rand:1001x3 --arg rand:1001x3 --shards=7 | FileCheck %s --check-prefix=ROWSCAN
+// ROWSCAN: result #0: split, matches the unsharded run
+// ROWSCAN-NEXT: result #1: split, matches the unsharded run
+// ROWSCAN-NEXT: result #2: split, matches the unsharded run
+// ROWSCAN-NEXT: result #3: split, matches the unsharded run
+//
 // Combiner regions over the split dimension: an argmax (13 shards of 1003
 // elements), an affine-map composition scanned inclusively and
 // exclusively (not commutative; 6 shards of 3 elements), column maxima.
@@ -84,9 +98,9 @@
 //
 // What fuse-shard cannot split yet is an error at the op, and --shards is
 // a CPU simulation.
-// RUN: not fuse-run %S/../Transforms/shard.mlir --entry scan_rows --arg rand:10x4 --shards=2 2>&1 | FileCheck %s --check-prefix=REFUSE
-// REFUSE: error: cannot run sharded: a scan of rank 2 or more along the split dimension is not sharded yet
-// REFUSE: fuse-run: 'scan_rows' cannot run sharded
+// RUN: not fuse-run %S/../Transforms/shard.mlir --entry static_rows --arg rand:4x3 --shards=2 2>&1 | FileCheck %s --check-prefix=REFUSE
+// REFUSE: error: cannot run sharded: this array of rank 2 or more has the split rows but no split input
+// REFUSE: fuse-run: 'static_rows' cannot run sharded
 //
 // Ops that read split data at positions of the whole array read it whole
 // (fuse.all_concat): a gather, a sort (each shard keeps its part of the
@@ -208,4 +222,29 @@ func.func @whole(%x: tensor<?xf32>) -> (tensor<?xf32>, tensor<?xf32>, tensor<?xi
   %g = fuse.gather %x[%r] : tensor<?xf32>, tensor<?xi64> -> tensor<?xf32>
   %s, %p = fuse.sort ascending %x, %i : tensor<?xf32>, tensor<?xi64> -> tensor<?xf32>, tensor<?xi64>
   return %g, %s, %p : tensor<?xf32>, tensor<?xf32>, tensor<?xi64>
+}
+
+func.func @scan_rows(%x: tensor<?x?xf32>, %v: tensor<?x?xf32>) -> (tensor<?x?xf32>, tensor<?x?xi64>, tensor<?x?xi64>, tensor<?x?xi64>) {
+  %a = fuse.scan inclusive add %x dim 0 : tensor<?x?xf32> -> tensor<?x?xf32>
+  %y, %z = fuse.map %x, %v : tensor<?x?xf32>, tensor<?x?xf32> -> tensor<?x?xi64>, tensor<?x?xi64> {
+  ^bb0(%p: f32, %q: f32):
+    %k = arith.constant 100.0 : f32
+    %pk = arith.mulf %p, %k : f32
+    %qk = arith.mulf %q, %k : f32
+    %pi = arith.fptosi %pk : f32 to i64
+    %qi = arith.fptosi %qk : f32 to i64
+    fuse.yield %pi, %qi : i64, i64
+  }
+  %c = arith.constant 5 : i64
+  %b = fuse.scan exclusive max %y init(%c : i64) dim 0 : tensor<?x?xi64> -> tensor<?x?xi64>
+  %one = arith.constant 1 : i64
+  %zero = arith.constant 0 : i64
+  %m, %n = fuse.scan inclusive %y, %z init(%one, %zero : i64, i64) dim 0 : tensor<?x?xi64>, tensor<?x?xi64> -> tensor<?x?xi64>, tensor<?x?xi64> {
+  ^bb0(%a1: i64, %b1: i64, %a2: i64, %b2: i64):
+    %mm = arith.muli %a2, %a1 : i64
+    %t = arith.muli %a2, %b1 : i64
+    %s = arith.addi %t, %b2 : i64
+    fuse.yield %mm, %s : i64, i64
+  }
+  return %a, %b, %m, %n : tensor<?x?xf32>, tensor<?x?xi64>, tensor<?x?xi64>, tensor<?x?xi64>
 }

@@ -64,13 +64,13 @@ func.func @mean(%x: tensor<?xf32>) -> tensor<?xf32> {
 // element.
 // CHECK-LABEL: func.func @cumsum
 // CHECK: %[[RANK:.+]], %{{.+}} = fuse.shard_rank
-// CHECK: %[[TOT:.+]] = fuse.reduce add %arg0 : tensor<?xi32> -> tensor<i32>
+// CHECK: %[[TOT:.+]] = fuse.reduce add %arg0 dims [0] : tensor<?xi32> -> tensor<i32>
 // CHECK: %[[Y:.+]] = fuse.scan inclusive add %arg0
 // CHECK: %[[ALL:.+]] = fuse.all_gather %[[TOT]] : tensor<i32> -> tensor<?xi32>
 // CHECK: %[[R64:.+]] = arith.index_cast %[[RANK]] : index to i64
 // CHECK: %[[RT:.+]] = tensor.from_elements %[[R64]] : tensor<i64>
 // CHECK: %[[BEFORE:.+]] = fuse.prefix %[[ALL]], %[[RT]]
-// CHECK: %[[OFF:.+]] = fuse.reduce add %[[BEFORE]] : tensor<?xi32> -> tensor<i32>
+// CHECK: %[[OFF:.+]] = fuse.reduce add %[[BEFORE]] dims [0] : tensor<?xi32> -> tensor<i32>
 // CHECK: %[[B:.+]] = fuse.broadcast %[[OFF]] dims [0]
 // CHECK: %[[FIX:.+]] = fuse.map %[[B]], %[[Y]]
 // CHECK: arith.addi
@@ -253,9 +253,25 @@ func.func @static_rows(%x: tensor<4x3xf32>) -> tensor<4x3xf32> {
 
 // -----
 
-// A scan of rows along the split dimension is refused.
+// A scan of rows along the split dimension: the shard's totals are a row
+// (a reduction over dim 0), gathered one row a shard; the rows of the
+// shards from this one on become the identity before the fold, and the
+// fold is broadcast along the rows into every element.
+// CHECK-LABEL: func.func @scan_rows
+// CHECK: %[[RANK:.+]], %{{.+}} = fuse.shard_rank
+// CHECK: %[[TOT:.+]] = fuse.reduce add %arg0 dims [0] : tensor<?x4xf32> -> tensor<4xf32>
+// CHECK: %[[Y:.+]] = fuse.scan inclusive add %arg0 dim 0 : tensor<?x4xf32> -> tensor<?x4xf32>
+// CHECK: %[[ALL:.+]] = fuse.all_gather %[[TOT]] : tensor<4xf32> -> tensor<?x4xf32>
+// CHECK: %[[ROW:.+]] = fuse.iota %{{.+}} : tensor<?x4xi64>
+// CHECK: %[[MINE:.+]] = arith.index_cast %[[RANK]] : index to i64
+// CHECK: %[[MASK:.+]] = fuse.map %[[ROW]]
+// CHECK: arith.cmpi slt, %{{.+}}, %[[MINE]] : i64
+// CHECK: %[[MASKED:.+]] = fuse.map %[[ALL]], %[[MASK]]
+// CHECK: arith.select
+// CHECK: %[[OFF:.+]] = fuse.reduce add %[[MASKED]] dims [0] : tensor<?x4xf32> -> tensor<4xf32>
+// CHECK: %[[B:.+]] = fuse.broadcast %[[OFF]] dims [0]
+// CHECK: fuse.map %[[B]], %[[Y]]
 func.func @scan_rows(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
-  // expected-error @+1 {{cannot run sharded: a scan of rank 2 or more along the split dimension is not sharded yet}}
   %y = fuse.scan inclusive add %x dim 0 : tensor<?x4xf32> -> tensor<?x4xf32>
   return %y : tensor<?x4xf32>
 }

@@ -211,15 +211,28 @@ Value fuse::buildCombine(OpBuilder &b, Location loc, CombinerKind kind,
 //===----------------------------------------------------------------------===//
 
 Value fuse::buildElementwiseMap(
-    OpBuilder &b, Location loc, Value input, Type to,
-    function_ref<Value(OpBuilder &, Location, Value)> body) {
-  auto t = cast<RankedTensorType>(input.getType());
-  auto map = MapOp::create(b, loc, TypeRange{t.clone(to)}, ValueRange{input});
+    OpBuilder &b, Location loc, ValueRange inputs, Type to,
+    function_ref<Value(OpBuilder &, Location, ValueRange)> body) {
+  auto t = cast<RankedTensorType>(inputs.front().getType());
+  auto map = MapOp::create(b, loc, TypeRange{t.clone(to)}, inputs);
+  SmallVector<Type> elems;
+  for (Value in : inputs)
+    elems.push_back(cast<RankedTensorType>(in.getType()).getElementType());
   // The guard first: createBlock moves the insertion point into the block.
   OpBuilder::InsertionGuard g(b);
-  Block *blk = b.createBlock(&map.getBody(), {}, {t.getElementType()}, {loc});
-  YieldOp::create(b, loc, body(b, loc, blk->getArgument(0)));
+  Block *blk = b.createBlock(&map.getBody(), {}, elems,
+                             SmallVector<Location>(elems.size(), loc));
+  YieldOp::create(b, loc, body(b, loc, blk->getArguments()));
   return map.getResult(0);
+}
+
+Value fuse::buildElementwiseMap(
+    OpBuilder &b, Location loc, Value input, Type to,
+    function_ref<Value(OpBuilder &, Location, Value)> body) {
+  return buildElementwiseMap(b, loc, ValueRange{input}, to,
+                             [&](OpBuilder &mb, Location l, ValueRange x) {
+                               return body(mb, l, x[0]);
+                             });
 }
 
 YieldOp MapOp::getYield() {

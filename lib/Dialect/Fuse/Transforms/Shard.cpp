@@ -7,7 +7,8 @@
 //   reduce over the split dim    local reduce (init on shard 0) -> gather
 //                                -> reduce over the shards
 //   scan along the split dim     local scan (init on shard 0); local total
-//                                -> gather -> fold of the shards before ->
+//                                (a row of them for rank 2 and more) ->
+//                                gather -> fold of the shards before ->
 //                                combined into every element (a map)
 //   histogram of split indices   local counts -> gather -> sum
 //   iota along the split dim     + the shard's start (sizes gathered)
@@ -210,14 +211,43 @@ Value ShardRewriter::foldShards(Location loc, Value partial,
 Value ShardRewriter::foldBefore(Location loc, Value partial,
                                 CombinerKind kind) {
   Value all = gatherAll(loc, partial).front();
-  Value before =
-      PrefixOp::create(b, loc, all.getType(), all, shardCountBefore(loc));
+  auto t = cast<RankedTensorType>(partial.getType());
+  if (t.getRank() > 0) {
+    // Rows of the shards from this one on become the identity (a prefix
+    // takes rank-1 arrays only).
+    Value mask = beforeThisShard(loc, all);
+    Value id = arith::ConstantOp::create(
+        b, loc, getKindIdentity(kind, t.getElementType()));
+    all = buildElementwiseMap(
+        b, loc, ValueRange{all, mask}, t.getElementType(),
+        [&](OpBuilder &mb, Location l, ValueRange x) {
+          return arith::SelectOp::create(mb, l, x[1], x[0], id).getResult();
+        });
+  } else {
+    all = PrefixOp::create(b, loc, all.getType(), all, shardCountBefore(loc));
+  }
   return ReduceOp::create(
-             b, loc, TypeRange{partial.getType()}, ValueRange{before},
+             b, loc, TypeRange{partial.getType()}, ValueRange{all},
              ValueRange{},
              b.getArrayAttr({CombinerKindAttr::get(b.getContext(), kind)}),
-             DenseI64ArrayAttr())
+             b.getDenseI64ArrayAttr({0}))
       .getResult(0);
+}
+
+Value ShardRewriter::beforeThisShard(Location loc, Value gathered) {
+  auto t = cast<RankedTensorType>(gathered.getType());
+  SmallVector<Value> sizes;
+  for (int64_t d = 0; d < t.getRank(); ++d)
+    if (t.isDynamicDim(d))
+      sizes.push_back(tensor::DimOp::create(b, loc, gathered, d));
+  Value shard =
+      IotaOp::create(b, loc, t.clone(b.getI64Type()), sizes, IntegerAttr());
+  Value mine = arith::IndexCastOp::create(b, loc, b.getI64Type(), rank());
+  return buildElementwiseMap(
+      b, loc, shard, b.getI1Type(), [&](OpBuilder &mb, Location l, Value i) {
+        return arith::CmpIOp::create(mb, l, arith::CmpIPredicate::slt, i, mine)
+            .getResult();
+      });
 }
 
 Value ShardRewriter::sizeTensor(Location loc, Value size) {
@@ -263,25 +293,29 @@ LogicalResult ShardRewriter::reduce(ReduceOp op) {
   return success();
 }
 
+RankedTensorType fuse::withoutLeading(Type t, Type elem) {
+  auto rt = cast<RankedTensorType>(t);
+  return RankedTensorType::get(rt.getShape().drop_front(), elem);
+}
+
 LogicalResult ShardRewriter::scan(ScanOp op) {
   if (!plan.isSplit(op.getInputs().front()) || op.getScanDim() != 0)
     return success();
-  if (cast<RankedTensorType>(op.getInputs().front().getType()).getRank() != 1)
-    return op.emitError() << "cannot run sharded: a scan of rank 2 or more "
-                             "along the split dimension is not sharded yet";
   if (!op.hasBuiltinKinds())
     return regionScan(op);
   b.setInsertionPoint(op);
   Location loc = op.getLoc();
   for (auto [i, init] : llvm::enumerate(op.getInitsMutable()))
     init.set(onFirstShard(loc, init.get(), op.getKind(i)));
-  // The shard's total: what an inclusive scan ends with (the init too).
-  SmallVector<Type> scalars;
+  // The shard's total (a row of them for rank 2 and more): what an
+  // inclusive scan ends with (the init too).
+  SmallVector<Type> totalTypes;
   for (Value in : op.getInputs())
-    scalars.push_back(
-        scalarTensor(cast<RankedTensorType>(in.getType()).getElementType()));
-  auto totals = ReduceOp::create(b, loc, scalars, op.getInputs(), op.getInits(),
-                                 op.getKindsAttr(), DenseI64ArrayAttr());
+    totalTypes.push_back(withoutLeading(
+        in.getType(), cast<RankedTensorType>(in.getType()).getElementType()));
+  auto totals =
+      ReduceOp::create(b, loc, totalTypes, op.getInputs(), op.getInits(),
+                       op.getKindsAttr(), b.getDenseI64ArrayAttr({0}));
   b.setInsertionPointAfter(op);
   for (auto [i, r] : llvm::enumerate(op.getResults())) {
     SmallVector<OpOperand *> uses = usesOf(r);

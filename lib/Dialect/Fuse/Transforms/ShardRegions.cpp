@@ -153,12 +153,14 @@ LogicalResult ShardRewriter::regionReduce(ReduceOp op) {
 LogicalResult ShardRewriter::regionScan(ScanOp op) {
   Location loc = op.getLoc();
   b.setInsertionPoint(op);
-  SmallVector<Type> elems, scalars;
+  // Totals per shard: rank 0, or a row for rank 2 and more.
+  SmallVector<Type> elems, totalTypes;
   for (Value in : op.getInputs()) {
     elems.push_back(cast<RankedTensorType>(in.getType()).getElementType());
-    scalars.push_back(RankedTensorType::get({}, elems.back()));
+    totalTypes.push_back(withoutLeading(in.getType(), elems.back()));
   }
-  scalars.push_back(RankedTensorType::get({}, b.getI1Type()));
+  totalTypes.push_back(
+      withoutLeading(op.getInputs().front().getType(), b.getI1Type()));
   SmallVector<Value> inputs(op.getInputs());
   inputs.push_back(presentFlags(b, loc, inputs.front()));
   SmallVector<Type> types(op.getResultTypes());
@@ -170,19 +172,20 @@ LogicalResult ShardRewriter::regionScan(ScanOp op) {
   buildLifted(b, loc, scan.getCombiner(), op.getCombiner());
   // The shard's total (what an inclusive scan ends with), then the fold
   // of the totals of the shards before this one.
-  SmallVector<Value> total = liftedReduce(
-      loc, inputs, inits, DenseI64ArrayAttr(), op.getCombiner(), scalars);
-  Value before = shardCountBefore(loc);
-  SmallVector<Value> prefixes;
-  for (Value g : gatherAll(loc, total))
-    prefixes.push_back(PrefixOp::create(
-        b, loc,
-        RankedTensorType::get({ShapedType::kDynamic},
-                              cast<ShapedType>(g.getType()).getElementType()),
-        g, before));
+  DenseI64ArrayAttr leading = b.getDenseI64ArrayAttr({0});
+  SmallVector<Value> total =
+      liftedReduce(loc, inputs, inits, leading, op.getCombiner(), totalTypes);
+  // The totals of the shards from this one on are marked absent.
+  SmallVector<Value> gathered = gatherAll(loc, total);
+  Value flag = gathered.back();
+  gathered.back() = buildElementwiseMap(
+      b, loc, ValueRange{flag, beforeThisShard(loc, flag)}, b.getI1Type(),
+      [](OpBuilder &mb, Location l, ValueRange f) {
+        return arith::AndIOp::create(mb, l, f[0], f[1]).getResult();
+      });
   SmallVector<Value> offset = liftedReduce(
-      loc, prefixes, liftedInits(b, loc, elems, ValueRange{}, Value()),
-      DenseI64ArrayAttr(), op.getCombiner(), scalars);
+      loc, gathered, liftedInits(b, loc, elems, ValueRange{}, Value()), leading,
+      op.getCombiner(), totalTypes);
   // offset (+) y, element by element (the offset broadcast).
   Value n = tensor::DimOp::create(b, loc, scan.getResult(0), 0);
   SmallVector<Value> mapIns;

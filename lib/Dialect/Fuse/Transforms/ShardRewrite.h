@@ -18,6 +18,9 @@
 
 namespace fuse {
 
+/// Tensor type `t` without its leading dimension, of element type `elem`.
+RankedTensorType withoutLeading(Type t, Type elem);
+
 class ShardRewriter {
 public:
   ShardRewriter(func::FuncOp fn, ShardPlan &plan)
@@ -39,6 +42,9 @@ public:
   SmallVector<Value> gatherAll(Location loc, ValueRange vals);
   /// Whether this is shard 0 (i1).
   Value onFirstShard(Location loc);
+  /// Per row of `gathered` (one row a shard, fuse.all_gather's result):
+  /// whether it is of a shard before this one (i1, `gathered`'s shape).
+  Value beforeThisShard(Location loc, Value gathered);
   /// This shard's index as a rank-0 i64 tensor: the number of shards
   /// before it (a fuse.prefix count).
   Value shardCountBefore(Location loc) { return sizeTensor(loc, rank()); }
@@ -90,12 +96,13 @@ private:
   Value onFirstShard(Location loc, Value v, CombinerKind kind);
   /// The fold, in shard order, of every shard's `partial` (its type).
   Value foldShards(Location loc, Value partial, CombinerKind kind);
-  /// The fold of the `partial` (rank 0) of the shards before this one
-  /// (the identity on shard 0).
+  /// The fold of the `partial` of the shards before this one (the
+  /// identity on shard 0).
   Value foldBefore(Location loc, Value partial, CombinerKind kind);
   /// A local size as a rank-0 i64 tensor.
   Value sizeTensor(Location loc, Value size);
-  /// `combine(kind, offset, y)` for every element of rank-1 `y`.
+  /// `combine(kind, offset, y)` for every element of `y`, `offset` (`y`
+  /// without its leading dimension) broadcast along the leading one.
   Value combineInto(Location loc, Value offset, Value y, CombinerKind kind);
 
   func::FuncOp fn;

@@ -89,6 +89,11 @@ Value buildCombine(OpBuilder &b, Location loc, CombinerKind kind, Value lhs,
 Value buildElementwiseMap(
     OpBuilder &b, Location loc, Value input, Type to,
     llvm::function_ref<Value(OpBuilder &, Location, Value)> body);
+/// The same over several `inputs` of one shape: `body(x...)`, the result
+/// of `inputs.front()`'s shape.
+Value buildElementwiseMap(
+    OpBuilder &b, Location loc, ValueRange inputs, Type to,
+    llvm::function_ref<Value(OpBuilder &, Location, ValueRange)> body);
 
 } // namespace fuse
 

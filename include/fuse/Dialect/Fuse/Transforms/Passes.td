@@ -390,9 +390,10 @@ def FuseShardPass : Pass<"fuse-shard", "::mlir::ModuleOp"> {
       shard order, so every shard holds the result and the bits do not
       depend on timing. A histogram of split indices sums the shards'
       counts the same way.
-    - A scan along the split dimension (rank 1) scans the local part,
-      gathers the shards' totals and combines the fold of the totals of
-      the shards before it into every element.
+    - A scan along the split dimension scans the local part, gathers the
+      shards' totals (a row of them for rows scanned a column at a time)
+      and combines the fold of the totals of the shards before it into
+      every element.
     - Combiner regions have no identity, so their values carry a
       "present" flag and the region is lifted to the pairs (an absent
       value is the identity); built-in kinds use their identity.
@@ -419,9 +420,8 @@ def FuseShardPass : Pass<"fuse-shard", "::mlir::ModuleOp"> {
 
     Floating-point reductions and scans associate differently for each G;
     for a given G the results are the same run to run. Entries that
-    cannot run sharded get an error at the op: a scan of rank 2 or more
-    along the split dimension, a constant of rank 2 or more tied to the
-    split rows, or a split size that is not leading.
+    cannot run sharded get an error at the op: a constant of rank 2 or
+    more tied to the split rows, or a split size that is not leading.
   }];
   let options = [
     Option<"splitArg", "split-arg", "int64_t", /*default=*/"-1",

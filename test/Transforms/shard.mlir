@@ -25,16 +25,20 @@ func.func @sumsq(%x: tensor<?xf32>) -> tensor<f32> {
 // -----
 
 // A mean divides by the whole size (gathered), while the broadcast keeps
-// the local size; an init counts on shard 0 only.
+// the local size; an init counts on shard 0 only. The split argument's
+// rows are gathered once, at the top, for the shard's start and the
+// total.
 // CHECK-LABEL: func.func @mean
 // CHECK: %[[RANK:.+]], %{{.+}} = fuse.shard_rank
-// CHECK: %[[N:.+]] = tensor.dim %arg0
-// CHECK: %[[N64:.+]] = arith.index_cast %[[N]] : index to i64
+// CHECK: %[[ROWS:.+]] = tensor.dim %arg0
+// CHECK: %[[N64:.+]] = arith.index_cast %[[ROWS]] : index to i64
 // CHECK: %[[NT:.+]] = tensor.from_elements %[[N64]] : tensor<i64>
 // CHECK: %[[NS:.+]] = fuse.all_gather %[[NT]] : tensor<i64> -> tensor<?xi64>
+// CHECK: fuse.prefix %[[NS]]
 // CHECK: %[[TOT:.+]] = fuse.reduce add %[[NS]] dims [0]
 // CHECK: %[[E:.+]] = tensor.extract %[[TOT]][]
 // CHECK: %[[G:.+]] = arith.index_cast %[[E]] : i64 to index
+// CHECK: %[[N:.+]] = tensor.dim %arg0
 // CHECK: arith.index_cast %[[G]] : index to i64
 // CHECK: %[[FIRST:.+]] = arith.cmpi eq, %[[RANK]], %{{.+}} : index
 // CHECK: %[[INIT:.+]] = arith.select %[[FIRST]], %{{.+}}, %{{.+}} : f32
@@ -85,10 +89,11 @@ func.func @cumsum(%x: tensor<?xi32>) -> tensor<?xi32> {
 // An iota along the split dimension starts at the shard's start; rows
 // reduced along their own dimension need no collective.
 // CHECK-LABEL: func.func @ramp_rows
-// CHECK: %[[I:.+]] = fuse.iota %{{.+}} : tensor<?xi64>
 // CHECK: fuse.all_gather %{{.+}} : tensor<i64> -> tensor<?xi64>
 // CHECK: fuse.prefix
+// CHECK: fuse.reduce
 // CHECK: %[[START:.+]] = tensor.extract
+// CHECK: %[[I:.+]] = fuse.iota %{{.+}} : tensor<?xi64>
 // CHECK: fuse.map %[[I]] : tensor<?xi64> -> tensor<?xf32>
 // CHECK: arith.addi %{{.+}}, %[[START]] : i64
 // CHECK: arith.sitofp
@@ -145,12 +150,12 @@ func.func @argmax(%x: tensor<?xf32>, %i: tensor<?xi64>) -> (tensor<f32>, tensor<
 // of split keys sorts the whole array and keeps its own part, a gather at
 // the shard's start + i.
 // CHECK-LABEL: func.func @gather_split
+// CHECK: fuse.all_gather
 // CHECK: %[[WHOLE:.+]] = fuse.all_concat %arg0 : tensor<?xf32> -> tensor<?xf32>
 // CHECK: fuse.gather %[[WHOLE]][%arg1]
-// CHECK: %[[N:.+]] = tensor.dim %arg0
 // CHECK: %[[K:.+]] = fuse.all_concat %arg0
 // CHECK: %[[S:.+]] = fuse.sort ascending %[[K]]
-// CHECK: fuse.all_gather
+// CHECK: %[[N:.+]] = tensor.dim %arg0
 // CHECK: %[[I:.+]] = fuse.iota %[[N]] : tensor<?xi64>
 // CHECK: %[[AT:.+]] = fuse.map %[[I]]
 // CHECK: fuse.gather %[[S]][%[[AT]]]
@@ -283,10 +288,11 @@ func.func @scan_rows(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
 // arithmetic use (a mean's divisor) sees the total over the shards.
 // CHECK-LABEL: func.func @sized
 // CHECK: %{{.+}}, %{{.+}} = fuse.shard_rank
-// CHECK: %[[L:.+]] = arith.index_cast %arg1 : index to i64
+// CHECK: %[[ROWS:.+]] = tensor.dim %arg0
+// CHECK: %[[L:.+]] = arith.index_cast %[[ROWS]] : index to i64
 // CHECK: %[[LT:.+]] = tensor.from_elements %[[L]] : tensor<i64>
-// CHECK: fuse.all_gather %[[LT]]
-// CHECK: %[[SUM:.+]] = fuse.reduce add
+// CHECK: %[[ALL:.+]] = fuse.all_gather %[[LT]]
+// CHECK: %[[SUM:.+]] = fuse.reduce add %[[ALL]]
 // CHECK: %[[E:.+]] = tensor.extract %[[SUM]][]
 // CHECK: %[[TOT:.+]] = arith.index_cast %[[E]] : i64 to index
 // CHECK: fuse.iota %arg1 : tensor<?xi64>

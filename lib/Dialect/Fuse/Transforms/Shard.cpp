@@ -67,7 +67,7 @@ LogicalResult ShardRewriter::run() {
     if (local)
       totalWhereArithmetic(a, fn.getLoc());
   for (Operation &op : llvm::make_early_inc_range(body.without_terminator()))
-    if (&op != shardRank && failed(visit(&op)))
+    if (&op != shardRank && !ownOps.contains(&op) && failed(visit(&op)))
       return failure();
   for (Operation *op : llvm::reverse(replaced))
     op->erase();
@@ -176,12 +176,11 @@ void ShardRewriter::sort(SortOp op) {
   Location loc = op.getLoc();
   b.setInsertionPoint(op);
   Value keys = op.getKeys();
-  Value n = tensor::DimOp::create(b, loc, keys, 0);
   op.getKeysMutable().assign(allConcat(loc, keys));
   if (Value vals = op.getValues())
     op.getValuesMutable().assign(allConcat(loc, vals));
   b.setInsertionPointAfter(op);
-  Value at = partIndices(loc, n);
+  Value at = partIndices(loc, keys);
   for (Value r : op.getResults()) {
     SmallVector<OpOperand *> uses = usesOf(r);
     Value part = gatherPart(loc, r, at, {keys, 0});
@@ -199,20 +198,21 @@ Value ShardRewriter::onFirstShard(Location loc, Value v, CombinerKind kind) {
 
 Value ShardRewriter::foldShards(Location loc, Value partial,
                                 CombinerKind kind) {
-  Value all = gatherAll(loc, partial).front();
-  return ReduceOp::create(
-             b, loc, TypeRange{partial.getType()}, ValueRange{all},
-             ValueRange{},
-             b.getArrayAttr({CombinerKindAttr::get(b.getContext(), kind)}),
-             b.getDenseI64ArrayAttr({0}))
-      .getResult(0);
+  return foldGathered(loc, gatherAll(loc, partial).front(), kind,
+                      /*before=*/false);
 }
 
 Value ShardRewriter::foldBefore(Location loc, Value partial,
                                 CombinerKind kind) {
-  Value all = gatherAll(loc, partial).front();
-  auto t = cast<RankedTensorType>(partial.getType());
-  if (t.getRank() > 0) {
+  return foldGathered(loc, gatherAll(loc, partial).front(), kind,
+                      /*before=*/true);
+}
+
+Value ShardRewriter::foldGathered(Location loc, Value all, CombinerKind kind,
+                                  bool before) {
+  auto t = withoutLeading(
+      all.getType(), cast<RankedTensorType>(all.getType()).getElementType());
+  if (before && t.getRank() > 0) {
     // Rows of the shards from this one on become the identity (a prefix
     // takes rank-1 arrays only).
     Value mask = beforeThisShard(loc, all);
@@ -223,12 +223,11 @@ Value ShardRewriter::foldBefore(Location loc, Value partial,
         [&](OpBuilder &mb, Location l, ValueRange x) {
           return arith::SelectOp::create(mb, l, x[1], x[0], id).getResult();
         });
-  } else {
+  } else if (before) {
     all = PrefixOp::create(b, loc, all.getType(), all, shardCountBefore(loc));
   }
   return ReduceOp::create(
-             b, loc, TypeRange{partial.getType()}, ValueRange{all},
-             ValueRange{},
+             b, loc, TypeRange{t}, ValueRange{all}, ValueRange{},
              b.getArrayAttr({CombinerKindAttr::get(b.getContext(), kind)}),
              b.getDenseI64ArrayAttr({0}))
       .getResult(0);
@@ -334,10 +333,7 @@ void ShardRewriter::prefix(PrefixOp op) {
   // result stays split.
   Location loc = op.getLoc();
   b.setInsertionPoint(op);
-  Value rows = tensor::DimOp::create(b, loc, op.getSource(), 0);
-  Value start = tensor::ExtractOp::create(
-      b, loc, foldBefore(loc, sizeTensor(loc, rows), CombinerKind::Add),
-      ValueRange{});
+  Value start = startOf(loc, op.getSource());
   Value count = tensor::ExtractOp::create(b, loc, op.getCount(), ValueRange{});
   // A negative count takes nothing; clamped first so that the difference
   // cannot wrap.
@@ -362,10 +358,8 @@ void ShardRewriter::iota(IotaOp op) {
   auto t = op.getResult().getType();
   auto it = t.clone(b.getI64Type());
   auto local = IotaOp::create(b, loc, it, op.getSizes(), op.getDimAttr());
-  Value n = tensor::DimOp::create(b, loc, local.getResult(), 0);
-  Value start = tensor::ExtractOp::create(
-      b, loc, foldBefore(loc, sizeTensor(loc, n), CombinerKind::Add),
-      ValueRange{});
+  plan.sizes->unite({local.getResult(), 0}, {op.getResult(), 0});
+  Value start = startOf(loc, local.getResult());
   Type elem = t.getElementType();
   Value global =
       buildElementwiseMap(b, loc, local.getResult(), elem,
@@ -382,7 +376,6 @@ void ShardRewriter::iota(IotaOp op) {
                           });
   // The local iota stays split.
   plan.sizes->unite({global, 0}, {op.getResult(), 0});
-  plan.sizes->unite({local.getResult(), 0}, {op.getResult(), 0});
   op.getResult().replaceAllUsesWith(global);
   replaced.push_back(op);
 }
@@ -401,10 +394,7 @@ void ShardRewriter::totalWhereArithmetic(Value size, Location loc) {
   });
   if (total.empty())
     return;
-  Value sum = tensor::ExtractOp::create(
-      b, loc, foldShards(loc, sizeTensor(loc, size), CombinerKind::Add),
-      ValueRange{});
-  Value n = arith::IndexCastOp::create(b, loc, b.getIndexType(), sum);
+  Value n = totalOf(loc, size);
   for (OpOperand *use : total)
     use->set(n);
 }

@@ -69,8 +69,21 @@ private:
   /// Whether dimension `d` of `v` is the split argument's rows (not a
   /// filter's kept count).
   bool inPrimaryClass(Value v, int64_t d) const;
-  /// The positions in the whole array of this shard's `rows` elements.
-  Value partIndices(Location loc, Value rows);
+  /// The positions in the whole array of the elements of split `of`.
+  Value partIndices(Location loc, Value of);
+  /// The rows of the shards before this one (i64) of split `v`'s size.
+  Value startOf(Location loc, Value v);
+  /// The sum over the shards (index) of local size `size`.
+  Value totalOf(Location loc, Value size);
+  /// The split argument's rows before this shard and in all, from one
+  /// gather, made once: the sizes most ops ask for.
+  struct PrimarySizes {
+    Value start, total;
+  };
+  const PrimarySizes &primarySizes();
+  PrimarySizes primary;
+  /// The ops primarySizes made, which the rewrite does not visit.
+  llvm::DenseSet<Operation *> ownOps;
   /// Rank-1 `whole` read at `at`: the shard's part, sized as `rowsOf`.
   Value gatherPart(Location loc, Value whole, Value at,
                    SizeAnalysis::Dim rowsOf);
@@ -99,6 +112,9 @@ private:
   /// The fold of the `partial` of the shards before this one (the
   /// identity on shard 0).
   Value foldBefore(Location loc, Value partial, CombinerKind kind);
+  /// The fold over dim 0 of `all` (a row a shard) in shard order: of every
+  /// row, or of the rows before this shard's.
+  Value foldGathered(Location loc, Value all, CombinerKind kind, bool before);
   /// A local size as a rank-0 i64 tensor.
   Value sizeTensor(Location loc, Value size);
   /// `combine(kind, offset, y)` for every element of `y`, `offset` (`y`

@@ -20,6 +20,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "llvm/ADT/ScopeExit.h"
 
 using namespace mlir;
 using namespace fuse;
@@ -151,19 +152,18 @@ LogicalResult ShardRewriter::wholeArrays(Operation *op) {
     SmallVector<OpOperand *> uses;
     for (OpOperand &use : r.getUses())
       uses.push_back(&use);
-    Value part = gatherPart(loc, r, partIndices(loc, localRows(loc)),
-                            plan.classes.front());
+    Value split = fn.getBody().front().getArgument(*plan.splitArg);
+    Value part =
+        gatherPart(loc, r, partIndices(loc, split), plan.classes.front());
     for (OpOperand *use : uses)
       use->set(part);
   }
   return success();
 }
 
-Value ShardRewriter::partIndices(Location loc, Value rows) {
-  // The shard's start: the rows of the shards before it.
-  Value start = tensor::ExtractOp::create(
-      b, loc, foldBefore(loc, sizeTensor(loc, rows), CombinerKind::Add),
-      ValueRange{});
+Value ShardRewriter::partIndices(Location loc, Value of) {
+  Value start = startOf(loc, of);
+  Value rows = tensor::DimOp::create(b, loc, of, 0);
   auto idxType = RankedTensorType::get({ShapedType::kDynamic}, b.getI64Type());
   Value local =
       IotaOp::create(b, loc, idxType, ValueRange{rows}, IntegerAttr());
@@ -171,6 +171,57 @@ Value ShardRewriter::partIndices(Location loc, Value rows) {
       b, loc, local, b.getI64Type(), [&](OpBuilder &mb, Location l, Value i) {
         return arith::AddIOp::create(mb, l, i, start).getResult();
       });
+}
+
+const ShardRewriter::PrimarySizes &ShardRewriter::primarySizes() {
+  if (primary.start)
+    return primary;
+  // Made once, at the top of the entry, from one gather of every shard's
+  // rows. The rewrite skips these ops: made before its walk (for an
+  // `index` argument's total), it would take their tensor.dim for one of
+  // the pipeline's.
+  struct Record : OpBuilder::Listener {
+    llvm::DenseSet<Operation *> &ops;
+    explicit Record(llvm::DenseSet<Operation *> &ops) : ops(ops) {}
+    void notifyOperationInserted(Operation *op,
+                                 OpBuilder::InsertPoint) override {
+      ops.insert(op);
+    }
+  } record(ownOps);
+  OpBuilder::InsertionGuard g(b);
+  OpBuilder::Listener *previous = b.getListener();
+  b.setListener(&record);
+  auto restore = llvm::make_scope_exit([&] { b.setListener(previous); });
+  b.setInsertionPointAfter(shardRank);
+  Location loc = fn.getLoc();
+  Value all = gatherAll(loc, sizeTensor(loc, localRows(loc))).front();
+  auto scalar = [&](Value t) {
+    return tensor::ExtractOp::create(b, loc, t, ValueRange{}).getResult();
+  };
+  primary.start =
+      scalar(foldGathered(loc, all, CombinerKind::Add, /*before=*/true));
+  primary.total = arith::IndexCastOp::create(
+      b, loc, b.getIndexType(),
+      scalar(foldGathered(loc, all, CombinerKind::Add, /*before=*/false)));
+  return primary;
+}
+
+Value ShardRewriter::startOf(Location loc, Value v) {
+  if (inPrimaryClass(v, 0))
+    return primarySizes().start;
+  Value rows = tensor::DimOp::create(b, loc, v, 0);
+  return tensor::ExtractOp::create(
+      b, loc, foldBefore(loc, sizeTensor(loc, rows), CombinerKind::Add),
+      ValueRange{});
+}
+
+Value ShardRewriter::totalOf(Location loc, Value size) {
+  if (inPrimaryClass(size, -1))
+    return primarySizes().total;
+  Value sum = tensor::ExtractOp::create(
+      b, loc, foldShards(loc, sizeTensor(loc, size), CombinerKind::Add),
+      ValueRange{});
+  return arith::IndexCastOp::create(b, loc, b.getIndexType(), sum);
 }
 
 Value ShardRewriter::gatherPart(Location loc, Value whole, Value at,

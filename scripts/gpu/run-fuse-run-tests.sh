@@ -278,6 +278,12 @@ expect_error "error: size mismatch, large" "FUSE_ERROR_INVALID_ARGUMENT: fx_dot:
 # reads the count (a count past the end is clamped to the source first).
 expect_error "error: size mismatch with a prefix" "FUSE_ERROR_INVALID_ARGUMENT: fx_prefix_clamped: size mismatch: in2 dimension 0 is 999 but the prefix takes 1000 elements" \
   "$aot" "$art/extra/prefix_clamped.json" --arg rand:1000 --arg scalar:5000 --arg rand:999
+# Two filters' kept values combined: the host reads both counts and
+# compares them before the step that combines them.
+expect_error "error: size mismatch of two filters' counts" "FUSE_ERROR_INVALID_ARGUMENT: fx_kept_pair: size mismatch: the filter at .* keeps \(5 elements but the filter at .* keeps 7\|7 elements but the filter at .* keeps 5\)" \
+  "$aot" "$art/extra/kept_pair.json" --arg rand:5 --arg rand:7
+expect_error "error: size mismatch of two filters' counts, one empty" "FUSE_ERROR_INVALID_ARGUMENT: fx_kept_pair: size mismatch: the filter at .* keeps \(1000003 elements but the filter at .* keeps 0\|0 elements but the filter at .* keeps 1000003\)" \
+  "$aot" "$art/extra/kept_pair.json" --arg rand:1000003 --arg rand:0
 expect_error "error: hidden device" "FUSE_ERROR_NO_DEVICE" \
   env CUDA_VISIBLE_DEVICES= "$aot" "$art/shared/sumsq.json" --arg rand:3
 if text="$("$aot" "$art/shared/sumsq.json" --arg rand:1000003 --repeat 20 --print 2>&1)" &&

@@ -258,6 +258,46 @@ func.func @static_rows(%x: tensor<4x3xf32>) -> tensor<4x3xf32> {
 
 // -----
 
+// A static size tied to a filter's kept elements of split data: each shard
+// keeps its own number, known only once it ran.
+func.func @static_kept(%x: tensor<?xf32>) -> tensor<?xf32> {
+  %z = arith.constant 0.0 : f32
+  %k = fuse.filter %x : tensor<?xf32> -> tensor<?xf32> {
+  ^bb0(%a: f32):
+    %p = arith.cmpf ogt, %a, %z : f32
+    fuse.yield %p : i1
+  }
+  // expected-error @+1 {{cannot run sharded: the static size of this result is the count of split data, which each shard knows only once it ran}}
+  %i = fuse.iota : tensor<5xf32>
+  %m = fuse.map %k, %i : tensor<?xf32>, tensor<5xf32> -> tensor<?xf32> {
+  ^bb0(%a: f32, %b: f32):
+    %s = arith.addf %a, %b : f32
+    fuse.yield %s : f32
+  }
+  return %m : tensor<?xf32>
+}
+
+// -----
+
+func.func @constant_kept(%x: tensor<?xf32>) -> tensor<?xf32> {
+  %z = arith.constant 0.0 : f32
+  %k = fuse.filter %x : tensor<?xf32> -> tensor<?xf32> {
+  ^bb0(%a: f32):
+    %p = arith.cmpf ogt, %a, %z : f32
+    fuse.yield %p : i1
+  }
+  // expected-error @+1 {{cannot run sharded: this array has the size of a filter's kept elements of split data, which each shard keeps apart}}
+  %w = arith.constant dense<1.0> : tensor<5xf32>
+  %m = fuse.map %k, %w : tensor<?xf32>, tensor<5xf32> -> tensor<?xf32> {
+  ^bb0(%a: f32, %b: f32):
+    %s = arith.addf %a, %b : f32
+    fuse.yield %s : f32
+  }
+  return %m : tensor<?xf32>
+}
+
+// -----
+
 // A scan of rows along the split dimension: the shard's totals are a row
 // (a reduction over dim 0), gathered one row a shard; the rows of the
 // shards from this one on become the identity before the fold, and the

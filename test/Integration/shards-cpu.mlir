@@ -81,6 +81,20 @@
 // ROWSCAN-NEXT: result #2: split, matches the unsharded run
 // ROWSCAN-NEXT: result #3: split, matches the unsharded run
 //
+// --shard-arg picks the split argument: the indices of a gather split, the
+// source whole on every shard (no all_concat), the sort of the source the
+// same on every shard.
+// RUN: fuse-run %S/../Transforms/shard.mlir --entry gather_split --arg rand:100 --arg rand:57 --shards=4 --shard-arg=1 | FileCheck %s --check-prefix=PICK
+// PICK: result #0: split, matches the unsharded run
+// PICK-NEXT: result #1: the same on every shard, matches the unsharded run
+// RUN: not fuse-run %S/../Transforms/shard.mlir --entry gather_split --arg rand:100 --arg rand:5 --shards=2 --shard-arg=7 2>&1 | FileCheck %s --check-prefix=PICK7
+// PICK7: error: cannot run sharded: no argument #7 to split
+// PICK7: fuse-run: 'gather_split' cannot run sharded
+// RUN: not fuse-run %S/../Transforms/shard.mlir --entry gather_split --arg rand:100 --arg rand:5 --shard-arg=1 2>&1 | FileCheck %s --check-prefix=PICKALONE
+// PICKALONE: fuse-run: --shard-arg goes with --shards
+// RUN: not fuse-run %S/../Transforms/shard.mlir --entry gather_split --arg rand:100 --arg rand:5 --shards=2 --shard-arg=-2 2>&1 | FileCheck %s --check-prefix=PICKNEG
+// PICKNEG: fuse-run: --shard-arg=-2: an argument's number, counting from 0
+//
 // Combiner regions over the split dimension: an argmax (13 shards of 1003
 // elements), an affine-map composition scanned inclusively and
 // exclusively (not commutative; 6 shards of 3 elements), column maxima.

@@ -178,11 +178,19 @@ static cl::opt<unsigned> shardCount(
     cl::desc("Also run the entry sharded over N shards on N threads "
              "(fuse-shard: each shard takes its part of the split "
              "arguments, the leading dimension of the first tensor argument "
-             "and every size tied to it, and the shards meet in "
+             "or of --shard-arg and every size tied to it, and the shards "
+             "meet in "
              "fuse.all_gather), join the shards' results and check them "
              "against the unsharded run; printed and saved results are the "
              "sharded run's"),
     cl::value_desc("N"), cl::init(0), cl::cat(runCat));
+
+static cl::opt<int> shardArg(
+    "shard-arg",
+    cl::desc("With --shards: the argument whose leading dimension is split "
+             "(counting from 0; default: the first tensor argument of rank 1 "
+             "or more)"),
+    cl::value_desc("I"), cl::init(-1), cl::cat(runCat));
 
 static cl::opt<bool>
     dumpLLVM("dump-llvm",
@@ -765,7 +773,10 @@ static void runSharded(MLIRContext &context, ModuleOp module,
                        const std::vector<Slot> &resultSlots,
                        const std::vector<HostArray> &inputs) {
   unsigned n = shardCount;
-  FailureOr<ShardPlan> plan = planShards(entry);
+  std::optional<unsigned> arg;
+  if (shardArg >= 0)
+    arg = unsigned(shardArg);
+  FailureOr<ShardPlan> plan = planShards(entry, arg);
   if (failed(plan))
     fail("'" + name + "' cannot run sharded");
   OwningOpRef<ModuleOp> sharded = module.clone();
@@ -774,7 +785,7 @@ static void runSharded(MLIRContext &context, ModuleOp module,
     if (f.getName() != name && !f.isDeclaration())
       f.erase();
   PassManager pm(&context);
-  pm.addPass(createFuseShardPass());
+  pm.addPass(createFuseShardPass(FuseShardPassOptions{shardArg}));
   if (failed(pm.run(*sharded)))
     fail("'" + name + "' cannot run sharded");
   lowerForCPU(context, *sharded, sharded->lookupSymbol<func::FuncOp>(name));
@@ -883,6 +894,11 @@ int main(int argc, char **argv) {
   if (!dumpLLVM)
     inputs = loadInputs(entry, name, argSlots, specs);
 
+  if (shardArg < -1)
+    fail("--shard-arg=" + std::to_string(shardArg) +
+         ": an argument's number, counting from 0");
+  if (shardArg >= 0 && shardCount == 0)
+    fail("--shard-arg goes with --shards");
   if (shardCount > 0) {
     if (dumpLLVM || repeat > 0)
       fail("--shards does not go with --dump-llvm or --repeat");

@@ -95,6 +95,12 @@
 // RUN: not fuse-run %S/../Transforms/shard.mlir --entry gather_split --arg rand:100 --arg rand:5 --shards=2 --shard-arg=-2 2>&1 | FileCheck %s --check-prefix=PICKNEG
 // PICKNEG: fuse-run: --shard-arg=-2: an argument's number, counting from 0
 //
+// A map body reading the split input from above: its first element (of
+// the whole array) and its size (the total).
+// RUN: fuse-run %S/../Transforms/shard.mlir --entry body_reads --arg rand:1000 --shards=3 | FileCheck %s --check-prefix=BODY
+// RUN: fuse-run %S/../Transforms/shard.mlir --entry body_reads --arg rand:2 --shards=5 | FileCheck %s --check-prefix=BODY
+// BODY: result #0: split, matches the unsharded run
+//
 // Combiner regions over the split dimension: an argmax (13 shards of 1003
 // elements), an affine-map composition scanned inclusively and
 // exclusively (not commutative; 6 shards of 3 elements), column maxima.

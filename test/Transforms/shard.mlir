@@ -298,6 +298,31 @@ func.func @constant_kept(%x: tensor<?xf32>) -> tensor<?xf32> {
 
 // -----
 
+// A body reading split data from above reads the whole array (an element
+// at a position of the whole array), and its size there is the total.
+// CHECK-LABEL: func.func @body_reads
+// CHECK: %[[TOT:.+]] = arith.index_cast %{{.+}} : i64 to index
+// CHECK: %[[WHOLE:.+]] = fuse.all_concat %arg0 : tensor<?xf32> -> tensor<?xf32>
+// CHECK: fuse.map %arg0
+// CHECK: tensor.extract %[[WHOLE]][%{{.+}}] : tensor<?xf32>
+// CHECK: arith.index_cast %[[TOT]] : index to i64
+func.func @body_reads(%x: tensor<?xf32>) -> tensor<?xf32> {
+  %m = fuse.map %x : tensor<?xf32> -> tensor<?xf32> {
+  ^bb0(%a: f32):
+    %c0 = arith.constant 0 : index
+    %e = tensor.extract %x[%c0] : tensor<?xf32>
+    %n = tensor.dim %x, %c0 : tensor<?xf32>
+    %ni = arith.index_cast %n : index to i64
+    %nf = arith.sitofp %ni : i64 to f32
+    %d = arith.subf %a, %e : f32
+    %r = arith.divf %d, %nf : f32
+    fuse.yield %r : f32
+  }
+  return %m : tensor<?xf32>
+}
+
+// -----
+
 // A scan of rows along the split dimension: the shard's totals are a row
 // (a reduction over dim 0), gathered one row a shard; the rows of the
 // shards from this one on become the identity before the fold, and the

@@ -92,6 +92,7 @@ LogicalResult ShardRewriter::visit(Operation *op) {
   };
   if (plan.splitArg && failed(wholeArrays(op)))
     return failure();
+  capturedReads(op);
   if (auto r = dyn_cast<ReduceOp>(op))
     return reduce(r);
   if (auto s = dyn_cast<ScanOp>(op))
@@ -151,6 +152,39 @@ LogicalResult ShardRewriter::visit(Operation *op) {
     return refuse(Twine("'") + op->getName().getStringRef() +
                   "' reads split data at positions of the whole array");
   return success();
+}
+
+void ShardRewriter::capturedReads(Operation *op) {
+  // A body (a map's, a combiner) that reads a split value of the entry
+  // from above reads it at positions of the whole array: an element of it
+  // reads the whole array, its size is the total.
+  SmallVector<OpOperand *> captured;
+  op->walk([&](Operation *inner) {
+    if (inner == op)
+      return;
+    for (OpOperand &use : inner->getOpOperands())
+      if (plan.isSplit(use.get()) &&
+          !op->isAncestor(use.get().getParentRegion()->getParentOp()))
+        captured.push_back(&use);
+  });
+  Location loc = op->getLoc();
+  DenseMap<Value, Value> whole;
+  for (OpOperand *use : captured) {
+    Value v = use->get();
+    b.setInsertionPoint(op);
+    auto d = dyn_cast<tensor::DimOp>(use->getOwner());
+    std::optional<int64_t> k = d ? d.getConstantIndex() : std::nullopt;
+    if (k && plan.isSplitDim(v, *k)) {
+      Value local = tensor::DimOp::create(b, loc, v, *k);
+      plan.sizes->unite({local, -1}, {v, *k});
+      d.getResult().replaceAllUsesWith(totalOf(loc, local));
+      continue;
+    }
+    Value &all = whole[v];
+    if (!all)
+      all = allConcat(loc, v);
+    use->set(all);
+  }
 }
 
 void ShardRewriter::wholeOperand(OpOperand &use) {

@@ -95,6 +95,9 @@ private:
   void iota(IotaOp op);
   void dim(tensor::DimOp op);
   void sort(SortOp op);
+  /// Bodies of `op` that read split values from above read the whole
+  /// array (fuse.all_concat, made before `op`) and the total size.
+  void capturedReads(Operation *op);
   /// Makes `use` read the whole array where it reads a split value.
   void wholeOperand(OpOperand &use);
   /// fuse.all_concat of split `v`, at the builder's insertion point.

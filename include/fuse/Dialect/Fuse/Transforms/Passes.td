@@ -399,8 +399,10 @@ def FuseShardPass : Pass<"fuse-shard", "::mlir::ModuleOp"> {
       value is the identity); built-in kinds use their identity.
     - An op that reads split data at positions of the whole array (a
       gather's source, a searchsorted's table, a segmented reduction's
-      inputs, `tensor.extract`) reads the whole array, `fuse.all_concat`
-      of the parts. A sort of split keys sorts the whole array on every
+      inputs, `tensor.extract`, at the top or in a body that reads the
+      split value from above) reads the whole array, `fuse.all_concat`
+      of the parts; in such a body, `tensor.dim` of the split value is
+      the total. A sort of split keys sorts the whole array on every
       shard, and each keeps its own part.
     - An iota along the split dimension adds the shard's start (the sizes
       of the shards before it); a `tensor.dim` of a split size is the

@@ -95,6 +95,21 @@
 // RUN: not fuse-run %S/../Transforms/shard.mlir --entry gather_split --arg rand:100 --arg rand:5 --shards=2 --shard-arg=-2 2>&1 | FileCheck %s --check-prefix=PICKNEG
 // PICKNEG: fuse-run: --shard-arg=-2: an argument's number, counting from 0
 //
+// An element of the split input read at the top by the shard holding it,
+// bit for bit: -0.0 and a NaN with a payload among ordinary values, the
+// first, a middle and the last element, 10 elements on 1, 4 and 16 shards.
+// RUN: %python -c "import numpy as np; x = np.arange(10, dtype=np.float32); x[3] = -0.0; x[7] = np.frombuffer(np.uint32(0x7fc01234).tobytes(), np.float32)[0]; np.save('%t.special.npy', x)"
+// RUN: fuse-run %S/../Transforms/shard.mlir --entry element --arg %t.special.npy --arg scalar:3 --shards=4 --print | FileCheck %s --check-prefix=ELEMNEG
+// ELEMNEG: result #1: float32 array of shape ()
+// ELEMNEG-NEXT: -0
+// ELEMNEG: result #1: the same on every shard, matches the unsharded run
+// RUN: fuse-run %S/../Transforms/shard.mlir --entry element --arg %t.special.npy --arg scalar:7 --shards=16 --out %t.nan | FileCheck %s --check-prefix=ELEM
+// RUN: %python -c "import numpy as np; v = np.load('%t.nan/result1.npy'); assert v.view(np.uint32) == 0x7fc01234, hex(int(v.view(np.uint32)))"
+// RUN: fuse-run %S/../Transforms/shard.mlir --entry element --arg %t.special.npy --arg scalar:0 --shards=1 | FileCheck %s --check-prefix=ELEM
+// RUN: fuse-run %S/../Transforms/shard.mlir --entry element --arg %t.special.npy --arg scalar:9 --shards=4 | FileCheck %s --check-prefix=ELEM
+// ELEM: result #0: split, matches the unsharded run
+// ELEM-NEXT: result #1: the same on every shard, matches the unsharded run
+//
 // A map body reading the split input from above: its first element (of
 // the whole array) and its size (the total).
 // RUN: fuse-run %S/../Transforms/shard.mlir --entry body_reads --arg rand:1000 --shards=3 | FileCheck %s --check-prefix=BODY

@@ -298,6 +298,35 @@ func.func @constant_kept(%x: tensor<?xf32>) -> tensor<?xf32> {
 
 // -----
 
+// An element of a split rank-1 array at the top: the shard holding it
+// reads it (a gather at its local position; zero on the others), and the
+// reads are or-ed as bits over the shards, no all_concat.
+// CHECK-LABEL: func.func @element
+// CHECK: %[[START:.+]] = tensor.extract %{{.+}}[] : tensor<i64>
+// CHECK: %[[AT:.+]] = arith.index_cast %arg1 : index to i64
+// CHECK: %[[LOCAL:.+]] = arith.subi %[[AT]], %[[START]] : i64
+// CHECK: %[[LT:.+]] = tensor.from_elements %[[LOCAL]] : tensor<i64>
+// CHECK: %[[MINE:.+]] = fuse.gather %arg0[%[[LT]]] : tensor<?xf32>, tensor<i64> -> tensor<f32>
+// CHECK: %[[BITS:.+]] = fuse.map %[[MINE]] : tensor<f32> -> tensor<i32>
+// CHECK: arith.bitcast %{{.+}} : f32 to i32
+// CHECK: %[[ALL:.+]] = fuse.all_gather %[[BITS]] : tensor<i32> -> tensor<?xi32>
+// CHECK: %[[OR:.+]] = fuse.reduce or %[[ALL]] dims [0] : tensor<?xi32> -> tensor<i32>
+// CHECK: %[[BACK:.+]] = fuse.map %[[OR]] : tensor<i32> -> tensor<f32>
+// CHECK: tensor.extract %[[BACK]][] : tensor<f32>
+// CHECK-NOT: fuse.all_concat
+// CHECK: return
+func.func @element(%x: tensor<?xf32>, %i: index) -> (tensor<?xf32>, f32) {
+  %e = tensor.extract %x[%i] : tensor<?xf32>
+  %m = fuse.map %x : tensor<?xf32> -> tensor<?xf32> {
+  ^bb0(%a: f32):
+    %r = arith.subf %a, %e : f32
+    fuse.yield %r : f32
+  }
+  return %m, %e : tensor<?xf32>, f32
+}
+
+// -----
+
 // A body reading split data from above reads the whole array (an element
 // at a position of the whole array), and its size there is the total.
 // CHECK-LABEL: func.func @body_reads

@@ -15,6 +15,7 @@
 //   prefix of split data         the count less the shard's start
 //   tensor.dim of a split size   the local size where it sizes a tensor,
 //                                the total (sizes gathered) elsewhere
+//   element of split rank-1 data read by its shard, or-ed as bits
 //
 // The collectives are ordinary fuse ops on small tensors, so fusion and
 // the backends treat the folds as any other reduction.
@@ -132,7 +133,11 @@ LogicalResult ShardRewriter::visit(Operation *op) {
     return success();
   }
   if (auto e = dyn_cast<tensor::ExtractOp>(op)) {
-    wholeOperand(e.getTensorMutable());
+    auto t = cast<RankedTensorType>(e.getTensor().getType());
+    if (plan.isSplit(e.getTensor()) && t.getRank() == 1)
+      elementRead(e);
+    else
+      wholeOperand(e.getTensorMutable());
     return success();
   }
   if (auto s = dyn_cast<SortOp>(op)) {
@@ -152,6 +157,42 @@ LogicalResult ShardRewriter::visit(Operation *op) {
     return refuse(Twine("'") + op->getName().getStringRef() +
                   "' reads split data at positions of the whole array");
   return success();
+}
+
+void ShardRewriter::elementRead(tensor::ExtractOp op) {
+  // One element of a split rank-1 array: the shard that holds it reads it
+  // (a gather at its local position reads zero elsewhere, an empty shard
+  // too), and the shards' reads are or-ed as bits, so the element comes
+  // through exactly (a -0.0 and a NaN's payload too) without moving the
+  // array.
+  Location loc = op.getLoc();
+  b.setInsertionPoint(op);
+  Value x = op.getTensor();
+  Type elem = cast<RankedTensorType>(x.getType()).getElementType();
+  Value at = arith::IndexCastOp::create(b, loc, b.getI64Type(),
+                                        op.getIndices().front());
+  Value local = arith::SubIOp::create(b, loc, at, startOf(loc, x));
+  Value mine = GatherOp::create(
+      b, loc, scalarTensor(elem), x,
+      tensor::FromElementsOp::create(b, loc, scalarTensor(b.getI64Type()),
+                                     ValueRange{local}));
+  Type bits = elem;
+  if (isa<FloatType>(elem)) {
+    bits = b.getIntegerType(elem.getIntOrFloatBitWidth());
+    mine = buildElementwiseMap(
+        b, loc, mine, bits, [&](OpBuilder &mb, Location l, Value v) {
+          return arith::BitcastOp::create(mb, l, bits, v).getResult();
+        });
+  }
+  Value all = foldShards(loc, mine, CombinerKind::Or);
+  if (bits != elem)
+    all = buildElementwiseMap(
+        b, loc, all, elem, [&](OpBuilder &mb, Location l, Value v) {
+          return arith::BitcastOp::create(mb, l, elem, v).getResult();
+        });
+  op.getResult().replaceAllUsesWith(
+      tensor::ExtractOp::create(b, loc, all, ValueRange{}).getResult());
+  replaced.push_back(op);
 }
 
 void ShardRewriter::capturedReads(Operation *op) {

@@ -95,6 +95,8 @@ private:
   void iota(IotaOp op);
   void dim(tensor::DimOp op);
   void sort(SortOp op);
+  /// An element of a split rank-1 array, read by the shard holding it.
+  void elementRead(tensor::ExtractOp op);
   /// Bodies of `op` that read split values from above read the whole
   /// array (fuse.all_concat, made before `op`) and the total size.
   void capturedReads(Operation *op);

@@ -397,12 +397,14 @@ def FuseShardPass : Pass<"fuse-shard", "::mlir::ModuleOp"> {
     - Combiner regions have no identity, so their values carry a
       "present" flag and the region is lifted to the pairs (an absent
       value is the identity); built-in kinds use their identity.
-    - An op that reads split data at positions of the whole array (a
-      gather's source, a searchsorted's table, a segmented reduction's
-      inputs, `tensor.extract`, at the top or in a body that reads the
-      split value from above) reads the whole array, `fuse.all_concat`
-      of the parts; in such a body, `tensor.dim` of the split value is
-      the total. A sort of split keys sorts the whole array on every
+    - An element of a split rank-1 array read at the top
+      (`tensor.extract`) is read by the shard holding it and or-ed as
+      bits over the shards. Other ops that read split data at positions
+      of the whole array (a gather's source, a searchsorted's table, a
+      segmented reduction's inputs, an element of rows, or a body that
+      reads the split value from above) read the whole array,
+      `fuse.all_concat` of the parts; in such a body, `tensor.dim` of the
+      split value is the total. A sort of split keys sorts the whole array on every
       shard, and each keeps its own part.
     - An iota along the split dimension adds the shard's start (the sizes
       of the shards before it); a `tensor.dim` of a split size is the

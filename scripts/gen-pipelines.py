@@ -35,7 +35,9 @@ Each seed draws a flavor from its own random stream:
     built-in reduction over the last dimension broadcast back along it
     into a map with its input: x - max(x, axis=-1); the GPU pipeline's
     fuse-collapse-rows turns rank 3 into a matrix's rows); iotas and
-    broadcasts sized by `index` scalar arguments. A quarter of the wide
+    broadcasts sized by `index` scalar arguments; map bodies that read the
+    leading size of a tensor argument from above (tensor.dim in the body:
+    on shards, the whole array's size). A quarter of the wide
     seeds take rank-3 data (sizes such as 3x5x7, 2x1x33, 4x3x0; in the
     mixed mode static or dynamic dimension by dimension): maps, zips,
     iotas, histograms and searchsorted needles of rank 3, reductions over
@@ -413,6 +415,8 @@ class Gen:
         self.tall = random.Random(f"gen-pipelines tall {seed}")
         # Prefixes too: appended after the program's own results.
         self.pre = random.Random(f"gen-pipelines prefix {seed}")
+        # Sizes read inside map bodies: a stream of their own too.
+        self.cap = random.Random(f"gen-pipelines captured size {seed}")
         self.wide = self.x.random() < 2 / 3 and not classic
         if self.wide and ml_dtypes is None:
             sys.exit("gen-pipelines.py: the wide flavor needs the ml_dtypes "
@@ -893,6 +897,7 @@ class Gen:
             if not leaves:
                 dt = ins[0].dt
                 leaves = [(blk[0], ins[0].arr, ins[0].exact, ins[0].prec)]
+            leaves += self.captured_size(dt, ctx)
             name, arr, exact, pr = self.expr(dt, leaves, r.randint(1, 3),
                                              ctx, conds if self.wide else ())
             arr = np.broadcast_to(np.asarray(arr, dtype=NP[dt]),
@@ -922,6 +927,22 @@ class Gen:
                            max(scale, maxabs(arr)) * (1 if exact else 4),
                            prec=pr, syms=syms, eqs=eqs, touched=touched))
         return self.note(out)
+
+    def captured_size(self, dt, ctx):
+        """Sometimes (wide flavor) a leaf that reads the leading size of a
+        tensor argument inside the body (tensor.dim of a value from above:
+        on shards, the whole array's size), converted to dt."""
+        args = [v for v in self.args if v.kind == "tensor" and
+                v.arr.ndim >= 1 and v in self.pool]
+        if not self.wide or not args or self.cap.random() >= 0.15:
+            return []
+        v = self.cap.choice(args)
+        c, n, ni = self.fresh("c"), self.fresh("n"), self.fresh("n")
+        ctx.append(f"{c} = arith.constant 0 : index")
+        ctx.append(f"{n} = tensor.dim {v.name}, {c} : {v.ttype}")
+        ctx.append(f"{ni} = arith.index_cast {n} : index to i64")
+        s, a = self.convert(ni, np.int64(v.arr.shape[0]), "i64", dt, ctx)
+        return [(s, a, True, dt if isfloat(dt) else None)]
 
     def kind_op(self, kind, dt):
         """(ufunc, view in, view back) computing kind on dt's values."""

@@ -459,6 +459,8 @@ class Emitter:
                 need |= set(o[2])
         for res, name, operands, pred, typ in reversed(live):
             if name == "arith.constant":
+                if typ not in TD:  # an index, for a tensor.dim of a value above
+                    raise Untranslatable(f"a constant of type {typ} in a body")
                 env[res[0]] = (self.const(const_value(pred, typ), typ), typ,
                                False)
                 continue

@@ -237,11 +237,9 @@ void ShardRewriter::wholeOperand(OpOperand &use) {
 }
 
 Value ShardRewriter::allConcat(Location loc, Value v) {
-  auto t = cast<RankedTensorType>(v.getType());
-  SmallVector<int64_t> shape(t.getShape());
-  shape[0] = ShapedType::kDynamic;
   ++collectives;
-  return AllConcatOp::create(b, loc, t.clone(shape), v);
+  return AllConcatOp::create(
+      b, loc, dynamicLeading(cast<RankedTensorType>(v.getType())), v);
 }
 
 void ShardRewriter::sort(SortOp op) {
@@ -353,10 +351,8 @@ LogicalResult ShardRewriter::reduce(ReduceOp op) {
     return success();
   if (!op.hasBuiltinKinds())
     return regionReduce(op);
-  b.setInsertionPoint(op);
   Location loc = op.getLoc();
-  for (auto [i, init] : llvm::enumerate(op.getInitsMutable()))
-    init.set(onFirstShard(loc, init.get(), op.getKind(i)));
+  initsOnFirstShard(op);
   b.setInsertionPointAfter(op);
   for (auto [i, r] : llvm::enumerate(op.getResults())) {
     SmallVector<OpOperand *> uses = usesOf(r);
@@ -372,15 +368,19 @@ RankedTensorType fuse::withoutLeading(Type t, Type elem) {
   return RankedTensorType::get(rt.getShape().drop_front(), elem);
 }
 
+RankedTensorType fuse::dynamicLeading(RankedTensorType t) {
+  SmallVector<int64_t> shape(t.getShape());
+  shape[0] = ShapedType::kDynamic;
+  return t.clone(shape);
+}
+
 LogicalResult ShardRewriter::scan(ScanOp op) {
   if (!plan.isSplit(op.getInputs().front()) || op.getScanDim() != 0)
     return success();
   if (!op.hasBuiltinKinds())
     return regionScan(op);
-  b.setInsertionPoint(op);
   Location loc = op.getLoc();
-  for (auto [i, init] : llvm::enumerate(op.getInitsMutable()))
-    init.set(onFirstShard(loc, init.get(), op.getKind(i)));
+  initsOnFirstShard(op);
   // The shard's total (a row of them for rank 2 and more): what an
   // inclusive scan ends with (the init too).
   SmallVector<Type> totalTypes;

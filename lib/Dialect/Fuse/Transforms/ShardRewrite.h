@@ -20,6 +20,8 @@ namespace fuse {
 
 /// Tensor type `t` without its leading dimension, of element type `elem`.
 RankedTensorType withoutLeading(Type t, Type elem);
+/// `t` with a dynamic leading dimension.
+RankedTensorType dynamicLeading(RankedTensorType t);
 
 class ShardRewriter {
 public:
@@ -112,6 +114,13 @@ private:
   Value rank() { return shardRank.getRank(); }
   /// `v` on shard 0, the identity of `kind` on the others.
   Value onFirstShard(Location loc, Value v, CombinerKind kind);
+  /// The inits of built-in reduce or scan `op` on shard 0, the identities
+  /// on the others (made before `op`; the builder's point stays there).
+  template <typename OpT> void initsOnFirstShard(OpT op) {
+    b.setInsertionPoint(op);
+    for (auto [i, init] : llvm::enumerate(op.getInitsMutable()))
+      init.set(onFirstShard(op.getLoc(), init.get(), op.getKind(i)));
+  }
   /// The fold, in shard order, of every shard's `partial` (its type).
   Value foldShards(Location loc, Value partial, CombinerKind kind);
   /// The fold of the `partial` of the shards before this one (the

@@ -25,13 +25,6 @@
 using namespace mlir;
 using namespace fuse;
 
-/// `t` with a dynamic leading dimension.
-static RankedTensorType dynamicLeading(RankedTensorType t) {
-  SmallVector<int64_t> shape(t.getShape());
-  shape[0] = ShapedType::kDynamic;
-  return t.clone(shape);
-}
-
 /// Whether `op` makes a tensor from nothing split: its results are whole
 /// arrays even where the pipeline ties them to the split size. Iota,
 /// broadcast and tensor.empty take their sizes from operands, which the

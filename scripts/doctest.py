@@ -335,6 +335,12 @@ def programs_of(code):
             if w in ("|", "||", "&&", ";", "&"):
                 words = [x for x in cmd if x != "env"]
                 while words and re.match(r"^[A-Za-z_][A-Za-z0-9_]*=", words[0]):
+                    # VAR=$(prog args ...: the substitution's program runs
+                    m = re.match(r"^[A-Za-z_][A-Za-z0-9_]*=\$\((.+)$",
+                                 words[0])
+                    if m:
+                        words = [m.group(1)] + words[1:]
+                        break
                     words.pop(0)
                 if words:
                     progs.append(words[0])

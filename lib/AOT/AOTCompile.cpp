@@ -52,51 +52,28 @@ static bool isFuseOp(Operation *op) {
   return op->getDialect() && op->getDialect()->getNamespace() == "fuse";
 }
 
-/// Whether the module holds fuse ops or GPU modules, i.e. the pipeline
-/// will serialize kernels and needs a CUDA toolkit.
+/// Whether the module holds fuse ops, GPU modules or functions with
+/// tensors in their signature (entries whose ops may all fold away still
+/// copy a returned argument), i.e. the pipeline will serialize kernels
+/// and needs a CUDA toolkit.
 static bool hasKernels(ModuleOp module) {
+  auto isTensor = [](Type t) { return isa<TensorType>(t); };
   return module
-      .walk([](Operation *op) {
-        return isa<gpu::GPUModuleOp>(op) || isFuseOp(op)
+      .walk([&](Operation *op) {
+        auto fn = dyn_cast<func::FuncOp>(op);
+        bool tensors = fn && !fn.isExternal() &&
+                       (llvm::any_of(fn.getArgumentTypes(), isTensor) ||
+                        llvm::any_of(fn.getResultTypes(), isTensor));
+        return isa<gpu::GPUModuleOp>(op) || isFuseOp(op) || tensors
                    ? WalkResult::interrupt()
                    : WalkResult::advance();
       })
       .wasInterrupted();
 }
 
-/// Functions without fuse ops pass through the GPU pipeline untouched
-/// (convert-fuse-to-gpu leaves other code to its owner), but their tensors
-/// have no lowering to the C ABI: an error at the function, not a failed
-/// translation to LLVM IR after the pipeline.
-static LogicalResult checkTensorFunctions(ModuleOp module) {
-  auto isTensor = [](Type t) { return isa<TensorType>(t); };
-  for (auto fn : module.getOps<func::FuncOp>()) {
-    // (Declarations: convert-fuse-to-gpu drops unused private ones and
-    // reports the others.)
-    if (fn.isExternal())
-      continue;
-    bool hasFuse = fn.walk([](Operation *op) {
-                       return isFuseOp(op) ? WalkResult::interrupt()
-                                           : WalkResult::advance();
-                     }).wasInterrupted();
-    if (hasFuse)
-      continue;
-    if (llvm::any_of(fn.getArgumentTypes(), isTensor) ||
-        llvm::any_of(fn.getResultTypes(), isTensor))
-      return fn.emitError("fuse-compile: '")
-             << fn.getSymName()
-             << "' has tensor arguments or results but no fuse ops; "
-                "fuse-compile compiles functions of fuse ops (to return an "
-                "argument, copy it with a fuse.map that yields its element)";
-  }
-  return success();
-}
-
 LogicalResult runPipeline(ModuleOp module, const CompileOptions &options,
                           GPUPipelineStage stage, StringRef format,
                           const GPUSerializationSinks &sinks) {
-  if (failed(checkTensorFunctions(module)))
-    return failure();
   PassManager pm(module.getOperation()->getName());
   FuseToGPUOptions o;
   makeGPUOptions(o, options, format);

@@ -29,6 +29,9 @@ namespace fuse {
 
 void buildFuseToCPUPipeline(OpPassManager &pm,
                             const FuseToCPUOptions &options) {
+  // The work no result needs goes first, as on the GPU.
+  if (options.fusion)
+    addDeadWorkRemoval(pm);
   // A size combined with a filter's or prefix's count is checked once the
   // count exists; before fusion, which sees only the entry's own ops.
   pm.addPass(createFuseCPUCountChecksPass());

@@ -153,6 +153,9 @@ void buildFuseGPUFrontend(OpPassManager &pm, const FuseToGPUOptions &options) {
   target.chip = options.chip;
   target.smCount = options.smCount;
   pm.addPass(createFuseAttachTargetPass(target));
+  // The work no result needs goes before anything plans for it.
+  if (options.fusion)
+    addDeadWorkRemoval(pm);
   // Built-in kinds for the regions that spell them out: the kernels of
   // row groups and scattered dims take kinds only.
   if (options.fusion)

@@ -2,6 +2,8 @@
 
 #include "fuse/Pipelines/Pipelines.h"
 
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Transforms/Passes.h"
 #include "llvm/Support/raw_ostream.h"
 
 namespace fuse {
@@ -12,6 +14,17 @@ std::string pipelineText(mlir::OpPassManager &pm) {
   llvm::raw_string_ostream os(text);
   pm.printAsTextualPipeline(os);
   return text;
+}
+
+void addDeadWorkRemoval(mlir::OpPassManager &pm) {
+  // Sizes of op results as sizes of the arguments (reifyResultShapes): a
+  // tensor.dim of a value no result needs would otherwise keep the ops
+  // that compute it.
+  pm.addPass(mlir::memref::createResolveRankedShapeTypeResultDimsPass());
+  // The fuse ops' own folds (FuseFolds.cpp, exact): maps drop the results
+  // nobody uses and the inputs their body never reads; unused ops go.
+  pm.addPass(mlir::createCanonicalizerPass());
+  pm.addPass(mlir::createCSEPass());
 }
 
 void registerFusePipelines() {

@@ -20,7 +20,7 @@
 // PTXAS-COUNT-5: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
 // HDR: fuse_status_t scale2d(const float *in0, int64_t in0_d0, int64_t in0_d1, const float *in1, int64_t in1_d0, int64_t in1_d1, float *out0, fuse_stream_t stream);
 // HDR: fuse_status_t sum2d(const float *in0, int64_t in0_d0, int64_t in0_d1, float *out0, fuse_stream_t stream);
-// HDR: fuse_status_t double0d(const double *in0, int64_t in0_d0, double *out0, double *out1, fuse_stream_t stream);
+// HDR: fuse_status_t double0d(const double *in0, int64_t in0_d0, double *out0, double *out1, double *out2, fuse_stream_t stream);
 
 func.func @scale2d(%x: tensor<?x?xf32>, %y: tensor<?x?xf32>) -> tensor<?x?xf32> {
   %z = fuse.map %x, %y : tensor<?x?xf32>, tensor<?x?xf32> -> tensor<?x?xf32> {
@@ -38,15 +38,15 @@ func.func @sum2d(%x: tensor<?x?xf32>) -> tensor<f32> {
   return %s : tensor<f32>
 }
 
-// Reduced from a random program (gen-pipelines seed 99): an unused map of
-// the broadcast product comes first, so the 0-d map is not fused with the
+// Reduced from a random program (gen-pipelines seed 99): a map of the
+// broadcast product comes first, so the 0-d map is not fused with the
 // reduction and becomes its own group.
-func.func @double0d(%x: tensor<?xf64>) -> (tensor<f64>, tensor<f64>) {
+func.func @double0d(%x: tensor<?xf64>) -> (tensor<f64>, tensor<f64>, tensor<?xf64>) {
   %p = fuse.reduce mul %x : tensor<?xf64> -> tensor<f64>
   %c0 = arith.constant 0 : index
   %n = tensor.dim %x, %c0 : tensor<?xf64>
   %b = fuse.broadcast %p dims [0] (%n) : tensor<f64> -> tensor<?xf64>
-  %unused = fuse.map %b, %x : tensor<?xf64>, tensor<?xf64> -> tensor<?xf64> {
+  %prod = fuse.map %b, %x : tensor<?xf64>, tensor<?xf64> -> tensor<?xf64> {
   ^bb0(%u: f64, %v: f64):
     %m = arith.mulf %v, %u : f64
     fuse.yield %m : f64
@@ -56,5 +56,5 @@ func.func @double0d(%x: tensor<?xf64>) -> (tensor<f64>, tensor<f64>) {
     %s = arith.addf %a, %c : f64
     fuse.yield %s : f64
   }
-  return %d, %p : tensor<f64>, tensor<f64>
+  return %d, %p, %prod : tensor<f64>, tensor<f64>, tensor<?xf64>
 }

@@ -6,11 +6,18 @@
 // RUN: fuse-opt %s --fuse-fusion --fuse-tile | FileCheck %s --check-prefix=H200
 // RUN: fuse-opt %s --fuse-attach-target=chip=sm_90 --fuse-fusion --fuse-tile | FileCheck %s --check-prefix=H200
 // RUN: fuse-opt %s --fuse-attach-target="chip=sm_90 sm-count=114" --fuse-fusion --fuse-tile | FileCheck %s --check-prefix=PCIE
+// A module without fuse ops (the fuse dialect not loaded by the parser)
+// gets the attribute too; the pass used to abort there:
+// RUN: echo 'func.func @f(%%x: f32) -> f32 { return %%x : f32 }' | fuse-opt --fuse-attach-target | FileCheck %s --check-prefix=NOFUSE
+// NOFUSE: module attributes {fuse.target = #fuse.target<chip = "sm_90"
 // The GPU pipelines (fuse-compile and fuse-run --chip) attach their chip's
 // target first:
 // RUN: fuse-opt %s --fuse-to-ptx=chip=sm_80 --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=PIPE
 // PIPE: builtin.module(
 // PIPE-NEXT: fuse-attach-target{chip=sm_80
+// PIPE-NEXT: resolve-ranked-shaped-type-result-dims
+// PIPE-NEXT: canonicalize
+// PIPE-NEXT: cse
 // PIPE-NEXT: fuse-builtin-combiners
 // PIPE-NEXT: fuse-widen-accumulators
 // PIPE-NEXT: fuse-sort-positions

@@ -129,6 +129,8 @@ def FuseAttachTargetPass : Pass<"fuse-attach-target", "::mlir::ModuleOp"> {
     Option<"smCount", "sm-count", "int64_t", "0",
            "SM count instead of the chip's (0: the table's)">
   ];
+  // The attribute is the fuse dialect's, loaded or not by the input.
+  let dependentDialects = ["::fuse::FuseDialect"];
 }
 
 def ConvertFuseToGPUPass : Pass<"convert-fuse-to-gpu", "::mlir::ModuleOp"> {

@@ -20,6 +20,13 @@
 
 namespace fuse {
 
+/// Removes the work no result of an entry needs before fusion plans the
+/// groups: ops whose results are unused, map inputs the body never reads,
+/// and repeated ops (what torch.compile and XLA drop too). Sizes are then
+/// checked only where they meet in the ops that remain. Both backends add
+/// it when they fuse; the unfused reference keeps every op as written.
+void addDeadWorkRemoval(mlir::OpPassManager &pm);
+
 /// Options of the CPU pipeline (`fuse-to-cpu`).
 struct FuseToCPUOptions : public mlir::PassPipelineOptions<FuseToCPUOptions> {
   Option<bool> fusion{*this, "fusion",

@@ -342,6 +342,9 @@ struct ConvertFuseToGPUPass
                    "unused");
       return signalPassFailure();
     }
+    // Entries: the functions of fuse ops, and those with tensors in their
+    // signature whose ops all folded away (one that returns an argument
+    // copies it into the caller's output).
     SmallVector<func::FuncOp> entries;
     for (auto fn : module.getOps<func::FuncOp>()) {
       if (fn.isExternal())
@@ -351,7 +354,9 @@ struct ConvertFuseToGPUPass
         if (isa_and_nonnull<FuseDialect>(op->getDialect()))
           hasFuse = true;
       });
-      if (hasFuse)
+      auto isTensor = [](Type t) { return isa<TensorType>(t); };
+      if (hasFuse || llvm::any_of(fn.getArgumentTypes(), isTensor) ||
+          llvm::any_of(fn.getResultTypes(), isTensor))
         entries.push_back(fn);
     }
     if (entries.empty())

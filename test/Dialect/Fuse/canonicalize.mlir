@@ -16,12 +16,28 @@ func.func @map_identity(%x: tensor<?xf32>) -> tensor<?xf32> {
 
 // -----
 
-// A swizzle of two inputs folds to them, crossed.
+// A swizzle of two inputs of one static shape folds to them, crossed.
 // CHECK-LABEL: func.func @map_swap
-// CHECK-SAME: (%[[X:.+]]: tensor<?xf32>, %[[Y:.+]]: tensor<?xi32>)
+// CHECK-SAME: (%[[X:.+]]: tensor<8xf32>, %[[Y:.+]]: tensor<8xi32>)
 // CHECK-NOT: fuse.map
 // CHECK: return %[[Y]], %[[X]]
-func.func @map_swap(%x: tensor<?xf32>, %y: tensor<?xi32>) -> (tensor<?xi32>, tensor<?xf32>) {
+func.func @map_swap(%x: tensor<8xf32>, %y: tensor<8xi32>) -> (tensor<8xi32>, tensor<8xf32>) {
+  %r:2 = fuse.map %x, %y : tensor<8xf32>, tensor<8xi32> -> tensor<8xi32>, tensor<8xf32> {
+  ^bb0(%a: f32, %b: i32):
+    fuse.yield %b, %a : i32, f32
+  }
+  return %r#0, %r#1 : tensor<8xi32>, tensor<8xf32>
+}
+
+// -----
+
+// With dynamic sizes the swizzle stays: it is where the entry checks that
+// the two sizes are equal.
+// CHECK-LABEL: func.func @map_swap_dynamic
+// CHECK-SAME: (%[[X:.+]]: tensor<?xf32>, %[[Y:.+]]: tensor<?xi32>)
+// CHECK: %[[R:.+]]:2 = fuse.map %[[X]], %[[Y]]
+// CHECK: return %[[R]]#0, %[[R]]#1
+func.func @map_swap_dynamic(%x: tensor<?xf32>, %y: tensor<?xi32>) -> (tensor<?xi32>, tensor<?xf32>) {
   %r:2 = fuse.map %x, %y : tensor<?xf32>, tensor<?xi32> -> tensor<?xi32>, tensor<?xf32> {
   ^bb0(%a: f32, %b: i32):
     fuse.yield %b, %a : i32, f32
@@ -46,23 +62,58 @@ func.func @map_identity_cast(%x: tensor<4xf32>) -> tensor<?xf32> {
 
 // -----
 
-// One result forwards an input, the other computes: the forwarded one is
-// replaced by the input, the map keeps one result, and the input the body
-// no longer reads is dropped.
+// One result forwards an input, the other computes. Over inputs of one
+// static shape, the forwarded one is replaced by the input, the map keeps
+// one result and the input the body no longer reads goes.
 // CHECK-LABEL: func.func @map_partial_forward
-// CHECK-SAME: (%[[X:.+]]: tensor<?xf32>, %[[Y:.+]]: tensor<?xf32>)
-// CHECK: %[[M:.+]] = fuse.map %[[X]] : tensor<?xf32> -> tensor<?xf32> {
+// CHECK-SAME: (%[[X:.+]]: tensor<8xf32>, %[[Y:.+]]: tensor<8xf32>)
+// CHECK: %[[M:.+]] = fuse.map %[[X]] : tensor<8xf32> -> tensor<8xf32> {
 // CHECK-NEXT: ^bb0(%[[A:.+]]: f32):
 // CHECK-NEXT: %[[S:.+]] = arith.mulf %[[A]], %[[A]] : f32
 // CHECK-NEXT: fuse.yield %[[S]] : f32
 // CHECK: return %[[M]], %[[Y]]
-func.func @map_partial_forward(%x: tensor<?xf32>, %y: tensor<?xf32>) -> (tensor<?xf32>, tensor<?xf32>) {
+func.func @map_partial_forward(%x: tensor<8xf32>, %y: tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>) {
+  %r:2 = fuse.map %x, %y : tensor<8xf32>, tensor<8xf32> -> tensor<8xf32>, tensor<8xf32> {
+  ^bb0(%a: f32, %b: f32):
+    %s = arith.mulf %a, %a : f32
+    fuse.yield %s, %b : f32, f32
+  }
+  return %r#0, %r#1 : tensor<8xf32>, tensor<8xf32>
+}
+
+// -----
+
+// The same over dynamic sizes keeps both results and both inputs: the map
+// is where the entry checks that the sizes are equal.
+// CHECK-LABEL: func.func @map_partial_forward_dynamic
+// CHECK-SAME: (%[[X:.+]]: tensor<?xf32>, %[[Y:.+]]: tensor<?xf32>)
+// CHECK: %[[M:.+]]:2 = fuse.map %[[X]], %[[Y]] : tensor<?xf32>, tensor<?xf32> -> tensor<?xf32>, tensor<?xf32> {
+// CHECK: return %[[M]]#0, %[[M]]#1
+func.func @map_partial_forward_dynamic(%x: tensor<?xf32>, %y: tensor<?xf32>) -> (tensor<?xf32>, tensor<?xf32>) {
   %r:2 = fuse.map %x, %y : tensor<?xf32>, tensor<?xf32> -> tensor<?xf32>, tensor<?xf32> {
   ^bb0(%a: f32, %b: f32):
     %s = arith.mulf %a, %a : f32
     fuse.yield %s, %b : f32, f32
   }
   return %r#0, %r#1 : tensor<?xf32>, tensor<?xf32>
+}
+
+// -----
+
+// Unread inputs go where a kept input shows their shape: a repeated value,
+// or the same static shape.
+// CHECK-LABEL: func.func @map_unread_inputs
+// CHECK-SAME: (%[[X:.+]]: tensor<?xf32>, %[[S:.+]]: tensor<4xf32>, %[[T:.+]]: tensor<4xi8>)
+// CHECK: fuse.map %[[X]], %[[T]] : tensor<?xf32>, tensor<4xi8> -> tensor<4xf32> {
+// CHECK-NEXT: ^bb0(%[[A:.+]]: f32, %{{.+}}: i8):
+// CHECK-NEXT: arith.addf %[[A]], %[[A]]
+func.func @map_unread_inputs(%x: tensor<?xf32>, %s: tensor<4xf32>, %t: tensor<4xi8>) -> tensor<4xf32> {
+  %r = fuse.map %x, %x, %t, %s : tensor<?xf32>, tensor<?xf32>, tensor<4xi8>, tensor<4xf32> -> tensor<4xf32> {
+  ^bb0(%a: f32, %b: f32, %c: i8, %d: f32):
+    %e = arith.addf %a, %a : f32
+    fuse.yield %e : f32
+  }
+  return %r : tensor<4xf32>
 }
 
 // -----
@@ -88,16 +139,17 @@ func.func @map_unused_result(%x: tensor<?xf32>) -> tensor<?xi1> {
 
 // -----
 
-// A map whose body reads none of its inputs keeps one of them: it still
-// gives the shape.
+// A map whose body reads none of its inputs keeps those of different
+// sizes: they give the shape, and their sizes must agree. A repeat of one
+// goes.
 // CHECK-LABEL: func.func @map_constant_body
 // CHECK-SAME: (%[[X:.+]]: tensor<?xf32>, %[[Y:.+]]: tensor<?xf32>)
-// CHECK: fuse.map %[[X]] : tensor<?xf32> -> tensor<?xf32> {
-// CHECK-NEXT: ^bb0(%{{.+}}: f32):
+// CHECK: fuse.map %[[X]], %[[Y]] : tensor<?xf32>, tensor<?xf32> -> tensor<?xf32> {
+// CHECK-NEXT: ^bb0(%{{.+}}: f32, %{{.+}}: f32):
 func.func @map_constant_body(%x: tensor<?xf32>, %y: tensor<?xf32>) -> tensor<?xf32> {
   %c = arith.constant 2.0 : f32
-  %r = fuse.map %x, %y : tensor<?xf32>, tensor<?xf32> -> tensor<?xf32> {
-  ^bb0(%a: f32, %b: f32):
+  %r = fuse.map %x, %y, %x : tensor<?xf32>, tensor<?xf32>, tensor<?xf32> -> tensor<?xf32> {
+  ^bb0(%a: f32, %b: f32, %d: f32):
     fuse.yield %c : f32
   }
   return %r : tensor<?xf32>
@@ -220,4 +272,46 @@ func.func @filter_kept(%x: tensor<?xf32>) -> tensor<?xf32> {
     fuse.yield %p : i1
   }
   return %r : tensor<?xf32>
+}
+
+// -----
+
+// An inclusive scan whose combiner keeps the element (drops the
+// accumulator) is its input, whatever the init.
+// CHECK-LABEL: func.func @scan_keep_element
+// CHECK-SAME: (%[[X:.+]]: tensor<?xi32>)
+// CHECK-NOT: fuse.scan
+// CHECK: return %[[X]]
+func.func @scan_keep_element(%x: tensor<?xi32>) -> tensor<?xi32> {
+  %i = arith.constant 42 : i32
+  %y = fuse.scan inclusive %x init(%i : i32) : tensor<?xi32> -> tensor<?xi32> {
+  ^bb0(%acc: i32, %e: i32):
+    fuse.yield %e : i32
+  }
+  return %y : tensor<?xi32>
+}
+
+// -----
+
+// Exclusive, the same combiner shifts the elements by one: it stays. So
+// does one over two inputs of dynamic sizes (their sizes are checked
+// there) and one that keeps the accumulator.
+// CHECK-LABEL: func.func @scan_keep_element_stays
+// CHECK-COUNT-3: fuse.scan
+func.func @scan_keep_element_stays(%x: tensor<?xi32>, %y: tensor<?xf32>) -> (tensor<?xi32>, tensor<?xi32>, tensor<?xf32>, tensor<?xi32>) {
+  %i = arith.constant 42 : i32
+  %f = arith.constant 1.0 : f32
+  %e = fuse.scan exclusive %x init(%i : i32) : tensor<?xi32> -> tensor<?xi32> {
+  ^bb0(%acc: i32, %v: i32):
+    fuse.yield %v : i32
+  }
+  %p:2 = fuse.scan inclusive %x, %y init(%i, %f : i32, f32) : tensor<?xi32>, tensor<?xf32> -> tensor<?xi32>, tensor<?xf32> {
+  ^bb0(%a: i32, %b: f32, %c: i32, %d: f32):
+    fuse.yield %c, %d : i32, f32
+  }
+  %k = fuse.scan inclusive %x init(%i : i32) : tensor<?xi32> -> tensor<?xi32> {
+  ^bb0(%acc: i32, %v: i32):
+    fuse.yield %acc : i32
+  }
+  return %e, %p#0, %p#1, %k : tensor<?xi32>, tensor<?xi32>, tensor<?xf32>, tensor<?xi32>
 }

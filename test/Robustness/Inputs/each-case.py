@@ -8,9 +8,13 @@ its line numbers are those of FILE, and run as `COMMAND caseN.mlir -o
 TMPDIR/caseN.out`. A case passes when the command exits non-zero, prints no
 crash (stack dump, assertion, LLVM ERROR, signal) and, for every
 `expected-error [@+N|@-N] {{text}}` of the case, an `error:` at that line
-whose message contains the text. Prints one line per case (`ok` or `FAIL`
-with the reason and the command's first error lines) and a summary:
-`N cases: N rejected cleanly with the expected error, N failed`.
+whose message contains the text. A case with a line
+`// full pipeline: compiles (REASON)` is one whose offending op the full
+pipeline removes before code generation (it folds, or nothing uses it):
+there the command must succeed, without a crash. Prints one line per case
+(`ok`, `ok (compiles)` or `FAIL` with the reason and the command's first
+error lines) and a summary: `N cases: N rejected cleanly with the expected
+error, N compiled as marked, N failed`.
 """
 
 import os
@@ -21,6 +25,7 @@ import sys
 CRASH = ("Stack dump", "PLEASE submit", "Assertion", "LLVM ERROR",
          "Segmentation fault", "Aborted")
 EXPECT = re.compile(r"expected-error\s*(@[+-]\d+)?\s*\{\{(.*?)\}\}")
+COMPILES = re.compile(r"//\s*full pipeline: compiles \(.+\)")
 
 
 def main():
@@ -36,7 +41,7 @@ def main():
                    for l in body):
                 cases.append((start, body))
             start = i + 1
-    failed = 0
+    failed = compiled = 0
     for n, (first, body) in enumerate(cases):
         name = next((m.group(1) for l in body
                      for m in [re.search(r"func\.func @(\w+)", l)] if m), "?")
@@ -51,6 +56,17 @@ def main():
         r = subprocess.run(cmd + [src, "-o", os.path.join(tmp, f"case{n}.out")],
                            capture_output=True, text=True, timeout=300)
         errors = [l for l in r.stderr.splitlines() if "error:" in l]
+        if any(COMPILES.search(l) for l in body):
+            why = [f"exit {r.returncode}"] if r.returncode else []
+            if any(c in r.stderr for c in CRASH):
+                why.append("crash")
+            status = "FAIL (" + "; ".join(why) + ")" if why else "ok (compiles)"
+            failed += bool(why)
+            compiled += not why
+            print(f"case {n} @{name}: {status}")
+            for e in errors[:3] if why else []:
+                print("  " + e)
+            continue
         why = []
         if r.returncode == 0:
             why.append("exit 0")
@@ -72,8 +88,9 @@ def main():
         if why:
             for e in errors[:3]:
                 print("  " + e)
-    print(f"{len(cases)} cases: {len(cases) - failed} rejected cleanly with "
-          f"the expected error, {failed} failed")
+    print(f"{len(cases)} cases: {len(cases) - failed - compiled} rejected "
+          f"cleanly with the expected error, {compiled} compiled as marked, "
+          f"{failed} failed")
     return 1 if failed else 0
 
 

@@ -35,9 +35,26 @@ static Value forwardedInput(MapOp op, unsigned i) {
   return in;
 }
 
+/// Whether two of a map's or scan's inputs have one shape only if the run
+/// time says so:
+/// they are different values, not both of one static shape. The map then
+/// stands for that check (map_c2; the entry checks sizes before it runs),
+/// so a rewrite may not replace a used result by an input: the check would
+/// go with the op.
+static bool tiesSizes(ValueRange ins) {
+  auto first = cast<RankedTensorType>(ins.front().getType());
+  return llvm::any_of(ins.drop_front(), [&](Value in) {
+    auto t = cast<RankedTensorType>(in.getType());
+    return in != ins.front() &&
+           !(t.hasStaticShape() && t.getShape() == first.getShape());
+  });
+}
+
 /// A map whose every result forwards an input is that input:
 /// `fuse.map %x { ^bb0(%a): fuse.yield %a }` -> `%x`.
 LogicalResult MapOp::fold(FoldAdaptor, SmallVectorImpl<OpFoldResult> &res) {
+  if (tiesSizes(getInputs()))
+    return failure();
   SmallVector<OpFoldResult> out;
   for (unsigned i = 0, e = getNumResults(); i < e; ++i) {
     Value in = forwardedInput(*this, i);
@@ -51,16 +68,19 @@ LogicalResult MapOp::fold(FoldAdaptor, SmallVectorImpl<OpFoldResult> &res) {
 
 namespace {
 
-/// Replaces results that forward an input by the input, then drops the
-/// results nobody uses and the inputs the body never reads (keeping one
-/// input, which gives the shape). Erases the op when nothing is left.
+/// Replaces results that forward an input by the input (unless the inputs'
+/// sizes need the run time's check), then drops the results nobody uses
+/// and the inputs the body never reads whose shape a kept input shows.
+/// Erases the op when nothing is left: a size check of an op that computes
+/// nothing needed goes with it.
 struct SimplifyMap : OpRewritePattern<MapOp> {
   using OpRewritePattern::OpRewritePattern;
 
   LogicalResult matchAndRewrite(MapOp op,
                                 PatternRewriter &rewriter) const override {
     bool changed = false;
-    for (unsigned i = 0, e = op.getNumResults(); i < e; ++i) {
+    for (unsigned i = 0, e = tiesSizes(op.getInputs()) ? 0 : op.getNumResults();
+         i < e; ++i) {
       Value in = forwardedInput(op, i);
       if (in && !op.getResult(i).use_empty()) {
         rewriter.replaceAllUsesWith(op.getResult(i), in);
@@ -77,12 +97,27 @@ struct SimplifyMap : OpRewritePattern<MapOp> {
       rewriter.eraseOp(op);
       return success();
     }
-    for (unsigned i = 0, e = op.getInputs().size(); i < e; ++i)
+    ValueRange ins = op.getInputs();
+    for (unsigned i = 0, e = ins.size(); i < e; ++i)
       if (!body.getArgument(i).use_empty())
         keptInputs.push_back(i);
-    // The inputs carry the iteration shape: keep at least one.
-    if (keptInputs.empty())
-      keptInputs.push_back(0);
+    // An input the body never reads still says that its shape is the
+    // others' (map_c2, checked at run time for dynamic sizes): it goes
+    // only where a kept input shows that already, being the same value or
+    // of the same static shape.
+    auto shown = [&](unsigned i) {
+      auto t = cast<RankedTensorType>(ins[i].getType());
+      return llvm::any_of(keptInputs, [&](unsigned k) {
+        return ins[k] == ins[i] ||
+               (t.hasStaticShape() &&
+                cast<RankedTensorType>(ins[k].getType()).getShape() ==
+                    t.getShape());
+      });
+    };
+    for (unsigned i = 0, e = ins.size(); i < e; ++i)
+      if (body.getArgument(i).use_empty() && !shown(i))
+        keptInputs.push_back(i);
+    llvm::sort(keptInputs);
     if (keptResults.size() == op.getNumResults() &&
         keptInputs.size() == op.getInputs().size())
       return success(changed);
@@ -358,6 +393,27 @@ OpFoldResult BroadcastOp::fold(FoldAdaptor) {
 //===----------------------------------------------------------------------===//
 // ScanOp, SegmentedReduceOp
 //===----------------------------------------------------------------------===//
+
+/// An inclusive scan whose combiner returns the element it is given, each
+/// accumulator dropped (`^bb0(%acc, %x): fuse.yield %x`), is its inputs:
+/// y[i] = x[i], whatever the init. Not where the inputs' sizes need the
+/// run time's check (see tiesSizes).
+LogicalResult ScanOp::fold(FoldAdaptor, SmallVectorImpl<OpFoldResult> &res) {
+  if (getExclusive() || hasBuiltinKinds() || getCombiner().empty() ||
+      tiesSizes(getInputs()))
+    return failure();
+  Block &body = getCombiner().front();
+  unsigned k = getInputs().size();
+  auto yield = dyn_cast<YieldOp>(body.getTerminator());
+  if (!yield || yield.getValues().size() != k)
+    return failure();
+  for (unsigned i = 0; i < k; ++i)
+    if (yield.getValues()[i] != body.getArgument(k + i))
+      return failure();
+  for (Value in : getInputs())
+    res.push_back(in);
+  return success();
+}
 
 void ScanOp::getCanonicalizationPatterns(RewritePatternSet &patterns,
                                          MLIRContext *ctx) {

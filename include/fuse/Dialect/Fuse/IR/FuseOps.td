@@ -206,6 +206,7 @@ def Fuse_ScanOp : Fuse_Op<"scan", [RecursiveMemoryEffects,
   let hasCustomAssemblyFormat = 1;
   let hasVerifier = 1;
   let hasRegionVerifier = 1;
+  let hasFolder = 1;
   let hasCanonicalizer = 1;
   let extraClassDeclaration = [{
     /// The scanned dimension (the innermost when `dim` is absent).

@@ -339,7 +339,7 @@ def programs_of(code):
                     m = re.match(r"^[A-Za-z_][A-Za-z0-9_]*=\$\((.+)$",
                                  words[0])
                     if m:
-                        words = [m.group(1)] + words[1:]
+                        words = [m.group(1).split()[0]] + words[1:]
                         break
                     words.pop(0)
                 if words:

@@ -6,6 +6,7 @@
 // earlier, fused with the results of its shape). Run on a GPU against the
 // CPU backend: test/Integration/GPU/extra/returned_argument.mlir.
 // RUN: fuse-opt %s --fuse-fusion --fuse-tile --convert-fuse-to-gpu | FileCheck %s
+// RUN: fuse-opt %s --fuse-fusion --fuse-tile --convert-fuse-to-gpu | FileCheck %s --check-prefix=TWICE
 // RUN: fuse-compile %s --emit=header -o - | FileCheck %s --check-prefix=HDR
 // RUN: fuse-compile %s --emit=ptx -o %t.ptx
 
@@ -32,4 +33,21 @@ func.func @returned_argument(%x: tensor<?xf32>, %s: tensor<f32>)
     fuse.yield %p : f32
   }
   return %x, %y, %s, %x : tensor<?xf32>, tensor<?xf32>, tensor<f32>, tensor<?xf32>
+}
+
+// A computed value returned twice (what the folds make of two maps, one a
+// copy of the other): the second output gets a copy of its own. This
+// aborted in the entry's output description before.
+// TWICE-LABEL: func.func @computed_twice(
+// TWICE-COUNT-2: call @fuse_launch(
+// TWICE-NOT: call @fuse_launch(
+// TWICE: return
+// HDR: fuse_status_t computed_twice(const float *in0, int64_t in0_d0, float *out0, float *out1, fuse_stream_t stream);
+func.func @computed_twice(%x: tensor<?xf32>) -> (tensor<?xf32>, tensor<?xf32>) {
+  %y = fuse.map %x : tensor<?xf32> -> tensor<?xf32> {
+  ^bb0(%a: f32):
+    %p = arith.mulf %a, %a : f32
+    fuse.yield %p : f32
+  }
+  return %y, %y : tensor<?xf32>, tensor<?xf32>
 }

@@ -1,13 +1,18 @@
 // REQUIRES: cuda-toolkit
 // Scans over rank > 1 tensors compile for the GPU (were rejected: "a scan
 // group over rank > 1 tensors is not supported yet"): one line-scan kernel
-// per group, a thread per line of the outer x len x inner view around the
-// scanned dimension (grid-stride over lines, a sequential loop along the
-// line), with the group's prologue and epilogue maps evaluated per
-// element. The host computes lines = outer * inner, len and inner from the
-// scan's input sizes and launches nothing when either is 0.
-// test/Integration/GPU/extra/scan_rank2.mlir compares GPU and CPU values
-// (scripts/gpu).
+// per group over the outer x len x inner view around the scanned
+// dimension, with the group's prologue and epilogue maps evaluated per
+// element. Along another dimension than the last, a thread takes a line
+// (grid-stride over lines, a sequential loop along the line); along the
+// last (rows, inner = 1) a warp takes a row: each lane reads 16 bytes of
+// items a chunk, the lanes' totals are scanned with shfl.up and the
+// chunk's total goes to the next chunk with shfl.idx from lane 31. The
+// host computes lines = outer * inner, len and inner from the scan's input
+// sizes, launches lines threads (a warp a row for rows: lines * 32) and
+// nothing when either is 0.
+// test/Integration/GPU/extra/scan_rank2.mlir and scan_rows_warp.mlir
+// compare GPU and CPU values (scripts/gpu).
 // RUN: fuse-compile %s --emit=ptx -o %t.ptx
 // RUN: FileCheck %s < %t.ptx
 // RUN: ptxas -arch=sm_90 %t.ptx -o %t.cubin
@@ -22,6 +27,11 @@
 // CHECK: max.s32
 // CHECK: st.global.b32
 // CHECK-LABEL: .entry row_scan_g0_linescan(
+// CHECK: .maxntid 256, 1, 1
+// CHECK: shfl.sync.idx.b32 {{.*}}, 31, 31, -1;
+// CHECK-COUNT-4: ld.global.b32
+// CHECK-COUNT-5: shfl.sync.up.b32
+// CHECK: shfl.sync.up.b32 {{.*}}, 1, 0, -1;
 // CHECK: add.rn.f32
 // CHECK: st.global.b32
 
@@ -30,6 +40,9 @@
 // HOST: arith.cmpi sgt
 // HOST: call @fuse_launch
 // HOST-LABEL: func.func @row_scan(
+// HOST: %[[W:.+]] = arith.constant 32 : i64
+// HOST: arith.muli %{{.+}}, %[[W]] : i64
+// HOST: call @fuse_launch
 
 func.func @col_scan(%x: tensor<?x?xf32>) -> tensor<?x?xi32> {
   %q = fuse.map %x : tensor<?x?xf32> -> tensor<?x?xi32> {

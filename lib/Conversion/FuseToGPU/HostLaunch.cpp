@@ -586,7 +586,8 @@ LogicalResult HostEntry::launchLine(GroupLaunch &l) {
       SmallVector<Value> args(l.common);
       args.append({lines, len, inner});
       args.append(l.outs);
-      launchKernel(l, handle[gk.kernel], gridFor(lines), bt, args);
+      Value threads = isScan ? h.mul(lines, h.c64(gk.lineScanLanes)) : lines;
+      launchKernel(l, handle[gk.kernel], gridFor(threads), bt, args);
     });
     return success();
   }

@@ -86,6 +86,23 @@ SmallVector<Value> warpFold(
   return accs;
 }
 
+SmallVector<Value> warpInclusiveScan(
+    OpBuilder &b, Location loc, Value lane, ValueRange vals,
+    function_ref<SmallVector<Value>(OpBuilder &, ValueRange, ValueRange)>
+        combine) {
+  SmallVector<Value> incl(vals);
+  for (int64_t off = 1; off < 32; off *= 2) {
+    SmallVector<Value> up;
+    for (Value v : incl)
+      up.push_back(
+          shuffleValue(b, loc, v, cI32(b, loc, off), gpu::ShuffleMode::UP));
+    SmallVector<Value> c = combine(b, up, incl);
+    Value ok = cmpI(b, loc, arith::CmpIPredicate::sge, lane, cI64(b, loc, off));
+    incl = selAll(b, loc, ok, c, incl);
+  }
+  return incl;
+}
+
 SmallVector<Value> foldSmemColumn(OpBuilder &b, Location loc, ValueRange bufs,
                                   Value lo, Value hi, Value width, Value col,
                                   ValueRange init, CombineFn combine) {

@@ -163,6 +163,14 @@ inline SmallVector<Value> selAll(OpBuilder &b, Location loc, Value c,
   return out;
 }
 
+/// Inclusive scan of `vals` over the lanes of a warp (Kogge-Stone over
+/// shfl.up, lane order kept): lane `lane` (i64) gets `combine(lanes 0 ..
+/// lane)`. Every lane of the warp must take part.
+SmallVector<Value> warpInclusiveScan(
+    OpBuilder &b, Location loc, Value lane, ValueRange vals,
+    function_ref<SmallVector<Value>(OpBuilder &, ValueRange, ValueRange)>
+        combine);
+
 /// Accumulators with "has value" flags, combined in order: (a, ha) (+)
 /// (x, hx) is `both` (= a (+) x) where both sides have a value, a where
 /// only ha, else x (hx only, or neither).
@@ -448,6 +456,9 @@ struct GroupKernels {
   /// partials (1, or a warp for built-in kinds); the host launches lines
   /// x lineCombineLanes threads.
   int64_t lineCombineLanes = 1;
+  /// LineScan: threads a line (1, or a warp for rows: scans along the last
+  /// dimension); the host launches lines x lineScanLanes threads.
+  int64_t lineScanLanes = 1;
   /// Vector width (elements) of the flat kernels; 1 means scalar only.
   int64_t vectorWidth = 1;
   /// Reduce: element type of each partial (one per full-reduction result);

@@ -519,6 +519,108 @@ LogicalResult buildLineTile(gpu::GPUModuleOp m, GroupOp group, ReduceOp red,
 /// (o * len + k) * inner + i, so the threads of a warp, taking consecutive
 /// lines, read consecutive addresses when inner > 1 (a scan along any
 /// dimension but the last) and consecutive rows when inner = 1.
+namespace {
+
+/// Items a lane takes in a chunk of a warp's row scan: 16 bytes of the
+/// widest input (2 of i64 to 8 of i16), 8 at most.
+int64_t rowScanItems(ScanOp scan) {
+  int64_t bytes = 1;
+  for (Value in : scan.getInputs())
+    bytes = std::max<int64_t>(bytes,
+                              (tensorTy(in).getElementTypeBitWidth() + 7) / 8);
+  return std::clamp<int64_t>(16 / bytes, 1, 8);
+}
+
+/// The scan of rows (the last dimension, inner = 1) with a warp a row:
+/// grid-stride over the rows by warps; a row in chunks of 32 * v elements,
+/// lane j taking elements j*v .. j*v + v - 1 of the chunk. A lane reads its
+/// v elements (clamped into the row: past the end they are garbage that
+/// only later lanes and items see), folds them in order, the lanes' totals
+/// are scanned over the warp, and each item's value is
+/// carry (+) (lanes before) (+) (its lane's items up to it); the carry, from
+/// ls.init, is the last lane's inclusive value of a whole chunk. Rows of
+/// 8192 read 256 bytes a warp load where a thread a row read 8.
+void buildWarpRowScan(LineStart &ls, ScanOp scan, int64_t v) {
+  LineKernel &k = *ls.k;
+  OpBuilder &b = *ls.b;
+  Location loc = k.loc;
+  bool exclusive = scan.getExclusive();
+  auto scalarFn = [&](OpBuilder &sb) {
+    return [&k, &sb](Value x) { return k.scalar(sb, x); };
+  };
+  auto combine = [&](OpBuilder &cb, ValueRange a, ValueRange x) {
+    return emitCombine(cb, loc, scan, a, x, scalarFn(cb));
+  };
+  auto [gtid, stride] = k.gridStride(b);
+  Value c32 = cI64(b, loc, 32);
+  Value lane = arith::RemUIOp::create(b, loc, gtid, c32);
+  Value warp = arith::DivUIOp::create(b, loc, gtid, c32);
+  Value warps = arith::DivUIOp::create(b, loc, stride, c32);
+  Value chunk = cI64(b, loc, 32 * v);
+  Value last = arith::SubIOp::create(b, loc, ls.len, cI64(b, loc, 1));
+  scf::ForOp::create(
+      b, loc, warp, ls.lines, warps, ValueRange{},
+      [&](OpBuilder &rb, Location, Value row, ValueRange) {
+        Value base = arith::MulIOp::create(rb, loc, row, ls.len);
+        scf::ForOp::create(
+            rb, loc, cI64(rb, loc, 0), ls.len, chunk, ls.init,
+            [&](OpBuilder &cb, Location, Value c, ValueRange carry) {
+              Value first = arith::AddIOp::create(
+                  cb, loc, c,
+                  arith::MulIOp::create(cb, loc, lane, cI64(cb, loc, v)));
+              // The lane's items, all read before any is combined.
+              SmallVector<Value> kks;
+              SmallVector<SmallVector<Value>> xs;
+              for (int64_t j = 0; j < v; ++j) {
+                Value kk =
+                    arith::AddIOp::create(cb, loc, first, cI64(cb, loc, j));
+                kks.push_back(kk);
+                Value at = arith::MinSIOp::create(cb, loc, kk, last);
+                xs.push_back(
+                    enterElement(ls, cb, scan.getInputs(), base, at).second);
+              }
+              SmallVector<SmallVector<Value>> own{xs[0]};
+              for (int64_t j = 1; j < v; ++j)
+                own.push_back(combine(cb, own.back(), xs[j]));
+              SmallVector<Value> incl =
+                  warpInclusiveScan(cb, loc, lane, own.back(), combine);
+              // carry (+) the lanes before this one.
+              SmallVector<Value> before;
+              for (Value x : incl)
+                before.push_back(shuffleValue(cb, loc, x, cI32(cb, loc, 1),
+                                              gpu::ShuffleMode::UP));
+              Value lane0 = cmpI(cb, loc, arith::CmpIPredicate::eq, lane,
+                                 cI64(cb, loc, 0));
+              SmallVector<Value> pre =
+                  selAll(cb, loc, lane0, carry, combine(cb, carry, before));
+              for (int64_t j = 0; j < v; ++j) {
+                SmallVector<Value> vals =
+                    exclusive ? (j == 0 ? pre : combine(cb, pre, own[j - 1]))
+                              : combine(cb, pre, own[j]);
+                Value in =
+                    cmpI(cb, loc, arith::CmpIPredicate::slt, kks[j], ls.len);
+                auto ifIn = scf::IfOp::create(cb, loc, in, false);
+                OpBuilder tb = ifIn.getThenBodyBuilder();
+                Value flat = arith::AddIOp::create(tb, loc, base, kks[j]);
+                enterFlat(k, tb, flat);
+                storeResults(ls, tb, scan.getResults(), vals, flat);
+                k.em->clearCache();
+              }
+              // The next chunk's carry: the last lane's (whole chunks only
+              // go on).
+              SmallVector<Value> next;
+              for (Value x : combine(cb, carry, incl))
+                next.push_back(shuffleValue(cb, loc, x, cI32(cb, loc, 31),
+                                            gpu::ShuffleMode::IDX));
+              scf::YieldOp::create(cb, loc, next);
+            });
+        k.em->clearCache();
+        scf::YieldOp::create(rb, loc);
+      });
+}
+
+} // namespace
+
 FailureOr<GroupKernels> buildLineScan(gpu::GPUModuleOp m, GroupOp group,
                                       ScanOp scan, StringRef prefix,
                                       Tiling tiling) {
@@ -540,12 +642,24 @@ FailureOr<GroupKernels> buildLineScan(gpu::GPUModuleOp m, GroupOp group,
       return group.emitOpError("GPU code generation: every result of a scan "
                                "group over rank > 1 tensors has the scan's "
                                "shape");
-  // One thread per line (blocks of 256, whatever the tile shape of the
-  // single-pass scans).
+  // Blocks of 256, whatever the tile shape of the single-pass scans. Rows
+  // (the last dimension) take a warp each; other lines a thread.
   LineStart ls = startLineKernel(m, group, scan, (prefix + "_linescan").str(),
                                  GroupPlan::LineScan, tiling);
   LineKernel &k = *ls.k;
   OpBuilder &b = *ls.b;
+  if (scan.getScanDim() == rank - 1) {
+    // A warp a row in flight for every warp an SM holds: the grid is the
+    // SMs' (the host reads their count), not the flat scans' fixed one.
+    ls.gk.lineScanLanes = 32;
+    ls.gk.tiling.grid = 0;
+    ls.gk.tiling.blocksPerSM = std::max<int64_t>(
+        1, TargetAttr::lookup(group).getMaxThreadsPerSM() / kLineThreads);
+    buildWarpRowScan(ls, scan, rowScanItems(scan));
+    if (failed(finishLineKernel(ls)))
+      return failure();
+    return ls.gk;
+  }
   bool exclusive = scan.getExclusive();
   forLines(k, b, ls.lines, ls.len, ls.inner,
            [&](OpBuilder &lb, Value, Value base) {

@@ -326,18 +326,10 @@ TileMachinery::warpRowScan(OpBuilder &b, ArrayRef<SmallVector<Value>> xs,
       SmallVector<Value> c = combine(b, agg, xs[j]);
       agg = isConstTrue(valid[j]) ? c : selAll(b, loc, valid[j], c, agg);
     }
-    // Inclusive warp scan over the lanes (Kogge-Stone, shfl.up).
-    SmallVector<Value> incl(agg);
-    for (int64_t off = 1; off < 32; off *= 2) {
-      SmallVector<Value> up;
-      for (Value v : incl)
-        up.push_back(
-            shuffleValue(b, loc, v, cI32(b, loc, off), gpu::ShuffleMode::UP));
-      SmallVector<Value> c = combine(b, up, incl);
-      Value ok = cmpI(b, loc, arith::CmpIPredicate::sge, lane,
-                      cI64(b, loc, off));
-      incl = selAll(b, loc, ok, c, incl);
-    }
+    SmallVector<Value> incl = warpInclusiveScan(
+        b, loc, lane, agg, [&](OpBuilder &cb, ValueRange x, ValueRange y) {
+          return combine(cb, x, y);
+        });
     for (Value v : incl) {
       laneExcl.push_back(
           shuffleValue(b, loc, v, cI32(b, loc, 1), gpu::ShuffleMode::UP));

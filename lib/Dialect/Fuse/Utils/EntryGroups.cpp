@@ -36,10 +36,12 @@ GroupKind groupKindFor(Operation *op) {
 
 void copyReturnedArguments(func::FuncOp fn) {
   auto ret = cast<func::ReturnOp>(fn.getBody().front().getTerminator());
+  llvm::SmallPtrSet<Value, 8> returned;
   for (OpOperand &use : ret->getOpOperands()) {
     Value v = use.get();
     auto t = dyn_cast<RankedTensorType>(v.getType());
-    if (!t || !(isa<BlockArgument>(v) || v.getDefiningOp<PrefixOp>()))
+    bool again = !returned.insert(v).second;
+    if (!t || !(again || isa<BlockArgument>(v) || v.getDefiningOp<PrefixOp>()))
       continue;
     Location loc = ret.getLoc();
     OpBuilder b(ret);

@@ -1,7 +1,9 @@
 // ARGS: rand:37x129 rand:37x129 rand:5x7x33
 // RULE: close
 // Scans over rank > 1 tensors (the line-scan kernel: a thread per line of
-// the outer x len x inner view): along rows and columns of a rank-2 shape
+// the outer x len x inner view, a warp per row along the last dimension;
+// rows of 129 f32 are a whole chunk of 128 and one more element): along
+// rows and columns of a rank-2 shape
 // with a prologue map, an exclusive max with an init over integers, and
 // along the middle dimension of a rank-3 shape with an epilogue map.
 func.func @scan_rank2(%x: tensor<?x?xf32>, %w: tensor<?x?xf32>, %y: tensor<?x?x?xf32>)

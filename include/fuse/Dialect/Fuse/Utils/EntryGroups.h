@@ -23,11 +23,13 @@ namespace fuse {
 GroupKind groupKindFor(mlir::Operation *op);
 
 /// Tensor arguments and fuse.prefix results (views of a source's buffer)
-/// returned as they are: every result of an entry is written by a kernel
-/// into the caller's output, so each such result becomes a fuse.map yielding
-/// its element (an elementwise copy, grouped by wrapLooseOps). (fuse's Python
-/// GPU trace makes the same copy earlier, fused with the other results of its
-/// shape.)
+/// returned as they are, and a tensor returned a second time (each output
+/// is a buffer of its own; folds make `return %y, %y` of two maps that were
+/// copies): every result of an entry is written by a kernel into the
+/// caller's output, so each such result becomes a fuse.map yielding its
+/// element (an elementwise copy, grouped by wrapLooseOps). (fuse's Python
+/// GPU trace makes the same copy earlier, fused with the other results of
+/// its shape.)
 void copyReturnedArguments(mlir::func::FuncOp fn);
 
 /// Puts each fuse op outside a group into a group of its own (a sort, a

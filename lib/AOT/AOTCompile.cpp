@@ -11,6 +11,7 @@
 #include "fuse/Conversion/FuseToGPU/FuseToGPU.h"
 #include "fuse/Dialect/Fuse/IR/FuseOps.h"
 #include "fuse/Dialect/Fuse/IR/Shapes.h"
+#include "fuse/Dialect/Fuse/Utils/EntryGroups.h"
 #include "fuse/Dialect/Fuse/Utils/SizeAnalysis.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -57,14 +58,11 @@ static bool isFuseOp(Operation *op) {
 /// copy a returned argument), i.e. the pipeline will serialize kernels
 /// and needs a CUDA toolkit.
 static bool hasKernels(ModuleOp module) {
-  auto isTensor = [](Type t) { return isa<TensorType>(t); };
   return module
       .walk([&](Operation *op) {
         auto fn = dyn_cast<func::FuncOp>(op);
-        bool tensors = fn && !fn.isExternal() &&
-                       (llvm::any_of(fn.getArgumentTypes(), isTensor) ||
-                        llvm::any_of(fn.getResultTypes(), isTensor));
-        return isa<gpu::GPUModuleOp>(op) || isFuseOp(op) || tensors
+        return isa<gpu::GPUModuleOp>(op) || isFuseOp(op) ||
+                       (fn && isEntryFunction(fn))
                    ? WalkResult::interrupt()
                    : WalkResult::advance();
       })

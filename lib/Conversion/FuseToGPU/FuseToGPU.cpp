@@ -342,23 +342,10 @@ struct ConvertFuseToGPUPass
                    "unused");
       return signalPassFailure();
     }
-    // Entries: the functions of fuse ops, and those with tensors in their
-    // signature whose ops all folded away (one that returns an argument
-    // copies it into the caller's output).
     SmallVector<func::FuncOp> entries;
-    for (auto fn : module.getOps<func::FuncOp>()) {
-      if (fn.isExternal())
-        continue;
-      bool hasFuse = false;
-      fn.walk([&](Operation *op) {
-        if (isa_and_nonnull<FuseDialect>(op->getDialect()))
-          hasFuse = true;
-      });
-      auto isTensor = [](Type t) { return isa<TensorType>(t); };
-      if (hasFuse || llvm::any_of(fn.getArgumentTypes(), isTensor) ||
-          llvm::any_of(fn.getResultTypes(), isTensor))
+    for (auto fn : module.getOps<func::FuncOp>())
+      if (isEntryFunction(fn))
         entries.push_back(fn);
-    }
     if (entries.empty())
       return;
     if (blockThreads < 32 || blockThreads > 1024 || blockThreads % 32) {

@@ -51,6 +51,22 @@ void copyReturnedArguments(func::FuncOp fn) {
   }
 }
 
+bool isEntryFunction(func::FuncOp fn) {
+  if (fn.isExternal())
+    return false;
+  auto isTensor = [](Type t) { return isa<TensorType>(t); };
+  if (llvm::any_of(fn.getArgumentTypes(), isTensor) ||
+      llvm::any_of(fn.getResultTypes(), isTensor))
+    return true;
+  return fn
+      .walk([](Operation *op) {
+        return isa_and_nonnull<FuseDialect>(op->getDialect())
+                   ? WalkResult::interrupt()
+                   : WalkResult::advance();
+      })
+      .wasInterrupted();
+}
+
 void wrapLooseOps(func::FuncOp fn) {
   SmallVector<Operation *> loose;
   for (Operation &op : fn.getBody().front())

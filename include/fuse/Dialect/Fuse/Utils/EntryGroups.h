@@ -32,6 +32,11 @@ GroupKind groupKindFor(mlir::Operation *op);
 /// its shape.)
 void copyReturnedArguments(mlir::func::FuncOp fn);
 
+/// Whether `fn` is an entry of the GPU backend: a function with a body that
+/// holds fuse ops or has tensors in its signature (its ops may all have
+/// folded away; one that returns an argument still copies it).
+bool isEntryFunction(mlir::func::FuncOp fn);
+
 /// Puts each fuse op outside a group into a group of its own (a sort, a
 /// runtime call between the groups, stays).
 void wrapLooseOps(mlir::func::FuncOp fn);

@@ -21,10 +21,11 @@ void addDeadWorkRemoval(mlir::OpPassManager &pm) {
   // tensor.dim of a value no result needs would otherwise keep the ops
   // that compute it.
   pm.addPass(mlir::memref::createResolveRankedShapeTypeResultDimsPass());
-  // The fuse ops' own folds (FuseFolds.cpp, exact): maps drop the results
-  // nobody uses and the inputs their body never reads; unused ops go.
+  // The fuse ops' folds and patterns (FuseFolds.cpp, exact): maps drop the
+  // results nobody uses and the inputs their body never reads; unused ops
+  // go. (Constants hoisted out of combiner regions are captured values
+  // there, which the kernels clone where they use them: KernelBase::scalar.)
   pm.addPass(mlir::createCanonicalizerPass());
-  pm.addPass(mlir::createCSEPass());
 }
 
 void registerFusePipelines() {

@@ -17,7 +17,6 @@
 // PIPE-NEXT: fuse-attach-target{chip=sm_80
 // PIPE-NEXT: resolve-ranked-shaped-type-result-dims
 // PIPE-NEXT: canonicalize
-// PIPE-NEXT: cse
 // PIPE-NEXT: fuse-builtin-combiners
 // PIPE-NEXT: fuse-widen-accumulators
 // PIPE-NEXT: fuse-sort-positions

@@ -21,8 +21,8 @@
 namespace fuse {
 
 /// Removes the work no result of an entry needs before fusion plans the
-/// groups: ops whose results are unused, map inputs the body never reads,
-/// and repeated ops (what torch.compile and XLA drop too). Sizes are then
+/// groups: ops whose results are unused and map inputs the body never
+/// reads (what torch.compile and XLA drop too). Sizes are then
 /// checked only where they meet in the ops that remain. Both backends add
 /// it when they fuse; the unfused reference keeps every op as written.
 void addDeadWorkRemoval(mlir::OpPassManager &pm);

@@ -529,6 +529,14 @@ Value KernelBase::element(OpBuilder &b, Value tensor, ValueRange idx) {
 Value KernelBase::scalar(OpBuilder &b, Value v) {
   if (Value p = pinnedDims.lookup(v))
     return p;
+  // A constant is made where it is used: a combiner is emitted in several
+  // nested regions, and the emitter's cached one may sit in a region that
+  // does not dominate this use (a constant captured from above, e.g. one
+  // canonicalization hoisted out of the combiner).
+  if (Operation *def = v.getDefiningOp();
+      def && def->hasTrait<OpTrait::ConstantLike>() &&
+      def->getNumResults() == 1)
+    return b.clone(*def)->getResult(0);
   FailureOr<Value> r = em->emitScalar(b, loc, v);
   if (failed(r)) {
     failedLeaf = true;

@@ -35,18 +35,22 @@ static Value forwardedInput(MapOp op, unsigned i) {
   return in;
 }
 
+/// Whether `a` and `b` have one shape without the run time's word: the
+/// same value, or `b` of a static shape that `a` has too.
+static bool sameShapeKnown(Value a, Value b) {
+  auto t = cast<RankedTensorType>(b.getType());
+  return a == b ||
+         (t.hasStaticShape() &&
+          cast<RankedTensorType>(a.getType()).getShape() == t.getShape());
+}
+
 /// Whether two of a map's or scan's inputs have one shape only if the run
-/// time says so:
-/// they are different values, not both of one static shape. The map then
-/// stands for that check (map_c2; the entry checks sizes before it runs),
-/// so a rewrite may not replace a used result by an input: the check would
-/// go with the op.
+/// time says so (not sameShapeKnown). The map then stands for that check
+/// (map_c2; the entry checks sizes before it runs), so a rewrite may not
+/// replace a used result by an input: the check would go with the op.
 static bool tiesSizes(ValueRange ins) {
-  auto first = cast<RankedTensorType>(ins.front().getType());
   return llvm::any_of(ins.drop_front(), [&](Value in) {
-    auto t = cast<RankedTensorType>(in.getType());
-    return in != ins.front() &&
-           !(t.hasStaticShape() && t.getShape() == first.getShape());
+    return !sameShapeKnown(ins.front(), in);
   });
 }
 
@@ -106,12 +110,8 @@ struct SimplifyMap : OpRewritePattern<MapOp> {
     // only where a kept input shows that already, being the same value or
     // of the same static shape.
     auto shown = [&](unsigned i) {
-      auto t = cast<RankedTensorType>(ins[i].getType());
       return llvm::any_of(keptInputs, [&](unsigned k) {
-        return ins[k] == ins[i] ||
-               (t.hasStaticShape() &&
-                cast<RankedTensorType>(ins[k].getType()).getShape() ==
-                    t.getShape());
+        return sameShapeKnown(ins[k], ins[i]);
       });
     };
     for (unsigned i = 0, e = ins.size(); i < e; ++i)

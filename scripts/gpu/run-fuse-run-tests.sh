@@ -274,6 +274,11 @@ expect_error "error: size mismatch" "FUSE_ERROR_INVALID_ARGUMENT: fx_dot: size m
   "$aot" "$art/shared/dot.json" --arg rand:1000 --arg rand:10
 expect_error "error: size mismatch, large" "FUSE_ERROR_INVALID_ARGUMENT: fx_dot: size mismatch: in1 dimension 0 is 1 but in0 dimension 0 is 100000000" \
   "$aot" "$art/shared/dot.json" --arg rand:100000000 --arg rand:1
+# Rank-3 rows computed over collapsed rows: the leading dimensions of two
+# arguments are still checked one by one (fuse.size_checks), not only
+# their products (2 * 3 = 3 * 2).
+expect_error "error: size mismatch of collapsed rows" "FUSE_ERROR_INVALID_ARGUMENT: fx_rows3_two_args: size mismatch: in1 dimension 0 is 3 but in0 dimension 0 is 2" \
+  "$aot" "$art/extra/rows3_two_args.json" --arg rand:2x3x64 --arg rand:3x2x64
 # A prefix zipped with an argument: their sizes are compared once the entry
 # reads the count (a count past the end is clamped to the source first).
 expect_error "error: size mismatch with a prefix" "FUSE_ERROR_INVALID_ARGUMENT: fx_prefix_clamped: size mismatch: in2 dimension 0 is 999 but the prefix takes 1000 elements" \

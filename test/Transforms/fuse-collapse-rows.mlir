@@ -6,6 +6,7 @@
 // RUN: fuse-opt %s --fuse-collapse-rows --cse | FileCheck %s
 // RUN: fuse-opt %s --fuse-collapse-rows --cse --fuse-fusion --fuse-explain -o /dev/null 2>&1 | FileCheck %s --check-prefix=EXPLAIN
 // RUN: fuse-opt %s --fuse-fusion --fuse-explain -o /dev/null 2>&1 | FileCheck %s --check-prefix=BEFORE
+// RUN: fuse-opt %s --fuse-collapse-rows --cse --fuse-fusion --convert-fuse-to-gpu | FileCheck %s --check-prefix=GPU
 //
 // The GPU entry takes the views: the result is the caller's rank-3
 // buffer, its sizes the argument's.
@@ -26,6 +27,7 @@
 // RUN: %python -c "import numpy as n, sys; a, b = (n.load(sys.argv[i] + '/result0.npy') for i in (1, 2)); assert a.shape == (3, 4, 129) and (a == b).all(), abs(a - b).max()" %t/a %t/b
 
 // EXPLAIN: total for @softmax3: 1 pass, 1 kernel
+// EXPLAIN: total for @two_arguments: 1 pass, 1 kernel
 // BEFORE: total for @softmax3: 3 passes, 3 kernels
 
 // CHECK-LABEL: func.func @softmax3
@@ -98,16 +100,19 @@ func.func @untouched(%x: tensor<?x?x?xf32>, %v: tensor<?xf32>, %m: tensor<?x?xf3
 }
 
 // x - max(x, axis=-1) + y with y another rank-3 argument: collapsed, x's
-// and y's leading dimensions would only meet as products (d0 * d1), which
-// the entry's size checks cannot relate to the arguments, so x's
-// (2, 3, C) against y's (3, 2, C) would go unchecked. The function is
-// left as written.
-// CHECK-LABEL: func.func @two_arguments_kept
-// CHECK-NOT: tensor.collapse_shape
-// CHECK: fuse.reduce max %{{.+}} dims [2] : tensor<?x?x?xf32> -> tensor<?x?xf32>
-// CHECK-NOT: tensor.collapse_shape
+// and y's leading dimensions meet only as products (d0 * d1), which the
+// entry's size checks cannot relate to the arguments, so x's (2, 3, C)
+// against y's (3, 2, C) would go unchecked. The checks the collapsed rows
+// lose are recorded on the function; the entry made from it checks them
+// (GPU below).
+// CHECK-LABEL: func.func @two_arguments
+// CHECK-SAME: fuse.size_checks = [#fuse.size_check<kind = equal, lhs = <source = arg_dim, value = 1>, rhs = <source = arg_dim>>, #fuse.size_check<kind = equal, lhs = <source = arg_dim, value = 1, dim = 1>, rhs = <source = arg_dim, dim = 1>>]
+// CHECK: fuse.reduce max %{{.+}} dims [1] : tensor<?x?xf32> -> tensor<?xf32>
 // CHECK: return
-func.func @two_arguments_kept(%x: tensor<?x?x?xf32>, %y: tensor<?x?x?xf32>) -> tensor<?x?x?xf32> {
+// GPU-DAG: @__fuse_msg_two_arguments_{{[0-9]+}}("two_arguments: size mismatch: in1 dimension 0 is %lld but in0 dimension 0 is %lld;
+// GPU-DAG: @__fuse_msg_two_arguments_{{[0-9]+}}("two_arguments: size mismatch: in1 dimension 1 is %lld but in0 dimension 1 is %lld;
+// GPU-DAG: @__fuse_msg_two_arguments_{{[0-9]+}}("two_arguments: size mismatch: in1 dimension 2 is %lld but in0 dimension 2 is %lld;
+func.func @two_arguments(%x: tensor<?x?x?xf32>, %y: tensor<?x?x?xf32>) -> tensor<?x?x?xf32> {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c2 = arith.constant 2 : index

@@ -1,8 +1,10 @@
-//===- Entry.cpp - the C interface of a compiled entry ---------------------===//
+//===- Entry.cpp - the C interface of a compiled entry
+//---------------------===//
 //
 // Verifiers of #fuse.size, #fuse.entry_output and #fuse.entry: the typed
 // description of each entry that convert-fuse-to-gpu leaves on the module
-// and fuse-compile renders as the AOT header.
+// and fuse-compile renders as the AOT header; and of #fuse.size_check, a
+// size check a rewrite recorded on a function.
 //
 //===----------------------------------------------------------------------===//
 
@@ -42,6 +44,34 @@ LogicalResult SizeAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                          << " size takes no value or dim";
     return success();
   }
+  return success();
+}
+
+LogicalResult
+SizeCheckAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                      SizeCheckKind kind, SizeAttr lhs, SizeAttr rhs) {
+  auto names = [](SizeAttr s) {
+    return s.getSource() == SizeSource::ArgDim ||
+           s.getSource() == SizeSource::Arg;
+  };
+  if (!names(lhs))
+    return emitError() << "a size check's lhs names an argument (arg_dim or "
+                          "arg), not a "
+                       << stringifySizeSource(lhs.getSource()) << " size";
+  if (kind == SizeCheckKind::NonNegative) {
+    if (rhs)
+      return emitError() << "a non_negative check takes no rhs";
+    if (lhs.getSource() != SizeSource::Arg)
+      return emitError() << "a non_negative check is of a scalar argument "
+                            "(arg), not an arg_dim size";
+    return success();
+  }
+  if (!rhs)
+    return emitError() << "an equal check takes an rhs";
+  if (!names(rhs) && rhs.getSource() != SizeSource::Static)
+    return emitError() << "an equal check's rhs is an arg_dim, arg or static "
+                          "size, not a "
+                       << stringifySizeSource(rhs.getSource()) << " size";
   return success();
 }
 

@@ -26,10 +26,7 @@
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
-#include <functional>
-#include <map>
 #include <optional>
-#include <set>
 
 namespace fuse {
 #define GEN_PASS_DEF_FUSECOLLAPSEROWSPASS
@@ -211,10 +208,7 @@ Along broadcastKind(BroadcastOp op) {
 
 class Rewriter {
 public:
-  /// With `edgeOnly`, only reductions over a leading or trailing block of
-  /// dimensions (each a view of its own inputs, nothing else reshaped).
-  explicit Rewriter(Operation *root, bool edgeOnly = false)
-      : root(root), edgeOnly(edgeOnly) {}
+  explicit Rewriter(Operation *root) : root(root) {}
 
   unsigned run() {
     SmallVector<Operation *> ops;
@@ -242,13 +236,11 @@ private:
 
   bool rewrite(Operation *op) {
     if (auto r = dyn_cast<ReduceOp>(op)) {
-      if (isRowReduce(r) && !edgeOnly)
+      if (isRowReduce(r))
         return rewriteReduce(r);
       std::optional<EdgeSplit> split = edgeSplit(r);
       return split && rewriteEdgeReduce(r, *split);
     }
-    if (edgeOnly)
-      return false;
     if (auto bc = dyn_cast<BroadcastOp>(op))
       return broadcastKind(bc) != Along::None && rewriteBroadcast(bc);
     auto m = cast<MapOp>(op);
@@ -379,38 +371,8 @@ private:
   }
 
   Operation *root;
-  bool edgeOnly;
   llvm::SmallPtrSet<Operation *, 16> done;
 };
-
-/// Whether the checks `after` imply every check of `before`: each
-/// equality of two sizes (or of a size and a constant) holds in `after`'s
-/// classes, and each size `before` requires non-negative is required so
-/// in `after` too.
-bool impliesChecks(ArrayRef<SizeCheck> after, ArrayRef<SizeCheck> before) {
-  // Union-find over the sizes' descriptions ("in0 dimension 1", "in3",
-  // a constant).
-  std::map<std::string, std::string> parent;
-  std::function<std::string(const std::string &)> find =
-      [&](const std::string &x) -> std::string {
-    auto it = parent.find(x);
-    if (it == parent.end() || it->second == x)
-      return x;
-    return it->second = find(it->second);
-  };
-  std::set<std::string> nonNegative;
-  for (const SizeCheck &c : after) {
-    if (c.kind == SizeCheck::Kind::NonNegative)
-      nonNegative.insert(c.lhs.describe());
-    else
-      parent[find(c.lhs.describe())] = find(c.rhs.describe());
-  }
-  return llvm::all_of(before, [&](const SizeCheck &c) {
-    if (c.kind == SizeCheck::Kind::NonNegative)
-      return nonNegative.count(c.lhs.describe()) > 0;
-    return find(c.lhs.describe()) == find(c.rhs.describe());
-  });
-}
 
 struct FuseCollapseRowsPass
     : fuse::impl::FuseCollapseRowsPassBase<FuseCollapseRowsPass> {
@@ -427,34 +389,30 @@ struct FuseCollapseRowsPass
         return signalPassFailure();
   }
 
-  /// Collapses the rows of `fn` unless that loses a size equality its
-  /// entry checks (EntrySizeChecks.h): a product of collapsed dimensions
-  /// is not a size the checks can relate to the arguments, so two rank-3
-  /// arguments zipped over their rows would no longer have their leading
-  /// dimensions checked against each other. The rewrite runs on a copy
-  /// and replaces the body only when the copy's checks imply the
-  /// original's.
-  /// When the whole rewrite would lose a check, the reductions over an
-  /// edge block of dimensions alone are tried (they lose one only when a
-  /// reduction zips several inputs).
+  /// Collapses the rows of `fn`. A product of collapsed dimensions is not
+  /// a size the entry's checks (EntrySizeChecks.h) relate to the
+  /// arguments: two rank-3 arguments zipped over their rows would no
+  /// longer have their leading dimensions checked against each other. So
+  /// the rewrite runs on a copy, and the checks of the function as written
+  /// that the copy's do not imply are recorded on it (fuse.size_checks)
+  /// before it replaces the body.
   LogicalResult collapseKeepingChecks(func::FuncOp fn) {
     SmallVector<SizeCheck> checks = entrySizeChecks(fn);
-    for (bool edgeOnly : {false, true}) {
-      auto copy = cast<func::FuncOp>(fn->clone());
-      unsigned n = Rewriter(copy, edgeOnly).run();
-      if (n && succeeded(foldReshapes(copy)) &&
-          impliesChecks(entrySizeChecks(copy), checks)) {
-        fn.getBody().takeBody(copy.getBody());
-        copy->erase();
-        numCollapsed += n;
-        return success();
-      }
+    auto copy = cast<func::FuncOp>(fn->clone());
+    unsigned n = Rewriter(copy).run();
+    if (n && failed(foldReshapes(copy))) {
       copy->erase();
-      if (n == 0)
-        return success();
-      if (!edgeOnly)
-        ++numKept;
+      return fn.emitError("fuse-collapse-rows: the reshapes of the collapsed "
+                          "rows did not fold");
     }
+    if (n) {
+      numRecorded += recordSizeChecks(copy, checks);
+      fn.getBody().takeBody(copy.getBody());
+      if (Attribute a = copy->getAttr(SizeCheckAttr::getAttrName()))
+        fn->setAttr(SizeCheckAttr::getAttrName(), a);
+      numCollapsed += n;
+    }
+    copy->erase();
     return success();
   }
 

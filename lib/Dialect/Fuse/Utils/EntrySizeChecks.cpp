@@ -9,6 +9,9 @@
 #include "llvm/ADT/MapVector.h"
 
 #include <cstdio>
+#include <functional>
+#include <map>
+#include <set>
 
 using namespace mlir;
 using namespace fuse;
@@ -120,10 +123,101 @@ static void forEachBoundarySize(
   }
 }
 
+/// `s` as the boundary size a #fuse.size names (arg_dim, arg or static).
+static BoundarySize boundaryOf(SizeAttr s) {
+  switch (s.getSource()) {
+  case SizeSource::ArgDim:
+    return {BoundarySize::Kind::ArgDim, static_cast<unsigned>(s.getValue()),
+            s.getDim()};
+  case SizeSource::Arg:
+    return {BoundarySize::Kind::ScalarArg, static_cast<unsigned>(s.getValue())};
+  default:
+    return {BoundarySize::Kind::Constant, 0, 0, s.getValue()};
+  }
+}
+
+static SizeAttr attrOf(MLIRContext *ctx, const BoundarySize &b) {
+  switch (b.kind) {
+  case BoundarySize::Kind::ArgDim:
+    return SizeAttr::get(ctx, SizeSource::ArgDim, b.arg, b.dim);
+  case BoundarySize::Kind::ScalarArg:
+    return SizeAttr::get(ctx, SizeSource::Arg, b.arg, 0);
+  case BoundarySize::Kind::Constant:
+    return SizeAttr::get(ctx, SizeSource::Static, b.value, 0);
+  }
+  return {};
+}
+
+/// The checks recorded on `fn` (`fuse.size_checks`, verified by the
+/// dialect).
+static SmallVector<SizeCheck> recordedChecks(func::FuncOp fn) {
+  SmallVector<SizeCheck> out;
+  auto list = fn->getAttrOfType<ArrayAttr>(SizeCheckAttr::getAttrName());
+  if (!list)
+    return out;
+  for (auto c : list.getAsRange<SizeCheckAttr>()) {
+    BoundarySize lhs = boundaryOf(c.getLhs());
+    if (c.getKind() == SizeCheckKind::NonNegative)
+      out.push_back({SizeCheck::Kind::NonNegative, lhs, lhs});
+    else
+      out.push_back({SizeCheck::Kind::Equal, lhs, boundaryOf(c.getRhs())});
+  }
+  return out;
+}
+
+bool fuse::impliesChecks(ArrayRef<SizeCheck> after,
+                         ArrayRef<SizeCheck> before) {
+  // Union-find over the sizes' descriptions ("in0 dimension 1", "in3", a
+  // constant).
+  std::map<std::string, std::string> parent;
+  std::function<std::string(const std::string &)> find =
+      [&](const std::string &x) -> std::string {
+    auto it = parent.find(x);
+    if (it == parent.end() || it->second == x)
+      return x;
+    return it->second = find(it->second);
+  };
+  std::set<std::string> nonNegative;
+  for (const SizeCheck &c : after) {
+    if (c.kind == SizeCheck::Kind::NonNegative)
+      nonNegative.insert(c.lhs.describe());
+    else
+      parent[find(c.lhs.describe())] = find(c.rhs.describe());
+  }
+  return llvm::all_of(before, [&](const SizeCheck &c) {
+    if (c.kind == SizeCheck::Kind::NonNegative)
+      return nonNegative.count(c.lhs.describe()) > 0;
+    return find(c.lhs.describe()) == find(c.rhs.describe());
+  });
+}
+
+unsigned fuse::recordSizeChecks(func::FuncOp fn, ArrayRef<SizeCheck> checks) {
+  SmallVector<SizeCheck> have = entrySizeChecks(fn);
+  MLIRContext *ctx = fn.getContext();
+  SmallVector<Attribute> list;
+  if (auto old = fn->getAttrOfType<ArrayAttr>(SizeCheckAttr::getAttrName()))
+    llvm::append_range(list, old.getValue());
+  unsigned n = 0;
+  for (const SizeCheck &c : checks) {
+    if (impliesChecks(have, c))
+      continue;
+    bool eq = c.kind == SizeCheck::Kind::Equal;
+    list.push_back(SizeCheckAttr::get(
+        ctx, eq ? SizeCheckKind::Equal : SizeCheckKind::NonNegative,
+        attrOf(ctx, c.lhs), eq ? attrOf(ctx, c.rhs) : SizeAttr()));
+    have.push_back(c);
+    ++n;
+  }
+  if (n)
+    fn->setAttr(SizeCheckAttr::getAttrName(), ArrayAttr::get(ctx, list));
+  return n;
+}
+
 SmallVector<SizeCheck> fuse::entrySizeChecks(func::FuncOp fn) {
   SmallVector<SizeCheck> checks;
   if (fn.isDeclaration())
     return checks;
+  SmallVector<SizeCheck> recorded = recordedChecks(fn);
   SizeAnalysis sizes(fn);
   Block &body = fn.getBody().front();
 
@@ -134,7 +228,7 @@ SmallVector<SizeCheck> fuse::entrySizeChecks(func::FuncOp fn) {
                         classes[key].push_back(b);
                       });
   if (classes.empty())
-    return checks;
+    return recorded;
 
   // A static size in a class fixes it: the first one found (two different
   // ones in one class cannot both hold; the verifiers reject most such IR
@@ -181,6 +275,9 @@ SmallVector<SizeCheck> fuse::entrySizeChecks(func::FuncOp fn) {
     for (const BoundarySize &m : llvm::drop_begin(members))
       checks.push_back({SizeCheck::Kind::Equal, m, members.front()});
   }
+  for (const SizeCheck &c : recorded)
+    if (!impliesChecks(checks, c))
+      checks.push_back(c);
   // Non-negative scalars first: a negative size is reported as itself, not
   // as a mismatch.
   llvm::stable_sort(checks, [](const SizeCheck &a, const SizeCheck &b) {

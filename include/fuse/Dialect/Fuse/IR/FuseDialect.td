@@ -30,7 +30,8 @@ def Fuse_Dialect : Dialect {
                            "::mlir::tensor::TensorDialect"];
   // Checks every `fuse.*` attribute on any op: fuse.target (module,
   // #fuse.target), fuse.entries (module, #fuse.entry list), fuse.tiling
-  // (fuse.group, #fuse.tiling) and fuse.not_fused (strings); an unknown
+  // (fuse.group, #fuse.tiling), fuse.not_fused (strings) and
+  // fuse.size_checks (function, #fuse.size_check list); an unknown
   // `fuse.*` name is an error, not ignored.
   let hasOperationAttrVerify = 1;
   // fuse-fusion's record of why a producer was not fused (one sentence
@@ -323,6 +324,59 @@ def Fuse_SizeAttr : AttrDef<Fuse_Dialect, "Size"> {
     DefaultValuedParameter<"int64_t", "0">:$dim);
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
+}
+
+def Fuse_CheckEqual : I32EnumAttrCase<"Equal", 0, "equal">;
+def Fuse_CheckNonNegative : I32EnumAttrCase<"NonNegative", 1, "non_negative">;
+
+def Fuse_SizeCheckKind : I32EnumAttr<"SizeCheckKind",
+    "what a run-time size check of an entry requires",
+    [Fuse_CheckEqual, Fuse_CheckNonNegative]> {
+  let cppNamespace = "::fuse";
+  let genSpecializedAttr = 0;
+}
+
+def Fuse_SizeCheckAttr : AttrDef<Fuse_Dialect, "SizeCheck"> {
+  let mnemonic = "size_check";
+  let summary = "a run-time size check an entry keeps after a rewrite";
+  let description = [{
+    An entry checks, before any work starts, the size equalities its fuse
+    ops imply (a map's operands, a row vector against the rows, ...), each
+    derived from the IR when the entry is generated. A rewrite that
+    expresses the same computation with fewer of those equalities (a
+    rank-3 map over collapsed rows relates only the products of the
+    leading dimensions) records the ones it would lose in the function's
+    `fuse.size_checks` list, and every entry checks them too.
+
+    `equal`: `lhs` and `rhs` are equal (`rhs` may be `static`).
+    `non_negative`: scalar argument `lhs` is not negative (it sizes a
+    tensor); no `rhs`.
+
+    ```mlir
+    func.func @f(%x: tensor<?x?x?xf32>, %y: tensor<?x?x?xf32>) -> ...
+        attributes {fuse.size_checks = [#fuse.size_check<kind = equal,
+          lhs = #fuse.size<source = arg_dim, value = 1>,
+          rhs = #fuse.size<source = arg_dim, value = 0>>]}
+    ```
+
+    Verified: `lhs` is an `arg_dim` or `arg` size, `rhs` is given exactly
+    for `equal` (an `arg_dim`, `arg` or `static` size) and `lhs` of a
+    `non_negative` check is an `arg`; on the function, each size names an
+    argument it has (a tensor's dimension within its rank, an `index`
+    scalar).
+  }];
+  let parameters = (ins
+    EnumParameter<Fuse_SizeCheckKind>:$kind,
+    "SizeAttr":$lhs,
+    OptionalParameter<"SizeAttr">:$rhs);
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// The function attribute that lists them.
+    static constexpr ::llvm::StringLiteral getAttrName() {
+      return ::llvm::StringLiteral("fuse.size_checks");
+    }
+  }];
 }
 
 def Fuse_CountNone : I32EnumAttrCase<"None", 0, "none">;

@@ -321,13 +321,13 @@ def FuseCollapseRowsPass : Pass<"fuse-collapse-rows"> {
     trailing block of two or more (not all) dimensions becomes a column or
     row reduction of `[d0 * ... * d(s-1), ds * ... * d(R-1)]` (the GPU
     kernels take those, not reductions over two of three dimensions). A
-    function is left as written when
-    collapsing would lose a size equality its entry checks (a product of
-    collapsed dimensions is not a size the checks relate to the
-    arguments: two rank-3 arguments zipped over their rows would no longer
-    have their leading dimensions checked against each other); then the
-    edge-block reductions alone are tried. fuse-to-gpu
-    runs it before fuse-fusion (with fusion on).
+    product of collapsed dimensions is not a size the entry's checks relate
+    to the arguments (two rank-3 arguments zipped over their rows would no
+    longer have their leading dimensions checked against each other), so
+    the checks of the function as written that the rewritten one does not
+    imply are recorded on it (`fuse.size_checks`, #fuse.size_check) and
+    every entry made from it checks them too. fuse-to-gpu runs it before
+    fuse-fusion (with fusion on).
 
     Before:
     ```mlir
@@ -343,9 +343,9 @@ def FuseCollapseRowsPass : Pass<"fuse-collapse-rows"> {
   let statistics = [
     Statistic<"numCollapsed", "collapsed",
               "Number of rank > 2 row ops rewritten over collapsed rows">,
-    Statistic<"numKept", "kept",
-              "Number of functions left as written: collapsing would lose "
-              "a size check between arguments">
+    Statistic<"numRecorded", "recorded-checks",
+              "Number of size checks recorded on functions "
+              "(fuse.size_checks): the collapsed rows no longer imply them">
   ];
   let dependentDialects = ["::fuse::FuseDialect",
                            "::mlir::arith::ArithDialect",

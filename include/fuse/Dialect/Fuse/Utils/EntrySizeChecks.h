@@ -55,10 +55,23 @@ struct SizeCheck {
                       int64_t rhsValue) const;
 };
 
-/// The checks of `fn`, in a fixed order (by argument, then dimension).
-/// Sizes the analysis cannot relate to the boundary (a filter's kept
-/// count) are not checked here.
+/// The checks of `fn`, in a fixed order (by argument, then dimension),
+/// then those recorded in its `fuse.size_checks` (#fuse.size_check) that
+/// the others do not imply. Sizes the analysis cannot relate to the
+/// boundary (a filter's kept count) are not checked here.
 SmallVector<SizeCheck> entrySizeChecks(mlir::func::FuncOp fn);
+
+/// Whether the checks `after` imply every check of `before`: each equality
+/// holds in `after`'s classes of equal sizes, and each size `before`
+/// requires non-negative is required so in `after` too.
+bool impliesChecks(ArrayRef<SizeCheck> after, ArrayRef<SizeCheck> before);
+
+/// Records on `fn` (`fuse.size_checks`) those of `checks` that
+/// entrySizeChecks(fn) does not imply yet: for a rewrite that expresses
+/// the computation with fewer size equalities than it had (collapsed
+/// rows), so that the entry still checks what its caller passes against
+/// the program as written. Returns how many it recorded.
+unsigned recordSizeChecks(mlir::func::FuncOp fn, ArrayRef<SizeCheck> checks);
 
 /// A size the caller passes that must equal a fuse.filter's kept count or
 /// a fuse.prefix's count (a value of that length zipped with an argument):

@@ -4,6 +4,7 @@
 // with the exponentials as line_reduce groups, and the division); the
 // reshapes left are views of the arguments and results.
 // RUN: fuse-opt %s --fuse-collapse-rows --cse | FileCheck %s
+// RUN: fuse-opt %s --fuse-collapse-rows | FileCheck %s --check-prefix=NOCSE
 // RUN: fuse-opt %s --fuse-collapse-rows --cse --fuse-fusion --fuse-explain -o /dev/null 2>&1 | FileCheck %s --check-prefix=EXPLAIN
 // RUN: fuse-opt %s --fuse-fusion --fuse-explain -o /dev/null 2>&1 | FileCheck %s --check-prefix=BEFORE
 // RUN: fuse-opt %s --fuse-collapse-rows --cse --fuse-fusion --convert-fuse-to-gpu | FileCheck %s --check-prefix=GPU
@@ -28,6 +29,8 @@
 
 // EXPLAIN: total for @softmax3: 1 pass, 1 kernel
 // EXPLAIN: total for @two_arguments: 1 pass, 1 kernel
+// EXPLAIN: group "row_reduce": read 4*k*p bytes, write 4*k*p + 4*p bytes, 1 pass
+// EXPLAIN: total for @rows_and_sums: 2 passes, 2 kernels
 // BEFORE: total for @softmax3: 3 passes, 3 kernels
 
 // CHECK-LABEL: func.func @softmax3
@@ -128,4 +131,26 @@ func.func @two_arguments(%x: tensor<?x?x?xf32>, %y: tensor<?x?x?xf32>) -> tensor
     fuse.yield %t : f32
   }
   return %z : tensor<?x?x?xf32>
+}
+
+// Row sums of x feed both a row epilogue over x and a reduction of their
+// own: the sums' expand back to rank 2 moves down to that reduction, so the
+// epilogue joins the row group (x read once, not once for the sums and
+// again for the map), and both maps of x read one view of it.
+// NOCSE-LABEL: func.func @rows_and_sums
+// NOCSE: tensor.collapse_shape %arg0
+// NOCSE-NOT: tensor.collapse_shape
+// NOCSE: return
+func.func @rows_and_sums(%x: tensor<?x?x?xf32>) -> (tensor<?x?x?xf32>, tensor<?xf32>) {
+  %c2 = arith.constant 2 : index
+  %d2 = tensor.dim %x, %c2 : tensor<?x?x?xf32>
+  %s = fuse.reduce add %x dims [2] : tensor<?x?x?xf32> -> tensor<?x?xf32>
+  %b = fuse.broadcast %s dims [2] (%d2) : tensor<?x?xf32> -> tensor<?x?x?xf32>
+  %y = fuse.map %b, %x : tensor<?x?x?xf32>, tensor<?x?x?xf32> -> tensor<?x?x?xf32> {
+  ^bb0(%a: f32, %v: f32):
+    %r = arith.addf %a, %v : f32
+    fuse.yield %r : f32
+  }
+  %t = fuse.reduce max %s dims [1] : tensor<?x?xf32> -> tensor<?xf32>
+  return %y, %t : tensor<?x?x?xf32>, tensor<?xf32>
 }

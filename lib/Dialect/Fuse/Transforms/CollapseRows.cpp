@@ -27,6 +27,7 @@
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 #include <optional>
+#include <tuple>
 
 namespace fuse {
 #define GEN_PASS_DEF_FUSECOLLAPSEROWSPASS
@@ -406,6 +407,8 @@ struct FuseCollapseRowsPass
                           "rows did not fold");
     }
     if (n) {
+      mergeCollapses(copy);
+      sinkExpands(copy);
       numRecorded += recordSizeChecks(copy, checks);
       fn.getBody().takeBody(copy.getBody());
       if (Attribute a = copy->getAttr(SizeCheckAttr::getAttrName()))
@@ -414,6 +417,45 @@ struct FuseCollapseRowsPass
     }
     copy->erase();
     return success();
+  }
+
+  /// Replaces each tensor.collapse_shape by an equal one before it in its
+  /// block: each rewritten op collapses its operands, and two views of one
+  /// argument would be two inputs to a group (read twice).
+  static void mergeCollapses(func::FuncOp fn) {
+    using Key = std::tuple<Value, Type, Attribute, Block *>;
+    DenseMap<Key, tensor::CollapseShapeOp> first;
+    SmallVector<tensor::CollapseShapeOp> collapses;
+    fn.walk([&](tensor::CollapseShapeOp c) { collapses.push_back(c); });
+    for (tensor::CollapseShapeOp c : collapses) {
+      Key key{c.getSrc(), c.getType(), c.getReassociationAttr(), c->getBlock()};
+      auto [it, isNew] = first.try_emplace(key, c);
+      if (isNew)
+        continue;
+      c.getResult().replaceAllUsesWith(it->second.getResult());
+      c->erase();
+    }
+  }
+
+  /// Moves each tensor.expand_shape to just before its first user: it was
+  /// made where the rewritten op was, and fusion places a group where its
+  /// last op is, so an expand of a row reduction left there (a use of the
+  /// reduction's result) would keep the reduction out of the group of a
+  /// later map that reads the same rows.
+  static void sinkExpands(func::FuncOp fn) {
+    SmallVector<tensor::ExpandShapeOp> expands;
+    fn.walk([&](tensor::ExpandShapeOp e) { expands.push_back(e); });
+    for (tensor::ExpandShapeOp e : llvm::reverse(expands)) {
+      Block *block = e->getBlock();
+      Operation *first = nullptr;
+      for (Operation *user : e->getUsers()) {
+        Operation *at = block->findAncestorOpInBlock(*user);
+        if (at && (!first || at->isBeforeInBlock(first)))
+          first = at;
+      }
+      if (first && first != e->getNextNode() && first != e.getOperation())
+        e->moveBefore(first);
+    }
   }
 
   LogicalResult foldReshapes(Operation *root) {

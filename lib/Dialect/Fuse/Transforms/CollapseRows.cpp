@@ -218,21 +218,67 @@ public:
           !op->getParentOfType<GroupOp>())
         ops.push_back(op);
     });
+    choose(ops);
     unsigned n = 0;
     for (Operation *op : ops)
-      n += rewrite(op);
+      if (chosen.contains(op))
+        n += rewrite(op);
     return n;
   }
 
 private:
   /// An operand a rewritten map may read collapsed at no cost: a function
-  /// argument (a reshape of the caller's buffer) or a rewritten op's
-  /// result (its expand folds against the collapse).
+  /// argument (a reshape of the caller's buffer), a constant, an iota
+  /// (CollapseIota makes it one of the collapsed shape) or a rewritten
+  /// op's result (its expand folds against the collapse).
   bool cheap(Value v) {
     if (isa<BlockArgument>(v))
       return true;
     Operation *def = v.getDefiningOp();
-    return def && (done.contains(def) || isa<arith::ConstantOp>(def));
+    return def && (chosen.contains(def) || isa<arith::ConstantOp>(def) ||
+                   (isa<IotaOp>(def) && rankedOf(v).getRank() > 2));
+  }
+
+  /// The ops to rewrite: the row reductions (and the reductions over an
+  /// edge block), the broadcasts back along rows or columns, and the maps
+  /// of rank > 2 whose inputs are all cheap that read a chosen op's result
+  /// (an epilogue) or feed a chosen row reduction or map (a prologue: left
+  /// at rank 3, x*x of a sum of squares would be a pass of its own before
+  /// the collapsed reduction). A rank-3 elementwise chain alone gains
+  /// nothing and keeps its rank.
+  void choose(ArrayRef<Operation *> ops) {
+    for (Operation *op : ops) {
+      if (auto r = dyn_cast<ReduceOp>(op)) {
+        if (isRowReduce(r) || edgeSplit(r))
+          chosen.insert(op);
+      } else if (auto bc = dyn_cast<BroadcastOp>(op)) {
+        if (broadcastKind(bc) != Along::None)
+          chosen.insert(op);
+      }
+    }
+    auto feedsRows = [&](Operation *user) {
+      auto r = dyn_cast<ReduceOp>(user);
+      return chosen.contains(user) &&
+             (isa<MapOp>(user) || (r && isRowReduce(r)));
+    };
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (Operation *op : ops) {
+        auto m = dyn_cast<MapOp>(op);
+        if (!m || chosen.contains(op) ||
+            rankedOf(m.getInputs()[0]).getRank() <= 2 ||
+            !llvm::all_of(m.getInputs(), [&](Value v) { return cheap(v); }))
+          continue;
+        bool epilogue = llvm::any_of(m.getInputs(), [&](Value v) {
+          return v.getDefiningOp() && chosen.contains(v.getDefiningOp());
+        });
+        bool prologue = llvm::any_of(m->getUsers(), feedsRows);
+        if (epilogue || prologue) {
+          chosen.insert(op);
+          changed = true;
+        }
+      }
+    }
   }
 
   bool rewrite(Operation *op) {
@@ -243,18 +289,8 @@ private:
       return split && rewriteEdgeReduce(r, *split);
     }
     if (auto bc = dyn_cast<BroadcastOp>(op))
-      return broadcastKind(bc) != Along::None && rewriteBroadcast(bc);
-    auto m = cast<MapOp>(op);
-    auto t = rankedOf(m.getInputs()[0]);
-    if (t.getRank() <= 2 ||
-        !llvm::all_of(m.getInputs(), [&](Value v) { return cheap(v); }))
-      return false;
-    // Only maps next to row computations: a rank-3 elementwise chain
-    // alone gains nothing.
-    bool touchesRows = llvm::any_of(m.getInputs(), [&](Value v) {
-      return v.getDefiningOp() && done.contains(v.getDefiningOp());
-    });
-    return touchesRows && rewriteMap(m);
+      return rewriteBroadcast(bc);
+    return rewriteMap(cast<MapOp>(op));
   }
 
   bool rewriteReduce(ReduceOp op) {
@@ -332,10 +368,7 @@ private:
       n = BroadcastOp::create(b, loc, ct, op.getInput(),
                               b.getDenseI64ArrayAttr({0}), dyn);
     }
-    done.insert(n);
     Value e = c.expand(loc, n.getResult(), op.getResult(), sizes);
-    if (Operation *def = e.getDefiningOp())
-      done.insert(def);
     op.getResult().replaceAllUsesWith(e);
     op.erase();
     return true;
@@ -357,22 +390,80 @@ private:
   /// Replaces `old`'s results by `n`'s expanded back to their shapes
   /// (the extents computed, and the expands placed, where `old` was).
   void finish(Operation *old, Operation *n, Collapser &c) {
-    done.insert(n);
     OpBuilder &b = c.b;
     b.setInsertionPoint(old);
     for (auto [o, v] : llvm::zip(old->getResults(), n->getResults())) {
       SmallVector<OpFoldResult> sizes =
           resultSizes(b, old, o.getResultNumber());
       Value e = c.expand(old->getLoc(), v, o, sizes);
-      if (Operation *def = e.getDefiningOp())
-        done.insert(def);
       o.replaceAllUsesWith(e);
     }
     old->erase();
   }
 
   Operation *root;
-  llvm::SmallPtrSet<Operation *, 16> done;
+  llvm::SmallPtrSet<Operation *, 16> chosen;
+};
+
+/// A rank-R fuse.iota collapsed into rows ([d0 * ... * d(R-2), C]) as an
+/// op of the collapsed shape: along the last dimension, the iota of that
+/// shape; along a leading dimension k, the row index r as
+/// (r / (d(k+1) * ... * d(R-2))) mod d(k), converted as fuse.iota converts
+/// an index (an i64 iota and a map, which fuse into their consumers).
+struct CollapseIota : OpRewritePattern<tensor::CollapseShapeOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(tensor::CollapseShapeOp op,
+                                PatternRewriter &rw) const override {
+    auto iota = op.getSrc().getDefiningOp<IotaOp>();
+    if (!iota)
+      return failure();
+    int64_t r = rankedOf(iota.getResult()).getRank();
+    SmallVector<ReassociationIndices> re = op.getReassociationIndices();
+    if (r <= 2 || re.size() != 2 || re[1] != ReassociationIndices{r - 1})
+      return failure();
+    SmallVector<OpFoldResult> sizes = resultSizes(rw, iota, 0);
+    if (sizes.empty())
+      return failure();
+    Location loc = op.getLoc();
+    Collapser c(rw);
+    RankedTensorType ct = op.getResultType();
+    SmallVector<Value> dyn;
+    if (ct.isDynamicDim(0))
+      dyn.push_back(c.product(loc, sizes, r - 1));
+    if (ct.isDynamicDim(1))
+      dyn.push_back(getValueOrCreateConstantIndexOp(rw, loc, sizes[r - 1]));
+    int64_t k = iota.getIotaDim();
+    if (k == r - 1) {
+      rw.replaceOpWithNewOp<IotaOp>(op, ct, dyn, rw.getI64IntegerAttr(1));
+      return success();
+    }
+    Type i64 = rw.getI64Type();
+    auto asI64 = [&](Value v) {
+      return arith::IndexCastOp::create(rw, loc, i64, v).getResult();
+    };
+    Value extent = asI64(getValueOrCreateConstantIndexOp(rw, loc, sizes[k]));
+    Value stride =
+        k + 1 < r - 1
+            ? asI64(c.product(loc, ArrayRef(sizes).slice(k + 1), r - 2 - k))
+            : Value();
+    Value rows = IotaOp::create(rw, loc, ct.clone(i64), dyn, IntegerAttr());
+    auto map = MapOp::create(rw, loc, TypeRange{ct}, ValueRange{rows});
+    Block *body = rw.createBlock(&map.getBody(), {}, {i64}, {loc});
+    rw.setInsertionPointToStart(body);
+    Value v = body->getArgument(0);
+    if (stride)
+      v = arith::DivUIOp::create(rw, loc, v, stride);
+    v = arith::RemUIOp::create(rw, loc, v, extent);
+    Type et = ct.getElementType();
+    if (isa<FloatType>(et))
+      v = arith::SIToFPOp::create(rw, loc, et, v);
+    else if (et.getIntOrFloatBitWidth() < 64)
+      v = arith::TruncIOp::create(rw, loc, et, v);
+    YieldOp::create(rw, loc, v);
+    rw.replaceOp(op, map.getResults());
+    return success();
+  }
 };
 
 struct FuseCollapseRowsPass
@@ -466,6 +557,7 @@ struct FuseCollapseRowsPass
     memref::populateResolveRankedShapedTypeResultDimsPatterns(patterns);
     tensor::CollapseShapeOp::getCanonicalizationPatterns(patterns,
                                                          &getContext());
+    patterns.add<CollapseIota>(&getContext());
     tensor::ExpandShapeOp::getCanonicalizationPatterns(patterns, &getContext());
     tensor::DimOp::getCanonicalizationPatterns(patterns, &getContext());
     // Only the reshapes and dims: folding every op would also fold the

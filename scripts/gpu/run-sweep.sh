@@ -28,7 +28,9 @@
 # Env: SWEEP_BUDGET_S (480: a call ends well within a 600 s command),
 #   SWEEP_REPS (25), SWEEP_WARM_JOBS (4 a GPU; 0
 #   skips the warm phase), SWEEP_STATE (.device/sweep-run), SWEEP_FRESH=1
-#   (forget earlier results), SWEEP_CAUSES (JSON {seed: cause} that the
+#   (forget earlier results), SWEEP_ONLY (S,S,...: these seeds only, timed
+#   again if done; the next call without it goes on with the others),
+#   SWEEP_CAUSES (JSON {seed: cause} that the
 #   report prints under the lowest programs).
 # Exit status: 0 done and every program passed, 1 a failure, 2 not done
 # yet (run again).
@@ -65,7 +67,8 @@ if [ "$jobs" -gt 0 ]; then
   # timeout signals its whole process group: the pool's workers too.
   timeout -k 10 "$(until_s $((budget / 2)))" \
     "${sweep[@]}" warm "$dir" --state "$state" --jobs $((jobs * ngpu)) \
-    --gpus "$ngpu" --deadline $((start + budget / 2)) > "$state/warm.log" 2>&1 ||
+    --gpus "$ngpu" --deadline $((start + budget / 2)) \
+    ${SWEEP_ONLY:+--only "$SWEEP_ONLY"} > "$state/warm.log" 2>&1 ||
     echo "warm: stopped at its deadline" >> "$state/warm.log"
   echo "$(tail -1 "$state/warm.log") ($(( $(date +%s) - start )) s)"
   # Inductor picks among a kernel's configs by timing them on its first
@@ -83,7 +86,8 @@ shard() {
     CUDA_VISIBLE_DEVICES=$1 timeout -k 10 "$(until_s "$budget")" \
       "${sweep[@]}" run "$dir" --runtime "$rtlib" \
       --state "$state" --shard "$1/$ngpu" --reps "${SWEEP_REPS:-25}" \
-      --deadline $((start + budget)) >> "$state/run-$1.log" 2>&1
+      --deadline $((start + budget)) ${SWEEP_ONLY:+--only "$SWEEP_ONLY"} \
+      >> "$state/run-$1.log" 2>&1
     rc=$?
     # Stopped at the deadline: the program in flight is timed next call.
     [ $rc -eq 124 ] || [ $rc -eq 137 ] && return 2

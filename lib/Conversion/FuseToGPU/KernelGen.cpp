@@ -208,16 +208,17 @@ SmallVector<Type> commonParams(GroupOp group) {
 }
 
 int64_t vectorWidthOf(ValueRange values, const Tiling &t,
-                      function_ref<bool(RankedTensorType)> counts) {
+                      function_ref<bool(RankedTensorType)> counts,
+                      Widths widths) {
   int64_t bytes = 0;
   for (Value v : values) {
     auto tt = tensorTy(v);
     if (!tt || !counts(tt))
       continue;
     int64_t w = byteWidth(tt.getElementType());
-    if (bytes && bytes != w)
+    if (bytes && bytes != w && widths == Widths::Common)
       return 1;
-    bytes = w;
+    bytes = std::max(bytes, w);
   }
   if (!bytes)
     return 1;
@@ -227,11 +228,12 @@ int64_t vectorWidthOf(ValueRange values, const Tiling &t,
   return std::max<int64_t>(vw, 1);
 }
 
-int64_t flatVectorWidth(GroupOp group, const Tiling &t) {
+int64_t flatVectorWidth(GroupOp group, const Tiling &t, Widths widths) {
   SmallVector<Value> boundary(group.getOperands());
   llvm::append_range(boundary, group.getResults());
-  return vectorWidthOf(boundary, t,
-                       [](RankedTensorType tt) { return tt.getRank() > 0; });
+  return vectorWidthOf(
+      boundary, t, [](RankedTensorType tt) { return tt.getRank() > 0; },
+      widths);
 }
 
 Value dynamicSharedBase(gpu::GPUFuncOp f, OpBuilder &b, Location loc) {

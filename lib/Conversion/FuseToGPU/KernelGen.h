@@ -266,17 +266,30 @@ SmallVector<Type> commonParams(GroupOp group);
 /// index (KernelBase::directOperands).
 SmallVector<unsigned> directOperandsOf(Block &body);
 
+/// How vectorWidthOf treats tensors of different element widths.
+enum class Widths {
+  /// One width for all, or scalar accesses (width 1) when they differ.
+  Common,
+  /// 16 bytes of the widest element: each narrower tensor moves the same
+  /// number of elements in a smaller vector (an i32 input of an f64 map:
+  /// 8 bytes a thread and step), still aligned, since the host takes the
+  /// vector path only when every pointer is 16-byte aligned.
+  Widest,
+};
+
 /// Vector width (elements) of a kernel's loads and stores: 16 bytes of the
-/// common element width of the tensors among `values` that `counts`
-/// selects (capped by `tiling.vectorWidth`, a power of two), or 1 when
-/// their widths differ or none is selected. Every family's plan takes its
+/// element width of the tensors among `values` that `counts` selects
+/// (capped by `tiling.vectorWidth`, a power of two), by `widths` where
+/// they differ; 1 when none is selected. Every family's plan takes its
 /// width from here.
 int64_t vectorWidthOf(ValueRange values, const Tiling &tiling,
-                      function_ref<bool(RankedTensorType)> counts);
+                      function_ref<bool(RankedTensorType)> counts,
+                      Widths widths = Widths::Common);
 
 /// Flat and scan/filter kernels: vectorWidthOf every rank>=1 boundary
 /// tensor (operands and results).
-int64_t flatVectorWidth(GroupOp group, const Tiling &tiling);
+int64_t flatVectorWidth(GroupOp group, const Tiling &tiling,
+                        Widths widths = Widths::Common);
 
 /// How a kernel generator addresses operands beyond KernelBase's shared
 /// scheme.

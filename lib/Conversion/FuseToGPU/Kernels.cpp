@@ -346,7 +346,7 @@ buildElementwise(gpu::GPUModuleOp m, GroupOp group, StringRef prefix,
   GroupKernels gk;
   gk.plan = GroupPlan::Elementwise;
   gk.tiling = tiling;
-  gk.vectorWidth = flatVectorWidth(group, tiling);
+  gk.vectorWidth = flatVectorWidth(group, tiling, Widths::Widest);
   gk.kernel = (prefix + "_ew").str();
   SmallVector<Type> params = commonParams(group);
   params.push_back(IntegerType::get(ctx, 64)); // n
@@ -429,7 +429,7 @@ LogicalResult planReduce(ReducePlan &p, StringRef prefix) {
   GroupKernels &gk = p.gk;
   gk.plan = GroupPlan::Reduce;
   gk.tiling = p.tiling;
-  gk.vectorWidth = flatVectorWidth(group, p.tiling);
+  gk.vectorWidth = flatVectorWidth(group, p.tiling, Widths::Widest);
   gk.kernel = (prefix + "_partial").str();
   gk.finishKernel = (prefix + "_finish").str();
   for (ReduceOp r : p.reds)

@@ -85,6 +85,11 @@ void SizeAnalysis::visit(Operation *op) {
     for (auto [d, group] : llvm::enumerate(e.getReassociationIndices()))
       if (group.size() == 1)
         unite({e.getResult(), group[0]}, {e.getSrc(), static_cast<int64_t>(d)});
+    // Each result dimension is its output_shape size (a collapsed row's
+    // expand back to rank 3 takes the argument's tensor.dim values).
+    for (auto [d, size] : llvm::enumerate(e.getMixedOutputShape()))
+      if (auto v = dyn_cast<Value>(size))
+        unite({e.getResult(), static_cast<int64_t>(d)}, {v, -1});
   } else if (isByteView(op)) {
     uniteAll(*this, op->getResult(0), op->getOperand(0));
   } else if (auto dim = dyn_cast<tensor::DimOp>(op)) {

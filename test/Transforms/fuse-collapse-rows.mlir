@@ -29,9 +29,9 @@
 
 // EXPLAIN: total for @softmax3: 1 pass, 1 kernel
 // EXPLAIN: total for @two_arguments: 1 pass, 1 kernel
-// EXPLAIN: group "row_reduce": read 4*k*p bytes, write 4*k*p + 4*p bytes, 1 pass
+// EXPLAIN: group "row_reduce": read 4*n*m*k bytes, write 4*n*m*k + 4*n*m bytes, 1 pass
 // EXPLAIN: total for @rows_and_sums: 2 passes, 2 kernels
-// EXPLAIN: total for @sumsq3: 1 pass, 1 kernel, read 4*
+// EXPLAIN: total for @sumsq3: 1 pass, 1 kernel, read 4*n*m*k bytes, write 4*n*m bytes; where n = dim 0 of argument #0; m = dim 1 of argument #0; k = dim 2 of argument #0{{$}}
 // EXPLAIN: total for @masked_softmax3: 1 pass, 1 kernel
 // BEFORE: total for @softmax3: 3 passes, 3 kernels
 

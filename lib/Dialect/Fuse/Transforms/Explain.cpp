@@ -11,6 +11,7 @@
 #include "fuse/Dialect/Fuse/Transforms/Passes.h"
 #include "fuse/Dialect/Fuse/Utils/SizeAnalysis.h"
 
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 
 #include <map>
@@ -85,6 +86,40 @@ public:
                                std::to_string(arg.getArgNumber()));
     // Then the sizes of compactions.
     func->walk([&](FilterOp f) { symbol(f.getResult(0), 0, ""); });
+    // A dimension that a collapse_shape merges (fuse-collapse-rows' rows of
+    // a rank-3 argument) is the product of the merged ones: 4*n*m*k bytes,
+    // not 4*k*p with p a name of its own.
+    func->walk([&](tensor::CollapseShapeOp c) {
+      auto src = cast<RankedTensorType>(c.getSrcType());
+      for (auto [d, group] : llvm::enumerate(c.getReassociationIndices())) {
+        if (group.size() < 2 || !c.getResultType().isDynamicDim(d))
+          continue;
+        Product p;
+        for (int64_t s : group) {
+          if (!src.isDynamicDim(s)) {
+            p.coef *= src.getDimSize(s);
+            continue;
+          }
+          Product inner = dimProduct(c.getSrc(), s);
+          p.coef *= inner.coef;
+          llvm::append_range(p.mono, inner.mono);
+        }
+        products.try_emplace(sizes.leader(c.getResult(), d), p);
+      }
+    });
+  }
+
+  /// A dynamic dimension as a product of named sizes and a constant.
+  struct Product {
+    std::vector<int> mono;
+    int64_t coef = 1;
+  };
+
+  Product dimProduct(Value v, int64_t d) {
+    auto it = products.find(sizes.leader(v, d));
+    if (it != products.end())
+      return it->second;
+    return Product{{symbol(v, d, "")}, 1};
   }
 
   /// Bytes of the whole tensor `v`.
@@ -94,10 +129,13 @@ public:
     std::vector<int> mono;
     int64_t coef = std::max<int64_t>(1, t.getElementTypeBitWidth() / 8);
     for (int64_t d = 0; d < t.getRank(); ++d) {
-      if (t.isDynamicDim(d))
-        mono.push_back(symbol(v, d, ""));
-      else
+      if (t.isDynamicDim(d)) {
+        Product p = dimProduct(v, d);
+        llvm::append_range(mono, p.mono);
+        coef *= p.coef;
+      } else {
         coef *= t.getDimSize(d);
+      }
     }
     llvm::sort(mono);
     p.terms[mono] = coef;
@@ -146,6 +184,7 @@ public:
   FunctionOpInterface func;
   SizeAnalysis sizes;
   llvm::DenseMap<SizeAnalysis::Dim, int> ids;
+  llvm::DenseMap<SizeAnalysis::Dim, Product> products;
   std::vector<std::string> names, legend;
   int plainNames = 0, countNames = 0;
 };

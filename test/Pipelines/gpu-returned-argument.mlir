@@ -36,12 +36,14 @@ func.func @returned_argument(%x: tensor<?xf32>, %s: tensor<f32>)
 }
 
 // A computed value returned twice (what the folds make of two maps, one a
-// copy of the other): the second output gets a copy of its own. This
-// aborted in the entry's output description before.
+// copy of the other): its group yields it a second time, so one kernel
+// writes both outputs (a copy after the group moved the value twice more;
+// this aborted in the entry's output description before that).
 // TWICE-LABEL: func.func @computed_twice(
-// TWICE-COUNT-2: call @fuse_launch(
+// TWICE-COUNT-1: call @fuse_launch(
 // TWICE-NOT: call @fuse_launch(
 // TWICE: return
+// TWICE: gpu.func @computed_twice_g0_ew(%{{.+}}: !llvm.ptr<1>, %{{.+}}: i64, %{{.+}}: i64, %{{.+}}: i64, %{{.+}}: !llvm.ptr<1>, %{{.+}}: !llvm.ptr<1>)
 // HDR: fuse_status_t computed_twice(const float *in0, int64_t in0_d0, float *out0, float *out1, fuse_stream_t stream);
 func.func @computed_twice(%x: tensor<?xf32>) -> (tensor<?xf32>, tensor<?xf32>) {
   %y = fuse.map %x : tensor<?xf32> -> tensor<?xf32> {

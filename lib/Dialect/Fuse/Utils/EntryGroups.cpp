@@ -34,6 +34,23 @@ GroupKind groupKindFor(Operation *op) {
   return GroupKind::Elementwise;
 }
 
+/// Result `i` of elementwise group `g` yielded a second time, as a new last
+/// result (the group is rebuilt with it; its kernel writes both outputs in
+/// its one pass).
+static Value yieldAgain(GroupOp g, unsigned i) {
+  OpBuilder b(g);
+  SmallVector<Type> types(g.getResultTypes());
+  types.push_back(g.getResult(i).getType());
+  auto n = GroupOp::create(b, g.getLoc(), types, g.getKind(), g.getOperands());
+  n->setDiscardableAttrs(g->getDiscardableAttrDictionary());
+  n.getBody().takeBody(g.getBody());
+  YieldOp y = n.getYield();
+  y->insertOperands(y->getNumOperands(), y.getValues()[i]);
+  g->replaceAllUsesWith(n.getResults().drop_back());
+  g->erase();
+  return n.getResults().back();
+}
+
 void copyReturnedArguments(func::FuncOp fn) {
   auto ret = cast<func::ReturnOp>(fn.getBody().front().getTerminator());
   llvm::SmallPtrSet<Value, 8> returned;
@@ -41,6 +58,11 @@ void copyReturnedArguments(func::FuncOp fn) {
     Value v = use.get();
     auto t = dyn_cast<RankedTensorType>(v.getType());
     bool again = !returned.insert(v).second;
+    auto g = v.getDefiningOp<GroupOp>();
+    if (t && again && g && g.getKind() == GroupKind::Elementwise) {
+      use.set(yieldAgain(g, cast<OpResult>(v).getResultNumber()));
+      continue;
+    }
     if (!t || !(again || isa<BlockArgument>(v) || v.getDefiningOp<PrefixOp>()))
       continue;
     Location loc = ret.getLoc();

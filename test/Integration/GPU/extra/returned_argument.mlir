@@ -2,7 +2,8 @@
 // RULE: exact
 // Arguments returned as they are (a vector, a matrix, a 0-d tensor) beside
 // computed results, and a computed result returned twice:
-// convert-fuse-to-gpu copies each with a map into the caller's output
+// convert-fuse-to-gpu copies each argument with a map into the caller's
+// output, and the square's group yields it a second time
 // (test/Pipelines/gpu-returned-argument.mlir).
 func.func @returned_argument(%x: tensor<?xf32>, %m: tensor<?x?xf32>, %s: tensor<f32>)
     -> (tensor<?xf32>, tensor<?xf32>, tensor<?x?xf32>, tensor<f32>, tensor<?xf32>, tensor<?xf32>) {

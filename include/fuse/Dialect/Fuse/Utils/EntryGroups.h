@@ -27,9 +27,10 @@ GroupKind groupKindFor(mlir::Operation *op);
 /// is a buffer of its own; folds make `return %y, %y` of two maps that were
 /// copies): every result of an entry is written by a kernel into the
 /// caller's output, so each such result becomes a fuse.map yielding its
-/// element (an elementwise copy, grouped by wrapLooseOps). (fuse's Python
-/// GPU trace makes the same copy earlier, fused with the other results of
-/// its shape.)
+/// element (an elementwise copy, grouped by wrapLooseOps), except that an
+/// elementwise group's result returned again is yielded again by the group
+/// (one pass writes both outputs). (fuse's Python GPU trace makes the same
+/// copy earlier, fused with the other results of its shape.)
 void copyReturnedArguments(mlir::func::FuncOp fn);
 
 /// Whether `fn` is an entry of the GPU backend: a function with a body that

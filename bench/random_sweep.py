@@ -496,6 +496,11 @@ def run(args):
     k, n = (int(x) for x in args.shard.split("/"))
     todo = [d for i, d in enumerate(programs(args.dir, args.only))
             if i % n == k]
+    # Programs the warm phase compiled first: an uncompiled one can take
+    # minutes of torch.compile (scans of combiner regions), which would
+    # spend the call's time on one program.
+    warmed = warmed_seeds(args.state)
+    todo.sort(key=lambda d: int(os.path.basename(d)[4:]) not in warmed)
     done = done_records(args.state)
     stream = torch.cuda.Stream()
     out = os.path.join(args.state, f"results-{k}.jsonl")
@@ -557,14 +562,21 @@ def _warm_one(job):
             torch.cuda.empty_cache()
 
 
+def warmed_seeds(state):
+    """The seeds whose torch.compile the warm phase finished (state's
+    warm.jsonl)."""
+    path = os.path.join(state, "warm.jsonl")
+    if not os.path.exists(path):
+        return set()
+    with open(path) as f:
+        return {json.loads(l)["seed"] for l in f if '"compile_s"' in l}
+
+
 def warm(args):
     import multiprocessing as mp
     done = done_records(args.state)
-    warmed = set()
     path = os.path.join(args.state, "warm.jsonl")
-    if os.path.exists(path):
-        with open(path) as f:
-            warmed = {json.loads(l)["seed"] for l in f if '"compile_s"' in l}
+    warmed = warmed_seeds(args.state)
     todo = [(d, args.deadline) for d in programs(args.dir, args.only)
             if int(os.path.basename(d)[4:]) not in set(done) | warmed]
     ctx = mp.get_context("spawn")

@@ -203,3 +203,25 @@ func.func @keptpair(%x: tensor<?xf32>, %y: tensor<?xf32>) -> tensor<?xf32> {
   }
   return %m : tensor<?xf32>
 }
+
+// A dead op's sizes: the map of %x and %y computes nothing a result needs,
+// so the fusing pipelines remove it, and its check with it (docs/dialect.md,
+// "Verification and canonical forms"), on the CPU as the GPU entries do;
+// the unfused reference (--no-fusion) keeps every op, so it checks them.
+// RUN: fuse-run %s --entry dead --arg rand:5 --arg rand:7 --print | FileCheck %s --check-prefix=DEADOK
+// DEADOK: result #0: float32 array of shape (5,)
+// RUN: not fuse-run %s --entry dead --arg rand:5 --arg rand:7 --no-fusion 2>&1 | FileCheck %s --check-prefix=DEADREF
+// DEADREF: fuse-run: dead: size mismatch: in1 dimension 0 is 7 but in0 dimension 0 is 5;
+func.func @dead(%x: tensor<?xf32>, %y: tensor<?xf32>) -> tensor<?xf32> {
+  %unused = fuse.map %x, %y : tensor<?xf32>, tensor<?xf32> -> tensor<?xf32> {
+  ^bb0(%a: f32, %b: f32):
+    %s = arith.addf %a, %b : f32
+    fuse.yield %s : f32
+  }
+  %r = fuse.map %x : tensor<?xf32> -> tensor<?xf32> {
+  ^bb0(%a: f32):
+    %s = arith.mulf %a, %a : f32
+    fuse.yield %s : f32
+  }
+  return %r : tensor<?xf32>
+}

@@ -288,7 +288,22 @@ Slot describe(Type type, const llvm::Twine &what) {
 /// the generated CPU code trusts its arguments' sizes, as the C ABI's
 /// entries check them for the GPU.
 void checkSizes(func::FuncOp entry, const std::vector<HostArray> &inputs) {
-  for (const SizeCheck &c : entrySizeChecks(entry)) {
+  // The fusing pipeline removes the work no result needs first
+  // (addDeadWorkRemoval), and a dead op's size checks go with it, as the
+  // GPU entries' do; the unfused reference keeps every op and every check.
+  OwningOpRef<Operation *> copy;
+  func::FuncOp checked = entry;
+  if (!noFusion) {
+    copy = entry->getParentOp()->clone();
+    PassManager pm(entry.getContext(), copy.get()->getName().getStringRef());
+    addDeadWorkRemoval(pm);
+    if (failed(pm.run(copy.get())))
+      fail("'" + entry.getName().str() +
+           "': removing the dead work before the size checks failed");
+    checked = cast<func::FuncOp>(
+        SymbolTable::lookupSymbolIn(copy.get(), entry.getSymNameAttr()));
+  }
+  for (const SizeCheck &c : entrySizeChecks(checked)) {
     auto valueOf = [&](const BoundarySize &b) -> int64_t {
       switch (b.kind) {
       case BoundarySize::Kind::ArgDim:

@@ -75,6 +75,22 @@ std::string outputSizeText(EntryOutputAttr out, size_t i) {
   return text;
 }
 
+/// The sizes `e` checks before any work, as the caller names them:
+/// "in1_d0 == in0_d0, in2 >= 0" ("" when none).
+std::string checksText(EntryAttr e) {
+  std::string text;
+  if (!e.getChecks())
+    return text;
+  for (auto c : e.getChecks().getAsRange<SizeCheckAttr>()) {
+    text += text.empty() ? "" : ", ";
+    text += sizeText(c.getLhs());
+    text += c.getKind() == SizeCheckKind::NonNegative
+                ? " >= 0"
+                : " == " + sizeText(c.getRhs());
+  }
+  return text;
+}
+
 /// The parameters of `e` before its counts: inputs (with their dims) and
 /// outputs, each with its documentation line.
 void emitDataParams(EntryAttr e, ArrayRef<EntryOutputAttr> outs,
@@ -168,6 +184,10 @@ void emitEntry(llvm::raw_ostream &os, EntryAttr e) {
              "default).\n"
           << " *  Asynchronous on `stream`. n = 0 launches nothing (a "
              "reduction still writes its init/identity).\n";
+    if (std::string checks = checksText(e); !checks.empty())
+      docOs << " *  Sizes checked before any work (FUSE_ERROR_INVALID_ARGUMENT "
+               "otherwise):\n *    "
+            << checks << ".\n";
     if (!form && !ws)
       docOs << " *  No capture-safe form: " << e.getWorkspaceNote() << ".\n";
     docOs << " *  Returns FUSE_SUCCESS or an error code; see "

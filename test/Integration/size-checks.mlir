@@ -8,6 +8,17 @@
 // their host code, before the first launch, and format the message with
 // the runtime's fuse_set_size_error.
 // RUN: fuse-opt %s --fuse-fusion --convert-fuse-to-gpu | FileCheck %s --check-prefix=GPU
+// The AOT header documents them under each entry (#fuse.entry's checks).
+// RUN: fuse-compile %s --emit=header -o - 2>/dev/null | FileCheck %s --check-prefix=HDR
+// HDR: Sizes checked before any work (FUSE_ERROR_INVALID_ARGUMENT otherwise):
+// HDR-NEXT: in1_d0 == in0_d0.
+// HDR: fuse_status_t dot(
+// HDR: in2_d0 == in0_d0, in1_d0 == in0_d1, in2_d1 == in0_d1.
+// HDR: fuse_status_t rows(
+// HDR: in1 >= 0, in1 == in0_d0.
+// HDR: fuse_status_t ramp(
+// HDR: in1_d0 == 4.
+// HDR: fuse_status_t fixed(
 // GPU-DAG: @__fuse_msg_dot_{{[0-9]+}}("dot: size mismatch: in1 dimension 0 is %lld but in0 dimension 0 is %lld; the pipeline combines them, so they must be equal\00")
 // GPU-DAG: @__fuse_msg_rows_{{[0-9]+}}("rows: size mismatch: in1 dimension 0 is %lld but in0 dimension 1 is %lld;
 // GPU-DAG: @__fuse_msg_rows_{{[0-9]+}}("rows: size mismatch: in2 dimension 0 is %lld but in0 dimension 0 is %lld;

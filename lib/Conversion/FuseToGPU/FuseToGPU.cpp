@@ -16,6 +16,7 @@
 #include "fuse/Conversion/Passes.h"
 #include "fuse/Dialect/Fuse/IR/FuseOps.h"
 #include "fuse/Dialect/Fuse/Utils/EntryGroups.h"
+#include "fuse/Dialect/Fuse/Utils/EntrySizeChecks.h"
 #include "fuse/Dialect/Fuse/Utils/SizeAnalysis.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -301,11 +302,15 @@ LogicalResult EntryConverter::convert(func::FuncOp fn,
   SmallVector<Attribute> inputs;
   for (Type t : fn.getArgumentTypes())
     inputs.push_back(TypeAttr::get(t));
+  SmallVector<Attribute> checks;
+  for (const SizeCheck &c : entrySizeChecks(fn))
+    checks.push_back(sizeCheckAttr(ctx, c));
   entries.push_back(EntryAttr::get(
       ctx, name, groups.size(), ArrayAttr::get(ctx, inputs),
       ArrayAttr::get(ctx, hostEntry.outputs()),
       workspaceNote.empty() ? WorkspaceForm::Available : WorkspaceForm::None,
-      workspaceNote));
+      workspaceNote,
+      checks.empty() ? ArrayAttr() : ArrayAttr::get(ctx, checks)));
 
   fn.erase();
   host.setSymName(name);

@@ -76,3 +76,35 @@ module attributes {fuse.entries = [#fuse.size<source = kept, value = 3>]} {
 // expected-error @+1 {{a static size takes a non-negative value and no dim, not value -1, dim 0}}
 module attributes {fuse.entries = [#fuse.size<source = static, value = -1>]} {
 }
+
+// -----
+
+// The sizes an entry checks before any work (#fuse.size_check), which the
+// header documents.
+// CHECK: fuse.entries = [#fuse.entry<name = "zip", groups = 1, inputs = [tensor<?xf32>, tensor<?xf32>], outputs = [], workspace = available, checks = [#fuse.size_check<kind = equal, lhs = <source = arg_dim, value = 1>, rhs = <source = arg_dim>>]>]
+module attributes {fuse.entries = [#fuse.entry<name = "zip", groups = 1,
+    inputs = [tensor<?xf32>, tensor<?xf32>], outputs = [],
+    workspace = available,
+    checks = [#fuse.size_check<kind = equal,
+                lhs = #fuse.size<source = arg_dim, value = 1>,
+                rhs = #fuse.size<source = arg_dim, value = 0>>]>]} {
+}
+
+// -----
+
+// expected-error @+1 {{an entry's size check names argument 2 of a function with 2}}
+module attributes {fuse.entries = [#fuse.entry<name = "zip", groups = 1,
+    inputs = [tensor<?xf32>, tensor<?xf32>], outputs = [],
+    workspace = available,
+    checks = [#fuse.size_check<kind = equal,
+                lhs = #fuse.size<source = arg_dim, value = 2>,
+                rhs = #fuse.size<source = arg_dim, value = 0>>]>]} {
+}
+
+// -----
+
+// expected-error @+1 {{an entry's size check is not a #fuse.size_check}}
+module attributes {fuse.entries = [#fuse.entry<name = "zip", groups = 1,
+    inputs = [tensor<?xf32>], outputs = [], workspace = available,
+    checks = [3]>]} {
+}

@@ -92,11 +92,41 @@ EntryOutputAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   return success();
 }
 
+std::string sizeChecksProblem(ArrayRef<Attribute> checks, ArrayRef<Type> args) {
+  auto bad = [&](SizeAttr s) -> std::string {
+    if (!s || s.getSource() == SizeSource::Static)
+      return "";
+    int64_t a = s.getValue();
+    if (a >= static_cast<int64_t>(args.size()))
+      return "names argument " + std::to_string(a) + " of a function with " +
+             std::to_string(args.size());
+    auto t = dyn_cast<RankedTensorType>(args[a]);
+    if (s.getSource() == SizeSource::Arg)
+      return isa<IndexType>(args[a])
+                 ? ""
+                 : "names argument " + std::to_string(a) +
+                       " as an index scalar, which it is not";
+    if (!t || s.getDim() >= t.getRank())
+      return "names dimension " + std::to_string(s.getDim()) + " of argument " +
+             std::to_string(a) + ", which is not a ranked tensor of that rank";
+    return "";
+  };
+  for (Attribute a : checks) {
+    auto check = dyn_cast<SizeCheckAttr>(a);
+    if (!check)
+      return "is not a #fuse.size_check";
+    for (SizeAttr s : {check.getLhs(), check.getRhs()})
+      if (std::string why = bad(s); !why.empty())
+        return why;
+  }
+  return "";
+}
+
 LogicalResult EntryAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                 StringRef name, int64_t groups,
                                 ArrayAttr inputs, ArrayAttr outputs,
                                 WorkspaceForm workspace,
-                                StringRef workspaceNote) {
+                                StringRef workspaceNote, ArrayAttr checks) {
   if (name.empty())
     return emitError() << "an entry needs a name";
   if ((workspace == WorkspaceForm::None) == workspaceNote.empty())
@@ -135,6 +165,10 @@ LogicalResult EntryAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                            << ", a tensor";
     }
   }
+  if (checks)
+    if (std::string why = sizeChecksProblem(checks.getValue(), types);
+        !why.empty())
+      return emitError() << "an entry's size check " << why;
   return success();
 }
 

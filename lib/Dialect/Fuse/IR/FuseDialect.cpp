@@ -37,30 +37,11 @@ static LogicalResult verifySizeChecks(Operation *op, Attribute value) {
     return op->emitError() << "'" << SizeCheckAttr::getAttrName()
                            << "' must be a list of #fuse.size_check on a "
                               "function";
-  ArrayRef<Type> args = fn.getArgumentTypes();
-  auto bad = [&](SizeAttr s) -> std::string {
-    if (!s || s.getSource() == SizeSource::Static)
-      return "";
-    int64_t a = s.getValue();
-    if (a >= static_cast<int64_t>(args.size()))
-      return "names argument " + std::to_string(a) + " of a function with " +
-             std::to_string(args.size());
-    auto t = dyn_cast<RankedTensorType>(args[a]);
-    if (s.getSource() == SizeSource::Arg)
-      return isa<IndexType>(args[a])
-                 ? ""
-                 : "names argument " + std::to_string(a) +
-                       " as an index scalar, which it is not";
-    if (!t || s.getDim() >= t.getRank())
-      return "names dimension " + std::to_string(s.getDim()) + " of argument " +
-             std::to_string(a) + ", which is not a ranked tensor of that rank";
-    return "";
-  };
-  for (auto check : list.getAsRange<SizeCheckAttr>())
-    for (SizeAttr s : {check.getLhs(), check.getRhs()})
-      if (std::string why = bad(s); !why.empty())
-        return op->emitError()
-               << "'" << SizeCheckAttr::getAttrName() << "': a check " << why;
+  if (std::string why =
+          sizeChecksProblem(list.getValue(), fn.getArgumentTypes());
+      !why.empty())
+    return op->emitError() << "'" << SizeCheckAttr::getAttrName()
+                           << "': a check " << why;
   return success();
 }
 

@@ -191,6 +191,13 @@ bool fuse::impliesChecks(ArrayRef<SizeCheck> after,
   });
 }
 
+Attribute fuse::sizeCheckAttr(MLIRContext *ctx, const SizeCheck &c) {
+  bool eq = c.kind == SizeCheck::Kind::Equal;
+  return SizeCheckAttr::get(
+      ctx, eq ? SizeCheckKind::Equal : SizeCheckKind::NonNegative,
+      attrOf(ctx, c.lhs), eq ? attrOf(ctx, c.rhs) : SizeAttr());
+}
+
 unsigned fuse::recordSizeChecks(func::FuncOp fn, ArrayRef<SizeCheck> checks) {
   SmallVector<SizeCheck> have = entrySizeChecks(fn);
   MLIRContext *ctx = fn.getContext();
@@ -201,10 +208,7 @@ unsigned fuse::recordSizeChecks(func::FuncOp fn, ArrayRef<SizeCheck> checks) {
   for (const SizeCheck &c : checks) {
     if (impliesChecks(have, c))
       continue;
-    bool eq = c.kind == SizeCheck::Kind::Equal;
-    list.push_back(SizeCheckAttr::get(
-        ctx, eq ? SizeCheckKind::Equal : SizeCheckKind::NonNegative,
-        attrOf(ctx, c.lhs), eq ? attrOf(ctx, c.rhs) : SizeAttr()));
+    list.push_back(sizeCheckAttr(ctx, c));
     have.push_back(c);
     ++n;
   }

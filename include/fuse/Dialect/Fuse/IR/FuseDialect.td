@@ -435,7 +435,9 @@ def Fuse_EntryAttr : AttrDef<Fuse_Dialect, "Entry"> {
     workspace; with a NULL workspace it only reports the bytes it needs)
     and never waits for the device (counts are copied on the device).
     `workspace = none` comes with `workspace_note`, why there is no such
-    form (a size the host would need only the device knows).
+    form (a size the host would need only the device knows). `checks`
+    lists the size equalities (and non-negative scalars) the entry checks
+    before any work, as #fuse.size_check; the header documents them.
 
     ```mlir
     #fuse.entry<name = "sumsq", groups = 1, inputs = [tensor<?xf32>],
@@ -444,8 +446,8 @@ def Fuse_EntryAttr : AttrDef<Fuse_Dialect, "Entry"> {
     ```
 
     Verified: `inputs` holds types, `outputs` #fuse.entry_output, every
-    size names an argument of the right kind, and `workspace_note` is
-    given exactly when `workspace` is `none`.
+    size (of an output or a check) names an argument of the right kind,
+    and `workspace_note` is given exactly when `workspace` is `none`.
   }];
   let parameters = (ins
     StringRefParameter<"the entry's C symbol">:$name,
@@ -453,7 +455,9 @@ def Fuse_EntryAttr : AttrDef<Fuse_Dialect, "Entry"> {
     "::mlir::ArrayAttr":$inputs,
     "::mlir::ArrayAttr":$outputs,
     EnumParameter<Fuse_WorkspaceForm>:$workspace,
-    StringRefParameter<"why there is no workspace form", "\"\"">:$workspace_note);
+    StringRefParameter<"why there is no workspace form", "\"\"">:$workspace_note,
+    OptionalParameter<"::mlir::ArrayAttr",
+        "the sizes checked before any work (#fuse.size_check)">:$checks);
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{

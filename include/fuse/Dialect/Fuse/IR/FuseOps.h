@@ -95,6 +95,12 @@ Value buildElementwiseMap(
     OpBuilder &b, Location loc, ValueRange inputs, Type to,
     llvm::function_ref<Value(OpBuilder &, Location, ValueRange)> body);
 
+/// Why a #fuse.size_check of `checks` names no argument of `args` of the
+/// right kind (a dimension within a ranked tensor's rank, an `index`
+/// scalar), or "" when each names one: a function's fuse.size_checks and
+/// an entry's checks are verified by it.
+std::string sizeChecksProblem(ArrayRef<Attribute> checks, ArrayRef<Type> args);
+
 } // namespace fuse
 
 #endif // FUSE_DIALECT_FUSE_IR_FUSEOPS_H

@@ -66,6 +66,9 @@ SmallVector<SizeCheck> entrySizeChecks(mlir::func::FuncOp fn);
 /// requires non-negative is required so in `after` too.
 bool impliesChecks(ArrayRef<SizeCheck> after, ArrayRef<SizeCheck> before);
 
+/// `c` as the typed attribute that fuse.size_checks and #fuse.entry list.
+mlir::Attribute sizeCheckAttr(mlir::MLIRContext *ctx, const SizeCheck &c);
+
 /// Records on `fn` (`fuse.size_checks`) those of `checks` that
 /// entrySizeChecks(fn) does not imply yet: for a rewrite that expresses
 /// the computation with fewer size equalities than it had (collapsed

@@ -364,11 +364,12 @@ SmallVector<unsigned> directOperandsOf(Block &body) {
     if (!t || t.getRank() == 0)
       continue;
     // Not read at the kernel's own index: a tensor read at computed
-    // positions (a gather's source, a searchsorted's sorted tensor), and
-    // the input of a broadcast that adds dimensions (read at coordinates
-    // of the broadcast's result).
+    // positions (a gather's source, a searchsorted's sorted tensor), the
+    // input of a broadcast that adds dimensions (read at coordinates of
+    // the broadcast's result), and a tensor whose sizes alone are read (a
+    // tensor.dim: the kernel's size parameters).
     bool direct = llvm::any_of(arg.getUses(), [&](OpOperand &use) {
-      if (isReadAtComputedPositions(use))
+      if (isReadAtComputedPositions(use) || isa<tensor::DimOp>(use.getOwner()))
         return false;
       if (auto bc = dyn_cast<BroadcastOp>(use.getOwner()))
         return bc.getDims().empty();

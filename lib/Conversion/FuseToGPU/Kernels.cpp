@@ -291,15 +291,16 @@ LogicalResult checkBoundaryTypes(GroupOp group) {
 bool isFlatGroup(GroupOp group, bool computedReads) {
   int64_t rank = -1;
   bool ok = true;
-  // Operands read only as inputs of broadcasts (x - v[:, None]), or only
-  // at positions computed from data (a gather's source, a searchsorted's
-  // sorted tensor, both rank 1), may have a lower rank: they are not read
-  // at the lane's index.
+  // Operands read only as inputs of broadcasts (x - v[:, None]), only at
+  // positions computed from data (a gather's source, a searchsorted's
+  // sorted tensor, both rank 1), or only for their sizes (a tensor.dim a
+  // map body reads, hoisted to the group body) may have another shape:
+  // they are not read at the lane's index.
   auto onlyBroadcast = [&](Value v) {
     auto a = dyn_cast<BlockArgument>(v);
     return a && !a.use_empty() &&
            llvm::all_of(a.getUses(), [&](OpOperand &use) {
-             return isa<BroadcastOp>(use.getOwner()) ||
+             return isa<BroadcastOp, tensor::DimOp>(use.getOwner()) ||
                     (computedReads && isReadAtComputedPositions(use));
            });
   };

@@ -19,6 +19,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Transforms/WalkPatternRewriteDriver.h"
 
 namespace fuse {
@@ -520,7 +521,14 @@ struct ConvertFuseToLoopsPass
       return WalkResult::advance();
     });
     if (left.wasInterrupted())
-      signalPassFailure();
+      return signalPassFailure();
+    // A function's recorded size checks (fuse.size_checks, verified against
+    // its tensor arguments) are the fuse program's: the callers evaluate
+    // them on the program before lowering (fuse-run), and bufferization
+    // turns the arguments they name into memrefs.
+    getOperation()->walk([](FunctionOpInterface fn) {
+      fn->removeAttr(SizeCheckAttr::getAttrName());
+    });
   }
 };
 

@@ -8,6 +8,7 @@
 // RUN: fuse-opt %s --fuse-fusion --fuse-tile --convert-fuse-to-gpu | FileCheck %s
 // RUN: fuse-opt %s --fuse-fusion --fuse-tile --convert-fuse-to-gpu | FileCheck %s --check-prefix=TWICE
 // RUN: fuse-compile %s --emit=header -o - | FileCheck %s --check-prefix=HDR
+// RUN: fuse-opt %s --fuse-fusion --fuse-bool-bytes | FileCheck %s --check-prefix=THRICE
 // RUN: fuse-compile %s --emit=ptx -o %t.ptx
 
 // Four elementwise kernels: the square, then a copy for each returned
@@ -52,4 +53,18 @@ func.func @computed_twice(%x: tensor<?xf32>) -> (tensor<?xf32>, tensor<?xf32>) {
     fuse.yield %p : f32
   }
   return %y, %y : tensor<?xf32>, tensor<?xf32>
+}
+
+// Returned three times: each return after the first names another result
+// of the one group (the rebuilt group's value, not the erased one's).
+// THRICE-LABEL: func.func @computed_thrice(
+// THRICE: %[[G:.+]]:3 = fuse.group elementwise
+// THRICE: return %[[G]]#0, %[[G]]#1, %[[G]]#2
+func.func @computed_thrice(%x: tensor<?xf32>) -> (tensor<?xf32>, tensor<?xf32>, tensor<?xf32>) {
+  %y = fuse.map %x : tensor<?xf32> -> tensor<?xf32> {
+  ^bb0(%a: f32):
+    %p = arith.mulf %a, %a : f32
+    fuse.yield %p : f32
+  }
+  return %y, %y, %y : tensor<?xf32>, tensor<?xf32>, tensor<?xf32>
 }

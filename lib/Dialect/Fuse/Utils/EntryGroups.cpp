@@ -53,11 +53,13 @@ static Value yieldAgain(GroupOp g, unsigned i) {
 
 void copyReturnedArguments(func::FuncOp fn) {
   auto ret = cast<func::ReturnOp>(fn.getBody().front().getTerminator());
-  llvm::SmallPtrSet<Value, 8> returned;
   for (OpOperand &use : ret->getOpOperands()) {
     Value v = use.get();
     auto t = dyn_cast<RankedTensorType>(v.getType());
-    bool again = !returned.insert(v).second;
+    // Returned by an earlier operand: read from the return itself, since
+    // yieldAgain replaces the group (and so those operands' value).
+    bool again = llvm::is_contained(
+        ret->getOperands().take_front(use.getOperandNumber()), v);
     auto g = v.getDefiningOp<GroupOp>();
     if (t && again && g && g.getKind() == GroupKind::Elementwise) {
       use.set(yieldAgain(g, cast<OpResult>(v).getResultNumber()));

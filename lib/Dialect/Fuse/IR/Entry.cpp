@@ -1,5 +1,4 @@
-//===- Entry.cpp - the C interface of a compiled entry
-//---------------------===//
+//===- Entry.cpp - the C interface of a compiled entry --------------------===//
 //
 // Verifiers of #fuse.size, #fuse.entry_output and #fuse.entry: the typed
 // description of each entry that convert-fuse-to-gpu leaves on the module

@@ -231,8 +231,6 @@ SmallVector<SizeCheck> fuse::entrySizeChecks(func::FuncOp fn) {
                       [&](const BoundarySize &b, SizeAnalysis::Dim key) {
                         classes[key].push_back(b);
                       });
-  if (classes.empty())
-    return recorded;
 
   // A static size in a class fixes it: the first one found (two different
   // ones in one class cannot both hold; the verifiers reject most such IR

@@ -581,6 +581,45 @@ LogicalResult HostEntry::launchLine(GroupLaunch &l) {
   auto gridFor = [&](Value threads) {
     return h.maxI(h.minI(h.ceilDiv(threads, h.c64(bt)), l.maxGrid), h.c64(1));
   };
+  // chunks = clamp(want, 1, most) rounded to whole chunks of chunkLen.
+  auto chunking = [&](Value want, Value most) -> std::pair<Value, Value> {
+    Value chunkLen =
+        h.maxI(h.ceilDiv(len, h.maxI(h.minI(want, most), h.c64(1))), h.c64(1));
+    return {chunkLen, h.maxI(h.ceilDiv(len, chunkLen), h.c64(1))};
+  };
+  // Partials of `work` (line, chunk) pairs where there is more than one
+  // chunk (else none).
+  auto allocPartials = [&](Value split, Value work) {
+    SmallVector<Value> partials;
+    for (Type t : gk.partialTypes)
+      partials.push_back(h.allocTemp(arith::SelectOp::create(
+          h.b, loc, split, h.mul(work, h.c64(byteWidth(t))), h.c64(0))));
+    return partials;
+  };
+  if (isScan && !gk.linePartialKernel.empty()) {
+    // Too few lines to fill the GPU: each split into chunks (sizes alone
+    // decide, as for line reductions); the partials' kernel first.
+    h.ifThen(nonEmpty, [&] {
+      Value most =
+          h.minI(arith::DivSIOp::create(h.b, loc, len, h.c64(gk.lineMinChunk)),
+                 h.c64(gk.lineMaxChunks));
+      auto [chunkLen, chunks] =
+          chunking(h.ceilDiv(h.c64(gk.lineSplitThreads), lines), most);
+      Value split = arith::CmpIOp::create(h.b, loc, arith::CmpIPredicate::sgt,
+                                          chunks, h.c64(1));
+      Value work = h.mul(lines, chunks);
+      SmallVector<Value> args(l.common);
+      args.append({lines, len, inner, chunkLen, chunks});
+      args.append(allocPartials(split, work));
+      args.append(l.outs);
+      h.ifThen(split, [&] {
+        launchKernel(l, handle[gk.linePartialKernel],
+                     gridFor(h.sub(work, lines)), bt, args);
+      });
+      launchKernel(l, handle[gk.kernel], gridFor(work), bt, args);
+    });
+    return success();
+  }
   if (isScan || gk.lineCombineKernel.empty()) {
     h.ifThen(nonEmpty, [&] {
       SmallVector<Value> args(l.common);
@@ -594,12 +633,6 @@ LogicalResult HostEntry::launchLine(GroupLaunch &l) {
   // Too few lines to fill the GPU: each split into chunks (never empty; one
   // chunk over an empty dimension, which writes the init).
   h.ifThen(nonEmpty, [&] {
-    // chunks = clamp(want, 1, most) rounded to whole chunks of chunkLen.
-    auto chunking = [&](Value want, Value most) -> std::pair<Value, Value> {
-      Value chunkLen = h.maxI(
-          h.ceilDiv(len, h.maxI(h.minI(want, most), h.c64(1))), h.c64(1));
-      return {chunkLen, h.maxI(h.ceilDiv(len, chunkLen), h.c64(1))};
-    };
     // A thread a (line, chunk): lines * chunks reach lineSplitThreads.
     auto [chunkLen, chunks] =
         chunking(h.ceilDiv(h.c64(gk.lineSplitThreads), lines),
@@ -634,10 +667,7 @@ LogicalResult HostEntry::launchLine(GroupLaunch &l) {
     }
     Value split = arith::CmpIOp::create(h.b, loc, arith::CmpIPredicate::sgt,
                                         chunks, h.c64(1));
-    SmallVector<Value> partials;
-    for (Type t : gk.partialTypes)
-      partials.push_back(h.allocTemp(arith::SelectOp::create(
-          h.b, loc, split, h.mul(work, h.c64(byteWidth(t))), h.c64(0))));
+    SmallVector<Value> partials = allocPartials(split, work);
     SmallVector<Value> args(l.common);
     args.append({lines, len, inner, chunkLen, chunks});
     args.append(partials);

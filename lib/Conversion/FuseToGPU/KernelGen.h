@@ -414,10 +414,11 @@ enum class GroupPlan {
   /// (device) before the out ptrs; compacted results hold `count` elements.
   Filter,
   /// scan groups over rank > 1 tensors (LineKernels.cpp, buildLineScan):
-  /// one kernel, params common, lines, len, inner, out ptrs. The scanned
-  /// dimension splits the shape into outer x len x inner; each of the
-  /// lines = outer * inner independent scans is one thread's sequential
-  /// loop (grid-stride over lines).
+  /// one kernel, params common, lines, len, inner, [chunkLen, chunks,
+  /// partial ptrs], out ptrs. The scanned dimension splits the shape into
+  /// outer x len x inner; each of the lines = outer * inner independent
+  /// scans is one thread's sequential loop (grid-stride over lines), or a
+  /// warp's (rows), or with linePartialKernel a chunk's thread a line.
   LineScan,
   /// histogram groups (HistogramKernels.cpp): kernel `count` (counts in
   /// shared memory first; dynamic shared memory alignTo(4 * nbins, 16)
@@ -469,6 +470,16 @@ struct GroupKernels {
   /// partials (1, or a warp for built-in kinds); the host launches lines
   /// x lineCombineLanes threads.
   int64_t lineCombineLanes = 1;
+  /// LineScan along a dimension but the last, with accumulators that can
+  /// be stored: the kernel of a split scan's partials (the scan kernel's
+  /// params). The host splits lines into chunks as for LineReduce, at most
+  /// lineMaxChunks; where there is more than one it launches this kernel
+  /// (a thread a (line, chunk) but the last, storing the chunk's fold as
+  /// partials of partialTypes at c * lines + line), then `kernel`, whose
+  /// thread a (line, chunk) scans its chunk from the init folded with the
+  /// line's partials before it.
+  std::string linePartialKernel;
+  int64_t lineMaxChunks = 0;
   /// LineScan: threads a line (1, or a warp for rows: scans along the last
   /// dimension); the host launches lines x lineScanLanes threads.
   int64_t lineScanLanes = 1;

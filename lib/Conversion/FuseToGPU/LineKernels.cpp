@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "LineKernels.h"
 #include "KernelGen.h"
 #include "RowKernels.h"
 #include "fuse/Dialect/Fuse/IR/FuseDialect.h"
@@ -23,18 +24,7 @@ using namespace mlir;
 namespace fuse {
 namespace gpugen {
 
-namespace {
-
-/// Threads of a line kernel's block; the tile kernel (buildLineTile) takes
-/// lines of up to this many elements (inner).
-constexpr int64_t kLineThreads = 256;
-
-/// A line-scan kernel under construction: tensors of the group's one shape
-/// are addressed at their flat index (flatLanes).
-struct LineKernel : KernelBase {
-  LineKernel(GroupOp group, Location loc, const Tiling &t)
-      : KernelBase(group, loc, t, KernelOptions{/*flatLanes=*/true}) {}
-};
+namespace line {
 
 /// The thread's lines of a line kernel: calls `body(line, base)` for each
 /// line (i64) it takes in a grid-stride loop over `lines`, with `base` the
@@ -65,23 +55,9 @@ void enterFlat(LineKernel &k, OpBuilder &b, Value flat) {
   k.laneValue.clear();
 }
 
-/// The common start of a line kernel (GroupPlan::LineScan, LineReduce):
-/// kernel `name` with params common, lines, len, inner and the out
-/// pointers, in blocks of 256 threads; the kernel set up, and the starting
-/// accumulators of `op` (a fuse.scan or fuse.reduce).
-struct LineStart {
-  GroupKernels gk;
-  std::unique_ptr<LineKernel> k;
-  std::optional<OpBuilder> b;
-  Value lines, len, inner;
-  /// The parameters of `more` (after inner, before the out pointers).
-  SmallVector<Value> more;
-  SmallVector<Value> outs, init;
-};
-
 LineStart startLineKernel(gpu::GPUModuleOp m, GroupOp group, Operation *op,
                           std::string name, GroupPlan plan, Tiling tiling,
-                          TypeRange more = {}, TypeRange workgroup = {}) {
+                          TypeRange more, TypeRange workgroup) {
   Location loc = group.getLoc();
   MLIRContext *ctx = group.getContext();
   tiling.blockThreads = kLineThreads;
@@ -122,44 +98,13 @@ LineStart startLineKernel(gpu::GPUModuleOp m, GroupOp group, Operation *op,
 /// index `at` of the current element, with `vals` as the values of
 /// `opResults` (the scan's or reduction's).
 void storeResults(LineStart &ls, OpBuilder &b, ValueRange opResults,
-                  ValueRange vals, Value at, ArrayRef<unsigned> skip = {}) {
+                  ValueRange vals, Value at, ArrayRef<unsigned> skip) {
   LineKernel &k = *ls.k;
   for (auto [r, v] : llvm::zip(opResults, vals))
     k.leaves[r] = v;
   for (auto [j, y] : llvm::enumerate(k.group.getYield().getValues()))
     if (!llvm::is_contained(skip, j))
       k.store(b, k.element(b, y, {k.laneIndex}), ls.outs[j], at);
-}
-
-/// Stores a line reduction's results (the group's but the side results,
-/// elementwise over its input) at `line`, its flat index in the reduced
-/// shape, with `acc` as the reduction's values.
-void storeLineResults(LineStart &ls, OpBuilder &b, ReduceOp red, ValueRange acc,
-                      ArrayRef<unsigned> sideOuts, Value line) {
-  enterFlat(*ls.k, b, line);
-  storeResults(ls, b, red.getResults(), acc, line, sideOuts);
-}
-
-/// Stores the group's results at `line` with `total` (the line's fold from
-/// the identity) combined after the reduction's inits, if it has any.
-void storeTotal(LineStart &ls, OpBuilder &b, ReduceOp red,
-                SmallVector<Value> total, ArrayRef<unsigned> sideOuts,
-                Value line) {
-  LineKernel &k = *ls.k;
-  if (!red.getInits().empty())
-    total = emitCombine(b, k.loc, red, ls.init, total,
-                        [&](Value v) { return k.scalar(b, v); });
-  storeLineResults(ls, b, red, total, sideOuts, line);
-}
-
-/// Stores the side results (`sideOuts`: the group's elementwise results
-/// over the reduction's input) at flat index `flat`, the current element.
-void storeSideResults(LineStart &ls, OpBuilder &b, ArrayRef<unsigned> sideOuts,
-                      Value flat) {
-  LineKernel &k = *ls.k;
-  auto yields = k.group.getYield().getValues();
-  for (unsigned j : sideOuts)
-    k.store(b, k.element(b, yields[j], {k.laneIndex}), ls.outs[j], flat);
 }
 
 /// Ends a line kernel: its return, and the error for a value in the body
@@ -194,11 +139,10 @@ std::pair<Value, SmallVector<Value>> enterElement(LineStart &ls, OpBuilder &b,
 /// base + k * inner, becomes the kernel's current element, and `step`
 /// (optional) sees the accumulators before and after it. Returns the last
 /// accumulators.
-ValueRange foldLine(LineStart &ls, OpBuilder &b, Operation *op,
-                    ValueRange inputs, Value base,
-                    function_ref<void(OpBuilder &, Value flat, ValueRange acc,
-                                      ValueRange next)>
-                        step = nullptr) {
+ValueRange foldLine(
+    LineStart &ls, OpBuilder &b, Operation *op, ValueRange inputs, Value base,
+    function_ref<void(OpBuilder &, Value flat, ValueRange acc, ValueRange next)>
+        step) {
   LineKernel &k = *ls.k;
   Location loc = k.loc;
   auto walk = scf::ForOp::create(
@@ -274,15 +218,122 @@ foldRange(LineStart &ls, OpBuilder &b, Operation *op, ValueRange inputs,
       });
 }
 
-/// Whether the accumulators of `red` can be stored as partials (int of 8
-/// to 64 bits, or float).
-bool storableAccumulators(ReduceOp red) {
-  return llvm::all_of(red.getResultTypes(), [](Type t) {
+/// Whether accumulators of the element types of `results` (a reduction's
+/// or a scan's) can be stored as partials (int of 8 to 64 bits, or float).
+bool storableAccumulators(TypeRange results) {
+  return llvm::all_of(results, [](Type t) {
     Type e = cast<RankedTensorType>(t).getElementType();
     if (auto it = dyn_cast<IntegerType>(e))
       return it.getWidth() >= 8 && it.getWidth() <= 64;
     return isa<FloatType>(e);
   });
+}
+/// The parameters a split line kernel takes after inner: chunkLen,
+/// chunks and a partial pointer per accumulator of `op` (none unless
+/// `split`).
+SmallVector<Type> splitParams(Operation *op, bool split) {
+  SmallVector<Type> more;
+  if (!split)
+    return more;
+  MLIRContext *ctx = op->getContext();
+  more.append(2, IntegerType::get(ctx, 64)); // chunkLen, chunks
+  more.append(op->getNumResults(), globalPtr(ctx));
+  return more;
+}
+
+/// A split line kernel's work: calls `body(line, c, base, k0, k1, t)` for
+/// each (line, chunk) pair t = c * lines + line a thread takes (lines
+/// fastest, so that a warp's threads read consecutive addresses when
+/// inner > 1), grid-stride, over the chunk's elements [k0, k1) =
+/// [c * chunkLen, min(len, (c + 1) * chunkLen)); all chunks, or all but
+/// each line's last (`lastChunk` false).
+void forChunks(LineStart &ls, OpBuilder &b, bool lastChunk,
+               function_ref<void(OpBuilder &, Value line, Value c, Value base,
+                                 Value k0, Value k1, Value t)>
+                   body) {
+  LineKernel &k = *ls.k;
+  Location loc = k.loc;
+  Value chunkLen = ls.more[0], chunks = ls.more[1];
+  if (!lastChunk)
+    chunks = arith::SubIOp::create(b, loc, chunks, cI64(b, loc, 1));
+  auto [gtid, stride] = k.gridStride(b);
+  Value work = arith::MulIOp::create(b, loc, ls.lines, chunks);
+  Value lenInner = arith::MulIOp::create(b, loc, ls.len, ls.inner);
+  scf::ForOp::create(
+      b, loc, gtid, work, stride, ValueRange{},
+      [&](OpBuilder &lb, Location ll, Value t, ValueRange) {
+        Value line = arith::RemUIOp::create(lb, ll, t, ls.lines);
+        Value c = arith::DivUIOp::create(lb, ll, t, ls.lines);
+        Value o = arith::DivUIOp::create(lb, ll, line, ls.inner);
+        Value i = arith::RemUIOp::create(lb, ll, line, ls.inner);
+        Value base = arith::AddIOp::create(
+            lb, ll, arith::MulIOp::create(lb, ll, o, lenInner), i);
+        Value k0 = arith::MulIOp::create(lb, ll, c, chunkLen);
+        Value k1 = arith::MinSIOp::create(
+            lb, ll, ls.len, arith::AddIOp::create(lb, ll, k0, chunkLen));
+        body(lb, line, c, base, k0, k1, t);
+        k.em->clearCache();
+        scf::YieldOp::create(lb, ll);
+      });
+}
+
+/// The init of `op` folded with the partials of chunks 0 .. c - 1 of
+/// `line` (at cc * lines + line, pointers from ls.more[first]), in order.
+ValueRange foldPartials(LineStart &ls, OpBuilder &b, Operation *op, Value line,
+                        Value c, unsigned first) {
+  LineKernel &k = *ls.k;
+  Location loc = k.loc;
+  return scf::ForOp::create(
+             b, loc, cI64(b, loc, 0), c, cI64(b, loc, 1), ls.init,
+             [&](OpBuilder &wb, Location wl, Value cc, ValueRange a) {
+               Value at = arith::AddIOp::create(
+                   wb, wl, arith::MulIOp::create(wb, wl, cc, ls.lines), line);
+               SmallVector<Value> xs;
+               for (auto [j, r] : llvm::enumerate(op->getResults()))
+                 xs.push_back(k.load(wb, tensorTy(r).getElementType(),
+                                     ls.more[first + j], at));
+               scf::YieldOp::create(
+                   wb, wl, emitCombine(wb, wl, op, a, xs, [&](Value v) {
+                     return k.scalar(wb, v);
+                   }));
+             })
+      .getResults();
+}
+} // namespace line
+
+namespace {
+
+using namespace line;
+
+/// Stores a line reduction's results (the group's but the side results,
+/// elementwise over its input) at `line`, its flat index in the reduced
+/// shape, with `acc` as the reduction's values.
+void storeLineResults(LineStart &ls, OpBuilder &b, ReduceOp red, ValueRange acc,
+                      ArrayRef<unsigned> sideOuts, Value line) {
+  enterFlat(*ls.k, b, line);
+  storeResults(ls, b, red.getResults(), acc, line, sideOuts);
+}
+
+/// Stores the group's results at `line` with `total` (the line's fold from
+/// the identity) combined after the reduction's inits, if it has any.
+void storeTotal(LineStart &ls, OpBuilder &b, ReduceOp red,
+                SmallVector<Value> total, ArrayRef<unsigned> sideOuts,
+                Value line) {
+  LineKernel &k = *ls.k;
+  if (!red.getInits().empty())
+    total = emitCombine(b, k.loc, red, ls.init, total,
+                        [&](Value v) { return k.scalar(b, v); });
+  storeLineResults(ls, b, red, total, sideOuts, line);
+}
+
+/// Stores the side results (`sideOuts`: the group's elementwise results
+/// over the reduction's input) at flat index `flat`, the current element.
+void storeSideResults(LineStart &ls, OpBuilder &b, ArrayRef<unsigned> sideOuts,
+                      Value flat) {
+  LineKernel &k = *ls.k;
+  auto yields = k.group.getYield().getValues();
+  for (unsigned j : sideOuts)
+    k.store(b, k.element(b, yields[j], {k.laneIndex}), ls.outs[j], flat);
 }
 
 /// The kernel folding a split line reduction's partials (GroupKernels::
@@ -512,168 +563,6 @@ LogicalResult buildLineTile(gpu::GPUModuleOp m, GroupOp group, ReduceOp red,
 
 } // namespace
 
-/// Scans over rank > 1 tensors (GroupPlan::LineScan): every tensor of the
-/// group has the scan's shape (rank-0 operands and broadcasts of group
-/// operands aside). A thread scans one line (o, i) of the outer x len x
-/// inner view sequentially: element k of the line is at flat index
-/// (o * len + k) * inner + i, so the threads of a warp, taking consecutive
-/// lines, read consecutive addresses when inner > 1 (a scan along any
-/// dimension but the last) and consecutive rows when inner = 1.
-namespace {
-
-/// Items a lane takes in a chunk of a warp's row scan: 16 bytes of the
-/// widest input (2 of i64 to 8 of i16), 8 at most.
-int64_t rowScanItems(ScanOp scan) {
-  int64_t bytes = 1;
-  for (Value in : scan.getInputs())
-    bytes = std::max<int64_t>(bytes,
-                              (tensorTy(in).getElementTypeBitWidth() + 7) / 8);
-  return std::clamp<int64_t>(16 / bytes, 1, 8);
-}
-
-/// The scan of rows (the last dimension, inner = 1) with a warp a row:
-/// grid-stride over the rows by warps; a row in chunks of 32 * v elements,
-/// lane j taking elements j*v .. j*v + v - 1 of the chunk. A lane reads its
-/// v elements (clamped into the row: past the end they are garbage that
-/// only later lanes and items see), folds them in order, the lanes' totals
-/// are scanned over the warp, and each item's value is
-/// carry (+) (lanes before) (+) (its lane's items up to it); the carry, from
-/// ls.init, is the last lane's inclusive value of a whole chunk. Rows of
-/// 8192 read 256 bytes a warp load where a thread a row read 8.
-void buildWarpRowScan(LineStart &ls, ScanOp scan, int64_t v) {
-  LineKernel &k = *ls.k;
-  OpBuilder &b = *ls.b;
-  Location loc = k.loc;
-  bool exclusive = scan.getExclusive();
-  auto scalarFn = [&](OpBuilder &sb) {
-    return [&k, &sb](Value x) { return k.scalar(sb, x); };
-  };
-  auto combine = [&](OpBuilder &cb, ValueRange a, ValueRange x) {
-    return emitCombine(cb, loc, scan, a, x, scalarFn(cb));
-  };
-  auto [gtid, stride] = k.gridStride(b);
-  Value c32 = cI64(b, loc, 32);
-  Value lane = arith::RemUIOp::create(b, loc, gtid, c32);
-  Value warp = arith::DivUIOp::create(b, loc, gtid, c32);
-  Value warps = arith::DivUIOp::create(b, loc, stride, c32);
-  Value chunk = cI64(b, loc, 32 * v);
-  Value last = arith::SubIOp::create(b, loc, ls.len, cI64(b, loc, 1));
-  scf::ForOp::create(
-      b, loc, warp, ls.lines, warps, ValueRange{},
-      [&](OpBuilder &rb, Location, Value row, ValueRange) {
-        Value base = arith::MulIOp::create(rb, loc, row, ls.len);
-        scf::ForOp::create(
-            rb, loc, cI64(rb, loc, 0), ls.len, chunk, ls.init,
-            [&](OpBuilder &cb, Location, Value c, ValueRange carry) {
-              Value first = arith::AddIOp::create(
-                  cb, loc, c,
-                  arith::MulIOp::create(cb, loc, lane, cI64(cb, loc, v)));
-              // The lane's items, all read before any is combined.
-              SmallVector<Value> kks;
-              SmallVector<SmallVector<Value>> xs;
-              for (int64_t j = 0; j < v; ++j) {
-                Value kk =
-                    arith::AddIOp::create(cb, loc, first, cI64(cb, loc, j));
-                kks.push_back(kk);
-                Value at = arith::MinSIOp::create(cb, loc, kk, last);
-                xs.push_back(
-                    enterElement(ls, cb, scan.getInputs(), base, at).second);
-              }
-              SmallVector<SmallVector<Value>> own{xs[0]};
-              for (int64_t j = 1; j < v; ++j)
-                own.push_back(combine(cb, own.back(), xs[j]));
-              SmallVector<Value> incl =
-                  warpInclusiveScan(cb, loc, lane, own.back(), combine);
-              // carry (+) the lanes before this one.
-              SmallVector<Value> before;
-              for (Value x : incl)
-                before.push_back(shuffleValue(cb, loc, x, cI32(cb, loc, 1),
-                                              gpu::ShuffleMode::UP));
-              Value lane0 = cmpI(cb, loc, arith::CmpIPredicate::eq, lane,
-                                 cI64(cb, loc, 0));
-              SmallVector<Value> pre =
-                  selAll(cb, loc, lane0, carry, combine(cb, carry, before));
-              for (int64_t j = 0; j < v; ++j) {
-                SmallVector<Value> vals =
-                    exclusive ? (j == 0 ? pre : combine(cb, pre, own[j - 1]))
-                              : combine(cb, pre, own[j]);
-                Value in =
-                    cmpI(cb, loc, arith::CmpIPredicate::slt, kks[j], ls.len);
-                auto ifIn = scf::IfOp::create(cb, loc, in, false);
-                OpBuilder tb = ifIn.getThenBodyBuilder();
-                Value flat = arith::AddIOp::create(tb, loc, base, kks[j]);
-                enterFlat(k, tb, flat);
-                storeResults(ls, tb, scan.getResults(), vals, flat);
-                k.em->clearCache();
-              }
-              // The next chunk's carry: the last lane's (whole chunks only
-              // go on).
-              SmallVector<Value> next;
-              for (Value x : combine(cb, carry, incl))
-                next.push_back(shuffleValue(cb, loc, x, cI32(cb, loc, 31),
-                                            gpu::ShuffleMode::IDX));
-              scf::YieldOp::create(cb, loc, next);
-            });
-        k.em->clearCache();
-        scf::YieldOp::create(rb, loc);
-      });
-}
-
-} // namespace
-
-FailureOr<GroupKernels> buildLineScan(gpu::GPUModuleOp m, GroupOp group,
-                                      ScanOp scan, StringRef prefix,
-                                      Tiling tiling) {
-  Block &body = group.getBody().front();
-  for (Operation &op : body)
-    if (isa<ReduceOp>(op))
-      return op.emitOpError("GPU code generation: a reduction cannot be part "
-                            "of a scan group");
-  // Broadcasts of lower-rank group operands are read at the coordinates of
-  // the flat index (KernelBase's coordinate hook).
-  if (!isFlatGroup(group))
-    return group.emitOpError("GPU code generation: a scan group over rank > 1 "
-                             "tensors takes tensors of the scan's shape only "
-                             "(rank-0 operands and broadcasts of operands "
-                             "aside)");
-  int64_t rank = tensorTy(scan.getInputs()[0]).getRank();
-  for (Value y : group.getYield().getValues())
-    if (tensorTy(y).getRank() != rank)
-      return group.emitOpError("GPU code generation: every result of a scan "
-                               "group over rank > 1 tensors has the scan's "
-                               "shape");
-  // Blocks of 256, whatever the tile shape of the single-pass scans. Rows
-  // (the last dimension) take a warp each; other lines a thread.
-  LineStart ls = startLineKernel(m, group, scan, (prefix + "_linescan").str(),
-                                 GroupPlan::LineScan, tiling);
-  LineKernel &k = *ls.k;
-  OpBuilder &b = *ls.b;
-  if (scan.getScanDim() == rank - 1) {
-    // A warp a row in flight for every warp an SM holds: the grid is the
-    // SMs' (the host reads their count), not the flat scans' fixed one.
-    ls.gk.lineScanLanes = 32;
-    ls.gk.tiling.grid = 0;
-    ls.gk.tiling.blocksPerSM = std::max<int64_t>(
-        1, TargetAttr::lookup(group).getMaxThreadsPerSM() / kLineThreads);
-    buildWarpRowScan(ls, scan, rowScanItems(scan));
-    if (failed(finishLineKernel(ls)))
-      return failure();
-    return ls.gk;
-  }
-  bool exclusive = scan.getExclusive();
-  forLines(k, b, ls.lines, ls.len, ls.inner,
-           [&](OpBuilder &lb, Value, Value base) {
-    foldLine(ls, lb, scan, scan.getInputs(), base,
-             [&](OpBuilder &wb, Value flat, ValueRange acc, ValueRange next) {
-               storeResults(ls, wb, scan.getResults(),
-                            exclusive ? acc : next, flat);
-             });
-  });
-  if (failed(finishLineKernel(ls)))
-    return failure();
-  return ls.gk;
-}
-
 FailureOr<GroupKernels> buildLineReduce(gpu::GPUModuleOp m, GroupOp group,
                                         StringRef prefix, const Tiling &tiling,
                                         bool &handled) {
@@ -729,16 +618,10 @@ FailureOr<GroupKernels> buildLineReduce(gpu::GPUModuleOp m, GroupOp group,
 
   // Lines split into chunks (the host's choice, when there are too few
   // lines to fill the GPU) need accumulators that can be stored.
-  bool split = storableAccumulators(red);
-  MLIRContext *ctx = group.getContext();
-  Type i64 = IntegerType::get(ctx, 64);
-  SmallVector<Type> more;
-  if (split) {
-    more.append({i64, i64}); // chunkLen, chunks
-    more.append(red.getNumResults(), globalPtr(ctx));
-  }
-  LineStart ls = startLineKernel(m, group, red, (prefix + "_linereduce").str(),
-                                 GroupPlan::LineReduce, tiling, more);
+  bool split = storableAccumulators(red.getResultTypes());
+  LineStart ls =
+      startLineKernel(m, group, red, (prefix + "_linereduce").str(),
+                      GroupPlan::LineReduce, tiling, splitParams(red, split));
   LineKernel &k = *ls.k;
   OpBuilder &b = *ls.b;
   auto storeSide = [&](OpBuilder &wb, Value flat) {
@@ -768,24 +651,13 @@ FailureOr<GroupKernels> buildLineReduce(gpu::GPUModuleOp m, GroupOp group,
     // split lines (never an empty chunk: the host's split) fold from the
     // chunk's first element and store the accumulators as partials at
     // c * lines + line for the combine kernel.
-    Value chunkLen = ls.more[0], chunks = ls.more[1];
     Value single =
-        cmpI(b, loc, arith::CmpIPredicate::eq, chunks, cI64(b, loc, 1));
-    auto [gtid, stride] = k.gridStride(b);
-    Value work = arith::MulIOp::create(b, loc, ls.lines, chunks);
-    Value lenInner = arith::MulIOp::create(b, loc, ls.len, ls.inner);
-    scf::ForOp::create(
-        b, loc, gtid, work, stride, ValueRange{},
-        [&](OpBuilder &lb, Location ll, Value t, ValueRange) {
-          Value line = arith::RemUIOp::create(lb, ll, t, ls.lines);
-          Value c = arith::DivUIOp::create(lb, ll, t, ls.lines);
-          Value o = arith::DivUIOp::create(lb, ll, line, ls.inner);
-          Value i = arith::RemUIOp::create(lb, ll, line, ls.inner);
-          Value base = arith::AddIOp::create(
-              lb, ll, arith::MulIOp::create(lb, ll, o, lenInner), i);
-          Value k0 = arith::MulIOp::create(lb, ll, c, chunkLen);
-          Value k1 = arith::MinSIOp::create(
-              lb, ll, ls.len, arith::AddIOp::create(lb, ll, k0, chunkLen));
+        cmpI(b, loc, arith::CmpIPredicate::eq, ls.more[1], cI64(b, loc, 1));
+    forChunks(
+        ls, b, /*lastChunk=*/true,
+        [&](OpBuilder &lb, Value line, Value, Value base, Value k0, Value k1,
+            Value t) {
+          Location ll = loc;
           auto start = scf::IfOp::create(
               lb, ll, single,
               [&](OpBuilder &ib, Location il) {
@@ -815,8 +687,6 @@ FailureOr<GroupKernels> buildLineReduce(gpu::GPUModuleOp m, GroupOp group,
                   k.store(eb, a, ls.more[2 + j], t);
                 scf::YieldOp::create(eb, el);
               });
-          k.em->clearCache();
-          scf::YieldOp::create(lb, ll);
         });
   }
   if (failed(finishLineKernel(ls)))

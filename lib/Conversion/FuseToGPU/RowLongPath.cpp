@@ -17,7 +17,7 @@
 // Staged long rows (RowPath::Staged, StagedWide; fuse-tile's staged-rows;
 // groups with rank-2 results, whose output walk reads the row again): the
 // block copies the row's directly read operands into dynamic shared
-// memory once (cp.async chunks of vw elements on the vector path, else element
+// memory once (16-byte cp.async chunks on the vector path, else element
 // by element), and every walk reads them there: the row crosses the
 // memory bus once instead of twice. Operand k's region starts at the sum
 // of alignTo(cols * bytes, 16) of those before it; the host passes the sum
@@ -123,29 +123,14 @@ void RowKernelBuilder::stageRow(OpBuilder &rb, Value rowBase) {
               ib, il, start, cols, cI64(ib, il, bt * vw), ValueRange{},
               [&](OpBuilder &jb, Location jl, Value c, ValueRange) {
                 Value at = arith::AddIOp::create(jb, jl, rowBase, c);
-                for (auto [k, na] : llvm::enumerate(directArgs)) {
-                  // A chunk is vw elements: 16 bytes of the widest type,
-                  // fewer of narrower ones (Widths::Widest). cp.async
-                  // copies 4, 8 or 16 bytes (.cg only 16); a smaller
-                  // chunk is loaded and stored.
-                  int64_t bytes = vw * byteWidth(na.second);
-                  Value src = g.gep(jb, g.ptr[na.first], na.second, at);
-                  if (bytes < 4) {
-                    auto vt = VectorType::get({vw}, na.second);
-                    Value v = LLVM::LoadOp::create(jb, jl, vt, src, bytes);
-                    LLVM::StoreOp::create(jb, jl, v, stagedPtr(jb, k, c),
-                                          bytes);
-                    continue;
-                  }
+                for (auto [k, na] : llvm::enumerate(directArgs))
                   NVVM::CpAsyncOp::create(
-                      jb, jl, stagedPtr(jb, k, c), src,
-                      jb.getI32IntegerAttr(bytes),
+                      jb, jl, stagedPtr(jb, k, c),
+                      g.gep(jb, g.ptr[na.first], na.second, at),
+                      jb.getI32IntegerAttr(16),
                       NVVM::LoadCacheModifierKindAttr::get(
-                          jb.getContext(),
-                          bytes == 16 ? NVVM::LoadCacheModifierKind::CG
-                                      : NVVM::LoadCacheModifierKind::CA),
+                          jb.getContext(), NVVM::LoadCacheModifierKind::CG),
                       Value());
-                }
                 scf::YieldOp::create(jb, jl);
               });
           NVVM::CpAsyncCommitGroupOp::create(ib, il);

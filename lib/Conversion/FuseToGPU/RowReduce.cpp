@@ -296,12 +296,9 @@ GroupKernels planRowKernels(GroupOp group, const Tiling &tiling,
   // The width of the rank-2 tensors (the rows).
   SmallVector<Value> boundary(group.getOperands());
   llvm::append_range(boundary, group.getResults());
-  // Rows of mixed element widths take vectors of 16 bytes of the widest
-  // (an f32 softmax of an f64 row reads 8-byte f32 vectors) rather than
-  // scalar accesses for all.
-  const int64_t vw = vectorWidthOf(
-      boundary, tiling, [](RankedTensorType t) { return t.getRank() == 2; },
-      Widths::Widest);
+  const int64_t vw =
+      vectorWidthOf(boundary, tiling,
+                    [](RankedTensorType t) { return t.getRank() == 2; });
   gk.vectorWidth = vw;
   const int64_t bt = tiling.blockThreads;
   const int64_t chunksPerThread = tiling.unroll; // vectors per thread

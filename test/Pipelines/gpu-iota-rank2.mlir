@@ -11,16 +11,11 @@
 // RUN: FileCheck %s < %t.ptx
 // RUN: fuse-run %s --entry iota_dims --arg rand:5x7 --print | FileCheck %s --check-prefix=CPU
 
-// Row index: divides the flat index; column index: the remainder. Both by
-// a size's magic number (divByInvariant: clz.b64 for ceil(log2 size), then
-// a multiply and shifts an element), a 64-bit division where the index or
-// the size takes more than 32 bits.
+// Row index: divides the flat index; column index: remainder.
 // CHECK-LABEL: .entry iota_dims_g0_ew(
-// CHECK: clz.b64
 // CHECK: div.u64
 // CHECK-LABEL: .entry iota_dims_g1_ew(
-// CHECK: clz.b64
-// CHECK: div.u64
+// CHECK: rem.u{{32|64}}
 
 // 100 * row + column, then the column alone.
 // CPU: result #0: int64 array of shape (5, 7)

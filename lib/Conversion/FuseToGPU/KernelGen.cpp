@@ -236,55 +236,6 @@ int64_t flatVectorWidth(GroupOp group, const Tiling &t, Widths widths) {
       widths);
 }
 
-Value divByInvariant(OpBuilder &b, Location loc, Value n, Value d) {
-  Type i64 = b.getI64Type();
-  auto c = [&](int64_t v) { return cI64(b, loc, v); };
-  Value n64 = arith::IndexCastUIOp::create(b, loc, i64, n);
-  Value d64 = arith::MaxUIOp::create(
-      b, loc, arith::IndexCastUIOp::create(b, loc, i64, d), c(1));
-  // The magic of d (Granlund and Montgomery, fig. 4.1, N = 32): l =
-  // ceil(log2 d), m = floor(2^32 (2^l - d) / d) + 1 (at most 2^32).
-  Value l = arith::SubIOp::create(
-      b, loc, c(64),
-      LLVM::CountLeadingZerosOp::create(
-          b, loc, i64, arith::SubIOp::create(b, loc, d64, c(1)),
-          /*is_zero_poison=*/false));
-  Value pow = arith::ShLIOp::create(b, loc, c(1), l);
-  Value m = arith::AddIOp::create(
-      b, loc,
-      arith::DivUIOp::create(
-          b, loc,
-          arith::ShLIOp::create(b, loc,
-                                arith::SubIOp::create(b, loc, pow, d64), c(32)),
-          d64),
-      c(1));
-  Value sh1 = arith::MinUIOp::create(b, loc, l, c(1));
-  Value sh2 = arith::SubIOp::create(b, loc, l, sh1);
-  Value fits = arith::CmpIOp::create(
-      b, loc, arith::CmpIPredicate::eq,
-      arith::ShRUIOp::create(b, loc, arith::OrIOp::create(b, loc, n64, d64),
-                             c(32)),
-      c(0));
-  auto q = scf::IfOp::create(
-      b, loc, fits,
-      [&](OpBuilder &tb, Location tl) {
-        // t1 = mulhi(m, n); q = (t1 + ((n - t1) >> sh1)) >> sh2.
-        Value t1 = arith::ShRUIOp::create(
-            tb, tl, arith::MulIOp::create(tb, tl, m, n64), c(32));
-        Value half = arith::ShRUIOp::create(
-            tb, tl, arith::SubIOp::create(tb, tl, n64, t1), sh1);
-        scf::YieldOp::create(
-            tb, tl,
-            ValueRange{arith::ShRUIOp::create(
-                tb, tl, arith::AddIOp::create(tb, tl, t1, half), sh2)});
-      },
-      [&](OpBuilder &eb, Location el) {
-        scf::YieldOp::create(
-            eb, el, ValueRange{arith::DivUIOp::create(eb, el, n64, d64)});
-      });
-  return arith::IndexCastUIOp::create(b, loc, n.getType(), q.getResult(0));
-}
-
 Value dynamicSharedBase(gpu::GPUFuncOp f, OpBuilder &b, Location loc) {
   auto m = f->getParentOfType<gpu::GPUModuleOp>();
   std::string name = (f.getName() + "_stage").str();
@@ -497,16 +448,14 @@ void KernelBase::setUp(OpBuilder &b) {
       }
       Value coord = laneIndex;
       if (stride)
-        coord = divByInvariant(ib, l, coord, stride);
+        coord = arith::DivUIOp::create(ib, l, coord, stride);
       if (d > 0) {
         FailureOr<Value> size = em->emitDim(ib, l, tensor, d);
         if (failed(size)) {
           failedLeaf = true;
           return Value();
         }
-        Value q = divByInvariant(ib, l, coord, *size);
-        coord = arith::SubIOp::create(
-            ib, l, coord, arith::MulIOp::create(ib, l, q, *size));
+        coord = arith::RemUIOp::create(ib, l, coord, *size);
       }
       return coord;
     });

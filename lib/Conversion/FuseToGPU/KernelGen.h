@@ -266,18 +266,6 @@ SmallVector<Type> commonParams(GroupOp group);
 /// index (KernelBase::directOperands).
 SmallVector<unsigned> directOperandsOf(Block &body);
 
-/// n / d (index or i64 values, n >= 0) for a divisor d >= 1 that the
-/// kernel's loops do not change (a size or a product of sizes): where n
-/// and d fit in 32 bits, a multiply by d's magic number and two shifts
-/// (Granlund and Montgomery, "Division by invariant integers using
-/// multiplication", fig. 4.1), else the 64-bit division. The magic depends
-/// on d alone, and its own division is by max(d, 1), which cannot trap, so
-/// LLVM hoists it out of the loops: the coordinates of iotas and
-/// broadcasts in flat kernels divide each element's index, and the 32-bit
-/// division this replaces is about 20 instructions.
-mlir::Value divByInvariant(mlir::OpBuilder &b, mlir::Location loc,
-                           mlir::Value n, mlir::Value d);
-
 /// How vectorWidthOf treats tensors of different element widths.
 enum class Widths {
   /// One width for all, or scalar accesses (width 1) when they differ.

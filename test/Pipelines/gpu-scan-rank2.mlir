@@ -7,14 +7,20 @@
 // (grid-stride over lines, a sequential loop along the line); along the
 // last (rows, inner = 1) a warp takes a row: each lane reads 16 bytes of
 // items a chunk, the lanes' totals are scanned with shfl.up and the
-// chunk's total goes to the next chunk with shfl.idx from lane 31. The
-// host computes lines = outer * inner, len and inner from the scan's input
+// chunk's total goes to the next chunk with shfl.idx from lane 31; a
+// lane stores its 4 items with one 16-byte store where rows are a
+// multiple of 4 long and the result aligned, else one by one. The host
+// computes lines = outer * inner, len and inner from the scan's input
 // sizes, launches lines threads (a warp a row for rows: lines * 32) and
-// nothing when either is 0.
+// nothing when either is 0. Lines too few to fill the GPU are split into
+// chunks: a partials kernel (linescanpart, launched only when a line has
+// more than one chunk, its partials in a temporary) and the scan kernel,
+// a thread a (line, chunk) from the partials before its chunk.
 // test/Integration/GPU/extra/scan_rank2.mlir and scan_rows_warp.mlir
 // compare GPU and CPU values (scripts/gpu).
 // RUN: fuse-compile %s --emit=ptx -o %t.ptx
 // RUN: FileCheck %s < %t.ptx
+// RUN: FileCheck %s --check-prefix=VEC < %t.ptx
 // RUN: ptxas -arch=sm_90 %t.ptx -o %t.cubin
 // RUN: fuse-opt %s --fuse-fusion --fuse-tile --convert-fuse-to-gpu | FileCheck %s --check-prefix=HOST
 // RUN: fuse-run %s --entry col_scan --arg rand:9x5 --print > %t.cpu.txt
@@ -26,6 +32,10 @@
 // CHECK: div.u64
 // CHECK: max.s32
 // CHECK: st.global.b32
+// CHECK-LABEL: .entry col_scan_g0_linescanpart(
+// CHECK-DAG: cvt.rzi.s32.f32
+// CHECK-DAG: max.s32
+// CHECK-DAG: st.global.b32
 // CHECK-LABEL: .entry row_scan_g0_linescan(
 // CHECK: .maxntid 256, 1, 1
 // CHECK: shfl.sync.idx.b32 {{.*}}, 31, 31, -1;
@@ -34,11 +44,16 @@
 // CHECK: shfl.sync.up.b32 {{.*}}, 1, 0, -1;
 // CHECK: add.rn.f32
 // CHECK: st.global.b32
+// VEC-LABEL: .entry row_scan_g0_linescan(
+// VEC: st.global.v4.b32
 
 // HOST-LABEL: func.func @col_scan(
 // HOST: arith.muli
 // HOST: arith.cmpi sgt
+// HOST: call @fuse_malloc
 // HOST: call @fuse_launch
+// HOST: call @fuse_launch
+// HOST: call @fuse_free
 // HOST-LABEL: func.func @row_scan(
 // HOST: %[[W:.+]] = arith.constant 32 : i64
 // HOST: arith.muli %{{.+}}, %[[W]] : i64

@@ -162,17 +162,11 @@ ValueRange foldLine(
 /// inputs there.
 using EnterFn = function_ref<SmallVector<Value>(OpBuilder &, Value idx)>;
 
-/// Folds `op`'s elements idx = from .. to - 1 from `acc` in order:
-/// `unroll` elements an iteration, whose inputs (`enter`) are all read
-/// before they are combined (independent loads in flight), then the rest
-/// one by one. Returns the accumulators.
-SmallVector<Value> foldUnrolled(LineKernel &k, OpBuilder &b, Operation *op,
-                                Value from, Value to, ValueRange acc,
-                                int64_t unroll, EnterFn enter) {
-  Location loc = k.loc;
-  auto scalarFn = [&](OpBuilder &sb) {
-    return [&k, &sb](Value v) { return k.scalar(sb, v); };
-  };
+/// Runs `steps(idx, n, acc)` over elements [from, to): n = `unroll`
+/// elements an iteration, then the rest one by one, each call returning
+/// the accumulators the next one takes. Returns the last accumulators.
+SmallVector<Value> forUnrolled(OpBuilder &b, Location loc, Value from, Value to,
+                               int64_t unroll, ValueRange acc, StepsFn steps) {
   Value u = cI64(b, loc, unroll);
   Value count = arith::SubIOp::create(b, loc, to, from);
   Value whole = arith::AddIOp::create(
@@ -182,24 +176,41 @@ SmallVector<Value> foldUnrolled(LineKernel &k, OpBuilder &b, Operation *op,
   auto main = scf::ForOp::create(
       b, loc, from, whole, u, acc,
       [&](OpBuilder &wb, Location wl, Value idx, ValueRange a) {
-        SmallVector<SmallVector<Value>> xs;
-        for (int64_t j = 0; j < unroll; ++j)
-          xs.push_back(
-              enter(wb, arith::AddIOp::create(wb, wl, idx, cI64(wb, wl, j))));
-        SmallVector<Value> next(a);
-        for (ArrayRef<Value> x : xs)
-          next = emitCombine(wb, wl, op, next, x, scalarFn(wb));
-        scf::YieldOp::create(wb, wl, next);
+        scf::YieldOp::create(wb, wl, steps(wb, idx, unroll, a));
       });
   auto rest = scf::ForOp::create(
       b, loc, whole, to, cI64(b, loc, 1), main.getResults(),
       [&](OpBuilder &wb, Location wl, Value idx, ValueRange a) {
-        SmallVector<Value> x = enter(wb, idx);
-        scf::YieldOp::create(wb, wl,
-                             emitCombine(wb, wl, op, a, x, scalarFn(wb)));
+        scf::YieldOp::create(wb, wl, steps(wb, idx, 1, a));
+      });
+  return SmallVector<Value>(rest.getResults());
+}
+
+/// Folds `op`'s elements idx = from .. to - 1 from `acc` in order:
+/// `unroll` elements an iteration, whose inputs (`enter`) are all read
+/// before they are combined (independent loads in flight), then the rest
+/// one by one. Returns the accumulators.
+SmallVector<Value> foldUnrolled(LineKernel &k, OpBuilder &b, Operation *op,
+                                Value from, Value to, ValueRange acc,
+                                int64_t unroll, EnterFn enter) {
+  Location loc = k.loc;
+  SmallVector<Value> last = forUnrolled(
+      b, loc, from, to, unroll, acc,
+      [&](OpBuilder &wb, Value idx, int64_t n, ValueRange a) {
+        SmallVector<SmallVector<Value>> xs;
+        for (int64_t j = 0; j < n; ++j)
+          xs.push_back(enter(
+              wb, j == 0 ? idx
+                         : arith::AddIOp::create(wb, loc, idx, cI64(wb, loc, j))
+                               .getResult()));
+        SmallVector<Value> next(a);
+        for (ArrayRef<Value> x : xs)
+          next = emitCombine(wb, loc, op, next, x,
+                             [&](Value v) { return k.scalar(wb, v); });
+        return next;
       });
   k.em->clearCache();
-  return SmallVector<Value>(rest.getResults());
+  return last;
 }
 
 /// Folds `op`'s inputs over elements [from, to) of the line starting at

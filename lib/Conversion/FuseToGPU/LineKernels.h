@@ -90,6 +90,18 @@ foldLine(LineStart &ls, mlir::OpBuilder &b, mlir::Operation *op,
 using EnterFn = llvm::function_ref<llvm::SmallVector<mlir::Value>(
     mlir::OpBuilder &, mlir::Value idx)>;
 
+/// `steps(b, idx, n, acc)`: n elements from idx, returning the next
+/// accumulators.
+using StepsFn = llvm::function_ref<llvm::SmallVector<mlir::Value>(
+    mlir::OpBuilder &, mlir::Value idx, int64_t n, mlir::ValueRange acc)>;
+
+/// Runs `steps` over [from, to): `unroll` elements an iteration, then the
+/// rest one by one; returns the last accumulators.
+llvm::SmallVector<mlir::Value> forUnrolled(mlir::OpBuilder &b,
+                                           mlir::Location loc, mlir::Value from,
+                                           mlir::Value to, int64_t unroll,
+                                           mlir::ValueRange acc, StepsFn steps);
+
 /// Folds elements [from, to) from `acc`, `unroll` loads in flight.
 llvm::SmallVector<mlir::Value> foldUnrolled(LineKernel &k, mlir::OpBuilder &b,
                                             mlir::Operation *op,

@@ -56,21 +56,7 @@ void scanRange(LineStart &ls, OpBuilder &b, ScanOp scan, Value base, Value from,
     k.em->clearCache();
     return a;
   };
-  Value u = cI64(b, loc, unroll);
-  Value count = arith::SubIOp::create(b, loc, to, from);
-  Value whole = arith::AddIOp::create(
-      b, loc, from,
-      arith::MulIOp::create(b, loc, arith::DivSIOp::create(b, loc, count, u),
-                            u));
-  auto main = scf::ForOp::create(
-      b, loc, from, whole, u, carry,
-      [&](OpBuilder &wb, Location wl, Value idx, ValueRange a) {
-        scf::YieldOp::create(wb, wl, steps(wb, idx, unroll, a));
-      });
-  scf::ForOp::create(b, loc, whole, to, cI64(b, loc, 1), main.getResults(),
-                     [&](OpBuilder &wb, Location wl, Value idx, ValueRange a) {
-                       scf::YieldOp::create(wb, wl, steps(wb, idx, 1, a));
-                     });
+  forUnrolled(b, loc, from, to, unroll, carry, steps);
   k.em->clearCache();
 }
 

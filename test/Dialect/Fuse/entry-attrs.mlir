@@ -35,7 +35,7 @@ module attributes {fuse.entries = [#fuse.entry<name = "f", groups = 1,
 
 // -----
 
-// expected-error @+1 {{an arg_dim size names dimension 2 of argument 0 of type 'tensor<?x?xf32>'}}
+// expected-error @+1 {{an entry output size names dimension 2 of argument 0, which is not a ranked tensor of that rank}}
 module attributes {fuse.entries = [#fuse.entry<name = "f", groups = 1,
     inputs = [tensor<?x?xf32>],
     outputs = [#fuse.entry_output<type = tensor<?xf32>,
@@ -45,7 +45,7 @@ module attributes {fuse.entries = [#fuse.entry<name = "f", groups = 1,
 
 // -----
 
-// expected-error @+1 {{an arg size names scalar argument 0, a tensor}}
+// expected-error @+1 {{an entry output size names argument 0 as a scalar, which it is not}}
 module attributes {fuse.entries = [#fuse.entry<name = "f", groups = 1,
     inputs = [tensor<?xf32>],
     outputs = [#fuse.entry_output<type = tensor<?xf32>,

@@ -91,24 +91,36 @@ EntryOutputAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   return success();
 }
 
-std::string sizeChecksProblem(ArrayRef<Attribute> checks, ArrayRef<Type> args) {
-  auto bad = [&](SizeAttr s) -> std::string {
-    if (!s || s.getSource() == SizeSource::Static)
-      return "";
-    int64_t a = s.getValue();
-    if (a >= static_cast<int64_t>(args.size()))
-      return "names argument " + std::to_string(a) + " of a function with " +
-             std::to_string(args.size());
-    auto t = dyn_cast<RankedTensorType>(args[a]);
-    if (s.getSource() == SizeSource::Arg)
-      return isa<IndexType>(args[a])
-                 ? ""
-                 : "names argument " + std::to_string(a) +
-                       " as an index scalar, which it is not";
-    if (!t || s.getDim() >= t.getRank())
-      return "names dimension " + std::to_string(s.getDim()) + " of argument " +
-             std::to_string(a) + ", which is not a ranked tensor of that rank";
+/// Why size `s` does not fit the arguments `args` ("" when it does): an
+/// arg_dim or arg size names an argument that exists and is a tensor of
+/// that rank (arg_dim) or a scalar (arg; an index one where `indexScalar`);
+/// other sources name no argument.
+static std::string sizeProblem(SizeAttr s, ArrayRef<Type> args,
+                               bool indexScalar) {
+  if (!s ||
+      (s.getSource() != SizeSource::Arg && s.getSource() != SizeSource::ArgDim))
     return "";
+  int64_t a = s.getValue();
+  if (a >= static_cast<int64_t>(args.size()))
+    return "names argument " + std::to_string(a) + " of a function with " +
+           std::to_string(args.size());
+  auto t = dyn_cast<RankedTensorType>(args[a]);
+  if (s.getSource() == SizeSource::Arg) {
+    bool ok = indexScalar ? isa<IndexType>(args[a]) : !t;
+    return ok ? ""
+              : "names argument " + std::to_string(a) +
+                    (indexScalar ? " as an index scalar" : " as a scalar") +
+                    ", which it is not";
+  }
+  if (!t || s.getDim() >= t.getRank())
+    return "names dimension " + std::to_string(s.getDim()) + " of argument " +
+           std::to_string(a) + ", which is not a ranked tensor of that rank";
+  return "";
+}
+
+std::string sizeChecksProblem(ArrayRef<Attribute> checks, ArrayRef<Type> args) {
+  auto bad = [&](SizeAttr s) {
+    return sizeProblem(s, args, /*indexScalar=*/true);
   };
   for (Attribute a : checks) {
     auto check = dyn_cast<SizeCheckAttr>(a);
@@ -145,24 +157,11 @@ LogicalResult EntryAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     auto out = dyn_cast<EntryOutputAttr>(a);
     if (!out)
       return emitError() << "entry outputs are #fuse.entry_output, not " << a;
-    for (Attribute s : out.getSizes()) {
-      auto size = cast<SizeAttr>(s);
-      bool argDim = size.getSource() == SizeSource::ArgDim;
-      if (!argDim && size.getSource() != SizeSource::Arg)
-        continue;
-      int64_t i = size.getValue();
-      if (i >= static_cast<int64_t>(types.size()))
-        return emitError() << "an entry output size names argument " << i
-                           << " of " << types.size();
-      auto tt = dyn_cast<RankedTensorType>(types[i]);
-      if (argDim && (!tt || size.getDim() >= tt.getRank()))
-        return emitError() << "an arg_dim size names dimension "
-                           << size.getDim() << " of argument " << i
-                           << " of type " << types[i];
-      if (!argDim && tt)
-        return emitError() << "an arg size names scalar argument " << i
-                           << ", a tensor";
-    }
+    for (Attribute s : out.getSizes())
+      if (std::string why = sizeProblem(cast<SizeAttr>(s), types,
+                                        /*indexScalar=*/false);
+          !why.empty())
+        return emitError() << "an entry output size " << why;
   }
   if (checks)
     if (std::string why = sizeChecksProblem(checks.getValue(), types);

@@ -288,14 +288,15 @@ void forChunks(LineStart &ls, OpBuilder &b, bool lastChunk,
       });
 }
 
-/// The init of `op` folded with the partials of chunks 0 .. c - 1 of
-/// `line` (at cc * lines + line, pointers from ls.more[first]), in order.
+/// `acc` folded with the partials of chunks from, from + step, ... < to of
+/// `line` (at c * lines + line, pointers from ls.more[first]), in order.
 ValueRange foldPartials(LineStart &ls, OpBuilder &b, Operation *op, Value line,
-                        Value c, unsigned first) {
+                        Value from, Value to, Value step, ValueRange acc,
+                        unsigned first) {
   LineKernel &k = *ls.k;
   Location loc = k.loc;
   return scf::ForOp::create(
-             b, loc, cI64(b, loc, 0), c, cI64(b, loc, 1), ls.init,
+             b, loc, from, to, step, acc,
              [&](OpBuilder &wb, Location wl, Value cc, ValueRange a) {
                Value at = arith::AddIOp::create(
                    wb, wl, arith::MulIOp::create(wb, wl, cc, ls.lines), line);
@@ -374,27 +375,17 @@ LogicalResult buildLineCombine(gpu::GPUModuleOp m, GroupOp group, ReduceOp red,
     return [&k, &sb](Value v) { return k.scalar(sb, v); };
   };
   // Folds partials c = from, from + step, ... < chunks of `line` from acc.
-  auto foldPartials = [&](OpBuilder &fb, Value line, Value from, Value step,
-                          ValueRange acc) {
-    return scf::ForOp::create(
-               fb, loc, from, chunks, step, acc,
-               [&](OpBuilder &wb, Location wl, Value c, ValueRange a) {
-                 Value at = arith::AddIOp::create(
-                     wb, wl, arith::MulIOp::create(wb, wl, c, ls.lines), line);
-                 SmallVector<Value> xs;
-                 for (auto [j, r] : llvm::enumerate(red.getResults()))
-                   xs.push_back(k.load(wb, tensorTy(r).getElementType(),
-                                       ls.more[1 + j], at));
-                 scf::YieldOp::create(
-                     wb, wl, emitCombine(wb, wl, red, a, xs, scalarFn(wb)));
-               })
-        .getResults();
+  // Folds partials c = from, from + step, ... < chunks of `line` from acc.
+  auto foldChunks = [&](OpBuilder &fb, Value line, Value from, Value step,
+                        ValueRange acc) {
+    return foldPartials(ls, fb, red, line, from, chunks, step, acc,
+                        /*first=*/1);
   };
   if (!warpPerLine) {
     forLines(k, b, ls.lines, ls.len, ls.inner,
              [&](OpBuilder &lb, Value line, Value) {
-               ValueRange total = foldPartials(lb, line, cI64(lb, loc, 0),
-                                               cI64(lb, loc, 1), ls.init);
+               ValueRange total = foldChunks(lb, line, cI64(lb, loc, 0),
+                                             cI64(lb, loc, 1), ls.init);
                storeLineResults(ls, lb, red, total, sideOuts, line);
              });
   } else {
@@ -408,7 +399,7 @@ LogicalResult buildLineCombine(gpu::GPUModuleOp m, GroupOp group, ReduceOp red,
         arith::DivUIOp::create(b, loc, stride, w32), ValueRange{},
         [&](OpBuilder &lb, Location ll, Value line, ValueRange) {
           SmallVector<Value> part(
-              foldPartials(lb, line, lane, w32, startValues(lb, ll, red)));
+              foldChunks(lb, line, lane, w32, startValues(lb, ll, red)));
           SmallVector<Value> total = warpFold(
               lb, ll, part, [&](OpBuilder &cb, ValueRange a, ValueRange x) {
                 return emitCombine(cb, ll, red, a, x, scalarFn(cb));

@@ -131,10 +131,13 @@ void forChunks(
                             mlir::Value t)>
         body);
 
-/// ls.init folded with chunks 0 .. c - 1's partials of `line`.
+/// `acc` folded with the partials of chunks from, from + step, ... < to
+/// of `line` (pointers from ls.more[first]), in order.
 mlir::ValueRange foldPartials(LineStart &ls, mlir::OpBuilder &b,
                               mlir::Operation *op, mlir::Value line,
-                              mlir::Value c, unsigned first);
+                              mlir::Value from, mlir::Value to,
+                              mlir::Value step, mlir::ValueRange acc,
+                              unsigned first);
 
 } // namespace line
 } // namespace gpugen

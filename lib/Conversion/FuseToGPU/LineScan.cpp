@@ -332,7 +332,8 @@ FailureOr<GroupKernels> buildLineScan(gpu::GPUModuleOp m, GroupOp group,
             [&](OpBuilder &lb, Value line, Value c, Value base, Value k0,
                 Value k1, Value) {
               ValueRange carry =
-                  foldPartials(ls, lb, scan, line, c, /*first=*/2);
+                  foldPartials(ls, lb, scan, line, cI64(lb, k.loc, 0), c,
+                               cI64(lb, k.loc, 1), ls.init, /*first=*/2);
               scanRange(ls, lb, scan, base, k0, k1, carry, /*unroll=*/4);
             });
   if (failed(finishLineKernel(ls)))

@@ -119,15 +119,13 @@ static std::string sizeProblem(SizeAttr s, ArrayRef<Type> args,
 }
 
 std::string sizeChecksProblem(ArrayRef<Attribute> checks, ArrayRef<Type> args) {
-  auto bad = [&](SizeAttr s) {
-    return sizeProblem(s, args, /*indexScalar=*/true);
-  };
   for (Attribute a : checks) {
     auto check = dyn_cast<SizeCheckAttr>(a);
     if (!check)
       return "is not a #fuse.size_check";
     for (SizeAttr s : {check.getLhs(), check.getRhs()})
-      if (std::string why = bad(s); !why.empty())
+      if (std::string why = sizeProblem(s, args, /*indexScalar=*/true);
+          !why.empty())
         return why;
   }
   return "";

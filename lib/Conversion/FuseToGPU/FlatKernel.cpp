@@ -91,6 +91,9 @@ void enterLane(FlatKernel &k, OpBuilder &b,
         b, loc, arith::MulIOp::create(b, loc, chunk, cI64(b, loc, vw)),
         cI64(b, loc, lane));
   k.laneIndex = toIndex(b, loc, flat);
+  k.laneChunk = chunk;
+  k.laneEntered = k.laneIndex;
+  k.laneNumber = lane;
   k.laneValue.clear();
   for (auto [arg, v] : vals)
     k.laneValue[arg] = k.extract(b, v, lane);

@@ -426,39 +426,10 @@ void KernelBase::setUp(OpBuilder &b) {
       [this](OpBuilder &db, Location l, Value tensor, int64_t d) {
         return operandDim(db, l, tensor, d);
       });
-  // Flat groups address every tensor at (0, ..., 0, flat index): the
-  // coordinate of a rank-r iota's or broadcast's element along `d` is
-  // (flat / (size[d+1] * ... * size[r-1])) mod size[d] (no lane runs when
-  // a size is 0).
   if (options.flatLanes)
-    em->setCoordHook([this](OpBuilder &ib, Location l, Value tensor,
-                            ValueRange idx, int64_t d) -> Value {
-      if (!atLane(idx))
-        return Value();
-      int64_t rank = tensorTy(tensor).getRank();
-      Value stride;
-      for (int64_t i = d + 1; i < rank; ++i) {
-        FailureOr<Value> s = em->emitDim(ib, l, tensor, i);
-        if (failed(s)) {
-          failedLeaf = true;
-          return Value();
-        }
-        stride = stride ? arith::MulIOp::create(ib, l, stride, *s).getResult()
-                        : *s;
-      }
-      Value coord = laneIndex;
-      if (stride)
-        coord = arith::DivUIOp::create(ib, l, coord, stride);
-      if (d > 0) {
-        FailureOr<Value> size = em->emitDim(ib, l, tensor, d);
-        if (failed(size)) {
-          failedLeaf = true;
-          return Value();
-        }
-        coord = arith::RemUIOp::create(ib, l, coord, *size);
-      }
-      return coord;
-    });
+    em->setCoordHook(
+        [this](OpBuilder &ib, Location l, Value tensor, ValueRange idx,
+               int64_t d) { return laneCoord(ib, l, tensor, idx, d); });
   for (auto [i, param] : llvm::enumerate(scalarParam))
     if (param)
       em->mapScalar(body.getArgument(i), param);
@@ -471,6 +442,91 @@ void KernelBase::setUp(OpBuilder &b) {
     pinnedDims[dim.getResult()] =
         toIndex(b, loc, dims[arg.getArgNumber()][*d]);
   }
+}
+
+/// Whether values defined in `outer` (before the builder's point) are
+/// usable at a point in `inner`: `outer` is `inner` or encloses it.
+static bool encloses(Block *outer, Block *inner) {
+  for (Block *b = inner; b;
+       b = b->getParentOp() ? b->getParentOp()->getBlock() : nullptr)
+    if (b == outer)
+      return true;
+  return false;
+}
+
+// Flat groups address every tensor at (0, ..., 0, flat index): the
+// coordinate of a rank-r iota's or broadcast's element along `d` is
+// (flat / stride) mod size[d], stride = size[d+1] * ... * size[r-1] (no
+// lane runs when a size is 0). The lanes of a chunk are consecutive flat
+// indices, so lane l+1's coordinate follows from lane l's: the remainder
+// modulo the stride steps by one and, where it wraps, the coordinate does
+// (wrapping at size[d]). A 64-bit division and remainder an element were
+// what bounded an iota's kernels.
+Value KernelBase::laneCoord(OpBuilder &ib, Location l, Value tensor,
+                            ValueRange idx, int64_t d) {
+  if (!atLane(idx))
+    return Value();
+  if (Value hint = laneCoordHint(ib, tensor, d))
+    return hint;
+  int64_t rank = tensorTy(tensor).getRank();
+  bool inChunk = laneChunk && laneIndex == laneEntered;
+  Block *here = ib.getInsertionBlock();
+  auto key = std::make_pair(tensor, d);
+  auto it = coordChains.find(key);
+  if (inChunk && it != coordChains.end() && it->second.chunk == laneChunk &&
+      it->second.lane + 1 == laneNumber && encloses(it->second.block, here)) {
+    CoordChain c = it->second;
+    Value one = cIdx(ib, l, 1), zero = cIdx(ib, l, 0);
+    auto wrapAt = [&](Value v, Value bound) {
+      Value eq =
+          arith::CmpIOp::create(ib, l, arith::CmpIPredicate::eq, v, bound);
+      return std::make_pair(
+          eq, arith::SelectOp::create(ib, l, eq, zero, v).getResult());
+    };
+    Value next = arith::AddIOp::create(ib, l, c.coord, one);
+    Value carry;
+    if (c.stride) {
+      std::tie(carry, c.rem) =
+          wrapAt(arith::AddIOp::create(ib, l, c.rem, one), c.stride);
+    }
+    if (d > 0)
+      next = wrapAt(next, c.size).second;
+    c.coord =
+        carry ? arith::SelectOp::create(ib, l, carry, next, c.coord).getResult()
+              : next;
+    c.lane = laneNumber;
+    c.block = here;
+    coordChains[key] = c;
+    return c.coord;
+  }
+  CoordChain c{laneChunk, laneNumber, here, Value(), Value(), Value(), Value()};
+  for (int64_t i = d + 1; i < rank; ++i) {
+    FailureOr<Value> s = em->emitDim(ib, l, tensor, i);
+    if (failed(s)) {
+      failedLeaf = true;
+      return Value();
+    }
+    c.stride =
+        c.stride ? arith::MulIOp::create(ib, l, c.stride, *s).getResult() : *s;
+  }
+  c.coord = laneIndex;
+  if (c.stride) {
+    c.coord = arith::DivUIOp::create(ib, l, laneIndex, c.stride);
+    c.rem = arith::SubIOp::create(
+        ib, l, laneIndex, arith::MulIOp::create(ib, l, c.coord, c.stride));
+  }
+  if (d > 0) {
+    FailureOr<Value> size = em->emitDim(ib, l, tensor, d);
+    if (failed(size)) {
+      failedLeaf = true;
+      return Value();
+    }
+    c.size = *size;
+    c.coord = arith::RemUIOp::create(ib, l, c.coord, c.size);
+  }
+  if (inChunk)
+    coordChains[key] = c;
+  return c.coord;
 }
 
 Value KernelBase::loadOperand(OpBuilder &b, Location l, Value tensor,

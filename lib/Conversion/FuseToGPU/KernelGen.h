@@ -330,6 +330,24 @@ struct KernelBase {
   /// of operands (by argument number) at it.
   Value laneIndex;
   DenseMap<unsigned, Value> laneValue;
+  /// Flat kernels' lanes (enterLane): lane `laneNumber` of chunk
+  /// `laneChunk`, whose flat index is `laneEntered` (one past the previous
+  /// lane's). Null where a generator sets laneIndex itself.
+  Value laneChunk, laneEntered;
+  int64_t laneNumber = 0;
+  /// A coordinate of the previous lane, per (tensor, dimension), that the
+  /// next lane of the same chunk steps from with an add and two selects
+  /// instead of a division and a remainder: `rem` is the flat index modulo
+  /// `stride` (the product of the later sizes; null for the last
+  /// dimension), `coord` the coordinate, `size` the dimension's size.
+  /// Usable where `block` encloses the point of use.
+  struct CoordChain {
+    Value chunk;
+    int64_t lane;
+    Block *block;
+    Value stride, size, rem, coord;
+  };
+  DenseMap<std::pair<Value, int64_t>, CoordChain> coordChains;
   /// The index constant 0 of flatLanes addressing; null otherwise.
   Value zeroIndex;
   /// Body-level `tensor.dim`s of the group's tensor operands (constant
@@ -384,10 +402,19 @@ protected:
   /// Hook: an element of operand `arg` at `idx` that the generator holds
   /// in registers, or null to read it from lane values or memory.
   virtual Value heldElement(unsigned arg, ValueRange idx) { return Value(); }
+  /// Hook: the current lane's coordinate along `d` of `tensor` where the
+  /// generator knows it without arithmetic on the flat index, or null.
+  virtual Value laneCoordHint(OpBuilder &b, Value tensor, int64_t d) {
+    return Value();
+  }
 
 private:
   Value loadOperand(OpBuilder &b, Location l, Value tensor, ValueRange idx);
   Value operandDim(OpBuilder &b, Location l, Value tensor, int64_t d);
+  /// The flatLanes coordinate hook: `tensor`'s coordinate along `d` at the
+  /// current lane, or null when `idx` is not the lane's.
+  Value laneCoord(OpBuilder &b, Location l, Value tensor, ValueRange idx,
+                  int64_t d);
 };
 
 /// What the host must do to run one group.

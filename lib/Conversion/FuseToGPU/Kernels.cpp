@@ -431,6 +431,17 @@ LogicalResult planReduce(ReducePlan &p, StringRef prefix) {
   gk.plan = GroupPlan::Reduce;
   gk.tiling = p.tiling;
   gk.vectorWidth = flatVectorWidth(group, p.tiling, Widths::Widest);
+  // Nothing read or written a lane (the reduced elements are computed, an
+  // iota's or a broadcast scalar's): chunks of 4 consecutive elements
+  // anyway, so that their coordinates step from lane to lane instead of a
+  // division each (laneCoord).
+  if (gk.vectorWidth == 1 && p.tiling.vectorWidth != 1 &&
+      directOperandsOf(group.getBody().front()).empty() &&
+      llvm::none_of(group.getResults(), [](Value v) {
+        auto t = tensorTy(v);
+        return t && t.getRank() > 0;
+      }))
+    gk.vectorWidth = 4;
   gk.kernel = (prefix + "_partial").str();
   gk.finishKernel = (prefix + "_finish").str();
   for (ReduceOp r : p.reds)

@@ -48,6 +48,13 @@ void forLines(LineKernel &k, OpBuilder &b, Value lines, Value len,
       });
 }
 
+Value LineKernel::laneCoordHint(OpBuilder &b, Value tensor, int64_t d) {
+  if (!elementFlat || laneIndex != elementFlat || d != lineDim ||
+      tensorTy(tensor).getRank() != lineRank)
+    return Value();
+  return toIndex(b, loc, elementK);
+}
+
 /// Makes flat index `flat` (i64) the kernel's current element.
 void enterFlat(LineKernel &k, OpBuilder &b, Value flat) {
   k.em->clearCache();
@@ -81,6 +88,8 @@ LineStart startLineKernel(gpu::GPUModuleOp m, GroupOp group, Operation *op,
   ls.k = std::make_unique<LineKernel>(group, loc, tiling);
   LineKernel &k = *ls.k;
   k.func = f;
+  k.lineRank = tensorTy(op->getOperand(0)).getRank();
+  k.lineDim = ls.gk.lineDim;
   ls.b.emplace(OpBuilder::atBlockBegin(&f.getBody().front()));
   OpBuilder &b = *ls.b;
   k.setUp(b);
@@ -128,6 +137,8 @@ std::pair<Value, SmallVector<Value>> enterElement(LineStart &ls, OpBuilder &b,
   Value flat = arith::AddIOp::create(
       b, k.loc, base, arith::MulIOp::create(b, k.loc, kk, ls.inner));
   enterFlat(k, b, flat);
+  k.elementK = kk;
+  k.elementFlat = k.laneIndex;
   SmallVector<Value> xs;
   for (Value in : inputs)
     xs.push_back(k.element(b, in, {k.laneIndex}));

@@ -29,6 +29,17 @@ constexpr int64_t kLineThreads = 256;
 struct LineKernel : KernelBase {
   LineKernel(GroupOp group, mlir::Location loc, const Tiling &t)
       : KernelBase(group, loc, t, KernelOptions{/*flatLanes=*/true}) {}
+  /// The rank of the line op's input and its line dimension.
+  int64_t lineRank = 0, lineDim = 0;
+  /// The element enterElement made current: element `elementK` (i64) of
+  /// its line, at flat index `elementFlat` (the lane index then).
+  mlir::Value elementK, elementFlat;
+
+protected:
+  /// Along the line dimension, an element's coordinate is its place in the
+  /// line (flat = o * len * inner + k * inner + i, i < inner): no division.
+  mlir::Value laneCoordHint(mlir::OpBuilder &b, mlir::Value tensor,
+                            int64_t d) override;
 };
 
 /// The common start of a line kernel (GroupPlan::LineScan, LineReduce):

@@ -98,13 +98,6 @@ protected:
 /// Body arguments of rank 2 read elementwise (not only as gather sources).
 bool readDirectly(BlockArgument arg);
 
-/// The rank-2 values of a row group's body, in body order, whose elements
-/// are the same along a row and known before any of the row is read: iotas
-/// along dimension 0, broadcasts along dimension 1 of group operands, and
-/// maps of only such values (a causal mask's row index, a per-row bias).
-/// Those that are used.
-SmallVector<Value> rowInvariantValues(Block &body);
-
 /// Built-in kinds: xor butterflies (every lane ends with the same value),
 /// then the warps' values through `smem`, combined in warp order by every
 /// thread. The leading barrier protects `smem` from a previous use.
@@ -178,10 +171,6 @@ private:
   Value groupShift(OpBuilder &ob, int64_t minThreads);
   void narrowRowsLoop(OpBuilder &ob, Value shift);
 
-  // RowRegisterPath.cpp: values the same along a row, computed once a row.
-  void pinRowInvariants(OpBuilder &rb, Value rIdx);
-  void unpinRowInvariants();
-
   // RowRegisterPath.cpp: a row held in registers (block or narrow group).
   struct RegisterRow;
   void registerRow(OpBuilder &rb, Value row);
@@ -215,9 +204,6 @@ private:
   /// the register path and the long rows' output tiles): argument number
   /// and element type.
   SmallVector<std::pair<unsigned, Type>> directArgs;
-  /// Rank-2 values of the body whose elements are the same along a row
-  /// (rowInvariantValues), in body order.
-  SmallVector<Value> rowInvariant;
   /// Shared-memory exchange buffers and, per reduction and input, the
   /// buffer it takes.
   SmallVector<Type> smem;

@@ -150,7 +150,6 @@ void RowKernelBuilder::longRow(OpBuilder &rb, Value row) {
   g.leaves.clear();
   g.rowIdx = nullptr;
   Value rIdx = toIndex(rb, loc, row);
-  pinRowInvariants(rb, rIdx);
   Value rowBase = arith::MulIOp::create(rb, loc, row, cols);
   Value step = cI64(rb, loc, bt);
   const bool staged = path != RowPath::Long;
@@ -183,7 +182,6 @@ void RowKernelBuilder::longRow(OpBuilder &rb, Value row) {
   }
   storeLongResults(rb, rIdx, rowBase, step);
   storeRowResults(rb, row);
-  unpinRowInvariants();
   g.em->clearCache();
 }
 

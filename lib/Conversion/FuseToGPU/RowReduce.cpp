@@ -528,7 +528,6 @@ RowKernelBuilder::RowKernelBuilder(GroupOp group, const Tiling &tiling,
       directArgs.push_back({arg.getArgNumber(), tt.getElementType()});
   for (auto [n, et] : directArgs)
     stagedBytes.push_back(byteWidth(et));
-  rowInvariant = rowInvariantValues(body);
   assignSharedBuffers();
   if (tiling.onlineMaxSum)
     for (unsigned ri = 0; ri + 1 < reds.size(); ++ri)

@@ -156,51 +156,6 @@ struct RowKernelBuilder::RegisterRow {
   }
 };
 
-SmallVector<Value> rowInvariantValues(Block &body) {
-  DenseSet<Value> inv;
-  SmallVector<Value> out;
-  auto rank2 = [](Value v) {
-    auto t = tensorTy(v);
-    return t && t.getRank() == 2;
-  };
-  for (Operation &op : body) {
-    bool same = false;
-    if (auto iota = dyn_cast<IotaOp>(op))
-      same = iota.getIotaDim() == 0;
-    else if (auto bc = dyn_cast<BroadcastOp>(op))
-      same = llvm::is_contained(bc.getDims(), 1) &&
-             isa<BlockArgument>(bc.getInput());
-    else if (auto map = dyn_cast<MapOp>(op))
-      same = llvm::all_of(map.getInputs(),
-                          [&](Value in) { return inv.contains(in); });
-    if (!same)
-      continue;
-    for (Value r : op.getResults())
-      if (rank2(r)) {
-        inv.insert(r);
-        if (!r.use_empty())
-          out.push_back(r);
-      }
-  }
-  return out;
-}
-
-/// Emits the row-invariant values' elements once at the row's start, where
-/// they dominate the whole row (a map of the row index, e.g. a causal
-/// mask's r mod heads, would otherwise run a division an element). They
-/// read no rank-2 operand, so column 0 stands for every column, whatever
-/// cols is.
-void RowKernelBuilder::pinRowInvariants(OpBuilder &rb, Value rIdx) {
-  Value c0 = cIdx(rb, loc, 0);
-  for (Value v : rowInvariant) {
-    Value e = g.element(rb, v, {rIdx, c0});
-    g.em->pin(v, e);
-  }
-  g.em->clearCache();
-}
-
-void RowKernelBuilder::unpinRowInvariants() { g.em->unpinAll(); }
-
 void RowKernelBuilder::registerRow(OpBuilder &rb, Value row) {
   g.em->clearCache();
   g.leaves.clear();
@@ -209,7 +164,6 @@ void RowKernelBuilder::registerRow(OpBuilder &rb, Value row) {
   RegisterRow rr(*this, row);
   row = opaqueCopy(rb, loc, row);
   g.rowIdx = toIndex(rb, loc, row);
-  pinRowInvariants(rb, g.rowIdx);
   rr.cols32 = arith::TruncIOp::create(rb, loc, rb.getI32Type(), cols);
   rr.newPhase(rb);
   rr.newFirst(rb);
@@ -237,7 +191,6 @@ void RowKernelBuilder::registerRow(OpBuilder &rb, Value row) {
   storeHeldResults(rb, rr);
   storeRowResults(rb, row);
   g.em->clearCache();
-  unpinRowInvariants();
   g.rowIdx = nullptr;
 }
 

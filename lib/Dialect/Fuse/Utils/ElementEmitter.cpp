@@ -309,8 +309,6 @@ FailureOr<Value> ElementEmitter::request(Location loc, Value t, ValueRange idx,
     return emitError(loc) << "element emitter: " << idx.size()
                           << " indices for a rank-" << type.getRank()
                           << " tensor";
-  if (auto p = pinned.find(t); p != pinned.end())
-    return p->second;
   auto it = cache.find({t.getAsOpaquePointer(), keyOf(idx)});
   if (it != cache.end())
     return it->second;

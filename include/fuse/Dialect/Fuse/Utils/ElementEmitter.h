@@ -137,12 +137,6 @@ public:
   /// result that carries an element out of the region it was emitted in).
   void remember(Value tensor, ValueRange indices, Value value);
 
-  /// Uses `value` as every element of `tensor` until unpinAll (a value the
-  /// caller computed once where it holds for all the indices it will ask
-  /// for, e.g. a row kernel's per-row values); clearCache keeps pins.
-  void pin(Value tensor, Value value) { pinned[tensor] = value; }
-  void unpinAll() { pinned.clear(); }
-
   /// Inlines a single-block region ending in fuse.yield (a map body, a
   /// filter predicate) at the builder with its arguments mapped to `args`;
   /// values it captures from the group body are resolved with emitScalar.
@@ -164,7 +158,6 @@ private:
   using ElementCache =
       std::map<std::pair<void *, SmallVector<void *, 4>>, Value>;
   ElementCache cache;
-  llvm::DenseMap<Value, Value> pinned;
 
   // emit()'s walk (ElementEmitter.cpp): a stack of pending elements, each
   // advanced one step at a time by the method of its op.

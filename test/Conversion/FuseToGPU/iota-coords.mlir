@@ -1,5 +1,5 @@
 // RUN: fuse-opt %s --convert-fuse-to-gpu -split-input-file | FileCheck %s
-// Coordinates of an iota in a flat elementwise kernel: the kernel reads
+// Coordinates of an iota in flat kernels: an elementwise kernel reads
 // and writes 4 consecutive elements a chunk, and only the chunk's first
 // lane divides its flat index; the next lanes step the coordinate (and
 // the remainder modulo the stride) with an add, a compare and a select.
@@ -68,4 +68,38 @@ func.func @colid(%x: tensor<?x?xf32>) -> tensor<?x?xf32> {
     fuse.yield %s : tensor<?x?xf32>
   }
   return %y : tensor<?x?xf32>
+}
+
+// -----
+
+// A full reduction that reads no tensor (of an iota) takes chunks of 4
+// computed elements (4 accumulators a thread), so that their coordinates
+// step too: one division a chunk.
+// CHECK-LABEL: gpu.func @iotamax_g0_partial(
+// CHECK: scf.for {{.*}} -> (i64, f64, f64, f64, f64)
+// CHECK: arith.divui %{{.*}}, %[[COLS:.*]] : index
+// CHECK-NOT: arith.divui
+// CHECK: arith.maximumf
+// CHECK-NOT: arith.divui
+// CHECK: arith.cmpi eq, %{{.*}}, %[[COLS]] : index
+// CHECK-NOT: arith.divui
+// CHECK: arith.maximumf
+// CHECK-NOT: arith.divui
+// CHECK: arith.cmpi eq, %{{.*}}, %[[COLS]] : index
+// CHECK-NOT: arith.divui
+// CHECK: arith.maximumf
+// CHECK-NOT: arith.divui
+// CHECK: arith.cmpi eq, %{{.*}}, %[[COLS]] : index
+// CHECK-NOT: arith.divui
+// CHECK: arith.maximumf
+// CHECK: arith.divui
+func.func @iotamax(%r: index, %c: index) -> tensor<f64> {
+  %y = fuse.group reduce (%r, %c) : (index, index) -> tensor<f64> {
+  ^bb0(%n: index, %m: index):
+    %i = fuse.iota %n, %m dim 0 : tensor<?x?xf64>
+    %lo = arith.constant -1.0 : f64
+    %s = fuse.reduce max %i init(%lo : f64) : tensor<?x?xf64> -> tensor<f64>
+    fuse.yield %s : tensor<f64>
+  }
+  return %y : tensor<f64>
 }

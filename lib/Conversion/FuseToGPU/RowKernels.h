@@ -3,8 +3,8 @@
 // Internal to convert-fuse-to-gpu. The state shared by the row_reduce
 // kernels (RowReduce.cpp, RowRegisterPath.cpp, RowLongPath.cpp) and the
 // ordered reduce kernels of custom combiners (OrderedReduce.cpp): the
-// kernel generator `Gen`, the block reductions, and the builder of one
-// row_reduce kernel per path.
+// kernel generator `Gen`, the block reductions (RowBlocks.cpp), and the
+// builder of one row_reduce kernel per path.
 //
 // A row_reduce group's kernels share one plan, the group's GroupKernels
 // (vector width, register capacity, the narrow rows' group bounds), which
@@ -105,13 +105,13 @@ SmallVector<Value> blockAllReduce(Gen &g, OpBuilder &b, ReduceOp r,
                                   SmallVector<Value> acc, ValueRange smem);
 
 /// Narrow rows: groups of R = 2^shift threads (1 <= R <= maxGroupThreads)
-/// reduce one row each (see RowReduce.cpp).
+/// reduce one row each (see RowBlocks.cpp).
 SmallVector<Value> groupAllReduce(Gen &g, OpBuilder &b, ReduceOp r,
                                   SmallVector<Value> acc, ValueRange smem,
                                   Value shift, int64_t maxGroupThreads);
 
 /// One element x merged into the online max/sum pair (m, s) of fuse-tile's
-/// online-max-sum (see RowReduce.cpp); returns the new pair.
+/// online-max-sum (see RowBlocks.cpp); returns the new pair.
 std::pair<Value, Value> onlineMerge(Gen &g, OpBuilder &b, ReduceOp max,
                                     Value m, Value s, Value x,
                                     arith::FastMathFlagsAttr flags);

@@ -357,6 +357,14 @@ SmallVector<unsigned> KernelBase::directOperands() {
   return directOperandsOf(body);
 }
 
+SmallVector<ReduceOp> reductionsOf(Block &body) {
+  SmallVector<ReduceOp> ops;
+  for (Operation &op : body)
+    if (auto r = dyn_cast<ReduceOp>(op))
+      ops.push_back(r);
+  return ops;
+}
+
 SmallVector<unsigned> directOperandsOf(Block &body) {
   SmallVector<unsigned> out;
   for (BlockArgument arg : body.getArguments()) {

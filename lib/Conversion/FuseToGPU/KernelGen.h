@@ -266,6 +266,9 @@ SmallVector<Type> commonParams(GroupOp group);
 /// index (KernelBase::directOperands).
 SmallVector<unsigned> directOperandsOf(Block &body);
 
+/// The fuse.reduce ops of `body`, in order.
+SmallVector<ReduceOp> reductionsOf(Block &body);
+
 /// How vectorWidthOf treats tensors of different element widths.
 enum class Widths {
   /// One width for all, or scalar accesses (width 1) when they differ.

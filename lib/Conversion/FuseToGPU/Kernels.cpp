@@ -55,15 +55,6 @@ SmallVector<Value> blockReduce(FlatKernel &k, OpBuilder &b, ReduceOp op,
       });
 }
 
-/// Full reductions of a reduce group, in body order.
-SmallVector<ReduceOp> fullReductions(Block &body) {
-  SmallVector<ReduceOp> ops;
-  for (Operation &op : body)
-    if (auto r = dyn_cast<ReduceOp>(op))
-      ops.push_back(r);
-  return ops;
-}
-
 SmallVector<Value> identities(OpBuilder &b, Location loc, ReduceOp op) {
   SmallVector<Value> out;
   for (auto [i, in] : llvm::enumerate(op.getInputs()))
@@ -251,7 +242,7 @@ struct ReducePlan {
 LogicalResult planReduce(ReducePlan &p, StringRef prefix) {
   GroupOp group = p.group;
   MLIRContext *ctx = group.getContext();
-  p.reds = fullReductions(group.getBody().front());
+  p.reds = reductionsOf(group.getBody().front());
   if (p.reds.empty())
     return group.emitOpError("GPU code generation: a reduce group needs a "
                              "fuse.reduce");
@@ -681,7 +672,7 @@ FailureOr<GroupKernels> buildGroupKernels(gpu::GPUModuleOp m, GroupOp group,
       return buildElementwise(m, group, prefix, tiling);
     // Custom combiners: ordered kernels with "has value" flags, except
     // fusion's Welford reduction (grid-stride shifted sums).
-    if (llvm::any_of(fullReductions(group.getBody().front()), [](ReduceOp r) {
+    if (llvm::any_of(reductionsOf(group.getBody().front()), [](ReduceOp r) {
           return !r.hasBuiltinKinds() && !isShiftedWelford(r);
         }))
       return buildOrderedReduceKernels(m, group, prefix, tiling);

@@ -55,14 +55,6 @@ MemRefType smemType(MLIRContext *ctx, Type et) {
       gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup));
 }
 
-SmallVector<ReduceOp> reductionsOf(Block &body) {
-  SmallVector<ReduceOp> ops;
-  for (Operation &op : body)
-    if (auto r = dyn_cast<ReduceOp>(op))
-      ops.push_back(r);
-  return ops;
-}
-
 /// Start values of the accumulators of `r`: built-in identities, or zeros
 /// for custom combiners (never combined: the "has value" flag guards them).
 SmallVector<Value> startValues(OpBuilder &b, Location loc, ReduceOp r) {

@@ -43,9 +43,6 @@ Value ifValue(OpBuilder &b, Location loc, Value cond, Type t,
 /// re-read costs one S2R).
 Value readSpecial(OpBuilder &b, Location loc, StringRef reg);
 
-/// The fuse.reduce ops of `body`, in order.
-SmallVector<ReduceOp> reductionsOf(Block &body);
-
 /// Start values of the accumulators of `r`: built-in identities, or zeros
 /// for custom combiners (never combined: the "has value" flag guards them).
 SmallVector<Value> startValues(OpBuilder &b, Location loc, ReduceOp r);

@@ -339,9 +339,9 @@ struct KernelBase {
   Value laneChunk, laneEntered;
   int64_t laneNumber = 0;
   /// A coordinate of the previous lane, per (tensor, dimension), that the
-  /// next lane of the same chunk steps from with an add and two selects
-  /// instead of a division and a remainder: `rem` is the flat index modulo
-  /// `stride` (the product of the later sizes; null for the last
+  /// next lane of the same chunk steps from with adds, compares and
+  /// selects instead of a division and a remainder: `rem` is the flat index
+  /// modulo `stride` (the product of the later sizes; null for the last
   /// dimension), `coord` the coordinate, `size` the dimension's size.
   /// Usable where `block` encloses the point of use.
   struct CoordChain {

@@ -386,7 +386,6 @@ LogicalResult buildLineCombine(gpu::GPUModuleOp m, GroupOp group, ReduceOp red,
     return [&k, &sb](Value v) { return k.scalar(sb, v); };
   };
   // Folds partials c = from, from + step, ... < chunks of `line` from acc.
-  // Folds partials c = from, from + step, ... < chunks of `line` from acc.
   auto foldChunks = [&](OpBuilder &fb, Value line, Value from, Value step,
                         ValueRange acc) {
     return foldPartials(ls, fb, red, line, from, chunks, step, acc,

@@ -239,6 +239,46 @@ func.func @reduce_kept(%x: tensor<?xf32>) -> tensor<f32> {
 
 // -----
 
+// A min or max of an iota reads one position of each reduced dimension
+// other than the iota's: min(size, 1) dynamic, 1 static; the iota's own
+// dimension, kept dimensions and sizes already at most one stay. Once
+// shrunk, the pattern does not apply again.
+// CHECK-LABEL: func.func @reduce_iota_idempotent
+// CHECK-SAME: (%[[B:.+]]: index, %[[N:.+]]: index, %[[C:.+]]: index)
+// CHECK-DAG: %[[ONE:.+]] = arith.constant 1 : index
+// CHECK-DAG: %[[B1:.+]] = arith.minui %[[B]], %[[ONE]] : index
+// CHECK-DAG: %[[C1:.+]] = arith.minui %[[C]], %[[ONE]] : index
+// CHECK: %[[I:.+]] = fuse.iota %[[B1]], %[[N]], %[[C1]] dim 1 : tensor<?x?x?xf64>
+// CHECK: fuse.reduce min %[[I]] : tensor<?x?x?xf64> -> tensor<f64>
+// CHECK: %[[J:.+]] = fuse.iota %[[N]] dim 1 : tensor<1x?x5xi32>
+// CHECK: fuse.reduce umax %[[J]] dims [0, 1] : tensor<1x?x5xi32> -> tensor<5xi32>
+// CHECK-NOT: arith.minui
+func.func @reduce_iota_idempotent(%b: index, %n: index, %c: index) -> (tensor<f64>, tensor<5xi32>) {
+  %i = fuse.iota %b, %n, %c dim 1 : tensor<?x?x?xf64>
+  %r = fuse.reduce min %i : tensor<?x?x?xf64> -> tensor<f64>
+  %j = fuse.iota %n dim 1 : tensor<7x?x5xi32>
+  %s = fuse.reduce umax %j dims [0, 1] : tensor<7x?x5xi32> -> tensor<5xi32>
+  return %r, %s : tensor<f64>, tensor<5xi32>
+}
+
+// -----
+
+// Sums and products depend on how often a value occurs, a combiner region
+// is not looked into, and a reduction along the iota's own dimension alone
+// has nothing to shrink.
+// CHECK-LABEL: func.func @reduce_iota_kept
+// CHECK-NOT: arith.minui
+// CHECK: fuse.reduce add %{{.+}} : tensor<?x?xf32> -> tensor<f32>
+// CHECK: fuse.reduce max %{{.+}} dims [1] : tensor<?x?xf32> -> tensor<?xf32>
+func.func @reduce_iota_kept(%r: index, %c: index) -> (tensor<f32>, tensor<?xf32>) {
+  %i = fuse.iota %r, %c dim 1 : tensor<?x?xf32>
+  %s = fuse.reduce add %i : tensor<?x?xf32> -> tensor<f32>
+  %m = fuse.reduce max %i dims [1] : tensor<?x?xf32> -> tensor<?xf32>
+  return %s, %m : tensor<f32>, tensor<?xf32>
+}
+
+// -----
+
 // A filter whose predicate is constant true keeps everything.
 // CHECK-LABEL: func.func @filter_true
 // CHECK-SAME: (%[[X:.+]]: tensor<?xf32>, %[[S:.+]]: tensor<8xi32>)

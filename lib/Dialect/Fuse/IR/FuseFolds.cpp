@@ -334,11 +334,99 @@ struct ReduceNoDimsToMap : OpRewritePattern<ReduceOp> {
   }
 };
 
+/// Whether a kind's result depends only on which values occur, not on how
+/// often: x (+) x == x.
+static bool isIdempotent(CombinerKind kind) {
+  switch (kind) {
+  case CombinerKind::Min:
+  case CombinerKind::Max:
+  case CombinerKind::UMin:
+  case CombinerKind::UMax:
+  case CombinerKind::And:
+  case CombinerKind::Or:
+    return true;
+  default:
+    return false;
+  }
+}
+
+/// Whether `size` is known to be 0 or 1: a static 0 or 1, or the
+/// `arith.minui %s, 1` that ReduceIdempotentIota makes.
+static bool atMostOne(int64_t staticSize, Value size) {
+  if (!ShapedType::isDynamic(staticSize))
+    return staticSize <= 1;
+  auto min = size.getDefiningOp<arith::MinUIOp>();
+  return min && (matchPattern(min.getLhs(), m_One()) ||
+                 matchPattern(min.getRhs(), m_One()));
+}
+
+/// A min, max, and or or reduction (signed or unsigned) of iotas along
+/// dimensions other than the iotas' own: every position of such a
+/// dimension holds the same values, and these kinds ignore how often a
+/// value occurs, so the reduction over its first position alone gives the
+/// same bits. Those dimensions shrink to min(size, 1), which keeps an
+/// empty tensor empty (the result is then the init): a full reduction of
+/// an iota over [B, N, C] along dimension 1 reads N elements, not B x N x C.
+/// The result type is unchanged (only reduced dimensions shrink).
+struct ReduceIdempotentIota : OpRewritePattern<ReduceOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(ReduceOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!op.hasBuiltinKinds())
+      return failure();
+    SmallVector<IotaOp> iotas;
+    for (auto [i, in] : llvm::enumerate(op.getInputs())) {
+      auto iota = in.getDefiningOp<IotaOp>();
+      if (!iota || !isIdempotent(op.getKind(i)))
+        return failure();
+      iotas.push_back(iota);
+    }
+    auto type = cast<RankedTensorType>(op.getInputs()[0].getType());
+    // Every input has this shape (reduce_c2): the sizes of the first.
+    SmallVector<Value> sizes(type.getRank());
+    for (unsigned d = 0, k = 0; d < type.getRank(); ++d)
+      if (type.isDynamicDim(d))
+        sizes[d] = iotas[0].getSizes()[k++];
+    SmallVector<int64_t> shape(type.getShape());
+    bool shrinks = false;
+    Location loc = op.getLoc();
+    for (int64_t d : op.getReducedDims()) {
+      if (llvm::any_of(iotas, [&](IotaOp t) { return t.getIotaDim() == d; }) ||
+          atMostOne(shape[d], sizes[d]))
+        continue;
+      shrinks = true;
+      if (!type.isDynamicDim(d)) {
+        shape[d] = 1;
+        continue;
+      }
+      Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
+      sizes[d] = arith::MinUIOp::create(rewriter, loc, sizes[d], one);
+    }
+    if (!shrinks)
+      return failure();
+    SmallVector<Value> dynSizes;
+    for (unsigned d = 0; d < type.getRank(); ++d)
+      if (ShapedType::isDynamic(shape[d]))
+        dynSizes.push_back(sizes[d]);
+    SmallVector<Value> inputs;
+    for (IotaOp iota : iotas) {
+      auto t = RankedTensorType::get(
+          shape, cast<RankedTensorType>(iota.getType()).getElementType());
+      inputs.push_back(IotaOp::create(rewriter, iota.getLoc(), t, dynSizes,
+                                      iota.getDimAttr()));
+    }
+    rewriter.modifyOpInPlace(op, [&] { op.getInputsMutable().assign(inputs); });
+    return success();
+  }
+};
+
 } // namespace
 
 void ReduceOp::getCanonicalizationPatterns(RewritePatternSet &patterns,
                                            MLIRContext *ctx) {
   patterns.add<ReduceNoDimsToMap>(ctx);
+  patterns.add<ReduceIdempotentIota>(ctx);
   patterns.add<CombinerToKinds<ReduceOp>>(ctx, nullptr);
 }
 

@@ -705,6 +705,30 @@ def live_ops(ops, rets):
     return live[::-1], need
 
 
+def distinct_results(em, exprs, params):
+    """Each result as a tensor of its own, as fuse's are (every result is
+    written to a buffer of its own): `.contiguous()`, or `.clone()` where
+    the result is, through plain assignments, an argument or an earlier
+    result (an identity map returned beside its input), which torch would
+    otherwise return without writing anything."""
+    alias = {}
+    for l in em.lines:
+        m = re.fullmatch(r"\s*(\w+) = (\w+)", l)
+        if m:
+            alias[m.group(1)] = m.group(2)
+
+    def root(v):
+        while v in alias:
+            v = alias[v]
+        return v
+    seen, out = set(params), []
+    for e in exprs:
+        r = root(e)
+        out.append(f"{e}.clone()" if r in seen else f"{e}.contiguous()")
+        seen.add(r)
+    return out
+
+
 def translate(text, title="fuse program"):
     """Translation of a program's MLIR text (see the module's doc)."""
     em = Emitter()
@@ -724,8 +748,8 @@ def translate(text, title="fuse program"):
         live, em.live = live_ops(ops, rets)
         for op in live:
             em.op(op)
-        em.line("return " + tuple_expr(f"{em.tensor(r)[0]}.contiguous()"
-                                       for r in rets))
+        em.line("return " + tuple_expr(distinct_results(
+            em, [em.tensor(r)[0] for r in rets], params)))
     except Untranslatable as e:
         return Translation(None, str(e), None)
     body = "\n".join(em.lines)

@@ -39,6 +39,9 @@ class Tn(np.ndarray):
     def contiguous(self):
         return np.array(self, order="C").view(Tn)
 
+    def clone(self):
+        return np.array(self).view(Tn)
+
     def numel(self):
         return self.size
 
@@ -174,6 +177,30 @@ def test_untranslatable_and_dead_ops():
     assert dead.source is not None and "xor" not in dead.source
     x = np.array([5, -3, 7], np.int32).view(Tn)
     assert list(pt.load(dead.source, T)(x)[0]) == [5, 2, 9]
+
+
+def test_results_are_distinct_tensors():
+    """fuse writes every result to a buffer of its own: a result that is an
+    argument or an earlier result (identity maps, a value returned twice)
+    is cloned, so that torch does the same writes; others only contiguous."""
+    src = pt.translate(
+        "func.func @main(%arg0: tensor<?xf32>) -> (tensor<?xf32>, "
+        "tensor<?xf32>, tensor<?xf32>, tensor<?xf32>) {\n"
+        "%v1 = fuse.map %arg0 : tensor<?xf32> -> tensor<?xf32> {\n"
+        "^bb0(%a: f32):\n%t = arith.addf %a, %a : f32\nfuse.yield %t : f32\n}\n"
+        "%v2 = fuse.map %v1 : tensor<?xf32> -> tensor<?xf32> {\n"
+        "^bb0(%b: f32):\nfuse.yield %b : f32\n}\n"
+        "%v3 = fuse.map %arg0 : tensor<?xf32> -> tensor<?xf32> {\n"
+        "^bb0(%c: f32):\nfuse.yield %c : f32\n}\n"
+        "return %v1, %v2, %v3, %v1 : tensor<?xf32>, tensor<?xf32>, "
+        "tensor<?xf32>, tensor<?xf32>\n}\n").source
+    ret = src.strip().splitlines()[-1]
+    assert ret.count(".contiguous()") == 1 and ret.count(".clone()") == 3, ret
+    x = np.array([1.5, -2.0], np.float32).view(Tn)
+    outs = pt.load(src, T)(x)
+    assert [list(o) for o in outs] == [[3.0, -4.0], [3.0, -4.0],
+                                       [1.5, -2.0], [3.0, -4.0]]
+    assert len({id(o) for o in outs} | {id(x)}) == 5
 
 
 # -- the helpers' tricks on edge values ---------------------------------------

@@ -104,6 +104,31 @@ func.func @map_filter(%x: tensor<?xf32>) -> tensor<?xf32> {
 
 // -----
 
+// An iota returned beside a map of it: the map's group, which computes the
+// iota anyway, writes it too (one group, one iota in it).
+// CHECK-LABEL: func @iota_returned
+// CHECK: %[[G:.+]]:2 = fuse.group elementwise
+// CHECK-COUNT-1: fuse.iota
+// CHECK-NOT: fuse.iota
+// CHECK: fuse.yield
+// CHECK-NOT: fuse.group
+// CHECK: return %[[G]]#0, %[[G]]#1
+func.func @iota_returned(%x: tensor<?x?xf32>) -> (tensor<?x?xf32>, tensor<?x?xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %r = tensor.dim %x, %c0 : tensor<?x?xf32>
+  %c = tensor.dim %x, %c1 : tensor<?x?xf32>
+  %i = fuse.iota %r, %c dim 1 : tensor<?x?xf32>
+  %m = fuse.map %i, %x : tensor<?x?xf32>, tensor<?x?xf32> -> tensor<?x?xf32> {
+  ^bb0(%a: f32, %b: f32):
+    %s = arith.subf %b, %a : f32
+    fuse.yield %s : f32
+  }
+  return %i, %m : tensor<?x?xf32>, tensor<?x?xf32>
+}
+
+// -----
+
 // iota and gather are inlined into their consumer.
 // CHECK-LABEL: func @iota_gather
 // CHECK: fuse.group reduce (%{{.*}}, %{{.*}}, %{{.*}}) : (index, tensor<?xf32>, tensor<?xi64>) -> tensor<f32>

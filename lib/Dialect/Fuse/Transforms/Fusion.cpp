@@ -133,6 +133,7 @@ private:
   std::optional<std::string> joinKind(int g, Operation *op, GroupKind &kind);
   bool dominanceOk(ArrayRef<int> gs, Operation *op);
   void pullLeaves(int g, Operation *op);
+  bool joinCopyGroup(Operation *leaf);
   void recompute(int g, Operation *op, ArrayRef<int> excluded, int depth);
   void mergeSiblings();
   std::optional<std::string> rowFits(int g);
@@ -687,9 +688,48 @@ void Partitioner::run() {
       op->erase();
       continue;
     }
+    if (joinCopyGroup(op))
+      continue;
     int g = newGroup(GroupKind::Elementwise, op->getResult(0));
     addOp(g, op);
   }
+}
+
+/// A leaf still used outside the groups (a returned iota) whose copy an
+/// elementwise group of its shape computes joins that group in the copy's
+/// place: the group writes the values it computes anyway, instead of a
+/// kernel of its own computing them again (an iota returned beside a map
+/// of it: one kernel, and the iota's coordinates once an element).
+bool Partitioner::joinCopyGroup(Operation *leaf) {
+  for (size_t g = 0; g < groups.size(); ++g) {
+    Group &grp = groups[g];
+    if (!grp.alive || grp.ops.empty() || grp.kind != GroupKind::Elementwise ||
+        !sizes.sameShape(grp.domain, leaf->getResult(0)))
+      continue;
+    auto copy = llvm::find_if(grp.ops, [&](Operation *m) {
+      return m != leaf && isLeaf(m) &&
+             OperationEquivalence::isEquivalentTo(
+                 m, leaf, OperationEquivalence::IgnoreLocations);
+    });
+    if (copy == grp.ops.end())
+      continue;
+    // The group's results appear at its last op: every other use of the
+    // leaf must come after it.
+    Operation *end = lastOp(g);
+    if (llvm::any_of(leaf->getUsers(), [&](Operation *user) {
+          Operation *u = ancestorInBlock(user);
+          return !u || u == end || u->isBeforeInBlock(end);
+        }))
+      continue;
+    Operation *m = *copy;
+    grp.ops.erase(copy);
+    assign.erase(m);
+    m->getResult(0).replaceAllUsesWith(leaf->getResult(0));
+    m->erase();
+    addOp(g, leaf);
+    return true;
+  }
+  return false;
 }
 
 void Partitioner::materialise(int &numGroups, int &numFused) {

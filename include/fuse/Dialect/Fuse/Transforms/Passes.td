@@ -20,7 +20,10 @@ def FuseFusionPass : Pass<"fuse-fusion"> {
       maps over the 0-d results of a reduce group are its finishing
       epilogue (e.g. `mean = sum / n`).
     - multi-output: a value both used outside and reduced is yielded by
-      the group; sibling full reductions over the same domain share a group.
+      the group; sibling full reductions over the same domain share a group;
+      an iota or broadcast used outside the groups (returned) is yielded by
+      the elementwise group of its shape that computes a copy of it, rather
+      than computed again by a group of its own.
     - row-wise: reductions over the last dimension of a rank-2 tensor, maps
       over the same rows that read them through `fuse.broadcast`, and maps
       over the row results form one `row_reduce` group (softmax,

@@ -263,6 +263,23 @@ func.func @reduce_iota_idempotent(%b: index, %n: index, %c: index) -> (tensor<f6
 
 // -----
 
+// Inside a fuse.group (after fusion) the reduction of an iota stays: the
+// group's kernels take no index arithmetic between its operands.
+// CHECK-LABEL: func.func @reduce_iota_in_group
+// CHECK-NOT: arith.minui
+// CHECK: fuse.reduce min
+func.func @reduce_iota_in_group(%b: index, %n: index) -> tensor<f64> {
+  %g = fuse.group reduce (%b, %n) : (index, index) -> tensor<f64> {
+  ^bb0(%x: index, %y: index):
+    %i = fuse.iota %x, %y dim 1 : tensor<?x?xf64>
+    %r = fuse.reduce min %i : tensor<?x?xf64> -> tensor<f64>
+    fuse.yield %r : tensor<f64>
+  }
+  return %g : tensor<f64>
+}
+
+// -----
+
 // Sums and products depend on how often a value occurs, a combiner region
 // is not looked into, and a reduction along the iota's own dimension alone
 // has nothing to shrink.

@@ -373,7 +373,9 @@ struct ReduceIdempotentIota : OpRewritePattern<ReduceOp> {
 
   LogicalResult matchAndRewrite(ReduceOp op,
                                 PatternRewriter &rewriter) const override {
-    if (!op.hasBuiltinKinds())
+    // Inside a group the sizes are the group's operands and its kernels
+    // take no index arithmetic between them: before fusion only.
+    if (!op.hasBuiltinKinds() || op->getParentOfType<GroupOp>())
       return failure();
     SmallVector<IotaOp> iotas;
     for (auto [i, in] : llvm::enumerate(op.getInputs())) {

@@ -179,6 +179,7 @@ private:
   // RowLongPath.cpp: rows walked once per stage (staged or not).
   void longRow(OpBuilder &rb, Value row);
   void stageRow(OpBuilder &rb, Value rowBase);
+  void copyChunk(OpBuilder &b, Location l, Value dst, Value src, Type et);
   Value stagedPtr(OpBuilder &ob, unsigned k, Value c);
   void holdStaged(OpBuilder &ob, Value rIdx, Value ci, Value c);
   void dropHeld();

@@ -67,6 +67,37 @@ void RowKernelBuilder::dropHeld() {
   g.colSlot.clear();
 }
 
+/// One vector chunk (vw elements of `et`, as aligned as its size) from
+/// global `src` to shared `dst`: cp.async of 16 bytes, or of the chunk's 4
+/// or 8 (a chunk is less than 16 bytes when a wider type elsewhere in the
+/// group caps the vector width: f16 rows of a group with an f32 result take
+/// 4 elements, 8 bytes); a 2-byte chunk is loaded and stored.
+void RowKernelBuilder::copyChunk(OpBuilder &b, Location l, Value dst, Value src,
+                                 Type et) {
+  const int64_t bytes = byteWidth(et) * vw;
+  const int64_t piece = std::min<int64_t>(bytes, 16);
+  if (piece < 4) {
+    auto vt = VectorType::get({vw}, et);
+    Value v = LLVM::LoadOp::create(b, l, vt, src, bytes);
+    LLVM::StoreOp::create(b, l, v, dst, bytes);
+    return;
+  }
+  auto i8 = b.getI8Type();
+  for (int64_t o = 0; o < bytes; o += piece) {
+    auto at = [&](Value p) {
+      return o ? LLVM::GEPOp::create(b, l, p.getType(), i8, p,
+                                     ArrayRef<LLVM::GEPArg>{o})
+               : p;
+    };
+    NVVM::CpAsyncOp::create(
+        b, l, at(dst), at(src), b.getI32IntegerAttr(piece),
+        NVVM::LoadCacheModifierKindAttr::get(
+            b.getContext(), piece == 16 ? NVVM::LoadCacheModifierKind::CG
+                                        : NVVM::LoadCacheModifierKind::CA),
+        Value());
+  }
+}
+
 /// Copies row `rowBase` (element offset) into the regions, between
 /// barriers (the first: the previous row's readers are done).
 void RowKernelBuilder::stageRow(OpBuilder &rb, Value rowBase) {
@@ -124,13 +155,9 @@ void RowKernelBuilder::stageRow(OpBuilder &rb, Value rowBase) {
               [&](OpBuilder &jb, Location jl, Value c, ValueRange) {
                 Value at = arith::AddIOp::create(jb, jl, rowBase, c);
                 for (auto [k, na] : llvm::enumerate(directArgs))
-                  NVVM::CpAsyncOp::create(
-                      jb, jl, stagedPtr(jb, k, c),
-                      g.gep(jb, g.ptr[na.first], na.second, at),
-                      jb.getI32IntegerAttr(16),
-                      NVVM::LoadCacheModifierKindAttr::get(
-                          jb.getContext(), NVVM::LoadCacheModifierKind::CG),
-                      Value());
+                  copyChunk(jb, jl, stagedPtr(jb, k, c),
+                            g.gep(jb, g.ptr[na.first], na.second, at),
+                            na.second);
                 scf::YieldOp::create(jb, jl);
               });
           NVVM::CpAsyncCommitGroupOp::create(ib, il);

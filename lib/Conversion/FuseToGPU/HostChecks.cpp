@@ -1,9 +1,9 @@
 //===- HostChecks.cpp - the checks of an entry's buffers and sizes --------===//
 //
-//
 // HostEntry's checks of the caller's buffers and sizes: byte extents of the
-// arguments and outputs, overlaps that would let a kernel read what another
-// writes, null pointers, and the messages the entry returns for each.
+// arguments and outputs, overlaps and shared buffers, null pointers, the
+// size equalities the pipeline needs, whether a result may be computed
+// into an argument's buffer, and the messages the entry returns for each.
 //
 //===----------------------------------------------------------------------===//
 

@@ -263,6 +263,20 @@ func.func @reduce_iota_idempotent(%b: index, %n: index, %c: index) -> (tensor<f6
 
 // -----
 
+// Sibling reductions of iotas of other size values stay: they stand for
+// the run-time check that the sizes are equal.
+// CHECK-LABEL: func.func @reduce_iotas_other_sizes
+// CHECK-NOT: arith.minui
+// CHECK: fuse.reduce (min, max)
+func.func @reduce_iotas_other_sizes(%a: index, %b: index, %n: index) -> (tensor<i32>, tensor<i32>) {
+  %i = fuse.iota %a, %n dim 1 : tensor<?x?xi32>
+  %j = fuse.iota %b, %n dim 1 : tensor<?x?xi32>
+  %r:2 = fuse.reduce (min, max) %i, %j : tensor<?x?xi32>, tensor<?x?xi32> -> tensor<i32>, tensor<i32>
+  return %r#0, %r#1 : tensor<i32>, tensor<i32>
+}
+
+// -----
+
 // Inside a fuse.group (after fusion) the reduction of an iota stays: the
 // group's kernels take no index arithmetic between its operands.
 // CHECK-LABEL: func.func @reduce_iota_in_group

@@ -380,7 +380,11 @@ struct ReduceIdempotentIota : OpRewritePattern<ReduceOp> {
     SmallVector<IotaOp> iotas;
     for (auto [i, in] : llvm::enumerate(op.getInputs())) {
       auto iota = in.getDefiningOp<IotaOp>();
-      if (!iota || !isIdempotent(op.getKind(i)))
+      // Iotas of other size values stand for the run-time check that the
+      // sizes are equal (reduce_c2), which rebuilding them from the
+      // first's would drop.
+      if (!iota || !isIdempotent(op.getKind(i)) ||
+          (!iotas.empty() && iota.getSizes() != iotas[0].getSizes()))
         return failure();
       iotas.push_back(iota);
     }

@@ -246,9 +246,14 @@ int64_t stagedTileBytes(TileKernel &k, const TileMachinery &tm) {
   if (!k.tiling.stageTiles || tm.vw <= 1)
     return 0;
   int64_t bytes = 0;
-  for (unsigned a : k.directOperands())
-    bytes += tm.items * k.tiling.blockThreads *
-             byteWidth(tensorTy(k.body.getArgument(a)).getElementType());
+  for (unsigned a : k.directOperands()) {
+    int64_t eb = byteWidth(tensorTy(k.body.getArgument(a)).getElementType());
+    // A vector is copied with one cp.async of its size, which takes 4, 8
+    // or 16 bytes.
+    if (tm.vw * eb < 4)
+      return 0;
+    bytes += tm.items * k.tiling.blockThreads * eb;
+  }
   return bytes <= 32 * 1024 ? bytes : 0;
 }
 
@@ -350,10 +355,16 @@ struct TileLoop {
           for (int64_t c = 0; c < chunks; ++c) {
             Value src =
                 k.gep(tb, k.ptr[a], vecType(a), tm.vectorIndex(tb, c));
+            // A vector of its own size (under 16 bytes where the tile's
+            // vector width is capped: vector-width=2 over f32), aligned
+            // to it; .cg takes 16 bytes only.
+            int64_t bytes = byteWidth(vecType(a).getElementType()) * tm.vw;
             NVVM::CpAsyncOp::create(
-                tb, tl, slot(tb, ai, c), src, tb.getI32IntegerAttr(16),
+                tb, tl, slot(tb, ai, c), src, tb.getI32IntegerAttr(bytes),
                 NVVM::LoadCacheModifierKindAttr::get(
-                    tb.getContext(), NVVM::LoadCacheModifierKind::CG),
+                    tb.getContext(), bytes == 16
+                                         ? NVVM::LoadCacheModifierKind::CG
+                                         : NVVM::LoadCacheModifierKind::CA),
                 Value());
           }
         NVVM::CpAsyncCommitGroupOp::create(tb, tl);

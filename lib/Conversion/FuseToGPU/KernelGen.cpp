@@ -11,6 +11,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
@@ -234,6 +235,17 @@ int64_t flatVectorWidth(GroupOp group, const Tiling &t, Widths widths) {
   return vectorWidthOf(
       boundary, t, [](RankedTensorType tt) { return tt.getRank() > 0; },
       widths);
+}
+
+void emitCpAsync(OpBuilder &b, Location loc, Value dst, Value src,
+                 int64_t bytes) {
+  assert((bytes == 4 || bytes == 8 || bytes == 16) && "cp.async size");
+  NVVM::CpAsyncOp::create(
+      b, loc, dst, src, b.getI32IntegerAttr(bytes),
+      NVVM::LoadCacheModifierKindAttr::get(
+          b.getContext(), bytes == 16 ? NVVM::LoadCacheModifierKind::CG
+                                      : NVVM::LoadCacheModifierKind::CA),
+      Value());
 }
 
 Value dynamicSharedBase(gpu::GPUFuncOp f, OpBuilder &b, Location loc) {

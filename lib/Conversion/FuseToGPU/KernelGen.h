@@ -187,6 +187,12 @@ inline SmallVector<Value> pickFlagged(OpBuilder &b, Location loc, Value ha,
 /// static shared memory.
 Value dynamicSharedBase(gpu::GPUFuncOp f, OpBuilder &b, Location loc);
 
+/// One cp.async of `bytes` (4, 8 or 16) from global `src` to shared `dst`,
+/// both aligned to `bytes`: .cg (L2 only) for 16 bytes, .ca below, the only
+/// one PTX takes there.
+void emitCpAsync(OpBuilder &b, Location loc, Value dst, Value src,
+                 int64_t bytes);
+
 /// Staged long rows (RowReduce): the shared-memory region of one operand
 /// of `cols` (i64) elements of `bytes` each, alignTo(cols * bytes, 16), and
 /// a row's whole staging buffer (the regions of `elementBytes` summed).

@@ -67,35 +67,21 @@ void RowKernelBuilder::dropHeld() {
   g.colSlot.clear();
 }
 
-/// One vector chunk (vw elements of `et`, as aligned as its size) from
-/// global `src` to shared `dst`: cp.async of 16 bytes, or of the chunk's 4
-/// or 8 (a chunk is less than 16 bytes when a wider type elsewhere in the
-/// group caps the vector width: f16 rows of a group with an f32 result take
-/// 4 elements, 8 bytes); a 2-byte chunk is loaded and stored.
+/// One vector chunk (vw elements of `et`, as aligned as its size, at most
+/// 16 bytes) from global `src` to shared `dst`: a cp.async of its size (a
+/// chunk is less than 16 bytes when a wider type elsewhere in the group
+/// caps the vector width: f16 rows of a group with an f32 result take 4
+/// elements, 8 bytes); a 2-byte chunk is loaded and stored.
 void RowKernelBuilder::copyChunk(OpBuilder &b, Location l, Value dst, Value src,
                                  Type et) {
   const int64_t bytes = byteWidth(et) * vw;
-  const int64_t piece = std::min<int64_t>(bytes, 16);
-  if (piece < 4) {
-    auto vt = VectorType::get({vw}, et);
-    Value v = LLVM::LoadOp::create(b, l, vt, src, bytes);
-    LLVM::StoreOp::create(b, l, v, dst, bytes);
+  if (bytes >= 4) {
+    emitCpAsync(b, l, dst, src, bytes);
     return;
   }
-  auto i8 = b.getI8Type();
-  for (int64_t o = 0; o < bytes; o += piece) {
-    auto at = [&](Value p) {
-      return o ? LLVM::GEPOp::create(b, l, p.getType(), i8, p,
-                                     ArrayRef<LLVM::GEPArg>{o})
-               : p;
-    };
-    NVVM::CpAsyncOp::create(
-        b, l, at(dst), at(src), b.getI32IntegerAttr(piece),
-        NVVM::LoadCacheModifierKindAttr::get(
-            b.getContext(), piece == 16 ? NVVM::LoadCacheModifierKind::CG
-                                        : NVVM::LoadCacheModifierKind::CA),
-        Value());
-  }
+  auto vt = VectorType::get({vw}, et);
+  Value v = LLVM::LoadOp::create(b, l, vt, src, bytes);
+  LLVM::StoreOp::create(b, l, v, dst, bytes);
 }
 
 /// Copies row `rowBase` (element offset) into the regions, between
@@ -125,11 +111,7 @@ void RowKernelBuilder::stageRow(OpBuilder &rb, Value rowBase) {
             int64_t eb = byteWidth(na.second);
             Value src = g.gep(ib, g.ptr[na.first], na.second, at);
             if (eb == 4 || eb == 8) {
-              NVVM::CpAsyncOp::create(
-                  ib, il, stagedPtr(ib, k, c), src, ib.getI32IntegerAttr(eb),
-                  NVVM::LoadCacheModifierKindAttr::get(
-                      ib.getContext(), NVVM::LoadCacheModifierKind::CA),
-                  Value());
+              emitCpAsync(ib, il, stagedPtr(ib, k, c), src, eb);
               async = true;
               continue;
             }

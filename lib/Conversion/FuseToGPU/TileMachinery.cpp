@@ -356,16 +356,9 @@ struct TileLoop {
             Value src =
                 k.gep(tb, k.ptr[a], vecType(a), tm.vectorIndex(tb, c));
             // A vector of its own size (under 16 bytes where the tile's
-            // vector width is capped: vector-width=2 over f32), aligned
-            // to it; .cg takes 16 bytes only.
-            int64_t bytes = byteWidth(vecType(a).getElementType()) * tm.vw;
-            NVVM::CpAsyncOp::create(
-                tb, tl, slot(tb, ai, c), src, tb.getI32IntegerAttr(bytes),
-                NVVM::LoadCacheModifierKindAttr::get(
-                    tb.getContext(), bytes == 16
-                                         ? NVVM::LoadCacheModifierKind::CG
-                                         : NVVM::LoadCacheModifierKind::CA),
-                Value());
+            // vector width is capped: vector-width=2 over f32).
+            emitCpAsync(tb, tl, slot(tb, ai, c), src,
+                        byteWidth(vecType(a).getElementType()) * tm.vw);
           }
         NVVM::CpAsyncCommitGroupOp::create(tb, tl);
         scf::YieldOp::create(tb, tl);

@@ -409,3 +409,36 @@ func.func @line_reduce_limits(%x: tensor<?x?xf32>, %y: tensor<?x?x?xf32>) -> (te
   %mid = fuse.reduce min %y dims [1] : tensor<?x?x?xf32> -> tensor<?x?xf32>
   return %mx, %h, %mid : tensor<?xf32>, tensor<?xf32>, tensor<?x?xf32>
 }
+
+// -----
+
+// A scan cannot join the row_reduce group that holds the broadcast its
+// map reads: the map is recomputed in the scan's group and the broadcast
+// is cloned with it, so the scan's group reads the 64 row products, not
+// the 64x256 broadcast tensor.
+// CHECK-LABEL: func @broadcast_recomputed
+// CHECK: %[[R:.+]]:2 = fuse.group row_reduce
+// CHECK: fuse.reduce mul
+// CHECK: fuse.broadcast
+// CHECK: fuse.yield %{{.*}}, %{{.*}} : tensor<64xf32>, tensor<64x256xf32>
+// CHECK: fuse.group scan (%[[R]]#0)
+// CHECK-NEXT: ^bb0(%[[V:.+]]: tensor<64xf32>):
+// CHECK-NEXT: %[[B:.+]] = fuse.broadcast %[[V]] dims [1]
+// CHECK-NEXT: %[[H:.+]] = fuse.map %[[B]]
+// CHECK: fuse.scan inclusive add %[[H]]
+func.func @broadcast_recomputed(%x: tensor<64x256xf32>) -> (tensor<64x256xf32>, tensor<64x256xf32>) {
+  %r = fuse.reduce mul %x dims [1] : tensor<64x256xf32> -> tensor<64xf32>
+  %b = fuse.broadcast %r dims [1] : tensor<64xf32> -> tensor<64x256xf32>
+  %h = fuse.map %b : tensor<64x256xf32> -> tensor<64x256xf32> {
+  ^bb0(%p: f32):
+    %n = arith.negf %p : f32
+    fuse.yield %n : f32
+  }
+  %m = fuse.map %h, %x : tensor<64x256xf32>, tensor<64x256xf32> -> tensor<64x256xf32> {
+  ^bb0(%p: f32, %q: f32):
+    %d = arith.subf %q, %p : f32
+    fuse.yield %d : f32
+  }
+  %s = fuse.scan inclusive add %h : tensor<64x256xf32> -> tensor<64x256xf32>
+  return %m, %s : tensor<64x256xf32>, tensor<64x256xf32>
+}

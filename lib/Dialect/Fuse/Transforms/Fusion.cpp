@@ -464,10 +464,23 @@ void Partitioner::pullLeaves(int g, Operation *op) {
 }
 
 /// Cheap map producers in groups `op` could not join are cloned into
-/// `op`'s group, so their results need not be written to memory.
+/// `op`'s group, so their results need not be written to memory. A
+/// broadcast in such a group is cloned too: `op`'s group then reads the
+/// broadcast's small input instead of the full-size tensor it makes.
 void Partitioner::recompute(int g, Operation *op, ArrayRef<int> excluded,
                             int depth) {
   for (OpOperand &use : op->getOpOperands()) {
+    if (auto bc = use.get().getDefiningOp<BroadcastOp>();
+        bc && bc->getBlock() == &block) {
+      std::optional<int> pg = groupOf(bc);
+      if (pg && *pg != g && llvm::is_contained(excluded, *pg)) {
+        OpBuilder b(op);
+        Operation *clone = b.clone(*bc);
+        use.set(clone->getResult(0));
+        addOp(g, clone);
+      }
+      continue;
+    }
     auto map = use.get().getDefiningOp<MapOp>();
     if (!map || map->getBlock() != &block)
       continue;

@@ -164,6 +164,8 @@ void buildFuseGPUFrontend(OpPassManager &pm, const FuseToGPUOptions &options) {
   pm.addPass(createFuseWidenAccumulatorsPass());
   // Argsorts make their own positions instead of reading an iota.
   pm.addPass(createFuseSortPositionsPass());
+  // Comparators of one function of each key: a radix sort of that key.
+  pm.addPass(createFuseComparatorKeysPass());
   if (!options.fusion)
     return;
   // Reductions over scattered dims as a chain the kernels take, then

@@ -263,6 +263,21 @@ def by_residue(x):
     return fuse.argsort(x, less=lambda a, b: a % 7 < b % 7)
 
 
+@fuse.jit
+def by_residue_then_down(x):
+    # Not one function of each key (residue, then the larger first): the
+    # GPU keeps the generated merge sort for it.
+    return fuse.argsort(x, less=lambda a, b: (a % 7 < b % 7) |
+                        ((a % 7 == b % 7) & (a > b)))
+
+
+@fuse.jit
+def by_magnitude_then_value(x):
+    # |x|, then the negative first: the merge sort again (NaN-free data).
+    return fuse.argsort(x, less=lambda a, b: (abs(a) < abs(b)) |
+                        ((abs(a) == abs(b)) & (a < b)))
+
+
 def magnitude_orders(x):
     """The stable orders by_magnitude_up/down give: by (NaN last, |x|),
     and its reverse with ties still in input order."""
@@ -301,7 +316,16 @@ def comparator_sort_checks(B, numeric, ctx):
                 chk("%s by x %% 7 n=%d" % (dn, n), lambda dx=dx: by_residue(dx),
                     lambda g, x=x: ctx.exact(
                         H(g), np.argsort(x % 7, kind="stable")))
+                chk("%s by x %% 7 then larger n=%d" % (dn, n),
+                    lambda dx=dx: by_residue_then_down(dx),
+                    lambda g, x=x: ctx.exact(H(g), np.lexsort(
+                        (-x.astype(np.int64), x % 7))))
                 continue
+            xf = x[~np.isnan(x)]
+            dxf = B.dev(xf)
+            chk("%s argsort by |x| then x n=%d" % (dn, len(xf)),
+                lambda dxf=dxf: by_magnitude_then_value(dxf),
+                lambda g, xf=xf: ctx.exact(H(g), np.lexsort((xf, np.abs(xf)))))
             up, down = magnitude_orders(x)
             chk("%s argsort by |x| n=%d" % (dn, n),
                 lambda dx=dx: by_magnitude_up(dx),

@@ -88,11 +88,12 @@ def test_bincount_checks_pass_on_the_cpu(capsys):
 
 
 def test_comparator_sort_checks_pass_on_the_cpu(capsys):
-    """Sorts by a comparator (the merge-sort kernels' section: sizes
-    around its tiles, f16/bf16 keys, compute.merge_sort) on NumPy
-    arrays."""
+    """Sorts by a comparator (sizes around the merge sort's tiles, f16/bf16
+    keys, compute.merge_sort; comparators of one function of each key,
+    which the GPU sorts by that key, and two that keep the merge-sort
+    kernels) on NumPy arrays."""
     passed, failed = gpu_check.passed, gpu_check.failed
     sort_check.comparator_sort_checks(NumpyBackend(), True, gpu_check)
     out = capsys.readouterr().out
     assert gpu_check.failed == failed, out
-    assert gpu_check.passed - passed == 59, out
+    assert gpu_check.passed - passed == 59 + 36, out

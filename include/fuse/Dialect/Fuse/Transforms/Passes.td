@@ -202,6 +202,62 @@ def FuseSortPositionsPass : Pass<"fuse-sort-positions"> {
   let dependentDialects = ["::fuse::FuseDialect"];
 }
 
+def FuseComparatorKeysPass : Pass<"fuse-comparator-keys"> {
+  let summary = "Sort by a computed key where a comparator compares one "
+                "function of each key (GPU)";
+  let description = [{
+    A `fuse.sort` whose comparator region yields `k(a) < k(b)` or
+    `k(a) > k(b)` (either way round; `arith.cmpf olt/ogt` or `arith.cmpi
+    slt/sgt/ult/ugt`), where the two sides compute the same function k of
+    `a` and of `b` (the same side-effect-free ops, values of neither
+    argument shared), orders its keys as the key order of `k(x)` does. It
+    becomes a `positions` sort of `fuse.map(k)` of the keys (the runtime's
+    radix sort on the GPU, instead of the generated merge sort's passes
+    with the comparator) and `fuse.gather`s of the keys and values at the
+    sorted positions. Both sorts are stable and break ties by input
+    position, so the results are the same wherever the comparator is a
+    strict weak order, and fuse.sort leaves the order unspecified
+    elsewhere. For float keys the comparison may be joined by "a NaN goes
+    last": `lt | (!isnan(k(a)) & isnan(k(b)))` (ascending by k only; the
+    tests on k(a) and k(b), or on `a` and `b` where k is made of `absf`,
+    `negf`, `extf` and `truncf`, which keep NaN exactly); the map makes
+    every NaN key one positive NaN, which the key order puts after +inf,
+    so NaNs keep their input order as the comparator's ties do. Key types:
+    f16, bf16, f32, f64 and integers of 8 to 64 bits. With k(x) = x the
+    comparator is the key order itself: a sort without it, no map and no
+    gathers. The CPU pipeline keeps the comparator (its merge sort is the
+    reference).
+
+    Before:
+    ```mlir
+    %s, %p = fuse.sort ascending positions %k
+        : tensor<?xf32> -> tensor<?xf32>, tensor<?xi64> {
+    ^bb0(%a: f32, %b: f32):
+      %aa = math.absf %a : f32
+      %bb = math.absf %b : f32
+      %lt = arith.cmpf olt, %aa, %bb : f32
+      fuse.yield %lt : i1
+    }
+    ```
+    After:
+    ```mlir
+    %m = fuse.map %k : tensor<?xf32> -> tensor<?xf32> {
+    ^bb0(%x: f32):
+      %ax = math.absf %x : f32
+      %nan = arith.cmpf uno, %ax, %ax : f32
+      %q = arith.constant 0x7FC00000 : f32
+      %key = arith.select %nan, %q, %ax : f32
+      fuse.yield %key : f32
+    }
+    %sm, %p = fuse.sort ascending positions %m
+        : tensor<?xf32> -> tensor<?xf32>, tensor<?xi64>
+    %s = fuse.gather %k[%p] : tensor<?xf32>, tensor<?xi64> -> tensor<?xf32>
+    ```
+  }];
+  let dependentDialects = ["::fuse::FuseDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
 def FuseMergeReductionsPass : Pass<"fuse-merge-reductions"> {
   let summary = "Merge partial reductions of one tensor over the same "
                 "dimensions into one fuse.reduce";

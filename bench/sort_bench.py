@@ -2,9 +2,12 @@
 torch.argsort (stable), np.unique through fuse against torch.unique, and
 the runtime's CUB radix sort called directly
 (fuse_sort_ws through ctypes, temporary storage allocated once), float32
-keys; an argsort by a comparator (|a| < |b|: fuse's merge-sort kernels)
-against torch.argsort of the computed key and cuda.compute's merge_sort
-when cuda.compute is installed; in one run on one GPU. Per case: the median of REPS calls timed with
+keys; an argsort by a comparator (|a| < |b| with NaN last, which
+fuse-comparator-keys makes a radix sort of |x| on the GPU) against
+torch.argsort of the computed key and cuda.compute's merge_sort when
+cuda.compute is installed, and one by (|x|, x), which is no key order
+(fuse's merge-sort kernels), against two stable torch argsorts and
+cuda.compute's merge_sort; in one run on one GPU. Per case: the median of REPS calls timed with
 CUDA events after a warm-up, results checked against torch's, GiB/s of the
 bytes a sort must move at least (keys read and written, indices written),
 and the ratio to the best peer.
@@ -54,8 +57,16 @@ def cub_direct(lib, n, keys, values):
     return run
 
 
-def cuda_compute_merge_sort(x, iota):
-    """cuda.compute's merge_sort of (x, iota) by |a| < |b| (CUB's
+def _magnitude(a, b):
+    return abs(a) < abs(b)
+
+
+def _magnitude_then_value(a, b):
+    return (abs(a) < abs(b)) | ((abs(a) == abs(b)) & (a < b))
+
+
+def cuda_compute_merge_sort(x, iota, less=_magnitude):
+    """cuda.compute's merge_sort of (x, iota) by `less` (CUB's
     DeviceMergeSort with a numba-compiled comparator), built once; returns
     the moved items. None when cuda.compute is missing."""
     try:
@@ -68,8 +79,6 @@ def cuda_compute_merge_sort(x, iota):
     dk, di = cp.asarray(x), cp.asarray(iota)
     ok, oi = cp.empty_like(dk), cp.empty_like(di)
 
-    def less(a, b):
-        return abs(a) < abs(b)
     # cuda.compute 1.1.1 takes keyword arguments only.
     arrays = dict(d_in_keys=dk, d_in_values=di, d_out_keys=ok,
                   d_out_values=oi)
@@ -88,6 +97,12 @@ def cuda_compute_merge_sort(x, iota):
     return run
 
 
+def lexsort_mag(x):
+    """The stable order by (|x|, x)."""
+    p = torch.argsort(x, stable=True)
+    return p[torch.argsort(x[p].abs(), stable=True)]
+
+
 def main():
     lib = ctypes.CDLL(os.environ["FUSE_RUNTIME_LIB"])
     lib.fuse_init()
@@ -102,6 +117,7 @@ def main():
         want_i = torch.argsort(x, stable=True)
         want_sq = torch.argsort(x * x, stable=True)
         want_mag = torch.argsort(x.abs(), stable=True)
+        want_mv = lexsort_mag(x)
         # 1/16 as many distinct values as elements
         d = torch.randint(0, max(n // 16, 1), (n,), device="cuda").float()
         want_u = torch.unique(d)
@@ -123,14 +139,22 @@ def main():
                 ("fuse", lambda: graph_check.jit_argsort_square(x), want_sq),
                 ("torch", lambda: torch.argsort(x * x, stable=True),
                  want_sq)]),
-            # A comparator: fuse's generated merge sort against the same
-            # order as a computed key (radix) and CUB's merge sort.
+            # A comparator of one function of each key: fuse sorts by
+            # that key; torch by the computed key, CUB by merge sort.
             "argsort by |x| <": (n * 12, [
                 ("fuse", lambda: sort_check.by_magnitude_up(x), want_mag),
                 ("torch (key |x|)",
                  lambda: torch.argsort(x.abs(), stable=True), want_mag),
                 ("cuda.compute", cuda_compute_merge_sort(x, iota),
                  want_mag)]),
+            # A comparator that is no key order: fuse's merge-sort
+            # kernels; torch as two stable argsorts (x, then |x|).
+            "argsort by (|x|, x)": (n * 12, [
+                ("fuse", lambda: sort_check.by_magnitude_then_value(x),
+                 want_mv),
+                ("torch (2 argsorts)", lambda: lexsort_mag(x), want_mv),
+                ("cuda.compute", cuda_compute_merge_sort(
+                    x, iota, _magnitude_then_value), want_mv)]),
         }
         for case, (nbytes, impls) in cases.items():
             got = {}

@@ -386,3 +386,29 @@ func.func @scan_keep_element_stays(%x: tensor<?xi32>, %y: tensor<?xf32>) -> (ten
   }
   return %e, %p#0, %p#1, %k : tensor<?xi32>, tensor<?xi32>, tensor<?xf32>, tensor<?xi32>
 }
+
+// -----
+
+// A sort whose positions or values are never read sorts its keys alone;
+// values of a length only the run time can check against the keys' stay.
+// CHECK-LABEL: func @sort_unused_carry
+// CHECK: %[[A:.+]] = fuse.sort descending unsigned %arg0 : tensor<?xi32> -> tensor<?xi32>
+// CHECK: %[[B:.+]] = fuse.sort ascending %arg0 : tensor<?xi32> -> tensor<?xi32> {
+// CHECK: arith.cmpi ult
+// CHECK: %[[C:.+]]:2 = fuse.sort ascending %arg0, %arg2
+// CHECK: %[[D:.+]] = fuse.sort ascending %arg1 : tensor<8xf32> -> tensor<8xf32>
+// CHECK: %[[E:.+]]:2 = fuse.sort ascending positions %arg0
+// CHECK: return %[[A]], %[[B]], %[[C]]#0, %[[D]], %[[E]]#1
+func.func @sort_unused_carry(%k: tensor<?xi32>, %s: tensor<8xf32>, %v: tensor<?xf32>, %w: tensor<8xi64>)
+    -> (tensor<?xi32>, tensor<?xi32>, tensor<?xi32>, tensor<8xf32>, tensor<?xi64>) {
+  %a, %ap = fuse.sort descending unsigned positions %k : tensor<?xi32> -> tensor<?xi32>, tensor<?xi64>
+  %b, %bp = fuse.sort ascending positions %k : tensor<?xi32> -> tensor<?xi32>, tensor<?xi64> {
+  ^bb0(%x: i32, %y: i32):
+    %lt = arith.cmpi ult, %x, %y : i32
+    fuse.yield %lt : i1
+  }
+  %c, %cv = fuse.sort ascending %k, %v : tensor<?xi32>, tensor<?xf32> -> tensor<?xi32>, tensor<?xf32>
+  %d, %dv = fuse.sort ascending %s, %w : tensor<8xf32>, tensor<8xi64> -> tensor<8xf32>, tensor<8xi64>
+  %e, %ep = fuse.sort ascending positions %k : tensor<?xi32> -> tensor<?xi32>, tensor<?xi64>
+  return %a, %b, %c, %d, %ep : tensor<?xi32>, tensor<?xi32>, tensor<?xi32>, tensor<8xf32>, tensor<?xi64>
+}

@@ -518,3 +518,43 @@ void SegmentedReduceOp::getCanonicalizationPatterns(RewritePatternSet &patterns,
                                                     MLIRContext *ctx) {
   patterns.add<CombinerToKinds<SegmentedReduceOp>>(ctx, nullptr);
 }
+
+//===----------------------------------------------------------------------===//
+// SortOp
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// A sort whose carried result (values or positions) is never read sorts
+/// its keys alone: the same keys (the sort is stable either way) with half
+/// the bytes moved. Not where the values' length needs the run time's
+/// check against the keys' (see tiesSizes).
+struct SortUnusedCarry : OpRewritePattern<SortOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(SortOp op,
+                                PatternRewriter &rewriter) const override {
+    Value carried = op.getCarried();
+    if (!carried || !carried.use_empty())
+      return failure();
+    if (Value v = op.getValues(); v && tiesSizes(ValueRange{op.getKeys(), v}))
+      return failure();
+    auto ns = SortOp::create(
+        rewriter, op.getLoc(), TypeRange{op.getResult(0).getType()},
+        op.getKeys(), Value(), op.getOrderAttr(), op.getIntegerOrderAttr(),
+        SortCarryAttr::get(op.getContext(), SortCarry::Operand));
+    ns->setDiscardableAttrs(op->getDiscardableAttrDictionary());
+    rewriter.inlineRegionBefore(op.getComparator(), ns.getComparator(),
+                                ns.getComparator().end());
+    rewriter.replaceAllUsesWith(op.getResult(0), ns.getResult(0));
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+} // namespace
+
+void SortOp::getCanonicalizationPatterns(RewritePatternSet &patterns,
+                                         MLIRContext *ctx) {
+  patterns.add<SortUnusedCarry>(ctx);
+}

@@ -662,6 +662,7 @@ def Fuse_SortOp : Fuse_Op<"sort", [RecursiveMemoryEffects,
   let regions = (region AnyRegion:$comparator);
   let hasCustomAssemblyFormat = 1;
   let hasVerifier = 1;
+  let hasCanonicalizer = 1;
   let hasRegionVerifier = 1;
   let extraClassDeclaration = [{
     bool isDescending() { return getOrder() == SortOrder::Descending; }

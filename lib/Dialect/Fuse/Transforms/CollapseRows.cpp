@@ -368,9 +368,24 @@ private:
       n = BroadcastOp::create(b, loc, ct, op.getInput(),
                               b.getDenseI64ArrayAttr({0}), dyn);
     }
+    // The ops rewritten after it read the collapsed broadcast (their
+    // collapse folds against this expand); the others keep the broadcast
+    // of rank R, whose input is small: fusion then computes it in their
+    // groups instead of reading a tensor of the full size back. It moves
+    // to just before the first of them, so that no use of the row group's
+    // results comes before the group's own ops (which keeps them apart).
     Value e = c.expand(loc, n.getResult(), op.getResult(), sizes);
-    op.getResult().replaceAllUsesWith(e);
-    op.erase();
+    op.getResult().replaceUsesWithIf(
+        e, [&](OpOperand &u) { return chosen.contains(u.getOwner()); });
+    Operation *first = nullptr;
+    for (Operation *u : op->getUsers())
+      if (Operation *a = op->getBlock()->findAncestorOpInBlock(*u))
+        if (!first || a->isBeforeInBlock(first))
+          first = a;
+    if (first)
+      op->moveBefore(first);
+    else if (op.getResult().use_empty())
+      op.erase();
     return true;
   }
 

@@ -229,12 +229,22 @@ int64_t vectorWidthOf(ValueRange values, const Tiling &t,
   return std::max<int64_t>(vw, 1);
 }
 
-int64_t flatVectorWidth(GroupOp group, const Tiling &t, Widths widths) {
-  SmallVector<Value> boundary(group.getOperands());
+SmallVector<Value> widthBoundary(GroupOp group) {
+  SmallVector<Value> boundary;
+  Block &body = group.getBody().front();
+  for (auto [operand, arg] :
+       llvm::zip_equal(group.getOperands(), body.getArguments()))
+    if (!llvm::all_of(arg.getUses(),
+                      [](OpOperand &use) { return readsNoElements(use); }))
+      boundary.push_back(operand);
   llvm::append_range(boundary, group.getResults());
+  return boundary;
+}
+
+int64_t flatVectorWidth(GroupOp group, const Tiling &t, Widths widths) {
   return vectorWidthOf(
-      boundary, t, [](RankedTensorType tt) { return tt.getRank() > 0; },
-      widths);
+      widthBoundary(group), t,
+      [](RankedTensorType tt) { return tt.getRank() > 0; }, widths);
 }
 
 void emitCpAsync(OpBuilder &b, Location loc, Value dst, Value src,
@@ -387,9 +397,9 @@ SmallVector<unsigned> directOperandsOf(Block &body) {
     // positions (a gather's source, a searchsorted's sorted tensor), the
     // input of a broadcast that adds dimensions (read at coordinates of
     // the broadcast's result), and a tensor whose sizes alone are read (a
-    // tensor.dim: the kernel's size parameters).
+    // tensor.dim: the kernel's size parameters; a map's unread input).
     bool direct = llvm::any_of(arg.getUses(), [&](OpOperand &use) {
-      if (isReadAtComputedPositions(use) || isa<tensor::DimOp>(use.getOwner()))
+      if (isReadAtComputedPositions(use) || readsNoElements(use))
         return false;
       if (auto bc = dyn_cast<BroadcastOp>(use.getOwner()))
         return bc.getDims().empty();

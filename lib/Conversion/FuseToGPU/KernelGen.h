@@ -295,8 +295,13 @@ int64_t vectorWidthOf(ValueRange values, const Tiling &tiling,
                       function_ref<bool(RankedTensorType)> counts,
                       Widths widths = Widths::Common);
 
-/// Flat and scan/filter kernels: vectorWidthOf every rank>=1 boundary
-/// tensor (operands and results).
+/// The group's results and the operands whose elements its body reads
+/// (not those whose sizes alone it reads: a map's unread input, kept for
+/// the run-time size check, sets no vector width).
+SmallVector<Value> widthBoundary(GroupOp group);
+
+/// Flat and scan/filter kernels: vectorWidthOf every rank>=1 tensor of
+/// widthBoundary.
 int64_t flatVectorWidth(GroupOp group, const Tiling &tiling,
                         Widths widths = Widths::Common);
 

@@ -209,10 +209,11 @@ std::pair<Value, Value> onlineMerge(Gen &g, OpBuilder &b, ReduceOp max, Value m,
 }
 
 /// Body arguments of rank 2 read elementwise (not only at computed
-/// positions, as gather sources are).
+/// positions, as gather sources are, nor only for their sizes, as a map's
+/// unread input is: staging those would copy bytes nothing reads).
 bool readDirectly(BlockArgument arg) {
   return llvm::any_of(arg.getUses(), [](OpOperand &use) {
-    return !isReadAtComputedPositions(use);
+    return !isReadAtComputedPositions(use) && !readsNoElements(use);
   });
 }
 

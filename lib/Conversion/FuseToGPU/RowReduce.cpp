@@ -93,10 +93,8 @@ GroupKernels planRowKernels(GroupOp group, const Tiling &tiling,
   gk.plan = GroupPlan::RowReduce;
   gk.tiling = tiling;
   // The width of the rank-2 tensors (the rows).
-  SmallVector<Value> boundary(group.getOperands());
-  llvm::append_range(boundary, group.getResults());
   const int64_t vw =
-      vectorWidthOf(boundary, tiling,
+      vectorWidthOf(widthBoundary(group), tiling,
                     [](RankedTensorType t) { return t.getRank() == 2; });
   gk.vectorWidth = vw;
   const int64_t bt = tiling.blockThreads;

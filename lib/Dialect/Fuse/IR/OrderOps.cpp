@@ -10,6 +10,7 @@
 #include "fuse/Dialect/Fuse/IR/FuseOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/OpImplementation.h"
 
 using namespace mlir;
@@ -207,6 +208,18 @@ bool fuse::isReadAtComputedPositions(OpOperand &use) {
     return &use == &s.getSortedMutable();
   if (auto s = dyn_cast<SegmentedReduceOp>(owner))
     return use.getOperandNumber() < s.getInputs().size();
+  return false;
+}
+
+bool fuse::readsNoElements(OpOperand &use) {
+  Operation *owner = use.getOwner();
+  if (isa<tensor::DimOp>(owner))
+    return true;
+  if (auto map = dyn_cast<MapOp>(owner))
+    return map.getBody()
+        .front()
+        .getArgument(use.getOperandNumber())
+        .use_empty();
   return false;
 }
 

@@ -196,7 +196,8 @@ struct Traffic {
 };
 
 /// Tensors read by a group: each operand once, a gather source only at its
-/// indices, a broadcast's input once.
+/// indices, a broadcast's input once, a tensor whose sizes alone are read
+/// not at all.
 Traffic groupTraffic(Model &m, GroupOp group) {
   Traffic t;
   Block &body = group.getBody().front();
@@ -204,6 +205,10 @@ Traffic groupTraffic(Model &m, GroupOp group) {
        llvm::zip_equal(group.getOperands(), body.getArguments())) {
     Value arg = bodyArg; // captured below (bindings cannot be before C++20)
     if (!isa<RankedTensorType>(operand.getType()))
+      continue;
+    // Only its sizes read (a map's unread input, a tensor.dim): no bytes.
+    if (llvm::all_of(arg.getUses(),
+                     [](OpOperand &use) { return readsNoElements(use); }))
       continue;
     // Only read as gather sources: one element per index.
     bool onlyGather = !arg.use_empty() &&

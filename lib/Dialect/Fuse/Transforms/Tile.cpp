@@ -142,16 +142,24 @@ struct FuseTilePass : fuse::impl::FuseTilePassBase<FuseTilePass> {
                                               .getValues()[r.getResultNumber()]
                                               .getDefiningOp());
     };
+    // An operand whose sizes alone the body reads (a map's unread input,
+    // kept for the run-time size check) is never loaded.
+    auto unread = [](Value v) {
+      auto a = dyn_cast<BlockArgument>(v);
+      return a && llvm::all_of(a.getUses(), [](OpOperand &use) {
+               return readsNoElements(use);
+             });
+    };
     // Rank-0 tensors (a reduction's results, scalar operands) are read or
     // written once, not in vectors: an i64 argmax index does not halve
     // the vectors of its f32 input.
     for (Value v : llvm::concat<Value>(body.getArguments(), group.getResults()))
       if (auto t = dyn_cast<RankedTensorType>(v.getType());
-          t && t.getRank() > 0 && !isCounts(v))
+          t && t.getRank() > 0 && !isCounts(v) && !unread(v))
         fp.widest = std::max(fp.widest, eltBytes(t));
     for (Value v : body.getArguments())
       if (auto t = dyn_cast<RankedTensorType>(v.getType()))
-        if (t.getRank() > 0)
+        if (t.getRank() > 0 && !unread(v))
           fp.inputBytes += eltBytes(t);
     // The iteration space: the largest tensor at the boundary.
     for (Value v : llvm::concat<Value>(body.getArguments(),
@@ -163,7 +171,7 @@ struct FuseTilePass : fuse::impl::FuseTilePassBase<FuseTilePass> {
     }
     for (Value v : body.getArguments())
       if (auto t = dyn_cast<RankedTensorType>(v.getType());
-          t && fp.domain && t.getRank() == fp.domain.getRank())
+          t && fp.domain && t.getRank() == fp.domain.getRank() && !unread(v))
         fp.streamBytes += eltBytes(t);
     // Scan and filter tiles hold every item of the thread in registers
     // (the loaded operands, the scanned or filtered values, the results

@@ -60,6 +60,12 @@ ReduceShape reduceShape(ReduceOp r);
 /// materialised and read in place.
 bool isReadAtComputedPositions(OpOperand &use);
 
+/// True when `use` reads no element of its tensor: a fuse.map input whose
+/// body argument is unused (kept so that the run time checks its shape
+/// against the others') or a tensor.dim. Kernels neither load nor stage
+/// such a tensor, and fuse-explain counts no bytes for it.
+bool readsNoElements(OpOperand &use);
+
 /// True for `arith.extui` of an i1 tensor to i8 and `arith.trunci` of an
 /// i8 tensor to i1 (fuse-bool-bytes makes them at the GPU entry's top
 /// level): an i1 tensor in memory is one byte an element, 0 or 1, so each

@@ -28,6 +28,7 @@
 // RUN: %python -c "import numpy as n, sys; a, b = (n.load(sys.argv[i] + '/result0.npy') for i in (1, 2)); assert a.shape == (3, 4, 129) and (a == b).all(), abs(a - b).max()" %t/a %t/b
 
 // EXPLAIN: total for @softmax3: 1 pass, 1 kernel
+// EXPLAIN: total for @broadcast_alone: 1 pass, 1 kernel, read 4*n*m*k + 4*k bytes, write 12*n*m*k bytes
 // EXPLAIN: total for @two_arguments: 1 pass, 1 kernel
 // EXPLAIN: group "row_reduce": read 4*n*m*k bytes, write 4*n*m*k + 4*n*m bytes, 1 pass
 // EXPLAIN: total for @rows_and_sums: 2 passes, 2 kernels
@@ -102,6 +103,35 @@ func.func @untouched(%x: tensor<?x?x?xf32>, %v: tensor<?xf32>, %m: tensor<?x?xf3
   }
   %r = fuse.reduce add %m dims [1] : tensor<?x?xf32> -> tensor<?xf32>
   return %a, %y, %r : tensor<?x?xf32>, tensor<?x?x?xf32>, tensor<?xf32>
+}
+
+// A broadcast along the rows with no row reduction to collapse (x + v
+// over the last axis): nothing gains from rank 2, and collapsed the map
+// would meet the rank-3 ops it feeds through reshapes that fusion does
+// not cross (a kernel and a tensor's round trip more).
+// CHECK-LABEL: func.func @broadcast_alone
+// CHECK-NOT: collapse_shape
+// CHECK-NOT: expand_shape
+// CHECK: return
+// (EXPLAIN above: one kernel, x and v read once.)
+func.func @broadcast_alone(%x: tensor<?x?x?xi32>, %v: tensor<?xf32>) -> (tensor<?x?x?xf64>, tensor<?x?x?xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %d0 = tensor.dim %x, %c0 : tensor<?x?x?xi32>
+  %d1 = tensor.dim %x, %c1 : tensor<?x?x?xi32>
+  %vb = fuse.broadcast %v dims [0, 1] (%d0, %d1) : tensor<?xf32> -> tensor<?x?x?xf32>
+  %y = fuse.map %vb, %x : tensor<?x?x?xf32>, tensor<?x?x?xi32> -> tensor<?x?x?xf32> {
+  ^bb0(%p: f32, %q: i32):
+    %f = arith.sitofp %q : i32 to f32
+    %s = arith.addf %f, %p : f32
+    fuse.yield %s : f32
+  }
+  %z = fuse.map %y : tensor<?x?x?xf32> -> tensor<?x?x?xf64> {
+  ^bb0(%p: f32):
+    %e = arith.extf %p : f32 to f64
+    fuse.yield %e : f64
+  }
+  return %z, %y : tensor<?x?x?xf64>, tensor<?x?x?xf32>
 }
 
 // x - max(x, axis=-1) + y with y another rank-3 argument: collapsed, x's

@@ -256,6 +256,14 @@ private:
           chosen.insert(op);
       }
     }
+    // Without a reduction to collapse, broadcasts and maps gain nothing
+    // from rank 2 and would only meet the ops left at rank R through
+    // reshapes that fusion does not cross.
+    if (llvm::none_of(chosen,
+                      [](Operation *op) { return isa<ReduceOp>(op); })) {
+      chosen.clear();
+      return;
+    }
     auto feedsRows = [&](Operation *user) {
       auto r = dyn_cast<ReduceOp>(user);
       return chosen.contains(user) &&

@@ -2,8 +2,8 @@
 // Elementwise and full-reduction groups over rank-2 tensors run as flat
 // kernels: every tensor of the group has the group's shape, so element
 // (0, ..., 0, i) in row-major order is the flat element i. A group of 0-d
-// tensors (a map of a reduction's result that is not fused with it) is a
-// flat kernel of one element. The kernel
+// tensors (a map of 0-d arguments, scalar0d) is a flat kernel of one
+// element. The kernel
 // bodies are the rank-1 ones (16-byte vector loads, no spills); the entry
 // takes each dimension and launches over their product.
 // RUN: fuse-compile %s --emit=ptx -o %t.ptx
@@ -14,7 +14,7 @@
 
 // CHECK-DAG: .entry scale2d_g0_ew(
 // CHECK-DAG: .entry sum2d_g0_partial(
-// CHECK-DAG: .entry double0d_g1_ew(
+// CHECK-DAG: .entry scalar0d_g0_ew(
 // CHECK-DAG: ld.global.v4.{{b32|f32}}
 // CHECK-DAG: st.global.v4.{{b32|f32}}
 // PTXAS-COUNT-5: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
@@ -39,8 +39,10 @@ func.func @sum2d(%x: tensor<?x?xf32>) -> tensor<f32> {
 }
 
 // Reduced from a random program (gen-pipelines seed 99): a map of the
-// broadcast product comes first, so the 0-d map is not fused with the
-// reduction and becomes its own group.
+// broadcast product comes first in the program; fusion moves its group
+// after the 0-d map, which joins the reduction's group.
+// CHECK-DAG: .entry double0d_g0_partial(
+// CHECK-DAG: .entry double0d_g1_ew(
 func.func @double0d(%x: tensor<?xf64>) -> (tensor<f64>, tensor<f64>, tensor<?xf64>) {
   %p = fuse.reduce mul %x : tensor<?xf64> -> tensor<f64>
   %c0 = arith.constant 0 : index
@@ -57,4 +59,13 @@ func.func @double0d(%x: tensor<?xf64>) -> (tensor<f64>, tensor<f64>, tensor<?xf6
     fuse.yield %s : f64
   }
   return %d, %p, %prod : tensor<f64>, tensor<f64>, tensor<?xf64>
+}
+
+func.func @scalar0d(%s: tensor<f64>) -> tensor<f64> {
+  %d = fuse.map %s, %s : tensor<f64>, tensor<f64> -> tensor<f64> {
+  ^bb0(%a: f64, %c: f64):
+    %r = arith.addf %a, %c : f64
+    fuse.yield %r : f64
+  }
+  return %d : tensor<f64>
 }

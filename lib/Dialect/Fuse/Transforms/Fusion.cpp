@@ -131,7 +131,8 @@ private:
   std::optional<std::string> crossRowBroadcast(ArrayRef<int> trial,
                                                GroupKind merged);
   std::optional<std::string> joinKind(int g, Operation *op, GroupKind &kind);
-  bool dominanceOk(ArrayRef<int> gs, Operation *op);
+  SmallVector<Operation *> earlyUsers(ArrayRef<int> gs, Operation *op);
+  bool sinkAfter(ArrayRef<int> gs, Operation *op);
   void pullLeaves(int g, Operation *op);
   bool joinCopyGroup(Operation *leaf);
   void recompute(int g, Operation *op, ArrayRef<int> excluded, int depth);
@@ -414,9 +415,11 @@ std::optional<std::string> Partitioner::joinKind(int g, Operation *op,
 }
 
 /// Users of the groups' ops that lie outside the union and come before
-/// `op` would see a group that does not exist yet: refuse. Unassigned
-/// broadcasts/iotas are looked through (they move with the group).
-bool Partitioner::dominanceOk(ArrayRef<int> gs, Operation *op) {
+/// `op`: merged at `op`, the groups would not exist yet where these read
+/// them. Unassigned broadcasts/iotas are looked through (they move with
+/// the group).
+SmallVector<Operation *> Partitioner::earlyUsers(ArrayRef<int> gs,
+                                                 Operation *op) {
   llvm::SmallDenseSet<int> set(gs.begin(), gs.end());
   SmallVector<Value> work;
   for (int g : gs)
@@ -424,6 +427,7 @@ bool Partitioner::dominanceOk(ArrayRef<int> gs, Operation *op) {
       for (Value r : m->getResults())
         work.push_back(r);
   llvm::SmallPtrSet<Operation *, 8> seenLeaves;
+  SmallVector<Operation *> early;
   while (!work.empty()) {
     Value v = work.pop_back_val();
     for (Operation *user : v.getUsers()) {
@@ -439,9 +443,52 @@ bool Partitioner::dominanceOk(ArrayRef<int> gs, Operation *op) {
             work.push_back(r);
         continue;
       }
-      if (u->isBeforeInBlock(op))
-        return false;
+      if (u->isBeforeInBlock(op) && !llvm::is_contained(early, u))
+        early.push_back(u);
     }
+  }
+  return early;
+}
+
+/// Moves the early users of the groups `gs` (earlyUsers) to just after
+/// `op`, where the merged group will be, with what must move with them:
+/// the users before `op` of anything moved and the members before `op` of
+/// a moved op's group (a group lands where its last op is). A reordering
+/// of independent ops: refused, with nothing moved, where `op` or a member
+/// of `gs` would have to move (`op` would depend on the groups' users, a
+/// cycle). Without it a map reading a row reduction's result would stay
+/// out of the row group whenever another group read that result earlier
+/// in the program, and its input would be read a second time.
+bool Partitioner::sinkAfter(ArrayRef<int> gs, Operation *op) {
+  llvm::SmallDenseSet<int> set(gs.begin(), gs.end());
+  SmallVector<Operation *> work = earlyUsers(gs, op);
+  llvm::SetVector<Operation *> moved;
+  while (!work.empty()) {
+    Operation *u = work.pop_back_val();
+    if (!u->isBeforeInBlock(op) || !moved.insert(u))
+      continue;
+    std::optional<int> ug = groupOf(u);
+    if (ug && set.contains(*ug))
+      return false;
+    if (ug)
+      for (Operation *m : groups[*ug].ops)
+        work.push_back(m);
+    for (Value r : u->getResults())
+      for (Operation *user : r.getUsers()) {
+        Operation *a = ancestorInBlock(user);
+        if (a == op)
+          return false;
+        if (a)
+          work.push_back(a);
+      }
+  }
+  SmallVector<Operation *> order(moved.begin(), moved.end());
+  llvm::sort(order,
+             [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+  Operation *after = op;
+  for (Operation *m : order) {
+    m->moveAfter(after);
+    after = m;
   }
   return true;
 }
@@ -585,13 +632,14 @@ void Partitioner::visit(Operation *op) {
         if (std::optional<std::string> cross =
                 crossRowBroadcast(trial, *merged)) {
           why = *cross;
-        } else if (dominanceOk(trial, op)) {
+        } else if (sinkAfter(trial, op)) {
           ok.push_back(g);
           kind = *merged;
           continue;
         }
         if (!why)
-          why = "a use of its results by another group comes first";
+          why = "it depends on a group that reads this group's results "
+                "(one group would depend on itself)";
       } else if (!merged) {
         why = "would mix a " + name(kind) + " and a " + name(k) +
               " in one group";

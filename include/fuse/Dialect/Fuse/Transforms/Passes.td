@@ -51,7 +51,15 @@ def FuseFusionPass : Pass<"fuse-fusion"> {
       its own meaning (the CPU path always runs the combiner region). Off with `welford=false`
       (two passes, the reason is stated).
 
-    Non-fuse ops are left alone, and the results are unchanged except for
+    - order: a group lands where its last op is. An op joining a group
+      whose results another group reads earlier in the program moves that
+      group (and what must move with it: its other members and their users
+      before the op) to just after the op, when the op does not depend on
+      it; otherwise the op starts a group of its own (the reason: one
+      group would depend on itself).
+
+    Non-fuse ops are left alone (except that an op using a moved op's
+    results moves with it), and the results are unchanged except for
     float reassociation of reductions. Constants used by bodies are cloned
     into the group; other scalars become group operands.
 

@@ -357,6 +357,30 @@ def test_sweep_sizes_and_redraw():
             assert np.array_equal(a.arr, b.arr) and a.dt == b.dt
 
 
+def test_bf16_draws_round_through_f32():
+    """bf16 inputs are the generator's uniform draws rounded to f32, then
+    to bf16: the same bits whatever ml_dtypes version rounds f64 directly
+    (the sweep draws its inputs again on the GPU machine). 2^20 draws
+    include values where the two roundings differ."""
+    import random
+    g = GP.Gen(5, gpu=True, sizes=(1 << 20, (8, 8), (2, 2, 2)))
+    g.r = random.Random(11)
+    st = g.r.getstate()
+    v = g.make_input("bf16", (1 << 20,), False)
+    g.r.setstate(st)
+    rng = np.random.default_rng(g.r.randrange(1 << 30))
+    u = rng.uniform(-1, 1, size=1 << 20)
+    want = u.astype(np.float32).astype(ml_dtypes.bfloat16)
+    want[want == 0] = ml_dtypes.bfloat16(0.5)
+    direct = u.astype(ml_dtypes.bfloat16)
+    assert (direct.view(np.uint16) != want.view(np.uint16)).any()
+    got = np.asarray(v.arr)
+    if not np.array_equal(got.view(np.uint16), want.view(np.uint16)):
+        # scaled by 4 (exact in bf16) on the generator's other branch
+        want4 = (want.astype(np.float32) * 4).astype(ml_dtypes.bfloat16)
+        assert np.array_equal(got.view(np.uint16), want4.view(np.uint16))
+
+
 def test_sweep_report(tmp_path, capsys):
     rs = sweep()
     recs = [{"seed": s, "ops": ["map"], "status": "pass", "fuse_us": 100.0,

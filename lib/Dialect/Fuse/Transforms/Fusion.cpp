@@ -456,9 +456,10 @@ SmallVector<Operation *> Partitioner::earlyUsers(ArrayRef<int> gs,
 /// a moved op's group (a group lands where its last op is). A reordering
 /// of independent ops: refused, with nothing moved, where `op` or a member
 /// of `gs` would have to move (`op` would depend on the groups' users, a
-/// cycle). Without it a map reading a row reduction's result would stay
-/// out of the row group whenever another group read that result earlier
-/// in the program, and its input would be read a second time.
+/// cycle), or an op with side effects. Without it a map reading a row
+/// reduction's result would stay out of the row group whenever another
+/// group read that result earlier in the program, and its input would be
+/// read a second time.
 bool Partitioner::sinkAfter(ArrayRef<int> gs, Operation *op) {
   llvm::SmallDenseSet<int> set(gs.begin(), gs.end());
   SmallVector<Operation *> work = earlyUsers(gs, op);
@@ -468,7 +469,8 @@ bool Partitioner::sinkAfter(ArrayRef<int> gs, Operation *op) {
     if (!u->isBeforeInBlock(op) || !moved.insert(u))
       continue;
     std::optional<int> ug = groupOf(u);
-    if (ug && set.contains(*ug))
+    // (An op with side effects keeps its place among the others.)
+    if ((ug && set.contains(*ug)) || !isMemoryEffectFree(u))
       return false;
     if (ug)
       for (Operation *m : groups[*ug].ops)

@@ -234,8 +234,7 @@ SmallVector<Value> widthBoundary(GroupOp group) {
   Block &body = group.getBody().front();
   for (auto [operand, arg] :
        llvm::zip_equal(group.getOperands(), body.getArguments()))
-    if (!llvm::all_of(arg.getUses(),
-                      [](OpOperand &use) { return readsNoElements(use); }))
+    if (!onlySizesRead(arg))
       boundary.push_back(operand);
   llvm::append_range(boundary, group.getResults());
   return boundary;

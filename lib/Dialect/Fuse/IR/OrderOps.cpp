@@ -223,6 +223,11 @@ bool fuse::readsNoElements(OpOperand &use) {
   return false;
 }
 
+bool fuse::onlySizesRead(Value v) {
+  return llvm::all_of(v.getUses(),
+                      [](OpOperand &use) { return readsNoElements(use); });
+}
+
 bool fuse::isByteView(Operation *op) {
   if (!isa_and_nonnull<arith::ExtUIOp, arith::TruncIOp>(op))
     return false;

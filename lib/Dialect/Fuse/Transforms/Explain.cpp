@@ -207,8 +207,7 @@ Traffic groupTraffic(Model &m, GroupOp group) {
     if (!isa<RankedTensorType>(operand.getType()))
       continue;
     // Only its sizes read (a map's unread input, a tensor.dim): no bytes.
-    if (llvm::all_of(arg.getUses(),
-                     [](OpOperand &use) { return readsNoElements(use); }))
+    if (onlySizesRead(arg))
       continue;
     // Only read as gather sources: one element per index.
     bool onlyGather = !arg.use_empty() &&

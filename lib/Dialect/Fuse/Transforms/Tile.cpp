@@ -145,10 +145,7 @@ struct FuseTilePass : fuse::impl::FuseTilePassBase<FuseTilePass> {
     // An operand whose sizes alone the body reads (a map's unread input,
     // kept for the run-time size check) is never loaded.
     auto unread = [](Value v) {
-      auto a = dyn_cast<BlockArgument>(v);
-      return a && llvm::all_of(a.getUses(), [](OpOperand &use) {
-               return readsNoElements(use);
-             });
+      return isa<BlockArgument>(v) && onlySizesRead(v);
     };
     // Rank-0 tensors (a reduction's results, scalar operands) are read or
     // written once, not in vectors: an i64 argmax index does not halve

@@ -66,6 +66,10 @@ bool isReadAtComputedPositions(OpOperand &use);
 /// such a tensor, and fuse-explain counts no bytes for it.
 bool readsNoElements(OpOperand &use);
 
+/// True when every use of `v` reads no element of it (readsNoElements):
+/// a group operand whose sizes alone the body reads.
+bool onlySizesRead(Value v);
+
 /// True for `arith.extui` of an i1 tensor to i8 and `arith.trunci` of an
 /// i8 tensor to i1 (fuse-bool-bytes makes them at the GPU entry's top
 /// level): an i1 tensor in memory is one byte an element, 0 or 1, so each

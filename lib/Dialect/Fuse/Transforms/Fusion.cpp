@@ -132,7 +132,7 @@ private:
                                                GroupKind merged);
   std::optional<std::string> joinKind(int g, Operation *op, GroupKind &kind);
   SmallVector<Operation *> earlyUsers(ArrayRef<int> gs, Operation *op);
-  bool sinkAfter(ArrayRef<int> gs, Operation *op);
+  std::optional<std::string> sinkAfter(ArrayRef<int> gs, Operation *op);
   void pullLeaves(int g, Operation *op);
   bool joinCopyGroup(Operation *leaf);
   void recompute(int g, Operation *op, ArrayRef<int> excluded, int depth);
@@ -456,11 +456,14 @@ SmallVector<Operation *> Partitioner::earlyUsers(ArrayRef<int> gs,
 /// a moved op's group (a group lands where its last op is). A reordering
 /// of independent ops: refused, with nothing moved, where `op` or a member
 /// of `gs` would have to move (`op` would depend on the groups' users, a
-/// cycle), or an op with side effects. Without it a map reading a row
-/// reduction's result would stay out of the row group whenever another
-/// group read that result earlier in the program, and its input would be
-/// read a second time.
-bool Partitioner::sinkAfter(ArrayRef<int> gs, Operation *op) {
+/// cycle), or an op with side effects; the reason is returned then.
+/// Without it a map reading a row reduction's result would stay out of the
+/// row group whenever another group read that result earlier in the
+/// program, and its input would be read a second time.
+std::optional<std::string> Partitioner::sinkAfter(ArrayRef<int> gs,
+                                                  Operation *op) {
+  const std::string cycle = "it depends on a group that reads this group's "
+                            "results (one group would depend on itself)";
   llvm::SmallDenseSet<int> set(gs.begin(), gs.end());
   SmallVector<Operation *> work = earlyUsers(gs, op);
   llvm::SetVector<Operation *> moved;
@@ -469,9 +472,12 @@ bool Partitioner::sinkAfter(ArrayRef<int> gs, Operation *op) {
     if (!u->isBeforeInBlock(op) || !moved.insert(u))
       continue;
     std::optional<int> ug = groupOf(u);
+    if (ug && set.contains(*ug))
+      return cycle;
     // (An op with side effects keeps its place among the others.)
-    if ((ug && set.contains(*ug)) || !isMemoryEffectFree(u))
-      return false;
+    if (!isMemoryEffectFree(u))
+      return "the ops reading its results earlier would move, among them " +
+             describe(u) + ", which has side effects";
     if (ug)
       for (Operation *m : groups[*ug].ops)
         work.push_back(m);
@@ -479,7 +485,7 @@ bool Partitioner::sinkAfter(ArrayRef<int> gs, Operation *op) {
       for (Operation *user : r.getUsers()) {
         Operation *a = ancestorInBlock(user);
         if (a == op)
-          return false;
+          return cycle;
         if (a)
           work.push_back(a);
       }
@@ -492,7 +498,7 @@ bool Partitioner::sinkAfter(ArrayRef<int> gs, Operation *op) {
     m->moveAfter(after);
     after = m;
   }
-  return true;
+  return std::nullopt;
 }
 
 /// Broadcast and iota operands follow their consumer (cloned when they
@@ -634,14 +640,11 @@ void Partitioner::visit(Operation *op) {
         if (std::optional<std::string> cross =
                 crossRowBroadcast(trial, *merged)) {
           why = *cross;
-        } else if (sinkAfter(trial, op)) {
+        } else if (!(why = sinkAfter(trial, op))) {
           ok.push_back(g);
           kind = *merged;
           continue;
         }
-        if (!why)
-          why = "it depends on a group that reads this group's results "
-                "(one group would depend on itself)";
       } else if (!merged) {
         why = "would mix a " + name(kind) + " and a " + name(k) +
               " in one group";

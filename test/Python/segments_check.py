@@ -167,14 +167,18 @@ def csr(g, n, m, empty=0.2):
 
 def offset_cases(n, seed=0):
     """(name, int64 offsets) over n elements: random lengths with empty
-    segments, long segments, one segment, every segment empty, no segment
-    (one offset), and unsorted offsets, some outside [0, n] (a segment
-    whose end is before its start is empty, the others are clamped)."""
+    segments, long segments, few long segments, one segment, every
+    segment empty, no segment (one offset), and unsorted offsets, some
+    outside [0, n] (a segment whose end is before its start is empty, the
+    others are clamped)."""
     g = np.random.default_rng(seed + 3 * n)
     m = max(n // 10, 3)
     yield "random", csr(g, n, m)
     if n > 1000:
         yield "long", csr(g, n, 100, empty=0.05)
+        # Means of several pieces (the GPU splits such segments over
+        # blocks), lengths from a few to many pieces.
+        yield "few long", csr(g, n, 9, empty=0.15)
     yield "one segment", np.array([0, n], np.int64)
     yield "all empty", np.full(5, n // 2, np.int64)
     yield "no segment", np.zeros(1, np.int64)

@@ -130,6 +130,7 @@ struct EntryConverter {
       t.stagedRows = std::min(a.getStagedRows(), maxStagedBytes);
       t.stagedThreads =
           a.getStagedThreads() ? a.getStagedThreads() : t.blockThreads;
+      t.segmentPiece = a.getSegmentPiece();
       t.pollDelay = a.getPollDelay();
       t.lookbackDelay = a.getLookbackDelay();
       // The other kernels read items as vectors in flight a thread.

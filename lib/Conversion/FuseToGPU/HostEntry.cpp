@@ -124,7 +124,8 @@ void HostEntry::declareKernels() {
          {gk.finishKernel, gk.narrowKernel, gk.narrowScalarKernel,
           gk.longKernel, gk.stagedKernel, gk.stagedWideKernel,
           gk.globalCountKernel, gk.segmentBlockKernel, gk.segmentSmallKernel,
-          gk.lineCombineKernel, gk.lineTileKernel, gk.linePartialKernel})
+          gk.segmentPieceKernel, gk.segmentJoinKernel, gk.lineCombineKernel,
+          gk.lineTileKernel, gk.linePartialKernel})
       if (!k.empty())
         kernelNames.push_back(k);
   }

@@ -263,10 +263,13 @@ LogicalResult HostEntry::launchSegmentedReduce(GroupLaunch &l) {
     args.append({nseg, n});
     args.append(l.outs);
     // `threads` lanes a segment: bt / threads segments a block.
-    auto launchWith = [&](StringRef kernel, int64_t threads) {
+    auto launchWith = [&](StringRef kernel, int64_t threads,
+                          ValueRange more = {}) {
       Value grid = h.maxI(
           h.minI(h.ceilDiv(nseg, h.c64(bt / threads)), l.maxGrid), h.c64(1));
-      launchKernel(l, handle[kernel], grid, bt, args);
+      SmallVector<Value> all(args);
+      all.append(more.begin(), more.end());
+      launchKernel(l, handle[kernel], grid, bt, all);
     };
     if (gk.segmentBlockKernel.empty()) {
       launchWith(gk.kernel, 32);
@@ -279,14 +282,44 @@ LogicalResult HostEntry::launchSegmentedReduce(GroupLaunch &l) {
     Value isShort = arith::CmpIOp::create(h.b, loc, arith::CmpIPredicate::slt,
                                           mean, h.c64(gk.segmentSmallMaxMean));
     h.ifThen(isLong, [&] {
-      // The block kernel's counter of segments taken, zeroed.
+      // The block kernel's counter of segments (pieces) taken, zeroed.
       Value counter = h.allocTemp(h.c64(8));
       h.onDevice([&] {
         h.check(h.call("fuse_memset", {counter, h.c32(0), h.c64(8), h.stream}));
       });
-      args.push_back(counter);
-      launchWith(gk.segmentBlockKernel, bt);
-      args.pop_back();
+      if (gk.segmentPieceKernel.empty()) {
+        launchWith(gk.segmentBlockKernel, bt, counter);
+        return;
+      }
+      // Pieces a segment: mean / piece (>= 1; at most n / piece in all).
+      Value pieces = h.maxI(
+          arith::DivSIOp::create(h.b, loc, mean, h.c64(gk.tiling.segmentPiece)),
+          h.c64(1));
+      Value split = arith::CmpIOp::create(h.b, loc, arith::CmpIPredicate::sgt,
+                                          pieces, h.c64(1));
+      h.ifThen(h.notI(split),
+               [&] { launchWith(gk.segmentBlockKernel, bt, counter); });
+      h.ifThen(split, [&] {
+        Value items = h.mul(nseg, pieces);
+        SmallVector<Value> partials;
+        for (Value in : seg.getInputs())
+          partials.push_back(h.allocTemp(
+              h.mul(items, h.c64(byteWidth(tensorTy(in).getElementType())))));
+        SmallVector<Value> pieceArgs(args);
+        pieceArgs.append({counter, pieces});
+        pieceArgs.append(partials);
+        launchKernel(l, handle[gk.segmentPieceKernel],
+                     h.maxI(h.minI(items, l.maxGrid), h.c64(1)), bt, pieceArgs);
+        SmallVector<Value> joinArgs(l.common);
+        joinArgs.append({nseg, n});
+        joinArgs.append(l.outs);
+        joinArgs.push_back(pieces);
+        joinArgs.append(partials);
+        launchKernel(l, handle[gk.segmentJoinKernel],
+                     h.maxI(h.minI(h.ceilDiv(nseg, h.c64(bt / 32)), l.maxGrid),
+                            h.c64(1)),
+                     bt, joinArgs);
+      });
     });
     h.ifThen(isShort, [&] {
       launchWith(gk.segmentSmallKernel, gk.segmentSmallThreads);

@@ -261,6 +261,9 @@ struct Tiling {
   /// rows run with blockThreads (a kernel each).
   int64_t stagedThreads = 0;
   int64_t stagedWideRows = 0;
+  /// segmented_reduce groups: elements of a piece of a long segment
+  /// (fuse-tile's segment-piece; 0: a block a segment).
+  int64_t segmentPiece = kDefaultSegmentPiece;
 };
 
 /// The common kernel parameter types of a group: for each group operand in
@@ -592,6 +595,13 @@ struct GroupKernels {
   std::string segmentBlockKernel, segmentSmallKernel;
   int64_t segmentBlockMinMean = 0, segmentSmallMaxMean = 0;
   int64_t segmentSmallThreads = 0;
+  /// SegmentedReduce, long segments split into pieces (tiling.segmentPiece
+  /// elements; empty: never): the kernel folding a piece a block into the
+  /// partials (params as segmentBlockKernel's, then the pieces a segment
+  /// and a partials pointer per input) and the one combining each
+  /// segment's partials in order (a warp a segment; params common, nseg,
+  /// n, out ptrs, pieces, partials).
+  std::string segmentPieceKernel, segmentJoinKernel;
   /// The group reads a filter's kept elements whose count stays on the
   /// device (DeviceSize.cpp): each of its kernels takes one more parameter
   /// last, the `!llvm.ptr<1>` to that count, and reads its length there;

@@ -13,7 +13,17 @@
 //    host zeroes (one atomic a segment): segments of random lengths in
 //    grid-stride order left some blocks with several times the work of
 //    others;
-//  * `segsmall` (built-in kinds only): 8 lanes a segment, for short ones.
+//  * `segsmall` (built-in kinds only): 8 lanes a segment, for short ones;
+//  * `segpiece` and `segjoin` (built-in kinds only): where segments would
+//    take a block each and hold at least two pieces (tiling.segmentPiece
+//    elements) on average, the host splits each into P = mean / piece
+//    equal pieces. `segpiece` folds piece w = s * P + q (taken from the
+//    counter like segblock's segments) into partials[w]; `segjoin`, a warp
+//    a segment, folds partials s * P + lane, + 32, ... and the butterflies
+//    give the total, so a segment's pieces combine in one order whatever
+//    block ran them. A block a segment left the last blocks running alone
+//    where a few segments are many times the mean, and ran one block for
+//    one segment.
 // Built-in kinds: the T threads of a segment fold the elements lo + t,
 // lo + t + T, ... (the tiling's `unroll` loads in flight per step), then
 // xor butterflies (and, for a block, the warps' values in warp order) give
@@ -107,6 +117,10 @@ LogicalResult planSegments(SegmentPlan &p, StringRef prefix) {
   gk.tiling = p.tiling;
   gk.vectorWidth = 1;
   gk.kernel = (prefix + "_segwarp").str();
+  if (p.seg.hasBuiltinKinds() && p.tiling.segmentPiece > 0) {
+    gk.segmentPieceKernel = (prefix + "_segpiece").str();
+    gk.segmentJoinKernel = (prefix + "_segjoin").str();
+  }
   if (p.seg.hasBuiltinKinds()) {
     gk.segmentBlockKernel = (prefix + "_segblock").str();
     gk.segmentBlockMinMean = kSegmentBlockMinMean;
@@ -315,8 +329,11 @@ void storeSegment(SegmentKernel &k, OpBuilder &b, SegmentedReduceOp seg,
   k.em->clearCache();
 }
 
-/// The name of the kernel with `threads` threads a segment.
-const std::string &kernelName(const SegmentPlan &p, int64_t threads) {
+/// The name of the kernel with `threads` threads a segment (a piece).
+const std::string &kernelName(const SegmentPlan &p, int64_t threads,
+                              bool pieces) {
+  if (pieces)
+    return p.gk.segmentPieceKernel;
   if (threads == kSmallThreads)
     return p.gk.segmentSmallKernel;
   return threads == 32 ? p.gk.kernel : p.gk.segmentBlockKernel;
@@ -355,13 +372,32 @@ SmallVector<Value> foldBuiltin(SegmentKernel &k, OpBuilder &b,
       combineFn);
 }
 
+/// The piece `q` of `pieces` (i64) of the segment [lo, hi): equal lengths,
+/// the first len % pieces pieces one element longer.
+std::pair<Value, Value> pieceOf(OpBuilder &b, Location loc, Value lo, Value hi,
+                                Value q, Value pieces) {
+  Value len = arith::SubIOp::create(b, loc, hi, lo);
+  Value size = arith::DivSIOp::create(b, loc, len, pieces);
+  Value longer = arith::RemSIOp::create(b, loc, len, pieces);
+  Value pLo = arith::AddIOp::create(
+      b, loc, lo,
+      arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, q, size),
+                            arith::MinSIOp::create(b, loc, q, longer)));
+  Value extra = arith::ExtUIOp::create(
+      b, loc, b.getI64Type(),
+      cmpI(b, loc, arith::CmpIPredicate::slt, q, longer));
+  Value pHi = arith::AddIOp::create(b, loc, pLo,
+                                    arith::AddIOp::create(b, loc, size, extra));
+  return {pLo, pHi};
+}
+
 /// One kernel: `threads` threads a segment (kSmallThreads, a warp or the
-/// block). The loop over segments steps by warps (by blocks): the
-/// kSmallThreads-lane groups of a warp take consecutive segments, and a
-/// group past the last segment folds an empty one, so the shuffles run in
-/// every lane of the warp.
+/// block), or with `pieces` a block a piece of a segment. The loop over
+/// segments steps by warps (by blocks): the kSmallThreads-lane groups of a
+/// warp take consecutive segments, and a group past the last segment folds
+/// an empty one, so the shuffles run in every lane of the warp.
 LogicalResult buildSegmentKernel(gpu::GPUModuleOp m, const SegmentPlan &p,
-                                 int64_t threads) {
+                                 int64_t threads, bool pieces = false) {
   GroupOp group = p.group;
   SegmentedReduceOp seg = p.seg;
   Location loc = p.loc;
@@ -374,7 +410,11 @@ LogicalResult buildSegmentKernel(gpu::GPUModuleOp m, const SegmentPlan &p,
   params.append(group.getNumResults(), globalPtr(ctx));
   SmallVector<Type> smem;
   if (perBlock) {
-    params.push_back(globalPtr(ctx)); // the segment counter
+    params.push_back(globalPtr(ctx)); // the segment (piece) counter
+    if (pieces) {
+      params.push_back(i64);                                 // pieces a segment
+      params.append(seg.getInputs().size(), globalPtr(ctx)); // partials
+    }
     for (Value in : seg.getInputs())
       smem.push_back(smemType(ctx, tensorTy(in).getElementType()));
     // The next segment, from thread 0 to the block.
@@ -382,7 +422,8 @@ LogicalResult buildSegmentKernel(gpu::GPUModuleOp m, const SegmentPlan &p,
         {1}, i64, MemRefLayoutAttrInterface{},
         gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup)));
   }
-  auto f = createKernel(m, loc, kernelName(p, threads), params, smem, bt);
+  auto f =
+      createKernel(m, loc, kernelName(p, threads, pieces), params, smem, bt);
   SegmentKernel k(group, loc, p.tiling);
   k.func = f;
   OpBuilder b = OpBuilder::atBlockBegin(&f.getBody().front());
@@ -390,6 +431,10 @@ LogicalResult buildSegmentKernel(gpu::GPUModuleOp m, const SegmentPlan &p,
   Value nseg = k.extra[0], n = k.extra[1];
   ValueRange outs =
       ValueRange(k.extra).drop_front(2).take_front(group.getNumResults());
+  unsigned counterAt = 2 + group.getNumResults();
+  Value npieces = pieces ? k.extra[counterAt + 1] : Value();
+  ValueRange partials =
+      pieces ? ValueRange(k.extra).drop_front(counterAt + 2) : ValueRange();
   Value tid = k.threadId(b);
   Value lane = arith::AndIOp::create(b, loc, tid, cI64(b, loc, 31));
   Value place =
@@ -413,6 +458,27 @@ LogicalResult buildSegmentKernel(gpu::GPUModuleOp m, const SegmentPlan &p,
               arith::DivUIOp::create(lb, loc, lane, cI64(lb, loc, threads)));
           active = cmpI(lb, loc, arith::CmpIPredicate::slt, s, nseg);
           s = sel(lb, loc, active, s, base);
+        }
+        if (pieces) {
+          // Work item `base` is piece base % P of segment base / P.
+          s = arith::DivSIOp::create(lb, loc, base, npieces);
+          auto [lo, hi] = enterSegment(k, lb, seg, s, n);
+          auto [pLo, pHi] =
+              pieceOf(lb, loc, lo, hi,
+                      arith::RemSIOp::create(lb, loc, base, npieces), npieces);
+          SmallVector<Value> acc = foldBuiltin(
+              k, lb, seg, arith::AddIOp::create(lb, loc, pLo, place), pHi,
+              threads);
+          scf::IfOp::create(
+              lb, loc,
+              cmpI(lb, loc, arith::CmpIPredicate::eq, place, cI64(lb, loc, 0)),
+              [&](OpBuilder &tb, Location) {
+                for (auto [a, ptr] : llvm::zip_equal(acc, partials))
+                  k.store(tb, a, ptr, base);
+                scf::YieldOp::create(tb, loc);
+              });
+          k.em->clearCache();
+          return;
         }
         auto [lo, hi] = enterSegment(k, lb, seg, s, n);
         hi = sel(lb, loc, active, hi, lo);
@@ -446,8 +512,12 @@ LogicalResult buildSegmentKernel(gpu::GPUModuleOp m, const SegmentPlan &p,
                          scf::YieldOp::create(lb, loc);
                        });
   } else {
-    // Segments grid, grid + 1, ... in the order blocks ask for them.
-    Value counter = k.extra.back();
+    // Segments (pieces) grid, grid + 1, ... in the order blocks ask for
+    // them.
+    Value counter = k.extra[counterAt];
+    Value total = pieces
+                      ? arith::MulIOp::create(b, loc, nseg, npieces).getResult()
+                      : nseg;
     Value slot = f.getWorkgroupAttributions().back();
     Value zero = arith::ConstantIndexOp::create(b, loc, 0);
     Value grid = k.gridDim(b);
@@ -455,7 +525,7 @@ LogicalResult buildSegmentKernel(gpu::GPUModuleOp m, const SegmentPlan &p,
         b, loc, TypeRange{b.getI64Type()}, ValueRange{firstSeg},
         [&](OpBuilder &wb, Location l, ValueRange a) {
           scf::ConditionOp::create(
-              wb, l, cmpI(wb, l, arith::CmpIPredicate::slt, a[0], nseg), a);
+              wb, l, cmpI(wb, l, arith::CmpIPredicate::slt, a[0], total), a);
         },
         [&](OpBuilder &wb, Location l, ValueRange a) {
           segment(wb, a[0]);
@@ -486,6 +556,88 @@ LogicalResult buildSegmentKernel(gpu::GPUModuleOp m, const SegmentPlan &p,
   return success();
 }
 
+/// `segjoin`: a warp a segment (grid-stride), lane l folding the partials
+/// s * P + l, s * P + l + 32, ... from the identities, then xor butterflies,
+/// the init and the group's values after the reduction, stored by lane 0.
+LogicalResult buildSegmentJoinKernel(gpu::GPUModuleOp m, const SegmentPlan &p) {
+  GroupOp group = p.group;
+  SegmentedReduceOp seg = p.seg;
+  Location loc = p.loc;
+  MLIRContext *ctx = group.getContext();
+  int64_t bt = p.tiling.blockThreads;
+  auto i64 = IntegerType::get(ctx, 64);
+  SmallVector<Type> params = commonParams(group);
+  params.append({i64, i64}); // nseg, n
+  params.append(group.getNumResults(), globalPtr(ctx));
+  params.push_back(i64); // pieces a segment
+  params.append(seg.getInputs().size(), globalPtr(ctx));
+  auto f = createKernel(m, loc, p.gk.segmentJoinKernel, params, {}, bt);
+  SegmentKernel k(group, loc, p.tiling);
+  k.func = f;
+  OpBuilder b = OpBuilder::atBlockBegin(&f.getBody().front());
+  k.setUp(b);
+  unsigned nres = group.getNumResults();
+  Value nseg = k.extra[0], npieces = k.extra[2 + nres];
+  ValueRange outs = ValueRange(k.extra).drop_front(2).take_front(nres);
+  ValueRange partials = ValueRange(k.extra).drop_front(3 + nres);
+  Value tid = k.threadId(b);
+  Value lane = arith::AndIOp::create(b, loc, tid, cI64(b, loc, 31));
+  int64_t warps = bt / 32;
+  Value first = arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, k.blockId(b), cI64(b, loc, warps)),
+      arith::DivUIOp::create(b, loc, tid, cI64(b, loc, 32)));
+  Value stride =
+      arith::MulIOp::create(b, loc, k.gridDim(b), cI64(b, loc, warps));
+  auto combineFn = [&](OpBuilder &cb, ValueRange a, ValueRange x) {
+    return k.combine(cb, seg, a, x);
+  };
+  scf::ForOp::create(
+      b, loc, first, nseg, stride, ValueRange{},
+      [&](OpBuilder &lb, Location, Value s, ValueRange) {
+        // The segment is the current element of the values over segments
+        // (the epilogue's); its offsets are not read here.
+        k.em->clearCache();
+        k.laneIndex = toIndex(lb, loc, s);
+        SmallVector<Value> acc;
+        SmallVector<Type> types;
+        for (auto [i, in] : llvm::enumerate(seg.getInputs())) {
+          types.push_back(tensorTy(in).getElementType());
+          acc.push_back(arith::ConstantOp::create(
+              lb, loc, getKindIdentity(seg.getKind(i), types.back())));
+        }
+        Value base = arith::MulIOp::create(lb, loc, s, npieces);
+        auto fold = scf::ForOp::create(
+            lb, loc, lane, npieces, cI64(lb, loc, 32), acc,
+            [&](OpBuilder &fb, Location, Value q, ValueRange cur) {
+              Value w = arith::AddIOp::create(fb, loc, base, q);
+              SmallVector<Value> x;
+              for (auto [t, ptr] : llvm::zip_equal(types, partials))
+                x.push_back(k.load(fb, t, ptr, w));
+              scf::YieldOp::create(fb, loc, k.combine(fb, seg, cur, x));
+            });
+        SmallVector<Value> total =
+            warpFold(lb, loc, fold.getResults(), combineFn);
+        SmallVector<Value> inits = emitInitialAccumulators(
+            lb, loc, seg, [&](Value v) { return k.scalar(lb, v); });
+        SmallVector<Value> res =
+            seg.getInits().empty() ? total : k.combine(lb, seg, inits, total);
+        scf::IfOp::create(
+            lb, loc,
+            cmpI(lb, loc, arith::CmpIPredicate::eq, lane, cI64(lb, loc, 0)),
+            [&](OpBuilder &tb, Location) {
+              storeSegment(k, tb, seg, res, outs, s);
+              scf::YieldOp::create(tb, loc);
+            });
+        k.em->clearCache();
+        scf::YieldOp::create(lb, loc);
+      });
+  gpu::ReturnOp::create(b, loc);
+  if (k.failedLeaf)
+    return group.emitOpError("GPU code generation: unsupported value in a "
+                             "segmented_reduce group body");
+  return success();
+}
+
 } // namespace
 
 FailureOr<GroupKernels> buildSegmentedReduceGroup(gpu::GPUModuleOp m,
@@ -499,6 +651,10 @@ FailureOr<GroupKernels> buildSegmentedReduceGroup(gpu::GPUModuleOp m,
   if (!plan.gk.segmentBlockKernel.empty() &&
       (failed(buildSegmentKernel(m, plan, kSmallThreads)) ||
        failed(buildSegmentKernel(m, plan, tiling.blockThreads))))
+    return failure();
+  if (!plan.gk.segmentPieceKernel.empty() &&
+      (failed(buildSegmentKernel(m, plan, tiling.blockThreads, true)) ||
+       failed(buildSegmentJoinKernel(m, plan))))
     return failure();
   return plan.gk;
 }

@@ -1,4 +1,13 @@
 // RUN: fuse-opt %s --fuse-fusion --fuse-tile --convert-fuse-to-gpu | FileCheck %s
+// RUN: fuse-opt %s --fuse-fusion --fuse-tile=segment-piece=0 --convert-fuse-to-gpu | FileCheck %s --check-prefix=NOPIECE
+// RUN: fuse-opt %s --fuse-fusion --fuse-tile=segment-piece=4096 | FileCheck %s --check-prefix=TILING
+// RUN: not fuse-opt %s --fuse-fusion --fuse-tile=segment-piece=-1 2>&1 | FileCheck %s --check-prefix=BAD
+
+// NOPIECE-NOT: segpiece
+// NOPIECE-NOT: segjoin
+// TILING: fuse.group segmented_reduce {{.*}}segmentPiece = 4096
+// TILING-NOT: segmentPiece
+// BAD: error: fuse-tile: segment-piece must not be negative, not -1
 
 // A sum of squares over CSR offsets with an epilogue: one group over the
 // segments. The host launches, by the mean segment length, the kernel of
@@ -12,12 +21,25 @@
 // A combiner region keeps the elements' order: only the warp kernel, whose
 // lanes fold contiguous chunks and combine with shuffle-down steps.
 // The block kernel takes segment b first, then asks a counter for the
-// next one (zeroed by the host, a temporary: the only one).
+// next one (zeroed by the host, a temporary). Where the mean segment holds
+// at least two pieces (segment-piece, 8192 elements by default), the host
+// launches instead the piece kernel, a block a piece (mean / 8192 pieces a
+// segment, taken from the same counter), which stores each piece's value
+// in a temporary of nseg * pieces partials, then the join kernel, a warp a
+// segment, which folds the segment's partials in order (lane l: l, l + 32,
+// ...), then the butterflies, and stores the epilogue's value.
+// With segment-piece=0 neither kernel exists.
 // CHECK-LABEL: func.func @csr(
 // CHECK: arith.divsi
 // CHECK: call @fuse_malloc(
 // CHECK: call @fuse_memset(
+// CHECK: arith.divsi %{{.+}}, %c8192_i64
 // CHECK: call @fuse_launch(
+// CHECK: arith.muli
+// CHECK: call @fuse_malloc(
+// CHECK: call @fuse_launch(
+// CHECK: call @fuse_launch(
+// CHECK-NOT: call @fuse_malloc
 // CHECK: call @fuse_launch(
 // CHECK: call @fuse_launch(
 // CHECK-NOT: call @fuse_malloc
@@ -54,6 +76,28 @@
 // CHECK: memref.store %{{.+}}, %[[SLOT]]
 // CHECK: gpu.barrier
 // CHECK: memref.load %[[SLOT]]
+// CHECK-LABEL: gpu.func @csr_g0_segpiece(
+// CHECK-SAME: %arg8: !llvm.ptr<1>, %[[P:.+]]: i64, %[[PART:.+]]: !llvm.ptr<1>) workgroup(
+// CHECK: arith.muli %arg5, %[[P]]
+// CHECK: scf.while
+// CHECK: arith.divsi %{{.+}}, %[[P]]
+// CHECK: arith.remsi %{{.+}}, %[[P]]
+// CHECK: arith.mulf
+// CHECK: gpu.shuffle {{ *}}xor
+// CHECK: gpu.barrier
+// CHECK: llvm.getelementptr %[[PART]]
+// CHECK: llvm.store
+// CHECK: llvm.atomicrmw add %arg8
+// CHECK-LABEL: gpu.func @csr_g0_segjoin(
+// CHECK-SAME: %arg7: !llvm.ptr<1>, %[[JP:.+]]: i64, %[[JPART:.+]]: !llvm.ptr<1>)
+// CHECK: scf.for %[[S:.+]] = %{{.+}} to %arg5
+// CHECK: arith.muli %[[S]], %[[JP]]
+// CHECK: scf.for %{{.+}} = %{{.+}} to %[[JP]] step %c32
+// CHECK: llvm.getelementptr %[[JPART]]
+// CHECK: arith.addf
+// CHECK: gpu.shuffle {{ *}}xor
+// CHECK: arith.addf
+// CHECK: llvm.store
 // CHECK-LABEL: gpu.func @last_g0_segwarp(
 // CHECK: gpu.shuffle {{ *}}down
 // CHECK-NOT: gpu.func @last_g0_segblock

@@ -10,12 +10,14 @@ using namespace mlir;
 
 namespace fuse {
 
-LogicalResult TilingAttr::verify(
-    function_ref<InFlightDiagnostic()> emitError, int64_t blockThreads,
-    int64_t grid, int64_t itemsPerThread,
-    int64_t vectorWidth, bool, bool, int64_t pollDelay,
-    int64_t lookbackDelay, int64_t finishPrefetch, int64_t longRowItems,
-    bool, int64_t narrowRows, int64_t stagedRows, int64_t stagedThreads) {
+LogicalResult TilingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                 int64_t blockThreads, int64_t grid,
+                                 int64_t itemsPerThread, int64_t vectorWidth,
+                                 bool, bool, int64_t pollDelay,
+                                 int64_t lookbackDelay, int64_t finishPrefetch,
+                                 int64_t longRowItems, bool, int64_t narrowRows,
+                                 int64_t stagedRows, int64_t stagedThreads,
+                                 int64_t segmentPiece) {
   auto warps = [](int64_t n) { return n >= 32 && n <= 1024 && n % 32 == 0; };
   auto in = [](int64_t v, int64_t lo, int64_t hi) {
     return v >= lo && v <= hi;
@@ -51,6 +53,8 @@ LogicalResult TilingAttr::verify(
                        << narrowRows;
   if (stagedRows < 0)
     return emitError() << "tiling stagedRows must not be negative";
+  if (segmentPiece < 0)
+    return emitError() << "tiling segmentPiece must not be negative";
   if (stagedThreads != 0 && !warps(stagedThreads))
     return emitError() << "tiling stagedThreads must be 0 or a multiple of "
                           "32 from 32 to 1024, not "

@@ -59,6 +59,12 @@ struct FuseTilePass : fuse::impl::FuseTilePassBase<FuseTilePass> {
           << static_cast<int64_t>(narrowRows);
       return signalPassFailure();
     }
+    if (segmentPiece < 0) {
+      getOperation()->emitError()
+          << "fuse-tile: segment-piece must not be negative, not "
+          << static_cast<int64_t>(segmentPiece);
+      return signalPassFailure();
+    }
     if (pollDelay < 0 || pollDelay > 1000000 || lookbackDelay < 0 ||
         lookbackDelay > 1000000) {
       getOperation()->emitError()
@@ -374,12 +380,21 @@ struct FuseTilePass : fuse::impl::FuseTilePassBase<FuseTilePass> {
     if (kind == GroupKind::RowReduce && narrowRows && bt >= 64 &&
         !(staticCols && ceilDiv(*staticCols, items) > bt / 2))
       narrow = narrowRows;
+    // Long segments split into pieces (built-in kinds only: a combiner
+    // region runs a warp a segment).
+    int64_t piece = kDefaultSegmentPiece;
+    if (kind == GroupKind::SegmentedReduce &&
+        llvm::any_of(group.getBody().front(), [](Operation &op) {
+          auto s = dyn_cast<SegmentedReduceOp>(op);
+          return s && s.hasBuiltinKinds();
+        }))
+      piece = segmentPiece;
     // Overrides (block-threads, items-per-thread, ...) can ask for what no
     // kernel builds: the attribute's verifier says what.
     TilingAttr tiling = TilingAttr::getChecked(
         [&] { return group.emitOpError("fuse-tile: "); }, group.getContext(),
         bt, g, items, vw, stageTile, sharedScatterTile, poll, lookback,
-        prefetch, rowItems, online, narrow, staged, stagedBt);
+        prefetch, rowItems, online, narrow, staged, stagedBt, piece);
     if (!tiling)
       return failure();
     group->setAttr(TilingAttr::getAttrName(), tiling);

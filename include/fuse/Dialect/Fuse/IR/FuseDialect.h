@@ -20,6 +20,12 @@ namespace fuse {
 constexpr int64_t kDefaultPollDelay = 500;
 constexpr int64_t kDefaultLookbackDelay = 1500;
 
+/// segmented_reduce groups: the elements of a piece when long segments are
+/// split over several blocks (0: never split). The one source of fuse-tile's
+/// segment-piece, #fuse.tiling's segmentPiece when absent and the GPU code
+/// generator's Tiling (docs/gpu-codegen.md, "Segmented reductions").
+constexpr int64_t kDefaultSegmentPiece = 8192;
+
 } // namespace fuse
 
 #endif // FUSE_DIALECT_FUSE_IR_FUSEDIALECT_H

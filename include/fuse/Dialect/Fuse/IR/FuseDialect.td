@@ -240,8 +240,9 @@ def Fuse_TilingAttr : AttrDef<Fuse_Dialect, "Tiling"> {
     kernel families, which keep their defaults elsewhere and are printed
     only when set: `stageTiles`, `sharedScatter`, `pollDelay` and
     `lookbackDelay` (scan and filter look-back tiles), `finishPrefetch`
-    (a reduction's finish kernel), and for row groups `longRowItems`,
-    `onlineMaxSum`, `narrowRows`, `stagedRows` and `stagedThreads`.
+    (a reduction's finish kernel), for row groups `longRowItems`,
+    `onlineMaxSum`, `narrowRows`, `stagedRows` and `stagedThreads`, and
+    `segmentPiece` (segmented_reduce groups).
     `docs/generated/FuseTransformsPasses.md` (fuse-tile's options) says
     what each does.
 
@@ -254,7 +255,7 @@ def Fuse_TilingAttr : AttrDef<Fuse_Dialect, "Tiling"> {
     Verified: `blockThreads` and a non-zero `stagedThreads` are whole warps
     up to 1024; `grid` 0 to 2^31-1; `itemsPerThread` 1 to 1024;
     `vectorWidth` a power of two up to 16; `finishPrefetch` 0-8; `longRowItems` 0-32; `narrowRows` 0 or a power
-    of two up to 32; `stagedRows` not negative; the
+    of two up to 32; `stagedRows` and `segmentPiece` not negative; the
     delays 0 to 10^6 ns.
   }];
   let parameters = (ins
@@ -272,7 +273,9 @@ def Fuse_TilingAttr : AttrDef<Fuse_Dialect, "Tiling"> {
     DefaultValuedParameter<"bool", "false">:$onlineMaxSum,
     DefaultValuedParameter<"int64_t", "0">:$narrowRows,
     DefaultValuedParameter<"int64_t", "0">:$stagedRows,
-    DefaultValuedParameter<"int64_t", "0">:$stagedThreads);
+    DefaultValuedParameter<"int64_t", "0">:$stagedThreads,
+    DefaultValuedParameter<"int64_t", "::fuse::kDefaultSegmentPiece">:
+        $segmentPiece);
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{

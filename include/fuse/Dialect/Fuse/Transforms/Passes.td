@@ -643,7 +643,14 @@ def FuseTilePass : Pass<"fuse-tile"> {
            "block of staged rows that take over half the chip's shared "
            "memory a block (one block an SM; smaller staged rows run with "
            "the group's blockThreads), a multiple of 32 up to "
-           "the target's threads per block (0: the group's blockThreads)">
+           "the target's threads per block (0: the group's blockThreads)">,
+    Option<"segmentPiece", "segment-piece", "int64_t",
+           /*default=*/"::fuse::kDefaultSegmentPiece",
+           "Segmented-reduce groups with built-in kinds: where the mean "
+           "segment takes a block, segments of mean length L are split "
+           "into max(1, L / N) pieces of equal length, a block each, whose "
+           "partials a second kernel combines in order; 0 keeps a block a "
+           "segment">
   ];
 }
 

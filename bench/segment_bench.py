@@ -4,20 +4,27 @@ scatter_add_ of precomputed segment ids, and cuda.compute's
 segmented_reduce (CUB's DeviceSegmentedReduce) when cuda.compute
 imports; and segment_sum(x * x), the square computed in the segments'
 pass, against the same peers fed a squared copy. float32, 2^26 elements
-in 2^10, 2^14, 2^16 or 2^20 segments of random lengths (a fixed seed;
-means of 65536 and 4096 elements take fuse's block-per-segment kernel,
-1024 and 64 its warp-per-segment one), in one run on one GPU. Per case: the median of REPS calls timed with CUDA events after a
+in 1, 2^7, 2^10, 2^14, 2^16 or 2^20 segments of random lengths (a fixed
+seed; means of 2^26 to 65536 elements take fuse's kernels of pieces over
+blocks, 4096 its block-per-segment kernel, 1024 and 64 its
+warp-per-segment one), in one run on one GPU. Per case: the median of REPS calls timed with CUDA events after a
 warm-up, the largest error against float64 sums relative to the sum of
 |x| over the segment (fuse's must be within 1e-5, else the exit status
 is 1), GiB/s of the bytes the job must move (the elements, the offsets,
 the sums) and the ratio of the best peer's time to each.
 
-    FUSE_CACHE_DIR=... python3 bench/segment_bench.py
+    FUSE_CACHE_DIR=... python3 bench/segment_bench.py [--segments=10,14]
+        [--no-peers]
+
+--segments: the cases' log2 segment counts (default 0,7,10,14,16,20);
+--no-peers: fuse alone, e.g. to compare tilings (FUSE_GPU_TILE_OPTIONS,
+with a cache prepared for them), its ratio against itself.
 
 Uses the pipelines of test/Python/segments_check.py (seg_sum, seg_sum_sq
 on float32 with int64 offsets), which scripts/gpu/prepare-python.sh puts
 in the cache."""
 
+import argparse
 import sys
 
 # First: it puts python/ and test/Python/ on sys.path.
@@ -109,12 +116,18 @@ def peers(x, o, ids, m, square):
 
 
 def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--segments", default="0,7,10,14,16,20",
+                    help="log2 segment counts, comma-separated")
+    ap.add_argument("--no-peers", action="store_true",
+                    help="time fuse alone")
+    opt = ap.parse_args()
     print("%-18s %8s %-22s %10s %8s %8s %10s" % (
         "case", "segments", "impl", "us", "GiB/s", "vs best", "max err"))
     ok = True
     g = torch.Generator(device="cuda").manual_seed(0)
     x = torch.rand(N, device="cuda", generator=g) * 2 - 1
-    for m in (1 << 10, 1 << 14, 1 << 16, 1 << 20):
+    for m in (1 << int(e) for e in opt.segments.split(",")):
         o = offsets(N, m, g)
         ids = torch.repeat_interleave(torch.arange(m, device="cuda"),
                                       o[1:] - o[:-1])
@@ -124,15 +137,16 @@ def main():
                 ("segment_sum(x*x)", lambda: sc.seg_sum_sq(x, o), True)):
             want, l1 = reference(x * x if square else x, o)
             got = {}
-            for impl, fn in [("fuse", fuse_fn)] + peers(x, o, ids, m,
-                                                        square):
+            others = [] if opt.no_peers else peers(x, o, ids, m, square)
+            for impl, fn in [("fuse", fuse_fn)] + others:
                 if fn is None:
                     continue
                 err = error(fn(), want, l1)
                 if impl == "fuse" and not err <= 1e-5:
                     ok = False
                 got[impl] = (median_us(fn, REPS), err)
-            best = min(t for k, (t, _) in got.items() if k != "fuse")
+            best = min((t for k, (t, _) in got.items() if k != "fuse"),
+                       default=got["fuse"][0])
             for impl, (t, err) in got.items():
                 print("%-18s %8d %-22s %10.1f %8.1f %8.3f %10.2e" % (
                     case, m, impl, t, nbytes / t * 1e6 / 2 ** 30, best / t,

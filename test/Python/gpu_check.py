@@ -33,6 +33,9 @@ Modes:
   - no GPU otherwise: the same calls, look-ups only (as on the GPU machine,
     run with FUSE_GPU_NO_COMPILE=1 to hide fuse-compile): every pipeline
     must be found in the cache, without compiling.
+FUSE_GPU_CHECKS=PART,... runs only those parts (names in PARTS below, e.g.
+"segments,segments_compute" after a change to the segment kernels); an
+unknown name is a FAIL. The scripts run every part.
 One line per check (PASS/FAIL/SKIP name: detail); the last line is
 "N passed, N failed"; the exit status is 1 on any failure.
 """
@@ -743,6 +746,64 @@ def stream_checks(B, numeric):
                "" if ok else "%d launchers" % len(mine))
 
 
+def parts(B, numeric, me):
+    """(name, check) of every part of the checks, in order."""
+    return [
+        ("workloads", lambda: workload_checks(B, numeric)),
+        ("edges", lambda: edge_check.edge_checks(B, numeric, me)),
+        ("unsigned", lambda: edge_check.unsigned_checks(B, numeric, me)),
+        ("direct", lambda: direct_checks(B, numeric)),
+        ("errors", lambda: error_checks(B)),
+        ("device", lambda: device_checks(B)),
+        ("cache", lambda: cache_checks(B, numeric)),
+        ("streams", lambda: stream_checks(B, numeric)),
+        ("graphs", lambda: graph_check.graph_checks(B, numeric, me)),
+        ("temp_storage",
+         lambda: temp_storage_check.temp_storage_checks(B, numeric, me)),
+        ("sort", lambda: sort_check.sort_checks(B, numeric, me)),
+        ("searchsorted",
+         lambda: searchsorted_check.searchsorted_checks(B, numeric, me)),
+        ("searchsorted_compute",
+         lambda: searchsorted_check.compute_checks(B, numeric, me)),
+        ("sort_compute",
+         lambda: sort_check.compute_sort_checks(B, numeric, me)),
+        ("unique_compute",
+         lambda: sort_check.compute_unique_checks(B, numeric, me)),
+        ("comparator_sort",
+         lambda: sort_check.comparator_sort_checks(B, numeric, me)),
+        ("histogram",
+         lambda: histogram_check.histogram_checks(B, numeric, me)),
+        ("bincount", lambda: histogram_check.bincount_checks(B, numeric, me)),
+        ("histogram_compute",
+         lambda: histogram_check.compute_checks(B, numeric, me)),
+        ("segments", lambda: segments_check.segments_checks(B, numeric, me)),
+        ("segments_compute",
+         lambda: segments_check.compute_checks(B, numeric, me)),
+        ("partition",
+         lambda: partition_check.partition_checks(B, numeric, me)),
+        ("partition_compute",
+         lambda: partition_check.compute_checks(B, numeric, me)),
+        ("combiners", lambda: combiner_check.combiner_checks(B, numeric, me)),
+        ("half", lambda: half_check.half_checks(B, numeric, me)),
+        ("rows", lambda: rows_check.rows_checks(B, numeric, me)),
+    ]
+
+
+def selected_parts(B, numeric, me):
+    """parts() limited to FUSE_GPU_CHECKS's names when set (an unknown
+    name fails)."""
+    every = parts(B, numeric, me)
+    want = [w for w in os.environ.get("FUSE_GPU_CHECKS", "").split(",")
+            if w]
+    if not want:
+        return every
+    known = {name for name, _ in every}
+    for w in want:
+        report(w in known, "FUSE_GPU_CHECKS part %s" % w,
+               "unknown; the parts are %s" % ", ".join(sorted(known)))
+    return [(name, check) for name, check in every if name in want]
+
+
 def main():
     compile_only = fuse.gpu.compile_only()
     print("fuse GPU checks: cache %s, fuse-compile %s" % (
@@ -773,54 +834,11 @@ def main():
                     print("SKIP backend %s: %s" % (cls.name, e))
     me = sys.modules[__name__]
     for B in backends:
-        for part in (lambda: workload_checks(B, numeric),
-                     lambda: edge_check.edge_checks(B, numeric, me),
-                     lambda: edge_check.unsigned_checks(B, numeric, me),
-                     lambda: direct_checks(B, numeric),
-                     lambda: error_checks(B),
-                     lambda: device_checks(B),
-                     lambda: cache_checks(B, numeric),
-                     lambda: stream_checks(B, numeric),
-                     lambda: graph_check.graph_checks(B, numeric,
-                                                      sys.modules[__name__]),
-                     lambda: temp_storage_check.temp_storage_checks(
-                         B, numeric, sys.modules[__name__]),
-                     lambda: sort_check.sort_checks(
-                         B, numeric, sys.modules[__name__]),
-                     lambda: searchsorted_check.searchsorted_checks(
-                         B, numeric, sys.modules[__name__]),
-                     lambda: searchsorted_check.compute_checks(
-                         B, numeric, sys.modules[__name__]),
-                     lambda: sort_check.compute_sort_checks(
-                         B, numeric, sys.modules[__name__]),
-                     lambda: sort_check.compute_unique_checks(
-                         B, numeric, sys.modules[__name__]),
-                     lambda: sort_check.comparator_sort_checks(
-                         B, numeric, sys.modules[__name__]),
-                     lambda: histogram_check.histogram_checks(
-                         B, numeric, sys.modules[__name__]),
-                     lambda: histogram_check.bincount_checks(
-                         B, numeric, sys.modules[__name__]),
-                     lambda: histogram_check.compute_checks(
-                         B, numeric, sys.modules[__name__]),
-                     lambda: segments_check.segments_checks(
-                         B, numeric, sys.modules[__name__]),
-                     lambda: segments_check.compute_checks(
-                         B, numeric, sys.modules[__name__]),
-                     lambda: partition_check.partition_checks(
-                         B, numeric, sys.modules[__name__]),
-                     lambda: partition_check.compute_checks(
-                         B, numeric, sys.modules[__name__]),
-                     lambda: combiner_check.combiner_checks(
-                         B, numeric, sys.modules[__name__]),
-                     lambda: half_check.half_checks(
-                         B, numeric, sys.modules[__name__]),
-                     lambda: rows_check.rows_checks(
-                         B, numeric, sys.modules[__name__])):
+        for name, part in selected_parts(B, numeric, me):
             try:
                 part()
             except Exception as e:  # noqa: BLE001 (report and go on)
-                report(False, "%s checks" % B.name, "%s: %s" % (
+                report(False, "%s %s checks" % (B.name, name), "%s: %s" % (
                     type(e).__name__, e))
     s = fuse.gpu.stats
     print("fuse.gpu.stats: %s" % s)

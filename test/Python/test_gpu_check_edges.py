@@ -97,3 +97,24 @@ def test_comparator_sort_checks_pass_on_the_cpu(capsys):
     out = capsys.readouterr().out
     assert gpu_check.failed == failed, out
     assert gpu_check.passed - passed == 59 + 36, out
+
+
+def test_check_parts_filter(capsys, monkeypatch):
+    """FUSE_GPU_CHECKS keeps the named parts in order and fails on a name
+    that is no part (a typo must not run nothing and pass)."""
+    B = NumpyBackend()
+    every = [name for name, _ in gpu_check.parts(B, True, gpu_check)]
+    assert "segments" in every and len(every) == len(set(every))
+    monkeypatch.setenv("FUSE_GPU_CHECKS", "segments_compute,segments")
+    passed, failed = gpu_check.passed, gpu_check.failed
+    got = [n for n, _ in gpu_check.selected_parts(B, True, gpu_check)]
+    assert got == ["segments", "segments_compute"]
+    assert (gpu_check.passed, gpu_check.failed) == (passed + 2, failed)
+    monkeypatch.setenv("FUSE_GPU_CHECKS", "segments,segmnts")
+    got = [n for n, _ in gpu_check.selected_parts(B, True, gpu_check)]
+    assert got == ["segments"]
+    assert gpu_check.failed == failed + 1
+    assert "FAIL FUSE_GPU_CHECKS part segmnts" in capsys.readouterr().out
+    gpu_check.failed = failed
+    monkeypatch.delenv("FUSE_GPU_CHECKS")
+    assert len(gpu_check.selected_parts(B, True, gpu_check)) == len(every)

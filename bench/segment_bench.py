@@ -7,11 +7,12 @@ pass, against the same peers fed a squared copy. float32, 2^26 elements
 in 1, 2^7, 2^10, 2^14, 2^16 or 2^20 segments of random lengths (a fixed
 seed; means of 2^26 to 65536 elements take fuse's kernels of pieces over
 blocks, 4096 its block-per-segment kernel, 1024 and 64 its
-warp-per-segment one), in one run on one GPU. Per case: the median of REPS calls timed with CUDA events after a
-warm-up, the largest error against float64 sums relative to the sum of
-|x| over the segment (fuse's must be within 1e-5, else the exit status
-is 1), GiB/s of the bytes the job must move (the elements, the offsets,
-the sums) and the ratio of the best peer's time to each.
+warp-per-segment one), in one run on one GPU. Per case: the median of
+REPS calls timed with CUDA events after a warm-up, the largest error
+against float64 sums relative to the sum of |x| over the segment
+(fuse's must be within 1e-5, else the exit status is 1), GiB/s of the
+bytes the job must move (the elements, the offsets, the sums) and the
+ratio of the best peer's time to each.
 
     FUSE_CACHE_DIR=... python3 bench/segment_bench.py [--segments=10,14]
         [--no-peers]

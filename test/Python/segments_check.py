@@ -397,7 +397,8 @@ def compute_cases(n=100003, seed=11):
     """(name, x, starts, ends, op, h_init, reference) for
     fuse.compute.segmented_reduce: overlapping, out-of-order, empty and
     clamped segments given by start and end arrays (int32 and int64,
-    of two dtypes at once), built-in and function ops."""
+    of two dtypes at once), built-in and function ops; short segments,
+    then a few long ones."""
     g = np.random.default_rng(seed)
     ns = n // 7
     starts = g.integers(-5, n + 5, ns)
@@ -419,6 +420,18 @@ def compute_cases(n=100003, seed=11):
     yield ("float32 keep the last (a function)", x, starts, ends,
            lambda a, b: b, np.float32(-7),
            last_reference(x, starts, ends, np.float32(-7)))
+    # Few long segments, overlapping, one empty (end before start) and one
+    # clamped: on the GPU each is split into pieces over blocks.
+    ls = g.integers(-5, n // 2, 9)
+    le = ls + g.integers(n // 8, n // 2 + 20, 9)
+    le[3] = ls[3] - 1
+    le[5] = n + 7
+    yield ("float32 plus over few long overlapping segments", x, ls, le,
+           fuse.OpKind.PLUS, np.float32(0),
+           segment_reference(x, ls, le, "add"))
+    yield ("float32 maximum over few long overlapping segments", x, ls, le,
+           fuse.OpKind.MAXIMUM, np.float32(-np.inf),
+           segment_reference(x, ls, le, "max"))
 
 
 def check_twice(ctx, numeric, name, fn, verify, host):

@@ -310,15 +310,11 @@ LogicalResult HostEntry::launchSegmentedReduce(GroupLaunch &l) {
         pieceArgs.append(partials);
         launchKernel(l, handle[gk.segmentPieceKernel],
                      h.maxI(h.minI(items, l.maxGrid), h.c64(1)), bt, pieceArgs);
-        SmallVector<Value> joinArgs(l.common);
-        joinArgs.append({nseg, n});
-        joinArgs.append(l.outs);
-        joinArgs.push_back(pieces);
-        joinArgs.append(partials);
-        launchKernel(l, handle[gk.segmentJoinKernel],
-                     h.maxI(h.minI(h.ceilDiv(nseg, h.c64(bt / 32)), l.maxGrid),
-                            h.c64(1)),
-                     bt, joinArgs);
+        // The join kernel: a warp a segment, after the common arguments
+        // the pieces and the partials.
+        SmallVector<Value> joinMore{pieces};
+        joinMore.append(partials);
+        launchWith(gk.segmentJoinKernel, 32, joinMore);
       });
     });
     h.ifThen(isShort, [&] {

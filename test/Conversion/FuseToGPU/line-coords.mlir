@@ -2,7 +2,11 @@
 // A line kernel's element k of a line sits at flat index
 // o * len * inner + k * inner + i, so an iota along the line dimension is
 // k itself: after the line's own division into (o, i), the element loops
-// convert k without dividing the flat index.
+// convert k without dividing the flat index. Along another dimension the
+// coordinate is the line's: i in the dimensions after the line's, o in
+// those before (a column scan of a column iota: i itself, converted once a
+// line; at rank 3, the middle dimension's coordinate of o = a division
+// once a line, never per element).
 
 // CHECK-LABEL: gpu.func @colmax_g0_linereduce(
 // CHECK: arith.divui %{{.*}}, %{{.*}} : i64
@@ -26,4 +30,44 @@ func.func @colmax(%r: index, %c: index) -> tensor<?xf32> {
     fuse.yield %s : tensor<?xf32>
   }
   return %y : tensor<?xf32>
+}
+
+// CHECK-LABEL: gpu.func @colscan_g0_linescan(
+// CHECK: arith.divui %{{.*}}, %{{.*}} : i64
+// CHECK: arith.remui %{{.*}}, %{{.*}} : i64
+// CHECK: scf.for %{{.*}} step %c4_i64
+// CHECK-NOT: arith.divui
+// CHECK-NOT: arith.remui
+// CHECK: gpu.return
+func.func @colscan(%r: index, %c: index) -> tensor<?x?xf64> {
+  %y = fuse.group scan (%r, %c) : (index, index) -> tensor<?x?xf64> {
+  ^bb0(%n: index, %m: index):
+    %i = fuse.iota %n, %m dim 1 : tensor<?x?xf64>
+    %s = fuse.scan inclusive add %i dim 0 : tensor<?x?xf64> -> tensor<?x?xf64>
+    fuse.yield %s : tensor<?x?xf64>
+  }
+  return %y : tensor<?x?xf64>
+}
+
+// CHECK-LABEL: gpu.func @midscan_g0_linescan(
+// CHECK: arith.divui %{{.*}}, %{{.*}} : i64
+// CHECK: arith.remui %{{.*}}, %{{.*}} : i64
+// CHECK: scf.for %{{.*}} step %c4_i64
+// CHECK-NOT: arith.divui
+// CHECK-NOT: arith.remui
+// CHECK: gpu.return
+func.func @midscan(%a: index, %r: index, %c: index) -> tensor<?x?x?xi64> {
+  %y = fuse.group scan (%a, %r, %c) : (index, index, index) -> tensor<?x?x?xi64> {
+  ^bb0(%p: index, %n: index, %m: index):
+    %i = fuse.iota %p, %n, %m dim 0 : tensor<?x?x?xi64>
+    %j = fuse.iota %p, %n, %m dim 2 : tensor<?x?x?xi64>
+    %k = fuse.map %i, %j : tensor<?x?x?xi64>, tensor<?x?x?xi64> -> tensor<?x?x?xi64> {
+    ^bb0(%u: i64, %v: i64):
+      %w = arith.addi %u, %v : i64
+      fuse.yield %w : i64
+    }
+    %s = fuse.scan inclusive add %k dim 1 : tensor<?x?x?xi64> -> tensor<?x?x?xi64>
+    fuse.yield %s : tensor<?x?x?xi64>
+  }
+  return %y : tensor<?x?x?xi64>
 }

@@ -71,3 +71,29 @@ func.func @midscan(%a: index, %r: index, %c: index) -> tensor<?x?x?xi64> {
   }
   return %y : tensor<?x?x?xi64>
 }
+
+// A warp a row (inner = 1): a row's broadcast value is read at the row's
+// own coordinate, not at the flat index divided by the row length.
+// CHECK-LABEL: gpu.func @rowscan_g0_linescan(
+// CHECK: scf.for %[[ROW:.*]] = %{{.*}} to %{{.*}} step
+// CHECK: scf.for
+// CHECK-NOT: arith.divui
+// CHECK-NOT: arith.remui
+// CHECK: gpu.shuffle up
+// CHECK: gpu.return
+func.func @rowscan(%x: tensor<?x?xi32>, %m: tensor<?xi32>) -> tensor<?x?xi32> {
+  %y = fuse.group scan (%x, %m) : (tensor<?x?xi32>, tensor<?xi32>) -> tensor<?x?xi32> {
+  ^bb0(%a: tensor<?x?xi32>, %b: tensor<?xi32>):
+    %c1 = arith.constant 1 : index
+    %n = tensor.dim %a, %c1 : tensor<?x?xi32>
+    %bb = fuse.broadcast %b dims [1] (%n) : tensor<?xi32> -> tensor<?x?xi32>
+    %s0 = fuse.map %a, %bb : tensor<?x?xi32>, tensor<?x?xi32> -> tensor<?x?xi32> {
+    ^bb0(%u: i32, %v: i32):
+      %w = arith.addi %u, %v : i32
+      fuse.yield %w : i32
+    }
+    %s = fuse.scan inclusive add %s0 dim 1 : tensor<?x?xi32> -> tensor<?x?xi32>
+    fuse.yield %s : tensor<?x?xi32>
+  }
+  return %y : tensor<?x?xi32>
+}

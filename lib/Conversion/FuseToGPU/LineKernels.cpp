@@ -42,17 +42,45 @@ void forLines(LineKernel &k, OpBuilder &b, Value lines, Value len,
         Value i = arith::RemUIOp::create(lb, l, line, inner);
         Value base = arith::AddIOp::create(
             lb, l, arith::MulIOp::create(lb, l, o, lenInner), i);
+        k.lineOuter = o, k.lineInner = i;
         body(lb, line, base);
+        k.lineOuter = k.lineInner = Value();
         k.em->clearCache();
         scf::YieldOp::create(lb, l);
       });
 }
 
 Value LineKernel::laneCoordHint(OpBuilder &b, Value tensor, int64_t d) {
-  if (!elementFlat || laneIndex != elementFlat || d != lineDim ||
+  if (!elementFlat || laneIndex != elementFlat ||
       tensorTy(tensor).getRank() != lineRank)
     return Value();
-  return toIndex(b, loc, elementK);
+  if (d == lineDim)
+    return toIndex(b, loc, elementK);
+  if (!lineOuter || !lineInner)
+    return Value();
+  // i in the dimensions after the line's (o in those before it), d's
+  // coordinate: divided by the sizes after d within them, then modulo
+  // size[d] unless d is the first of them (i < inner, o < outer).
+  bool after = d > lineDim;
+  int64_t last = after ? lineRank : lineDim;
+  Value coord = toIndex(b, loc, after ? lineInner : lineOuter);
+  Value stride;
+  for (int64_t e = d + 1; e < last; ++e) {
+    FailureOr<Value> s = em->emitDim(b, loc, tensor, e);
+    if (failed(s))
+      return Value();
+    stride =
+        stride ? arith::MulIOp::create(b, loc, stride, *s).getResult() : *s;
+  }
+  if (stride)
+    coord = arith::DivUIOp::create(b, loc, coord, stride);
+  if (d != (after ? lineDim + 1 : 0)) {
+    FailureOr<Value> size = em->emitDim(b, loc, tensor, d);
+    if (failed(size))
+      return Value();
+    coord = arith::RemUIOp::create(b, loc, coord, *size);
+  }
+  return coord;
 }
 
 /// Makes flat index `flat` (i64) the kernel's current element.
@@ -293,7 +321,9 @@ void forChunks(LineStart &ls, OpBuilder &b, bool lastChunk,
         Value k0 = arith::MulIOp::create(lb, ll, c, chunkLen);
         Value k1 = arith::MinSIOp::create(
             lb, ll, ls.len, arith::AddIOp::create(lb, ll, k0, chunkLen));
+        k.lineOuter = o, k.lineInner = i;
         body(lb, line, c, base, k0, k1, t);
+        k.lineOuter = k.lineInner = Value();
         k.em->clearCache();
         scf::YieldOp::create(lb, ll);
       });

@@ -34,10 +34,17 @@ struct LineKernel : KernelBase {
   /// The element enterElement made current: element `elementK` (i64) of
   /// its line, at flat index `elementFlat` (the lane index then).
   mlir::Value elementK, elementFlat;
+  /// The current line's place in the outer x inner view (i64; set by
+  /// forLines and forChunks around their body, null elsewhere).
+  mlir::Value lineOuter, lineInner;
 
 protected:
-  /// Along the line dimension, an element's coordinate is its place in the
-  /// line (flat = o * len * inner + k * inner + i, i < inner): no division.
+  /// An element's coordinates without its flat index (flat = o * len *
+  /// inner + k * inner + i, i < inner): along the line dimension its place
+  /// k in the line; along a later dimension d the coordinate of i in the
+  /// inner dimensions, along an earlier one that of o in the outer ones,
+  /// (i / size[d+1..]) mod size[d] and the like: the same for the whole
+  /// line, where the flat index took a 64-bit remainder an element.
   mlir::Value laneCoordHint(mlir::OpBuilder &b, mlir::Value tensor,
                             int64_t d) override;
 };

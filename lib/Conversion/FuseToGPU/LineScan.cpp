@@ -189,6 +189,8 @@ void buildWarpRowScan(LineStart &ls, ScanOp scan, int64_t v) {
       b, loc, warp, ls.lines, warps, ValueRange{},
       [&](OpBuilder &rb, Location, Value row, ValueRange) {
         Value base = arith::MulIOp::create(rb, loc, row, ls.len);
+        // The row is line (o, i) = (row, 0) of the view (inner = 1).
+        k.lineOuter = row, k.lineInner = cI64(rb, loc, 0);
         scf::ForOp::create(
             rb, loc, cI64(rb, loc, 0), ls.len, chunk, ls.init,
             [&](OpBuilder &cb, Location, Value c, ValueRange carry) {
@@ -257,6 +259,7 @@ void buildWarpRowScan(LineStart &ls, ScanOp scan, int64_t v) {
                                             gpu::ShuffleMode::IDX));
               scf::YieldOp::create(cb, loc, next);
             });
+        k.lineOuter = k.lineInner = Value();
         k.em->clearCache();
         scf::YieldOp::create(rb, loc);
       });

@@ -412,3 +412,99 @@ func.func @sort_unused_carry(%k: tensor<?xi32>, %s: tensor<8xf32>, %v: tensor<?x
   %e, %ep = fuse.sort ascending positions %k : tensor<?xi32> -> tensor<?xi32>, tensor<?xi64>
   return %a, %b, %c, %d, %ep : tensor<?xi32>, tensor<?xi32>, tensor<?xi32>, tensor<8xf32>, tensor<?xi64>
 }
+
+// -----
+
+// Broadcasts (BroadcastFolds.cpp): a searchsorted of broadcast needles
+// searches the needles once and broadcasts the positions.
+// CHECK-LABEL: func.func @searchsorted_broadcast
+// CHECK-SAME: (%[[S:.+]]: tensor<?xi64>, %[[V:.+]]: tensor<?xi64>, %[[N:.+]]: index)
+// CHECK: %[[P:.+]] = fuse.searchsorted left unsigned %[[S]], %[[V]] : tensor<?xi64>, tensor<?xi64> -> tensor<?xi64>
+// CHECK: %[[B:.+]] = fuse.broadcast %[[P]] dims [0] (%[[N]]) : tensor<?xi64> -> tensor<?x?xi64>
+// CHECK: return %[[B]]
+func.func @searchsorted_broadcast(%s: tensor<?xi64>, %v: tensor<?xi64>, %n: index) -> tensor<?x?xi64> {
+  %b = fuse.broadcast %v dims [0] (%n) : tensor<?xi64> -> tensor<?x?xi64>
+  %p = fuse.searchsorted left unsigned %s, %b : tensor<?xi64>, tensor<?x?xi64> -> tensor<?x?xi64>
+  return %p : tensor<?x?xi64>
+}
+
+// -----
+
+// A reduction along dimensions the broadcast kept: the reduction of its
+// input (dims renumbered), broadcast along the added dims (renumbered in
+// the result); the combiner region moves with it.
+// CHECK-LABEL: func.func @reduce_broadcast_kept_dims
+// CHECK-SAME: (%[[X:.+]]: tensor<?x5xf32>, %[[Y:.+]]: tensor<?x5xi32>, %[[N:.+]]: index, %[[I:.+]]: f32)
+// CHECK: %[[R:.+]] = fuse.reduce add %[[X]] dims [1] : tensor<?x5xf32> -> tensor<?xf32>
+// CHECK: fuse.broadcast %[[R]] dims [0, 2] (%[[N]]) : tensor<?xf32> -> tensor<?x?x3xf32>
+// CHECK: %[[C:.+]]:2 = fuse.reduce %[[X]], %[[Y]] init(%[[I]], %{{.+}} : f32, i32) dims [0] : tensor<?x5xf32>, tensor<?x5xi32> -> tensor<5xf32>, tensor<5xi32>
+// CHECK: arith.sitofp
+// CHECK: fuse.broadcast %[[C]]#0 dims [0, 2] (%[[N]]) : tensor<5xf32> -> tensor<?x5x3xf32>
+// CHECK: fuse.broadcast %[[C]]#1 dims [0, 2] (%[[N]]) : tensor<5xi32> -> tensor<?x5x3xi32>
+func.func @reduce_broadcast_kept_dims(%x: tensor<?x5xf32>, %y: tensor<?x5xi32>, %n: index, %i: f32) -> (tensor<?x?x3xf32>, tensor<?x5x3xf32>, tensor<?x5x3xi32>) {
+  %b = fuse.broadcast %x dims [0, 3] (%n) : tensor<?x5xf32> -> tensor<?x?x5x3xf32>
+  %r = fuse.reduce add %b dims [2] : tensor<?x?x5x3xf32> -> tensor<?x?x3xf32>
+  %c = fuse.broadcast %y dims [0, 3] (%n) : tensor<?x5xi32> -> tensor<?x?x5x3xi32>
+  %z = arith.constant 0 : i32
+  %t:2 = fuse.reduce %b, %c init(%i, %z : f32, i32) dims [1] : tensor<?x?x5x3xf32>, tensor<?x?x5x3xi32> -> tensor<?x5x3xf32>, tensor<?x5x3xi32> {
+  ^bb0(%a0: f32, %a1: i32, %e0: f32, %e1: i32):
+    %f = arith.sitofp %e1 : i32 to f32
+    %s0 = arith.addf %a0, %e0 : f32
+    %s = arith.addf %s0, %f : f32
+    %m = arith.maxsi %a1, %e1 : i32
+    fuse.yield %s, %m : f32, i32
+  }
+  return %r, %t#0, %t#1 : tensor<?x?x3xf32>, tensor<?x5x3xf32>, tensor<?x5x3xi32>
+}
+
+// -----
+
+// A reduction along an added dimension stays (a sum counts the repeats);
+// so does one over broadcasts of other sizes.
+// CHECK-LABEL: func.func @reduce_broadcast_stays
+// CHECK: fuse.reduce add %{{.+}} dims [0] : tensor<?x?xf32> -> tensor<?xf32>
+// CHECK: fuse.reduce (max, max) %{{.+}}, %{{.+}} dims [1] : tensor<?x?xf32>, tensor<?x?xf32> -> tensor<?xf32>, tensor<?xf32>
+func.func @reduce_broadcast_stays(%x: tensor<?xf32>, %n: index, %m: index) -> (tensor<?xf32>, tensor<?xf32>, tensor<?xf32>) {
+  %b = fuse.broadcast %x dims [0] (%n) : tensor<?xf32> -> tensor<?x?xf32>
+  %c = fuse.broadcast %x dims [0] (%m) : tensor<?xf32> -> tensor<?x?xf32>
+  %r = fuse.reduce add %b dims [0] : tensor<?x?xf32> -> tensor<?xf32>
+  %t:2 = fuse.reduce (max, max) %b, %c dims [1] : tensor<?x?xf32>, tensor<?x?xf32> -> tensor<?xf32>, tensor<?xf32>
+  return %r, %t#0, %t#1 : tensor<?xf32>, tensor<?xf32>, tensor<?xf32>
+}
+
+// -----
+
+// A scan along a dimension of the broadcast's input: the scan of the
+// input, broadcast (exclusive too).
+// CHECK-LABEL: func.func @scan_broadcast_input_dim
+// CHECK-SAME: (%[[X:.+]]: tensor<?xf32>, %[[N:.+]]: index)
+// CHECK: %[[S:.+]] = fuse.scan exclusive add %[[X]] dim 0 : tensor<?xf32> -> tensor<?xf32>
+// CHECK: %[[B:.+]] = fuse.broadcast %[[S]] dims [1] (%[[N]]) : tensor<?xf32> -> tensor<?x?xf32>
+// CHECK: return %[[B]]
+func.func @scan_broadcast_input_dim(%x: tensor<?xf32>, %n: index) -> tensor<?x?xf32> {
+  %b = fuse.broadcast %x dims [1] (%n) : tensor<?xf32> -> tensor<?x?xf32>
+  %s = fuse.scan exclusive add %b dim 0 : tensor<?x?xf32> -> tensor<?x?xf32>
+  return %s : tensor<?x?xf32>
+}
+
+// -----
+
+// An inclusive idempotent scan along an added dimension is its input, or
+// init (+) x with an init; a sum or an exclusive scan stays.
+// CHECK-LABEL: func.func @scan_broadcast_added_dim
+// CHECK-SAME: (%[[X:.+]]: tensor<?xi8>, %[[N:.+]]: index)
+// CHECK: %[[B:.+]] = fuse.broadcast %[[X]] dims [1] (%[[N]]) : tensor<?xi8> -> tensor<?x?xi8>
+// CHECK: %[[M:.+]] = fuse.map %[[B]]
+// CHECK: arith.minui
+// CHECK: %[[A:.+]] = fuse.scan inclusive add %[[B]]
+// CHECK: %[[E:.+]] = fuse.scan exclusive umin %[[B]]
+// CHECK: return %[[B]], %[[M]], %[[A]], %[[E]]
+func.func @scan_broadcast_added_dim(%x: tensor<?xi8>, %n: index) -> (tensor<?x?xi8>, tensor<?x?xi8>, tensor<?x?xi8>, tensor<?x?xi8>) {
+  %b = fuse.broadcast %x dims [1] (%n) : tensor<?xi8> -> tensor<?x?xi8>
+  %i = arith.constant 7 : i8
+  %s = fuse.scan inclusive umin %b : tensor<?x?xi8> -> tensor<?x?xi8>
+  %t = fuse.scan inclusive umin %b init(%i : i8) : tensor<?x?xi8> -> tensor<?x?xi8>
+  %a = fuse.scan inclusive add %b : tensor<?x?xi8> -> tensor<?x?xi8>
+  %e = fuse.scan exclusive umin %b : tensor<?x?xi8> -> tensor<?x?xi8>
+  return %s, %t, %a, %e : tensor<?x?xi8>, tensor<?x?xi8>, tensor<?x?xi8>, tensor<?x?xi8>
+}

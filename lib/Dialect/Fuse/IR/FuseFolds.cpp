@@ -9,6 +9,8 @@
 
 #include "fuse/Dialect/Fuse/IR/FuseOps.h"
 
+#include "BroadcastFolds.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/IRMapping.h"
@@ -48,7 +50,7 @@ static bool sameShapeKnown(Value a, Value b) {
 /// time says so (not sameShapeKnown). The map then stands for that check
 /// (map_c2; the entry checks sizes before it runs), so a rewrite may not
 /// replace a used result by an input: the check would go with the op.
-static bool tiesSizes(ValueRange ins) {
+bool fuse::tiesSizes(ValueRange ins) {
   return llvm::any_of(ins.drop_front(), [&](Value in) {
     return !sameShapeKnown(ins.front(), in);
   });
@@ -434,6 +436,7 @@ void ReduceOp::getCanonicalizationPatterns(RewritePatternSet &patterns,
   patterns.add<ReduceNoDimsToMap>(ctx);
   patterns.add<ReduceIdempotentIota>(ctx);
   patterns.add<CombinerToKinds<ReduceOp>>(ctx, nullptr);
+  populateReduceOfBroadcastPatterns(patterns, ctx);
 }
 
 //===----------------------------------------------------------------------===//
@@ -512,6 +515,7 @@ LogicalResult ScanOp::fold(FoldAdaptor, SmallVectorImpl<OpFoldResult> &res) {
 void ScanOp::getCanonicalizationPatterns(RewritePatternSet &patterns,
                                          MLIRContext *ctx) {
   patterns.add<CombinerToKinds<ScanOp>>(ctx, nullptr);
+  populateScanOfBroadcastPatterns(patterns, ctx);
 }
 
 void SegmentedReduceOp::getCanonicalizationPatterns(RewritePatternSet &patterns,

@@ -410,6 +410,7 @@ def Fuse_SearchSortedOp : Fuse_Op<"searchsorted", [Pure,
   let results = (outs RankedTensorOf<[I64]>:$result);
   let hasCustomAssemblyFormat = 1;
   let hasVerifier = 1;
+  let hasCanonicalizer = 1;
   let extraClassDeclaration = [{
     bool isRight() { return getSide() == SearchSide::Right; }
     bool isUnsigned() { return getIntegerOrder() == IntegerOrder::Unsigned; }

@@ -26,6 +26,10 @@ tuning: the programs are whatever the generator draws.
       the generator the inputs are drawn again with. DIR/summary.json: the
       seeds kept, the counts and reasons of the others; DIR/prepare.jsonl
       one line a seed (--resume goes on after the last).
+  random_sweep.py recompile DIR [--jobs J] [--fuse-compile FC]
+      (CPU machine) Every kept program's prog.so and prog.json again from
+      its prog.mlir (the inputs and samples do not depend on the
+      compiler; a result count other than meta.json's fails).
   random_sweep.py warm DIR --state S [--jobs J] [--deadline T]   (GPU)
       torch.compile of each program in J processes (GPUs round-robin),
       filling the Inductor/Triton caches under S before anything is timed.
@@ -320,6 +324,42 @@ def prepare(args):
         for why, n in v.most_common():
             print(f"  {n:4d} x {k}: {why}")
     return 0 if len(kept) == args.count else 1
+
+
+def recompile_seed(job):
+    """fuse-compile of one kept program again: (seed, error or None)."""
+    d, fc = job
+    p = subprocess.run([fc, os.path.join(d, "prog.mlir"), "--prefix=fx_",
+                        "--emit=shared", "-o", os.path.join(d, "prog")],
+                       capture_output=True, text=True, timeout=600)
+    if p.returncode != 0:
+        return d, (p.stderr or p.stdout).strip().splitlines()[:1]
+    with open(os.path.join(d, "prog.json")) as f:
+        res = json.load(f)["entries"][0]["results"]
+    with open(os.path.join(d, "meta.json")) as f:
+        want = len(json.load(f)["results"])
+    return d, None if len(res) == want else [
+        f"{len(res)} results, meta.json has {want}"]
+
+
+def recompile(args):
+    """Every kept program of DIR compiled again by --fuse-compile (the
+    inputs and reference samples do not depend on the compiler): a folder
+    prepared once follows the compiler in seconds a program."""
+    import multiprocessing as mp
+    out = os.path.abspath(args.dir)
+    with open(os.path.join(out, "summary.json")) as f:
+        seeds = json.load(f)["seeds"]
+    fc = os.path.abspath(args.fuse_compile)
+    jobs = [(os.path.join(out, f"seed{s}"), fc) for s in seeds]
+    bad = 0
+    with mp.get_context("fork").Pool(args.jobs) as pool:
+        for d, err in pool.imap(recompile_seed, jobs):
+            if err:
+                bad += 1
+                print(f"FAIL {os.path.basename(d)}: {err[0] if err else ''}")
+    print(f"recompiled: {len(jobs) - bad} passed, {bad} failed")
+    return 1 if bad else 0
 
 
 # -- checking results (gen-pipelines' rule) -----------------------------------
@@ -780,6 +820,11 @@ def main():
                    help="go on after the seeds DIR/prepare.jsonl lists")
     p.add_argument("--fuse-compile",
                    default=os.path.join(ROOT, "build", "bin", "fuse-compile"))
+    p = sub.add_parser("recompile")
+    p.add_argument("dir")
+    p.add_argument("--jobs", type=int, default=2)
+    p.add_argument("--fuse-compile",
+                   default=os.path.join(ROOT, "build", "bin", "fuse-compile"))
     for name in ("warm", "run"):
         p = sub.add_parser(name)
         p.add_argument("dir")
@@ -809,8 +854,8 @@ def main():
     if a.cmd in ("warm", "run") and not getattr(a, "dry", False):
         os.makedirs(a.state, exist_ok=True)
     np.seterr(all="ignore")
-    return {"check": check, "prepare": prepare, "warm": warm, "run": run,
-            "report": report}[a.cmd](a)
+    return {"check": check, "prepare": prepare, "recompile": recompile,
+            "warm": warm, "run": run, "report": report}[a.cmd](a)
 
 
 if __name__ == "__main__":

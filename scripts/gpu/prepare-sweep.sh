@@ -21,7 +21,12 @@
 #   BUILD_DIR  default build (fuse-compile in BUILD_DIR/bin; the runtime in
 #              BUILD_DIR/runtime/lib, for the dry run's symbol check)
 #   SWEEP_COUNT (130), SWEEP_START (0), SWEEP_JOBS (2: processes; each
-#   holds a program's arrays at 2^26 elements, up to ~6 GiB)
+#   holds a program's arrays at 2^26 elements, up to ~6 GiB),
+#   SWEEP_MODE: new (default: the folder made afresh), resume (go on
+#   after the seeds its prepare.jsonl lists until SWEEP_COUNT are kept)
+#   or recompile (every kept program compiled again by BUILD_DIR's
+#   fuse-compile: the folder follows a compiler change in seconds a
+#   program, since the inputs and samples do not depend on it)
 # Exits 1 when fuse-compile is missing, fewer programs than SWEEP_COUNT
 # were kept, or the dry run finds a problem.
 set -u
@@ -43,9 +48,18 @@ for try in 1 2 3 4 5; do  # a relink in progress: wait for it
   [ $try -eq 5 ] && { echo "prepare-sweep: fuse-compile does not run" >&2; exit 1; }
   sleep 30
 done
-python3 "$root/bench/random_sweep.py" prepare --out "$out" \
-  --count "${SWEEP_COUNT:-130}" --start "${SWEEP_START:-0}" \
-  --jobs "${SWEEP_JOBS:-2}" --fuse-compile "$tmp/fuse-compile"
+case "${SWEEP_MODE:-new}" in
+  recompile)
+    python3 "$root/bench/random_sweep.py" recompile "$out" \
+      --jobs "${SWEEP_JOBS:-2}" --fuse-compile "$tmp/fuse-compile" ;;
+  new | resume)
+    resume=()
+    [ "${SWEEP_MODE:-new}" = resume ] && resume=(--resume)
+    python3 "$root/bench/random_sweep.py" prepare --out "$out" \
+      --count "${SWEEP_COUNT:-130}" --start "${SWEEP_START:-0}" "${resume[@]}" \
+      --jobs "${SWEEP_JOBS:-2}" --fuse-compile "$tmp/fuse-compile" ;;
+  *) echo "prepare-sweep: SWEEP_MODE is new, resume or recompile" >&2; exit 1 ;;
+esac
 rc=$?
 rt=()
 [ -f "$build/runtime/lib/libfuse_runtime.so" ] && \

@@ -394,3 +394,35 @@ def test_sweep_report(tmp_path, capsys):
     out = capsys.readouterr().out
     assert rc == 1 and "median 1.30x" in out and "min 0.80x" in out
     assert "NOT met: seeds [2]" in out and out.endswith("3 passed, 1 failed\n")
+
+
+def test_sweep_recompile(tmp_path, capsys):
+    """recompile runs the given compiler on every kept program's prog.mlir
+    and fails a program whose result count is not meta.json's, or whose
+    compile fails (a stand-in compiler: no CUDA toolkit needed)."""
+    rs = sweep()
+    fc = tmp_path / "fc.py"
+    fc.write_text(
+        "#!/usr/bin/env python3\nimport json, sys\n"
+        "src, out = sys.argv[1], sys.argv[sys.argv.index('-o') + 1]\n"
+        "text = open(src).read()\n"
+        "if 'bad' in text:\n    sys.exit('error: bad program')\n"
+        "n = text.count('result')\n"
+        "json.dump({'entries': [{'results': [{}] * n}]}, "
+        "open(out + '.json', 'w'))\n")
+    fc.chmod(0o755)
+    progs = {1: "result result", 2: "result", 3: "bad"}
+    for s, text in progs.items():
+        d = tmp_path / "f" / f"seed{s}"
+        d.mkdir(parents=True)
+        (d / "prog.mlir").write_text(text)
+        (d / "meta.json").write_text(rs.json.dumps({"results": [{}, {}]}))
+    (tmp_path / "f" / "summary.json").write_text(
+        rs.json.dumps({"seeds": [1, 2, 3]}))
+    args = types.SimpleNamespace(dir=str(tmp_path / "f"), jobs=1,
+                                 fuse_compile=str(fc))
+    assert rs.recompile(args) == 1
+    out = capsys.readouterr().out
+    assert "FAIL seed2: 1 results, meta.json has 2" in out
+    assert "FAIL seed3: error: bad program" in out
+    assert out.endswith("recompiled: 1 passed, 2 failed\n")

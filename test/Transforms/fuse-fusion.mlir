@@ -129,6 +129,32 @@ func.func @iota_returned(%x: tensor<?x?xf32>) -> (tensor<?x?xf32>, tensor<?x?xf3
 
 // -----
 
+// A returned broadcast written after a map's equivalent broadcast (as
+// fuse-collapse-rows leaves them): the map's group writes its copy in the
+// returned one's place; neither op is used after it was erased, and the
+// map keeps a defined operand.
+// CHECK-LABEL: func @broadcast_copy_later
+// CHECK: %[[G:.+]]:2 = fuse.group elementwise
+// CHECK-COUNT-1: fuse.broadcast
+// CHECK-NOT: fuse.broadcast
+// CHECK: fuse.yield
+// CHECK-NOT: fuse.group
+// CHECK: return %[[G]]#{{[01]}}, %[[G]]#{{[01]}}
+func.func @broadcast_copy_later(%v: tensor<?xf32>, %x: tensor<?x?xf32>) -> (tensor<?x?xf32>, tensor<?x?xf32>) {
+  %c1 = arith.constant 1 : index
+  %n = tensor.dim %x, %c1 : tensor<?x?xf32>
+  %b = fuse.broadcast %v dims [1] (%n) : tensor<?xf32> -> tensor<?x?xf32>
+  %m = fuse.map %b, %x : tensor<?x?xf32>, tensor<?x?xf32> -> tensor<?x?xf32> {
+  ^bb0(%a: f32, %y: f32):
+    %s = arith.subf %y, %a : f32
+    fuse.yield %s : f32
+  }
+  %c = fuse.broadcast %v dims [1] (%n) : tensor<?xf32> -> tensor<?x?xf32>
+  return %c, %m : tensor<?x?xf32>, tensor<?x?xf32>
+}
+
+// -----
+
 // iota and gather are inlined into their consumer.
 // CHECK-LABEL: func @iota_gather
 // CHECK: fuse.group reduce (%{{.*}}, %{{.*}}, %{{.*}}) : (index, tensor<?xf32>, tensor<?xi64>) -> tensor<f32>

@@ -762,10 +762,10 @@ void Partitioner::run() {
 }
 
 /// A leaf still used outside the groups (a returned iota) whose copy an
-/// elementwise group of its shape computes joins that group in the copy's
-/// place: the group writes the values it computes anyway, instead of a
-/// kernel of its own computing them again (an iota returned beside a map
-/// of it: one kernel, and the iota's coordinates once an element).
+/// elementwise group of its shape computes is replaced by that copy: the
+/// group writes the values it computes anyway, instead of a kernel of its
+/// own computing them again (an iota returned beside a map of it: one
+/// kernel, and the iota's coordinates once an element).
 bool Partitioner::joinCopyGroup(Operation *leaf) {
   for (size_t g = 0; g < groups.size(); ++g) {
     Group &grp = groups[g];
@@ -787,12 +787,11 @@ bool Partitioner::joinCopyGroup(Operation *leaf) {
           return !u || u == end || u->isBeforeInBlock(end);
         }))
       continue;
-    Operation *m = *copy;
-    grp.ops.erase(copy);
-    assign.erase(m);
-    m->getResult(0).replaceAllUsesWith(leaf->getResult(0));
-    m->erase();
-    addOp(g, leaf);
+    // The group's copy stands for the leaf (not the other way round: the
+    // copy's users in the group may come before the leaf, which a
+    // broadcast cannot move above).
+    leaf->getResult(0).replaceAllUsesWith((*copy)->getResult(0));
+    leaf->erase();
     return true;
   }
   return false;

@@ -63,9 +63,6 @@ constexpr int64_t kSegmentBlockMinMean = 2048;
 constexpr int64_t kSegmentSmallMaxMean = 256;
 constexpr int64_t kSmallThreads = 8;
 
-/// Partials a lane of `segjoin` has loading at once.
-constexpr int64_t kJoinUnroll = 8;
-
 /// The plan both kernels and the host launch read.
 struct SegmentPlan {
   GroupOp group;
@@ -531,30 +528,20 @@ LogicalResult buildSegmentKernel(gpu::GPUModuleOp m, const SegmentPlan &p,
               wb, l, cmpI(wb, l, arith::CmpIPredicate::slt, a[0], total), a);
         },
         [&](OpBuilder &wb, Location l, ValueRange a) {
-          // Thread 0 asks for the next segment before folding this one, so
-          // the atomic's round trip overlaps the loads.
-          Value first =
-              cmpI(wb, l, arith::CmpIPredicate::eq, tid, cI64(wb, l, 0));
-          auto ask = scf::IfOp::create(
-              wb, l, first,
+          segment(wb, a[0]);
+          // blockFold's leading barrier orders this write after every
+          // thread read the previous one.
+          scf::IfOp::create(
+              wb, l, cmpI(wb, l, arith::CmpIPredicate::eq, tid, cI64(wb, l, 0)),
               [&](OpBuilder &tb, Location) {
                 Value taken = LLVM::AtomicRMWOp::create(
                     tb, l, LLVM::AtomicBinOp::add, counter, cI64(tb, l, 1),
                     LLVM::AtomicOrdering::monotonic);
-                scf::YieldOp::create(tb, l, ValueRange{taken});
-              },
-              [&](OpBuilder &eb, Location) {
-                scf::YieldOp::create(eb, l, ValueRange{cI64(eb, l, 0)});
+                memref::StoreOp::create(
+                    tb, l, arith::AddIOp::create(tb, l, taken, grid), slot,
+                    ValueRange{zero});
+                scf::YieldOp::create(tb, l);
               });
-          segment(wb, a[0]);
-          // blockFold's leading barrier orders this write after every
-          // thread read the previous one.
-          scf::IfOp::create(wb, l, first, [&](OpBuilder &tb, Location) {
-            memref::StoreOp::create(
-                tb, l, arith::AddIOp::create(tb, l, ask.getResult(0), grid),
-                slot, ValueRange{zero});
-            scf::YieldOp::create(tb, l);
-          });
           gpu::BarrierOp::create(wb, l);
           scf::YieldOp::create(
               wb, l,
@@ -618,32 +605,15 @@ LogicalResult buildSegmentJoinKernel(gpu::GPUModuleOp m, const SegmentPlan &p) {
           acc.push_back(arith::ConstantOp::create(
               lb, loc, getKindIdentity(seg.getKind(i), types.back())));
         }
-        // kJoinUnroll partials of the lane loaded before any is combined
-        // (those past the segment's read partial `lane`, which exists, and
-        // are left out): a segment of thousands of pieces is one warp's
-        // walk, which one load in flight a lane would serialize.
         Value base = arith::MulIOp::create(lb, loc, s, npieces);
         auto fold = scf::ForOp::create(
-            lb, loc, lane, npieces, cI64(lb, loc, 32 * kJoinUnroll), acc,
+            lb, loc, lane, npieces, cI64(lb, loc, 32), acc,
             [&](OpBuilder &fb, Location, Value q, ValueRange cur) {
-              SmallVector<std::pair<Value, SmallVector<Value>>> xs;
-              for (int64_t u = 0; u < kJoinUnroll; ++u) {
-                Value qu =
-                    arith::AddIOp::create(fb, loc, q, cI64(fb, loc, 32 * u));
-                Value in = u == 0 ? cBool(fb, loc, true)
-                                  : cmpI(fb, loc, arith::CmpIPredicate::slt, qu,
-                                         npieces);
-                Value w = arith::AddIOp::create(fb, loc, base,
-                                                sel(fb, loc, in, qu, q));
-                SmallVector<Value> x;
-                for (auto [t, ptr] : llvm::zip_equal(types, partials))
-                  x.push_back(k.load(fb, t, ptr, w));
-                xs.push_back({in, x});
-              }
-              SmallVector<Value> next(cur);
-              for (auto &[in, x] : xs)
-                next = selAll(fb, loc, in, k.combine(fb, seg, next, x), next);
-              scf::YieldOp::create(fb, loc, next);
+              Value w = arith::AddIOp::create(fb, loc, base, q);
+              SmallVector<Value> x;
+              for (auto [t, ptr] : llvm::zip_equal(types, partials))
+                x.push_back(k.load(fb, t, ptr, w));
+              scf::YieldOp::create(fb, loc, k.combine(fb, seg, cur, x));
             });
         SmallVector<Value> total =
             warpFold(lb, loc, fold.getResults(), combineFn);

@@ -27,9 +27,7 @@
 // segment, taken from the same counter), which stores each piece's value
 // in a temporary of nseg * pieces partials, then the join kernel, a warp a
 // segment, which folds the segment's partials in order (lane l: l, l + 32,
-// ..., eight loaded a step), then the butterflies, and stores the
-// epilogue's value. Both block kernels ask for the next segment (piece)
-// before folding the current one.
+// ...), then the butterflies, and stores the epilogue's value.
 // With segment-piece=0 neither kernel exists.
 // CHECK-LABEL: func.func @csr(
 // CHECK: arith.divsi
@@ -71,10 +69,10 @@
 // CHECK-LABEL: gpu.func @csr_g0_segblock(
 // CHECK-SAME: %arg7: !llvm.ptr<1>, %arg8: !llvm.ptr<1>) workgroup(%{{.+}} : memref<32xf32, #gpu.address_space<workgroup>> {{.+}}, %[[SLOT:.+]] : memref<1xi64, #gpu.address_space<workgroup>>
 // CHECK: scf.while
-// CHECK: llvm.atomicrmw add %arg8, %{{.+}} monotonic
 // CHECK: gpu.shuffle {{ *}}xor
 // CHECK: gpu.barrier
 // CHECK: llvm.store
+// CHECK: llvm.atomicrmw add %arg8, %{{.+}} monotonic
 // CHECK: memref.store %{{.+}}, %[[SLOT]]
 // CHECK: gpu.barrier
 // CHECK: memref.load %[[SLOT]]
@@ -82,7 +80,6 @@
 // CHECK-SAME: %arg8: !llvm.ptr<1>, %[[P:.+]]: i64, %[[PART:.+]]: !llvm.ptr<1>) workgroup(
 // CHECK: arith.muli %arg5, %[[P]]
 // CHECK: scf.while
-// CHECK: llvm.atomicrmw add %arg8
 // CHECK: arith.divsi %{{.+}}, %[[P]]
 // CHECK: arith.remsi %{{.+}}, %[[P]]
 // CHECK: arith.mulf
@@ -90,12 +87,13 @@
 // CHECK: gpu.barrier
 // CHECK: llvm.getelementptr %[[PART]]
 // CHECK: llvm.store
+// CHECK: llvm.atomicrmw add %arg8
 // CHECK-LABEL: gpu.func @csr_g0_segjoin(
 // CHECK-SAME: %arg7: !llvm.ptr<1>, %[[JP:.+]]: i64, %[[JPART:.+]]: !llvm.ptr<1>)
 // CHECK: scf.for %[[S:.+]] = %{{.+}} to %arg5
 // CHECK: arith.muli %[[S]], %[[JP]]
-// CHECK: scf.for %{{.+}} = %{{.+}} to %[[JP]] step %c256
-// CHECK-COUNT-8: llvm.getelementptr %[[JPART]]
+// CHECK: scf.for %{{.+}} = %{{.+}} to %[[JP]] step %c32
+// CHECK: llvm.getelementptr %[[JPART]]
 // CHECK: arith.addf
 // CHECK: gpu.shuffle {{ *}}xor
 // CHECK: arith.addf

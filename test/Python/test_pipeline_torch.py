@@ -387,13 +387,19 @@ def test_sweep_report(tmp_path, capsys):
              "eager_us": 300.0, "compile_us": c, "bytes": 2**28}
             for s, c in ((1, 150.0), (2, 80.0), (3, 130.0))]
     recs.append({"seed": 4, "ops": ["sort"], "status": "fail", "why": "x"})
+    # torch.compile wrong, fuse right: passed, outside the ratios
+    recs.append({"seed": 5, "ops": ["map"], "status": "compile-wrong",
+                 "why": "torch.compile vs torch eager: y", "fuse_us": 1.0,
+                 "eager_us": 9.0, "bytes": 2**20})
     (tmp_path / "results-0.jsonl").write_text(
         "".join(rs.json.dumps(r) + "\n" for r in recs))
     rc = rs.report(types.SimpleNamespace(state=str(tmp_path), dir=None,
                                          causes=None))
     out = capsys.readouterr().out
     assert rc == 1 and "median 1.30x" in out and "min 0.80x" in out
-    assert "NOT met: seeds [2]" in out and out.endswith("3 passed, 1 failed\n")
+    assert "over 3 programs" in out and "PEER seed5: fuse 1.0 us" in out
+    assert "(fuse agrees; not in the ratios): seeds [5]" in out
+    assert "NOT met: seeds [2]" in out and out.endswith("4 passed, 1 failed\n")
 
 
 def test_sweep_recompile(tmp_path, capsys):

@@ -518,6 +518,7 @@ struct FuseCollapseRowsPass
     if (n && succeeded(foldReshapes(copy))) {
       mergeCollapses(copy);
       sinkExpands(copy);
+      reduceSources(copy);
       fn.getBody().takeBody(copy.getBody());
       numRecorded += recordSizeChecks(fn, checks);
       numCollapsed += n;
@@ -561,6 +562,46 @@ struct FuseCollapseRowsPass
       }
       if (first && first != e->getNextNode() && first != e.getOperation())
         e->moveBefore(first);
+    }
+  }
+
+  /// A full reduction of expanded values reduces the collapsed values
+  /// instead: the same elements in the same (row-major) order, and fusion
+  /// then sees the map that made them (a rank-3 max of a row epilogue's
+  /// map joins the map's group instead of reading its result again).
+  /// Several inputs: expands of one type to the same sizes.
+  static void reduceSources(func::FuncOp fn) {
+    SmallVector<ReduceOp> reductions;
+    fn.walk([&](ReduceOp r) { reductions.push_back(r); });
+    for (ReduceOp r : reductions) {
+      if (!r.isFullReduction())
+        continue;
+      SmallVector<tensor::ExpandShapeOp> expands;
+      for (Value in : r.getInputs()) {
+        auto e = in.getDefiningOp<tensor::ExpandShapeOp>();
+        if (!e ||
+            (!expands.empty() &&
+             (e.getSrc().getType() != expands[0].getSrc().getType() ||
+              e.getMixedOutputShape() != expands[0].getMixedOutputShape() ||
+              e.getReassociationIndices() !=
+                  expands[0].getReassociationIndices())))
+          break;
+        expands.push_back(e);
+      }
+      if (expands.size() != r.getInputs().size())
+        continue;
+      SmallVector<Value> srcs;
+      for (tensor::ExpandShapeOp e : expands)
+        srcs.push_back(e.getSrc());
+      int64_t rank = cast<RankedTensorType>(srcs[0].getType()).getRank();
+      OpBuilder b(r);
+      r.getInputsMutable().assign(srcs);
+      r.setDimsAttr(
+          b.getDenseI64ArrayAttr(llvm::to_vector(llvm::seq<int64_t>(0, rank))));
+      for (tensor::ExpandShapeOp e : llvm::SetVector<tensor::ExpandShapeOp>(
+               expands.begin(), expands.end()))
+        if (e->use_empty())
+          e->erase();
     }
   }
 

@@ -388,6 +388,9 @@ def FuseCollapseRowsPass : Pass<"fuse-collapse-rows"> {
     trailing block of two or more (not all) dimensions becomes a column or
     row reduction of `[d0 * ... * d(s-1), ds * ... * d(R-1)]` (the GPU
     kernels take those, not reductions over two of three dimensions). A
+    full reduction of expanded values reduces the collapsed ones instead
+    (the same elements in the same order), so it joins the group of the
+    map that makes them. A
     product of collapsed dimensions is not a size the entry's checks relate
     to the arguments (two rank-3 arguments zipped over their rows would no
     longer have their leading dimensions checked against each other), so

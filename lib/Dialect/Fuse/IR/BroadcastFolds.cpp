@@ -39,6 +39,14 @@ SmallVector<BroadcastOp> commonBroadcasts(ValueRange ins) {
   return bs;
 }
 
+/// commonBroadcasts of `op`'s inputs, none inside a group (after fusion
+/// the sizes are the group's operands).
+SmallVector<BroadcastOp> inputBroadcasts(Operation *op, ValueRange inputs) {
+  if (op->getParentOfType<GroupOp>())
+    return {};
+  return commonBroadcasts(inputs);
+}
+
 /// How many of the sorted `dims` lie below `d`.
 int64_t countBelow(ArrayRef<int64_t> dims, int64_t d) {
   return llvm::count_if(dims, [&](int64_t x) { return x < d; });
@@ -50,6 +58,21 @@ Value rebroadcast(PatternRewriter &rewriter, Location loc, Value v,
   return BroadcastOp::create(rewriter, loc, type, v,
                              rewriter.getDenseI64ArrayAttr(dims),
                              like.getSizes());
+}
+
+/// Replaces `op` (a reduce or scan) by `n`, which computes its results
+/// before the broadcast `like`: the combiner region moves to `n`, and
+/// `n`'s results are broadcast along `dims`.
+void replaceByBroadcast(PatternRewriter &rewriter, Operation *op, Operation *n,
+                        BroadcastOp like, ArrayRef<int64_t> dims) {
+  rewriter.inlineRegionBefore(op->getRegion(0), n->getRegion(0),
+                              n->getRegion(0).end());
+  n->setDiscardableAttrs(op->getDiscardableAttrDictionary());
+  SmallVector<Value> results;
+  for (auto [v, r] : llvm::zip(n->getResults(), op->getResults()))
+    results.push_back(
+        rebroadcast(rewriter, op->getLoc(), v, like, dims, r.getType()));
+  rewriter.replaceOp(op, results);
 }
 
 /// fuse.searchsorted of broadcast needles: the search of the broadcast's
@@ -83,9 +106,7 @@ struct ReduceOfBroadcast : OpRewritePattern<ReduceOp> {
 
   LogicalResult matchAndRewrite(ReduceOp op,
                                 PatternRewriter &rewriter) const override {
-    if (op->getParentOfType<GroupOp>())
-      return failure();
-    SmallVector<BroadcastOp> bs = commonBroadcasts(op.getInputs());
+    SmallVector<BroadcastOp> bs = inputBroadcasts(op, op.getInputs());
     if (bs.empty())
       return failure();
     ArrayRef<int64_t> added = bs[0].getDims();
@@ -117,32 +138,10 @@ struct ReduceOfBroadcast : OpRewritePattern<ReduceOp> {
     auto n = ReduceOp::create(rewriter, loc, types, ins, op.getInits(),
                               op.getKindsAttr(),
                               rewriter.getDenseI64ArrayAttr(inReduced));
-    rewriter.inlineRegionBefore(op.getCombiner(), n.getCombiner(),
-                                n.getCombiner().end());
-    n->setDiscardableAttrs(op->getDiscardableAttrDictionary());
-    SmallVector<Value> results;
-    for (auto [v, r] : llvm::zip(n.getResults(), op.getResults()))
-      results.push_back(
-          rebroadcast(rewriter, loc, v, bs[0], outAdded, r.getType()));
-    rewriter.replaceOp(op, results);
+    replaceByBroadcast(rewriter, op, n, bs[0], outAdded);
     return success();
   }
 };
-
-/// Whether a kind gives back what it is given twice: x (+) x == x.
-bool idempotent(CombinerKind kind) {
-  switch (kind) {
-  case CombinerKind::Min:
-  case CombinerKind::Max:
-  case CombinerKind::UMin:
-  case CombinerKind::UMax:
-  case CombinerKind::And:
-  case CombinerKind::Or:
-    return true;
-  default:
-    return false;
-  }
-}
 
 /// fuse.scan of broadcasts.
 ///  - Along a dimension of the broadcasts' inputs: every line along the
@@ -156,9 +155,7 @@ struct ScanOfBroadcast : OpRewritePattern<ScanOp> {
 
   LogicalResult matchAndRewrite(ScanOp op,
                                 PatternRewriter &rewriter) const override {
-    if (op->getParentOfType<GroupOp>())
-      return failure();
-    SmallVector<BroadcastOp> bs = commonBroadcasts(op.getInputs());
+    SmallVector<BroadcastOp> bs = inputBroadcasts(op, op.getInputs());
     if (bs.empty())
       return failure();
     ArrayRef<int64_t> added = bs[0].getDims();
@@ -167,8 +164,9 @@ struct ScanOfBroadcast : OpRewritePattern<ScanOp> {
     if (!llvm::is_contained(added, dim))
       return scanInputs(op, bs, dim - countBelow(added, dim), rewriter);
     if (op.getExclusive() || !op.hasBuiltinKinds() ||
-        !llvm::all_of(llvm::seq<unsigned>(0, op.getInputs().size()),
-                      [&](unsigned i) { return idempotent(op.getKind(i)); }))
+        !llvm::all_of(
+            llvm::seq<unsigned>(0, op.getInputs().size()),
+            [&](unsigned i) { return isIdempotentKind(op.getKind(i)); }))
       return failure();
     if (op.getInits().empty()) {
       // The scan stands for the run-time check of its inputs' sizes.
@@ -203,14 +201,7 @@ struct ScanOfBroadcast : OpRewritePattern<ScanOp> {
     auto n = ScanOp::create(
         rewriter, loc, types, ins, op.getInits(), op.getKindsAttr(),
         rewriter.getI64IntegerAttr(inDim), op.getExclusiveAttr());
-    rewriter.inlineRegionBefore(op.getCombiner(), n.getCombiner(),
-                                n.getCombiner().end());
-    n->setDiscardableAttrs(op->getDiscardableAttrDictionary());
-    SmallVector<Value> results;
-    for (auto [v, r] : llvm::zip(n.getResults(), op.getResults()))
-      results.push_back(
-          rebroadcast(rewriter, loc, v, bs[0], bs[0].getDims(), r.getType()));
-    rewriter.replaceOp(op, results);
+    replaceByBroadcast(rewriter, op, n, bs[0], bs[0].getDims());
     return success();
   }
 };

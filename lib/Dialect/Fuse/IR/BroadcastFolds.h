@@ -9,6 +9,7 @@
 #ifndef FUSE_LIB_DIALECT_FUSE_IR_BROADCASTFOLDS_H
 #define FUSE_LIB_DIALECT_FUSE_IR_BROADCASTFOLDS_H
 
+#include "fuse/Dialect/Fuse/IR/FuseOps.h"
 #include "mlir/IR/PatternMatch.h"
 
 namespace fuse {
@@ -16,6 +17,10 @@ namespace fuse {
 /// Whether two of `ins` have one shape only if the run time says so: the
 /// op over them then stands for that check (FuseFolds.cpp).
 bool tiesSizes(mlir::ValueRange ins);
+
+/// Whether a kind's result depends only on which values occur, not on how
+/// often: x (+) x == x (min, max, umin, umax, and, or).
+bool isIdempotentKind(CombinerKind kind);
 
 /// fuse.reduce of broadcasts along dimensions it keeps, and fuse.scan of
 /// broadcasts (see BroadcastFolds.cpp).

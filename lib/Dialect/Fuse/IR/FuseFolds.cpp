@@ -280,6 +280,20 @@ void fuse::populateCombinerToKindsPatterns(RewritePatternSet &patterns,
 // ReduceOp
 //===----------------------------------------------------------------------===//
 
+bool fuse::isIdempotentKind(CombinerKind kind) {
+  switch (kind) {
+  case CombinerKind::Min:
+  case CombinerKind::Max:
+  case CombinerKind::UMin:
+  case CombinerKind::UMax:
+  case CombinerKind::And:
+  case CombinerKind::Or:
+    return true;
+  default:
+    return false;
+  }
+}
+
 namespace {
 
 /// A reduction over no dimensions (`dims []`, or a full reduction of a
@@ -336,22 +350,6 @@ struct ReduceNoDimsToMap : OpRewritePattern<ReduceOp> {
   }
 };
 
-/// Whether a kind's result depends only on which values occur, not on how
-/// often: x (+) x == x.
-static bool isIdempotent(CombinerKind kind) {
-  switch (kind) {
-  case CombinerKind::Min:
-  case CombinerKind::Max:
-  case CombinerKind::UMin:
-  case CombinerKind::UMax:
-  case CombinerKind::And:
-  case CombinerKind::Or:
-    return true;
-  default:
-    return false;
-  }
-}
-
 /// Whether `size` is known to be 0 or 1: a static 0 or 1, or the
 /// `arith.minui %s, 1` that ReduceIdempotentIota makes.
 static bool atMostOne(int64_t staticSize, Value size) {
@@ -385,7 +383,7 @@ struct ReduceIdempotentIota : OpRewritePattern<ReduceOp> {
       // Iotas of other size values stand for the run-time check that the
       // sizes are equal (reduce_c2), which rebuilding them from the
       // first's would drop.
-      if (!iota || !isIdempotent(op.getKind(i)) ||
+      if (!iota || !isIdempotentKind(op.getKind(i)) ||
           (!iotas.empty() && iota.getSizes() != iotas[0].getSizes()))
         return failure();
       iotas.push_back(iota);

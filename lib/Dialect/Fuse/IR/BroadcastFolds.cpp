@@ -82,9 +82,10 @@ struct SearchSortedOfBroadcast : OpRewritePattern<SearchSortedOp> {
 
   LogicalResult matchAndRewrite(SearchSortedOp op,
                                 PatternRewriter &rewriter) const override {
-    auto b = op.getValues().getDefiningOp<BroadcastOp>();
-    if (!b || op->getParentOfType<GroupOp>())
+    SmallVector<BroadcastOp> bs = inputBroadcasts(op, op.getValues());
+    if (bs.empty())
       return failure();
+    BroadcastOp b = bs[0];
     auto inType = cast<RankedTensorType>(b.getInput().getType());
     auto type = RankedTensorType::get(inType.getShape(), rewriter.getI64Type());
     auto s = SearchSortedOp::create(rewriter, op.getLoc(), type, op.getSorted(),

@@ -242,9 +242,12 @@ private:
   /// The ops to rewrite: the row reductions (and the reductions over an
   /// edge block), the broadcasts back along rows or columns, and the maps
   /// of rank > 2 whose inputs are all cheap that read a chosen op's result
-  /// (an epilogue) or feed a chosen row reduction or map (a prologue: left
+  /// (an epilogue), feed a chosen row reduction or map (a prologue: left
   /// at rank 3, x*x of a sum of squares would be a pass of its own before
-  /// the collapsed reduction). A rank-3 elementwise chain alone gains
+  /// the collapsed reduction) or read a tensor of their own shape that a
+  /// chosen row reduction or map reads too (a sibling: left at rank 3 it
+  /// is a group of its own over another shape, and reads the tensor again
+  /// in a pass of its own). A rank-3 elementwise chain alone gains
   /// nothing and keeps its rank.
   void choose(ArrayRef<Operation *> ops) {
     for (Operation *op : ops) {
@@ -281,7 +284,13 @@ private:
           return v.getDefiningOp() && chosen.contains(v.getDefiningOp());
         });
         bool prologue = llvm::any_of(m->getUsers(), feedsRows);
-        if (epilogue || prologue) {
+        // (A map's inputs all have its shape.)
+        bool sibling = llvm::any_of(m.getInputs(), [&](Value v) {
+          return llvm::any_of(v.getUsers(), [&](Operation *u) {
+            return u != op && feedsRows(u);
+          });
+        });
+        if (epilogue || prologue || sibling) {
           chosen.insert(op);
           changed = true;
         }

@@ -383,8 +383,11 @@ def FuseCollapseRowsPass : Pass<"fuse-collapse-rows"> {
     fold away. Fusion then forms the one-pass row groups of rank 2
     (softmax or layer norm over the last axis of batch x heads x
     columns); the reshapes left at the function's arguments and results
-    are views of the same buffers. Other ops, and maps that do not touch
-    a rewritten value, keep their rank. A reduction over a leading or
+    are views of the same buffers. A map that reads a tensor a rewritten
+    row reduction or map reads (a sibling) is rewritten too, so fusion
+    merges it into the row group and the tensor is read once. Other ops,
+    and maps that do not touch a rewritten value, keep their rank. A
+    reduction over a leading or
     trailing block of two or more (not all) dimensions becomes a column or
     row reduction of `[d0 * ... * d(s-1), ds * ... * d(R-1)]` (the GPU
     kernels take those, not reductions over two of three dimensions). A

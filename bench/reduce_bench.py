@@ -1,5 +1,5 @@
 """Reductions and scans with function combiners (fuse's ordered reduce
-kernels, the flagged single-pass scan) against the built-in kinds and
+kernels, the single-pass scan) against the built-in kinds and
 torch, on PyTorch CUDA tensors, in one run on one GPU: float32 argmax and
 argmin (the first extreme; torch.argmax / argmin, torch.compile of them),
 a (min, max) pair of one tuple reduction (torch.aminmax), the

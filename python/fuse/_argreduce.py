@@ -3,7 +3,7 @@
 init=(...))`), and fuse.argmax / fuse.argmin, which are such a reduction
 of (x, position). Each emits one variadic fuse.reduce or fuse.scan with a
 combiner region; the GPU keeps the operands in index order (the ordered
-reduce kernels, the flagged single-pass scan), so a combiner must be
+reduce kernels, the single-pass scan), so a combiner must be
 associative but need not be commutative."""
 
 import numbers

@@ -15,11 +15,14 @@
 
 // CHECK-DAG: .entry scan_sq_g0_scan(
 // CHECK-DAG: .entry scan_excl_max_g0_scan(
+// CHECK-DAG: .entry scan_pair_g0_scan(
 // CHECK-DAG: .entry select_pos_g0_filter(
 // CHECK-DAG: .entry select_pair_g0_filter(
 // CHECK-DAG: atom.global.add.u32
 // Packed status words (value and flag in one 8-byte word): relaxed
-// gpu-scope atomics, no release/acquire fences.
+// gpu-scope atomics, no release/acquire fences: also scan_pair's f64 and
+// i32, published as three 32-bit pieces, each in its own word with a
+// ready bit.
 // CHECK-DAG: st.relaxed.gpu.global.b64
 // CHECK-DAG: ld.relaxed.gpu.global.b64
 // CHECK-DAG: vote.sync.ballot.b32
@@ -74,6 +77,11 @@ func.func @scan_sq(%x: tensor<?xf32>) -> tensor<?xf32> {
 func.func @scan_excl_max(%x: tensor<?xi32>, %init: i32) -> tensor<?xi32> {
   %y = fuse.scan exclusive max %x init(%init : i32) : tensor<?xi32> -> tensor<?xi32>
   return %y : tensor<?xi32>
+}
+
+func.func @scan_pair(%x: tensor<?xf64>, %i: tensor<?xi32>) -> (tensor<?xf64>, tensor<?xi32>) {
+  %y:2 = fuse.scan inclusive (add, max) %x, %i : tensor<?xf64>, tensor<?xi32> -> tensor<?xf64>, tensor<?xi32>
+  return %y#0, %y#1 : tensor<?xf64>, tensor<?xi32>
 }
 
 func.func @select_pos(%x: tensor<?xf32>) -> tensor<?xf32> {

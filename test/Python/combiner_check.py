@@ -1,8 +1,8 @@
 """GPU checks of reductions and scans with function combiners, which the
 GPU runs with the ordered reduce kernels (warps fold tiles staged in
 shared memory, lanes contiguous pieces, everything combined in index
-order), the single-pass scan with a "has value" flag beside the values,
-and the line kernels along a dimension of a 2-d array: run by
+order), the single-pass scan on the values alone (the inits are tile 0's
+prefix; no identity), and the line kernels along a dimension of a 2-d array: run by
 gpu_check.py; the data, the traced functions and the references are
 shared with the CPU tests (test_argreduce.py).
 

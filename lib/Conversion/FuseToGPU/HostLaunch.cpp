@@ -520,10 +520,12 @@ LogicalResult HostEntry::launchScanOrFilter(GroupLaunch &l) {
         h.b, loc, h.add(h.mul(ntiles, h.c64(8)), h.c64(15)),
         h.c64(~int64_t(15)));
     Value head = h.add(h.c64(16), flagBytes);
-    Value slots = h.mul(ntiles, h.c64(16 * gk.statusTypes.size()));
-    Value ws = h.allocTemp(h.add(head, slots));
+    Value slots = h.mul(ntiles, h.c64(16 * statusPieces(gk.statusTypes)));
+    Value wsBytes = h.add(head, slots);
+    Value ws = h.allocTemp(wsBytes);
+    // Every word starts not ready: the status words and the pieces' slots.
     h.onDevice([&] {
-      h.check(h.call("fuse_memset", {ws, h.c32(0), head, h.stream}));
+      h.check(h.call("fuse_memset", {ws, h.c32(0), wsBytes, h.stream}));
     });
     SmallVector<Value> ptrs;
     for (Value operand : g.getOperands())

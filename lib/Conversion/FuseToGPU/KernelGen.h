@@ -147,6 +147,15 @@ inline int64_t byteWidth(Type t) {
     return 8;
   return (t.getIntOrFloatBitWidth() + 7) / 8;
 }
+/// The 32-bit pieces of the look-back values `types` (a scan's or filter's
+/// statusTypes): the work space holds an aggregate and an inclusive slot
+/// array of 8-byte words a tile for each (TileKernels.h, Packing::Pieces).
+inline int64_t statusPieces(ArrayRef<Type> types) {
+  int64_t n = 0;
+  for (Type t : types)
+    n += (byteWidth(t) + 3) / 4;
+  return n;
+}
 inline Value cmpI(OpBuilder &b, Location loc, arith::CmpIPredicate p, Value x,
                   Value y) {
   return arith::CmpIOp::create(b, loc, p, x, y);

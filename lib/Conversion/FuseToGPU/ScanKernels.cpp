@@ -8,10 +8,10 @@
 // leaves). Scans over rank > 1 tensors take the line-scan kernel
 // (LineKernels.cpp).
 //
-// A combiner region has no identity to pad partial tiles and empty
-// prefixes with: its values go through the machinery with one more, an
-// i32 "has value" flag, under the flagged combination (pickFlagged),
-// whose identity is any values with the flag clear. Every combination
+// A combiner region has no identity, and needs none: every element has a
+// prefix (a region scan has inits, the prefix of tile 0), the warp and
+// block scans select by position where nothing comes before, and items
+// past the end (zeros) only ever follow the valid ones. Every combination
 // keeps the order of its operands, so the region need not be
 // commutative.
 //
@@ -41,13 +41,10 @@ struct ScanTile {
   ValueRange yields, outs;
   ArrayRef<Value> excl0;
   Location loc;
-  /// A combiner region: each item's values carry a set flag.
-  bool flagged = false;
-  /// The values of an item past the end: the identity, or with a region
-  /// zeros with a set flag. Such items only ever follow the valid ones
-  /// (rows, lanes and warps fold in element order), so what they add
-  /// reaches no stored result, only the last tile's aggregate, which no
-  /// tile reads; a constant flag keeps the items' flags out of registers.
+  /// The values of an item past the end: the identity, or zeros with a
+  /// region. Such items only ever follow the valid ones (rows, lanes and
+  /// warps fold in element order), so what they add reaches no stored
+  /// result, only the last tile's aggregate, which no tile reads.
   SmallVector<Value> pad;
 
   void build(OpBuilder &b, const ItemVals &itemVals);
@@ -96,8 +93,6 @@ SmallVector<Value> ScanTile::inputs(OpBuilder &b, Value full,
                                           SmallVector<Value> x;
                                           for (Value in : scan.getInputs())
                                             x.push_back(k.element(gb, in));
-                                          if (flagged)
-                                            x.push_back(cI32(gb, loc, 1));
                                           return x;
                                         });
         for (unsigned i = 0; i < ni; ++i)
@@ -185,7 +180,7 @@ FailureOr<GroupKernels> buildScanGroup(gpu::GPUModuleOp m, GroupOp group,
   if (failed(found))
     return failure();
   ScanOp scan = *found;
-  const bool flagged = !scan.hasBuiltinKinds();
+  const bool region = !scan.hasBuiltinKinds();
 
   GroupKernels gk;
   gk.plan = GroupPlan::Scan;
@@ -197,8 +192,6 @@ FailureOr<GroupKernels> buildScanGroup(gpu::GPUModuleOp m, GroupOp group,
   SmallVector<Type> valTypes;
   for (Value in : scan.getInputs())
     valTypes.push_back(tensorTy(in).getElementType());
-  if (flagged)
-    valTypes.push_back(IntegerType::get(ctx, 32));
   gk.statusTypes = valTypes;
   unsigned numOuts = group.getNumResults();
   int64_t warps = tiling.blockThreads / 32;
@@ -217,31 +210,18 @@ FailureOr<GroupKernels> buildScanGroup(gpu::GPUModuleOp m, GroupOp group,
   if (valTypes.size() == 1 && valTypes[0].getIntOrFloatBitWidth() <= 32)
     tm.packing = TileMachinery::Packing::Low32;
   tm.orderFree =
-      !flagged && llvm::all_of(valTypes, [](Type t) { return t.isInteger(); });
+      !region && llvm::all_of(valTypes, [](Type t) { return t.isInteger(); });
   for (auto [i, in] : llvm::enumerate(scan.getInputs())) {
     Type et = tensorTy(in).getElementType();
     tm.identity.push_back(arith::ConstantOp::create(
         b, loc,
-        flagged ? b.getZeroAttr(et) : getKindIdentity(scan.getKind(i), et)));
+        region ? b.getZeroAttr(et) : getKindIdentity(scan.getKind(i), et)));
   }
-  if (flagged)
-    tm.identity.push_back(cI32(b, loc, 0));
   auto scalarFn = [&](OpBuilder &sb) {
     return [&k, &sb](Value v) { return k.scalar(sb, v); };
   };
   tm.combine = [&](OpBuilder &cb, ValueRange a, ValueRange x) {
-    if (!flagged)
-      return emitCombine(cb, loc, scan, a, x, scalarFn(cb));
-    Value ha =
-        cmpI(cb, loc, arith::CmpIPredicate::ne, a.back(), cI32(cb, loc, 0));
-    Value hx =
-        cmpI(cb, loc, arith::CmpIPredicate::ne, x.back(), cI32(cb, loc, 0));
-    SmallVector<Value> both =
-        emitCombine(cb, loc, scan, a.drop_back(), x.drop_back(), scalarFn(cb));
-    SmallVector<Value> out =
-        pickFlagged(cb, loc, ha, a.drop_back(), hx, x.drop_back(), both);
-    out.push_back(arith::OrIOp::create(cb, loc, a.back(), x.back()));
-    return out;
+    return emitCombine(cb, loc, scan, a, x, scalarFn(cb));
   };
   bindWorkgroup(tm, f);
   tm.n = k.extra[0];
@@ -250,18 +230,13 @@ FailureOr<GroupKernels> buildScanGroup(gpu::GPUModuleOp m, GroupOp group,
   tm.ws = k.extra[3];
   ValueRange outs = ValueRange(k.extra).drop_front(4);
   tm.setUpWorkspace(b, ntiles);
+  // A region scan always has inits (the verifier's X_c8).
   SmallVector<Value> excl0 =
       scan.getInits().empty()
           ? SmallVector<Value>(tm.identity)
           : emitInitialAccumulators(b, loc, scan, scalarFn(b));
-  if (flagged && !scan.getInits().empty())
-    excl0.push_back(cI32(b, loc, 1));
-
-  SmallVector<Value> pad(tm.identity);
-  if (flagged)
-    pad.back() = cI32(b, loc, 1);
-  ScanTile st{k,   tm,      scan, group.getYield().getValues(), outs, excl0,
-              loc, flagged, pad};
+  ScanTile st{k,    tm,    scan, group.getYield().getValues(),
+              outs, excl0, loc,  tm.identity};
   runTiles(k, tm, b, ntiles, [&](OpBuilder &b, const ItemVals &itemVals) {
     st.build(b, itemVals);
   });

@@ -26,10 +26,10 @@
 //    aggregates through shared memory. The tile aggregate is published
 //    (flag 1), warp 0 looks back, then the inclusive prefix is published
 //    (flag 2). One 8-byte status word per tile holds the flag and, for one
-//    value of at most 32 bits or a filter count (< 2^62), the value too, so
-//    a look-back window costs one acquire load; it is written with one
-//    release store (st.release.gpu / ld.acquire.gpu). Wider values go to
-//    slot arrays written before and read after the flag.
+//    value of at most 32 bits or a filter count (< 2^62), the value too;
+//    other values are published as 32-bit pieces, each in a word of its
+//    own beside a ready bit (Packing). Every word is written and read with
+//    relaxed gpu-scope atomics, so a look-back window costs one round trip.
 //  * Determinism: the exclusive prefix of tile t is always the left fold
 //    init (+) A(0) (+) ... (+) A(t-1) of the tile aggregates, whatever the
 //    timing: look-back walks back in windows of 32 tiles (one per lane),
@@ -40,10 +40,10 @@
 //    kMaxWindows windows without an inclusive prefix the warp waits on the
 //    oldest window (the earliest unfinished tile always finishes).
 //
-// Work space (one buffer from the host, see KernelGen.h): an i32 tile
-// counter, one 8-byte status word per tile (both zeroed by the host), then
-// per unpacked look-back value an aggregate and an inclusive array of
-// 8-byte slots.
+// Work space (one buffer from the host, zeroed, see KernelGen.h): an i32
+// tile counter, one 8-byte status word per tile, then per 32-bit piece of
+// the look-back values (statusPieces) an aggregate and an inclusive array
+// of 8-byte slots (used by Packing::Pieces).
 //
 //===----------------------------------------------------------------------===//
 
@@ -111,17 +111,20 @@ struct TileMachinery {
   SmallVector<Value> smWarp;     // memref<warps x T>
   SmallVector<Value> smPrefix;   // memref<1 x T>
   SmallVector<Value> smStash;    // memref<kMaxWindows*32 x T>
-  /// How a tile's status word (one i64 per tile, zeroed by the host) holds
-  /// the published value: NotPacked (the word is the flag; values in the
-  /// slot arrays, read after the flag), Low32 (one value of at most 32 bits
-  /// in the low half, the flag in the high half) or Top2 (one non-negative
-  /// i64 below 2^62, e.g. a filter's count, with the flag in bits 62-63).
-  /// A packed word carries everything a reader needs, so it is written
-  /// and read with relaxed gpu-scope atomics (st/ld.relaxed.gpu): no fence
-  /// waits for the thread's earlier stores, and each look-back window costs
-  /// one round trip. Unpacked slots are written before a release store of
-  /// the flag and read after an acquire load of it.
-  enum class Packing { NotPacked, Low32, Top2 } packing = Packing::NotPacked;
+  /// How a tile publishes its values (every word zeroed by the host):
+  /// Low32 (one value of at most 32 bits in the low half of the tile's
+  /// status word, the flag in the high half), Top2 (one non-negative i64
+  /// below 2^62, e.g. a filter's count, with the flag in bits 62-63) or
+  /// Pieces (anything else: every value split into 32-bit pieces, each in
+  /// the low half of its own word with a ready bit above it, the
+  /// aggregate's pieces and the inclusive prefix's in separate slot arrays,
+  /// so that a reader that finds all pieces of one ready cannot mix the
+  /// two; the status word is unused). Each word carries what it says, so
+  /// words are written and read with relaxed gpu-scope atomics
+  /// (st/ld.relaxed.gpu): no fence waits for the thread's earlier stores
+  /// (a release store would, behind the previous tile's result stores),
+  /// and a look-back window costs one round trip of independent loads.
+  enum class Packing { Pieces, Low32, Top2 } packing = Packing::Pieces;
   /// The combine is exactly associative and commutative (integer kinds,
   /// filter counts): the look-back folds its window with a warp tree
   /// instead of the tile-ordered left fold that float sums need.
@@ -173,6 +176,8 @@ struct TileMachinery {
   Value pack(OpBuilder &b, Value v, int64_t flag);
   /// (flag as i32, value) of a packed status word.
   std::pair<Value, Value> unpack(OpBuilder &b, Value w);
+  /// Publishes `vals` of tile `t` with `flag` (1: aggregate, to aggArr; 2:
+  /// inclusive prefix, to inclArr).
   void publish(OpBuilder &b, ArrayRef<Value> arrs, ValueRange vals, Value t,
                int64_t flag);
 

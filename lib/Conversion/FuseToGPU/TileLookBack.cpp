@@ -65,23 +65,64 @@ std::pair<Value, Value> TileMachinery::unpack(OpBuilder &b, Value w) {
   return {f, v};
 }
 
+/// The 32-bit pieces of `v`, low first, each zero-extended to i64.
+static SmallVector<Value> splitPieces(OpBuilder &b, Location loc, Value v) {
+  Type i64 = b.getI64Type();
+  unsigned bits = v.getType().getIntOrFloatBitWidth();
+  if (isa<FloatType>(v.getType()))
+    v = arith::BitcastOp::create(b, loc, b.getIntegerType(bits), v);
+  if (bits < 64)
+    v = arith::ExtUIOp::create(b, loc, i64, v);
+  SmallVector<Value> out;
+  for (unsigned lo = 0; lo < bits; lo += 32) {
+    Value p =
+        lo ? arith::ShRUIOp::create(b, loc, v, cI64(b, loc, lo)).getResult()
+           : v;
+    out.push_back(
+        bits > 32 ? arith::AndIOp::create(b, loc, p, cI64(b, loc, 0xffffffffLL))
+                        .getResult()
+                  : p);
+  }
+  return out;
+}
+
+/// The value of type `t` whose pieces (splitPieces) are the low halves of
+/// `words`.
+static Value joinPieces(OpBuilder &b, Location loc, Type t,
+                        ArrayRef<Value> words) {
+  unsigned bits = t.getIntOrFloatBitWidth();
+  Value v;
+  for (auto [i, w] : llvm::enumerate(words)) {
+    Value p = arith::AndIOp::create(b, loc, w, cI64(b, loc, 0xffffffffLL));
+    if (i)
+      p = arith::ShLIOp::create(b, loc, p, cI64(b, loc, 32 * i));
+    v = i ? arith::OrIOp::create(b, loc, v, p).getResult() : p;
+  }
+  if (bits < 64)
+    v = arith::TruncIOp::create(b, loc, b.getIntegerType(bits), v);
+  return isa<FloatType>(t) ? arith::BitcastOp::create(b, loc, t, v).getResult()
+                           : v;
+}
+
 void TileMachinery::publish(OpBuilder &b, ArrayRef<Value> arrs,
                             ValueRange vals, Value t, int64_t flag) {
   Location loc = k.loc;
-  Value word;
-  if (packing != Packing::NotPacked) {
-    word = pack(b, vals[0], flag);
-  } else {
-    for (auto [a, v] : llvm::zip(arrs, vals))
-      LLVM::StoreOp::create(b, loc, v, slotPtr(b, a, t), 8);
-    word = cI64(b, loc, flag);
+  auto storeWord = [&](Value word, Value at) {
+    LLVM::StoreOp::create(b, loc, word, at, 8, false, false, false,
+                          LLVM::AtomicOrdering::monotonic, "device");
+  };
+  if (packing != Packing::Pieces) {
+    storeWord(pack(b, vals[0], flag), k.gep(b, flags, b.getI64Type(), t));
+    return;
   }
-  Value fp = k.gep(b, flags, b.getI64Type(), t);
-  LLVM::StoreOp::create(b, loc, word, fp, 8, false, false, false,
-                        packing == Packing::NotPacked
-                            ? LLVM::AtomicOrdering::release
-                            : LLVM::AtomicOrdering::monotonic,
-                        "device");
+  // Each piece with its ready bit: a word a reader finds ready holds its
+  // final piece, whatever order the words land in.
+  unsigned p = 0;
+  for (Value v : vals)
+    for (Value piece : splitPieces(b, loc, v))
+      storeWord(
+          arith::OrIOp::create(b, loc, piece, cI64(b, loc, int64_t(1) << 32)),
+          slotPtr(b, arrs[p++], t));
 }
 
 //===----------------------------------------------------------------------===//
@@ -114,33 +155,48 @@ SmallVector<Value> TileMachinery::lookBack(OpBuilder &b, Value lane,
 std::pair<Value, SmallVector<Value>>
 TileMachinery::readStatus(OpBuilder &wb, Location l, Value j, Value real,
                           ValueRange excl0) {
-  Type i64 = wb.getI64Type(), i32 = wb.getI32Type();
+  Type i64 = wb.getI64Type();
   auto rd = scf::IfOp::create(
       wb, l, real,
       [&](OpBuilder &rb, Location rl) {
-        Value w = LLVM::LoadOp::create(
-            rb, rl, i64, k.gep(rb, flags, i64, j), 8, false, false,
-            false, false,
-            packing == Packing::NotPacked
-                ? LLVM::AtomicOrdering::acquire
-                : LLVM::AtomicOrdering::monotonic,
-            "device");
-        if (packing != Packing::NotPacked) {
-          auto [f, v] = unpack(rb, w);
+        auto loadWord = [&](Value at) {
+          return LLVM::LoadOp::create(rb, rl, i64, at, 8, false, false, false,
+                                      false, LLVM::AtomicOrdering::monotonic,
+                                      "device")
+              .getResult();
+        };
+        if (packing != Packing::Pieces) {
+          auto [f, v] = unpack(rb, loadWord(k.gep(rb, flags, i64, j)));
           scf::YieldOp::create(rb, rl, ValueRange{f, v});
           return;
         }
-        Value f = arith::TruncIOp::create(rb, rl, i32, w);
-        Value isIncl =
-            cmpI(rb, rl, arith::CmpIPredicate::eq, f, cI32(rb, rl, 2));
+        // Every word of both arrays in one round trip; a tile's values are
+        // ready when all of their pieces are.
+        SmallVector<Value> aggW, inclW;
+        for (auto [a, c] : llvm::zip(aggArr, inclArr)) {
+          aggW.push_back(loadWord(slotPtr(rb, a, j)));
+          inclW.push_back(loadWord(slotPtr(rb, c, j)));
+        }
+        auto allReady = [&](ArrayRef<Value> words) {
+          Value all;
+          for (Value w : words) {
+            Value r = cmpI(rb, rl, arith::CmpIPredicate::uge, w,
+                           cI64(rb, rl, int64_t(1) << 32));
+            all = all ? arith::AndIOp::create(rb, rl, all, r).getResult() : r;
+          }
+          return all;
+        };
+        Value inclReady = allReady(inclW), aggReady = allReady(aggW);
+        Value f = sel(rb, rl, inclReady, cI32(rb, rl, 2),
+                      sel(rb, rl, aggReady, cI32(rb, rl, 1), cI32(rb, rl, 0)));
+        SmallVector<Value> words = selAll(rb, rl, inclReady, inclW, aggW);
         SmallVector<Value> out{f};
-        for (auto [ti, t] : llvm::enumerate(valTypes)) {
-          // Reads after the acquire; the slot read is chosen by the
-          // flag (aggregates of flag-0 tiles are never used).
-          Value pa = slotPtr(rb, aggArr[ti], j);
-          Value pi = slotPtr(rb, inclArr[ti], j);
-          Value p = LLVM::SelectOp::create(rb, rl, isIncl, pi, pa);
-          out.push_back(LLVM::LoadOp::create(rb, rl, t, p, 8, true));
+        unsigned p = 0;
+        for (Type t : valTypes) {
+          unsigned n = (byteWidth(t) + 3) / 4;
+          out.push_back(
+              joinPieces(rb, rl, t, ArrayRef<Value>(words).slice(p, n)));
+          p += n;
         }
         scf::YieldOp::create(rb, rl, out);
       },
@@ -385,16 +441,24 @@ TileMachinery::scanBlock(OpBuilder &b, ValueRange warpAgg,
     scf::YieldOp::create(ib, l);
   });
   gpu::BarrierOp::create(b, loc);
-  SmallVector<Value> warpExcl(identity), total;
+  // warpsBefore: the fold of the warps before this one, where there are
+  // any (warp 0 takes the tile prefix alone), so no identity is needed:
+  // a combiner region has none.
+  SmallVector<Value> warpsBefore, total;
   for (int64_t w = 0; w < warps(); ++w) {
     SmallVector<Value> x;
     for (Value s : smWarp)
       x.push_back(
           memref::LoadOp::create(b, loc, s, ValueRange{cIdx(b, loc, w)}));
+    if (w == 0) {
+      warpsBefore = total = x;
+      continue;
+    }
     Value before =
         cmpI(b, loc, arith::CmpIPredicate::sgt, warp, cI64(b, loc, w));
-    warpExcl = selAll(b, loc, before, combine(b, warpExcl, x), warpExcl);
-    total = w == 0 ? x : combine(b, total, x);
+    warpsBefore =
+        selAll(b, loc, before, combine(b, warpsBefore, x), warpsBefore);
+    total = combine(b, total, x);
   }
 
   // Publication and look-back.
@@ -452,7 +516,11 @@ TileMachinery::scanBlock(OpBuilder &b, ValueRange warpAgg,
   for (Value s : smPrefix)
     tilePrefix.push_back(
         memref::LoadOp::create(b, loc, s, ValueRange{cIdx(b, loc, 0)}));
-  return {combine(b, tilePrefix, warpExcl), tilePrefix, total};
+  Value laterWarp =
+      cmpI(b, loc, arith::CmpIPredicate::sgt, warp, cI64(b, loc, 0));
+  return {selAll(b, loc, laterWarp, combine(b, tilePrefix, warpsBefore),
+                 tilePrefix),
+          tilePrefix, total};
 }
 
 } // namespace gpugen

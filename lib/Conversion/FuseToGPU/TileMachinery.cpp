@@ -85,7 +85,7 @@ Value TileMachinery::claimed(OpBuilder &b, Value slot) {
 void TileMachinery::setUpWorkspace(OpBuilder &b, Value ntiles) {
   Location loc = k.loc;
   // Layout: [0,16) counter, 8-byte status words at 16, then 8-byte slot
-  // arrays (unused when packed).
+  // arrays, an aggregate and an inclusive one a piece (Packing::Pieces).
   Type i8 = b.getI8Type();
   flags = k.gep(b, ws, i8, cI64(b, loc, 16));
   Value flagBytes = arith::AndIOp::create(
@@ -96,11 +96,12 @@ void TileMachinery::setUpWorkspace(OpBuilder &b, Value ntiles) {
       cI64(b, loc, ~int64_t(15)));
   Value off = arith::AddIOp::create(b, loc, cI64(b, loc, 16), flagBytes);
   Value arrBytes = arith::MulIOp::create(b, loc, ntiles, cI64(b, loc, 8));
-  for (size_t i = 0; i < valTypes.size(); ++i) {
+  int64_t pieces = statusPieces(valTypes);
+  for (int64_t i = 0; i < pieces; ++i) {
     aggArr.push_back(k.gep(b, ws, i8, off));
     off = arith::AddIOp::create(b, loc, off, arrBytes);
   }
-  for (size_t i = 0; i < valTypes.size(); ++i) {
+  for (int64_t i = 0; i < pieces; ++i) {
     inclArr.push_back(k.gep(b, ws, i8, off));
     off = arith::AddIOp::create(b, loc, off, arrBytes);
   }

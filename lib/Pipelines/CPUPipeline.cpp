@@ -48,8 +48,6 @@ void buildFuseToCPUPipeline(OpPassManager &pm,
   pm.addPass(createFuseWidenAccumulatorsPass());
   // Not fuse-collapse-rows, as fuse-to-gpu runs: rank > 2 rows stay
   // loop nests of their rank here, which the GPU suites compare with.
-  // (Collapsing them would also need memref.expand_shape of two dynamic
-  // sizes in a group, on which MLIR 22's expand-strided-metadata crashes.)
   // Partial reductions of one tensor over the same dims read it once, as
   // on the GPU (each result computed as before).
   if (options.fusion) {
@@ -82,6 +80,10 @@ void buildFuseToCPUPipeline(OpPassManager &pm,
   SCFToControlFlowPassOptions scfToCF;
   scfToCF.allowPatternRollback = false;
   pm.addPass(createSCFToControlFlowPass(scfToCF));
+  // expand_shape with several dynamic sizes in a group (rank-3 views of
+  // rank-2 buffers) first: MLIR 22's expand-strided-metadata crashes on
+  // them.
+  pm.addPass(createFuseExpandShapeStridesPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
   // Half precision on the host: math functions in f32 (f16 and bf16, as

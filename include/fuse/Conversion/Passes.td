@@ -233,6 +233,26 @@ def FuseExpandArithPass : Pass<"fuse-expand-arith"> {
                            "::mlir::math::MathDialect"];
 }
 
+def FuseExpandShapeStridesPass : Pass<"fuse-expand-shape-strides"> {
+  let summary = "Lower memref.expand_shape with several dynamic sizes in a "
+                "group to memref.reinterpret_cast";
+  let description = [{
+    MLIR 22's `expand-strided-metadata` computes an expanded group's sizes
+    and strides from the source's size and the static sizes, which takes
+    at most one dynamic size a group; with two or more (a rank-2 buffer
+    viewed as `[n, m, k]` from `[n * m, k]`) it dereferences a null size
+    and crashes. This pass rewrites exactly those `memref.expand_shape`
+    ops first, as `memref.reinterpret_cast` of the source's base buffer
+    (`memref.extract_strided_metadata`) with the sizes of `output_shape`
+    and, within each group, strides that are the source dimension's
+    stride times the sizes of the group's later dimensions (row-major
+    order, as `expand_shape` defines). Other expand_shape ops are left to
+    `expand-strided-metadata`. Used by `fuse-to-cpu` just before it.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
 def FuseGPUModuleToBinaryPass
     : Pass<"fuse-gpu-module-to-binary", "::mlir::ModuleOp"> {
   let summary = "gpu-module-to-binary with a module's kernels compiled in "

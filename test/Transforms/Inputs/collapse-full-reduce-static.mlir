@@ -1,5 +1,5 @@
-// The static-shape twin of ../collapse-full-reduce.mlir's @rows_then_max (fuse-run of
-// fuse-collapse-rows' output needs static shapes; see that test).
+// The static-shape twin of ../collapse-full-reduce.mlir's @rows_then_max: the
+// rewrite keeps static shapes.
 
 func.func @rows_then_max(%x: tensor<3x4x33xf32>) -> (tensor<3x4x33xf32>, tensor<f32>) {
   %s = fuse.reduce add %x dims [2] : tensor<3x4x33xf32> -> tensor<3x4xf32>

@@ -41,11 +41,6 @@ struct ScanTile {
   ValueRange yields, outs;
   ArrayRef<Value> excl0;
   Location loc;
-  /// The values of an item past the end: the identity, or zeros with a
-  /// region. Such items only ever follow the valid ones (rows, lanes and
-  /// warps fold in element order), so what they add reaches no stored
-  /// result, only the last tile's aggregate, which no tile reads.
-  SmallVector<Value> pad;
 
   void build(OpBuilder &b, const ItemVals &itemVals);
   SmallVector<Value> inputs(OpBuilder &b, Value full,
@@ -79,9 +74,14 @@ void ScanTile::build(OpBuilder &b, const ItemVals &itemVals) {
 SmallVector<Value> ScanTile::inputs(OpBuilder &b, Value full,
                                     const ItemVals &itemVals) {
   unsigned ni = tm.valTypes.size();
+  // An item past the end holds tm.identity (zeros with a region). Such
+  // items only ever follow the valid ones (rows, lanes and warps fold in
+  // element order), so what they add reaches no stored result, only the
+  // last tile's aggregate, which no tile reads.
+  ArrayRef<Value> pad = tm.identity;
   SmallVector<Value> init1;
   for (int64_t j = 0; j < tm.items; ++j)
-    init1.append(pad);
+    init1.append(pad.begin(), pad.end());
   return forItems(
       k, tm, b, full, itemVals, init1,
       [&](OpBuilder &ib, int64_t j, Value idx, Value valid,
@@ -235,8 +235,7 @@ FailureOr<GroupKernels> buildScanGroup(gpu::GPUModuleOp m, GroupOp group,
       scan.getInits().empty()
           ? SmallVector<Value>(tm.identity)
           : emitInitialAccumulators(b, loc, scan, scalarFn(b));
-  ScanTile st{k,    tm,    scan, group.getYield().getValues(),
-              outs, excl0, loc,  tm.identity};
+  ScanTile st{k, tm, scan, group.getYield().getValues(), outs, excl0, loc};
   runTiles(k, tm, b, ntiles, [&](OpBuilder &b, const ItemVals &itemVals) {
     st.build(b, itemVals);
   });

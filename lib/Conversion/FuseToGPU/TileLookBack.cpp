@@ -193,7 +193,7 @@ TileMachinery::readStatus(OpBuilder &wb, Location l, Value j, Value real,
         SmallVector<Value> out{f};
         unsigned p = 0;
         for (Type t : valTypes) {
-          unsigned n = (byteWidth(t) + 3) / 4;
+          int64_t n = statusPieces(t);
           out.push_back(
               joinPieces(rb, rl, t, ArrayRef<Value>(words).slice(p, n)));
           p += n;

@@ -47,15 +47,17 @@ struct ExpandShapeAsReinterpretCast : OpRewritePattern<memref::ExpandShapeOp> {
     auto meta =
         memref::ExtractStridedMetadataOp::create(rewriter, loc, op.getSrc());
     SmallVector<OpFoldResult> sizes = op.getMixedOutputShape();
+    SmallVector<OpFoldResult> srcStrides = meta.getConstifiedMixedStrides();
     SmallVector<OpFoldResult> strides(type.getRank());
     for (auto [srcDim, group] : llvm::enumerate(op.getReassociationIndices())) {
       // Row-major within the group: the last dimension keeps the source
       // dimension's stride, each earlier one is the next one's stride
       // times the next one's size.
-      OpFoldResult stride = meta.getConstifiedMixedStrides()[srcDim];
-      for (int64_t d : llvm::reverse(group)) {
-        strides[d] = stride;
-        stride = mulOFRs(rewriter, loc, stride, sizes[d]);
+      OpFoldResult stride = srcStrides[srcDim];
+      for (size_t i = group.size(); i-- > 0;) {
+        strides[group[i]] = stride;
+        if (i > 0)
+          stride = mulOFRs(rewriter, loc, stride, sizes[group[i]]);
       }
     }
     // The result type's static entries must appear as constants.

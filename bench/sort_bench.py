@@ -12,11 +12,13 @@ CUDA events after a warm-up, results checked against torch's, GiB/s of the
 bytes a sort must move at least (keys read and written, indices written),
 and the ratio to the best peer.
 
-    FUSE_RUNTIME_LIB=... FUSE_CACHE_DIR=... python3 bench/sort_bench.py
+    FUSE_RUNTIME_LIB=... FUSE_CACHE_DIR=... python3 bench/sort_bench.py \
+        [--only CASE]... [--logn 20,24,26]
 
 Uses the pipelines of test/Python/sort_check.py and graph_check.py, which
 scripts/gpu/prepare-python.sh puts in the cache."""
 
+import argparse
 import ctypes
 import os
 import sys
@@ -104,12 +106,22 @@ def lexsort_mag(x):
 
 
 def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--only", action="append", default=[], metavar="CASE",
+                    help="run only this case (repeatable), e.g. "
+                         "'argsort by (|x|, x)'")
+    ap.add_argument("--logn", default="20,24,26",
+                    help="log2 of the sizes, comma-separated")
+    args = ap.parse_args()
     lib = ctypes.CDLL(os.environ["FUSE_RUNTIME_LIB"])
     lib.fuse_init()
     print("%-18s %10s %-22s %10s %8s %8s" % ("case", "n", "impl", "us",
                                              "GiB/s", "vs best"))
     rows = []
-    for logn in (20, 24, 26):
+
+    def wanted(case):
+        return not args.only or case in args.only
+    for logn in [int(v) for v in args.logn.split(",")]:
         n = 1 << logn
         x = torch.rand(n, device="cuda") * 2 - 1
         iota = torch.arange(n, device="cuda", dtype=torch.int64)
@@ -145,21 +157,28 @@ def main():
                 ("fuse", lambda: sort_check.by_magnitude_up(x), want_mag),
                 ("torch (key |x|)",
                  lambda: torch.argsort(x.abs(), stable=True), want_mag),
-                ("cuda.compute", cuda_compute_merge_sort(x, iota),
-                 want_mag)]),
+                ("cuda.compute", wanted("argsort by |x| <") and
+                 cuda_compute_merge_sort(x, iota), want_mag)]),
             # A comparator that is no key order: fuse's merge-sort
             # kernels; torch as two stable argsorts (x, then |x|).
             "argsort by (|x|, x)": (n * 12, [
                 ("fuse", lambda: sort_check.by_magnitude_then_value(x),
                  want_mv),
                 ("torch (2 argsorts)", lambda: lexsort_mag(x), want_mv),
-                ("cuda.compute", cuda_compute_merge_sort(
-                    x, iota, _magnitude_then_value), want_mv)]),
+                ("cuda.compute", wanted("argsort by (|x|, x)") and
+                 cuda_compute_merge_sort(x, iota, _magnitude_then_value),
+                 want_mv)]),
         }
+        unknown = set(args.only) - set(cases)
+        if unknown:
+            ap.error("unknown case %s (cases: %s)" % (
+                ", ".join(sorted(unknown)), ", ".join(cases)))
         for case, (nbytes, impls) in cases.items():
+            if not wanted(case):
+                continue
             got = {}
             for impl, fn, want in impls:
-                if fn is None:
+                if not fn:
                     continue
                 ok = torch.equal(fn(), want)
                 got[impl] = (median_us(fn, REPS), ok)

@@ -235,7 +235,7 @@ LogicalResult HostEntry::launchMergeSort(SortOp op, ArrayRef<HostTensor> ins,
     h.launch(handle[p.tileKernel], tiles, p.blockThreads, args);
     // A pass: the partition kernel's searches (one a merge block) into
     // `splits`, then the merge blocks.
-    Value searchGrid = h.ceilDiv(blocks, h.c64(p.blockThreads));
+    Value searchGrid = h.ceilDiv(blocks, h.c64(p.searchesPerBlock()));
     h.forEach(h.c64(0), passes, [&](Value pass) {
       Value fromA =
           cmp(arith::CmpIPredicate::eq, h.andI(pass, h.c64(1)), h.c64(0));

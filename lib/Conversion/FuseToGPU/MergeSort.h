@@ -13,7 +13,7 @@
 //    into runs of 2w (w = tile, 2 tile, ...). Each block of the merge
 //    kernel writes `mergeTile()` consecutive outputs; the partition kernel
 //    first finds, for every block, how many of the outputs before its first
-//    come from the left run (one thread a block, all searches at once), so
+//    come from the left run (a warp a block, 32 keys tested a step), so
 //    a block loads exactly its inputs, coalesced, into shared memory,
 //    merges them there (`mergeItems` outputs a thread) and stores its
 //    outputs coalesced.
@@ -78,12 +78,19 @@ struct MergeSortPlan {
   int64_t items = 4;
   /// Outputs a thread of the merge pass writes.
   int64_t mergeItems = 8;
+  /// Lanes of the partition kernel that search a merge block's start
+  /// together (a power of two, 2 to 32: a binary search with 2, a
+  /// (searchLanes)-ary one else).
+  int64_t searchLanes = 4;
 
   int64_t tile() const { return blockThreads * items; }
   /// Outputs a block of the merge pass writes. A power of two no larger
   /// than 2 tile(), so it divides every merged run (2w) and a block's
   /// outputs lie in one pair of runs.
   int64_t mergeTile() const { return blockThreads * mergeItems; }
+  /// Merge-block starts a block of the partition kernel finds: a group
+  /// of searchLanes lanes each.
+  int64_t searchesPerBlock() const { return blockThreads / searchLanes; }
   bool hasValues() const { return static_cast<bool>(valueType); }
   /// Whether the kernels can carry positions instead of the values (values
   /// wider than a position); they then take a CarryMode parameter.

@@ -1,10 +1,11 @@
 //===- MergeSortKernels.cpp - kernels of comparator sorts -----------------===//
 //
-// The `tile` and `merge` kernels of a comparator sort (MergeSort.h). Both
-// index with i64: the tile's positions are below blockThreads * items and
-// become `index` only to address shared memory. A sort that can carry
-// positions (MergeSortPlan::carriesPositions) gets its output loops once a
-// CarryMode, under a branch on the kernel's mode parameter (uniform).
+// The `tile`, `partition` and `merge` kernels of a comparator sort
+// (MergeSort.h). Global positions are i64; the merges in shared memory run
+// on i32 positions (below a tile), which halves their integer arithmetic
+// (the kernels are bound by the integer pipe, not by memory). A sort that can
+// carry positions (MergeSortPlan::carriesPositions) gets its output loops once
+// a CarryMode, under a branch on the kernel's mode parameter (uniform).
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,6 +15,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/IRMapping.h"
@@ -63,10 +65,22 @@ FailureOr<MergeSortPlan> planMergeSort(SortOp op, StringRef entry,
 namespace {
 
 using KeyAt = function_ref<Value(OpBuilder &, Value pos)>;
-/// Writes output `k` (i64): `key`, read from position `from`.
+/// Writes output `k`: `key`, read from position `from` (both of the
+/// merge's position type).
 using EmitFn = function_ref<void(OpBuilder &, Value k, Value key, Value from)>;
 
 Value c64(OpBuilder &b, Location loc, int64_t v) { return cI64(b, loc, v); }
+/// Constant `v` of `like`'s integer type: the merges run in i32 where
+/// their positions are in shared memory, in i64 over a global array.
+Value cLike(OpBuilder &b, Location loc, Value like, int64_t v) {
+  return arith::ConstantIntOp::create(b, loc, like.getType(), v);
+}
+Value add(OpBuilder &b, Location loc, Value x, Value y) {
+  return arith::AddIOp::create(b, loc, x, y);
+}
+Value sub(OpBuilder &b, Location loc, Value x, Value y) {
+  return arith::SubIOp::create(b, loc, x, y);
+}
 Value minS(OpBuilder &b, Location loc, Value x, Value y) {
   return arith::MinSIOp::create(b, loc, x, y);
 }
@@ -122,62 +136,55 @@ struct SortKernelBuilder {
   /// How many of the first `d` outputs of merging [lo, mid) and [mid, hi)
   /// come from the left run: the first m in [max(0, d - lb), min(d, la))
   /// whose left key the right key at d - 1 - m goes strictly before (la
-  /// where there is none).
+  /// where there is none). The positions are all of one integer type.
   Value mergePath(OpBuilder &b, KeyAt keyAt, Value lo, Value mid, Value hi,
                   Value d) const {
-    Value la = arith::SubIOp::create(b, loc, mid, lo);
-    Value lb = arith::SubIOp::create(b, loc, hi, mid);
-    Value first =
-        maxS(b, loc, c64(b, loc, 0), arith::SubIOp::create(b, loc, d, lb));
+    Value la = sub(b, loc, mid, lo);
+    Value lb = sub(b, loc, hi, mid);
+    Value first = maxS(b, loc, cLike(b, loc, d, 0), sub(b, loc, d, lb));
     Value last = minS(b, loc, d, la);
-    Type i64 = b.getI64Type();
+    Type t = d.getType();
     auto search = scf::WhileOp::create(
-        b, loc, TypeRange{i64, i64}, ValueRange{first, last},
+        b, loc, TypeRange{t, t}, ValueRange{first, last},
         [&](OpBuilder &wb, Location l, ValueRange a) {
           scf::ConditionOp::create(wb, l, lt(wb, l, a[0], a[1]), a);
         },
         [&](OpBuilder &wb, Location l, ValueRange a) {
-          Value m = arith::ShRSIOp::create(
-              wb, l, arith::AddIOp::create(wb, l, a[0], a[1]), c64(wb, l, 1));
-          Value left = keyAt(wb, arith::AddIOp::create(wb, l, lo, m));
-          Value rpos = arith::SubIOp::create(
-              wb, l, arith::AddIOp::create(wb, l, mid, d),
-              arith::AddIOp::create(wb, l, m, c64(wb, l, 1)));
-          Value right = keyAt(wb, rpos);
+          Value one = cLike(wb, l, d, 1);
+          Value m = arith::ShRUIOp::create(wb, l, add(wb, l, a[0], a[1]), one);
+          Value left = keyAt(wb, add(wb, l, lo, m));
+          Value right =
+              keyAt(wb, sub(wb, l, add(wb, l, mid, d), add(wb, l, m, one)));
           Value rightFirst = before(wb, right, left);
-          Value next = arith::AddIOp::create(wb, l, m, c64(wb, l, 1));
-          scf::YieldOp::create(wb, l,
-                               ValueRange{sel(wb, l, rightFirst, a[0], next),
-                                          sel(wb, l, rightFirst, m, a[1])});
+          scf::YieldOp::create(
+              wb, l,
+              ValueRange{sel(wb, l, rightFirst, a[0], add(wb, l, m, one)),
+                         sel(wb, l, rightFirst, m, a[1])});
         });
     return search.getResult(0);
   }
 
   /// Outputs [k0, k0 + count) of merging [lo, mid) and [mid, hi) (those
-  /// below hi): a merge-path search for k0, then `count` sequential steps.
-  /// Reads clamp to the runs (and to [lo, hi) where one is empty), so an
-  /// exhausted run is never read past.
+  /// below hi; k0 < hi): a merge-path search for k0, then `count`
+  /// sequential steps. The two runs' next keys stay in registers and a step
+  /// reads one key, the successor of the one it took (as CUB's serial
+  /// merge). Every read is clamped to hi - 1, so it stays in [lo, hi): a
+  /// key read past its run's end is never taken (its run counts as done).
   void mergeChunk(OpBuilder &b, KeyAt keyAt, EmitFn emit, Value lo, Value mid,
                   Value hi, Value k0, int64_t count) const {
-    Value one = c64(b, loc, 1);
-    Value la = arith::SubIOp::create(b, loc, mid, lo);
-    Value lb = arith::SubIOp::create(b, loc, hi, mid);
-    Value d0 = arith::SubIOp::create(b, loc, k0, lo);
+    Value one = cLike(b, loc, lo, 1);
+    Value d0 = sub(b, loc, k0, lo);
     Value i = mergePath(b, keyAt, lo, mid, hi, d0);
-    Value j = arith::SubIOp::create(b, loc, d0, i);
-    Value lastLeft = arith::SubIOp::create(b, loc, mid, one);
-    Value lastAny = arith::SubIOp::create(b, loc, hi, one);
+    // The next unread positions of the left and the right run.
+    Value li = add(b, loc, lo, i);
+    Value rj = add(b, loc, mid, sub(b, loc, d0, i));
+    Value lastAny = sub(b, loc, hi, one);
+    Value left = keyAt(b, minS(b, loc, li, lastAny));
+    Value right = keyAt(b, minS(b, loc, rj, lastAny));
     for (int64_t s = 0; s < count; ++s) {
-      Value k = arith::AddIOp::create(b, loc, k0, c64(b, loc, s));
-      // An empty left run (a merge block's outputs may all come from the
-      // right) reads `lo` instead, never below the inputs.
-      Value li = maxS(
-          b, loc, minS(b, loc, arith::AddIOp::create(b, loc, lo, i), lastLeft),
-          lo);
-      Value rj = minS(b, loc, arith::AddIOp::create(b, loc, mid, j), lastAny);
-      Value left = keyAt(b, li), right = keyAt(b, rj);
-      Value leftDone = cmpI(b, loc, arith::CmpIPredicate::sge, i, la);
-      Value rightLeft = lt(b, loc, j, lb);
+      Value k = add(b, loc, k0, cLike(b, loc, k0, s));
+      Value leftDone = cmpI(b, loc, arith::CmpIPredicate::sge, li, mid);
+      Value rightLeft = lt(b, loc, rj, hi);
       Value takeRight = arith::OrIOp::create(
           b, loc, leftDone,
           arith::AndIOp::create(b, loc, rightLeft, before(b, right, left)));
@@ -188,10 +195,15 @@ struct SortKernelBuilder {
                           emit(ib, k, key, from);
                           scf::YieldOp::create(ib, l);
                         });
-      Value step = arith::ExtUIOp::create(b, loc, b.getI64Type(), takeRight);
-      j = arith::AddIOp::create(b, loc, j, step);
-      i = arith::AddIOp::create(b, loc, i,
-                                arith::SubIOp::create(b, loc, one, step));
+      if (s + 1 == count)
+        break;
+      Value step = arith::ExtUIOp::create(b, loc, lo.getType(), takeRight);
+      rj = add(b, loc, rj, step);
+      li = add(b, loc, li, sub(b, loc, one, step));
+      Value next =
+          keyAt(b, minS(b, loc, sel(b, loc, takeRight, rj, li), lastAny));
+      left = sel(b, loc, takeRight, left, next);
+      right = sel(b, loc, takeRight, next, right);
     }
   }
 
@@ -229,8 +241,7 @@ struct SortKernelBuilder {
   };
   Pair pairAt(OpBuilder &b, Value k, Value w, Value n) const {
     Value two = arith::AddIOp::create(b, loc, w, w);
-    Value lo = arith::SubIOp::create(b, loc, k,
-                                     arith::RemSIOp::create(b, loc, k, two));
+    Value lo = sub(b, loc, k, arith::RemUIOp::create(b, loc, k, two));
     return {lo, minS(b, loc, arith::AddIOp::create(b, loc, lo, w), n),
             minS(b, loc, arith::AddIOp::create(b, loc, lo, two), n)};
   }
@@ -337,14 +348,17 @@ void SortKernelBuilder::buildTile(gpu::GPUModuleOp m) const {
     });
   gpu::BarrierOp::create(b, loc);
 
-  // Runs of w keys merged into runs of 2w in shared memory, ping-pong.
+  // Runs of w keys merged into runs of 2w in shared memory, ping-pong,
+  // with i32 positions (below the tile).
+  Value c0w = arith::TruncIOp::create(b, loc, i32, c0);
+  Value cntw = arith::TruncIOp::create(b, loc, i32, cnt);
   int cur = 0;
   for (int64_t w = items; w < tile; w *= 2, cur ^= 1) {
     Value src = keyS[cur], dst = keyS[cur ^ 1];
     Value srcPos = posS[cur], dstPos = posS[cur ^ 1];
     scf::IfOp::create(
-        b, loc, lt(b, loc, c0, cnt), [&](OpBuilder &ib, Location l) {
-          Pair r = pairAt(ib, c0, c64(ib, l, w), cnt);
+        b, loc, lt(b, loc, c0w, cntw), [&](OpBuilder &ib, Location l) {
+          Pair r = pairAt(ib, c0w, cI32(ib, l, w), cntw);
           auto keyAt = [&](OpBuilder &kb, Value p) -> Value {
             return memref::LoadOp::create(kb, l, src, ValueRange{idx(kb, p)});
           };
@@ -354,7 +368,7 @@ void SortKernelBuilder::buildTile(gpu::GPUModuleOp m) const {
             memref::StoreOp::create(eb, l, key, dst, ValueRange{idx(eb, k)});
             memref::StoreOp::create(eb, l, p, dstPos, ValueRange{idx(eb, k)});
           };
-          mergeChunk(ib, keyAt, emit, r.lo, r.mid, r.hi, c0, items);
+          mergeChunk(ib, keyAt, emit, r.lo, r.mid, r.hi, c0w, items);
           scf::YieldOp::create(ib, l);
         });
     gpu::BarrierOp::create(b, loc);
@@ -396,9 +410,21 @@ void SortKernelBuilder::buildTile(gpu::GPUModuleOp m) const {
   gpu::ReturnOp::create(b, loc);
 }
 
+/// Finds where each merge block starts (how many of its pair's outputs
+/// before the block's first come from the left run), as mergePath would,
+/// with a group of `searchLanes` lanes a block: the group's first L =
+/// searchLanes - 1 lanes test candidates c_1 .. c_L, with c_j = f + j *
+/// len / (L + 1), of the range [f, e) left, and the first whose test holds
+/// (a ballot) bounds the next range, about L + 1 times smaller. The
+/// search's steps are dependent global loads, its whole time; more lanes
+/// cut the steps (runs of 2^23 keys: 23 binary, 8 with 8 lanes) and add
+/// loads. The loop runs while any group of the warp has candidates left
+/// (so the ballots see all 32 lanes); a finished group's lanes read
+/// clamped positions and keep their range.
 void SortKernelBuilder::buildPartition(gpu::GPUModuleOp m) const {
   MLIRContext *ctx = m.getContext();
-  Type i64 = IntegerType::get(ctx, 64);
+  Type i64 = IntegerType::get(ctx, 64), i32 = IntegerType::get(ctx, 32);
+  int64_t lanes = plan.searchLanes, shift = llvm::Log2_64(lanes);
   // keysIn, n, w, splits, blocks
   gpu::GPUFuncOp f =
       createKernel(m, loc, plan.partitionKernel,
@@ -407,20 +433,89 @@ void SortKernelBuilder::buildPartition(gpu::GPUModuleOp m) const {
   OpBuilder b = OpBuilder::atBlockEnd(&f.getBody().front());
   Value keysIn = f.getArgument(0), n = f.getArgument(1), w = f.getArgument(2),
         splits = f.getArgument(3), blocks = f.getArgument(4);
-  Value g = arith::AddIOp::create(
-      b, loc,
-      arith::MulIOp::create(b, loc, blockId(b), c64(b, loc, plan.blockThreads)),
-      threadId(b));
-  scf::IfOp::create(
-      b, loc, lt(b, loc, g, blocks), [&](OpBuilder &ib, Location l) {
-        Value k = arith::MulIOp::create(ib, l, g, c64(ib, l, plan.mergeTile()));
-        Pair r = pairAt(ib, k, w, n);
-        auto keyAt = [&](OpBuilder &kb, Value p) -> Value {
-          return load(kb, plan.keyType, keysIn, p);
+  Value tid = threadId(b);
+  Value lane = arith::AndIOp::create(b, loc, tid, c64(b, loc, lanes - 1));
+  // This group's bits in a ballot: its first lane's.
+  Value groupBit = arith::AndIOp::create(
+      b, loc, arith::SubIOp::create(b, loc, tid, lane), c64(b, loc, 31));
+  Value g = add(b, loc,
+                arith::MulIOp::create(b, loc, blockId(b),
+                                      c64(b, loc, plan.searchesPerBlock())),
+                arith::ShRUIOp::create(b, loc, tid, c64(b, loc, shift)));
+  // Groups past the last block search an empty range (f = e = 0).
+  Value live = lt(b, loc, g, blocks);
+  Value gl = minS(b, loc, g, sub(b, loc, blocks, c64(b, loc, 1)));
+  Value k = arith::MulIOp::create(b, loc, gl, c64(b, loc, plan.mergeTile()));
+  Pair r = pairAt(b, k, w, n);
+  Value d = sub(b, loc, k, r.lo);
+  Value la = sub(b, loc, r.mid, r.lo), lb = sub(b, loc, r.hi, r.mid);
+  Value zero = c64(b, loc, 0), one = c64(b, loc, 1);
+  Value first = sel(b, loc, live, maxS(b, loc, zero, sub(b, loc, d, lb)), zero);
+  Value last = sel(b, loc, live, minS(b, loc, d, la), zero);
+  Value lastKey = sub(b, loc, n, one);
+  auto ballot = [&](OpBuilder &wb, Location wl, Value pred) {
+    return arith::ExtUIOp::create(
+        wb, wl, i64,
+        NVVM::VoteSyncOp::create(wb, wl, i32, cI32(wb, wl, -1), pred,
+                                 NVVM::VoteSyncKind::ballot)
+            .getResult());
+  };
+  // The answer lies in [f, e] (e: no left key is taken after).
+  auto search = scf::WhileOp::create(
+      b, loc, TypeRange{i64, i64}, ValueRange{first, last},
+      [&](OpBuilder &wb, Location wl, ValueRange a) {
+        Value any = cmpI(wb, wl, arith::CmpIPredicate::ne,
+                         ballot(wb, wl, lt(wb, wl, a[0], a[1])), zero);
+        scf::ConditionOp::create(wb, wl, any, a);
+      },
+      [&](OpBuilder &wb, Location wl, ValueRange a) {
+        Value fb = a[0], len = sub(wb, wl, a[1], a[0]);
+        // c_j; c_lanes is e.
+        auto at = [&](Value j) {
+          return add(wb, wl, fb,
+                     arith::DivUIOp::create(
+                         wb, wl, arith::MulIOp::create(wb, wl, j, len),
+                         c64(wb, wl, lanes)));
         };
-        Value d = arith::SubIOp::create(ib, l, k, r.lo);
-        store(ib, mergePath(ib, keyAt, r.lo, r.mid, r.hi, d), splits, g);
-        scf::YieldOp::create(ib, l);
+        // Lane l tests c_{l+1}; the last lane's test is ignored. A finished
+        // group's reads are clamped to the array.
+        Value mm = at(add(wb, wl, lane, one));
+        Value li = minS(wb, wl, add(wb, wl, r.lo, mm), lastKey);
+        Value rj =
+            minS(wb, wl,
+                 maxS(wb, wl,
+                      sub(wb, wl, add(wb, wl, r.mid, d), add(wb, wl, mm, one)),
+                      zero),
+                 lastKey);
+        Value left = load(wb, plan.keyType, keysIn, li);
+        Value right = load(wb, plan.keyType, keysIn, rj);
+        Value bits = arith::ShRUIOp::create(
+            wb, wl, ballot(wb, wl, before(wb, right, left)), groupBit);
+        // The first lane whose test holds, lanes - 1 where none does.
+        int64_t tests = lanes - 1;
+        Value j = LLVM::CountTrailingZerosOp::create(
+            wb, wl, i64,
+            arith::OrIOp::create(
+                wb, wl,
+                arith::AndIOp::create(wb, wl, bits,
+                                      c64(wb, wl, (int64_t(1) << tests) - 1)),
+                c64(wb, wl, int64_t(1) << tests)),
+            /*is_zero_poison=*/false);
+        Value atFirst = cmpI(wb, wl, arith::CmpIPredicate::eq, j, zero);
+        Value nf = sel(wb, wl, atFirst, fb, add(wb, wl, at(j), one));
+        Value ne = at(add(wb, wl, j, one));
+        Value active = lt(wb, wl, a[0], a[1]);
+        scf::YieldOp::create(wb, wl,
+                             ValueRange{sel(wb, wl, active, nf, a[0]),
+                                        sel(wb, wl, active, ne, a[1])});
+      });
+  scf::IfOp::create(
+      b, loc,
+      arith::AndIOp::create(b, loc, live,
+                            cmpI(b, loc, arith::CmpIPredicate::eq, lane, zero)),
+      [&](OpBuilder &sb, Location sl) {
+        store(sb, search.getResult(0), splits, g);
+        scf::YieldOp::create(sb, sl);
       });
   gpu::ReturnOp::create(b, loc);
 }
@@ -502,20 +597,23 @@ void SortKernelBuilder::buildMerge(gpu::GPUModuleOp m) const {
   }
   gpu::BarrierOp::create(b, loc);
 
-  // Each thread merges mergeItems outputs of the two runs in shared memory.
-  Value t0 = arith::MulIOp::create(b, loc, tid, c64(b, loc, plan.mergeItems));
+  // Each thread merges mergeItems outputs of the two runs in shared memory,
+  // with i32 positions (below mergeTile).
+  Value t0 = arith::TruncIOp::create(
+      b, loc, i32,
+      arith::MulIOp::create(b, loc, tid, c64(b, loc, plan.mergeItems)));
+  Value naw = arith::TruncIOp::create(b, loc, i32, na);
+  Value cntw = arith::TruncIOp::create(b, loc, i32, cnt);
   scf::IfOp::create(
-      b, loc, lt(b, loc, t0, cnt), [&](OpBuilder &ib, Location l) {
+      b, loc, lt(b, loc, t0, cntw), [&](OpBuilder &ib, Location l) {
         auto keyAt = [&](OpBuilder &kb, Value p) -> Value {
           return memref::LoadOp::create(kb, l, inS, ValueRange{idx(kb, p)});
         };
         auto emit = [&](OpBuilder &eb, Value k, Value key, Value from) {
           memref::StoreOp::create(eb, l, key, outS, ValueRange{idx(eb, k)});
-          memref::StoreOp::create(eb, l,
-                                  arith::TruncIOp::create(eb, l, i32, from),
-                                  fromS, ValueRange{idx(eb, k)});
+          memref::StoreOp::create(eb, l, from, fromS, ValueRange{idx(eb, k)});
         };
-        mergeChunk(ib, keyAt, emit, c64(ib, l, 0), na, cnt, t0,
+        mergeChunk(ib, keyAt, emit, cI32(ib, l, 0), naw, cntw, t0,
                    plan.mergeItems);
         scf::YieldOp::create(ib, l);
       });

@@ -100,10 +100,11 @@ func.func @keys_u16(%k: tensor<?xi16>) -> tensor<?xi16> {
 // A comparator sort runs as generated merge-sort kernels: a tile sort into
 // the results or a temporary (chosen by the parity of the merge passes,
 // ceil(log2(tiles)) of them, so the last pass writes the results), then
-// per pass (runs of 1024 << pass) a partition launch (a merge-path search
-// a merge block into the splits temporary) and a merge launch, in a host
-// loop. A merge block loads its inputs into shared memory, merges there
-// and stores coalesced. The i64 values are not moved by the passes: the
+// per pass (runs of 1024 << pass) a partition launch (a warp's merge-path
+// search a merge block, 32 keys a step through a ballot, into the splits
+// temporary) and a merge launch, in a host loop. A merge block loads its
+// inputs into shared memory, merges there (i32 positions) and stores
+// coalesced. The i64 values are not moved by the passes: the
 // tile sort writes positions (below 2^31 elements), the passes move them
 // and the last gathers the values (the kernels' mode and values
 // parameters).
@@ -123,12 +124,14 @@ func.func @keys_u16(%k: tensor<?xi16>) -> tensor<?xi16> {
 // CHECK: arith.cmpf olt
 // CHECK: gpu.barrier
 // CHECK-LABEL: gpu.func @by_magnitude_sort0_partition(
-// CHECK: scf.while
+// CHECK: scf.while {{.+}} : (i64, i64) -> (i64, i64)
 // CHECK: math.absf
+// CHECK: nvvm.vote.sync  ballot
+// CHECK: "llvm.intr.cttz"
 // CHECK-LABEL: gpu.func @by_magnitude_sort0_merge(
 // CHECK-SAME: %{{[a-z0-9]+}}: !llvm.ptr<1>, %{{[a-z0-9]+}}: i64, %{{[a-z0-9]+}}: !llvm.ptr<1>) workgroup(%{{.+}} : memref<2048xf32, #gpu.address_space<workgroup>> {{.+}}, %{{.+}} : memref<2048xf32, #gpu.address_space<workgroup>> {{.+}}, %{{.+}} : memref<2048xi32, #gpu.address_space<workgroup>> {{.+}})
 // CHECK: gpu.barrier
-// CHECK: scf.while
+// CHECK: scf.while {{.+}} : (i32, i32) -> (i32, i32)
 // CHECK: gpu.barrier
 // A positions merge sort reads no values: the host passes null for them,
 // and no iota kernel runs before the tile sort.

@@ -166,6 +166,8 @@ void buildFuseGPUFrontend(OpPassManager &pm, const FuseToGPUOptions &options) {
   pm.addPass(createFuseSortPositionsPass());
   // Comparators of one function of each key: a radix sort of that key.
   pm.addPass(createFuseComparatorKeysPass());
+  // 8-bit needles: a table of the 256 answers, gathered.
+  pm.addPass(createFuseSearchSortedTablePass());
   if (!options.fusion)
     return;
   // Reductions over scattered dims as a chain the kernels take, then

@@ -21,6 +21,7 @@
 // PIPE-NEXT: fuse-widen-accumulators
 // PIPE-NEXT: fuse-sort-positions
 // PIPE-NEXT: fuse-comparator-keys
+// PIPE-NEXT: fuse-searchsorted-table
 // PIPE-NEXT: fuse-split-reductions
 // PIPE-NEXT: fuse-collapse-rows
 // PIPE-NEXT: fuse-merge-reductions

@@ -210,6 +210,45 @@ def FuseSortPositionsPass : Pass<"fuse-sort-positions"> {
   let dependentDialects = ["::fuse::FuseDialect"];
 }
 
+def FuseSearchSortedTablePass : Pass<"fuse-searchsorted-table"> {
+  let summary = "Search 8-bit needles through a table of the 256 answers "
+                "(GPU)";
+  let description = [{
+    A `fuse.searchsorted` whose needles are `i8` (signed or unsigned order)
+    has at most 256 different answers. It becomes the same search of all
+    256 values (a `fuse.iota` of `tensor<256xi8>`: element k is the value
+    whose byte is k) and a `fuse.gather` of that table at each needle's
+    byte (a `fuse.map` zero-extending it). A needle then costs one read of
+    a 2 KB table instead of a binary search, `ceil(log2(size(sorted) +
+    1))` dependent reads of `sorted`; the table is one small group more.
+    Needles that are a `fuse.broadcast` (canonicalization searches its
+    source once a value) or that number 256 or fewer are left alone. The
+    CPU pipeline keeps the search (the reference the GPU is checked
+    against).
+
+    Before:
+    ```mlir
+    %i = fuse.searchsorted right %a, %x
+        : tensor<?xi8>, tensor<?xi8> -> tensor<?xi64>
+    ```
+    After:
+    ```mlir
+    %bytes = fuse.iota : tensor<256xi8>
+    %table = fuse.searchsorted right %a, %bytes
+        : tensor<?xi8>, tensor<256xi8> -> tensor<256xi64>
+    %k = fuse.map %x : tensor<?xi8> -> tensor<?xi64> {
+    ^bb0(%v: i8):
+      %e = arith.extui %v : i8 to i64
+      fuse.yield %e : i64
+    }
+    %i = fuse.gather %table[%k] : tensor<256xi64>, tensor<?xi64>
+        -> tensor<?xi64>
+    ```
+  }];
+  let dependentDialects = ["::fuse::FuseDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
 def FuseComparatorKeysPass : Pass<"fuse-comparator-keys"> {
   let summary = "Sort by a computed key where a comparator compares one "
                 "function of each key (GPU)";

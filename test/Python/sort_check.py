@@ -13,7 +13,7 @@ on the same data."""
 import numpy as np
 
 import fuse
-from check_util import checker
+from check_util import Mismatch, checker
 
 SIZES = [0, 1, 31, 1000003]
 DTYPES = [np.float32, np.float64, np.int32, np.int64, np.uint32, np.uint8,
@@ -272,6 +272,24 @@ def by_residue_then_down(x):
 
 
 @fuse.jit
+def by_no_order(x):
+    # a + b < 0 is no strict weak order (two negatives go before each
+    # other): the order is unspecified, but every position the sort gives
+    # must be one of the input's.
+    return fuse.argsort(x, less=lambda a, b: a + b < 0)
+
+
+def positions_in_range(g, n):
+    g = np.asarray(g)
+    if g.shape != (n,):
+        raise Mismatch("shape %s, expected (%d,)" % (g.shape, n))
+    bad = (g < 0) | (g >= n)
+    if bad.any():
+        raise Mismatch("%d of %d positions outside [0, %d), the first %d"
+                       % (bad.sum(), n, n, g[np.flatnonzero(bad)[0]]))
+
+
+@fuse.jit
 def by_magnitude_then_value(x):
     # |x|, then the negative first: the merge sort again (NaN-free data).
     return fuse.argsort(x, less=lambda a, b: (abs(a) < abs(b)) |
@@ -323,6 +341,10 @@ def comparator_sort_checks(B, numeric, ctx):
                 continue
             xf = x[~np.isnan(x)]
             dxf = B.dev(xf)
+            if dt == np.float32:
+                chk("%s argsort by no order n=%d" % (dn, len(xf)),
+                    lambda dxf=dxf: by_no_order(dxf),
+                    lambda g, m=len(xf): positions_in_range(H(g), m))
             chk("%s argsort by |x| then x n=%d" % (dn, len(xf)),
                 lambda dxf=dxf: by_magnitude_then_value(dxf),
                 lambda g, xf=xf: ctx.exact(H(g), np.lexsort((xf, np.abs(xf)))))

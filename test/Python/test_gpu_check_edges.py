@@ -90,13 +90,14 @@ def test_bincount_checks_pass_on_the_cpu(capsys):
 def test_comparator_sort_checks_pass_on_the_cpu(capsys):
     """Sorts by a comparator (sizes around the merge sort's tiles, f16/bf16
     keys, compute.merge_sort; comparators of one function of each key,
-    which the GPU sorts by that key, and two that keep the merge-sort
-    kernels) on NumPy arrays."""
+    which the GPU sorts by that key, two that keep the merge-sort kernels,
+    and one that is no order, whose positions must stay in range) on NumPy
+    arrays."""
     passed, failed = gpu_check.passed, gpu_check.failed
     sort_check.comparator_sort_checks(NumpyBackend(), True, gpu_check)
     out = capsys.readouterr().out
     assert gpu_check.failed == failed, out
-    assert gpu_check.passed - passed == 59 + 36, out
+    assert gpu_check.passed - passed == 59 + 36 + 9, out
 
 
 def test_check_parts_filter(capsys, monkeypatch):

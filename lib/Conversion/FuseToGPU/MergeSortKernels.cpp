@@ -572,13 +572,20 @@ void SortKernelBuilder::buildMerge(gpu::GPUModuleOp m) const {
       });
   Value i1 = readNext.getResult(0);
   Value a0 = arith::AddIOp::create(b, loc, r.lo, i0);
-  Value na = arith::SubIOp::create(b, loc, i1, i0);
   // Right keys before output k0: (k0 - lo) - i0.
   Value b0 = arith::AddIOp::create(
       b, loc, r.mid,
       arith::SubIOp::create(b, loc, arith::SubIOp::create(b, loc, k0, r.lo),
                             i0));
   Value cnt = arith::SubIOp::create(b, loc, k1, k0);
+  // The block's left keys, i1 - i0, within what the runs hold from a0 and
+  // b0: the same count for a strict weak order, and for a comparator that
+  // is none (whose searches need not agree between blocks) every read
+  // stays in the pair of runs.
+  Value fewest =
+      maxS(b, loc, c64(b, loc, 0), sub(b, loc, cnt, sub(b, loc, r.hi, b0)));
+  Value most = minS(b, loc, cnt, sub(b, loc, r.mid, a0));
+  Value na = minS(b, loc, maxS(b, loc, sub(b, loc, i1, i0), fewest), most);
   // Input p of the block (p < cnt): left key p, or right key p - na.
   auto source = [&](OpBuilder &sb, Value p) {
     return sel(sb, loc, lt(sb, loc, p, na),

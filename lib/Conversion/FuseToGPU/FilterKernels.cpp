@@ -180,10 +180,7 @@ FilterTile::countRow(OpBuilder &rb, ArrayRef<Value> keep, int64_t r,
       cI32(rb, loc, 1));
   Value below = cI32(rb, loc, 0), all = cI32(rb, loc, 0);
   for (int64_t e = 0; e < tm.vw; ++e) {
-    Value mask = NVVM::VoteSyncOp::create(rb, loc, i32, cI32(rb, loc, -1),
-                                          keep[r * tm.vw + e],
-                                          NVVM::VoteSyncKind::ballot)
-                     .getResult();
+    Value mask = warpBallot(rb, loc, keep[r * tm.vw + e]);
     below = arith::AddIOp::create(
         rb, loc, below,
         LLVM::CtPopOp::create(rb, loc, i32,

@@ -122,6 +122,12 @@ SmallVector<Value> foldSmemColumn(OpBuilder &b, Location loc, ValueRange bufs,
   return SmallVector<Value>(fold.getResults());
 }
 
+Value warpBallot(OpBuilder &b, Location loc, Value pred) {
+  return NVVM::VoteSyncOp::create(b, loc, b.getI32Type(), cI32(b, loc, -1),
+                                  pred, NVVM::VoteSyncKind::ballot)
+      .getResult();
+}
+
 Value selectNarrowGroup(OpBuilder &b, Location loc, arith::CmpIPredicate le,
                         Value cols, Value need, int64_t blockThreads,
                         int64_t minThreads, int64_t smallCols,

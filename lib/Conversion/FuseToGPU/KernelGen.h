@@ -126,6 +126,10 @@ blockFold(OpBuilder &b, Location loc, SmallVector<Value> accs, ValueRange smem,
           function_ref<std::pair<Value, Value>(OpBuilder &)> laneAndWarp,
           CombineFn combine);
 
+/// The i32 mask of the lanes of the warp whose `pred` holds (all 32 lanes
+/// must execute it).
+Value warpBallot(OpBuilder &b, Location loc, Value pred);
+
 /// index -> i64 (indices are non-negative here).
 inline Value toI64(OpBuilder &b, Location loc, Value index) {
   return arith::IndexCastUIOp::create(b, loc, b.getI64Type(), index);

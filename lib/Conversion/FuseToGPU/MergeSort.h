@@ -13,7 +13,8 @@
 //    into runs of 2w (w = tile, 2 tile, ...). Each block of the merge
 //    kernel writes `mergeTile()` consecutive outputs; the partition kernel
 //    first finds, for every block, how many of the outputs before its first
-//    come from the left run (a warp a block, 32 keys tested a step), so
+//    come from the left run (a group of `searchLanes` lanes a block, a
+//    ballot of their tests a step), so
 //    a block loads exactly its inputs, coalesced, into shared memory,
 //    merges them there (`mergeItems` outputs a thread) and stores its
 //    outputs coalesced.

@@ -133,16 +133,23 @@ struct SortKernelBuilder {
                           byteWidth(v.getType()));
   }
 
+  /// The candidates [max(0, d - lb), min(d, la)] for how many of the first
+  /// `d` outputs of merging [lo, mid) and [mid, hi) come from the left run.
+  std::pair<Value, Value> pathRange(OpBuilder &b, Value lo, Value mid, Value hi,
+                                    Value d) const {
+    Value la = sub(b, loc, mid, lo);
+    Value lb = sub(b, loc, hi, mid);
+    return {maxS(b, loc, cLike(b, loc, d, 0), sub(b, loc, d, lb)),
+            minS(b, loc, d, la)};
+  }
+
   /// How many of the first `d` outputs of merging [lo, mid) and [mid, hi)
   /// come from the left run: the first m in [max(0, d - lb), min(d, la))
   /// whose left key the right key at d - 1 - m goes strictly before (la
   /// where there is none). The positions are all of one integer type.
   Value mergePath(OpBuilder &b, KeyAt keyAt, Value lo, Value mid, Value hi,
                   Value d) const {
-    Value la = sub(b, loc, mid, lo);
-    Value lb = sub(b, loc, hi, mid);
-    Value first = maxS(b, loc, cLike(b, loc, d, 0), sub(b, loc, d, lb));
-    Value last = minS(b, loc, d, la);
+    auto [first, last] = pathRange(b, lo, mid, hi, d);
     Type t = d.getType();
     auto search = scf::WhileOp::create(
         b, loc, TypeRange{t, t}, ValueRange{first, last},
@@ -423,7 +430,7 @@ void SortKernelBuilder::buildTile(gpu::GPUModuleOp m) const {
 /// clamped positions and keep their range.
 void SortKernelBuilder::buildPartition(gpu::GPUModuleOp m) const {
   MLIRContext *ctx = m.getContext();
-  Type i64 = IntegerType::get(ctx, 64), i32 = IntegerType::get(ctx, 32);
+  Type i64 = IntegerType::get(ctx, 64);
   int64_t lanes = plan.searchLanes, shift = llvm::Log2_64(lanes);
   // keysIn, n, w, splits, blocks
   gpu::GPUFuncOp f =
@@ -448,17 +455,13 @@ void SortKernelBuilder::buildPartition(gpu::GPUModuleOp m) const {
   Value k = arith::MulIOp::create(b, loc, gl, c64(b, loc, plan.mergeTile()));
   Pair r = pairAt(b, k, w, n);
   Value d = sub(b, loc, k, r.lo);
-  Value la = sub(b, loc, r.mid, r.lo), lb = sub(b, loc, r.hi, r.mid);
   Value zero = c64(b, loc, 0), one = c64(b, loc, 1);
-  Value first = sel(b, loc, live, maxS(b, loc, zero, sub(b, loc, d, lb)), zero);
-  Value last = sel(b, loc, live, minS(b, loc, d, la), zero);
+  auto [lowest, highest] = pathRange(b, r.lo, r.mid, r.hi, d);
+  Value first = sel(b, loc, live, lowest, zero);
+  Value last = sel(b, loc, live, highest, zero);
   Value lastKey = sub(b, loc, n, one);
   auto ballot = [&](OpBuilder &wb, Location wl, Value pred) {
-    return arith::ExtUIOp::create(
-        wb, wl, i64,
-        NVVM::VoteSyncOp::create(wb, wl, i32, cI32(wb, wl, -1), pred,
-                                 NVVM::VoteSyncKind::ballot)
-            .getResult());
+    return arith::ExtUIOp::create(wb, wl, i64, warpBallot(wb, wl, pred));
   };
   // The answer lies in [f, e] (e: no left key is taken after).
   auto search = scf::WhileOp::create(

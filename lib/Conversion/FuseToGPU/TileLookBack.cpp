@@ -219,12 +219,7 @@ void TileMachinery::lookBackWindow(OpBuilder &wb, Location l, ValueRange args,
       readStatus(wb, l, j, real, excl0);
   Value f = status.first;
   SmallVector<Value> vals = std::move(status.second);
-  Value full = cI32(wb, l, -1);
-  auto ballot = [&](Value pred) {
-    return NVVM::VoteSyncOp::create(wb, l, i32, full, pred,
-                                    NVVM::VoteSyncKind::ballot)
-        .getResult();
-  };
+  auto ballot = [&](Value pred) { return warpBallot(wb, l, pred); };
   Value b0 = ballot(
       cmpI(wb, l, arith::CmpIPredicate::eq, f, cI32(wb, l, 0)));
   Value b2 = ballot(

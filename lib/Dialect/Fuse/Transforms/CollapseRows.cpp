@@ -272,13 +272,34 @@ private:
       return chosen.contains(user) &&
              (isa<MapOp>(user) || (r && isRowReduce(r)));
     };
+    // A value of one element per row: a chosen row reduction's result or
+    // a chosen map of such values.
+    auto perRowSource = [&](Value v) {
+      Operation *def = v.getDefiningOp();
+      if (!def || !chosen.contains(def))
+        return false;
+      auto r = dyn_cast<ReduceOp>(def);
+      return (r && isRowReduce(r)) || perRowMaps.contains(def);
+    };
     for (bool changed = true; changed;) {
       changed = false;
       for (Operation *op : ops) {
         auto m = dyn_cast<MapOp>(op);
         if (!m || chosen.contains(op) ||
-            rankedOf(m.getInputs()[0]).getRank() <= 2 ||
             !llvm::all_of(m.getInputs(), [&](Value v) { return cheap(v); }))
+          continue;
+        // A map of the rows' results (the narrowing of a sum that
+        // fuse-widen-accumulators made wider, a division of two row sums)
+        // runs on one value a row: left at rank R - 1 between the row
+        // reduction and the broadcast back, it is a group of its own that
+        // splits the row group in two.
+        if (llvm::any_of(m.getInputs(), perRowSource)) {
+          chosen.insert(op);
+          perRowMaps.insert(op);
+          changed = true;
+          continue;
+        }
+        if (rankedOf(m.getInputs()[0]).getRank() <= 2)
           continue;
         bool epilogue = llvm::any_of(m.getInputs(), [&](Value v) {
           return v.getDefiningOp() && chosen.contains(v.getDefiningOp());
@@ -410,8 +431,11 @@ private:
     OpBuilder b(op);
     Collapser c(b);
     Location loc = op.getLoc();
-    SmallVector<Value> ins = c.rows(loc, op.getInputs());
-    SmallVector<Type> types = collapsedTypes(op->getResults(), true);
+    bool perRow = perRowMaps.contains(op);
+    SmallVector<Value> ins;
+    for (Value v : op.getInputs())
+      ins.push_back(perRow ? c.perRow(loc, v) : c.rows(loc, v));
+    SmallVector<Type> types = collapsedTypes(op->getResults(), !perRow);
     auto n = MapOp::create(b, loc, types, ins);
     n.getBody().takeBody(op.getBody());
     n->setDiscardableAttrs(op->getDiscardableAttrDictionary());
@@ -435,6 +459,8 @@ private:
 
   Operation *root;
   llvm::SmallPtrSet<Operation *, 16> chosen;
+  /// The chosen maps of one value a row (collapsed to rank 1).
+  llvm::SmallPtrSet<Operation *, 4> perRowMaps;
 };
 
 /// A rank-R fuse.iota collapsed into rows ([d0 * ... * d(R-2), C]) as an

@@ -424,7 +424,11 @@ def FuseCollapseRowsPass : Pass<"fuse-collapse-rows"> {
     columns); the reshapes left at the function's arguments and results
     are views of the same buffers. A map that reads a tensor a rewritten
     row reduction or map reads (a sibling) is rewritten too, so fusion
-    merges it into the row group and the tensor is read once. Other ops,
+    merges it into the row group and the tensor is read once. A map of
+    the rewritten row reductions' results (one value a row: the narrowing
+    of a sum that fuse-widen-accumulators made wider, a mix of two row
+    results) is rewritten over the collapsed `[d0 * ... * d(R-2)]`, so it
+    stays in the row group instead of splitting it. Other ops,
     and maps that do not touch a rewritten value, keep their rank. A
     reduction over a leading or
     trailing block of two or more (not all) dimensions becomes a column or

@@ -233,16 +233,28 @@ LogicalResult HostEntry::launchMergeSort(SortOp op, ArrayRef<HostTensor> ins,
     if (p.carriesPositions())
       args.push_back(pick(positions, mode(CarryMode::Positions), mode(direct)));
     h.launch(handle[p.tileKernel], tiles, p.blockThreads, args);
-    // A pass: the partition kernel's searches (one a merge block) into
-    // `splits`, then the merge blocks.
-    Value searchGrid = h.ceilDiv(blocks, h.c64(p.searchesPerBlock()));
+    // A pass: the partition kernel's searches (one a merge block, a
+    // group of 2^shift lanes each) into `splits`, then the merge blocks;
+    // or, few blocks, the merge blocks' own searches.
+    Value shift = h.c64(2);
+    for (int64_t s = 3; s <= 5; ++s)
+      shift = pick(cmp(arith::CmpIPredicate::sle,
+                       h.mul(blocks, h.c64(int64_t(1) << s)),
+                       h.c64(p.searchThreads)),
+                   h.c64(s), shift);
+    Value searchGrid = h.ceilDiv(arith::ShLIOp::create(h.b, loc, blocks, shift),
+                                 h.c64(p.blockThreads));
+    Value selfSearch =
+        cmp(arith::CmpIPredicate::sle, blocks, h.c64(p.selfSearchBlocks));
     h.forEach(h.c64(0), passes, [&](Value pass) {
       Value fromA =
           cmp(arith::CmpIPredicate::eq, h.andI(pass, h.c64(1)), h.c64(0));
       Value src = pick(fromA, aKeys, bKeys);
       Value w = arith::ShLIOp::create(h.b, loc, h.c64(p.tile()), pass);
-      h.launch(handle[p.partitionKernel], searchGrid, p.blockThreads,
-               {src, n, w, splits, blocks});
+      h.ifThen(h.notI(selfSearch), [&] {
+        h.launch(handle[p.partitionKernel], searchGrid, p.blockThreads,
+                 {src, n, w, splits, blocks, shift});
+      });
       Value carryOut;
       Value gather;
       if (values) {
@@ -254,7 +266,8 @@ LogicalResult HostEntry::launchMergeSort(SortOp op, ArrayRef<HostTensor> ins,
       SmallVector<Value> margs =
           arrays(src, values ? pick(fromA, aCarry, bCarry) : Value(),
                  pick(fromA, bKeys, aKeys), carryOut);
-      margs.append({n, w, splits});
+      margs.append({n, w, splits,
+                    arith::ExtUIOp::create(h.b, loc, h.i64(), selfSearch)});
       if (p.carriesPositions()) {
         margs.push_back(pick(gather, mode(lastPass),
                              pick(positions, mode(CarryMode::Positions),

@@ -13,8 +13,10 @@
 //    into runs of 2w (w = tile, 2 tile, ...). Each block of the merge
 //    kernel writes `mergeTile()` consecutive outputs; the partition kernel
 //    first finds, for every block, how many of the outputs before its first
-//    come from the left run (a group of `searchLanes` lanes a block, a
-//    ballot of their tests a step), so
+//    come from the left run (a group of lanes a block, a ballot of their
+//    tests a step; the host picks the lanes from the number of blocks), or,
+//    a pass of at most `selfSearchBlocks` blocks, each merge block finds
+//    its own two bounds (a warp each, no partition launch), so
 //    a block loads exactly its inputs, coalesced, into shared memory,
 //    merges them there (`mergeItems` outputs a thread) and stores its
 //    outputs coalesced.
@@ -80,18 +82,19 @@ struct MergeSortPlan {
   /// Outputs a thread of the merge pass writes.
   int64_t mergeItems = 8;
   /// Lanes of the partition kernel that search a merge block's start
-  /// together (a power of two, 2 to 32: a binary search with 2, a
-  /// (searchLanes)-ary one else).
-  int64_t searchLanes = 4;
+  /// together: the host takes the most, 32 down to 4 (powers of two),
+  /// whose searches of a pass fill at most this many threads (the search is
+  /// latency-bound; with many searches, more lanes are more loads).
+  int64_t searchThreads = 0;
+  /// Passes of up to this many merge blocks skip the partition kernel: each
+  /// merge block searches its own start and end, a warp each (0: never).
+  int64_t selfSearchBlocks = 0;
 
   int64_t tile() const { return blockThreads * items; }
   /// Outputs a block of the merge pass writes. A power of two no larger
   /// than 2 tile(), so it divides every merged run (2w) and a block's
   /// outputs lie in one pair of runs.
   int64_t mergeTile() const { return blockThreads * mergeItems; }
-  /// Merge-block starts a block of the partition kernel finds: a group
-  /// of searchLanes lanes each.
-  int64_t searchesPerBlock() const { return blockThreads / searchLanes; }
   bool hasValues() const { return static_cast<bool>(valueType); }
   /// Whether the kernels can carry positions instead of the values (values
   /// wider than a position); they then take a CarryMode parameter.

@@ -55,6 +55,18 @@ FailureOr<MergeSortPlan> planMergeSort(SortOp op, StringRef entry,
       return op.emitOpError("GPU code generation: the comparator region "
                             "reads a value computed outside it; only "
                             "constants can be used there on the GPU");
+  // Merge blocks search their own bounds while a pass is one wave of them
+  // (the resident blocks by threads and shared memory; registers are not
+  // known here), the partition kernel's launch and latency then being
+  // the pass's to pay; past it, other blocks hide a block's search
+  // (docs/performance.md, "Comparator sorts").
+  TargetAttr target = TargetAttr::lookup(op);
+  int64_t keyBytes = (p.keyType.getIntOrFloatBitWidth() + 7) / 8;
+  int64_t smem = p.mergeTile() * (2 * keyBytes + 4) + 16;
+  int64_t resident = std::min(target.getMaxThreadsPerSM() / p.blockThreads,
+                              target.getSharedMemoryPerSM() / smem);
+  p.selfSearchBlocks = target.getSmCount() * std::max<int64_t>(resident, 1);
+  p.searchThreads = target.getSmCount() * 128;
   std::string prefix = (entry + "_sort" + Twine(index)).str();
   p.tileKernel = prefix + "_tile";
   p.partitionKernel = prefix + "_partition";
@@ -276,6 +288,8 @@ struct SortKernelBuilder {
         });
   }
 
+  Value groupSearch(OpBuilder &b, Value keysIn, Value n, Pair r, Value d,
+                    Value live, Value lane, Value groupBit, Value shift) const;
   void buildTile(gpu::GPUModuleOp m) const;
   void buildPartition(gpu::GPUModuleOp m) const;
   void buildMerge(gpu::GPUModuleOp m) const;
@@ -417,49 +431,32 @@ void SortKernelBuilder::buildTile(gpu::GPUModuleOp m) const {
   gpu::ReturnOp::create(b, loc);
 }
 
-/// Finds where each merge block starts (how many of its pair's outputs
-/// before the block's first come from the left run), as mergePath would,
-/// with a group of `searchLanes` lanes a block: the group's first L =
-/// searchLanes - 1 lanes test candidates c_1 .. c_L, with c_j = f + j *
-/// len / (L + 1), of the range [f, e) left, and the first whose test holds
-/// (a ballot) bounds the next range, about L + 1 times smaller. The
-/// search's steps are dependent global loads, its whole time; more lanes
-/// cut the steps (runs of 2^23 keys: 23 binary, 8 with 8 lanes) and add
-/// loads. The loop runs while any group of the warp has candidates left
-/// (so the ballots see all 32 lanes); a finished group's lanes read
-/// clamped positions and keep their range.
-void SortKernelBuilder::buildPartition(gpu::GPUModuleOp m) const {
-  MLIRContext *ctx = m.getContext();
-  Type i64 = IntegerType::get(ctx, 64);
-  int64_t lanes = plan.searchLanes, shift = llvm::Log2_64(lanes);
-  // keysIn, n, w, splits, blocks
-  gpu::GPUFuncOp f =
-      createKernel(m, loc, plan.partitionKernel,
-                   {globalPtr(ctx), i64, i64, globalPtr(ctx), i64}, TypeRange{},
-                   plan.blockThreads);
-  OpBuilder b = OpBuilder::atBlockEnd(&f.getBody().front());
-  Value keysIn = f.getArgument(0), n = f.getArgument(1), w = f.getArgument(2),
-        splits = f.getArgument(3), blocks = f.getArgument(4);
-  Value tid = threadId(b);
-  Value lane = arith::AndIOp::create(b, loc, tid, c64(b, loc, lanes - 1));
-  // This group's bits in a ballot: its first lane's.
-  Value groupBit = arith::AndIOp::create(
-      b, loc, arith::SubIOp::create(b, loc, tid, lane), c64(b, loc, 31));
-  Value g = add(b, loc,
-                arith::MulIOp::create(b, loc, blockId(b),
-                                      c64(b, loc, plan.searchesPerBlock())),
-                arith::ShRUIOp::create(b, loc, tid, c64(b, loc, shift)));
-  // Groups past the last block search an empty range (f = e = 0).
-  Value live = lt(b, loc, g, blocks);
-  Value gl = minS(b, loc, g, sub(b, loc, blocks, c64(b, loc, 1)));
-  Value k = arith::MulIOp::create(b, loc, gl, c64(b, loc, plan.mergeTile()));
-  Pair r = pairAt(b, k, w, n);
-  Value d = sub(b, loc, k, r.lo);
+/// The merge path's answer for diagonal `d` of the pair [lo, mid), [mid,
+/// hi) of `keysIn` (n keys), as mergePath would find it, searched by a
+/// group of 2^shift lanes (`lane` this one's place in it, `groupBit` its
+/// first lane's bit in a ballot; `live` false: an empty range): the
+/// group's first L = 2^shift - 1 lanes test candidates c_1 .. c_L, with
+/// c_j = f + j * len / (L + 1), of the range [f, e) left, and the first
+/// whose test holds (a ballot) bounds the next range, about L + 1 times
+/// smaller. The search's steps are dependent global loads, its whole
+/// time; more lanes cut the steps (runs of 2^23 keys: 23 binary, 8 with 8
+/// lanes) and add loads. The loop runs while any group of the warp has
+/// candidates left (so the ballots see all 32 lanes); a finished group's
+/// lanes read clamped positions and keep their range.
+Value SortKernelBuilder::groupSearch(OpBuilder &b, Value keysIn, Value n,
+                                     Pair r, Value d, Value live, Value lane,
+                                     Value groupBit, Value shift) const {
+  Type i64 = b.getI64Type();
   Value zero = c64(b, loc, 0), one = c64(b, loc, 1);
+  Value lanes = arith::ShLIOp::create(b, loc, one, shift);
   auto [lowest, highest] = pathRange(b, r.lo, r.mid, r.hi, d);
   Value first = sel(b, loc, live, lowest, zero);
   Value last = sel(b, loc, live, highest, zero);
   Value lastKey = sub(b, loc, n, one);
+  // The lanes that test (all but the group's last) and the bit past them.
+  Value tests = sub(b, loc, lanes, one);
+  Value none = arith::ShLIOp::create(b, loc, one, tests);
+  Value testMask = sub(b, loc, none, one);
   auto ballot = [&](OpBuilder &wb, Location wl, Value pred) {
     return arith::ExtUIOp::create(wb, wl, i64, warpBallot(wb, wl, pred));
   };
@@ -476,9 +473,8 @@ void SortKernelBuilder::buildPartition(gpu::GPUModuleOp m) const {
         // c_j; c_lanes is e.
         auto at = [&](Value j) {
           return add(wb, wl, fb,
-                     arith::DivUIOp::create(
-                         wb, wl, arith::MulIOp::create(wb, wl, j, len),
-                         c64(wb, wl, lanes)));
+                     arith::ShRUIOp::create(
+                         wb, wl, arith::MulIOp::create(wb, wl, j, len), shift));
         };
         // Lane l tests c_{l+1}; the last lane's test is ignored. A finished
         // group's reads are clamped to the array.
@@ -495,14 +491,10 @@ void SortKernelBuilder::buildPartition(gpu::GPUModuleOp m) const {
         Value bits = arith::ShRUIOp::create(
             wb, wl, ballot(wb, wl, before(wb, right, left)), groupBit);
         // The first lane whose test holds, lanes - 1 where none does.
-        int64_t tests = lanes - 1;
         Value j = LLVM::CountTrailingZerosOp::create(
             wb, wl, i64,
             arith::OrIOp::create(
-                wb, wl,
-                arith::AndIOp::create(wb, wl, bits,
-                                      c64(wb, wl, (int64_t(1) << tests) - 1)),
-                c64(wb, wl, int64_t(1) << tests)),
+                wb, wl, arith::AndIOp::create(wb, wl, bits, testMask), none),
             /*is_zero_poison=*/false);
         Value atFirst = cmpI(wb, wl, arith::CmpIPredicate::eq, j, zero);
         Value nf = sel(wb, wl, atFirst, fb, add(wb, wl, at(j), one));
@@ -512,12 +504,50 @@ void SortKernelBuilder::buildPartition(gpu::GPUModuleOp m) const {
                              ValueRange{sel(wb, wl, active, nf, a[0]),
                                         sel(wb, wl, active, ne, a[1])});
       });
+  return search.getResult(0);
+}
+
+/// Finds where each merge block starts (how many of its pair's outputs
+/// before the block's first come from the left run): a group of 2^shift
+/// lanes a block (groupSearch), the shift a parameter the host picks from
+/// the number of searches.
+void SortKernelBuilder::buildPartition(gpu::GPUModuleOp m) const {
+  MLIRContext *ctx = m.getContext();
+  Type i64 = IntegerType::get(ctx, 64);
+  // keysIn, n, w, splits, blocks, shift
+  gpu::GPUFuncOp f =
+      createKernel(m, loc, plan.partitionKernel,
+                   {globalPtr(ctx), i64, i64, globalPtr(ctx), i64, i64},
+                   TypeRange{}, plan.blockThreads);
+  OpBuilder b = OpBuilder::atBlockEnd(&f.getBody().front());
+  Value keysIn = f.getArgument(0), n = f.getArgument(1), w = f.getArgument(2),
+        splits = f.getArgument(3), blocks = f.getArgument(4),
+        shift = f.getArgument(5);
+  Value tid = threadId(b), zero = c64(b, loc, 0), one = c64(b, loc, 1);
+  Value lanes = arith::ShLIOp::create(b, loc, one, shift);
+  Value lane = arith::AndIOp::create(b, loc, tid, sub(b, loc, lanes, one));
+  // This group's bits in a ballot: its first lane's.
+  Value groupBit = arith::AndIOp::create(
+      b, loc, arith::SubIOp::create(b, loc, tid, lane), c64(b, loc, 31));
+  Value g = add(
+      b, loc,
+      arith::MulIOp::create(b, loc, blockId(b),
+                            arith::ShRUIOp::create(
+                                b, loc, c64(b, loc, plan.blockThreads), shift)),
+      arith::ShRUIOp::create(b, loc, tid, shift));
+  // Groups past the last block search an empty range (f = e = 0).
+  Value live = lt(b, loc, g, blocks);
+  Value gl = minS(b, loc, g, sub(b, loc, blocks, one));
+  Value k = arith::MulIOp::create(b, loc, gl, c64(b, loc, plan.mergeTile()));
+  Pair r = pairAt(b, k, w, n);
+  Value found = groupSearch(b, keysIn, n, r, sub(b, loc, k, r.lo), live, lane,
+                            groupBit, shift);
   scf::IfOp::create(
       b, loc,
       arith::AndIOp::create(b, loc, live,
                             cmpI(b, loc, arith::CmpIPredicate::eq, lane, zero)),
       [&](OpBuilder &sb, Location sl) {
-        store(sb, search.getResult(0), splits, g);
+        store(sb, found, splits, g);
         scf::YieldOp::create(sb, sl);
       });
   gpu::ReturnOp::create(b, loc);
@@ -532,25 +562,28 @@ void SortKernelBuilder::buildMerge(gpu::GPUModuleOp m) const {
   auto keyBuf =
       MemRefType::get({span}, plan.keyType, MemRefLayoutAttrInterface{}, wg);
   auto posBuf = MemRefType::get({span}, i32, MemRefLayoutAttrInterface{}, wg);
-  // keysIn, [valuesIn], keysOut, [valuesOut], n, w, splits, [mode,
-  // values]: in mode Positions, valuesIn and valuesOut hold i32 positions;
-  // in GatherValues, valuesIn positions and valuesOut the values at those
-  // positions of `values` (the sort's input).
+  auto boundsBuf = MemRefType::get({2}, i64, MemRefLayoutAttrInterface{}, wg);
+  // keysIn, [valuesIn], keysOut, [valuesOut], n, w, splits, search,
+  // [mode, values]: `search` 1, the block finds its own start and end
+  // (splits unused); in mode Positions, valuesIn and valuesOut hold i32
+  // positions; in GatherValues, valuesIn positions and valuesOut the values
+  // at those positions of `values` (the sort's input).
   SmallVector<Type> params = arrayParams(ctx);
-  params.append({i64, i64, globalPtr(ctx)});
+  params.append({i64, i64, globalPtr(ctx), i64});
   if (plan.carriesPositions())
     params.append({i64, globalPtr(ctx)});
-  gpu::GPUFuncOp f = createKernel(m, loc, plan.mergeKernel, params,
-                                  TypeRange{keyBuf, keyBuf, posBuf}, bt);
+  gpu::GPUFuncOp f =
+      createKernel(m, loc, plan.mergeKernel, params,
+                   TypeRange{keyBuf, keyBuf, posBuf, boundsBuf}, bt);
   OpBuilder b = OpBuilder::atBlockEnd(&f.getBody().front());
   Arrays io = arrays(f);
   unsigned a = io.next;
   Value n = f.getArgument(a), w = f.getArgument(a + 1),
-        splits = f.getArgument(a + 2);
-  Value mode = plan.carriesPositions() ? f.getArgument(a + 3) : Value();
-  Value values = plan.carriesPositions() ? f.getArgument(a + 4) : Value();
+        splits = f.getArgument(a + 2), selfSearch = f.getArgument(a + 3);
+  Value mode = plan.carriesPositions() ? f.getArgument(a + 4) : Value();
+  Value values = plan.carriesPositions() ? f.getArgument(a + 5) : Value();
   ArrayRef<BlockArgument> smem = f.getWorkgroupAttributions();
-  Value inS = smem[0], outS = smem[1], fromS = smem[2];
+  Value inS = smem[0], outS = smem[1], fromS = smem[2], boundsS = smem[3];
   auto idx = [&](OpBuilder &ib, Value v) { return toIndex(ib, loc, v); };
 
   // This block's outputs [k0, k1) take left keys [a0, a1) and right keys
@@ -560,20 +593,61 @@ void SortKernelBuilder::buildMerge(gpu::GPUModuleOp m) const {
   Pair r = pairAt(b, k0, w, n);
   Value k1 =
       minS(b, loc, arith::AddIOp::create(b, loc, k0, c64(b, loc, span)), r.hi);
-  Value i0 = load(b, i64, splits, blk);
-  // The block that ends its pair takes the rest of the left run.
-  Value last = cmpI(b, loc, arith::CmpIPredicate::eq, k1, r.hi);
-  Value la = arith::SubIOp::create(b, loc, r.mid, r.lo);
-  // splits[blk + 1] exists where this block does not end its pair (the
-  // array's last block does), and is read only then.
-  auto readNext = scf::IfOp::create(
-      b, loc, last,
-      [&](OpBuilder &ib, Location l) { scf::YieldOp::create(ib, l, la); },
-      [&](OpBuilder &ib, Location l) {
-        Value nx = arith::AddIOp::create(ib, l, blk, c64(ib, l, 1));
-        scf::YieldOp::create(ib, l, load(ib, i64, splits, nx));
-      });
-  Value i1 = readNext.getResult(0);
+  // How many of the pair's outputs before k0 (i0) and before k1 (i1) come
+  // from the left run: searched by the block's first two warps, or read
+  // from the partition kernel's splits.
+  auto ends = scf::IfOp::create(
+      b, loc, TypeRange{i64, i64},
+      cmpI(b, loc, arith::CmpIPredicate::ne, selfSearch, c64(b, loc, 0)),
+      /*addThenBlock=*/true, /*addElseBlock=*/true);
+  {
+    OpBuilder ib = ends.getThenBodyBuilder();
+    scf::IfOp::create(
+        ib, loc, lt(ib, loc, tid, c64(ib, loc, 64)),
+        [&](OpBuilder &sb, Location l) {
+          Value warp = arith::ShRUIOp::create(sb, l, tid, c64(sb, l, 5));
+          Value lane = arith::AndIOp::create(sb, l, tid, c64(sb, l, 31));
+          Value at = sel(
+              sb, l, cmpI(sb, l, arith::CmpIPredicate::eq, warp, c64(sb, l, 0)),
+              k0, k1);
+          Value zero = c64(sb, l, 0);
+          Value found =
+              groupSearch(sb, io.keysIn, n, r, sub(sb, l, at, r.lo),
+                          cBool(sb, l, true), lane, zero, c64(sb, l, 5));
+          scf::IfOp::create(
+              sb, l, cmpI(sb, l, arith::CmpIPredicate::eq, lane, zero),
+              [&](OpBuilder &wb, Location wl) {
+                memref::StoreOp::create(wb, wl, found, boundsS,
+                                        ValueRange{idx(wb, warp)});
+                scf::YieldOp::create(wb, wl);
+              });
+          scf::YieldOp::create(sb, l);
+        });
+    gpu::BarrierOp::create(ib, loc);
+    Value first = memref::LoadOp::create(ib, loc, boundsS,
+                                         ValueRange{idx(ib, c64(ib, loc, 0))});
+    Value second = memref::LoadOp::create(ib, loc, boundsS,
+                                          ValueRange{idx(ib, c64(ib, loc, 1))});
+    scf::YieldOp::create(ib, loc, ValueRange{first, second});
+  }
+  {
+    OpBuilder ib = ends.getElseBodyBuilder();
+    Value first = load(ib, i64, splits, blk);
+    // The block that ends its pair takes the rest of the left run.
+    // splits[blk + 1] exists where this block does not end its pair (the
+    // array's last block does), and is read only then.
+    Value last = cmpI(ib, loc, arith::CmpIPredicate::eq, k1, r.hi);
+    Value la = arith::SubIOp::create(ib, loc, r.mid, r.lo);
+    auto readNext = scf::IfOp::create(
+        ib, loc, last,
+        [&](OpBuilder &nb, Location l) { scf::YieldOp::create(nb, l, la); },
+        [&](OpBuilder &nb, Location l) {
+          Value nx = arith::AddIOp::create(nb, l, blk, c64(nb, l, 1));
+          scf::YieldOp::create(nb, l, load(nb, i64, splits, nx));
+        });
+    scf::YieldOp::create(ib, loc, ValueRange{first, readNext.getResult(0)});
+  }
+  Value i0 = ends.getResult(0), i1 = ends.getResult(1);
   Value a0 = arith::AddIOp::create(b, loc, r.lo, i0);
   // Right keys before output k0: (k0 - lo) - i0.
   Value b0 = arith::AddIOp::create(

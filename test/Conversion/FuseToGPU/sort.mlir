@@ -100,9 +100,13 @@ func.func @keys_u16(%k: tensor<?xi16>) -> tensor<?xi16> {
 // A comparator sort runs as generated merge-sort kernels: a tile sort into
 // the results or a temporary (chosen by the parity of the merge passes,
 // ceil(log2(tiles)) of them, so the last pass writes the results), then
-// per pass (runs of 1024 << pass) a partition launch (a warp's merge-path
-// search a merge block, 32 keys a step through a ballot, into the splits
-// temporary) and a merge launch, in a host loop. A merge block loads its
+// per pass (runs of 1024 << pass) a partition launch (a group of 2^shift
+// lanes a merge block, shift chosen by the host from the number of merge
+// blocks against sm_90's 132 SMs x 128 threads, into the splits
+// temporary) and a merge launch, in a host loop; passes of at most one
+// wave of merge blocks (132 SMs x 8 blocks) skip the partition launch, the
+// merge blocks searching their own bounds (the kernel's `search`
+// parameter, a warp a bound). A merge block loads its
 // inputs into shared memory, merges there (i32 positions) and stores
 // coalesced. The i64 values are not moved by the passes: the
 // tile sort writes positions (below 2^31 elements), the passes move them
@@ -113,9 +117,17 @@ func.func @keys_u16(%k: tensor<?xi16>) -> tensor<?xi16> {
 // CHECK: "llvm.intr.ctlz"
 // CHECK: arith.cmpi sle, %arg1, %{{.+}} : i64
 // CHECK: call @fuse_launch
+// CHECK: %[[BLOCKS:.+]] = arith.ceildivsi %arg1, %c2048_i64
+// CHECK: arith.cmpi sle, %{{.+}}, %c16896_i64
+// CHECK: %[[SHIFT:.+]] = arith.select %{{.+}}, %c5_i64, %{{.+}} : i64
+// CHECK: arith.shli %[[BLOCKS]], %[[SHIFT]] : i64
+// CHECK: %[[SELF:.+]] = arith.cmpi sle, %[[BLOCKS]], %c1056_i64 : i64
 // CHECK: ^bb{{[0-9]+}}(%[[PASS:.+]]: i64):
 // CHECK: arith.shli %{{.+}}, %[[PASS]] : i64
+// CHECK: %[[PART:.+]] = arith.xori %[[SELF]], %true
+// CHECK: cf.cond_br %[[PART]]
 // CHECK: call @fuse_launch
+// CHECK: arith.extui %[[SELF]] : i1 to i64
 // CHECK: call @fuse_launch
 // CHECK: cf.br ^bb
 // CHECK-LABEL: gpu.func @by_magnitude_sort0_tile(
@@ -124,12 +136,21 @@ func.func @keys_u16(%k: tensor<?xi16>) -> tensor<?xi16> {
 // CHECK: arith.cmpf olt
 // CHECK: gpu.barrier
 // CHECK-LABEL: gpu.func @by_magnitude_sort0_partition(
+// CHECK-SAME: %{{[a-z0-9]+}}: !llvm.ptr<1>, %{{[a-z0-9]+}}: i64, %{{[a-z0-9]+}}: i64, %{{[a-z0-9]+}}: !llvm.ptr<1>, %{{[a-z0-9]+}}: i64, %[[SH:[a-z0-9]+]]: i64)
 // CHECK: scf.while {{.+}} : (i64, i64) -> (i64, i64)
+// CHECK: arith.shrui %{{.+}}, %[[SH]] : i64
 // CHECK: math.absf
 // CHECK: nvvm.vote.sync  ballot
 // CHECK: "llvm.intr.cttz"
 // CHECK-LABEL: gpu.func @by_magnitude_sort0_merge(
-// CHECK-SAME: %{{[a-z0-9]+}}: !llvm.ptr<1>, %{{[a-z0-9]+}}: i64, %{{[a-z0-9]+}}: !llvm.ptr<1>) workgroup(%{{.+}} : memref<2048xf32, #gpu.address_space<workgroup>> {{.+}}, %{{.+}} : memref<2048xf32, #gpu.address_space<workgroup>> {{.+}}, %{{.+}} : memref<2048xi32, #gpu.address_space<workgroup>> {{.+}})
+// CHECK-SAME: %{{[a-z0-9]+}}: !llvm.ptr<1>, %{{[a-z0-9]+}}: i64, %{{[a-z0-9]+}}: i64, %{{[a-z0-9]+}}: !llvm.ptr<1>) workgroup(%{{.+}} : memref<2048xf32, #gpu.address_space<workgroup>> {{.+}}, %{{.+}} : memref<2048xf32, #gpu.address_space<workgroup>> {{.+}}, %{{.+}} : memref<2048xi32, #gpu.address_space<workgroup>> {{.+}}, %[[BOUNDS:.+]] : memref<2xi64, #gpu.address_space<workgroup>> {{.+}})
+// CHECK: scf.if %{{.+}} -> (i64, i64)
+// CHECK: scf.while {{.+}} : (i64, i64) -> (i64, i64)
+// CHECK: nvvm.vote.sync  ballot
+// CHECK: memref.store %{{.+}}, %[[BOUNDS]]
+// CHECK: gpu.barrier
+// CHECK: memref.load %[[BOUNDS]]
+// CHECK: } else {
 // CHECK: gpu.barrier
 // CHECK: scf.while {{.+}} : (i32, i32) -> (i32, i32)
 // CHECK: gpu.barrier

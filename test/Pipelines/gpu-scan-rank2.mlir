@@ -23,6 +23,11 @@
 // RUN: FileCheck %s --check-prefix=VEC < %t.ptx
 // RUN: ptxas -arch=sm_90 %t.ptx -o %t.cubin
 // RUN: fuse-opt %s --fuse-fusion --fuse-tile --convert-fuse-to-gpu | FileCheck %s --check-prefix=HOST
+// A thread reads 16 bytes of its line's narrow elements before it combines
+// and stores them (loads, then a store, one load in flight, kept a column
+// of bytes under half the bandwidth): 16 loads of the i8 column's bytes
+// come before the kernel's first store.
+// RUN: %python -c "import re, sys; t = open(sys.argv[1]).read().split('.entry bool_col_scan_g0_linescan(')[1].split('.entry')[0]; first = t.index('st.global'); assert len(re.findall(r'ld\.global\.b8', t[:first])) >= 16, t[:first]" %t.ptx
 // RUN: fuse-run %s --entry col_scan --arg rand:9x5 --print > %t.cpu.txt
 // RUN: fuse-run %s --entry col_scan --arg rand:9x5 --print --no-fusion > %t.cpu-unfused.txt
 // RUN: diff %t.cpu.txt %t.cpu-unfused.txt
@@ -75,4 +80,20 @@ func.func @col_scan(%x: tensor<?x?xf32>) -> tensor<?x?xi32> {
 func.func @row_scan(%x: tensor<4x?xf32>) -> tensor<4x?xf32> {
   %s = fuse.scan inclusive add %x dim 1 : tensor<4x?xf32> -> tensor<4x?xf32>
   return %s : tensor<4x?xf32>
+}
+
+func.func @bool_col_scan(%x: tensor<?x?xi8>) -> tensor<?x?xi16> {
+  %b = fuse.map %x : tensor<?x?xi8> -> tensor<?x?xi1> {
+  ^bb0(%a: i8):
+    %z = arith.constant 0 : i8
+    %c = arith.cmpi ne, %a, %z : i8
+    fuse.yield %c : i1
+  }
+  %s = fuse.scan inclusive and %b dim 0 : tensor<?x?xi1> -> tensor<?x?xi1>
+  %w = fuse.map %s : tensor<?x?xi1> -> tensor<?x?xi16> {
+  ^bb0(%a: i1):
+    %e = arith.extsi %a : i1 to i16
+    fuse.yield %e : i16
+  }
+  return %w : tensor<?x?xi16>
 }

@@ -87,6 +87,19 @@ LogicalResult buildScanPartials(gpu::GPUModuleOp m, GroupOp group, ScanOp scan,
   return finishLineKernel(ls);
 }
 
+/// Elements of a line a thread reads before it combines and stores them:
+/// 16 bytes of the narrowest input, 4 to 16. A loop that loads, combines
+/// and stores one element a step keeps one load in flight (the next load
+/// may alias the store before it), so a thread a column of bytes moved
+/// one byte a memory round trip.
+int64_t lineScanUnroll(ScanOp scan) {
+  int64_t bytes = 8;
+  for (Value in : scan.getInputs())
+    bytes = std::min<int64_t>(bytes,
+                              (tensorTy(in).getElementTypeBitWidth() + 7) / 8);
+  return std::clamp<int64_t>(16 / std::max<int64_t>(bytes, 1), 4, 16);
+}
+
 /// Items a lane takes in a chunk of a warp's row scan: 16 bytes of the
 /// widest input (2 of i64 to 8 of i16), 8 at most.
 int64_t rowScanItems(ScanOp scan) {
@@ -313,16 +326,12 @@ FailureOr<GroupKernels> buildLineScan(gpu::GPUModuleOp m, GroupOp group,
       return failure();
     return ls.gk;
   }
-  bool exclusive = scan.getExclusive();
+  int64_t unroll = lineScanUnroll(scan);
   if (!split) {
     forLines(k, b, ls.lines, ls.len, ls.inner,
              [&](OpBuilder &lb, Value, Value base) {
-               foldLine(ls, lb, scan, scan.getInputs(), base,
-                        [&](OpBuilder &wb, Value flat, ValueRange acc,
-                            ValueRange next) {
-                          storeResults(ls, wb, scan.getResults(),
-                                       exclusive ? acc : next, flat);
-                        });
+               scanRange(ls, lb, scan, base, cI64(lb, k.loc, 0), ls.len,
+                         ls.init, unroll);
              });
     if (failed(finishLineKernel(ls)))
       return failure();
@@ -337,7 +346,7 @@ FailureOr<GroupKernels> buildLineScan(gpu::GPUModuleOp m, GroupOp group,
               ValueRange carry =
                   foldPartials(ls, lb, scan, line, cI64(lb, k.loc, 0), c,
                                cI64(lb, k.loc, 1), ls.init, /*first=*/2);
-              scanRange(ls, lb, scan, base, k0, k1, carry, /*unroll=*/4);
+              scanRange(ls, lb, scan, base, k0, k1, carry, unroll);
             });
   if (failed(finishLineKernel(ls)))
     return failure();

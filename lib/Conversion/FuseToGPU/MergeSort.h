@@ -95,6 +95,12 @@ struct MergeSortPlan {
   /// than 2 tile(), so it divides every merged run (2w) and a block's
   /// outputs lie in one pair of runs.
   int64_t mergeTile() const { return blockThreads * mergeItems; }
+  /// Shared memory of a merge block: its inputs and outputs (keys), the
+  /// outputs' sources (i32) and its two bounds (i64).
+  int64_t mergeSharedBytes() const {
+    int64_t keyBytes = (keyType.getIntOrFloatBitWidth() + 7) / 8;
+    return mergeTile() * (2 * keyBytes + 4) + 2 * 8;
+  }
   bool hasValues() const { return static_cast<bool>(valueType); }
   /// Whether the kernels can carry positions instead of the values (values
   /// wider than a position); they then take a CarryMode parameter.

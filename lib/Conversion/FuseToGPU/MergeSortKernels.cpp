@@ -61,10 +61,9 @@ FailureOr<MergeSortPlan> planMergeSort(SortOp op, StringRef entry,
   // the pass's to pay; past it, other blocks hide a block's search
   // (docs/performance.md, "Comparator sorts").
   TargetAttr target = TargetAttr::lookup(op);
-  int64_t keyBytes = (p.keyType.getIntOrFloatBitWidth() + 7) / 8;
-  int64_t smem = p.mergeTile() * (2 * keyBytes + 4) + 16;
-  int64_t resident = std::min(target.getMaxThreadsPerSM() / p.blockThreads,
-                              target.getSharedMemoryPerSM() / smem);
+  int64_t resident =
+      std::min(target.getMaxThreadsPerSM() / p.blockThreads,
+               target.getSharedMemoryPerSM() / p.mergeSharedBytes());
   p.selfSearchBlocks = target.getSmCount() * std::max<int64_t>(resident, 1);
   p.searchThreads = target.getSmCount() * 128;
   std::string prefix = (entry + "_sort" + Twine(index)).str();

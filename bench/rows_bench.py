@@ -2,7 +2,9 @@
 4096 rows with a per-column scale and bias, and softmax over the last
 axis of a 64 x 32 x 4096 array, in float32 and bfloat16, and column
 statistics (sum, max and mean over the first axis) of float32 arrays
-with many and with few columns; fuse (@fuse.jit
+with many and with few columns, layer norm over float32 rows too wide
+for registers, and max(x, 0) returned with its sums over the first
+axis; fuse (@fuse.jit
 on PyTorch CUDA tensors) against torch eager (torch.nn.functional's
 layer_norm and softmax) and torch.compile on the same dtype, with a clone
 of the input as the copy ceiling, in one run on one GPU. Per case: the
@@ -120,6 +122,62 @@ def column_cases(gen, compiler=compiled):
                    inputs={"x": x})
 
 
+# Rows past the register path: staged in shared memory (16384 columns)
+# and long (262144), float32.
+WIDE_SHAPES = ((16384, 16384), (1024, 262144))
+
+
+def wide_cases(gen, compiler=compiled):
+    """Layer norm over rows too wide for registers, with a per-column
+    scale and bias read along each row."""
+    for rows, cols in WIDE_SHAPES:
+        x = torch.randn(rows, cols, device="cuda", generator=gen) * 3 + 1
+        w = torch.rand(cols, device="cuda", generator=gen) + 0.5
+        b = torch.rand(cols, device="cuda", generator=gen) - 0.5
+        nbytes = x.numel() * 4 * 2
+
+        def ln(x=x, w=w, b=b, cols=cols):
+            return F.layer_norm(x, (cols,), w, b, 1e-5)
+        yield dict(case="layernorm_rows %dx%d" % (rows, cols),
+                   nbytes=nbytes, impls=[
+                       ("fuse", lambda x=x, w=w, b=b: rc.layernorm_rows(
+                           x, w, b)),
+                       ("torch eager", ln),
+                       ("torch.compile", compiler(ln)),
+                       ("copy", lambda x=x: x.clone())],
+                   check=close(ln(), 1e-5, 1e-5),
+                   copy_bytes=nbytes)
+
+
+def relu_column_cases(gen, compiler=compiled):
+    """max(x, 0) and its sums over the first axis (rc.relu_column_sums):
+    a line reduction storing its input's map as it goes; the bytes are
+    the input read and the map written."""
+    for shape in COLUMN_SHAPES:
+        x = torch.randn(*shape, device="cuda", generator=gen)
+        nbytes = x.numel() * 4 * 2
+
+        def relu_sums(x=x):
+            y = torch.relu(x)
+            return y.sum(0), y
+        want = relu_sums()
+
+        def check(name, got, want=want, n=shape[0]):
+            y_ok = torch.equal(got[1], want[1])
+            tol = want[1].double().sum(0) * n * 2.0 ** -23 + 1e-30
+            s_ok = bool(((got[0].double() - want[1].double().sum(0)).abs()
+                         <= tol).all())
+            if not (y_ok and s_ok):
+                print("MISMATCH %s: map %s, sums %s" % (name, y_ok, s_ok))
+            return y_ok and s_ok
+        yield dict(case="relu column sums %dx%d" % shape, nbytes=nbytes,
+                   impls=[("fuse", lambda x=x: rc.relu_column_sums(x)),
+                          ("torch eager", relu_sums),
+                          ("torch.compile", compiler(relu_sums)),
+                          ("copy", lambda x=x: x.clone())],
+                   check=check, copy_bytes=nbytes)
+
+
 def main(words):
     header(WIDTH)
     gen = torch.Generator(device="cuda").manual_seed(0)
@@ -132,10 +190,11 @@ def main(words):
             if wanted(c["case"]):
                 ok &= run_case(c["case"], c["nbytes"], c["impls"],
                                c["check"], c["copy_bytes"], WIDTH)
-    for c in column_cases(gen):
-        if wanted(c["case"]):
-            ok &= run_case(c["case"], c["nbytes"], c["impls"], c["check"],
-                           c["copy_bytes"], WIDTH)
+    for more in (column_cases, wide_cases, relu_column_cases):
+        for c in more(gen):
+            if wanted(c["case"]):
+                ok &= run_case(c["case"], c["nbytes"], c["impls"],
+                               c["check"], c["copy_bytes"], WIDTH)
     return 0 if ok else 1
 
 

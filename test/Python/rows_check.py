@@ -95,6 +95,28 @@ def leading_axes(x, k):
     return x.sum(axis=0), x.max(axis=0), x.mean(axis=0), k.sum(axis=1)
 
 
+@fuse.jit
+def relu_column_sums(x):
+    """max(x, 0) and its sums over the first axis: a line reduction that
+    stores its input's map as it passes each element."""
+    y = np.maximum(x, 0)
+    return y.sum(axis=0), y
+
+
+def relu_column_verify(B, got, x):
+    """The map exact, the sums within n float32 roundings of the sum."""
+    y = np.maximum(x, 0)
+    g = np.asarray(B.host(got[1]))
+    if g.shape != y.shape or not np.array_equal(g, y):
+        raise Mismatch("relu: %s, expected %s, or values differ"
+                       % (g.shape, y.shape))
+    y64 = y.astype(np.float64)
+    bound = y64.sum(axis=0) * max(x.shape[0], 1) * 2.0 ** -23 + 1e-30
+    s = np.asarray(B.host(got[0])).astype(np.float64)
+    if s.shape != bound.shape or (np.abs(s - y64.sum(axis=0)) > bound).any():
+        raise Mismatch("column sums of relu: beyond their rounding")
+
+
 def leading_verify(B, got, x, k):
     """Sums and means within their rounding (n float32 additions relative
     to the sum of |x| along the axis), maxima and integer sums exact."""
@@ -223,6 +245,10 @@ def rows_checks(B, numeric, ctx, ln_shapes=LN_SHAPES,
             "x".join(map(str, xs)), "x".join(map(str, ks))),
             lambda x=x, k=k: leading_axes(B.dev(x), B.dev(k)),
             lambda g, x=x, k=k: leading_verify(B, g, x, k))
+        chk("relu and its sums over a leading axis %s" % "x".join(
+            map(str, xs)),
+            lambda x=x: relu_column_sums(B.dev(x)),
+            lambda g, x=x: relu_column_verify(B, g, x))
     for dt in float_dtypes(B):
         for r, c in ln_shapes:
             rng = np.random.default_rng(r + c)

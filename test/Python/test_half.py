@@ -162,7 +162,7 @@ def test_rows_check_sections_pass_on_the_cpu(capsys):
     out = capsys.readouterr().out
     assert gpu_check.failed - failed == 0, out
     assert gpu_check.passed - passed == (
-        3 * (3 + 2) + 3 + len(rows_check.ROWS_COMPUTED_SHAPES) + 4), out
+        3 * (3 + 2) + 3 + len(rows_check.ROWS_COMPUTED_SHAPES) + 2 * 4), out
 
 
 def test_leading_verify_catches_a_wrong_result():
@@ -178,6 +178,19 @@ def test_leading_verify_catches_a_wrong_result():
         bad[i].flat[1] += bump
         with pytest.raises(Mismatch, match="result %d" % i):
             rows_check.leading_verify(CPU, bad, x, k)
+
+
+def test_relu_column_verify_catches_a_wrong_result():
+    import rows_check
+    from check_util import Mismatch
+    x = np.random.default_rng(3).standard_normal((300, 7)).astype(np.float32)
+    good = list(rows_check.relu_column_sums(x))
+    rows_check.relu_column_verify(CPU, good, x)
+    for i, at, what in ((0, 1, "sums"), (1, np.flatnonzero(x > 0)[0], "relu")):
+        bad = [np.array(g, copy=True) for g in good]
+        bad[i].flat[at] *= 1.01
+        with pytest.raises(Mismatch, match=what):
+            rows_check.relu_column_verify(CPU, bad, x)
 
 
 def test_rows_computed_verify_catches_a_wrong_result():

@@ -136,12 +136,21 @@ LineStart startLineKernel(gpu::GPUModuleOp m, GroupOp group, Operation *op,
 /// `opResults` (the scan's or reduction's).
 void storeResults(LineStart &ls, OpBuilder &b, ValueRange opResults,
                   ValueRange vals, Value at, ArrayRef<unsigned> skip) {
+  SmallVector<DeferredStore> stores;
+  resultStores(ls, b, opResults, vals, at, stores, skip);
+  for (const DeferredStore &s : stores)
+    ls.k->store(b, s.value, s.base, s.idx);
+}
+
+void resultStores(LineStart &ls, OpBuilder &b, ValueRange opResults,
+                  ValueRange vals, Value at, DeferredStores &stores,
+                  ArrayRef<unsigned> skip) {
   LineKernel &k = *ls.k;
   for (auto [r, v] : llvm::zip(opResults, vals))
     k.leaves[r] = v;
   for (auto [j, y] : llvm::enumerate(k.group.getYield().getValues()))
     if (!llvm::is_contained(skip, j))
-      k.store(b, k.element(b, y, {k.laneIndex}), ls.outs[j], at);
+      stores.push_back({k.element(b, y, {k.laneIndex}), ls.outs[j], at});
 }
 
 /// Ends a line kernel: its return, and the error for a value in the body
@@ -173,34 +182,6 @@ std::pair<Value, SmallVector<Value>> enterElement(LineStart &ls, OpBuilder &b,
   return {flat, xs};
 }
 
-/// Folds `op`'s inputs (a fuse.scan's or fuse.reduce's) along the line
-/// starting at flat index `base`, in order from ls.init: element k, at
-/// base + k * inner, becomes the kernel's current element, and `step`
-/// (optional) sees the accumulators before and after it. Returns the last
-/// accumulators.
-ValueRange foldLine(
-    LineStart &ls, OpBuilder &b, Operation *op, ValueRange inputs, Value base,
-    function_ref<void(OpBuilder &, Value flat, ValueRange acc, ValueRange next)>
-        step) {
-  LineKernel &k = *ls.k;
-  Location loc = k.loc;
-  auto walk = scf::ForOp::create(
-      b, loc, cI64(b, loc, 0), ls.len, cI64(b, loc, 1), ls.init,
-      [&](OpBuilder &wb, Location wl, Value kk, ValueRange acc) {
-        auto [flat, xs] = enterElement(ls, wb, inputs, base, kk);
-        SmallVector<Value> next = emitCombine(
-            wb, wl, op, acc, xs, [&](Value v) { return k.scalar(wb, v); });
-        if (step)
-          step(wb, flat, acc, next);
-        scf::YieldOp::create(wb, wl, next);
-      });
-  return walk.getResults();
-}
-
-/// Makes element `idx` the kernel's current one and returns `op`'s
-/// inputs there.
-using EnterFn = function_ref<SmallVector<Value>(OpBuilder &, Value idx)>;
-
 /// Runs `steps(idx, n, acc)` over elements [from, to): n = `unroll`
 /// elements an iteration, then the rest one by one, each call returning
 /// the accumulators the next one takes. Returns the last accumulators.
@@ -227,8 +208,8 @@ SmallVector<Value> forUnrolled(OpBuilder &b, Location loc, Value from, Value to,
 
 /// Folds `op`'s elements idx = from .. to - 1 from `acc` in order:
 /// `unroll` elements an iteration, whose inputs (`enter`) are all read
-/// before they are combined (independent loads in flight), then the rest
-/// one by one. Returns the accumulators.
+/// before they are combined and any of their results stored (independent
+/// loads in flight), then the rest one by one. Returns the accumulators.
 SmallVector<Value> foldUnrolled(LineKernel &k, OpBuilder &b, Operation *op,
                                 Value from, Value to, ValueRange acc,
                                 int64_t unroll, EnterFn enter) {
@@ -237,15 +218,20 @@ SmallVector<Value> foldUnrolled(LineKernel &k, OpBuilder &b, Operation *op,
       b, loc, from, to, unroll, acc,
       [&](OpBuilder &wb, Value idx, int64_t n, ValueRange a) {
         SmallVector<SmallVector<Value>> xs;
+        SmallVector<DeferredStore> stores;
         for (int64_t j = 0; j < n; ++j)
           xs.push_back(enter(
-              wb, j == 0 ? idx
-                         : arith::AddIOp::create(wb, loc, idx, cI64(wb, loc, j))
-                               .getResult()));
+              wb,
+              j == 0 ? idx
+                     : arith::AddIOp::create(wb, loc, idx, cI64(wb, loc, j))
+                           .getResult(),
+              stores));
         SmallVector<Value> next(a);
         for (ArrayRef<Value> x : xs)
           next = emitCombine(wb, loc, op, next, x,
                              [&](Value v) { return k.scalar(wb, v); });
+        for (const DeferredStore &s : stores)
+          k.store(wb, s.value, s.base, s.idx);
         return next;
       });
   k.em->clearCache();
@@ -258,14 +244,23 @@ SmallVector<Value> foldUnrolled(LineKernel &k, OpBuilder &b, Operation *op,
 SmallVector<Value>
 foldRange(LineStart &ls, OpBuilder &b, Operation *op, ValueRange inputs,
           Value base, Value from, Value to, ValueRange acc, int64_t unroll,
-          function_ref<void(OpBuilder &, Value flat)> visit) {
-  return foldUnrolled(
-      *ls.k, b, op, from, to, acc, unroll, [&](OpBuilder &eb, Value kk) {
-        auto [flat, xs] = enterElement(ls, eb, inputs, base, kk);
-        if (visit)
-          visit(eb, flat);
-        return xs;
-      });
+          function_ref<void(OpBuilder &, Value flat, DeferredStores &)> visit) {
+  return foldUnrolled(*ls.k, b, op, from, to, acc, unroll,
+                      [&](OpBuilder &eb, Value kk, DeferredStores &stores) {
+                        auto [flat, xs] =
+                            enterElement(ls, eb, inputs, base, kk);
+                        if (visit)
+                          visit(eb, flat, stores);
+                        return xs;
+                      });
+}
+
+int64_t lineUnroll(ValueRange inputs) {
+  int64_t bytes = 8;
+  for (Value in : inputs)
+    bytes = std::min<int64_t>(bytes,
+                              (tensorTy(in).getElementTypeBitWidth() + 7) / 8);
+  return std::clamp<int64_t>(16 / std::max<int64_t>(bytes, 1), 4, 16);
 }
 
 /// Whether accumulators of the element types of `results` (a reduction's
@@ -379,14 +374,16 @@ void storeTotal(LineStart &ls, OpBuilder &b, ReduceOp red,
   storeLineResults(ls, b, red, total, sideOuts, line);
 }
 
-/// Stores the side results (`sideOuts`: the group's elementwise results
-/// over the reduction's input) at flat index `flat`, the current element.
-void storeSideResults(LineStart &ls, OpBuilder &b, ArrayRef<unsigned> sideOuts,
-                      Value flat) {
+/// The stores of the side results (`sideOuts`: the group's elementwise
+/// results over the reduction's input) at flat index `flat`, the current
+/// element, their values computed here.
+void sideResultStores(LineStart &ls, OpBuilder &b, ArrayRef<unsigned> sideOuts,
+                      Value flat, DeferredStores &stores) {
   LineKernel &k = *ls.k;
   auto yields = k.group.getYield().getValues();
   for (unsigned j : sideOuts)
-    k.store(b, k.element(b, yields[j], {k.laneIndex}), ls.outs[j], flat);
+    stores.push_back(
+        {k.element(b, yields[j], {k.laneIndex}), ls.outs[j], flat});
 }
 
 /// The kernel folding a split line reduction's partials (GroupKernels::
@@ -527,9 +524,9 @@ LogicalResult buildLineTile(gpu::GPUModuleOp m, GroupOp group, ReduceOp red,
         Value base = arith::AddIOp::create(
             lb, ll, arith::MulIOp::create(lb, ll, o, lenInner), col);
         // The thread's element at `row`: its inputs (side results stored).
-        auto enterRow = [&](OpBuilder &eb, Value row) {
+        auto enterRow = [&](OpBuilder &eb, Value row, DeferredStores &st) {
           auto [flat, xs] = enterElement(ls, eb, red.getInputs(), base, row);
-          storeSideResults(ls, eb, sideOuts, flat);
+          sideResultStores(ls, eb, sideOuts, flat, st);
           return xs;
         };
         // Folds rows first, first + R, ... (cnt of them) from `acc`.
@@ -537,11 +534,12 @@ LogicalResult buildLineTile(gpu::GPUModuleOp m, GroupOp group, ReduceOp red,
                             ValueRange acc) {
           return foldUnrolled(
               k, fb, red, cI64(fb, ll, 0), cnt, acc, unroll,
-              [&](OpBuilder &eb, Value j) {
-                return enterRow(
-                    eb, arith::AddIOp::create(
-                            eb, ll, first,
-                            arith::MulIOp::create(eb, ll, j, rowsStep)));
+              [&](OpBuilder &eb, Value j, DeferredStores &st) {
+                return enterRow(eb,
+                                arith::AddIOp::create(
+                                    eb, ll, first,
+                                    arith::MulIOp::create(eb, ll, j, rowsStep)),
+                                st);
               });
         };
         // Rows first, first + R, ... below `end`: none for an inactive
@@ -666,20 +664,20 @@ FailureOr<GroupKernels> buildLineReduce(gpu::GPUModuleOp m, GroupOp group,
                       GroupPlan::LineReduce, tiling, splitParams(red, split));
   LineKernel &k = *ls.k;
   OpBuilder &b = *ls.b;
-  auto storeSide = [&](OpBuilder &wb, Value flat) {
-    storeSideResults(ls, wb, sideOuts, flat);
+  auto sideStores = [&](OpBuilder &wb, Value flat, DeferredStores &stores) {
+    sideResultStores(ls, wb, sideOuts, flat, stores);
   };
+  int64_t unroll = lineUnroll(red.getInputs());
   // One thread a line: the line folded from the init, the group's results
   // stored at its flat index in the reduced shape.
   auto wholeLines = [&](OpBuilder &wb) {
-    forLines(
-        k, wb, ls.lines, ls.len, ls.inner,
-        [&](OpBuilder &lb, Value line, Value base) {
-          ValueRange total = foldLine(ls, lb, red, red.getInputs(), base,
-                                      [&](OpBuilder &sb, Value flat, ValueRange,
-                                          ValueRange) { storeSide(sb, flat); });
-          storeLineResults(ls, lb, red, total, sideOuts, line);
-        });
+    forLines(k, wb, ls.lines, ls.len, ls.inner,
+             [&](OpBuilder &lb, Value line, Value base) {
+               SmallVector<Value> total = foldRange(
+                   ls, lb, red, red.getInputs(), base, cI64(lb, loc, 0), ls.len,
+                   ls.init, unroll, sideStores);
+               storeLineResults(ls, lb, red, total, sideOuts, line);
+             });
   };
   if (!split) {
     wholeLines(b);
@@ -708,7 +706,10 @@ FailureOr<GroupKernels> buildLineReduce(gpu::GPUModuleOp m, GroupOp group,
               [&](OpBuilder &eb, Location el) {
                 auto [flat0, first] =
                     enterElement(ls, eb, red.getInputs(), base, k0);
-                storeSide(eb, flat0);
+                SmallVector<DeferredStore> stores;
+                sideStores(eb, flat0, stores);
+                for (const DeferredStore &s : stores)
+                  k.store(eb, s.value, s.base, s.idx);
                 scf::YieldOp::create(eb, el, first);
               });
           k.em->clearCache();
@@ -717,7 +718,7 @@ FailureOr<GroupKernels> buildLineReduce(gpu::GPUModuleOp m, GroupOp group,
               arith::AddIOp::create(lb, ll, k0, cI64(lb, ll, 1)));
           SmallVector<Value> acc =
               foldRange(ls, lb, red, red.getInputs(), base, from, k1,
-                        start.getResults(), /*unroll=*/4, storeSide);
+                        start.getResults(), unroll, sideStores);
           scf::IfOp::create(
               lb, ll, single,
               [&](OpBuilder &ib, Location il) {

@@ -95,18 +95,25 @@ void storeResults(LineStart &ls, mlir::OpBuilder &b, mlir::ValueRange opResults,
                   mlir::ValueRange vals, mlir::Value at,
                   llvm::ArrayRef<unsigned> skip = {});
 
-/// Folds `op`'s inputs along the whole line at `base` from ls.init;
-/// `step` sees the accumulators before and after each element.
-mlir::ValueRange
-foldLine(LineStart &ls, mlir::OpBuilder &b, mlir::Operation *op,
-         mlir::ValueRange inputs, mlir::Value base,
-         llvm::function_ref<void(mlir::OpBuilder &, mlir::Value flat,
-                                 mlir::ValueRange acc, mlir::ValueRange next)>
-             step = nullptr);
+/// A store of an element's result that an unrolled step emits after it has
+/// read all its elements: the store may alias a later load, which then
+/// could not be issued before it, and a thread would keep one load in
+/// flight (a column sum returning its input's map moved one element a
+/// memory round trip).
+struct DeferredStore {
+  mlir::Value value, base, idx;
+};
+using DeferredStores = llvm::SmallVectorImpl<DeferredStore>;
 
-/// Makes element `idx` current and returns `op`'s inputs there.
+/// storeResults' stores, added to `stores` with their values computed.
+void resultStores(LineStart &ls, mlir::OpBuilder &b, mlir::ValueRange opResults,
+                  mlir::ValueRange vals, mlir::Value at, DeferredStores &stores,
+                  llvm::ArrayRef<unsigned> skip = {});
+
+/// Makes element `idx` current and returns `op`'s inputs there, adding the
+/// element's stores, if any, to `stores`.
 using EnterFn = llvm::function_ref<llvm::SmallVector<mlir::Value>(
-    mlir::OpBuilder &, mlir::Value idx)>;
+    mlir::OpBuilder &, mlir::Value idx, DeferredStores &stores)>;
 
 /// `steps(b, idx, n, acc)`: n elements from idx, returning the next
 /// accumulators.
@@ -120,7 +127,8 @@ llvm::SmallVector<mlir::Value> forUnrolled(mlir::OpBuilder &b,
                                            mlir::Value to, int64_t unroll,
                                            mlir::ValueRange acc, StepsFn steps);
 
-/// Folds elements [from, to) from `acc`, `unroll` loads in flight.
+/// Folds elements [from, to) from `acc`, `unroll` loads in flight; each
+/// step's stores follow its loads and combines.
 llvm::SmallVector<mlir::Value> foldUnrolled(LineKernel &k, mlir::OpBuilder &b,
                                             mlir::Operation *op,
                                             mlir::Value from, mlir::Value to,
@@ -132,7 +140,13 @@ llvm::SmallVector<mlir::Value>
 foldRange(LineStart &ls, mlir::OpBuilder &b, mlir::Operation *op,
           mlir::ValueRange inputs, mlir::Value base, mlir::Value from,
           mlir::Value to, mlir::ValueRange acc, int64_t unroll,
-          llvm::function_ref<void(mlir::OpBuilder &, mlir::Value flat)> visit);
+          llvm::function_ref<void(mlir::OpBuilder &, mlir::Value flat,
+                                  DeferredStores &)>
+              visit);
+
+/// Elements of a line a thread reads before it combines them: 16 bytes of
+/// the narrowest of `inputs`, 4 to 16.
+int64_t lineUnroll(mlir::ValueRange inputs);
 
 /// Whether accumulators of these result types can be stored as partials.
 bool storableAccumulators(mlir::TypeRange results);

@@ -46,13 +46,20 @@ void scanRange(LineStart &ls, OpBuilder &b, ScanOp scan, Value base, Value from,
           enterElement(ls, wb, scan.getInputs(), base,
                        arith::AddIOp::create(wb, loc, idx, cI64(wb, loc, j))));
     SmallVector<Value> a(acc);
+    // The results' values of every element before the first store: an
+    // epilogue reading an input again (x - scan(x)) would otherwise load
+    // it after the previous element's store, one load in flight.
+    SmallVector<DeferredStore> stores;
     for (auto &[flat, x] : xs) {
       SmallVector<Value> next = emitCombine(
           wb, loc, scan, a, x, [&](Value v) { return k.scalar(wb, v); });
       enterFlat(k, wb, flat);
-      storeResults(ls, wb, scan.getResults(), exclusive ? a : next, flat);
+      resultStores(ls, wb, scan.getResults(), exclusive ? a : next, flat,
+                   stores);
       a = std::move(next);
     }
+    for (const DeferredStore &s : stores)
+      k.store(wb, s.value, s.base, s.idx);
     k.em->clearCache();
     return a;
   };
@@ -85,19 +92,6 @@ LogicalResult buildScanPartials(gpu::GPUModuleOp m, GroupOp group, ScanOp scan,
                 k.store(lb, a, ls.more[2 + j], t);
             });
   return finishLineKernel(ls);
-}
-
-/// Elements of a line a thread reads before it combines and stores them:
-/// 16 bytes of the narrowest input, 4 to 16. A loop that loads, combines
-/// and stores one element a step keeps one load in flight (the next load
-/// may alias the store before it), so a thread a column of bytes moved
-/// one byte a memory round trip.
-int64_t lineScanUnroll(ScanOp scan) {
-  int64_t bytes = 8;
-  for (Value in : scan.getInputs())
-    bytes = std::min<int64_t>(bytes,
-                              (tensorTy(in).getElementTypeBitWidth() + 7) / 8);
-  return std::clamp<int64_t>(16 / std::max<int64_t>(bytes, 1), 4, 16);
 }
 
 /// Items a lane takes in a chunk of a warp's row scan: 16 bytes of the
@@ -326,7 +320,11 @@ FailureOr<GroupKernels> buildLineScan(gpu::GPUModuleOp m, GroupOp group,
       return failure();
     return ls.gk;
   }
-  int64_t unroll = lineScanUnroll(scan);
+  // Elements a thread reads before it combines and stores them: a loop
+  // that loads, combines and stores one element a step keeps one load in
+  // flight (the next load may alias the store before it), so a thread a
+  // column of bytes moved one byte a memory round trip.
+  int64_t unroll = lineUnroll(scan.getInputs());
   if (!split) {
     forLines(k, b, ls.lines, ls.len, ls.inner,
              [&](OpBuilder &lb, Value, Value base) {

@@ -309,13 +309,20 @@ void RowKernelBuilder::storeLongResults(OpBuilder &rb, Value rIdx,
         rb, loc, cI64(rb, loc, 0), tilesEnd, cI64(rb, loc, tileCols),
         ValueRange{}, [&](OpBuilder &ib, Location il, Value tc, ValueRange) {
           auto [colIdx, first] = loadTile(ib, tc);
+          // Every value of the tile before the first store: the other
+          // operands' loads (vectors along the row) may alias the stores,
+          // and one after a store would wait for it.
+          SmallVector<std::tuple<Value, Value, Value>> stores;
           for (auto [y, out] : rank2)
             for (auto [i, ci] : llvm::enumerate(colIdx))
-              g.store(ib, g.element(ib, y, {rIdx, ci}), out,
-                      i ? arith::AddIOp::create(
-                              ib, il, first,
-                              cI64(ib, il, static_cast<int64_t>(i) * bt))
-                        : first);
+              stores.push_back(
+                  {g.element(ib, y, {rIdx, ci}), out,
+                   i ? arith::AddIOp::create(
+                           ib, il, first,
+                           cI64(ib, il, static_cast<int64_t>(i) * bt))
+                     : first});
+          for (auto [v, out, at] : stores)
+            g.store(ib, v, out, at);
           endTile();
           scf::YieldOp::create(ib, il);
         });

@@ -140,9 +140,9 @@ func.func @custom_rows(%x: tensor<?x?xf32>) -> tensor<?xf32> {
 
 // A custom-combiner row reduction returned beside an elementwise value of
 // its input: the line kernel stores that value at each element it folds
-// (a split line's first element, then four elements an iteration, then
-// the rest), and the reduction at the line's index or, for a split line,
-// its chunk's partial.
+// (a split line's first element, then four elements an iteration, their
+// stores after all four are read and folded, then the rest), and the
+// reduction at the line's index or, for a split line, its chunk's partial.
 // CHECK-LABEL: module attributes
 // CHECK: gpu.func @rows_and_squares_g0_linereduce(
 // CHECK: scf.for
@@ -152,8 +152,8 @@ func.func @custom_rows(%x: tensor<?x?xf32>) -> tensor<?xf32> {
 // CHECK: llvm.store %[[FIRST]], %{{.*}} : f32, !llvm.ptr<1>
 // CHECK: scf.for {{.*}} step %c4_i64
 // CHECK: %[[SQ:.*]] = arith.mulf
-// CHECK: llvm.store %[[SQ]], %{{.*}} : f32, !llvm.ptr<1>
 // CHECK: arith.subf %{{.*}}, %[[SQ]]
+// CHECK: llvm.store %[[SQ]], %{{.*}} : f32, !llvm.ptr<1>
 // CHECK: scf.yield
 // CHECK: scf.for
 // CHECK: scf.if

@@ -217,7 +217,12 @@ LogicalResult HostEntry::launchMergeSort(SortOp op, ArrayRef<HostTensor> ins,
     return args;
   };
   Value blocks = h.ceilDiv(n, h.c64(p.mergeTile()));
-  Value splits = h.allocTemp(h.mul(blocks, h.c64(8)));
+  // Few merge blocks search their own bounds in every pass (no partition
+  // launch), and the partition's splits are not needed.
+  Value selfSearch =
+      cmp(arith::CmpIPredicate::sle, blocks, h.c64(p.selfSearchBlocks));
+  Value splits =
+      h.allocTemp(pick(selfSearch, h.c64(0), h.mul(blocks, h.c64(8))));
   // The values the kernels read: none for a positions sort, which makes
   // its own (WidePositions where the others read values).
   Value valuesIn;
@@ -244,8 +249,6 @@ LogicalResult HostEntry::launchMergeSort(SortOp op, ArrayRef<HostTensor> ins,
                    h.c64(s), shift);
     Value searchGrid = h.ceilDiv(arith::ShLIOp::create(h.b, loc, blocks, shift),
                                  h.c64(p.blockThreads));
-    Value selfSearch =
-        cmp(arith::CmpIPredicate::sle, blocks, h.c64(p.selfSearchBlocks));
     h.forEach(h.c64(0), passes, [&](Value pass) {
       Value fromA =
           cmp(arith::CmpIPredicate::eq, h.andI(pass, h.c64(1)), h.c64(0));

@@ -106,7 +106,8 @@ func.func @keys_u16(%k: tensor<?xi16>) -> tensor<?xi16> {
 // temporary) and a merge launch, in a host loop; passes of at most one
 // wave of merge blocks (132 SMs x 8 blocks) skip the partition launch, the
 // merge blocks searching their own bounds (the kernel's `search`
-// parameter, a warp a bound). A merge block loads its
+// parameter, a warp a bound; no splits temporary is allocated then). A
+// merge block loads its
 // inputs into shared memory, merges there (i32 positions) and stores
 // coalesced. The i64 values are not moved by the passes: the
 // tile sort writes positions (below 2^31 elements), the passes move them
@@ -118,10 +119,12 @@ func.func @keys_u16(%k: tensor<?xi16>) -> tensor<?xi16> {
 // CHECK: arith.cmpi sle, %arg1, %{{.+}} : i64
 // CHECK: call @fuse_launch
 // CHECK: %[[BLOCKS:.+]] = arith.ceildivsi %arg1, %c2048_i64
+// CHECK: %[[SELF:.+]] = arith.cmpi sle, %[[BLOCKS]], %c1056_i64 : i64
+// CHECK: %[[SPLITS:.+]] = arith.muli %[[BLOCKS]], %c8_i64
+// CHECK: arith.select %[[SELF]], %c0_i64{{.*}}, %[[SPLITS]]
 // CHECK: arith.cmpi sle, %{{.+}}, %c16896_i64
 // CHECK: %[[SHIFT:.+]] = arith.select %{{.+}}, %c5_i64, %{{.+}} : i64
 // CHECK: arith.shli %[[BLOCKS]], %[[SHIFT]] : i64
-// CHECK: %[[SELF:.+]] = arith.cmpi sle, %[[BLOCKS]], %c1056_i64 : i64
 // CHECK: ^bb{{[0-9]+}}(%[[PASS:.+]]: i64):
 // CHECK: arith.shli %{{.+}}, %[[PASS]] : i64
 // CHECK: %[[PART:.+]] = arith.xori %[[SELF]], %true

@@ -138,8 +138,12 @@ void storeResults(LineStart &ls, OpBuilder &b, ValueRange opResults,
                   ValueRange vals, Value at, ArrayRef<unsigned> skip) {
   SmallVector<DeferredStore> stores;
   resultStores(ls, b, opResults, vals, at, stores, skip);
+  emitStores(*ls.k, b, stores);
+}
+
+void emitStores(LineKernel &k, OpBuilder &b, ArrayRef<DeferredStore> stores) {
   for (const DeferredStore &s : stores)
-    ls.k->store(b, s.value, s.base, s.idx);
+    k.store(b, s.value, s.base, s.idx);
 }
 
 void resultStores(LineStart &ls, OpBuilder &b, ValueRange opResults,
@@ -230,8 +234,7 @@ SmallVector<Value> foldUnrolled(LineKernel &k, OpBuilder &b, Operation *op,
         for (ArrayRef<Value> x : xs)
           next = emitCombine(wb, loc, op, next, x,
                              [&](Value v) { return k.scalar(wb, v); });
-        for (const DeferredStore &s : stores)
-          k.store(wb, s.value, s.base, s.idx);
+        emitStores(k, wb, stores);
         return next;
       });
   k.em->clearCache();
@@ -708,8 +711,7 @@ FailureOr<GroupKernels> buildLineReduce(gpu::GPUModuleOp m, GroupOp group,
                     enterElement(ls, eb, red.getInputs(), base, k0);
                 SmallVector<DeferredStore> stores;
                 sideStores(eb, flat0, stores);
-                for (const DeferredStore &s : stores)
-                  k.store(eb, s.value, s.base, s.idx);
+                emitStores(k, eb, stores);
                 scf::YieldOp::create(eb, el, first);
               });
           k.em->clearCache();

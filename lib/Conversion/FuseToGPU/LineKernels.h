@@ -105,6 +105,10 @@ struct DeferredStore {
 };
 using DeferredStores = llvm::SmallVectorImpl<DeferredStore>;
 
+/// Emits `stores` in order.
+void emitStores(LineKernel &k, mlir::OpBuilder &b,
+                llvm::ArrayRef<DeferredStore> stores);
+
 /// storeResults' stores, added to `stores` with their values computed.
 void resultStores(LineStart &ls, mlir::OpBuilder &b, mlir::ValueRange opResults,
                   mlir::ValueRange vals, mlir::Value at, DeferredStores &stores,

@@ -58,8 +58,7 @@ void scanRange(LineStart &ls, OpBuilder &b, ScanOp scan, Value base, Value from,
                    stores);
       a = std::move(next);
     }
-    for (const DeferredStore &s : stores)
-      k.store(wb, s.value, s.base, s.idx);
+    emitStores(k, wb, stores);
     k.em->clearCache();
     return a;
   };

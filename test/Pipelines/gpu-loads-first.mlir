@@ -21,6 +21,10 @@
 // RUN: %python %S/Inputs/loads_first.py %t.ptx scan_epilogue_g0_linescan 4
 // RUN: %python %S/Inputs/loads_first.py %t.ptx rows_scaled_g0_rows_long 8
 // RUN: %python %S/Inputs/loads_first.py %t.ptx rows_scaled_g0_rows_staged 8
+// Every kernel of the example pipelines and of the GPU suites' extra
+// programs keeps the same order in its main loop:
+// RUN: %python %S/Inputs/loads_first.py --every %t.every %fuse_src_root/examples %fuse_src_root/test/Integration/GPU/extra | FileCheck %s --check-prefix=EVERY
+// EVERY: loads_first: {{[0-9]+}} kernels of {{[0-9]+}} programs
 // RUN: fuse-run %s --entry col_side --arg rand:9x5 --print > %t.cpu.txt
 // RUN: fuse-run %s --entry col_side --arg rand:9x5 --print --no-fusion > %t.cpu-unfused.txt
 // RUN: diff %t.cpu.txt %t.cpu-unfused.txt

@@ -353,6 +353,11 @@ void KernelBase::store(OpBuilder &b, Value v, Value base, Value idx) {
   LLVM::StoreOp::create(b, loc, v, gep(b, base, t, idx), alignOf(t));
 }
 
+void KernelBase::store(OpBuilder &b, ArrayRef<DeferredStore> stores) {
+  for (const DeferredStore &s : stores)
+    store(b, s.value, s.base, s.idx);
+}
+
 std::pair<Value, Value> KernelBase::gridStride(OpBuilder &b) {
   Value bdim = cI64(b, loc, tiling.blockThreads);
   Value gtid = arith::AddIOp::create(

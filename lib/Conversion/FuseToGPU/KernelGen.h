@@ -333,6 +333,15 @@ struct KernelOptions {
   bool rank0ViaGep = false;
 };
 
+/// A store of an element's result that a step emits after it has read all
+/// its elements: the store may alias a later load, which then could not be
+/// issued before it, and a thread would keep one load in flight (a column
+/// sum returning its input's map moved one element a memory round trip).
+struct DeferredStore {
+  Value value, base, idx;
+};
+using DeferredStores = SmallVectorImpl<DeferredStore>;
+
 /// One kernel of a group under construction, the part every generator
 /// shares: the common parameters bound to the group operands, the rank-0
 /// operands loaded once, and an ElementEmitter on the group body whose
@@ -407,6 +416,8 @@ struct KernelBase {
   Value load(OpBuilder &b, Type t, Value base, Value idx);
   /// Stores `v` like `load` reads it.
   void store(OpBuilder &b, Value v, Value base, Value idx);
+  /// Emits `stores` in order.
+  void store(OpBuilder &b, ArrayRef<DeferredStore> stores);
   /// Row-major linear offset (i64) of `idx` (index values) into operand
   /// `arg`.
   Value linearize(OpBuilder &b, unsigned arg, ValueRange idx);

@@ -138,12 +138,7 @@ void storeResults(LineStart &ls, OpBuilder &b, ValueRange opResults,
                   ValueRange vals, Value at, ArrayRef<unsigned> skip) {
   SmallVector<DeferredStore> stores;
   resultStores(ls, b, opResults, vals, at, stores, skip);
-  emitStores(*ls.k, b, stores);
-}
-
-void emitStores(LineKernel &k, OpBuilder &b, ArrayRef<DeferredStore> stores) {
-  for (const DeferredStore &s : stores)
-    k.store(b, s.value, s.base, s.idx);
+  ls.k->store(b, stores);
 }
 
 void resultStores(LineStart &ls, OpBuilder &b, ValueRange opResults,
@@ -234,7 +229,7 @@ SmallVector<Value> foldUnrolled(LineKernel &k, OpBuilder &b, Operation *op,
         for (ArrayRef<Value> x : xs)
           next = emitCombine(wb, loc, op, next, x,
                              [&](Value v) { return k.scalar(wb, v); });
-        emitStores(k, wb, stores);
+        k.store(wb, stores);
         return next;
       });
   k.em->clearCache();
@@ -711,7 +706,7 @@ FailureOr<GroupKernels> buildLineReduce(gpu::GPUModuleOp m, GroupOp group,
                     enterElement(ls, eb, red.getInputs(), base, k0);
                 SmallVector<DeferredStore> stores;
                 sideStores(eb, flat0, stores);
-                emitStores(k, eb, stores);
+                k.store(eb, stores);
                 scf::YieldOp::create(eb, el, first);
               });
           k.em->clearCache();

@@ -95,20 +95,6 @@ void storeResults(LineStart &ls, mlir::OpBuilder &b, mlir::ValueRange opResults,
                   mlir::ValueRange vals, mlir::Value at,
                   llvm::ArrayRef<unsigned> skip = {});
 
-/// A store of an element's result that an unrolled step emits after it has
-/// read all its elements: the store may alias a later load, which then
-/// could not be issued before it, and a thread would keep one load in
-/// flight (a column sum returning its input's map moved one element a
-/// memory round trip).
-struct DeferredStore {
-  mlir::Value value, base, idx;
-};
-using DeferredStores = llvm::SmallVectorImpl<DeferredStore>;
-
-/// Emits `stores` in order.
-void emitStores(LineKernel &k, mlir::OpBuilder &b,
-                llvm::ArrayRef<DeferredStore> stores);
-
 /// storeResults' stores, added to `stores` with their values computed.
 void resultStores(LineStart &ls, mlir::OpBuilder &b, mlir::ValueRange opResults,
                   mlir::ValueRange vals, mlir::Value at, DeferredStores &stores,

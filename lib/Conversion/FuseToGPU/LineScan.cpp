@@ -58,7 +58,7 @@ void scanRange(LineStart &ls, OpBuilder &b, ScanOp scan, Value base, Value from,
                    stores);
       a = std::move(next);
     }
-    emitStores(k, wb, stores);
+    k.store(wb, stores);
     k.em->clearCache();
     return a;
   };

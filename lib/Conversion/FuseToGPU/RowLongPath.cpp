@@ -312,7 +312,7 @@ void RowKernelBuilder::storeLongResults(OpBuilder &rb, Value rIdx,
           // Every value of the tile before the first store: the other
           // operands' loads (vectors along the row) may alias the stores,
           // and one after a store would wait for it.
-          SmallVector<std::tuple<Value, Value, Value>> stores;
+          SmallVector<DeferredStore> stores;
           for (auto [y, out] : rank2)
             for (auto [i, ci] : llvm::enumerate(colIdx))
               stores.push_back(
@@ -321,8 +321,7 @@ void RowKernelBuilder::storeLongResults(OpBuilder &rb, Value rIdx,
                            ib, il, first,
                            cI64(ib, il, static_cast<int64_t>(i) * bt))
                      : first});
-          for (auto [v, out, at] : stores)
-            g.store(ib, v, out, at);
+          g.store(ib, stores);
           endTile();
           scf::YieldOp::create(ib, il);
         });

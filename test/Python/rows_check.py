@@ -19,7 +19,13 @@ import fuse
 from check_util import Mismatch, checker
 from half_check import half_dtypes
 
-LN_SHAPES = [(1, 1), (3, 129), (1000, 37), (257, 4096), (64, 4099)]
+# Rows past the register path (4096 float32): 4099 staged in shared
+# memory, 65541 (256 KiB of float32) walked from global memory.
+LN_SHAPES = [(1, 1), (3, 129), (1000, 37), (257, 4096), (64, 4099),
+             (3, 65541)]
+# Layer norm rows with non-finite or overflowing values (layernorm_edge):
+# the register path, staged and long rows.
+LN_EDGE_SHAPES = [(5, 300), (5, 4099), (5, 65541)]
 RANK3_SHAPES = [(1, 1, 1), (2, 3, 129), (4, 8, 1024), (16, 12, 4099)]
 
 
@@ -218,6 +224,32 @@ def softmax_ref(x):
     return e / s
 
 
+def layernorm_edge_rows(shape):
+    """float32 rows whose sum or squared deviations are not finite (an
+    inf, a NaN, +inf and -inf, values whose squares overflow) around two
+    ordinary rows: the one-walk variance of long rows must give what two
+    walks give."""
+    rng = np.random.default_rng(shape[1])
+    x = (rng.standard_normal(shape) * 3 + 1).astype(np.float32)
+    x[1, shape[1] // 3] = np.inf
+    x[2, shape[1] - 1] = np.nan
+    x[3, 0], x[3, 1] = np.inf, -np.inf
+    x[4] = (rng.standard_normal(shape[1]) * 1e19).astype(np.float32)
+    return x
+
+
+def near_nan(got, ref, dt, ulps, what):
+    """near(), where a NaN of the reference must be a NaN of got."""
+    got = np.asarray(got)
+    nan = np.isnan(ref)
+    if got.shape == ref.shape and not np.array_equal(
+            np.isnan(got.astype(np.float64)), nan):
+        raise Mismatch("%s: NaN at %d places, expected %d" % (
+            what, np.isnan(got.astype(np.float64)).sum(), nan.sum()))
+    near(np.where(nan, 0, got).astype(got.dtype), np.where(nan, 0, ref), dt,
+         ulps, what)
+
+
 def near(got, ref, dt, ulps, what):
     got = np.asarray(got)
     if got.dtype != dt or got.shape != ref.shape:
@@ -233,6 +265,7 @@ def near(got, ref, dt, ulps, what):
 
 
 def rows_checks(B, numeric, ctx, ln_shapes=LN_SHAPES,
+                ln_edge_shapes=LN_EDGE_SHAPES,
                 rank3_shapes=RANK3_SHAPES, scattered_shapes=SCATTERED_SHAPES,
                 rows_computed_shapes=ROWS_COMPUTED_SHAPES,
                 leading_shapes=LEADING_SHAPES):
@@ -268,6 +301,17 @@ def rows_checks(B, numeric, ctx, ln_shapes=LN_SHAPES,
                 lambda x=x: softmax_last(B.dev(x)),
                 lambda g, x=x, dt=dt: near(B.host(g), softmax_ref(x), dt,
                                            4, "softmax rank 3"))
+    for shape in ln_edge_shapes:
+        x = layernorm_edge_rows(shape)
+        w = np.linspace(0.5, 1.5, shape[1]).astype(np.float32)
+        b = np.linspace(-1, 1, shape[1]).astype(np.float32)
+        with np.errstate(all="ignore"):
+            ref = layernorm_ref(x, w, b)
+        chk("layernorm rows, non-finite values %dx%d" % shape,
+            lambda x=x, w=w, b=b: layernorm_rows(B.dev(x), B.dev(w),
+                                                 B.dev(b)),
+            lambda g, ref=ref: near_nan(B.host(g), ref, np.dtype(np.float32),
+                                        8, "layernorm non-finite"))
     for r, c in rows_computed_shapes:
         rng = np.random.default_rng(7 * r + c)
         x = rng.standard_normal((r, c)).astype(np.float32)

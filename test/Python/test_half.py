@@ -156,13 +156,15 @@ def test_rows_check_sections_pass_on_the_cpu(capsys):
     passed, failed = gpu_check.passed, gpu_check.failed
     rows_check.rows_checks(CPU, True, gpu_check,
                            ln_shapes=[(1, 1), (3, 129), (20, 300)],
+                           ln_edge_shapes=[(5, 300)],
                            rank3_shapes=[(1, 1, 1), (2, 3, 129)],
                            scattered_shapes=rows_check.SCATTERED_SHAPES[:3],
                            leading_shapes=rows_check.LEADING_SHAPES[:4])
     out = capsys.readouterr().out
     assert gpu_check.failed - failed == 0, out
     assert gpu_check.passed - passed == (
-        3 * (3 + 2) + 3 + len(rows_check.ROWS_COMPUTED_SHAPES) + 2 * 4), out
+        3 * (3 + 2) + 1 + 3 + len(rows_check.ROWS_COMPUTED_SHAPES) + 2 * 4),\
+        out
 
 
 def test_leading_verify_catches_a_wrong_result():

@@ -5,12 +5,17 @@
 // RUN: fuse-opt %s --split-input-file --fuse-tile="finish-prefetch=0" | FileCheck %s --check-prefix=NOFP
 // RUN: not fuse-opt %s --split-input-file --fuse-tile="long-row-items=33" 2>&1 | FileCheck %s --check-prefix=BADLR
 // RUN: fuse-opt %s --split-input-file --fuse-tile="block-threads=128 items-per-thread=8 long-row-items=0" | FileCheck %s --check-prefix=NOLR
+// RUN: not fuse-opt %s --split-input-file --fuse-tile="long-row-stage-items=0" 2>&1 | FileCheck %s --check-prefix=BADLRS
+// RUN: fuse-opt %s --split-input-file --fuse-tile="block-threads=128 items-per-thread=8 long-row-stage-items=4 one-walk-variance=1" | FileCheck %s --check-prefix=LRS
 // RUN: not fuse-opt %s --split-input-file --fuse-tile="narrow-rows=3" 2>&1 | FileCheck %s --check-prefix=BADNR
 // RUN: not fuse-opt %s --split-input-file --fuse-tile="narrow-rows=64" 2>&1 | FileCheck %s --check-prefix=BADNR64
 
 // BADFP: error: fuse-tile: finish-prefetch must be 0-8, not 9
 // NOFP-NOT: finishPrefetch
 // BADLR: error: fuse-tile: long-row-items must be 0-32, not 33
+// BADLRS: error: fuse-tile: long-row-stage-items must be 1-32, not 0
+// LRS-LABEL: func @rows
+// LRS: longRowItems = 8, longRowStageItems = 4, onlineMaxSum = true, oneWalkVariance = true
 // BADNR: error: fuse-tile: narrow-rows must be 0 or a power of two up to 32, not 3
 // BADNR64: error: fuse-tile: narrow-rows must be 0 or a power of two up to 32, not 64
 

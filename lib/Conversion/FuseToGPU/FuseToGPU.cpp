@@ -125,7 +125,9 @@ struct EntryConverter {
       t.sharedScatter = a.getSharedScatter();
       t.finishPrefetch = a.getFinishPrefetch();
       t.longRowItems = a.getLongRowItems();
+      t.longRowStageItems = a.getLongRowStageItems();
       t.onlineMaxSum = a.getOnlineMaxSum();
+      t.oneWalkVariance = a.getOneWalkVariance();
       t.narrowRows = a.getNarrowRows();
       t.stagedRows = std::min(a.getStagedRows(), maxStagedBytes);
       t.stagedThreads =

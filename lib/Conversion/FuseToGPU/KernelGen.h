@@ -258,9 +258,17 @@ struct Tiling {
   /// loads per step of the walk that writes the rank-2 results
   /// (fuse-tile's long-row-items; 0: one).
   int64_t longRowItems = 0;
+  /// row_reduce groups, rows past the register path: elements each thread
+  /// loads per step of a reduction's walk (fuse-tile's
+  /// long-row-stage-items; 0: one).
+  int64_t longRowStageItems = 0;
   /// row_reduce groups, rows past the register path: a max stage and the
   /// sum of exp(x - max) after it in one walk (fuse-tile's online-max-sum).
   bool onlineMaxSum = false;
+  /// row_reduce groups, rows past the register path: a row sum and the
+  /// sum of squared deviations from a centre computed from it in one walk
+  /// (fuse-tile's one-walk-variance).
+  bool oneWalkVariance = false;
   /// row_reduce groups: rows of at most blockThreads / 2 threads' elements
   /// go to groups of R threads (a power of two, at least this many, 1-32;
   /// 0: no narrow rows), several rows per block (fuse-tile's narrow-rows).

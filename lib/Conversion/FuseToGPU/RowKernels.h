@@ -19,6 +19,8 @@
 
 #include "KernelGen.h"
 
+#include "fuse/Dialect/Fuse/Utils/Welford.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "llvm/ADT/DenseMap.h"
@@ -184,8 +186,17 @@ private:
   void holdStaged(OpBuilder &ob, Value rIdx, Value ci, Value c);
   void dropHeld();
   void onlineMaxSumStage(OpBuilder &rb, unsigned ri, Value rIdx, Value step);
-  void storeLongResults(OpBuilder &rb, Value rIdx, Value rowBase,
-                        Value step);
+  void oneWalkVarianceStage(OpBuilder &rb, unsigned ri, Value rIdx,
+                            Value rowBase);
+  /// tiledWalk's step: the held columns (index), the element offset of
+  /// the first, the accumulators in; the accumulators out.
+  using TileFn = function_ref<SmallVector<Value>(OpBuilder &, ArrayRef<Value>,
+                                                 Value, ValueRange)>;
+  std::pair<SmallVector<Value>, Value>
+  holdTile(OpBuilder &ib, Value rIdx, Value rowBase, Value c0, int64_t items);
+  SmallVector<Value> tiledWalk(OpBuilder &rb, Value rIdx, Value rowBase,
+                               ValueRange acc, int64_t items, TileFn fn);
+  void storeLongResults(OpBuilder &rb, Value rIdx, Value rowBase);
 
   GroupOp group;
   Location loc;
@@ -210,6 +221,10 @@ private:
   /// long-row walk computes together, with the fast-math flags of their
   /// map's exp.
   llvm::SmallDenseMap<unsigned, arith::FastMathFlagsAttr> pairAt;
+  /// one-walk-variance: pairs of stages (a row sum S at ri, the sum of
+  /// squared deviations from f(S) at ri + 1) that the long-row walk
+  /// computes together, with the squared deviations' map and its match.
+  llvm::SmallDenseMap<unsigned, std::pair<MapOp, SquaredDeviation>> centredAt;
 
   // The kernel being built.
   Gen g;

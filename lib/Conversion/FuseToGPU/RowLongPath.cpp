@@ -1,18 +1,18 @@
 //===- RowLongPath.cpp - row_reduce rows past the register path -----------===//
 //
 // The long-row paths of the row_reduce kernels (RowKernels.h): one walk
-// over the row per stage, one element per thread per step, then one more
-// for the rank-2 outputs (64-bit columns: a row may exceed 2^31
-// elements). The output walk goes in tiles of bt * items columns (items:
-// fuse-tile's long-row-items): element i of thread t at column tile + t +
-// i*bt (coalesced scalar accesses, any alignment), every operand element
-// of the tile loaded before any is used or stored (items loads in flight
-// per thread, no guards: the tile is whole), then the last < bt * items
-// columns one element per step (measured faster than an untiled output
-// walk). Tiled stage walks gain little for their extra compile time: rows
-// of 1056 resident blocks exceed L2, so every stage re-reads from DRAM
-// (docs/performance.md); online-max-sum walks once for a max and the sum
-// of exp(x - max) after it.
+// over the row per stage, then one more for the rank-2 outputs (64-bit
+// columns: a row may exceed 2^31 elements). A walk goes in tiles of
+// bt * items columns (items: fuse-tile's long-row-items for the output
+// walk, long-row-stage-items for the reductions'; element i of thread t
+// at column tile + t + i*bt: coalesced scalar accesses, any alignment),
+// every operand element of the tile loaded before any is used or stored
+// (items loads in flight per thread, no guards: the tile is whole), then
+// the last < bt * items columns one element per step; a thread folds its
+// columns t, t + bt, ... in order either way.
+// online-max-sum walks once for a max and the sum of exp(x - max) after
+// it; one-walk-variance once for a sum and the squared deviations from a
+// centre computed from it.
 //
 // Staged long rows (RowPath::Staged, StagedWide; fuse-tile's staged-rows;
 // groups with rank-2 results, whose output walk reads the row again): the
@@ -164,32 +164,34 @@ void RowKernelBuilder::longRow(OpBuilder &rb, Value row) {
   const bool staged = path != RowPath::Long;
   if (staged)
     stageRow(rb, rowBase);
+  // Each stage folds the thread's columns t, t + bt, ... in order, a tile
+  // of `items` of them loaded before any is folded.
   auto walk = [&](OpBuilder &sb, ReduceOp r, SmallVector<Value> acc) {
-    auto loop = scf::ForOp::create(
-        sb, loc, t, cols, step, acc,
-        [&](OpBuilder &ib, Location il, Value c, ValueRange a) {
-          g.em->clearCache();
-          Value ci = toIndex(ib, il, c);
-          if (staged)
-            holdStaged(ib, rIdx, ci, c);
-          SmallVector<Value> xs;
-          for (Value in : r.getInputs())
-            xs.push_back(g.element(ib, in, {rIdx, ci}));
-          scf::YieldOp::create(ib, il, g.combine(ib, r, a, xs));
-        });
-    g.em->clearCache();
-    dropHeld();
-    return SmallVector<Value>(loop.getResults());
+    auto fold = [&](OpBuilder &ib, ArrayRef<Value> colIdx, Value,
+                    ValueRange a) {
+      SmallVector<Value> cur(a);
+      for (Value ci : colIdx) {
+        SmallVector<Value> xs;
+        for (Value in : r.getInputs())
+          xs.push_back(g.element(ib, in, {rIdx, ci}));
+        cur = g.combine(ib, r, cur, xs);
+      }
+      return cur;
+    };
+    return tiledWalk(sb, rIdx, rowBase, acc, tiling.longRowStageItems, fold);
   };
   for (unsigned ri = 0; ri < reds.size(); ++ri) {
-    if (!pairAt.contains(ri)) {
+    if (pairAt.contains(ri)) {
+      onlineMaxSumStage(rb, ri, rIdx, step);
+      ++ri;
+    } else if (centredAt.contains(ri)) {
+      oneWalkVarianceStage(rb, ri, rIdx, rowBase);
+      ++ri;
+    } else {
       runStage(rb, ri, walk);
-      continue;
     }
-    onlineMaxSumStage(rb, ri, rIdx, step);
-    ++ri;
   }
-  storeLongResults(rb, rIdx, rowBase, step);
+  storeLongResults(rb, rIdx, rowBase);
   storeRowResults(rb, row);
   g.em->clearCache();
 }
@@ -246,100 +248,199 @@ void RowKernelBuilder::onlineMaxSumStage(OpBuilder &rb, unsigned ri,
   g.leaves[rsum.getResults()[0]] = sm;
 }
 
-/// The rank-2 results' walk: whole tiles of bt * items columns, then the
-/// rest one element a thread per step.
-void RowKernelBuilder::storeLongResults(OpBuilder &rb, Value rIdx,
-                                        Value rowBase, Value step) {
+/// one-walk-variance: stage ri's row sum S and stage ri + 1's sum of
+/// (x - C)^2, C = f(S), in one walk. Each thread folds S's accumulator as
+/// stage ri does (the same S) and shifted sums of d = x - c, c its first
+/// element: s1 = sum d, s2 = sum d^2 (fma). Once C is known, its part is
+/// sum (x - C)^2 = s2 + e (2 s1 + n e), e = c - C, n its element count
+/// (exact in real arithmetic; clamped at 0), and the block adds the
+/// parts. Where S, C or that sum is not finite (an infinite or NaN
+/// element, an overflow) the block walks the row again for the two-pass
+/// sum (block-uniform: S, C and the sum are the block's), so those rows
+/// give what two walks give.
+void RowKernelBuilder::oneWalkVarianceStage(OpBuilder &rb, unsigned ri,
+                                            Value rIdx, Value rowBase) {
+  auto wg = g.func.getWorkgroupAttributions();
+  ReduceOp rsum = reds[ri], rsq = reds[ri + 1];
+  auto [map, dev] = centredAt.lookup(ri);
+  Value x0 = rsum.getInputs()[0];
+  auto ft = cast<FloatType>(tensorTy(x0).getElementType());
+  Value zero = arith::ConstantOp::create(rb, loc, FloatAttr::get(ft, 0.0));
+  // The thread's shift: its first element (rows here are longer than the
+  // block, so every thread has one).
+  Value shift;
+  {
+    auto [colIdx, first] = holdTile(rb, rIdx, rowBase, t, 1);
+    shift = g.element(rb, x0, {rIdx, colIdx[0]});
+    g.em->clearCache();
+    dropHeld();
+  }
+  SmallVector<Value> acc = startValues(rb, loc, rsum);
+  acc.append({zero, zero});
+  acc = tiledWalk(
+      rb, rIdx, rowBase, acc, tiling.longRowStageItems,
+      [&](OpBuilder &ib, ArrayRef<Value> colIdx, Value, ValueRange a) {
+        Value s = a[0], s1 = a[1], s2 = a[2];
+        for (Value ci : colIdx) {
+          Value x = g.element(ib, x0, {rIdx, ci});
+          s = g.combine(ib, rsum, {s}, {x})[0];
+          Value d = arith::SubFOp::create(ib, loc, x, shift);
+          s1 = arith::AddFOp::create(ib, loc, s1, d);
+          s2 = math::FmaOp::create(ib, loc, d, d, s2);
+        }
+        return SmallVector<Value>{s, s1, s2};
+      });
+  Value sum = blockAllReduce(g, rb, rsum, {acc[0]}, {wg[smemOf[ri][0]]})[0];
+  g.leaves[rsum.getResults()[0]] = sum;
+  Value centre =
+      buildCentre(rb, map, dev, sum, [&](Value v) { return g.scalar(rb, v); });
+  // n = ceil((cols - t) / bt) elements of the thread.
+  Value n = arith::DivUIOp::create(
+      rb, loc,
+      arith::AddIOp::create(rb, loc, arith::SubIOp::create(rb, loc, cols, t),
+                            cI64(rb, loc, bt - 1)),
+      cI64(rb, loc, bt));
+  Value nf = arith::UIToFPOp::create(rb, loc, ft, n);
+  Value e = arith::SubFOp::create(rb, loc, shift, centre);
+  Value twoS1 = arith::AddFOp::create(rb, loc, acc[1], acc[1]);
+  Value part = math::FmaOp::create(
+      rb, loc, e, math::FmaOp::create(rb, loc, nf, e, twoS1), acc[2]);
+  part = arith::MaximumFOp::create(rb, loc, part, zero);
+  Value q = blockAllReduce(g, rb, rsq, {part}, {wg[smemOf[ri + 1][0]]})[0];
+  auto finite = [&](Value v) {
+    return arith::CmpFOp::create(
+        rb, loc, arith::CmpFPredicate::OLT, math::AbsFOp::create(rb, loc, v),
+        arith::ConstantOp::create(
+            rb, loc,
+            FloatAttr::get(ft, APFloat::getInf(ft.getFloatSemantics()))));
+  };
+  Value ok = arith::AndIOp::create(
+      rb, loc, arith::AndIOp::create(rb, loc, finite(sum), finite(centre)),
+      finite(q));
+  Value sq = rsq.getInputs()[0];
+  q = ifValue(
+      rb, loc, ok, ft, [&](OpBuilder &) { return q; },
+      [&](OpBuilder &ob) {
+        SmallVector<Value> a = tiledWalk(
+            ob, rIdx, rowBase, startValues(ob, loc, rsq),
+            tiling.longRowStageItems,
+            [&](OpBuilder &ib, ArrayRef<Value> colIdx, Value, ValueRange a) {
+              SmallVector<Value> cur(a);
+              for (Value ci : colIdx)
+                cur = g.combine(ib, rsq, cur, {g.element(ib, sq, {rIdx, ci})});
+              return cur;
+            });
+        return blockAllReduce(g, ob, rsq, a, {wg[smemOf[ri + 1][0]]})[0];
+      });
+  g.em->clearCache();
+  g.leaves[rsq.getResults()[0]] = q;
+}
+
+/// The thread's `items` elements of a tile in row mode, at columns c0,
+/// c0 + bt, ... (i64; all inside the row): the directly read operands
+/// loaded into g.regs (from the staged regions or global memory), every
+/// load before any element is used. Returns the columns (index) and the
+/// element offset of the first.
+std::pair<SmallVector<Value>, Value>
+RowKernelBuilder::holdTile(OpBuilder &ib, Value rIdx, Value rowBase, Value c0,
+                           int64_t items) {
   const bool staged = path != RowPath::Long;
-  const int64_t items = tiling.longRowItems;
-  const int64_t tileCols = bt * std::max<int64_t>(1, items);
+  g.em->clearCache();
+  g.regs.clear();
+  g.colSlot.clear();
+  g.rowIdx = rIdx;
+  Value first = arith::AddIOp::create(ib, loc, rowBase, c0);
+  SmallVector<Value> colIdx;
+  for (int64_t i = 0; i < items; ++i) {
+    Value c =
+        i ? arith::AddIOp::create(ib, loc, c0, cI64(ib, loc, i * bt)) : c0;
+    Value ci = toIndex(ib, loc, c);
+    g.colSlot[ci] = i;
+    colIdx.push_back(ci);
+  }
+  for (auto [k, na] : llvm::enumerate(directArgs)) {
+    auto [n, et] = na;
+    Value tp = staged ? stagedPtr(ib, k, c0) : g.gep(ib, g.ptr[n], et, first);
+    for (int64_t i = 0; i < items; ++i) {
+      Value p = i ? Value(LLVM::GEPOp::create(
+                        ib, loc, tp.getType(), et, tp,
+                        ArrayRef<LLVM::GEPArg>{static_cast<int32_t>(i * bt)}))
+                  : tp;
+      g.regs[n].push_back(LLVM::LoadOp::create(ib, loc, et, p, byteWidth(et)));
+    }
+  }
+  return {colIdx, first};
+}
+
+/// One walk over the row: whole tiles of bt * items columns (element i
+/// of thread t at column tile + t + i * bt), then the last columns one
+/// element a step (columns tilesEnd + t, + bt, ...), so a thread visits
+/// its columns t, t + bt, ... in order either way. `fn` gets the held
+/// columns (index), the element offset of the first and `acc`, and
+/// returns the new `acc`.
+SmallVector<Value> RowKernelBuilder::tiledWalk(OpBuilder &rb, Value rIdx,
+                                               Value rowBase, ValueRange acc,
+                                               int64_t items, TileFn fn) {
+  items = std::max<int64_t>(1, items);
+  const int64_t tileCols = bt * items;
+  SmallVector<Value> cur(acc);
+  // Columns [from, to) in steps of `stride`, the thread's first column
+  // of a step c + `shift`.
+  auto walk = [&](Value from, Value to, int64_t n, int64_t stride,
+                  Value shift) {
+    auto loop = scf::ForOp::create(
+        rb, loc, from, to, cI64(rb, loc, stride), cur,
+        [&](OpBuilder &ib, Location il, Value c, ValueRange a) {
+          Value c0 = shift ? arith::AddIOp::create(ib, il, c, shift) : c;
+          auto [colIdx, first] = holdTile(ib, rIdx, rowBase, c0, n);
+          SmallVector<Value> next = fn(ib, colIdx, first, a);
+          g.em->clearCache();
+          dropHeld();
+          scf::YieldOp::create(ib, il, next);
+        });
+    g.em->clearCache();
+    dropHeld();
+    cur.assign(loop.getResults().begin(), loop.getResults().end());
+  };
+  Value rest = t;
+  if (items > 1) {
+    // The tiles end and the single steps start at tilesEnd (+ t).
+    Value tilesEnd = arith::SubIOp::create(
+        rb, loc, cols,
+        arith::RemUIOp::create(rb, loc, cols, cI64(rb, loc, tileCols)));
+    walk(cI64(rb, loc, 0), tilesEnd, items, tileCols, t);
+    rest = arith::AddIOp::create(rb, loc, tilesEnd, t);
+  }
+  walk(rest, cols, 1, bt, Value());
+  return cur;
+}
+
+/// The rank-2 results' walk: every value of a tile before the first
+/// store (the other operands' loads, vectors along the row, may alias the
+/// stores, and one after a store would wait for it).
+void RowKernelBuilder::storeLongResults(OpBuilder &rb, Value rIdx,
+                                        Value rowBase) {
   SmallVector<std::pair<Value, Value>> rank2;
   for (auto [y, out] : llvm::zip(group.getYield().getValues(), outs))
     if (tensorTy(y).getRank() == 2)
       rank2.push_back({y, out});
   if (rank2.empty())
     return;
-  // One tile at column `tc`: loads the directly read rank-2 operands into
-  // g.regs and returns the columns of the thread's elements (index).
-  auto loadTile = [&](OpBuilder &ib, Value tc) {
-    g.em->clearCache();
-    g.regs.clear();
-    g.colSlot.clear();
-    g.rowIdx = rIdx;
-    Value c0 = arith::AddIOp::create(ib, loc, tc, t);
-    Value first = arith::AddIOp::create(ib, loc, rowBase, c0);
-    SmallVector<Value> colIdx;
-    for (int64_t i = 0; i < items; ++i) {
-      Value c =
-          i ? arith::AddIOp::create(ib, loc, c0, cI64(ib, loc, i * bt)) : c0;
-      Value ci = toIndex(ib, loc, c);
-      g.colSlot[ci] = i;
-      colIdx.push_back(ci);
-    }
-    for (auto [k, na] : llvm::enumerate(directArgs)) {
-      auto [n, et] = na;
-      Value tp =
-          staged ? stagedPtr(ib, k, c0) : g.gep(ib, g.ptr[n], et, first);
-      for (int64_t i = 0; i < items; ++i) {
-        Value p = i ? Value(LLVM::GEPOp::create(
-                          ib, loc, tp.getType(), et, tp,
-                          ArrayRef<LLVM::GEPArg>{
-                              static_cast<int32_t>(i * bt)}))
-                    : tp;
-        g.regs[n].push_back(
-            LLVM::LoadOp::create(ib, loc, et, p, byteWidth(et)));
-      }
-    }
-    return std::make_pair(colIdx, first);
-  };
-  auto endTile = [&]() {
-    g.em->clearCache();
-    g.regs.clear();
-    g.colSlot.clear();
-    g.rowIdx = nullptr;
-  };
-  // The tiles end and the single steps start at tilesEnd (+ t).
-  Value tilesEnd, stepStart = t;
-  if (items) {
-    tilesEnd = arith::SubIOp::create(
-        rb, loc, cols,
-        arith::RemUIOp::create(rb, loc, cols, cI64(rb, loc, tileCols)));
-    stepStart = arith::AddIOp::create(rb, loc, tilesEnd, t);
-    scf::ForOp::create(
-        rb, loc, cI64(rb, loc, 0), tilesEnd, cI64(rb, loc, tileCols),
-        ValueRange{}, [&](OpBuilder &ib, Location il, Value tc, ValueRange) {
-          auto [colIdx, first] = loadTile(ib, tc);
-          // Every value of the tile before the first store: the other
-          // operands' loads (vectors along the row) may alias the stores,
-          // and one after a store would wait for it.
-          SmallVector<DeferredStore> stores;
-          for (auto [y, out] : rank2)
-            for (auto [i, ci] : llvm::enumerate(colIdx))
-              stores.push_back(
-                  {g.element(ib, y, {rIdx, ci}), out,
-                   i ? arith::AddIOp::create(
-                           ib, il, first,
-                           cI64(ib, il, static_cast<int64_t>(i) * bt))
-                     : first});
-          g.store(ib, stores);
-          endTile();
-          scf::YieldOp::create(ib, il);
-        });
-    endTile();
-  }
-  scf::ForOp::create(rb, loc, stepStart, cols, step, ValueRange{},
-                     [&](OpBuilder &ib, Location il, Value c, ValueRange) {
-                       g.em->clearCache();
-                       Value ci = toIndex(ib, il, c);
-                       if (staged)
-                         holdStaged(ib, rIdx, ci, c);
-                       for (auto [y, out] : rank2)
-                         g.store(ib, g.element(ib, y, {rIdx, ci}), out,
-                                 arith::AddIOp::create(ib, il, rowBase, c));
-                       scf::YieldOp::create(ib, il);
-                     });
-  g.em->clearCache();
-  dropHeld();
+  tiledWalk(
+      rb, rIdx, rowBase, ValueRange{}, tiling.longRowItems,
+      [&](OpBuilder &ib, ArrayRef<Value> colIdx, Value first, ValueRange) {
+        SmallVector<DeferredStore> stores;
+        for (auto [y, out] : rank2)
+          for (auto [i, ci] : llvm::enumerate(colIdx))
+            stores.push_back(
+                {g.element(ib, y, {rIdx, ci}), out,
+                 i ? arith::AddIOp::create(
+                         ib, loc, first,
+                         cI64(ib, loc, static_cast<int64_t>(i) * bt))
+                   : first});
+        g.store(ib, stores);
+        return SmallVector<Value>();
+      });
 }
 
 } // namespace gpugen

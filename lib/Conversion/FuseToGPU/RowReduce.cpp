@@ -82,6 +82,36 @@ math::ExpOp onlineMaxSumExp(ReduceOp max, ReduceOp sum) {
   return pair ? ex : math::ExpOp();
 }
 
+/// The one-walk variance pair (fuse-tile's one-walk-variance): `sq` adds
+/// squared deviations of X from a centre f(S) over the rows, S = `sum`'s
+/// row sums of the same X:
+///   %s = fuse.reduce add %X dims [1]
+///   %b = fuse.broadcast %s dims [1] (...)
+///   %d = fuse.map %X, %b { (x - f(b))^2 }   (inputs either way round;
+///                                           or (f(b) - x)^2)
+///   %q = fuse.reduce add %d dims [1]
+/// (layer norm, a row's variance), all of one float type. Returns the map
+/// and its match, none when the two are not such a pair.
+std::optional<std::pair<MapOp, SquaredDeviation>> centredPair(ReduceOp sum,
+                                                              ReduceOp sq) {
+  if (!isPlainFloatReduce(sum, CombinerKind::Add) ||
+      !isPlainFloatReduce(sq, CombinerKind::Add))
+    return std::nullopt;
+  Value x = sum.getInputs()[0];
+  auto map = sq.getInputs()[0].getDefiningOp<MapOp>();
+  if (!map || tensorTy(x).getElementType() !=
+                  tensorTy(sq.getInputs()[0]).getElementType())
+    return std::nullopt;
+  for (const SquaredDeviation &d : matchSquaredDeviation(map)) {
+    auto bc = map.getInputs()[d.c].getDefiningOp<BroadcastOp>();
+    if (map.getInputs()[d.x] == x && bc &&
+        bc.getInput() == sum.getResults()[0] &&
+        bc.getDims() == ArrayRef<int64_t>{1})
+      return std::make_pair(map, d);
+  }
+  return std::nullopt;
+}
+
 } // namespace
 //===----------------------------------------------------------------------===//
 // The plan and the kernels of a group
@@ -332,6 +362,15 @@ RowKernelBuilder::RowKernelBuilder(GroupOp group, const Tiling &tiling,
         pairAt[ri] = ex.getFastmathAttr();
         ++ri;
       }
+  if (tiling.oneWalkVariance)
+    for (unsigned ri = 0; ri + 1 < reds.size(); ++ri)
+      if (pairAt.contains(ri))
+        ++ri;
+      else if (!pairAt.contains(ri + 1))
+        if (auto pair = centredPair(reds[ri], reds[ri + 1])) {
+          centredAt[ri] = *pair;
+          ++ri;
+        }
 }
 
 /// Shared-memory exchange buffers. The stages run one after the other and
@@ -382,6 +421,27 @@ void RowKernelBuilder::setOccupancyHint(gpu::GPUFuncOp f) {
     int64_t w = std::max<int64_t>(1, (byteWidth(et) + 3) / 4);
     held += chunksPerThread * vw * w;
     words = std::max(words, w);
+  }
+  // Rows past the register path hold a walk's tile: long-row-items
+  // elements of each rank-2 operand, of each vector along the row (layer
+  // norm's scale and bias) and of each rank-2 result (stored after the
+  // tile's loads). Where that is more than the register path's row, it
+  // counts instead: layer norm's long and staged kernels spilled at the
+  // register path's 40 registers.
+  if (path == RowPath::Long || path == RowPath::Staged) {
+    const int64_t items = std::max<int64_t>(1, tiling.longRowItems);
+    auto wordsOf = [](RankedTensorType tt) {
+      return std::max<int64_t>(1, (byteWidth(tt.getElementType()) + 3) / 4);
+    };
+    int64_t tile = 0;
+    for (BlockArgument arg : body.getArguments())
+      if (auto tt = tensorTy(arg);
+          tt && (tt.getRank() == 1 || (tt.getRank() == 2 && readDirectly(arg))))
+        tile += items * wordsOf(tt);
+    for (Value y : group.getYield().getValues())
+      if (tensorTy(y).getRank() == 2)
+        tile += items * wordsOf(tensorTy(y));
+    held = std::max(held, tile);
   }
   int64_t regs = held + 16 * words + (rank2Out ? 8 * words : 0);
   TargetAttr target = TargetAttr::lookup(f);

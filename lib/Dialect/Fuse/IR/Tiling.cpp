@@ -15,9 +15,10 @@ LogicalResult TilingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                  int64_t itemsPerThread, int64_t vectorWidth,
                                  bool, bool, int64_t pollDelay,
                                  int64_t lookbackDelay, int64_t finishPrefetch,
-                                 int64_t longRowItems, bool, int64_t narrowRows,
-                                 int64_t stagedRows, int64_t stagedThreads,
-                                 int64_t segmentPiece) {
+                                 int64_t longRowItems,
+                                 int64_t longRowStageItems, bool, bool,
+                                 int64_t narrowRows, int64_t stagedRows,
+                                 int64_t stagedThreads, int64_t segmentPiece) {
   auto warps = [](int64_t n) { return n >= 32 && n <= 1024 && n % 32 == 0; };
   auto in = [](int64_t v, int64_t lo, int64_t hi) {
     return v >= lo && v <= hi;
@@ -46,6 +47,9 @@ LogicalResult TilingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   if (!in(longRowItems, 0, 32))
     return emitError() << "tiling longRowItems must be 0-32, not "
                        << longRowItems;
+  if (!in(longRowStageItems, 0, 32))
+    return emitError() << "tiling longRowStageItems must be 0-32, not "
+                       << longRowStageItems;
   if (narrowRows != 0 &&
       (!in(narrowRows, 1, 32) || !llvm::isPowerOf2_64(narrowRows)))
     return emitError() << "tiling narrowRows must be 0 or a power of two up "

@@ -51,6 +51,12 @@ struct FuseTilePass : fuse::impl::FuseTilePassBase<FuseTilePass> {
           << static_cast<int64_t>(longRowItems);
       return signalPassFailure();
     }
+    if (longRowStageItems < 1 || longRowStageItems > 32) {
+      getOperation()->emitError()
+          << "fuse-tile: long-row-stage-items must be 1-32, not "
+          << static_cast<int64_t>(longRowStageItems);
+      return signalPassFailure();
+    }
     if (narrowRows < 0 || narrowRows > 32 ||
         (narrowRows && !llvm::isPowerOf2_64(narrowRows))) {
       getOperation()->emitError()
@@ -360,9 +366,15 @@ struct FuseTilePass : fuse::impl::FuseTilePassBase<FuseTilePass> {
     bool mayBeLong = kind == GroupKind::RowReduce &&
                      !(staticCols && *staticCols <= bt * items);
     int64_t rowItems = mayBeLong ? longRowItems : 0;
+    // ... and per step of a reduction's walk (one: left out).
+    int64_t stageItems =
+        mayBeLong && longRowStageItems > 1 ? longRowStageItems : 0;
     // Rows longer than the register path: a max and the following sum of
     // exp(x - max) in one walk (docs/performance.md).
     bool online = mayBeLong && onlineMaxSum;
+    // ... and a row sum with the following sum of squared deviations from
+    // a centre computed from it.
+    bool oneWalkVar = mayBeLong && oneWalkVariance;
     // Long rows staged in shared memory (only groups with rank-2 results
     // walk their rows more than once with online-max-sum).
     int64_t stagedLimit =
@@ -394,7 +406,8 @@ struct FuseTilePass : fuse::impl::FuseTilePassBase<FuseTilePass> {
     TilingAttr tiling = TilingAttr::getChecked(
         [&] { return group.emitOpError("fuse-tile: "); }, group.getContext(),
         bt, g, items, vw, stageTile, sharedScatterTile, poll, lookback,
-        prefetch, rowItems, online, narrow, staged, stagedBt, piece);
+        prefetch, rowItems, stageItems, online, oneWalkVar, narrow, staged,
+        stagedBt, piece);
     if (!tiling)
       return failure();
     group->setAttr(TilingAttr::getAttrName(), tiling);

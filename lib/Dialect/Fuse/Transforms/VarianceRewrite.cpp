@@ -12,7 +12,6 @@
 #include "fuse/Dialect/Fuse/Utils/Welford.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/IR/IRMapping.h"
 
 #include <optional>
 
@@ -59,12 +58,11 @@ bool dependsOnFullReduceOf(Value c, Value x, int depth = 0) {
 }
 
 struct VarianceMatch {
-  Value x;            // the data
-  Value c0;           // the 0-d tensor broadcast into the map
-  MapOp map;          // the squared deviations
-  BlockArgument argC; // the map's block argument for the broadcast
-  Value centre;       // the scalar subtracted, a function of argC only
-  FloatType sumType;  // the sum's type: wider than x's where it was widened
+  Value x;              // the data
+  Value c0;             // the 0-d tensor broadcast into the map
+  MapOp map;            // the squared deviations
+  SquaredDeviation dev; // the map's data and centre
+  FloatType sumType;    // the sum's type: wider than x's where it was widened
 };
 
 /// Matches `sum(map(x, broadcast(c0)) { (a - f(b))^2 })` where f(b) does not
@@ -85,60 +83,16 @@ std::optional<VarianceMatch> matchVariance(ReduceOp r) {
   auto map = squares.getDefiningOp<MapOp>();
   if (!map || map.getNumResults() != 1 || map.getInputs().size() != 2)
     return std::nullopt;
-  Block &body = map.getBody().front();
-  auto mul = map.getYield().getValues()[0].getDefiningOp<arith::MulFOp>();
-  if (!mul || mul.getLhs() != mul.getRhs())
-    return std::nullopt;
-  auto sub = mul.getLhs().getDefiningOp<arith::SubFOp>();
-  if (!sub)
-    return std::nullopt;
-  for (unsigned xi = 0; xi < 2; ++xi) {
-    BlockArgument argX = body.getArgument(xi);
-    BlockArgument argC = body.getArgument(1 - xi);
-    Value centre;
-    if (sub.getLhs() == argX)
-      centre = sub.getRhs();
-    else if (sub.getRhs() == argX)
-      centre = sub.getLhs();
-    else
-      continue;
-    // The centre may only read argC and values from outside the map.
-    llvm::SmallPtrSet<Operation *, 8> slice;
-    SmallVector<Value> work{centre};
-    bool ok = true;
-    while (!work.empty() && ok) {
-      Value v = work.pop_back_val();
-      if (v == argX) {
-        ok = false;
-        break;
-      }
-      Operation *def = v.getDefiningOp();
-      if (!def || def->getBlock() != &body)
-        continue;
-      if (def->getNumRegions() || !isMemoryEffectFree(def)) {
-        ok = false;
-        break;
-      }
-      if (slice.insert(def).second)
-        work.append(def->operand_begin(), def->operand_end());
-    }
-    if (!ok)
-      continue;
-    // Nothing else in the body.
-    for (Operation &op : body.without_terminator())
-      if (&op != sub && &op != mul && !slice.contains(&op))
-        ok = false;
-    if (!ok)
-      continue;
-    Value x = map.getInputs()[xi];
-    auto bc = map.getInputs()[1 - xi].getDefiningOp<BroadcastOp>();
+  for (const SquaredDeviation &d : matchSquaredDeviation(map)) {
+    Value x = map.getInputs()[d.x];
+    auto bc = map.getInputs()[d.c].getDefiningOp<BroadcastOp>();
     if (!bc || bc.getInput().getType().getRank() != 0)
       continue;
     if (!dependsOnFullReduceOf(bc.getInput(), x))
       continue;
     auto sumType = cast<FloatType>(
         cast<RankedTensorType>(r.getInputs()[0].getType()).getElementType());
-    return VarianceMatch{x, bc.getInput(), map, argC, centre, sumType};
+    return VarianceMatch{x, bc.getInput(), map, d, sumType};
   }
   return std::nullopt;
 }
@@ -162,25 +116,19 @@ void rewriteVariance(ReduceOp r, VarianceMatch m) {
   Location loc = r.getLoc();
   Value x = m.x;
   Value c = m.c0;
-  if (m.centre != m.argC) {
+  Block &mapBody = m.map.getBody().front();
+  if (m.dev.centre != mapBody.getArgument(m.dev.c)) {
     // c = f(c0) as a 0-d map: the centre's computation, moved out.
-    auto cmap = MapOp::create(
-        b, loc, TypeRange{RankedTensorType::get({}, m.centre.getType())},
-        ValueRange{m.c0});
-    Block *blk = b.createBlock(&cmap.getBody(), {}, {m.argC.getType()}, {loc});
+    Type ct = m.dev.centre.getType();
+    auto cmap = MapOp::create(b, loc, TypeRange{RankedTensorType::get({}, ct)},
+                              ValueRange{m.c0});
+    Block *blk = b.createBlock(&cmap.getBody(), {},
+                               {mapBody.getArgument(m.dev.c).getType()}, {loc});
     OpBuilder::InsertionGuard g(b);
     b.setInsertionPointToStart(blk);
-    IRMapping map;
-    map.map(m.argC, blk->getArgument(0));
-    for (Operation &op : m.map.getBody().front().without_terminator())
-      if (op.getResult(0) != m.map.getYield().getValues()[0] &&
-          &op != m.map.getYield()
-                     .getValues()[0]
-                     .getDefiningOp()
-                     ->getOperand(0)
-                     .getDefiningOp())
-        b.clone(op, map);
-    YieldOp::create(b, loc, map.lookupOrDefault(m.centre));
+    YieldOp::create(b, loc,
+                    buildCentre(b, m.map, m.dev, blk->getArgument(0),
+                                [](Value v) { return v; }));
     c = cmap.getResult(0);
   }
   b.setInsertionPoint(r);

@@ -3,7 +3,10 @@
 #include "fuse/Dialect/Fuse/Utils/Welford.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/OperationSupport.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/SmallPtrSet.h"
 
 using namespace mlir;
 using namespace fuse;
@@ -96,4 +99,81 @@ bool fuse::isChanMergeCombiner(ReduceOp r) {
   buildChanMerge(b, r.getLoc(), ft, reference);
   return OperationEquivalence::isRegionEquivalentTo(
       &reference, &r.getCombiner(), OperationEquivalence::IgnoreLocations);
+}
+
+/// The body ops the centre reads (inside the body, before it), or failure
+/// when it reads argument `xArg` or an op with effects or regions.
+static FailureOr<SmallVector<Operation *>>
+centreSlice(Block &body, Value centre, Value xArg) {
+  llvm::SmallPtrSet<Operation *, 8> slice;
+  SmallVector<Value> work{centre};
+  while (!work.empty()) {
+    Value v = work.pop_back_val();
+    if (v == xArg)
+      return failure();
+    Operation *def = v.getDefiningOp();
+    if (!def || def->getBlock() != &body)
+      continue;
+    if (def->getNumRegions() || !isMemoryEffectFree(def))
+      return failure();
+    if (slice.insert(def).second)
+      work.append(def->operand_begin(), def->operand_end());
+  }
+  SmallVector<Operation *> ordered;
+  for (Operation &op : body.without_terminator())
+    if (slice.contains(&op))
+      ordered.push_back(&op);
+  return ordered;
+}
+
+SmallVector<SquaredDeviation, 2> fuse::matchSquaredDeviation(MapOp map) {
+  SmallVector<SquaredDeviation, 2> found;
+  if (map.getNumResults() != 1 || map.getInputs().size() != 2)
+    return found;
+  Block &body = map.getBody().front();
+  auto mul = map.getYield().getValues()[0].getDefiningOp<arith::MulFOp>();
+  if (!mul || mul.getLhs() != mul.getRhs() || mul->getBlock() != &body)
+    return found;
+  auto sub = mul.getLhs().getDefiningOp<arith::SubFOp>();
+  if (!sub || sub->getBlock() != &body)
+    return found;
+  for (unsigned xi = 0; xi < 2; ++xi) {
+    BlockArgument argX = body.getArgument(xi);
+    Value centre;
+    if (sub.getLhs() == argX)
+      centre = sub.getRhs();
+    else if (sub.getRhs() == argX)
+      centre = sub.getLhs();
+    else
+      continue;
+    FailureOr<SmallVector<Operation *>> slice = centreSlice(body, centre, argX);
+    if (failed(slice))
+      continue;
+    // Nothing else in the body.
+    if (static_cast<int64_t>(slice->size()) + 2 !=
+        static_cast<int64_t>(body.getOperations().size()) - 1)
+      continue;
+    found.push_back({xi, 1 - xi, centre});
+  }
+  return found;
+}
+
+Value fuse::buildCentre(OpBuilder &b, MapOp map, const SquaredDeviation &m,
+                        Value cValue, function_ref<Value(Value)> outside) {
+  Block &body = map.getBody().front();
+  Value argC = body.getArgument(m.c);
+  if (m.centre == argC)
+    return cValue;
+  FailureOr<SmallVector<Operation *>> slice =
+      centreSlice(body, m.centre, body.getArgument(m.x));
+  assert(succeeded(slice) && "buildCentre of an unmatched map");
+  IRMapping mapping;
+  mapping.map(argC, cValue);
+  for (Operation *op : *slice) {
+    for (Value operand : op->getOperands())
+      if (!mapping.contains(operand) && operand.getParentBlock() != &body)
+        mapping.map(operand, outside(operand));
+    b.clone(*op, mapping);
+  }
+  return mapping.lookup(m.centre);
 }

@@ -241,7 +241,7 @@ def Fuse_TilingAttr : AttrDef<Fuse_Dialect, "Tiling"> {
     only when set: `stageTiles`, `sharedScatter`, `pollDelay` and
     `lookbackDelay` (scan and filter look-back tiles), `finishPrefetch`
     (a reduction's finish kernel), for row groups `longRowItems`,
-    `onlineMaxSum`, `narrowRows`, `stagedRows` and `stagedThreads`, and
+    `longRowStageItems`, `onlineMaxSum`, `oneWalkVariance`, `narrowRows`, `stagedRows` and `stagedThreads`, and
     `segmentPiece` (segmented_reduce groups).
     `docs/generated/FuseTransformsPasses.md` (fuse-tile's options) says
     what each does.
@@ -254,7 +254,7 @@ def Fuse_TilingAttr : AttrDef<Fuse_Dialect, "Tiling"> {
 
     Verified: `blockThreads` and a non-zero `stagedThreads` are whole warps
     up to 1024; `grid` 0 to 2^31-1; `itemsPerThread` 1 to 1024;
-    `vectorWidth` a power of two up to 16; `finishPrefetch` 0-8; `longRowItems` 0-32; `narrowRows` 0 or a power
+    `vectorWidth` a power of two up to 16; `finishPrefetch` 0-8; `longRowItems` and `longRowStageItems` 0-32; `narrowRows` 0 or a power
     of two up to 32; `stagedRows` and `segmentPiece` not negative; the
     delays 0 to 10^6 ns.
   }];
@@ -270,7 +270,9 @@ def Fuse_TilingAttr : AttrDef<Fuse_Dialect, "Tiling"> {
         $lookbackDelay,
     DefaultValuedParameter<"int64_t", "0">:$finishPrefetch,
     DefaultValuedParameter<"int64_t", "0">:$longRowItems,
+    DefaultValuedParameter<"int64_t", "0">:$longRowStageItems,
     DefaultValuedParameter<"bool", "false">:$onlineMaxSum,
+    DefaultValuedParameter<"bool", "false">:$oneWalkVariance,
     DefaultValuedParameter<"int64_t", "0">:$narrowRows,
     DefaultValuedParameter<"int64_t", "0">:$stagedRows,
     DefaultValuedParameter<"int64_t", "0">:$stagedThreads,

@@ -664,11 +664,25 @@ def FuseTilePass : Pass<"fuse-tile"> {
            "elements each thread loads per step of the walk that writes "
            "the rank-2 results, all before any is stored, 0-32 (0: one "
            "element per step)">,
+    Option<"longRowStageItems", "long-row-stage-items", "int64_t",
+           /*default=*/"1",
+           "Row-reduce groups, rows longer than the register path holds: "
+           "elements each thread loads per step of a reduction's walk over "
+           "the row, all before any is folded (the fold order is the "
+           "same), 1-32">,
     Option<"onlineMaxSum", "online-max-sum", "int64_t", /*default=*/"1",
            "Row-reduce groups, rows longer than the register path holds: "
            "1 computes a row maximum and the following sum of exp(x - max) "
            "(logsumexp, softmax) in one walk over the row with online "
            "rescaling, 0 in two walks (one more read of the row)">,
+    Option<"oneWalkVariance", "one-walk-variance", "int64_t",
+           /*default=*/"0",
+           "Row-reduce groups, rows longer than the register path holds: "
+           "1 computes a row sum S and the following sum of squared "
+           "deviations (x - f(S))^2 (layer norm's variance) in one walk "
+           "over the row with shifted sums, and walks the row again for "
+           "the deviations only where S, f(S) or the result is not "
+           "finite; 0 (the default) in two walks (one more read of the row)">,
     Option<"narrowRows", "narrow-rows", "int64_t", /*default=*/"1",
            "Row-reduce groups: N > 0 gives a row that needs at most half "
            "the block's threads (need = ceil(cols / items-per-thread) <= "

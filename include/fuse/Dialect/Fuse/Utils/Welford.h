@@ -25,6 +25,26 @@ void buildChanMerge(OpBuilder &b, Location loc, FloatType ft, Region &region);
 /// locations aside), on three inputs of types (i64, ft, ft).
 bool isChanMergeCombiner(ReduceOp r);
 
+/// A map of squared deviations from a centre: one result, two inputs, a
+/// body computing `(a - f(b))^2` (or `(f(b) - a)^2`) where a is argument
+/// `x` and the centre f(b) reads only argument `c` and values from outside
+/// the body (no memory effects, no regions), and nothing else.
+struct SquaredDeviation {
+  unsigned x;         // the map input of the data
+  unsigned c;         // the map input the centre is computed from
+  mlir::Value centre; // f(b), inside the body (b itself when f is identity)
+};
+
+/// The matches of `map` (at most two: either input as the data).
+llvm::SmallVector<SquaredDeviation, 2> matchSquaredDeviation(MapOp map);
+
+/// Builds the centre of `m` in `map` at the builder's insertion point,
+/// with its argument `c` as `cValue` and each value from outside the body
+/// as `outside(v)`.
+mlir::Value buildCentre(mlir::OpBuilder &b, MapOp map,
+                        const SquaredDeviation &m, mlir::Value cValue,
+                        llvm::function_ref<mlir::Value(mlir::Value)> outside);
+
 } // namespace fuse
 
 #endif // FUSE_DIALECT_FUSE_UTILS_WELFORD_H

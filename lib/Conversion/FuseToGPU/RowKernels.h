@@ -196,6 +196,8 @@ private:
   holdTile(OpBuilder &ib, Value rIdx, Value rowBase, Value c0, int64_t items);
   SmallVector<Value> tiledWalk(OpBuilder &rb, Value rIdx, Value rowBase,
                                ValueRange acc, int64_t items, TileFn fn);
+  SmallVector<Value> stageWalk(OpBuilder &rb, ReduceOp r, ValueRange acc,
+                               Value rIdx, Value rowBase);
   void storeLongResults(OpBuilder &rb, Value rIdx, Value rowBase);
 
   GroupOp group;

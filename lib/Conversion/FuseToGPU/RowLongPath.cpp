@@ -164,21 +164,8 @@ void RowKernelBuilder::longRow(OpBuilder &rb, Value row) {
   const bool staged = path != RowPath::Long;
   if (staged)
     stageRow(rb, rowBase);
-  // Each stage folds the thread's columns t, t + bt, ... in order, a tile
-  // of `items` of them loaded before any is folded.
   auto walk = [&](OpBuilder &sb, ReduceOp r, SmallVector<Value> acc) {
-    auto fold = [&](OpBuilder &ib, ArrayRef<Value> colIdx, Value,
-                    ValueRange a) {
-      SmallVector<Value> cur(a);
-      for (Value ci : colIdx) {
-        SmallVector<Value> xs;
-        for (Value in : r.getInputs())
-          xs.push_back(g.element(ib, in, {rIdx, ci}));
-        cur = g.combine(ib, r, cur, xs);
-      }
-      return cur;
-    };
-    return tiledWalk(sb, rIdx, rowBase, acc, tiling.longRowStageItems, fold);
+    return stageWalk(sb, r, acc, rIdx, rowBase);
   };
   for (unsigned ri = 0; ri < reds.size(); ++ri) {
     if (pairAt.contains(ri)) {
@@ -246,6 +233,25 @@ void RowKernelBuilder::onlineMaxSumStage(OpBuilder &rb, unsigned ri,
                                sm);
   g.leaves[rmax.getResults()[0]] = mx;
   g.leaves[rsum.getResults()[0]] = sm;
+}
+
+/// A stage's walk: reduction `r` folded over the thread's columns t, t +
+/// bt, ... in order, from `acc`, in tiles of long-row-stage-items loads.
+SmallVector<Value> RowKernelBuilder::stageWalk(OpBuilder &rb, ReduceOp r,
+                                               ValueRange acc, Value rIdx,
+                                               Value rowBase) {
+  return tiledWalk(
+      rb, rIdx, rowBase, acc, tiling.longRowStageItems,
+      [&](OpBuilder &ib, ArrayRef<Value> colIdx, Value, ValueRange a) {
+        SmallVector<Value> cur(a);
+        for (Value ci : colIdx) {
+          SmallVector<Value> xs;
+          for (Value in : r.getInputs())
+            xs.push_back(g.element(ib, in, {rIdx, ci}));
+          cur = g.combine(ib, r, cur, xs);
+        }
+        return cur;
+      });
 }
 
 /// one-walk-variance: stage ri's row sum S and stage ri + 1's sum of
@@ -317,19 +323,11 @@ void RowKernelBuilder::oneWalkVarianceStage(OpBuilder &rb, unsigned ri,
   Value ok = arith::AndIOp::create(
       rb, loc, arith::AndIOp::create(rb, loc, finite(sum), finite(centre)),
       finite(q));
-  Value sq = rsq.getInputs()[0];
   q = ifValue(
       rb, loc, ok, ft, [&](OpBuilder &) { return q; },
       [&](OpBuilder &ob) {
-        SmallVector<Value> a = tiledWalk(
-            ob, rIdx, rowBase, startValues(ob, loc, rsq),
-            tiling.longRowStageItems,
-            [&](OpBuilder &ib, ArrayRef<Value> colIdx, Value, ValueRange a) {
-              SmallVector<Value> cur(a);
-              for (Value ci : colIdx)
-                cur = g.combine(ib, rsq, cur, {g.element(ib, sq, {rIdx, ci})});
-              return cur;
-            });
+        SmallVector<Value> a =
+            stageWalk(ob, rsq, startValues(ob, loc, rsq), rIdx, rowBase);
         return blockAllReduce(g, ob, rsq, a, {wg[smemOf[ri + 1][0]]})[0];
       });
   g.em->clearCache();

@@ -26,13 +26,16 @@
 // LLVM and ptxas compile them in parallel): the host launches the narrow
 // kernel for narrow rows on the vector path and the narrow scalar kernel
 // for those off it (odd widths, unaligned bases), else the register
-// path's for rows of up to 8192 columns (256 threads x 32), else the long
-// rows'.
+// path's for rows of up to 8192 columns (256 threads x 32), else the wide
+// register path's (1024 threads x 32, up to 32768 columns) with its 1024
+// threads, else the long rows'.
 // CHECK-LABEL: func.func @logsumexp_rows(
 // CHECK-DAG: %[[FNN:.*]] = llvm.mlir.addressof @__fuse_fn_logsumexp_rows_g0_rows_narrow :
 // CHECK-DAG: %[[FNS:.*]] = llvm.mlir.addressof @__fuse_fn_logsumexp_rows_g0_rows_narrow_scalar
 // CHECK-DAG: %[[FNL:.*]] = llvm.mlir.addressof @__fuse_fn_logsumexp_rows_g0_rows_long
 // CHECK-DAG: %[[FNR:.*]] = llvm.mlir.addressof @__fuse_fn_logsumexp_rows_g0_rows :
+// CHECK-DAG: %[[FNW:.*]] = llvm.mlir.addressof @__fuse_fn_logsumexp_rows_g0_rows_wide :
+// CHECK-DAG: %[[HW:.*]] = llvm.load %[[FNW]] atomic monotonic
 // CHECK-DAG: %[[HN:.*]] = llvm.load %[[FNN]] atomic monotonic
 // CHECK-DAG: %[[HS:.*]] = llvm.load %[[FNS]] atomic monotonic
 // CHECK-DAG: %[[HL:.*]] = llvm.load %[[FNL]] atomic monotonic
@@ -58,12 +61,17 @@
 // CHECK: %[[NARROW:.*]] = arith.cmpi sle, %[[NEED]], %c128_i64
 // CHECK: %[[PB:.*]] = arith.select %[[NARROW]], %[[P256]], %c1_i64
 // CHECK: %[[FITS:.*]] = arith.cmpi sle, %arg2, %c8192_i64
-// CHECK: %[[K1:.*]] = arith.select %[[FITS]], %[[HR]], %[[HL]] : !llvm.ptr
+// CHECK: %[[WIDE:.*]] = arith.cmpi sle, %arg2, %c32768_i64
+// CHECK: %[[KW:.*]] = arith.select %[[WIDE]], %[[HW]], %[[HL]] : !llvm.ptr
+// CHECK: %[[PAST:.*]] = arith.cmpi sgt, %arg2, %c8192_i64
+// CHECK: %[[USEW:.*]] = arith.andi %[[WIDE]], %[[PAST]]
+// CHECK: %[[T:.*]] = arith.select %[[USEW]], %c1024_i32, %c256_i32 : i32
+// CHECK: %[[K1:.*]] = arith.select %[[FITS]], %[[HR]], %[[KW]] : !llvm.ptr
 // CHECK: %[[KN:.*]] = arith.select %[[VEC]], %[[HN]], %[[HS]] : !llvm.ptr
 // CHECK: %[[K:.*]] = arith.select %[[NARROW]], %[[KN]], %[[K1]] : !llvm.ptr
 // CHECK: %[[G:.*]] = arith.ceildivsi %arg1, %[[PB]]
 // CHECK: arith.minsi %[[G]], %c1073741824_i64
-// CHECK: call @fuse_launch(%[[K]],
+// CHECK: call @fuse_launch(%[[K]], %{{.*}}, %c1_i32, %c1_i32, %[[T]], %c1_i32, %c1_i32, %c0_i32,
 
 // The register path's kernel: no narrow groups, no long-row walk.
 // CHECK-LABEL: gpu.func @logsumexp_rows_g0_rows(

@@ -2,8 +2,9 @@
 // to what the chip allows a block less 1 KiB: sm_90 231424, sm_80 165888,
 // sm_86 100352): a row_reduce group with row-wide results (softmax)
 // copies a long row's operands into dynamic shared memory once and reads
-// every walk there. Two kernels built on their own take rows past the
-// register path whose operands fit (each operand alignTo(cols * bytes,
+// every walk there. Two kernels built on their own take rows past both
+// register paths (the group's 256 threads x 16 and the wide kernel's 1024
+// x 16: 16384 f32) whose operands fit (each operand alignTo(cols * bytes,
 // 16)): _rows_staged with the group's 256 threads, and for rows over half
 // the limit (one block an SM) _rows_staged_wide with staged-threads
 // (1024). The host passes the bytes as the launch's dynamic shared memory
@@ -17,7 +18,7 @@
 // RUN: fuse-opt %fuse_src_root/examples/logsumexp_rows.mlir --fuse-fusion --fuse-tile | FileCheck %s --check-prefix=LSE
 // RUN: fuse-opt %fuse_src_root/examples/softmax_rows.mlir --fuse-fusion --fuse-tile=staged-rows=0 | FileCheck %s --check-prefix=OFF
 // RUN: fuse-opt %fuse_src_root/examples/softmax_rows.mlir --fuse-fusion --fuse-tile=staged-rows=0 --convert-fuse-to-gpu | FileCheck %s --check-prefix=OFFK
-// RUN: fuse-opt %fuse_src_root/examples/softmax_rows.mlir --fuse-fusion --fuse-tile=staged-threads=256 --convert-fuse-to-gpu --canonicalize | FileCheck %s --check-prefix=T256
+// RUN: fuse-opt %fuse_src_root/examples/softmax_rows.mlir --fuse-fusion --fuse-tile="staged-threads=256 wide-row-threads=0" --convert-fuse-to-gpu --canonicalize | FileCheck %s --check-prefix=T256
 // RUN: fuse-opt %fuse_src_root/examples/softmax_rows.mlir --fuse-fusion --fuse-tile=staged-rows=100000 --convert-fuse-to-gpu | FileCheck %s --check-prefix=HALF
 // RUN: not fuse-opt %fuse_src_root/examples/softmax_rows.mlir --fuse-fusion --fuse-tile=staged-threads=100 2>&1 | FileCheck %s --check-prefix=BAD
 
@@ -42,7 +43,10 @@
 // CHECK-DAG: %[[FNW:.*]] = llvm.mlir.addressof @__fuse_fn_softmax_rows_g0_rows_staged_wide :
 // CHECK-DAG: %[[HS:.*]] = llvm.load %[[FNS]] atomic monotonic
 // CHECK-DAG: %[[HW:.*]] = llvm.load %[[FNW]] atomic monotonic
+// CHECK-DAG: %[[FNR:.*]] = llvm.mlir.addressof @__fuse_fn_softmax_rows_g0_rows_wide :
+// CHECK-DAG: %[[HR:.*]] = llvm.load %[[FNR]] atomic monotonic
 // CHECK: %[[FITS:.*]] = arith.cmpi sle, %arg2, %c4096_i64
+// CHECK: %[[RFITS:.*]] = arith.cmpi sle, %arg2, %c16384_i64
 // CHECK: %[[RAW:.*]] = arith.muli %arg2, %c4_i64
 // CHECK: %[[PAD:.*]] = arith.addi %[[RAW]], %c15_i64
 // CHECK: %[[BYTES:.*]] = arith.andi %[[PAD]], %c-16_i64
@@ -52,10 +56,14 @@
 // CHECK: %[[SHARED:.*]] = arith.select [[USE:%[0-9]+]], %[[B32]], %c0_i32 : i32
 // CHECK: %[[WIDE:.*]] = arith.cmpi sgt, %[[BYTES]], %c115712_i64
 // CHECK: %[[UW:.*]] = arith.andi [[USE]], %[[WIDE]] : i1
-// CHECK: %[[THREADS:.*]] = arith.select %[[UW]], %c1024_i32, %c256_i32 : i32
+// CHECK: %[[STHREADS:.*]] = arith.select %[[UW]], %c1024_i32, %c256_i32 : i32
 // CHECK: %[[FW:.*]] = arith.andi %[[SFITS]], %[[WIDE]] : i1
 // CHECK: %[[PASTW:.*]] = arith.select %[[FW]], %[[HW]], %[[PAST]] : !llvm.ptr
-// CHECK: arith.select %[[FITS]], %{{.*}}, %[[PASTW]] : !llvm.ptr
+// CHECK: %[[PASTR:.*]] = arith.select %[[RFITS]], %[[HR]], %[[PASTW]] : !llvm.ptr
+// CHECK: %[[OVER:.*]] = arith.cmpi sgt, %arg2, %c4096_i64
+// CHECK: %[[UR:.*]] = arith.andi %[[RFITS]], %[[OVER]] : i1
+// CHECK: %[[THREADS:.*]] = arith.select %[[UR]], %c1024_i32, %[[STHREADS]] : i32
+// CHECK: arith.select %[[FITS]], %{{.*}}, %[[PASTR]] : !llvm.ptr
 // CHECK: call @fuse_launch(%{{.*}}, %{{.*}}, %c1_i32, %c1_i32, %[[THREADS]], %c1_i32, %c1_i32, %[[SHARED]],
 
 // The staged kernels: a barrier, 16-byte cp.async copies on the vector

@@ -7,6 +7,9 @@
 // RUN: fuse-opt %s --split-input-file --fuse-tile="block-threads=128 items-per-thread=8 long-row-items=0" | FileCheck %s --check-prefix=NOLR
 // RUN: not fuse-opt %s --split-input-file --fuse-tile="long-row-stage-items=0" 2>&1 | FileCheck %s --check-prefix=BADLRS
 // RUN: fuse-opt %s --split-input-file --fuse-tile="block-threads=128 items-per-thread=8 long-row-stage-items=4 one-walk-variance=1" | FileCheck %s --check-prefix=LRS
+// RUN: not fuse-opt %s --split-input-file --fuse-tile="wide-row-threads=100" 2>&1 | FileCheck %s --check-prefix=BADWRT
+// RUN: fuse-opt %s --split-input-file --fuse-tile="block-threads=128 items-per-thread=8 wide-row-threads=0" | FileCheck %s --check-prefix=NOWIDE
+// RUN: fuse-opt %s --split-input-file --fuse-tile="block-threads=128 items-per-thread=8 wide-row-threads=512" | FileCheck %s --check-prefix=WIDE512
 // RUN: not fuse-opt %s --split-input-file --fuse-tile="narrow-rows=3" 2>&1 | FileCheck %s --check-prefix=BADNR
 // RUN: not fuse-opt %s --split-input-file --fuse-tile="narrow-rows=64" 2>&1 | FileCheck %s --check-prefix=BADNR64
 
@@ -16,6 +19,14 @@
 // BADLRS: error: fuse-tile: long-row-stage-items must be 1-32, not 0
 // LRS-LABEL: func @rows
 // LRS: longRowItems = 8, longRowStageItems = 4, onlineMaxSum = true, oneWalkVariance = true
+// BADWRT: error: fuse-tile: wide-row-threads must be 0 or a multiple of 32 up to the target's threads per block (1024), not 100
+// NOWIDE-LABEL: func @rows
+// NOWIDE-NOT: wideRowThreads
+// 512 threads of 8 items hold rows of 4096, not of 8192.
+// WIDE512-LABEL: func @rows
+// WIDE512: wideRowThreads = 512
+// WIDE512-LABEL: func @wide_rows
+// WIDE512-NOT: wideRowThreads
 // BADNR: error: fuse-tile: narrow-rows must be 0 or a power of two up to 32, not 3
 // BADNR64: error: fuse-tile: narrow-rows must be 0 or a power of two up to 32, not 64
 
@@ -78,11 +89,15 @@ func.func @big(%x: tensor<536870912xf64>, %y: tensor<536870912xf64>) -> tensor<f
 // rows. (One vector a thread, 1024 threads, ran 2.3x slower.)
 // CHECK-LABEL: func @rows
 // CHECK: fuse.tiling = #fuse.tiling<blockThreads = 256, grid = 64, itemsPerThread = 32, vectorWidth = 4, narrowRows = 1>
-// With 128 threads of 8 items a row of 4096 no longer fits: the output walk
-// of long rows goes in steps of long-row-items (8) elements a thread, and
-// a max and a sum of exp(x - max) walk once (onlineMaxSum).
+// With 128 threads of 8 items a row of 4096 no longer fits: a block of
+// wide-row-threads (1024) holds it in registers (wideRowThreads), and for
+// rows longer still the output walk goes in steps of long-row-items (8)
+// elements a thread, the reductions' walks in steps of
+// long-row-stage-items (8), a max and a sum of exp(x - max) in one walk
+// (onlineMaxSum), a sum and the squared deviations from its mean in one
+// walk (oneWalkVariance).
 // OVR-LABEL: func @rows
-// OVR: fuse.tiling = #fuse.tiling<blockThreads = 128, grid = 7, itemsPerThread = 8, vectorWidth = 2, longRowItems = 8, onlineMaxSum = true>
+// OVR: fuse.tiling = #fuse.tiling<blockThreads = 128, grid = 7, itemsPerThread = 8, vectorWidth = 2, longRowItems = 8, longRowStageItems = 8, onlineMaxSum = true, oneWalkVariance = true, wideRowThreads = 1024>
 // NOLR-LABEL: func @rows
 // NOLR-NOT: longRowItems
 func.func @rows(%x: tensor<64x4096xf32>) -> tensor<64xf32> {

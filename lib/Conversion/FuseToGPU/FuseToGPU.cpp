@@ -133,6 +133,7 @@ struct EntryConverter {
       t.stagedRows = std::min(a.getStagedRows(), maxStagedBytes);
       t.stagedThreads =
           a.getStagedThreads() ? a.getStagedThreads() : t.blockThreads;
+      t.wideRowThreads = a.getWideRowThreads();
       t.segmentPiece = a.getSegmentPiece();
       t.pollDelay = a.getPollDelay();
       t.lookbackDelay = a.getLookbackDelay();

@@ -122,7 +122,7 @@ void HostEntry::declareKernels() {
     kernelNames.push_back(gk.kernel);
     for (const std::string &k :
          {gk.finishKernel, gk.narrowKernel, gk.narrowScalarKernel,
-          gk.longKernel, gk.stagedKernel, gk.stagedWideKernel,
+          gk.longKernel, gk.wideKernel, gk.stagedKernel, gk.stagedWideKernel,
           gk.globalCountKernel, gk.segmentBlockKernel, gk.segmentSmallKernel,
           gk.segmentPieceKernel, gk.segmentJoinKernel, gk.lineCombineKernel,
           gk.lineTileKernel, gk.linePartialKernel})

@@ -392,9 +392,10 @@ Value HostEntry::narrowRowsPerBlock(const GroupKernels &gk, Value cols,
 }
 
 /// The kernel of the row's path: narrow rows, else the register path
-/// (cols <= capacity), else the staged long rows (their operands' bytes
-/// within staged-rows; that much dynamic shared memory, in `shared`), else
-/// the long rows; `threads` those of the chosen kernel.
+/// (cols <= capacity), else the wide register path (cols <= its capacity),
+/// else the staged long rows (their operands' bytes within staged-rows;
+/// that much dynamic shared memory, in `shared`), else the long rows;
+/// `threads` those of the chosen kernel.
 Value HostEntry::rowPathKernel(const GroupKernels &gk, Value cols, Value vec,
                                Value narrow, Value &shared, Value &threads) {
   Value kernel = handle[gk.kernel];
@@ -403,6 +404,10 @@ Value HostEntry::rowPathKernel(const GroupKernels &gk, Value cols, Value vec,
   Value fits = arith::CmpIOp::create(h.b, loc, arith::CmpIPredicate::sle,
                                      cols, h.c64(gk.rowCapacity));
   Value past = handle[gk.longKernel];
+  Value wideFits;
+  if (!gk.wideKernel.empty())
+    wideFits = arith::CmpIOp::create(h.b, loc, arith::CmpIPredicate::sle, cols,
+                                     h.c64(gk.wideCapacity));
   if (!gk.stagedKernel.empty()) {
     // Staged long rows: the operands' regions, each alignTo(cols * bytes,
     // 16), within tiling.stagedRows.
@@ -413,6 +418,8 @@ Value HostEntry::rowPathKernel(const GroupKernels &gk, Value cols, Value vec,
     past = arith::SelectOp::create(h.b, loc, stagedFits,
                                    handle[gk.stagedKernel], past);
     Value useStaged = h.andI(stagedFits, h.notI(fits));
+    if (wideFits)
+      useStaged = h.andI(useStaged, h.notI(wideFits));
     if (narrow)
       useStaged = h.andI(useStaged, h.notI(narrow));
     shared = arith::SelectOp::create(
@@ -431,6 +438,13 @@ Value HostEntry::rowPathKernel(const GroupKernels &gk, Value cols, Value vec,
       past = arith::SelectOp::create(h.b, loc, h.andI(stagedFits, wide),
                                      handle[gk.stagedWideKernel], past);
     }
+  }
+  // (Narrow rows fit the block, so never take the wide kernel.)
+  if (wideFits) {
+    past = arith::SelectOp::create(h.b, loc, wideFits, handle[gk.wideKernel],
+                                   past);
+    threads = arith::SelectOp::create(h.b, loc, h.andI(wideFits, h.notI(fits)),
+                                      h.c32(gk.wideThreads), threads);
   }
   kernel = arith::SelectOp::create(h.b, loc, fits, kernel, past);
   if (!gk.narrowKernel.empty()) {

@@ -282,6 +282,10 @@ struct Tiling {
   /// rows run with blockThreads (a kernel each).
   int64_t stagedThreads = 0;
   int64_t stagedWideRows = 0;
+  /// row_reduce groups: threads of the wide register-path kernel, for
+  /// rows past blockThreads' registers that this many threads hold
+  /// (fuse-tile's wide-row-threads; 0: none).
+  int64_t wideRowThreads = 0;
   /// segmented_reduce groups: elements of a piece of a long segment
   /// (fuse-tile's segment-piece; 0: a block a segment).
   int64_t segmentPiece = kDefaultSegmentPiece;
@@ -613,6 +617,11 @@ struct GroupKernels {
   /// stagedThreads threads (empty: the staged kernel takes them too).
   std::string stagedWideKernel;
   int64_t stagedThreads = 0;
+  /// RowReduce: the register path built with wideThreads threads, for
+  /// rowCapacity < cols <= wideCapacity (empty: none; the host then takes
+  /// the staged or long kernel for those rows).
+  std::string wideKernel;
+  int64_t wideThreads = 0, wideCapacity = 0;
   /// Histogram: the kernel counting with global atomics, the most bytes
   /// of shared memory `kernel` may take (the target's block limit), and
   /// the group result that holds the counts (-1: the counts are not

@@ -155,12 +155,17 @@ public:
   /// value the generator cannot produce.
   FailureOr<gpu::GPUFuncOp> build(gpu::GPUModuleOp m, StringRef name);
 
+  /// The occupancy hint's estimate of a thread's registers (see
+  /// setOccupancyHint).
+  int64_t estimatedRegisters();
+
 private:
   using Accumulate = function_ref<SmallVector<Value>(OpBuilder &, ReduceOp,
                                                      SmallVector<Value>)>;
 
   // RowReduce.cpp: set-up and the steps every path shares.
   void assignSharedBuffers();
+  void registerWords(int64_t &held, int64_t &words);
   void setOccupancyHint(gpu::GPUFuncOp f);
   void runStage(OpBuilder &rb, unsigned ri, Accumulate accumulate);
   void runStages(OpBuilder &rb, Accumulate accumulate);

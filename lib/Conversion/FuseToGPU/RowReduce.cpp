@@ -293,6 +293,26 @@ FailureOr<GroupKernels> buildRowReduceKernels(gpu::GPUModuleOp m,
       return failure();
     gk.narrowScalarKernel = *k;
   }
+  // Rows past the block's registers that wide-row-threads threads hold:
+  // the register path again with that many threads, each holding the
+  // same items (the row read once, no walks). Built only where the
+  // estimate of its registers fits that block (1024 threads: 64 a
+  // thread); else those rows stay on the staged or long path.
+  if (tiling.wideRowThreads > tiling.blockThreads) {
+    Tiling wt = tiling;
+    wt.blockThreads = tiling.wideRowThreads;
+    GroupKernels wide = planRowKernels(group, wt, /*narrow=*/false);
+    RowKernelBuilder probe(group, wt, reds, wide, RowPath::Register);
+    if (probe.estimatedRegisters() * wt.blockThreads <=
+        TargetAttr::lookup(m).getRegistersPerSM()) {
+      k = build(wide, wt, RowPath::Register, "_rows_wide");
+      if (failed(k))
+        return failure();
+      gk.wideKernel = *k;
+      gk.wideThreads = wt.blockThreads;
+      gk.wideCapacity = wide.rowCapacity;
+    }
+  }
   k = build(gk, tiling, RowPath::Long, "_rows_long");
   if (failed(k))
     return failure();
@@ -363,14 +383,16 @@ RowKernelBuilder::RowKernelBuilder(GroupOp group, const Tiling &tiling,
         ++ri;
       }
   if (tiling.oneWalkVariance)
-    for (unsigned ri = 0; ri + 1 < reds.size(); ++ri)
-      if (pairAt.contains(ri))
+    for (unsigned ri = 0; ri + 1 < reds.size(); ++ri) {
+      if (pairAt.contains(ri)) {
         ++ri;
-      else if (!pairAt.contains(ri + 1))
+      } else if (!pairAt.contains(ri + 1)) {
         if (auto pair = centredPair(reds[ri], reds[ri + 1])) {
           centredAt[ri] = *pair;
           ++ri;
         }
+      }
+    }
 }
 
 /// Shared-memory exchange buffers. The stages run one after the other and
@@ -415,8 +437,9 @@ void RowKernelBuilder::assignSharedBuffers() {
 /// estimate. (ptxas fits the narrow kernel without spills on the plain
 /// estimate at 32 f16 a thread, 4 chunks: 47 registers; and at 16 f64,
 /// whose words the estimate already doubles: 60.)
-void RowKernelBuilder::setOccupancyHint(gpu::GPUFuncOp f) {
-  int64_t held = 0, words = 1;
+void RowKernelBuilder::registerWords(int64_t &held, int64_t &words) {
+  held = 0;
+  words = 1;
   for (auto [n, et] : directArgs) {
     int64_t w = std::max<int64_t>(1, (byteWidth(et) + 3) / 4);
     held += chunksPerThread * vw * w;
@@ -443,7 +466,18 @@ void RowKernelBuilder::setOccupancyHint(gpu::GPUFuncOp f) {
         tile += items * wordsOf(tensorTy(y));
     held = std::max(held, tile);
   }
-  int64_t regs = held + 16 * words + (rank2Out ? 8 * words : 0);
+}
+
+int64_t RowKernelBuilder::estimatedRegisters() {
+  int64_t held, words;
+  registerWords(held, words);
+  return held + 16 * words + (rank2Out ? 8 * words : 0);
+}
+
+void RowKernelBuilder::setOccupancyHint(gpu::GPUFuncOp f) {
+  int64_t held, words;
+  registerWords(held, words);
+  int64_t regs = estimatedRegisters();
   TargetAttr target = TargetAttr::lookup(f);
   auto blocksFor = [&](int64_t r) -> int64_t {
     if (r > 255)

@@ -10,15 +10,13 @@ using namespace mlir;
 
 namespace fuse {
 
-LogicalResult TilingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                                 int64_t blockThreads, int64_t grid,
-                                 int64_t itemsPerThread, int64_t vectorWidth,
-                                 bool, bool, int64_t pollDelay,
-                                 int64_t lookbackDelay, int64_t finishPrefetch,
-                                 int64_t longRowItems,
-                                 int64_t longRowStageItems, bool, bool,
-                                 int64_t narrowRows, int64_t stagedRows,
-                                 int64_t stagedThreads, int64_t segmentPiece) {
+LogicalResult TilingAttr::verify(
+    function_ref<InFlightDiagnostic()> emitError, int64_t blockThreads,
+    int64_t grid, int64_t itemsPerThread, int64_t vectorWidth, bool, bool,
+    int64_t pollDelay, int64_t lookbackDelay, int64_t finishPrefetch,
+    int64_t longRowItems, int64_t longRowStageItems, bool, bool,
+    int64_t narrowRows, int64_t stagedRows, int64_t stagedThreads,
+    int64_t wideRowThreads, int64_t segmentPiece) {
   auto warps = [](int64_t n) { return n >= 32 && n <= 1024 && n % 32 == 0; };
   auto in = [](int64_t v, int64_t lo, int64_t hi) {
     return v >= lo && v <= hi;
@@ -63,6 +61,12 @@ LogicalResult TilingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     return emitError() << "tiling stagedThreads must be 0 or a multiple of "
                           "32 from 32 to 1024, not "
                        << stagedThreads;
+  if (wideRowThreads != 0 &&
+      (!warps(wideRowThreads) || wideRowThreads <= blockThreads))
+    return emitError() << "tiling wideRowThreads must be 0 or a multiple of "
+                          "32 above blockThreads ("
+                       << blockThreads << ") up to 1024, not "
+                       << wideRowThreads;
   return success();
 }
 

@@ -98,6 +98,16 @@ struct FuseTilePass : fuse::impl::FuseTilePassBase<FuseTilePass> {
           << static_cast<int64_t>(stagedThreads);
       return signalPassFailure();
     }
+    if (wideRowThreads != 0 &&
+        (wideRowThreads < 32 || wideRowThreads % 32 ||
+         wideRowThreads > target.getMaxThreadsPerBlock())) {
+      getOperation()->emitError()
+          << "fuse-tile: wide-row-threads must be 0 or a multiple of 32 up "
+             "to the target's threads per block ("
+          << target.getMaxThreadsPerBlock() << "), not "
+          << static_cast<int64_t>(wideRowThreads);
+      return signalPassFailure();
+    }
     WalkResult w = getOperation()->walk([&](GroupOp g) {
       return failed(tile(g, target)) ? WalkResult::interrupt()
                                      : WalkResult::advance();
@@ -386,6 +396,12 @@ struct FuseTilePass : fuse::impl::FuseTilePassBase<FuseTilePass> {
       staged = stagedLimit;
       stagedBt = stagedThreads ? stagedThreads : bt;
     }
+    // Rows past the block's registers that wideRowThreads threads hold
+    // (none when a static width is held by the block, or is not by them).
+    int64_t wideBt = 0;
+    if (mayBeLong && wideRowThreads > bt &&
+        !(staticCols && *staticCols > wideRowThreads * items))
+      wideBt = wideRowThreads;
     // Rows that need at most half the block's threads: several rows per
     // block (none when a static width needs more).
     int64_t narrow = 0;
@@ -407,7 +423,7 @@ struct FuseTilePass : fuse::impl::FuseTilePassBase<FuseTilePass> {
         [&] { return group.emitOpError("fuse-tile: "); }, group.getContext(),
         bt, g, items, vw, stageTile, sharedScatterTile, poll, lookback,
         prefetch, rowItems, stageItems, online, oneWalkVar, narrow, staged,
-        stagedBt, piece);
+        stagedBt, wideBt, piece);
     if (!tiling)
       return failure();
     group->setAttr(TilingAttr::getAttrName(), tiling);

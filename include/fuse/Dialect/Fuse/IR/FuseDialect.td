@@ -241,8 +241,9 @@ def Fuse_TilingAttr : AttrDef<Fuse_Dialect, "Tiling"> {
     only when set: `stageTiles`, `sharedScatter`, `pollDelay` and
     `lookbackDelay` (scan and filter look-back tiles), `finishPrefetch`
     (a reduction's finish kernel), for row groups `longRowItems`,
-    `longRowStageItems`, `onlineMaxSum`, `oneWalkVariance`, `narrowRows`, `stagedRows` and `stagedThreads`, and
-    `segmentPiece` (segmented_reduce groups).
+    `longRowStageItems`, `onlineMaxSum`, `oneWalkVariance`, `narrowRows`,
+    `stagedRows`, `stagedThreads` and `wideRowThreads`, and `segmentPiece`
+    (segmented_reduce groups).
     `docs/generated/FuseTransformsPasses.md` (fuse-tile's options) says
     what each does.
 
@@ -253,7 +254,8 @@ def Fuse_TilingAttr : AttrDef<Fuse_Dialect, "Tiling"> {
     ```
 
     Verified: `blockThreads` and a non-zero `stagedThreads` are whole warps
-    up to 1024; `grid` 0 to 2^31-1; `itemsPerThread` 1 to 1024;
+    up to 1024, a non-zero `wideRowThreads` whole warps above
+    `blockThreads` up to 1024; `grid` 0 to 2^31-1; `itemsPerThread` 1 to 1024;
     `vectorWidth` a power of two up to 16; `finishPrefetch` 0-8; `longRowItems` and `longRowStageItems` 0-32; `narrowRows` 0 or a power
     of two up to 32; `stagedRows` and `segmentPiece` not negative; the
     delays 0 to 10^6 ns.
@@ -276,6 +278,7 @@ def Fuse_TilingAttr : AttrDef<Fuse_Dialect, "Tiling"> {
     DefaultValuedParameter<"int64_t", "0">:$narrowRows,
     DefaultValuedParameter<"int64_t", "0">:$stagedRows,
     DefaultValuedParameter<"int64_t", "0">:$stagedThreads,
+    DefaultValuedParameter<"int64_t", "0">:$wideRowThreads,
     DefaultValuedParameter<"int64_t", "::fuse::kDefaultSegmentPiece">:
         $segmentPiece);
   let assemblyFormat = "`<` struct(params) `>`";

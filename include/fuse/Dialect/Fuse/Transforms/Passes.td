@@ -665,7 +665,7 @@ def FuseTilePass : Pass<"fuse-tile"> {
            "the rank-2 results, all before any is stored, 0-32 (0: one "
            "element per step)">,
     Option<"longRowStageItems", "long-row-stage-items", "int64_t",
-           /*default=*/"1",
+           /*default=*/"8",
            "Row-reduce groups, rows longer than the register path holds: "
            "elements each thread loads per step of a reduction's walk over "
            "the row, all before any is folded (the fold order is the "
@@ -676,13 +676,13 @@ def FuseTilePass : Pass<"fuse-tile"> {
            "(logsumexp, softmax) in one walk over the row with online "
            "rescaling, 0 in two walks (one more read of the row)">,
     Option<"oneWalkVariance", "one-walk-variance", "int64_t",
-           /*default=*/"0",
+           /*default=*/"1",
            "Row-reduce groups, rows longer than the register path holds: "
            "1 computes a row sum S and the following sum of squared "
            "deviations (x - f(S))^2 (layer norm's variance) in one walk "
            "over the row with shifted sums, and walks the row again for "
            "the deviations only where S, f(S) or the result is not "
-           "finite; 0 (the default) in two walks (one more read of the row)">,
+           "finite; 0 in two walks (one more read of the row)">,
     Option<"narrowRows", "narrow-rows", "int64_t", /*default=*/"1",
            "Row-reduce groups: N > 0 gives a row that needs at most half "
            "the block's threads (need = ceil(cols / items-per-thread) <= "
@@ -707,6 +707,15 @@ def FuseTilePass : Pass<"fuse-tile"> {
            "memory a block (one block an SM; smaller staged rows run with "
            "the group's blockThreads), a multiple of 32 up to "
            "the target's threads per block (0: the group's blockThreads)">,
+    Option<"wideRowThreads", "wide-row-threads", "int64_t",
+           /*default=*/"1024",
+           "Row-reduce groups: threads per block of a second register-path "
+           "kernel, for rows longer than the group's block holds in "
+           "registers (block-threads x items-per-thread) that this many "
+           "threads hold (each thread the same items): such a row is read "
+           "from memory once, in registers, instead of walked or staged in "
+           "shared memory; a multiple of 32 up to the target's threads per "
+           "block (0, or no more than the group's block: no such kernel)">,
     Option<"segmentPiece", "segment-piece", "int64_t",
            /*default=*/"::fuse::kDefaultSegmentPiece",
            "Segmented-reduce groups with built-in kinds: where the mean "

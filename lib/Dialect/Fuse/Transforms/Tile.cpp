@@ -88,26 +88,21 @@ struct FuseTilePass : fuse::impl::FuseTilePassBase<FuseTilePass> {
       return signalPassFailure();
     }
     TargetAttr target = TargetAttr::lookup(getOperation());
-    if (stagedThreads != 0 &&
-        (stagedThreads < 32 || stagedThreads % 32 ||
-         stagedThreads > target.getMaxThreadsPerBlock())) {
+    // A block size option: 0 (off) or whole warps the target allows.
+    auto badThreads = [&](StringRef name, int64_t n) {
+      if (n == 0 ||
+          (n >= 32 && n % 32 == 0 && n <= target.getMaxThreadsPerBlock()))
+        return false;
       getOperation()->emitError()
-          << "fuse-tile: staged-threads must be 0 or a multiple of 32 up to "
-             "the target's threads per block ("
-          << target.getMaxThreadsPerBlock() << "), not "
-          << static_cast<int64_t>(stagedThreads);
+          << "fuse-tile: " << name
+          << " must be 0 or a multiple of 32 up to the target's threads per "
+             "block ("
+          << target.getMaxThreadsPerBlock() << "), not " << n;
+      return true;
+    };
+    if (badThreads("staged-threads", stagedThreads) ||
+        badThreads("wide-row-threads", wideRowThreads))
       return signalPassFailure();
-    }
-    if (wideRowThreads != 0 &&
-        (wideRowThreads < 32 || wideRowThreads % 32 ||
-         wideRowThreads > target.getMaxThreadsPerBlock())) {
-      getOperation()->emitError()
-          << "fuse-tile: wide-row-threads must be 0 or a multiple of 32 up "
-             "to the target's threads per block ("
-          << target.getMaxThreadsPerBlock() << "), not "
-          << static_cast<int64_t>(wideRowThreads);
-      return signalPassFailure();
-    }
     WalkResult w = getOperation()->walk([&](GroupOp g) {
       return failed(tile(g, target)) ? WalkResult::interrupt()
                                      : WalkResult::advance();

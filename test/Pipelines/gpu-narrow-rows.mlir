@@ -27,8 +27,8 @@
 // kernel for narrow rows on the vector path and the narrow scalar kernel
 // for those off it (odd widths, unaligned bases), else the register
 // path's for rows of up to 8192 columns (256 threads x 32), else the wide
-// register path's (1024 threads x 32, up to 32768 columns) with its 1024
-// threads, else the long rows'.
+// register path's (1024 threads x 32, from half its capacity: 16385-32768
+// columns) with its 1024 threads, else the long rows'.
 // CHECK-LABEL: func.func @logsumexp_rows(
 // CHECK-DAG: %[[FNN:.*]] = llvm.mlir.addressof @__fuse_fn_logsumexp_rows_g0_rows_narrow :
 // CHECK-DAG: %[[FNS:.*]] = llvm.mlir.addressof @__fuse_fn_logsumexp_rows_g0_rows_narrow_scalar
@@ -61,11 +61,11 @@
 // CHECK: %[[NARROW:.*]] = arith.cmpi sle, %[[NEED]], %c128_i64
 // CHECK: %[[PB:.*]] = arith.select %[[NARROW]], %[[P256]], %c1_i64
 // CHECK: %[[FITS:.*]] = arith.cmpi sle, %arg2, %c8192_i64
-// CHECK: %[[WIDE:.*]] = arith.cmpi sle, %arg2, %c32768_i64
+// CHECK: %[[HALF:.*]] = arith.cmpi sgt, %arg2, %c16384_i64
+// CHECK: %[[CAP:.*]] = arith.cmpi sle, %arg2, %c32768_i64
+// CHECK: %[[WIDE:.*]] = arith.andi %[[CAP]], %[[HALF]]
 // CHECK: %[[KW:.*]] = arith.select %[[WIDE]], %[[HW]], %[[HL]] : !llvm.ptr
-// CHECK: %[[PAST:.*]] = arith.cmpi sgt, %arg2, %c8192_i64
-// CHECK: %[[USEW:.*]] = arith.andi %[[WIDE]], %[[PAST]]
-// CHECK: %[[T:.*]] = arith.select %[[USEW]], %c1024_i32, %c256_i32 : i32
+// CHECK: %[[T:.*]] = arith.select %[[WIDE]], %c1024_i32, %c256_i32 : i32
 // CHECK: %[[K1:.*]] = arith.select %[[FITS]], %[[HR]], %[[KW]] : !llvm.ptr
 // CHECK: %[[KN:.*]] = arith.select %[[VEC]], %[[HN]], %[[HS]] : !llvm.ptr
 // CHECK: %[[K:.*]] = arith.select %[[NARROW]], %[[KN]], %[[K1]] : !llvm.ptr

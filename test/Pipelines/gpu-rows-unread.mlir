@@ -16,7 +16,9 @@
 
 // CHECK-LABEL: func.func @softmax_unread(
 // CHECK: arith.cmpi sle, %{{.*}}, %c4096_i64 : i64
+// CHECK-NEXT: arith.cmpi sgt, %{{.*}}, %c8192_i64 : i64
 // CHECK-NEXT: arith.cmpi sle, %{{.*}}, %c16384_i64 : i64
+// CHECK-NEXT: arith.andi
 // CHECK-NEXT: %[[RAW:.*]] = arith.muli %{{.*}}, %c4_i64 : i64
 // CHECK-NEXT: %[[PAD:.*]] = arith.addi %[[RAW]], %c15_i64 : i64
 // CHECK-NEXT: %[[BYTES:.*]] = arith.andi %[[PAD]], %c-16_i64 : i64

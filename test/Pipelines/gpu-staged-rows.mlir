@@ -2,10 +2,10 @@
 // to what the chip allows a block less 1 KiB: sm_90 231424, sm_80 165888,
 // sm_86 100352): a row_reduce group with row-wide results (softmax)
 // copies a long row's operands into dynamic shared memory once and reads
-// every walk there. Two kernels built on their own take rows past both
-// register paths (the group's 256 threads x 16 and the wide kernel's 1024
-// x 16: 16384 f32) whose operands fit (each operand alignTo(cols * bytes,
-// 16)): _rows_staged with the group's 256 threads, and for rows over half
+// every walk there. Two kernels built on their own take rows past the
+// register paths (the group's 256 threads x 16 f32, and the wide kernel's
+// 1024 x 16 from half its capacity: 8193-16384 f32) whose operands fit
+// (each operand alignTo(cols * bytes, 16)): _rows_staged with the group's 256 threads, and for rows over half
 // the limit (one block an SM) _rows_staged_wide with staged-threads
 // (1024). The host passes the bytes as the launch's dynamic shared memory
 // (0 for the other kernels) and the chosen kernel's threads.
@@ -46,7 +46,9 @@
 // CHECK-DAG: %[[FNR:.*]] = llvm.mlir.addressof @__fuse_fn_softmax_rows_g0_rows_wide :
 // CHECK-DAG: %[[HR:.*]] = llvm.load %[[FNR]] atomic monotonic
 // CHECK: %[[FITS:.*]] = arith.cmpi sle, %arg2, %c4096_i64
-// CHECK: %[[RFITS:.*]] = arith.cmpi sle, %arg2, %c16384_i64
+// CHECK: %[[OVERH:.*]] = arith.cmpi sgt, %arg2, %c8192_i64
+// CHECK: %[[RCAP:.*]] = arith.cmpi sle, %arg2, %c16384_i64
+// CHECK: %[[RFITS:.*]] = arith.andi %[[RCAP]], %[[OVERH]] : i1
 // CHECK: %[[RAW:.*]] = arith.muli %arg2, %c4_i64
 // CHECK: %[[PAD:.*]] = arith.addi %[[RAW]], %c15_i64
 // CHECK: %[[BYTES:.*]] = arith.andi %[[PAD]], %c-16_i64
@@ -60,9 +62,7 @@
 // CHECK: %[[FW:.*]] = arith.andi %[[SFITS]], %[[WIDE]] : i1
 // CHECK: %[[PASTW:.*]] = arith.select %[[FW]], %[[HW]], %[[PAST]] : !llvm.ptr
 // CHECK: %[[PASTR:.*]] = arith.select %[[RFITS]], %[[HR]], %[[PASTW]] : !llvm.ptr
-// CHECK: %[[OVER:.*]] = arith.cmpi sgt, %arg2, %c4096_i64
-// CHECK: %[[UR:.*]] = arith.andi %[[RFITS]], %[[OVER]] : i1
-// CHECK: %[[THREADS:.*]] = arith.select %[[UR]], %c1024_i32, %[[STHREADS]] : i32
+// CHECK: %[[THREADS:.*]] = arith.select %[[RFITS]], %c1024_i32, %[[STHREADS]] : i32
 // CHECK: arith.select %[[FITS]], %{{.*}}, %[[PASTR]] : !llvm.ptr
 // CHECK: call @fuse_launch(%{{.*}}, %{{.*}}, %c1_i32, %c1_i32, %[[THREADS]], %c1_i32, %c1_i32, %[[SHARED]],
 

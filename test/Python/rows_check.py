@@ -19,17 +19,17 @@ import fuse
 from check_util import Mismatch, checker
 from half_check import half_dtypes
 
-# Rows past the block's registers (4096 float32): 4099 and 12288 in the
-# wide register-path kernel (off and on the vector path), 16383 and 16384
-# at its edge, 20483 staged in shared memory, 65541 (256 KiB of float32)
-# walked from global memory.
+# Rows past the block's registers (4096 float32): 4099 and 20483 staged
+# in shared memory, 12288, 16383 and 16384 in the wide register-path
+# kernel (8193-16384 float32; on and off the vector path, its edge),
+# 65541 (256 KiB of float32) walked from global memory.
 LN_SHAPES = [(1, 1), (3, 129), (1000, 37), (257, 4096), (64, 4099),
              (9, 12288), (7, 16383), (3, 16384), (3, 20483), (3, 65541)]
 # Layer norm rows with non-finite or overflowing values (layernorm_edge):
 # the register paths, staged and long rows.
 LN_EDGE_SHAPES = [(5, 300), (5, 4099), (5, 20483), (5, 65541)]
 RANK3_SHAPES = [(1, 1, 1), (2, 3, 129), (4, 8, 1024), (16, 12, 4099),
-                (2, 2, 16385), (2, 3, 40000)]
+                (2, 3, 12289), (2, 3, 40000)]
 
 
 @fuse.jit

@@ -392,7 +392,8 @@ Value HostEntry::narrowRowsPerBlock(const GroupKernels &gk, Value cols,
 }
 
 /// The kernel of the row's path: narrow rows, else the register path
-/// (cols <= capacity), else the wide register path (cols <= its capacity),
+/// (cols <= capacity), else the wide register path (from half its
+/// capacity to all of it),
 /// else the staged long rows (their operands' bytes within staged-rows;
 /// that much dynamic shared memory, in `shared`), else the long rows;
 /// `threads` those of the chosen kernel.
@@ -406,8 +407,10 @@ Value HostEntry::rowPathKernel(const GroupKernels &gk, Value cols, Value vec,
   Value past = handle[gk.longKernel];
   Value wideFits;
   if (!gk.wideKernel.empty())
-    wideFits = arith::CmpIOp::create(h.b, loc, arith::CmpIPredicate::sle, cols,
-                                     h.c64(gk.wideCapacity));
+    wideFits = h.andI(arith::CmpIOp::create(h.b, loc, arith::CmpIPredicate::sle,
+                                            cols, h.c64(gk.wideCapacity)),
+                      arith::CmpIOp::create(h.b, loc, arith::CmpIPredicate::sgt,
+                                            cols, h.c64(gk.wideMinCols)));
   if (!gk.stagedKernel.empty()) {
     // Staged long rows: the operands' regions, each alignTo(cols * bytes,
     // 16), within tiling.stagedRows.
@@ -439,12 +442,13 @@ Value HostEntry::rowPathKernel(const GroupKernels &gk, Value cols, Value vec,
                                      handle[gk.stagedWideKernel], past);
     }
   }
-  // (Narrow rows fit the block, so never take the wide kernel.)
+  // (Rows the wide kernel takes are past the block's capacity, so neither
+  // narrow nor fitting.)
   if (wideFits) {
     past = arith::SelectOp::create(h.b, loc, wideFits, handle[gk.wideKernel],
                                    past);
-    threads = arith::SelectOp::create(h.b, loc, h.andI(wideFits, h.notI(fits)),
-                                      h.c32(gk.wideThreads), threads);
+    threads = arith::SelectOp::create(h.b, loc, wideFits, h.c32(gk.wideThreads),
+                                      threads);
   }
   kernel = arith::SelectOp::create(h.b, loc, fits, kernel, past);
   if (!gk.narrowKernel.empty()) {

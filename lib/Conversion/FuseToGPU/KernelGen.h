@@ -618,10 +618,10 @@ struct GroupKernels {
   std::string stagedWideKernel;
   int64_t stagedThreads = 0;
   /// RowReduce: the register path built with wideThreads threads, for
-  /// rowCapacity < cols <= wideCapacity (empty: none; the host then takes
+  /// wideMinCols < cols <= wideCapacity (empty: none; the host then takes
   /// the staged or long kernel for those rows).
   std::string wideKernel;
-  int64_t wideThreads = 0, wideCapacity = 0;
+  int64_t wideThreads = 0, wideCapacity = 0, wideMinCols = 0;
   /// Histogram: the kernel counting with global atomics, the most bytes
   /// of shared memory `kernel` may take (the target's block limit), and
   /// the group result that holds the counts (-1: the counts are not

@@ -188,9 +188,8 @@ private:
   void stageRow(OpBuilder &rb, Value rowBase);
   void copyChunk(OpBuilder &b, Location l, Value dst, Value src, Type et);
   Value stagedPtr(OpBuilder &ob, unsigned k, Value c);
-  void holdStaged(OpBuilder &ob, Value rIdx, Value ci, Value c);
   void dropHeld();
-  void onlineMaxSumStage(OpBuilder &rb, unsigned ri, Value rIdx, Value step);
+  void onlineMaxSumStage(OpBuilder &rb, unsigned ri, Value rIdx, Value rowBase);
   void oneWalkVarianceStage(OpBuilder &rb, unsigned ri, Value rIdx,
                             Value rowBase);
   /// tiledWalk's step: the held columns (index), the element offset of

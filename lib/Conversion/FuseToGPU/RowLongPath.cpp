@@ -48,19 +48,6 @@ Value RowKernelBuilder::stagedPtr(OpBuilder &ob, unsigned k, Value c) {
                              stageRegion[k], ArrayRef<LLVM::GEPArg>{c});
 }
 
-/// Row mode for one column of a walk: the staged operands' elements at
-/// column c (index ci) held as registers.
-void RowKernelBuilder::holdStaged(OpBuilder &ob, Value rIdx, Value ci,
-                                  Value c) {
-  g.rowIdx = rIdx;
-  g.regs.clear();
-  g.colSlot.clear();
-  g.colSlot[ci] = 0;
-  for (auto [k, na] : llvm::enumerate(directArgs))
-    g.regs[na.first].push_back(LLVM::LoadOp::create(
-        ob, loc, na.second, stagedPtr(ob, k, c), byteWidth(na.second)));
-}
-
 void RowKernelBuilder::dropHeld() {
   g.rowIdx = nullptr;
   g.regs.clear();
@@ -160,7 +147,6 @@ void RowKernelBuilder::longRow(OpBuilder &rb, Value row) {
   g.rowIdx = nullptr;
   Value rIdx = toIndex(rb, loc, row);
   Value rowBase = arith::MulIOp::create(rb, loc, row, cols);
-  Value step = cI64(rb, loc, bt);
   const bool staged = path != RowPath::Long;
   if (staged)
     stageRow(rb, rowBase);
@@ -169,7 +155,7 @@ void RowKernelBuilder::longRow(OpBuilder &rb, Value row) {
   };
   for (unsigned ri = 0; ri < reds.size(); ++ri) {
     if (pairAt.contains(ri)) {
-      onlineMaxSumStage(rb, ri, rIdx, step);
+      onlineMaxSumStage(rb, ri, rIdx, rowBase);
       ++ri;
     } else if (centredAt.contains(ri)) {
       oneWalkVarianceStage(rb, ri, rIdx, rowBase);
@@ -188,9 +174,8 @@ void RowKernelBuilder::longRow(OpBuilder &rb, Value row) {
 /// block: the maximum M, then each thread's s scaled by exp(m - M) (0 for
 /// m = -inf) and summed. A row maximum of +-inf gives the two-pass result,
 /// NaN (exp(inf - inf) or exp(-inf - -inf) summed; cols > 0 here).
-void RowKernelBuilder::onlineMaxSumStage(OpBuilder &rb, unsigned ri,
-                                         Value rIdx, Value step) {
-  const bool staged = path != RowPath::Long;
+void RowKernelBuilder::onlineMaxSumStage(OpBuilder &rb, unsigned ri, Value rIdx,
+                                         Value rowBase) {
   auto wg = g.func.getWorkgroupAttributions();
   ReduceOp rmax = reds[ri], rsum = reds[ri + 1];
   arith::FastMathFlagsAttr expFlags = pairAt.lookup(ri);
@@ -200,22 +185,20 @@ void RowKernelBuilder::onlineMaxSumStage(OpBuilder &rb, unsigned ri,
   auto fc = [&](OpBuilder &cb, const APFloat &v) -> Value {
     return arith::ConstantOp::create(cb, loc, FloatAttr::get(ft, v));
   };
-  auto loop = scf::ForOp::create(
-      rb, loc, t, cols, step,
+  SmallVector<Value> acc = tiledWalk(
+      rb, rIdx, rowBase,
       ValueRange{fc(rb, APFloat::getInf(sem, true)),
                  fc(rb, APFloat::getZero(sem))},
-      [&](OpBuilder &ib, Location il, Value c, ValueRange a) {
-        g.em->clearCache();
-        Value ci = toIndex(ib, il, c);
-        if (staged)
-          holdStaged(ib, rIdx, ci, c);
-        Value x = g.element(ib, x0, {rIdx, ci});
-        auto [nm, ns] = onlineMerge(g, ib, rmax, a[0], a[1], x, expFlags);
-        scf::YieldOp::create(ib, il, ValueRange{nm, ns});
+      tiling.longRowStageItems,
+      [&](OpBuilder &ib, ArrayRef<Value> colIdx, Value, ValueRange a) {
+        Value m = a[0], s = a[1];
+        for (Value ci : colIdx) {
+          Value x = g.element(ib, x0, {rIdx, ci});
+          std::tie(m, s) = onlineMerge(g, ib, rmax, m, s, x, expFlags);
+        }
+        return SmallVector<Value>{m, s};
       });
-  g.em->clearCache();
-  dropHeld();
-  Value m = loop.getResult(0);
+  Value m = acc[0];
   Value mx = blockAllReduce(g, rb, rmax, {m}, {wg[smemOf[ri][0]]})[0];
   Value scale = arith::SelectOp::create(
       rb, loc,
@@ -224,7 +207,7 @@ void RowKernelBuilder::onlineMaxSumStage(OpBuilder &rb, unsigned ri,
       fc(rb, APFloat::getZero(sem)),
       math::ExpOp::create(rb, loc, arith::SubFOp::create(rb, loc, m, mx),
                           expFlags));
-  Value part = arith::MulFOp::create(rb, loc, loop.getResult(1), scale);
+  Value part = arith::MulFOp::create(rb, loc, acc[1], scale);
   Value sm = blockAllReduce(g, rb, rsum, {part}, {wg[smemOf[ri + 1][0]]})[0];
   Value isInf = arith::CmpFOp::create(rb, loc, arith::CmpFPredicate::OEQ,
                                       math::AbsFOp::create(rb, loc, mx),

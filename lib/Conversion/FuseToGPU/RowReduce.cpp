@@ -297,7 +297,12 @@ FailureOr<GroupKernels> buildRowReduceKernels(gpu::GPUModuleOp m,
   // the register path again with that many threads, each holding the
   // same items (the row read once, no walks). Built only where the
   // estimate of its registers fits that block (1024 threads: 64 a
-  // thread); else those rows stay on the staged or long path.
+  // thread); else those rows stay on the staged or long path. It takes
+  // rows from half its capacity: measured at its whole capacity (16384
+  // f32 with 1024 threads: 880 us against the staged kernel's 1305 on an
+  // H100, docs/performance.md), while rows of one vector a thread are
+  // latency-bound on the register path (planRowKernels), so narrower
+  // rows keep the staged or long path until timed.
   if (tiling.wideRowThreads > tiling.blockThreads) {
     Tiling wt = tiling;
     wt.blockThreads = tiling.wideRowThreads;
@@ -311,6 +316,7 @@ FailureOr<GroupKernels> buildRowReduceKernels(gpu::GPUModuleOp m,
       gk.wideKernel = *k;
       gk.wideThreads = wt.blockThreads;
       gk.wideCapacity = wide.rowCapacity;
+      gk.wideMinCols = std::max(gk.rowCapacity, wide.rowCapacity / 2);
     }
   }
   k = build(gk, tiling, RowPath::Long, "_rows_long");

@@ -711,11 +711,12 @@ def FuseTilePass : Pass<"fuse-tile"> {
            /*default=*/"1024",
            "Row-reduce groups: threads per block of a second register-path "
            "kernel, for rows longer than the group's block holds in "
-           "registers (block-threads x items-per-thread) that this many "
-           "threads hold (each thread the same items): such a row is read "
-           "from memory once, in registers, instead of walked or staged in "
-           "shared memory; a multiple of 32 up to the target's threads per "
-           "block (0, or no more than the group's block: no such kernel)">,
+           "registers (block-threads x items-per-thread) and from half to "
+           "all of what this many threads hold (each thread the same "
+           "items): such a row is read from memory once, in registers, "
+           "instead of walked or staged in shared memory; a multiple of 32 "
+           "up to the target's threads per block (0, or no more than the "
+           "group's block: no such kernel)">,
     Option<"segmentPiece", "segment-piece", "int64_t",
            /*default=*/"::fuse::kDefaultSegmentPiece",
            "Segmented-reduce groups with built-in kinds: where the mean "

@@ -89,15 +89,14 @@ func.func @big(%x: tensor<536870912xf64>, %y: tensor<536870912xf64>) -> tensor<f
 // rows. (One vector a thread, 1024 threads, ran 2.3x slower.)
 // CHECK-LABEL: func @rows
 // CHECK: fuse.tiling = #fuse.tiling<blockThreads = 256, grid = 64, itemsPerThread = 32, vectorWidth = 4, narrowRows = 1>
-// With 128 threads of 8 items a row of 4096 no longer fits: a block of
-// wide-row-threads (1024) holds it in registers (wideRowThreads), and for
-// rows longer still the output walk goes in steps of long-row-items (8)
-// elements a thread, the reductions' walks in steps of
-// long-row-stage-items (8), a max and a sum of exp(x - max) in one walk
-// (onlineMaxSum), a sum and the squared deviations from its mean in one
-// walk (oneWalkVariance).
+// With 128 threads of 8 items a row of 4096 no longer fits; it is half of
+// what wide-row-threads (1024) hold, under the wide kernel's range, so the
+// row is walked: the output walk in steps of long-row-items (8) elements
+// a thread, the reductions' walks in steps of long-row-stage-items (8), a
+// max and a sum of exp(x - max) in one walk (onlineMaxSum), a sum and the
+// squared deviations from its mean in one walk (oneWalkVariance).
 // OVR-LABEL: func @rows
-// OVR: fuse.tiling = #fuse.tiling<blockThreads = 128, grid = 7, itemsPerThread = 8, vectorWidth = 2, longRowItems = 8, longRowStageItems = 8, onlineMaxSum = true, oneWalkVariance = true, wideRowThreads = 1024>
+// OVR: fuse.tiling = #fuse.tiling<blockThreads = 128, grid = 7, itemsPerThread = 8, vectorWidth = 2, longRowItems = 8, longRowStageItems = 8, onlineMaxSum = true, oneWalkVariance = true>
 // NOLR-LABEL: func @rows
 // NOLR-NOT: longRowItems
 func.func @rows(%x: tensor<64x4096xf32>) -> tensor<64xf32> {

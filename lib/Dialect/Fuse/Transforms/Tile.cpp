@@ -391,11 +391,13 @@ struct FuseTilePass : fuse::impl::FuseTilePassBase<FuseTilePass> {
       staged = stagedLimit;
       stagedBt = stagedThreads ? stagedThreads : bt;
     }
-    // Rows past the block's registers that wideRowThreads threads hold
-    // (none when a static width is held by the block, or is not by them).
+    // Rows past the block's registers from half to all of what
+    // wideRowThreads threads hold (the wide kernel's range; none when a
+    // static width is outside it).
     int64_t wideBt = 0;
     if (mayBeLong && wideRowThreads > bt &&
-        !(staticCols && *staticCols > wideRowThreads * items))
+        !(staticCols && (*staticCols > wideRowThreads * items ||
+                         2 * *staticCols <= wideRowThreads * items)))
       wideBt = wideRowThreads;
     // Rows that need at most half the block's threads: several rows per
     // block (none when a static width needs more).

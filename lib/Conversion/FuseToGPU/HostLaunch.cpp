@@ -393,10 +393,9 @@ Value HostEntry::narrowRowsPerBlock(const GroupKernels &gk, Value cols,
 
 /// The kernel of the row's path: narrow rows, else the register path
 /// (cols <= capacity), else the wide register path (from half its
-/// capacity to all of it),
-/// else the staged long rows (their operands' bytes within staged-rows;
-/// that much dynamic shared memory, in `shared`), else the long rows;
-/// `threads` those of the chosen kernel.
+/// capacity to all of it), else the staged long rows (their operands'
+/// bytes within staged-rows; that much dynamic shared memory, in
+/// `shared`), else the long rows; `threads` those of the chosen kernel.
 Value HostEntry::rowPathKernel(const GroupKernels &gk, Value cols, Value vec,
                                Value narrow, Value &shared, Value &threads) {
   Value kernel = handle[gk.kernel];

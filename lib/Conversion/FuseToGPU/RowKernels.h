@@ -166,6 +166,7 @@ private:
   // RowReduce.cpp: set-up and the steps every path shares.
   void assignSharedBuffers();
   void registerWords(int64_t &held, int64_t &words);
+  int64_t registersFor(int64_t held, int64_t words) const;
   void setOccupancyHint(gpu::GPUFuncOp f);
   void runStage(OpBuilder &rb, unsigned ri, Accumulate accumulate);
   void runStages(OpBuilder &rb, Accumulate accumulate);

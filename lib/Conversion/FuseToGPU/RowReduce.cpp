@@ -474,16 +474,20 @@ void RowKernelBuilder::registerWords(int64_t &held, int64_t &words) {
   }
 }
 
+int64_t RowKernelBuilder::registersFor(int64_t held, int64_t words) const {
+  return held + 16 * words + (rank2Out ? 8 * words : 0);
+}
+
 int64_t RowKernelBuilder::estimatedRegisters() {
   int64_t held, words;
   registerWords(held, words);
-  return held + 16 * words + (rank2Out ? 8 * words : 0);
+  return registersFor(held, words);
 }
 
 void RowKernelBuilder::setOccupancyHint(gpu::GPUFuncOp f) {
   int64_t held, words;
   registerWords(held, words);
-  int64_t regs = estimatedRegisters();
+  int64_t regs = registersFor(held, words);
   TargetAttr target = TargetAttr::lookup(f);
   auto blocksFor = [&](int64_t r) -> int64_t {
     if (r > 255)
